@@ -8,11 +8,12 @@
     - [typed_clauses cls]   for the explicit clauses of a handler. *)
 From RevHandlers Require Import prelude signature syntax subst.
 
+(** Contexts grow at the front: index [0] is the head of the list. *)
+Notation ctx := (list ty) (only parsing).
+
 Section typing.
 Context {Srt : sorts} {Σ : signature}.
 
-(** Contexts grow at the front: index [0] is the head of the list. *)
-Definition ctx := list ty.
 
 (** ** Terms (Fig. 2) *)
 Inductive typed_tm : ctx -> tm -> ty -> Prop :=
@@ -245,6 +246,14 @@ Definition clause_of (H : handler) (o : opsym) : ty * cmd * cmd :=
 Definition ret_clause (H : handler) : cmd :=
   match H with Handler P _ => P end.
 
+(** [Some] of every element, or [None]. *)
+Fixpoint all_some {X} (l : list (option X)) : option (list X) :=
+  match l with
+  | [] => Some []
+  | Some x :: l' => match all_some l' with Some xs => Some (x :: xs) | None => None end
+  | None :: _ => None
+  end.
+
 (** ** Type inference for terms.  Typing is syntax directed, so the type of
     a well-typed term is computed; [typed_tm_unique] follows. *)
 Fixpoint infer_tm (Γ : ctx) (M : tm) : option ty :=
@@ -263,15 +272,7 @@ Fixpoint infer_tm (Γ : ctx) (M : tm) : option ty :=
       | _, _ => None
       end
   | Tuple Ms =>
-      match (fix go (l : list tm) : option (list ty) :=
-               match l with
-               | [] => Some []
-               | M' :: l' =>
-                   match infer_tm Γ M', go l' with
-                   | Some A, Some As => Some (A :: As)
-                   | _, _ => None
-                   end
-               end) Ms with
+      match all_some (map (infer_tm Γ) Ms) with
       | Some As => Some (TProd As)
       | None => None
       end
