@@ -65,3 +65,17 @@ Definition list_max' (l : list nat) : nat := fold_right Nat.max 0 l.
 
 (** [inv H]: invert [H] and clear the trivial equations. *)
 Ltac inv H := inversion H; subst; clear H.
+
+(** A relation holds between [map f (seq 0 n)] and a list of length [n]
+    when it holds index by index. *)
+Lemma Forall2_map_seq {A B} (R : A -> B -> Prop) (f : nat -> A) (l : list B) :
+  (forall i b, nth_error l i = Some b -> R (f i) b) ->
+  Forall2 R (map f (seq 0 (length l))) l.
+Proof.
+  intros Hl. cut (forall j, (forall i b, nth_error l i = Some b -> R (f (j + i)) b) ->
+                       Forall2 R (map f (seq j (length l))) l).
+  { intros Hj. apply Hj. exact Hl. }
+  clear Hl. induction l as [|b l IH]; intros j Hj; simpl; constructor.
+  - rewrite <- (Nat.add_0_r j). apply Hj. reflexivity.
+  - apply IH. intros i b' Hi. replace (S j + i) with (j + S i) by lia. apply Hj. exact Hi.
+Qed.

@@ -119,7 +119,29 @@ with depth_clauses (cls : clauses) : nat :=
       Nat.max (Nat.max (depth Qf) (depth Qb)) (depth_clauses rest)
   end.
 
+(** Unfolding equations ([simpl] does not refold this mutual fixpoint). *)
+Lemma depth_ret M : depth (Ret M) = 0.
+Proof. reflexivity. Qed.
+Lemma depth_op o M : depth (Op o M) = 0.
+Proof. reflexivity. Qed.
+Lemma depth_clet P Q : depth (CLet P Q) = Nat.max (depth P) (depth Q).
+Proof. reflexivity. Qed.
+Lemma depth_revhandle M R H : depth (RevHandle M R H) = S (Nat.max (depth R) (depth_handler H)).
+Proof. reflexivity. Qed.
+Lemma depth_handler_eq P cls : depth_handler (Handler P cls) = Nat.max (depth P) (depth_clauses cls).
+Proof. reflexivity. Qed.
+Lemma depth_clauses_nil : depth_clauses CNil = 0.
+Proof. reflexivity. Qed.
+Lemma depth_clauses_cons o D Qf Qb rest :
+  depth_clauses (CCons o D Qf Qb rest) =
+  Nat.max (Nat.max (depth Qf) (depth Qb)) (depth_clauses rest).
+Proof. reflexivity. Qed.
+
 End syntax.
+
+Ltac simpl_depth :=
+  repeat rewrite ?depth_ret, ?depth_op, ?depth_clet, ?depth_revhandle, ?depth_handler_eq,
+    ?depth_clauses_nil, ?depth_clauses_cons in *.
 
 (** ** The evaluation function [Ev] (paper §5.1): a partial map from a
     function symbol and a closed value to a closed value.  Its typing

@@ -125,6 +125,15 @@ Proof.
     rewrite nth_overflow by lia. constructor. rewrite Hlen. exact Hx.
 Qed.
 
+(** ... and, for a command closed apart from [Δ], instantiates all of it. *)
+Lemma subst_ok_list_closed Vs Δ Γ :
+  Forall2 (typed_tm Γ) Vs Δ -> subst_ok (list_subst Vs) Δ Γ.
+Proof.
+  intros HVs x A Hx. unfold list_subst.
+  destruct (Forall2_nth_error_r _ _ _ _ _ HVs Hx) as [V [HV HVA]].
+  erewrite nth_error_nth; eauto.
+Qed.
+
 Lemma subst_ok_list_nil Vs Δ :
   Forall2 (typed_tm []) Vs Δ -> subst_ok (list_subst Vs) Δ [].
 Proof.
