@@ -1,0 +1,66 @@
+"""Run Coq against the compiled theories of this repository.
+
+The theories are compiled by dune into ``_build/default/theories`` under the
+logical name ``RevHandlers``.  :func:`run_coqc` compiles one file against them
+and returns what Coq printed, so that tests and tools can inspect the output
+of ``Check`` and ``Print Assumptions``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+LOGICAL_NAME = "RevHandlers"
+
+
+def repo_root() -> Path:
+    """The checkout this package was installed from (editable install)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def theories_build_dir(root: Path | None = None) -> Path:
+    root = root or repo_root()
+    return root / "_build" / "default" / "theories"
+
+
+class CoqNotBuilt(RuntimeError):
+    """The theories have not been compiled (run ``make proofs``)."""
+
+
+@dataclass(frozen=True)
+class CoqResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def run_coqc(source: str | Path, *, timeout: float = 600.0) -> CoqResult:
+    """Compile ``source`` (a path, or the text of a .v file) against the theories."""
+    build = theories_build_dir()
+    if not (build / "cmd_sem.vo").exists():
+        raise CoqNotBuilt(f"no compiled theories in {build}; run `make proofs` first")
+    coqc = shutil.which("coqc")
+    if coqc is None:
+        raise CoqNotBuilt("coqc is not on PATH; run `make deps`")
+    with tempfile.TemporaryDirectory() as tmp:
+        if isinstance(source, Path):
+            path = source
+        else:
+            path = Path(tmp) / "Input.v"
+            path.write_text(source)
+        proc = subprocess.run(
+            [coqc, "-Q", str(build), LOGICAL_NAME, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    return CoqResult(proc.returncode, proc.stdout, proc.stderr)

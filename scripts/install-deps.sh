@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install what the build and the tests need, idempotently and quickly when
+# everything is already there:
+#   - Debian's Coq and OCaml toolchain (coq, ocaml, dune, findlib, sexplib);
+#   - this repository's Python package, editable, with its test extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v coqc >/dev/null 2>&1 || need+=(coq)
+command -v ocamlfind >/dev/null 2>&1 || need+=(ocaml-findlib)
+command -v ocamlopt >/dev/null 2>&1 || need+=(ocaml)
+command -v dune >/dev/null 2>&1 || need+=(dune)
+ocamlfind query sexplib >/dev/null 2>&1 || need+=(libsexplib-ocaml-dev)
+if ((${#need[@]})); then
+  echo "install-deps: installing Debian packages: ${need[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+PY="${PY:-python3}"
+# The package must be importable *from this checkout* (an editable install
+# made from another clone would test other sources).
+here="$(pwd -P)"
+if ! "$PY" - "$here" <<'PYEOF' 2>/dev/null
+import os, sys
+import pytest, hypothesis, numpy, sexpdata  # noqa: F401
+import revhandlers
+sys.exit(0 if os.path.realpath(revhandlers.__file__).startswith(sys.argv[1] + os.sep) else 1)
+PYEOF
+then
+  echo "install-deps: installing the Python package (editable, with test extras)"
+  "$PY" -m pip install -q -e ".[test]"
+fi

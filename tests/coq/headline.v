@@ -1,0 +1,56 @@
+(* The headline theorems of the mechanization, with their statements and
+   their assumptions.  [make demo] prints this file's output;
+   tests/test_coq.py compares it with headline.expected, so a change of a
+   statement or a new assumption fails the tests.  Every theorem is
+   quantified over the signature (section variables), so the only
+   acceptable answer of Print Assumptions is "Closed under the global
+   context". *)
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
+  rd term_sem cmd_ctx rh cmd_sem examples.
+
+(* Renaming (weakening) and substitution, for terms and commands. *)
+Check @typed_tm_ren.
+Print Assumptions typed_tm_ren.
+Check @typed_tm_subst.
+Print Assumptions typed_tm_subst.
+Check @typed_cmd_ren.
+Print Assumptions typed_cmd_ren.
+Check @typed_cmd_subst.
+Print Assumptions typed_cmd_subst.
+
+(* The typing lemma of W.R_V(x.N) (paper §5.1). *)
+Check @rd_rewrite_typed.
+Print Assumptions rd_rewrite_typed.
+
+(* Subject reduction for terms. *)
+Check @step_tm_preservation.
+Print Assumptions step_tm_preservation.
+
+(* Decomposition, Lemma 5.6. *)
+Check @decomposition.
+Print Assumptions decomposition.
+Check @decomposition_unique.
+Print Assumptions decomposition_unique.
+
+(* RH decreases the depth (paper §5.2). *)
+Check @rh_depth_lt.
+Print Assumptions rh_depth_lt.
+
+(* RH preserves typing (paper §5.2). *)
+Check @rh_typed.
+Print Assumptions rh_typed.
+
+(* Type preservation for commands (paper §5.2), and with heaps (§5.3). *)
+Check @step_cmd_preservation.
+Print Assumptions step_cmd_preservation.
+Check @step_conf_preservation.
+Print Assumptions step_conf_preservation.
+Check @steps_conf_preservation.
+Print Assumptions steps_conf_preservation.
+
+(* The paper's examples: the MLP with H_train is well typed, and the
+   one-layer rev handle steps to the let-chain the paper prints. *)
+Check @P_MLP_typed.
+Print Assumptions P_MLP_typed.
+Check @one_layer_step.
+Print Assumptions one_layer_step.
