@@ -84,6 +84,9 @@ Defined.
 
 End types.
 
+(* Proofs decide type equality with [destruct (ty_eq_dec …)]; never unfold it. *)
+Global Arguments ty_eq_dec : simpl never.
+
 (** ** Operation symbols (paper §2.3, §5.3)
     The program's own operations, and [Get[ℓ] : Real(0) ▷ β_ℓ] and
     [Put[ℓ] : β_ℓ ▷ Real(0)] for every location. *)

@@ -101,6 +101,7 @@ with clauses : Type :=
 Scheme cmd_mut := Induction for cmd Sort Prop
   with handler_mut := Induction for handler Sort Prop
   with clauses_mut := Induction for clauses Sort Prop.
+Combined Scheme cmd_mutind from cmd_mut, handler_mut, clauses_mut.
 
 (** ** Depth of reverse-handler nesting (paper §3, spec §8.6).
     Default clauses have depth 0, so only explicit clauses count. *)

@@ -197,6 +197,7 @@ with typed_clauses : clauses -> Prop :=
 Scheme typed_cmd_mut := Induction for typed_cmd Sort Prop
   with typed_handler_mut := Induction for typed_handler Sort Prop
   with typed_clauses_mut := Induction for typed_clauses Sort Prop.
+Combined Scheme typed_mutind from typed_cmd_mut, typed_handler_mut, typed_clauses_mut.
 
 (** ** Derived zero and sum (spec §4.4, decisions.md item 5) *)
 
