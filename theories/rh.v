@@ -35,6 +35,25 @@ Definition rh_term_result (Bs : list ty) : tm :=
 (** [(proj_1 y_j, …, proj_l y_j)]. *)
 Definition proj_list (z l : nat) : list tm := map (fun i => Proj i (Var z)) (seq 0 l).
 
+(** The outputs of RH-1a, RH-2 and RH-4, shared by the relation [rh] and
+    the function [rh_fn] ([interp.v]). *)
+Definition rh_ret_out (H : handler) (Bs : list ty) (k : nat) (Vk : tm) : cmd :=
+  CLet (subst_cmd (list_subst [Vk]) (ret_clause H)) (Ret (onehot Bs k (Var 0))).
+
+Definition rh_op_out (Bs : list ty) (o : opsym) (k : nat) (Vk : tm) (Qf Qb Rrec : cmd) : cmd :=
+  CLet (subst_cmd (list_subst [Vk]) Qf)
+    (CLet Rrec
+      (CLet (subst_cmd (list_subst [Proj 0 (Var 0); Proj 1 (Var 1)]) Qb)
+        (Ret (rh_op_result (length Bs) k (coar o))))).
+
+Definition rh_term_out (Bs : list ty) (Vs : list tm) (M : tm) (Rrec : cmd) : cmd :=
+  CLet (Ret (subst_tm (list_subst Vs) M))
+    (CLet Rrec
+      (CLet (Ret (Rd (Proj 0 (Var 0))
+                     (subst_tm (fun i => Proj i (Var 0)) M)
+                     (Tuple (map (ren_tm (fun x => S (S x))) Vs))))
+        (Ret (rh_term_result Bs)))).
+
 Inductive rh : handler -> list ty -> list tm -> cmd -> cmd -> Prop :=
 (** RH-1a (return):
 <<
@@ -42,8 +61,7 @@ Inductive rh : handler -> list ty -> list tm -> cmd -> cmd -> Prop :=
 >> *)
 | rh_ret H Bs Vs k Vk :
     nth_error Vs k = Some Vk ->
-    rh H Bs Vs (Ret (Var k))
-      (CLet (subst_cmd (list_subst [Vk]) (ret_clause H)) (Ret (onehot Bs k (Var 0))))
+    rh H Bs Vs (Ret (Var k)) (rh_ret_out H Bs k Vk)
 (** RH-1b (let of a variable):
 <<
     RH^{V⃗}_H(<y⃗>.F^c[let x ⇐ ⌊z⌋ in Q]) = RH^{V⃗}_H(<y⃗>.F^c[Q[z/x]])
@@ -64,11 +82,7 @@ Inductive rh : handler -> list ty -> list tm -> cmd -> cmd -> Prop :=
     clause_of H o = (D, Qf, Qb) ->
     rh H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs)
        (fill_c (shift_frames K) (Ret (Var 0))) Rrec ->
-    rh H Bs Vs (fill_c K (Op o (Var k)))
-      (CLet (subst_cmd (list_subst [Vk]) Qf)
-        (CLet Rrec
-          (CLet (subst_cmd (list_subst [Proj 0 (Var 0); Proj 1 (Var 1)]) Qb)
-            (Ret (rh_op_result (length Bs) k (coar o))))))
+    rh H Bs Vs (fill_c K (Op o (Var k))) (rh_op_out Bs o k Vk Qf Qb Rrec)
 (** RH-3 (nested reverse handler):
 <<
     RH^{V⃗}_H(<y⃗>.F^c[rev handle(y_j)<u⃗>.P' with H']) =
@@ -91,13 +105,7 @@ Inductive rh : handler -> list ty -> list tm -> cmd -> cmd -> Prop :=
     not_var M ->
     infer_tm Bs M = Some B' ->
     rh H (B' :: Bs) (Var 0 :: map shift Vs) (fill_t (shift_frames K) F (Var 0)) Rrec ->
-    rh H Bs Vs (fill_t K F M)
-      (CLet (Ret (subst_tm (list_subst Vs) M))
-        (CLet Rrec
-          (CLet (Ret (Rd (Proj 0 (Var 0))
-                         (subst_tm (fun i => Proj i (Var 0)) M)
-                         (Tuple (map (ren_tm (fun x => S (S x))) Vs))))
-            (Ret (rh_term_result Bs))))).
+    rh H Bs Vs (fill_t K F M) (rh_term_out Bs Vs M Rrec).
 
 (** ** Depth decreases (the paper's lemma in §5.2)
 
@@ -137,18 +145,18 @@ Proof.
                  |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
                  |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH].
   - (* rh_ret *)
-    simpl_depth. rewrite depth_subst_cmd. pose proof (depth_ret_clause H). lia.
+    unfold rh_ret_out. simpl_depth. rewrite depth_subst_cmd. pose proof (depth_ret_clause H). lia.
   - (* rh_let_var *)
     rewrite depth_fill_c in IH |- *. rewrite depth_subst_cmd in IH.
     unfold depth_frames, list_max' in *. cbn [map fold_right] in *. simpl_depth. lia.
   - (* rh_op *)
-    simpl_depth. rewrite !depth_subst_cmd.
+    unfold rh_op_out. simpl_depth. rewrite !depth_subst_cmd.
     rewrite depth_fill_c, depth_shift_frames in IH. rewrite depth_fill_c.
     destruct (depth_clause_of _ _ _ _ _ Hcl). simpl_depth. lia.
   - (* rh_rev *)
     rewrite depth_fill_c in IH2 |- *. simpl_depth. lia.
   - (* rh_term *)
-    simpl_depth. unfold fill_t in *. rewrite depth_fill_c, depth_shift_frames in IH.
+    unfold rh_term_out. simpl_depth. unfold fill_t in *. rewrite depth_fill_c, depth_shift_frames in IH.
     rewrite depth_fill_c. rewrite (depth_plug_t F (Var 0) M) in IH. lia.
 Qed.
 
@@ -186,7 +194,7 @@ Proof.
     inversion HR as [? ? ? HM| | |]; subst. inversion HM as [? ? ? HkC| | | | | | |]; subst.
     destruct (Forall2_nth_error _ _ _ _ _ HVs Hk) as [Bk [HBk HVk]].
     rewrite HBk in HkC. injection HkC as ->.
-    econstructor.
+    unfold rh_ret_out. econstructor.
     + eapply typed_cmd_subst; [apply ret_clause_typed; exact HH|].
       apply subst_ok_list_closed. constructor; [exact HVk|constructor].
     + constructor. eapply onehot_typed; [exact HBk|]. constructor. reflexivity.
@@ -205,7 +213,7 @@ Proof.
     destruct (Forall2_nth_error _ _ _ _ _ HVs Hk) as [Bk [HBk HVk]].
     rewrite HBk in Hk'. injection Hk' as ->.
     destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
-    econstructor.
+    unfold rh_op_out. econstructor.
     + (* Q^f[V_k/x] : B × D *)
       eapply typed_cmd_subst; [exact HQf|].
       apply subst_ok_list_closed. constructor; [exact HVk|constructor].
@@ -246,7 +254,7 @@ Proof.
     unfold fill_t in HR. apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
     destruct (plug_t_typed_inv _ _ _ _ HA) as [B'' [HM Hplug]].
     rewrite (infer_tm_complete _ _ _ HM) in Hinf. injection Hinf as ->.
-    econstructor.
+    unfold rh_term_out. econstructor.
     + (* M[V⃗/y⃗] : B' *)
       constructor. eapply typed_tm_subst; [exact HM|].
       apply subst_ok_list_closed. exact HVs.

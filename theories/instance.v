@@ -1,0 +1,429 @@
+(** * The executable instance of the signature (decisions.md items 10-11)
+
+    - Base types are [Real(n)], represented by [n]; [Real(0)] is the unit.
+    - Scalars are abstract: every definition takes a record [scalar_ops] of
+      scalar operations, which the extracted evaluator receives from OCaml
+      (IEEE binary64 [float], listed in [extracted/TRUSTED.md]).  No
+      property of the scalars is assumed: type safety does not depend on
+      arithmetic.
+    - A constant of [Real(n)] is [(n, v)] with [v] a list of [n] scalars.
+    - Function symbols are a library of primitives [p] with their reverse
+      derivatives: [(k, p)] is [rd^k[p]].  [Ev] is defined for [k ≤ 2]
+      (a rewriting of a term that already contains [rd[p]] needs the second
+      level); [Ev] of deeper levels, of ill-shaped arguments or of
+      primitives with impossible parameters is undefined, which the
+      evaluator reports as a runtime failure.
+    - Operation symbols and locations are those declared by the program:
+      [o] is an index into [decls] (coarity, arity), [ℓ] into [locs] (the
+      dimension of the stored vector). *)
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas.
+
+Record scalar_ops (R : Type) : Type := {
+  s_zero : R;
+  s_one : R;
+  s_add : R -> R -> R;
+  s_sub : R -> R -> R;
+  s_mul : R -> R -> R;
+  s_div : R -> R -> R;
+  s_exp : R -> R;
+  s_round : R -> R;
+  (** [s_lt a b] is [a < b]. *)
+  s_lt : R -> R -> bool;
+}.
+Arguments s_zero {R} _.
+Arguments s_one {R} _.
+Arguments s_add {R} _ _ _.
+Arguments s_sub {R} _ _ _.
+Arguments s_mul {R} _ _ _.
+Arguments s_div {R} _ _ _.
+Arguments s_exp {R} _ _.
+Arguments s_round {R} _ _.
+Arguments s_lt {R} _ _ _.
+
+(** ** The primitives (decisions.md item 10).  Matrices are row-major;
+    a signal of [c] channels of length [n] is [Real(c·n)], channel after
+    channel. *)
+Inductive prim : Type :=
+| PSwish (n : nat)                 (** [swish_n : Real(n) → Real(n)], [x·sigm(x)] *)
+| PSmul (n : nat)                  (** [(·_n) : Real(1) × Real(n) → Real(n)] *)
+| PSub (n : nat)                   (** [(−_n) : Real(n) × Real(n) → Real(n)] *)
+| PMatmul (m n k : nat)            (** [Real(m·n) × Real(n·k) → Real(m·k)] *)
+| PTranspose (m n : nat)           (** [Real(m·n) → Real(n·m)] *)
+| PRound (n : nat)                 (** [round_n : Real(n) → Real(n)] *)
+| PPad (c n m : nat)               (** [Real(c·n) → Real(c·m)]: each channel cut or zero-extended to [m] *)
+| PUpscale (c n m : nat)           (** [Real(c·n) → Real(c·m)]: nearest neighbour, [y_t = x_{⌊t·n/m⌋}] *)
+| PConcat (c c' n : nat)           (** [Real(c·n) × Real(c'·n) → Real((c+c')·n)] *)
+| PConv1d (c c' n m : nat)         (** kernel [Real(c'·c·m)] × signal [Real(c·n)] → [Real(c'·(n−m+1))] *)
+| PMaxpool (c n m : nat).          (** [Real(c·n) → Real(c·⌈n/m⌉)], windows of [m] *)
+
+Definition prim_eq_dec (p q : prim) : {p = q} + {p <> q}.
+Proof. decide equality; apply Nat.eq_dec. Defined.
+
+Definition ceil_div (n m : nat) : nat := (n + m - 1) / m.
+
+(** Leaf dimensions of the domain and codomain. *)
+Definition prim_dom (p : prim) : list nat :=
+  match p with
+  | PSwish n | PRound n => [n]
+  | PSmul n => [1; n]
+  | PSub n => [n; n]
+  | PMatmul m n k => [m * n; n * k]
+  | PTranspose m n => [m * n]
+  | PPad c n _ | PUpscale c n _ | PMaxpool c n _ => [c * n]
+  | PConcat c c' n => [c * n; c' * n]
+  | PConv1d c c' n m => [c' * c * m; c * n]
+  end.
+
+Definition prim_cod (p : prim) : nat :=
+  match p with
+  | PSwish n | PRound n | PSmul n | PSub n => n
+  | PMatmul m _ k => m * k
+  | PTranspose m n => n * m
+  | PPad c _ m | PUpscale c _ m => c * m
+  | PConcat c c' n => (c + c') * n
+  | PConv1d _ c' n m => c' * (n - m + 1)
+  | PMaxpool c n m => c * ceil_div n m
+  end.
+
+(** Parameters for which the primitive makes sense. *)
+Definition prim_ok (p : prim) : bool :=
+  match p with
+  | PConv1d c c' n m => Nat.ltb 0 m && Nat.leb m n
+  | PMaxpool c n m => Nat.ltb 0 m
+  | PUpscale c n m => Nat.ltb 0 m
+  | _ => true
+  end.
+
+Definition exec_sorts (R : Type) : sorts := {|
+  base := nat;
+  base_eq_dec := Nat.eq_dec;
+  const := nat * list R;
+  fsym := nat * prim;
+  op := nat;
+  op_eq_dec := Nat.eq_dec;
+  loc := nat;
+  loc_eq_dec := Nat.eq_dec;
+|}.
+
+Section instance.
+Context {R : Type} (sc : scalar_ops R).
+#[local] Instance exec_sorts_inst : sorts := exec_sorts R.
+
+(** ** Vectors *)
+Definition vget (v : list R) (i : nat) : R := nth i v (s_zero sc).
+Definition vzero (n : nat) : list R := repeat (s_zero sc) n.
+Definition vmap2 (f : R -> R -> R) (u v : list R) : list R := map (fun p => f (fst p) (snd p)) (combine u v).
+Definition vadd := vmap2 (s_add sc).
+Definition vsub := vmap2 (s_sub sc).
+Definition vmul := vmap2 (s_mul sc).
+Definition vscale (a : R) (v : list R) : list R := map (s_mul sc a) v.
+Definition vneg (v : list R) : list R := map (s_sub sc (s_zero sc)) v.
+Definition vsum (v : list R) : R := fold_left (s_add sc) v (s_zero sc).
+Definition vdot (u v : list R) : R := vsum (vmul u v).
+Definition tabulate (n : nat) (f : nat -> R) : list R := map f (seq 0 n).
+
+(** [chunks n l]: the consecutive blocks of [n] elements (rows, channels). *)
+Fixpoint chunks_aux (fuel n : nat) (l : list R) : list (list R) :=
+  match fuel with
+  | 0 => []
+  | S fuel' => match l with [] => [] | _ => firstn n l :: chunks_aux fuel' n (skipn n l) end
+  end.
+Definition chunks (n : nat) (l : list R) : list (list R) :=
+  match n with 0 => [] | _ => chunks_aux (length l) n l end.
+
+(** Columns of a list of rows of length [k]. *)
+Definition columns (k : nat) (rows : list (list R)) : list (list R) :=
+  map (fun j => map (fun row => vget row j) rows) (seq 0 k).
+
+(** [A (m×n) · B (n×k)], row-major. *)
+Definition matmul (m n k : nat) (A B : list R) : list R :=
+  let rows := chunks n A in
+  let cols := columns k (chunks k B) in
+  concat (map (fun row => map (fun col => vdot row col) cols) rows).
+
+Definition transpose (m n : nat) (A : list R) : list R := concat (columns n (chunks n A)).
+
+Definition sigm (x : R) : R := s_div sc (s_one sc) (s_add sc (s_one sc) (s_exp sc (s_sub sc (s_zero sc) x))).
+Definition two : R := s_add sc (s_one sc) (s_one sc).
+(** [swish(x) = x·σ(x)], [swish'(x) = σ + xσ(1−σ)], [swish''(x) = σ(1−σ)(2 + x(1−2σ))]. *)
+Definition swish (x : R) : R := s_mul sc x (sigm x).
+Definition swish' (x : R) : R :=
+  let s := sigm x in s_add sc s (s_mul sc x (s_mul sc s (s_sub sc (s_one sc) s))).
+Definition swish'' (x : R) : R :=
+  let s := sigm x in
+  s_mul sc (s_mul sc s (s_sub sc (s_one sc) s))
+           (s_add sc two (s_mul sc x (s_sub sc (s_one sc) (s_mul sc two s)))).
+
+(** Each channel (of length [n]) cut or zero-extended to length [m]. *)
+Definition resize (n m : nat) (ch : list R) : list R := firstn m ch ++ vzero (m - n).
+Definition pad (c n m : nat) (x : list R) : list R := concat (map (resize n m) (chunks n x)).
+
+Definition upscale (c n m : nat) (x : list R) : list R :=
+  concat (map (fun ch => tabulate m (fun t => vget ch (t * n / m))) (chunks n x)).
+(** Adjoint of [upscale]: [dx_i = Σ_{t : ⌊t·n/m⌋ = i} g_t]. *)
+Definition upscale_adj (c n m : nat) (g : list R) : list R :=
+  concat (map (fun ch => tabulate n (fun i =>
+            vsum (map (fun t => if Nat.eqb (t * n / m) i then vget ch t else s_zero sc) (seq 0 m))))
+          (chunks m g)).
+
+(** 1-D convolution (cross-correlation, no padding, stride 1):
+    [y[o][t] = Σ_{i<c, j<m} K[o][i][j] · x[i][t+j]], [t < n−m+1]. *)
+Definition window (x : list R) (t m : nat) : list R := firstn m (skipn t x).
+Definition conv1d (c c' n m : nat) (K x : list R) : list R :=
+  let L := n - m + 1 in
+  let xs := chunks n x in
+  concat (map (fun Ko =>
+    let Kois := chunks m Ko in
+    tabulate L (fun t => vsum (map (fun p => vdot (fst p) (window (snd p) t m)) (combine Kois xs))))
+  (chunks (c * m) K)).
+(** [∂K[o][i][j] = Σ_t g[o][t] · x[i][t+j]]. *)
+Definition conv1d_dK (c c' n m : nat) (g x : list R) : list R :=
+  let L := n - m + 1 in
+  let xs := chunks n x in
+  concat (map (fun go => concat (map (fun xi => tabulate m (fun j => vdot go (window xi j L))) xs))
+              (chunks L g)).
+(** [∂x[i][s] = Σ_o Σ_j K[o][i][j] · g[o][s−j]] over [0 ≤ s−j < n−m+1]. *)
+Definition conv1d_dx (c c' n m : nat) (K g : list R) : list R :=
+  let L := n - m + 1 in
+  let Ks := map (chunks m) (chunks (c * m) K) in
+  let gs := chunks L g in
+  concat (map (fun i => tabulate n (fun s =>
+      vsum (map (fun p =>
+          let Koi := nth i (fst p) [] in
+          vsum (map (fun j => if Nat.leb j s && Nat.ltb (s - j) L
+                              then s_mul sc (vget Koi j) (vget (snd p) (s - j))
+                              else s_zero sc) (seq 0 m)))
+        (combine Ks gs))))
+    (seq 0 c)).
+
+(** Max pooling over windows of [m] (the last one may be shorter); the
+    first maximal position of each window is its argmax. *)
+Fixpoint argmax_aux (w : list R) (i best : nat) (bv : R) : nat :=
+  match w with
+  | [] => best
+  | a :: w' => if s_lt sc bv a then argmax_aux w' (S i) i a else argmax_aux w' (S i) best bv
+  end.
+Definition argmax (w : list R) : nat :=
+  match w with [] => 0 | a :: w' => argmax_aux w' 1 0 a end.
+Definition maxpool (c n m : nat) (x : list R) : list R :=
+  concat (map (fun ch => map (fun w => vget w (argmax w)) (chunks m ch)) (chunks n x)).
+(** Route [g] to the argmax positions (the adjoint at [x]). *)
+Definition maxpool_adj (c n m : nat) (x g : list R) : list R :=
+  concat (map (fun p =>
+      concat (map (fun wg => let w := fst wg in
+                   map (fun j => if Nat.eqb j (argmax w) then snd wg else s_zero sc) (seq 0 (length w)))
+                (combine (chunks m (fst p)) (snd p))))
+    (combine (chunks n x) (chunks (ceil_div n m) g))).
+(** Gather [c] at the argmax positions of [x]. *)
+Definition maxpool_gather (c n m : nat) (x cx : list R) : list R :=
+  concat (map (fun p =>
+      map (fun wc => vget (snd wc) (argmax (fst wc))) (combine (chunks m (fst p)) (chunks m (snd p))))
+    (combine (chunks n x) (chunks n cx))).
+
+(** ** [Ev] of [rd^k[p]] on the leaves of the argument, for [k ≤ 2].
+    For a bilinear [B(a, b)] with adjoints [P(g, b)] (in [a]) and [Q(a, g)]
+    (in [b]): [rd[B]((a,b),g) = (P(g,b), Q(a,g))] and
+    [rd²[B](((a,b),g),(ca,cb)) = ((P(g,cb), Q(ca,g)), B(ca,b) + B(a,cb))].
+    For a linear [L] with adjoint [Lᵀ]: [rd[L](x,g) = Lᵀg] and
+    [rd²[L]((x,g),c) = (0, L c)]. *)
+Definition bilinear (B : list R -> list R -> list R) (P : list R -> list R -> list R)
+    (Q : list R -> list R -> list R) (k : nat) (xs : list (list R)) : option (list (list R)) :=
+  match k, xs with
+  | 0, [a; b] => Some [B a b]
+  | 1, [a; b; g] => Some [P g b; Q a g]
+  | 2, [a; b; g; ca; cb] => Some [P g cb; Q ca g; vadd (B ca b) (B a cb)]
+  | _, _ => None
+  end.
+
+Definition linear (L Lt : list R -> list R) (k : nat) (xs : list (list R)) : option (list (list R)) :=
+  match k, xs with
+  | 0, [x] => Some [L x]
+  | 1, [x; g] => Some [Lt g]
+  | 2, [x; g; c] => Some [vzero (length x); L c]
+  | _, _ => None
+  end.
+
+Definition eval_prim (k : nat) (p : prim) (xs : list (list R)) : option (list (list R)) :=
+  match p with
+  | PSwish n =>
+      match k, xs with
+      | 0, [x] => Some [map swish x]
+      | 1, [x; u] => Some [vmul u (map swish' x)]
+      | 2, [x; u; c] => Some [vmul c (vmul u (map swish'' x)); vmul c (map swish' x)]
+      | _, _ => None
+      end
+  | PSmul n =>
+      bilinear (fun a v => vscale (vget a 0) v) (fun g v => [vdot g v])
+               (fun a g => vscale (vget a 0) g) k xs
+  | PSub n =>
+      match k, xs with
+      | 0, [u; v] => Some [vsub u v]
+      | 1, [u; v; w] => Some [w; vneg w]
+      | 2, [u; v; w; cu; cv] => Some [vzero n; vzero n; vsub cu cv]
+      | _, _ => None
+      end
+  | PMatmul m n k' =>
+      bilinear (matmul m n k') (fun G Bm => matmul m k' n G (transpose n k' Bm))
+               (fun A G => matmul n m k' (transpose m n A) G) k xs
+  | PTranspose m n => linear (transpose m n) (transpose n m) k xs
+  | PRound n =>
+      match k, xs with
+      | 0, [x] => Some [map (s_round sc) x]
+      | 1, [x; g] => Some [vzero n]
+      | 2, [x; g; c] => Some [vzero n; vzero n]
+      | _, _ => None
+      end
+  | PPad c n m => linear (pad c n m) (pad c m n) k xs
+  | PUpscale c n m => linear (upscale c n m) (upscale_adj c n m) k xs
+  | PConcat c c' n =>
+      match k, xs with
+      | 0, [x; y] => Some [x ++ y]
+      | 1, [x; y; g] => Some [firstn (c * n) g; skipn (c * n) g]
+      | 2, [x; y; g; cx; cy] => Some [vzero (c * n); vzero (c' * n); cx ++ cy]
+      | _, _ => None
+      end
+  | PConv1d c c' n m =>
+      bilinear (conv1d c c' n m) (conv1d_dK c c' n m) (conv1d_dx c c' n m) k xs
+  | PMaxpool c n m =>
+      match k, xs with
+      | 0, [x] => Some [maxpool c n m x]
+      | 1, [x; g] => Some [maxpool_adj c n m x g]
+      | 2, [x; g; cx] => Some [vzero (c * n); maxpool_gather c n m x cx]
+      | _, _ => None
+      end
+  end.
+
+(** ** Types of [rd^k[p]] *)
+Definition real (n : nat) : ty := TBase n.
+
+Fixpoint fdom (k : nat) (p : prim) : ty :=
+  match k with
+  | 0 => match prim_dom p with [n] => real n | ns => TProd (map real ns) end
+  | S k' => TPair (fdom k' p) (fcod k' p)
+  end
+with fcod (k : nat) (p : prim) : ty :=
+  match k with
+  | 0 => real (prim_cod p)
+  | S k' => fdom k' p
+  end.
+
+(** The leaves of a closed value, left to right. *)
+Fixpoint leaves (V : tm) : list (nat * list R) :=
+  match V with
+  | Const c => [c]
+  | Tuple Vs => concat (map leaves Vs)
+  | _ => []
+  end.
+
+Fixpoint ty_dims (A : ty) : list nat :=
+  match A with
+  | TBase n => [n]
+  | TProd As => concat (map ty_dims As)
+  end.
+
+(** Build a value of type [A] from leaves, left to right. *)
+Fixpoint encode (A : ty) (xs : list (list R)) {struct A} : tm * list (list R) :=
+  match A with
+  | TBase n => match xs with
+               | x :: xs' => (Const (n, x), xs')
+               | [] => (Const (n, vzero n), [])
+               end
+  | TProd As =>
+      let '(Vs, rest) :=
+        (fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+           match As with
+           | [] => ([], xs)
+           | A :: As' => let '(V, xs1) := encode A xs in
+                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
+           end) As xs in
+      (Tuple Vs, rest)
+  end.
+
+Definition leaves_fit (dims : list nat) (ls : list (nat * list R)) : bool :=
+  Nat.eqb (length dims) (length ls) &&
+  forallb (fun p => Nat.eqb (fst p) (fst (snd p)) && Nat.eqb (fst p) (length (snd (snd p))))
+          (combine dims ls).
+
+Definition exec_ev (f : nat * prim) (V : tm) : option tm :=
+  let '(k, p) := f in
+  let ls := leaves V in
+  if prim_ok p && leaves_fit (ty_dims (fdom k p)) ls then
+    match eval_prim k p (map snd ls) with
+    | Some outs => Some (fst (encode (fcod k p) outs))
+    | None => None
+    end
+  else None.
+
+#[local] Instance exec_evaluator : evaluator := {| ev := exec_ev |}.
+
+(** ** The signature for a program's declarations *)
+Section declarations.
+Variable decls : list (ty * ty).
+Variable locs : list nat.
+
+Definition exec_signature : signature := {|
+  unit_base := 0;
+  const_ty := fst;
+  czero := fun n => (n, vzero n);
+  cadd := fun c1 c2 => (fst c1, vadd (snd c1) (snd c2));
+  czero_ty := fun _ => eq_refl;
+  cadd_ty := fun _ _ _ => eq_refl;
+  fsym_dom := fun f => fdom (fst f) (snd f);
+  fsym_cod := fun f => fcod (fst f) (snd f);
+  rd := fun f => (S (fst f), snd f);
+  rd_dom := fun _ => eq_refl;
+  rd_cod := fun _ => eq_refl;
+  op_coar := fun o => fst (nth o decls (TProd [], TProd []));
+  op_ar := fun o => snd (nth o decls (TProd [], TProd []));
+  loc_base := fun l => nth l locs 0;
+|}.
+#[local] Existing Instance exec_signature.
+
+Lemma encode_typed A xs : value (fst (encode A xs)) /\ typed_tm [] (fst (encode A xs)) A.
+Proof.
+  revert xs. induction A as [n|As IH] using ty_ind'; intros xs.
+  - destruct xs; simpl; split; try reflexivity; constructor.
+  - simpl.
+    assert (Hgo : forall xs,
+      let r := (fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+           match As with
+           | [] => ([], xs)
+           | A :: As' => let '(V, xs1) := encode A xs in
+                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
+           end) As xs in
+      Forall value (fst r) /\ Forall2 (typed_tm []) (fst r) As).
+    { induction IH as [|A As HA HAs IHl]; intros xs'; simpl.
+      - split; constructor.
+      - destruct (encode A xs') as [V xs1] eqn:HV.
+        specialize (HA xs'). rewrite HV in HA. simpl in HA.
+        specialize (IHl xs1). simpl in IHl.
+        destruct ((fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+           match As with
+           | [] => ([], xs)
+           | A :: As' => let '(V, xs1) := encode A xs in
+                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
+           end) As xs1) as [Vs xs2]. simpl in *.
+        destruct HA, IHl. split; constructor; auto. }
+    specialize (Hgo xs). simpl in Hgo.
+    destruct ((fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+           match As with
+           | [] => ([], xs)
+           | A :: As' => let '(V, xs1) := encode A xs in
+                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
+           end) As xs) as [Vs rest]. simpl in *.
+    destruct Hgo as [Hv Ht]. split.
+    + apply value_tuple_iff. exact Hv.
+    + constructor. exact Ht.
+Qed.
+
+(** [Ev] respects types: its results are built by [encode] at the codomain. *)
+#[local] Instance exec_evaluator_ok : evaluator_ok.
+Proof.
+  constructor. intros [k p] V V' _ _ Hev. simpl in Hev. unfold exec_ev in Hev.
+  destruct (prim_ok p && leaves_fit _ _); [|discriminate].
+  destruct (eval_prim k p _) as [outs|]; [|discriminate].
+  injection Hev as <-. apply encode_typed.
+Qed.
+
+End declarations.
+End instance.
