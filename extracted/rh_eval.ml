@@ -1,0 +1,554 @@
+(* rh-eval: the command-line driver of the verified evaluator.
+
+   Everything that decides what a program means is extracted from Coq
+   (module Revhandlers_core, generated at build time from
+   theories/extraction.v): the type checker, the step function and the
+   evaluator.  This file only
+   - reads S-expressions (docs/sexp-format.md) and resolves names to
+     de Bruijn indices, declared operations and locations;
+   - supplies IEEE binary64 arithmetic as the record of scalar operations;
+   - prints results, traces and errors, and chooses the exit code:
+     0 result, 1 runtime failure of a well-typed program, 2 bad input. *)
+
+module C = Revhandlers_core
+module S = Sexplib.Sexp
+
+exception Bad of string * string * string (* kind, rule, message *)
+exception Runtime of string * string (* kind, message *)
+
+let bad ?(rule = "none") kind msg = raise (Bad (kind, rule, msg))
+
+(* ---------- scalars ---------- *)
+
+let float_ops : float C.scalar_ops =
+  { C.s_zero = 0.0; s_one = 1.0; s_add = ( +. ); s_sub = ( -. ); s_mul = ( *. );
+    s_div = ( /. ); s_exp = exp; s_round = Float.round; s_lt = (fun a b -> a < b) }
+
+let float_str f =
+  if Float.is_nan f then "nan"
+  else if f = Float.infinity then "inf"
+  else if f = Float.neg_infinity then "-inf"
+  else
+    let s = Printf.sprintf "%.17g" f in
+    if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
+
+(* ---------- printing ---------- *)
+
+let rec to_line = function
+  | S.Atom a -> S.to_string (S.Atom a)
+  | S.List l -> "(" ^ String.concat " " (List.map to_line l) ^ ")"
+
+let atom s = S.Atom s
+let int_atom n = S.Atom (string_of_int n)
+let list head xs = S.List (S.Atom head :: xs)
+
+type names = { op_names : string array; loc_names : string array }
+
+let rec ty_sexp = function
+  | C.TBase b -> list "real" [ int_atom (C.base_view b) ]
+  | C.TProd ts -> list "prod" (List.map ty_sexp ts)
+
+let prim_sexp (p : C.prim) =
+  let l name ns = list name (List.map int_atom ns) in
+  match p with
+  | C.PSwish n -> l "swish" [ n ]
+  | C.PSmul n -> l "smul" [ n ]
+  | C.PSub n -> l "sub" [ n ]
+  | C.PMatmul (m, n, k) -> l "matmul" [ m; n; k ]
+  | C.PTranspose (m, n) -> l "transpose" [ m; n ]
+  | C.PRound n -> l "round" [ n ]
+  | C.PPad (c, n, m) -> l "pad" [ c; n; m ]
+  | C.PUpscale (c, n, m) -> l "upscale" [ c; n; m ]
+  | C.PConcat (c, c', n) -> l "concat" [ c; c'; n ]
+  | C.PConv1d (c, c', n, m) -> l "conv1d" [ c; c'; n; m ]
+  | C.PMaxpool (c, n, m) -> l "maxpool" [ c; n; m ]
+
+let fsym_sexp f =
+  let k, p = C.fsym_view f in
+  let rec wrap k s = if k = 0 then s else wrap (k - 1) (list "rd" [ s ]) in
+  wrap k (prim_sexp p)
+
+let const_sexp c =
+  let (_ : int), (v : float list) = C.const_view c in
+  list "const" (List.map (fun x -> atom (float_str x)) v)
+
+let opsym_sexp nm = function
+  | C.OpUser o -> atom nm.op_names.(C.op_view o)
+  | C.OpGet l -> list "get" [ atom nm.loc_names.(C.loc_view l) ]
+  | C.OpPut l -> list "put" [ atom nm.loc_names.(C.loc_view l) ]
+
+(* Binders are printed v0, v1, ... by their depth; free variables as #i. *)
+let fresh env = "v" ^ string_of_int (List.length env)
+let var_name env i = match List.nth_opt env i with Some x -> x | None -> "#" ^ string_of_int i
+
+let rec tm_sexp env = function
+  | C.Var i -> atom (var_name env i)
+  | C.Const c -> const_sexp c
+  | C.App (f, m) -> list "app" [ fsym_sexp f; tm_sexp env m ]
+  | C.Add (a, b) -> list "add" [ tm_sexp env a; tm_sexp env b ]
+  | C.Tuple ms -> list "tuple" (List.map (tm_sexp env) ms)
+  | C.Proj (i, m) -> list "proj" [ int_atom i; tm_sexp env m ]
+  | C.Let (m, n) -> let x = fresh env in list "let" [ atom x; tm_sexp env m; tm_sexp (x :: env) n ]
+  | C.Rd (m, n, l) ->
+      let x = fresh env in
+      list "rd" [ tm_sexp env m; atom x; tm_sexp (x :: env) n; tm_sexp env l ]
+
+let rec cmd_sexp nm env = function
+  | C.Ret m -> list "ret" [ tm_sexp env m ]
+  | C.Op (o, m) -> list "op" [ opsym_sexp nm o; tm_sexp env m ]
+  | C.CLet (p, q) -> let x = fresh env in list "let" [ atom x; cmd_sexp nm env p; cmd_sexp nm (x :: env) q ]
+  | C.RevHandle (m, r, h) ->
+      let xs = List.init (max_var r) (fun i -> "v" ^ string_of_int i) in
+      list "revhandle" [ tm_sexp env m; S.List (List.map atom xs); cmd_sexp nm xs r; handler_sexp nm h ]
+
+(* The number of binders of a rev handle body is not stored (it is the
+   arity of the argument's type); print as many as the body uses. *)
+and max_var r =
+  let rec tm d = function
+    | C.Var i -> if i >= d then i - d + 1 else 0
+    | C.Const _ -> 0
+    | C.App (_, m) | C.Proj (_, m) -> tm d m
+    | C.Add (a, b) -> max (tm d a) (tm d b)
+    | C.Tuple ms -> List.fold_left (fun acc m -> max acc (tm d m)) 0 ms
+    | C.Let (m, n) -> max (tm d m) (tm (d + 1) n)
+    | C.Rd (m, n, l) -> max (tm d m) (max (tm (d + 1) n) (tm d l))
+  in
+  let rec cmd d = function
+    | C.Ret m | C.Op (_, m) | C.RevHandle (m, _, _) -> tm d m
+    | C.CLet (p, q) -> max (cmd d p) (cmd (d + 1) q)
+  in
+  cmd 0 r
+
+and handler_sexp nm (C.Handler (p, cls)) =
+  let rec clauses = function
+    | C.CNil -> []
+    | C.CCons (o, d, qf, qb, rest) ->
+        list "clause"
+          [ opsym_sexp nm o; ty_sexp d;
+            S.List [ atom "x"; cmd_sexp nm [ "x" ] qf ];
+            S.List [ atom "y"; atom "z"; cmd_sexp nm [ "y"; "z" ] qb ] ]
+        :: clauses rest
+  in
+  list "handler" (S.List [ atom "return"; atom "x"; cmd_sexp nm [ "x" ] p ] :: clauses cls)
+
+let heap_sexp nm dims (hp : C.heap) =
+  let lookup l =
+    match List.find_opt (fun (l', _) -> C.loc_view l' = l) hp with
+    | Some (_, c) -> snd (C.const_view c)
+    | None -> List.init dims.(l) (fun _ -> 0.0)
+  in
+  list "heap"
+    (List.mapi (fun l name -> S.List [ atom name; S.List (List.map (fun x -> atom (float_str x)) (lookup l)) ])
+       (Array.to_list nm.loc_names))
+
+let error_line kind rule msg =
+  to_line (list "error" [ list "kind" [ atom kind ]; list "rule" [ atom rule ]; list "message" [ atom msg ] ])
+
+(* ---------- reading ---------- *)
+
+let max_depth = 2000
+
+let name_of = function S.Atom a -> a | s -> bad "syntax" ("expected a name, found " ^ to_line s)
+
+let nat_of s =
+  match s with
+  | S.Atom a -> (
+      match int_of_string_opt a with
+      | Some n when n >= 0 && n <= 1_000_000_000 -> n
+      | _ -> bad "syntax" ("expected a natural number, found " ^ a))
+  | _ -> bad "syntax" ("expected a natural number, found " ^ to_line s)
+
+let float_of = function
+  | S.Atom a -> (
+      match float_of_string_opt a with
+      | Some f when Float.is_finite f -> f
+      | Some _ -> bad "number" ("not a finite number: " ^ a)
+      | None -> bad "syntax" ("expected a number, found " ^ a))
+  | s -> bad "syntax" ("expected a number, found " ^ to_line s)
+
+let check_depth d = if d > max_depth then bad "too-deep" (Printf.sprintf "nesting deeper than %d levels" max_depth)
+
+let rec ty_of d s =
+  check_depth d;
+  match s with
+  | S.List [ S.Atom "real"; n ] -> C.TBase (C.mk_base (nat_of n))
+  | S.List (S.Atom "prod" :: ts) -> C.TProd (List.map (ty_of (d + 1)) ts)
+  | _ -> bad "syntax" ("not a type: " ^ to_line s)
+
+let prim_of name args =
+  let ns = List.map nat_of args in
+  let p =
+    match (name, ns) with
+    | "swish", [ n ] -> C.PSwish n
+    | "smul", [ n ] -> C.PSmul n
+    | "sub", [ n ] -> C.PSub n
+    | "matmul", [ m; n; k ] -> C.PMatmul (m, n, k)
+    | "transpose", [ m; n ] -> C.PTranspose (m, n)
+    | "round", [ n ] -> C.PRound n
+    | "pad", [ c; n; m ] -> C.PPad (c, n, m)
+    | "upscale", [ c; n; m ] -> C.PUpscale (c, n, m)
+    | "concat", [ c; c'; n ] -> C.PConcat (c, c', n)
+    | "conv1d", [ c; c'; n; m ] -> C.PConv1d (c, c', n, m)
+    | "maxpool", [ c; n; m ] -> C.PMaxpool (c, n, m)
+    | _ -> bad "unbound" (Printf.sprintf "unknown function symbol %s with %d parameters" name (List.length ns))
+  in
+  if not (C.prim_ok p) then
+    bad "shape" ("impossible parameters for " ^ to_line (prim_sexp p) ^ " (conv1d needs 0 < m <= n; maxpool and upscale need m > 0)");
+  p
+
+let rec fsym_of d s =
+  check_depth d;
+  match s with
+  | S.List [ S.Atom "rd"; f ] -> let k, p = C.fsym_view (fsym_of (d + 1) f) in C.mk_fsym (k + 1) p
+  | S.List (S.Atom name :: args) -> C.mk_fsym 0 (prim_of name args)
+  | _ -> bad "syntax" ("not a function symbol: " ^ to_line s)
+
+type decls = {
+  ops : (string * int) list; (* name -> index *)
+  op_types : (C.ty * C.ty) list;
+  locs : (string * int) list;
+  loc_dims : int array;
+  nm : names;
+}
+
+let lookup_var vars x =
+  let rec go i = function [] -> None | y :: ys -> if y = x then Some i else go (i + 1) ys in
+  go 0 vars
+
+let rec tm_of dc vars d s =
+  check_depth d;
+  let tm = tm_of dc vars (d + 1) in
+  match s with
+  | S.Atom x -> (
+      match lookup_var vars x with
+      | Some i -> C.Var i
+      | None -> bad "unbound" ("unbound variable " ^ x ^ " (a rev handle body and a handler clause see only their own binders)"))
+  | S.List (S.Atom "const" :: xs) -> C.Const (C.mk_const (List.length xs) (List.map float_of xs))
+  | S.List [ S.Atom "app"; f; m ] -> C.App (fsym_of (d + 1) f, tm m)
+  | S.List [ S.Atom "add"; a; b ] -> C.Add (tm a, tm b)
+  | S.List (S.Atom "tuple" :: ms) -> C.Tuple (List.map tm ms)
+  | S.List [ S.Atom "proj"; i; m ] -> C.Proj (nat_of i, tm m)
+  | S.List [ S.Atom "let"; x; m; n ] -> C.Let (tm m, tm_of dc (name_of x :: vars) (d + 1) n)
+  | S.List [ S.Atom "rd"; m; x; n; l ] -> C.Rd (tm m, tm_of dc (name_of x :: vars) (d + 1) n, tm l)
+  | _ -> bad "syntax" ("not a term: " ^ to_line s)
+
+let loc_of dc s =
+  let l = name_of s in
+  match List.assoc_opt l dc.locs with Some i -> C.mk_loc i | None -> bad "unbound" ("unknown location " ^ l)
+
+let opsym_of dc s =
+  match s with
+  | S.List [ S.Atom "get"; l ] -> C.OpGet (loc_of dc l)
+  | S.List [ S.Atom "put"; l ] -> C.OpPut (loc_of dc l)
+  | S.Atom o -> (
+      match List.assoc_opt o dc.ops with Some i -> C.OpUser (C.mk_op i) | None -> bad "unbound" ("unknown operation " ^ o))
+  | _ -> bad "syntax" ("not an operation: " ^ to_line s)
+
+let rec cmd_of dc vars d s =
+  check_depth d;
+  let tm = tm_of dc vars (d + 1) and cmd = cmd_of dc vars (d + 1) in
+  match s with
+  | S.List [ S.Atom "ret"; m ] -> C.Ret (tm m)
+  | S.List [ S.Atom "op"; o; m ] -> C.Op (opsym_of dc o, tm m)
+  | S.List [ S.Atom "let"; x; p; q ] -> C.CLet (cmd p, cmd_of dc (name_of x :: vars) (d + 1) q)
+  | S.List [ S.Atom "revhandle"; m; S.List xs; r; h ] ->
+      C.RevHandle (tm m, cmd_of dc (List.map name_of xs) (d + 1) r, handler_of dc (d + 1) h)
+  | _ -> bad "syntax" ("not a command: " ^ to_line s)
+
+and handler_of dc d s =
+  check_depth d;
+  match s with
+  | S.List (S.Atom "handler" :: S.List [ S.Atom "return"; x; p ] :: cls) ->
+      let clause = function
+        | S.List [ S.Atom "clause"; o; dty; S.List [ x; qf ]; S.List [ y; z; qb ] ] ->
+            ( opsym_of dc o, ty_of (d + 1) dty,
+              cmd_of dc [ name_of x ] (d + 1) qf,
+              cmd_of dc [ name_of y; name_of z ] (d + 1) qb )
+        | c -> bad "syntax" ("not a handler clause: " ^ to_line c)
+      in
+      let cls = List.map clause cls in
+      C.Handler
+        ( cmd_of dc [ name_of x ] (d + 1) p,
+          List.fold_right (fun (o, dty, qf, qb) rest -> C.CCons (o, dty, qf, qb, rest)) cls C.CNil )
+  | _ -> bad "syntax" ("not a handler: " ^ to_line s)
+
+type program = { dc : decls; main : C.cmd; heap : C.heap; fuel : int option }
+
+let program_of s =
+  let fields =
+    match s with
+    | S.List (S.Atom "program" :: fields) -> fields
+    | _ -> bad "syntax" "a program is (program (ops ...) (locs ...) (heap ...) (main COMMAND))"
+  in
+  let field name =
+    match List.filter (function S.List (S.Atom n :: _) -> n = name | _ -> false) fields with
+    | [] -> None
+    | [ S.List (_ :: body) ] -> Some body
+    | _ -> bad "syntax" ("field " ^ name ^ " given twice")
+  in
+  List.iter
+    (function
+      | S.List (S.Atom ("ops" | "locs" | "heap" | "main" | "fuel") :: _) -> ()
+      | f -> bad "syntax" ("unknown program field " ^ to_line f))
+    fields;
+  let distinct what names =
+    List.iteri (fun i n -> if List.mem n (List.filteri (fun j _ -> j < i) names) then bad "syntax" (what ^ " " ^ n ^ " declared twice")) names
+  in
+  let ops =
+    List.map
+      (function
+        | S.List [ S.Atom o; a; b ] -> (o, (ty_of 1 a, ty_of 1 b))
+        | s -> bad "syntax" ("an operation is declared as (NAME COARITY ARITY), found " ^ to_line s))
+      (Option.value ~default:[] (field "ops"))
+  in
+  let locs =
+    List.map
+      (function
+        | S.List [ S.Atom l; S.List dims ] -> (l, List.fold_left (fun acc n -> acc * nat_of n) 1 dims)
+        | s -> bad "syntax" ("a location is declared as (NAME (n1 ... nt)), found " ^ to_line s))
+      (Option.value ~default:[] (field "locs"))
+  in
+  distinct "operation" (List.map fst ops);
+  distinct "location" (List.map fst locs);
+  let nm = { op_names = Array.of_list (List.map fst ops); loc_names = Array.of_list (List.map fst locs) } in
+  let dc =
+    { ops = List.mapi (fun i (o, _) -> (o, i)) ops; op_types = List.map snd ops;
+      locs = List.mapi (fun i (l, _) -> (l, i)) locs; loc_dims = Array.of_list (List.map snd locs); nm }
+  in
+  let given =
+    List.map
+      (function
+        | S.List [ S.Atom l; S.List xs ] -> (
+            match List.assoc_opt l dc.locs with
+            | None -> bad "unbound" ("unknown location " ^ l ^ " in the heap")
+            | Some i ->
+                let v = List.map float_of xs in
+                if List.length v <> dc.loc_dims.(i) then
+                  bad "shape" (Printf.sprintf "location %s holds %d numbers, the heap gives %d" l dc.loc_dims.(i) (List.length v));
+                (i, v))
+        | s -> bad "syntax" ("a heap entry is (NAME (x1 ... xn)), found " ^ to_line s))
+      (Option.value ~default:[] (field "heap"))
+  in
+  distinct "heap entry for location" (List.map (fun (i, _) -> nm.loc_names.(i)) given);
+  let heap =
+    List.mapi
+      (fun i dim ->
+        let v = match List.assoc_opt i given with Some v -> v | None -> List.init dim (fun _ -> 0.0) in
+        (C.mk_loc i, C.mk_const dim v))
+      (Array.to_list dc.loc_dims)
+  in
+  let main =
+    match field "main" with
+    | Some [ c ] -> cmd_of dc [] 1 c
+    | _ -> bad "syntax" "a program needs exactly one (main COMMAND)"
+  in
+  let fuel = match field "fuel" with Some [ n ] -> Some (nat_of n) | None -> None | _ -> bad "syntax" "(fuel N)" in
+  { dc; main; heap; fuel }
+
+(* ---------- type errors ---------- *)
+
+let rule_str = function
+  | C.Rtyped_tm_var -> "typed_tm_var"
+  | C.Rtyped_tm_app -> "typed_tm_app"
+  | C.Rtyped_tm_add -> "typed_tm_add"
+  | C.Rtyped_tm_proj -> "typed_tm_proj"
+  | C.Rtyped_tm_rd -> "typed_tm_rd"
+  | C.Rtyped_cmd_op -> "typed_cmd_op"
+  | C.Rtyped_cmd_revhandle -> "typed_cmd_revhandle"
+  | C.Rtyped_handler_rev -> "typed_handler_rev"
+  | C.Rtyped_clauses_cons -> "typed_clauses_cons"
+
+let ty_opt = function Some t -> to_line (ty_sexp t) | None -> "?"
+
+let type_error_message nm = function
+  | C.TmError (r, m, exp, found) ->
+      let where = to_line (tm_sexp [] m) in
+      let what =
+        match r with
+        | C.Rtyped_tm_var -> "variable out of scope"
+        | C.Rtyped_tm_app -> Printf.sprintf "the argument has type %s, the function symbol expects %s" (ty_opt found) (ty_opt exp)
+        | C.Rtyped_tm_add -> Printf.sprintf "+ needs two terms of one base type, found %s and %s" (ty_opt exp) (ty_opt found)
+        | C.Rtyped_tm_proj -> Printf.sprintf "projection out of range of %s" (ty_opt found)
+        | C.Rtyped_tm_rd -> Printf.sprintf "the cotangent has type %s, the differentiated body has type %s" (ty_opt found) (ty_opt exp)
+        | _ -> "ill-typed term"
+      in
+      (rule_str r, what ^ " in " ^ where)
+  | C.CmdError (r, p, exp, found) ->
+      let where = to_line (cmd_sexp nm [] p) in
+      let what =
+        match r with
+        | C.Rtyped_cmd_op -> Printf.sprintf "the argument has type %s, the operation's coarity is %s" (ty_opt found) (ty_opt exp)
+        | C.Rtyped_cmd_revhandle -> Printf.sprintf "the argument of rev handle has type %s, not a product" (ty_opt found)
+        | _ -> "ill-typed command"
+      in
+      (rule_str r, what ^ " in " ^ where)
+  | C.ClauseError (r, o, fwd, exp, found) ->
+      let clause =
+        match o with
+        | None -> "the return clause"
+        | Some o -> Printf.sprintf "the %s clause of %s" (if fwd then "forward" else "backward") (to_line (opsym_sexp nm o))
+      in
+      (rule_str r, Printf.sprintf "%s has type %s, expected %s" clause (ty_opt found) (ty_opt exp))
+
+(* ---------- running ---------- *)
+
+let default_fuel = ref 10_000_000
+
+let check prog =
+  match C.exec_check float_ops prog.dc.op_types (Array.to_list prog.dc.loc_dims) prog.main with
+  | C.Ok t -> t
+  | C.Err e ->
+      let rule, msg = type_error_message prog.dc.nm e in
+      bad ~rule "type" msg
+
+let result_line prog hp v steps =
+  to_line
+    (list "result"
+       [ list "value" [ tm_sexp [] v ]; heap_sexp prog.dc.nm prog.dc.loc_dims hp; list "steps" [ int_atom steps ] ])
+
+let stuck_ev f v = raise (Runtime ("ev-undefined", Printf.sprintf "Ev is undefined on %s applied to %s" (to_line (fsym_sexp f)) (to_line (tm_sexp [] v))))
+let stuck_op nm o v = raise (Runtime ("unhandled-operation", Printf.sprintf "operation %s performed on %s is handled by no handler" (to_line (opsym_sexp nm o)) (to_line (tm_sexp [] v))))
+let out_of_fuel n = raise (Runtime ("out-of-fuel", Printf.sprintf "no result after %d steps (raise --fuel)" n))
+let wrong () = raise (Runtime ("internal", "a well-typed configuration reached a shape that type safety excludes"))
+
+let fuel_of prog = match prog.fuel with Some f -> f | None -> !default_fuel
+
+let run prog =
+  ignore (check prog);
+  let locs = Array.to_list prog.dc.loc_dims in
+  match C.exec_run float_ops prog.dc.op_types locs (fuel_of prog) prog.heap prog.main with
+  | C.RDone (hp, v, n) -> result_line prog hp v n
+  | C.RStuckEv (_, _, f, v, _) -> stuck_ev f v
+  | C.RStuckOp (_, _, o, v, _) -> stuck_op prog.dc.nm o v
+  | C.ROutOfFuel (_, _, n) -> out_of_fuel n
+  | C.RWrong _ -> wrong ()
+
+(* The trace calls the extracted step function, as exec_run does, and
+   hands each configuration to [emit]. *)
+let trace prog emit =
+  ignore (check prog);
+  let locs = Array.to_list prog.dc.loc_dims in
+  let fuel = fuel_of prog in
+  let step_line n hp p =
+    to_line (list "step" [ int_atom n; heap_sexp prog.dc.nm prog.dc.loc_dims hp; list "cmd" [ cmd_sexp prog.dc.nm [] p ] ])
+  in
+  let rec go n hp p =
+    emit (step_line n hp p);
+    if n >= fuel then out_of_fuel n
+    else
+      match C.exec_step float_ops prog.dc.op_types locs (fuel - n) hp p with
+      | C.CSStep (hp', p') -> go (n + 1) hp' p'
+      | C.CSDone v -> result_line prog hp v n
+      | C.CSStuckEv (f, v) -> stuck_ev f v
+      | C.CSStuckOp (o, v) -> stuck_op prog.dc.nm o v
+      | C.CSNoFuel -> out_of_fuel n
+      | C.CSWrong -> wrong ()
+  in
+  go 0 prog.heap prog.main
+
+(* ---------- entry points ---------- *)
+
+let parse_one text =
+  match S.of_string_many text with
+  | exception Sexplib.Sexp.Parse_error e -> bad "parse" ("malformed S-expression: " ^ e.Sexplib.Sexp.err_msg)
+  | exception Failure m -> bad "parse" ("malformed S-expression: " ^ m)
+  | [ s ] -> s
+  | [] -> bad "parse" "empty input"
+  | _ -> bad "parse" "more than one S-expression"
+
+(* Run [f], turning every failure into an error line and an exit code. *)
+let guarded f =
+  try (f (), 0) with
+  | Bad (kind, rule, msg) -> (error_line kind rule msg, 2)
+  | Runtime (kind, msg) -> (error_line kind "none" msg, 1)
+  | Stack_overflow -> (error_line "too-deep" "none" "the program is nested too deeply to evaluate", 1)
+  | Out_of_memory -> (error_line "out-of-memory" "none" "the evaluation ran out of memory", 1)
+
+let mode_of_request s =
+  match s with
+  | S.List [ S.Atom "run"; p ] -> (`Run, p)
+  | S.List [ S.Atom "check"; p ] -> (`Check, p)
+  | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
+  | S.List (S.Atom "program" :: _) -> (`Run, s)
+  | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (trace PROGRAM) or a PROGRAM"
+
+let check_line prog = to_line (list "ok" [ list "type" [ ty_sexp (check prog) ] ])
+
+let serve () =
+  let rec loop () =
+    match input_line stdin with
+    | exception End_of_file -> ()
+    | line when String.trim line = "" -> loop ()
+    | line ->
+        let out, _ =
+          guarded (fun () ->
+              let mode, p = mode_of_request (parse_one line) in
+              let prog = program_of p in
+              match mode with
+              | `Run -> run prog
+              | `Check -> check_line prog
+              | `Trace ->
+                  let steps = ref [] in
+                  let final = trace prog (fun l -> steps := l :: !steps) in
+                  "(trace " ^ String.concat " " (List.rev !steps) ^ " " ^ final ^ ")")
+        in
+        print_endline out;
+        flush stdout;
+        loop ()
+  in
+  loop ()
+
+let usage =
+  "usage: rh-eval [--check | --trace] [--fuel N] [FILE]\n\
+  \       rh-eval --serve [--fuel N]\n\
+   Reads one program (docs/sexp-format.md) from FILE or standard input and\n\
+   prints one result line.  Exit codes: 0 result, 1 runtime failure of a\n\
+   well-typed program, 2 bad input."
+
+let read_all ic =
+  let buf = Buffer.create 4096 and chunk = Bytes.create 4096 in
+  let rec go () =
+    let n = input ic chunk 0 4096 in
+    if n > 0 then (Buffer.add_subbytes buf chunk 0 n; go ())
+  in
+  go ();
+  Buffer.contents buf
+
+let () =
+  let mode = ref `Run and serve_mode = ref false and file = ref None in
+  let rec args = function
+    | [] -> ()
+    | "--check" :: rest -> mode := `Check; args rest
+    | "--trace" :: rest -> mode := `Trace; args rest
+    | "--serve" :: rest -> serve_mode := true; args rest
+    | "--fuel" :: n :: rest -> (
+        match int_of_string_opt n with
+        | Some f when f >= 0 -> default_fuel := f; args rest
+        | _ -> prerr_endline usage; exit 2)
+    | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+    | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
+    | _ -> prerr_endline usage; exit 2
+  in
+  args (List.tl (Array.to_list Sys.argv));
+  if !serve_mode then serve ()
+  else begin
+    let text =
+      try
+        match !file with
+        | None -> read_all stdin
+        | Some f ->
+            let ic = open_in_bin f in
+            Fun.protect ~finally:(fun () -> close_in ic) (fun () -> read_all ic)
+      with Sys_error m -> print_endline (error_line "io" "none" m); exit 2
+    in
+    let out, code =
+      guarded (fun () ->
+          let prog = program_of (parse_one text) in
+          match !mode with
+          | `Run -> run prog
+          | `Check -> check_line prog
+          | `Trace -> trace prog print_endline)
+    in
+    print_endline out;
+    exit code
+  end
