@@ -1,7 +1,7 @@
 (** * Prelude: list utilities and tactics shared by every file.
 
     Nothing here is specific to the calculus. *)
-From Coq Require Export List Lia Arith PeanoNat Bool.
+From Coq Require Export List Lia Arith PeanoNat Bool Wellfounded.
 Export ListNotations.
 
 (** [nth_error] on a list built by [map]. *)
