@@ -6,7 +6,7 @@
    acceptable answer of Print Assumptions is "Closed under the global
    context". *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem examples.
+  rd term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress instance.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -54,3 +54,43 @@ Check @P_MLP_typed.
 Print Assumptions P_MLP_typed.
 Check @one_layer_step.
 Print Assumptions one_layer_step.
+
+(* The type checker is sound and complete, and names the failed rule. *)
+Check @check_cmd_correct.
+Print Assumptions check_cmd_correct.
+Check @check_tm_correct.
+Print Assumptions check_tm_correct.
+Check @check_handler_correct.
+Print Assumptions check_handler_correct.
+
+(* The step functions agree with the step relations, in both directions. *)
+Check @step_tm_fn_correct.
+Print Assumptions step_tm_fn_correct.
+Check @rh_fn_sound.
+Print Assumptions rh_fn_sound.
+Check @rh_fn_complete.
+Print Assumptions rh_fn_complete.
+Check @step_conf_fn_sound.
+Print Assumptions step_conf_fn_sound.
+Check @step_conf_fn_complete.
+Print Assumptions step_conf_fn_complete.
+
+(* RH is total on well-typed input. *)
+Check @rh_total.
+Print Assumptions rh_total.
+
+(* Progress and type safety. *)
+Check @progress.
+Print Assumptions progress.
+Check @type_safety.
+Print Assumptions type_safety.
+
+(* The evaluator is sound, and never meets a wrong shape. *)
+Check @run_sound.
+Print Assumptions run_sound.
+Check @run_not_wrong.
+Print Assumptions run_not_wrong.
+
+(* The executable instance satisfies the signature's hypotheses. *)
+Check @exec_evaluator_ok.
+Print Assumptions exec_evaluator_ok.
