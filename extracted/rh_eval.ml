@@ -449,12 +449,14 @@ let trace prog emit =
 (* ---------- entry points ---------- *)
 
 let parse_one text =
-  match S.of_string_many text with
-  | exception Sexplib.Sexp.Parse_error e -> bad "parse" ("malformed S-expression: " ^ e.Sexplib.Sexp.err_msg)
-  | exception Failure m -> bad "parse" ("malformed S-expression: " ^ m)
-  | [ s ] -> s
-  | [] -> bad "parse" "empty input"
-  | _ -> bad "parse" "more than one S-expression"
+  match Parsexp.Many.parse_string text with
+  | Error e ->
+      let p = Parsexp.Parse_error.position e in
+      bad "parse"
+        (Printf.sprintf "malformed S-expression: %s at line %d, column %d" (Parsexp.Parse_error.message e) p.line p.col)
+  | Ok [ s ] -> s
+  | Ok [] -> bad "parse" "empty input"
+  | Ok _ -> bad "parse" "more than one S-expression"
 
 (* Run [f], turning every failure into an error line and an exit code. *)
 let guarded f =
@@ -463,6 +465,7 @@ let guarded f =
   | Runtime (kind, msg) -> (error_line kind "none" msg, 1)
   | Stack_overflow -> (error_line "too-deep" "none" "the program is nested too deeply to evaluate", 1)
   | Out_of_memory -> (error_line "out-of-memory" "none" "the evaluation ran out of memory", 1)
+  | e -> (error_line "internal" "none" ("unexpected failure: " ^ Printexc.to_string e), 1)
 
 let mode_of_request s =
   match s with

@@ -15,17 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .paths import theories_build_dir
+
 LOGICAL_NAME = "RevHandlers"
-
-
-def repo_root() -> Path:
-    """The checkout this package was installed from (editable install)."""
-    return Path(__file__).resolve().parents[2]
-
-
-def theories_build_dir(root: Path | None = None) -> Path:
-    root = root or repo_root()
-    return root / "_build" / "default" / "theories"
 
 
 class CoqNotBuilt(RuntimeError):
