@@ -3,10 +3,11 @@
 SHELL := /bin/bash
 PY ?= python3
 COQ_THEORIES := _build/default/theories
+RH_EVAL := _build/default/extracted/rh-eval
 
-.PHONY: all deps proofs demo headline test clean
+.PHONY: all deps proofs build demo headline test clean
 
-all: proofs
+all: build
 
 ## deps: install Debian's Coq/OCaml toolchain and the Python package if missing
 deps:
@@ -15,9 +16,14 @@ deps:
 ## proofs: check every proof in theories/ (and report the time it took)
 proofs: deps
 	@start=$$(date +%s.%N); \
-	dune build 2>&1; \
+	dune build @@theories/default 2>&1; \
 	end=$$(date +%s.%N); \
-	printf 'proofs: theories/ checked in %.1f s\n' "$$(echo "$$end - $$start" | bc -l 2>/dev/null || $(PY) -c "print($$end - $$start)")"
+	$(PY) -c "print('proofs: theories/ checked in %.1f s' % ($$end - $$start))"
+
+## build: the proofs, then the evaluator extracted from them (rh-eval)
+build: proofs
+	@dune build 2>&1
+	@echo "build: $(RH_EVAL)"
 
 ## headline: print the headline theorems and their assumptions
 headline: proofs
@@ -26,10 +32,16 @@ headline: proofs
 	rm -rf $$tmp
 
 ## demo: the main job
-demo: headline
+demo: build headline
+	@echo
+	@echo "== rh-eval --trace examples/sexp/one_layer.sexp (first two configurations and the result)"
+	@$(RH_EVAL) --trace examples/sexp/one_layer.sexp | sed -n '1,2p;$$p'
+	@echo
+	@echo "== rh-eval examples/sexp/mlp_step.sexp (one training step of the paper's MLP)"
+	@$(RH_EVAL) examples/sexp/mlp_step.sexp
 
 ## test: every test
-test: proofs
+test: build
 	$(PY) -m pytest tests
 
 clean:

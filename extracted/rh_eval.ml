@@ -148,13 +148,19 @@ let error_line kind rule msg =
 
 let max_depth = 2000
 
+(* Natural numbers (dimensions, indices) are OCaml ints in the extracted
+   code (ExtrOcamlNatInt, no overflow check); bounding them keeps every
+   product the primitives form (at most three factors) below 2^62. *)
+let max_nat = 1_000_000
+let max_loc_size = 100_000_000
+
 let name_of = function S.Atom a -> a | s -> bad "syntax" ("expected a name, found " ^ to_line s)
 
 let nat_of s =
   match s with
   | S.Atom a -> (
       match int_of_string_opt a with
-      | Some n when n >= 0 && n <= 1_000_000_000 -> n
+      | Some n when n >= 0 && n <= max_nat -> n
       | _ -> bad "syntax" ("expected a natural number, found " ^ a))
   | _ -> bad "syntax" ("expected a natural number, found " ^ to_line s)
 
@@ -304,7 +310,10 @@ let program_of s =
   let locs =
     List.map
       (function
-        | S.List [ S.Atom l; S.List dims ] -> (l, List.fold_left (fun acc n -> acc * nat_of n) 1 dims)
+        | S.List [ S.Atom l; S.List dims ] ->
+            let size = List.fold_left (fun acc n -> let k = nat_of n in if acc > max_loc_size then acc else acc * k) 1 dims in
+            if size > max_loc_size then bad "shape" (Printf.sprintf "location %s holds more than %d numbers" l max_loc_size);
+            (l, size)
         | s -> bad "syntax" ("a location is declared as (NAME (n1 ... nt)), found " ^ to_line s))
       (Option.value ~default:[] (field "locs"))
   in
