@@ -1,0 +1,200 @@
+"""The primitive library of the executable instance (instance.v), run through
+rh-eval: each forward map against an independent numpy implementation, and
+each `rd[f]` and `rd[rd[f]]` against central finite differences of the level
+below (spec decisions §10: Ev is defined for f, rd[f] and rd[rd[f]])."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+import sexpdata
+
+from revhandlers.paths import rh_eval_path
+
+RNG = np.random.default_rng(20261201)
+
+
+class Serve:
+    def __init__(self):
+        self.proc = subprocess.Popen([str(rh_eval_path()), "--serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def ask(self, line: str) -> str:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def serve():
+    s = Serve()
+    yield s
+    s.close()
+
+
+def fmt(x: float) -> str:
+    return repr(float(x))
+
+
+def value_sexp(v) -> str:
+    """A nested structure of 1-D arrays as a value S-expression."""
+    if isinstance(v, np.ndarray):
+        return "(const " + " ".join(fmt(x) for x in v) + ")"
+    return "(tuple " + " ".join(value_sexp(x) for x in v) + ")"
+
+
+def leaves(sexp) -> list[np.ndarray]:
+    head = sexp[0].value()
+    if head == "const":
+        return [np.array(sexp[1:], dtype=float)]
+    return [leaf for item in sexp[1:] for leaf in leaves(item)]
+
+
+def apply(serve: Serve, fsym: str, arg) -> list[np.ndarray]:
+    prog = f"(program (main (ret (app {fsym} {value_sexp(arg)}))))"
+    out = sexpdata.loads(serve.ask(prog))
+    assert out[0].value() == "result", out
+    return leaves(out[1][1])
+
+
+def rd(fsym: str, k: int) -> str:
+    for _ in range(k):
+        fsym = f"(rd {fsym})"
+    return fsym
+
+
+def flatten(struct) -> list[np.ndarray]:
+    if isinstance(struct, np.ndarray):
+        return [struct]
+    return [leaf for s in struct for leaf in flatten(s)]
+
+
+def rebuild(struct, flat: np.ndarray):
+    """The structure of ``struct`` with its leaves taken from ``flat``."""
+    pos = 0
+
+    def go(s):
+        nonlocal pos
+        if isinstance(s, np.ndarray):
+            piece = flat[pos:pos + s.size]
+            pos += s.size
+            return piece
+        return [go(x) for x in s]
+
+    return go(struct)
+
+
+def fd_vjp(serve, fsym, x, g, h=1e-6):
+    """Central differences of <g, f(x)> in every coordinate of x."""
+    flat = np.concatenate(flatten(x))
+    gflat = np.concatenate(flatten(g))
+    grad = np.zeros_like(flat)
+    for i in range(flat.size):
+        e = np.zeros_like(flat)
+        e[i] = h
+        up = np.concatenate(apply(serve, fsym, rebuild(x, flat + e)))
+        down = np.concatenate(apply(serve, fsym, rebuild(x, flat - e)))
+        grad[i] = gflat @ (up - down) / (2 * h)
+    return grad
+
+
+# name: (S-expression, domain structure (list of leaf sizes or one size), codomain size)
+PRIMS = {
+    "swish": ("(swish 4)", 4, 4),
+    "smul": ("(smul 3)", [1, 3], 3),
+    "sub": ("(sub 3)", [3, 3], 3),
+    "matmul": ("(matmul 2 3 2)", [6, 6], 4),
+    "matvec": ("(matmul 3 2 1)", [6, 2], 3),
+    "transpose": ("(transpose 2 3)", 6, 6),
+    "round": ("(round 3)", 3, 3),
+    "pad-grow": ("(pad 2 3 5)", 6, 10),
+    "pad-cut": ("(pad 2 4 3)", 8, 6),
+    "upscale": ("(upscale 2 3 6)", 6, 12),
+    "concat": ("(concat 1 2 3)", [3, 6], 9),
+    "conv1d": ("(conv1d 2 3 5 2)", [12, 10], 12),
+    "maxpool": ("(maxpool 2 5 2)", 10, 6),
+}
+
+
+def sample(shape):
+    if isinstance(shape, int):
+        return RNG.uniform(-1.5, 1.5, shape)
+    return [sample(s) for s in shape]
+
+
+def forward_numpy(name, x):
+    if name == "swish":
+        return x / (1 + np.exp(-x))
+    if name == "smul":
+        return x[0][0] * x[1]
+    if name == "sub":
+        return x[0] - x[1]
+    if name == "matmul":
+        return (x[0].reshape(2, 3) @ x[1].reshape(3, 2)).ravel()
+    if name == "matvec":
+        return x[0].reshape(3, 2) @ x[1]
+    if name == "transpose":
+        return x.reshape(2, 3).T.ravel()
+    if name == "round":
+        return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    if name == "pad-grow":
+        return np.pad(x.reshape(2, 3), ((0, 0), (0, 2))).ravel()
+    if name == "pad-cut":
+        return x.reshape(2, 4)[:, :3].ravel()
+    if name == "upscale":
+        ch = x.reshape(2, 3)
+        return np.stack([ch[:, (t * 3) // 6] for t in range(6)], axis=1).ravel()
+    if name == "concat":
+        return np.concatenate([x[0], x[1]])
+    if name == "conv1d":
+        k = x[0].reshape(3, 2, 2)   # c' x c x m
+        sig = x[1].reshape(2, 5)    # c x n
+        out = np.array([[sum(k[o, i, j] * sig[i, t + j] for i in range(2) for j in range(2))
+                         for t in range(4)] for o in range(3)])
+        return out.ravel()
+    if name == "maxpool":
+        ch = x.reshape(2, 5)
+        return np.array([[ch[c, 0:2].max(), ch[c, 2:4].max(), ch[c, 4:5].max()] for c in range(2)]).ravel()
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("name", sorted(PRIMS))
+def test_forward_matches_numpy(serve, name):
+    fsym, dom, _ = PRIMS[name]
+    for _ in range(3):
+        x = sample(dom)
+        (y,) = apply(serve, fsym, x)
+        np.testing.assert_allclose(y, forward_numpy(name, x), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(PRIMS))
+def test_rd_is_the_vjp_of_the_forward_map(serve, name):
+    fsym, dom, cod = PRIMS[name]
+    x, g = sample(dom), RNG.uniform(-1, 1, cod)
+    got = np.concatenate(apply(serve, rd(fsym, 1), [x, g]))
+    want = fd_vjp(serve, fsym, x, g)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(PRIMS))
+def test_rd_rd_is_the_vjp_of_rd(serve, name):
+    fsym, dom, cod = PRIMS[name]
+    x, g = sample(dom), RNG.uniform(-1, 1, cod)
+    c = sample(dom)
+    got = np.concatenate(apply(serve, rd(fsym, 2), [[x, g], c]))
+    want = fd_vjp(serve, rd(fsym, 1), [x, g], c)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_rd_of_rd_of_rd_is_undefined(serve):
+    out = sexpdata.loads(serve.ask(
+        "(program (main (ret (app (rd (rd (rd (swish 1)))) "
+        "(tuple (tuple (tuple (const 1.0) (const 1.0)) (const 1.0)) (tuple (const 1.0) (const 1.0)))))))"))
+    assert out[0].value() == "error"
+    assert out[1][1].value() == "ev-undefined"
