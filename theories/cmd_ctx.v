@@ -146,6 +146,9 @@ Proof.
   rewrite !split_c_fill in Heq by assumption. injection Heq. auto.
 Qed.
 
+(** Informal proof: peel the let-frames off [R] ([split_c]); what remains
+    is [⌊M⌋], [Op(M)] or [rev handle(M)…], and [M] is a variable or not; a
+    variable of a command typed in [Δ] is an index below [length Δ]. *)
 (** Lemma 5.6: every command [⋄;Δ ⊢ R : C] has one of four forms, and
     the variable of forms 1-3 is in [Δ]. *)
 Lemma decomposition Δ R C :

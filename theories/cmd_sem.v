@@ -137,6 +137,11 @@ Qed.
 (** Type preservation for closed commands with heaps (the heap extension
     of the paper's proposition, spec §9): a well-typed configuration steps
     to a well-typed one, with a heap that still respects the shapes. *)
+(** Informal proof: a step without the heap is [step_cmd_preservation];
+    [Get[ℓ]] returns the heap's constant at [ℓ], whose type is [ℓ]'s base
+    type because the heap respects the shapes; [Put[ℓ](c)] stores a
+    constant of [ℓ]'s base type (its coarity), so the new heap respects the
+    shapes, and returns [0 : Real(0)], its arity. *)
 Lemma step_conf_preservation hp P hp' P' A :
   heap_ok hp -> typed_cmd [] P A -> step_conf hp P hp' P' ->
   heap_ok hp' /\ typed_cmd [] P' A.

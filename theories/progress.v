@@ -270,6 +270,16 @@ Lemma depth_frames_le K P : depth_frames K <= depth (fill_c K P).
 Proof. rewrite depth_fill_c. lia. Qed.
 
 (** ** Totality of [RH] on well-typed input *)
+(** Informal proof: by well-founded induction on [meas N R] (the numbers
+    of top-level rev-handle nodes of depth [N], [N−1], …, [1], then the
+    size of the let-spine, lexicographically), by cases of Lemma 5.6.
+    RH-1b, RH-2 and RH-4 keep the numbers and shrink the spine (a [let] and
+    a variable return disappear; [Op(y)] becomes [⌊y⌋]; a non-variable term
+    becomes a variable).  In RH-3 the node of depth [d] is replaced by the
+    output of an inner [RH], whose rev-handle nodes are all shallower than
+    [d] (the depth lemma): the count at [d] drops and no count above [d]
+    grows; the inner call itself is on the body, with no node of depth
+    [≥ d]. *)
 Lemma rh_total N :
   forall R, depth R <= N ->
   forall H Bs Vs C, typed_cmd Bs R C -> length Vs = length Bs ->
@@ -359,6 +369,14 @@ Qed.
 (** A closed well-typed configuration is a value, steps, or is stuck on an
     undefined [Ev] or on an operation that no handler covers ([Get] and
     [Put] always step). *)
+(** Informal proof: split [P] as [F^c[P0]] with [P0] not a let.  The term
+    in [P0] is closed and well typed, so by [progress_tm] it steps (then
+    [P] steps in [F^t]), is stuck on [Ev] (a stuck form), or is a value.
+    With a value: [⌊V⌋] is the result if [F^c] is empty, else the let-value
+    rule applies; [Get[ℓ]] and [Put[ℓ]] step (canonical forms give [Put]'s
+    constant); another operation is the unhandled stuck form; a
+    [rev handle] has a tuple as argument (canonical forms) and [RH] is
+    total on its well-typed body ([rh_total]). *)
 Lemma progress hp P A :
   typed_cmd [] P A ->
   (exists V, P = Ret V /\ value V) \/

@@ -184,6 +184,17 @@ Definition rdr_fun_ok (r : rdr_fun) : Prop :=
     typed_tm (As ++ Γ0) N B -> typed_tm Γ W B -> subst_ok θ (As ++ Γ0) Γ ->
     typed_tm Γ (r Γ0 As θ W N) (TProd As).
 
+(** Informal proof: by induction on the typing derivation of [N], for
+    every block [As], point [θ] and cotangent [W] (spec §6).  R-Var: the
+    one-hot tuple; R-Fun: [rd[f] : A' × B → A'] applied to [<M[θ], W>],
+    then the induction hypothesis with the new cotangent [w : A']; R-Add and
+    R-Tuple: sums at [∏ As] of the hypotheses; R-Proj: the one-hot tuple at
+    the type of [M] (inferred); R-Let: the hypothesis for [N] in the block
+    [(y, x⃗)] gives [∏ (A' :: As)], whose tail and the hypothesis for [M]
+    with cotangent [proj_1 p] are summed; R-Rd: the rewriting [r] of the
+    smaller [rd] depth types the inner [u.R_l(y.N)] and then the rewritten
+    term; when the depth bound is spent, the unrewritten [rd] term has type
+    [∏ As] by T-Rd. *)
 Lemma rdr_step_typed rec :
   match rec with Some r => rdr_fun_ok r | None => True end ->
   rdr_fun_ok (rdr_step rec).

@@ -119,6 +119,12 @@ Qed.
 Section preservation.
 Context {Eok : evaluator_ok}.
 
+(** Informal proof: by cases on the head step.  [f(V) → Ev(f, V)] keeps the
+    type because [Ev] respects types; [c1 + c2] because [+_β] does;
+    projection by the typing of the tuple's components; [let] by the
+    substitution lemma; [W.rd(x.N)(V) → W.R_V(x.N)] by the typing lemma of
+    the rewriting ([rd_rewrite_typed]), the inferred type of [V] being its
+    type (uniqueness of typing). *)
 Lemma head_step_tm_preservation M M' A :
   typed_tm [] M A -> head_step_tm M M' -> typed_tm [] M' A.
 Proof.
@@ -148,6 +154,9 @@ Proof.
 Qed.
 
 (** [⋄ ⊢ M : A] and [M → M'] imply [⋄ ⊢ M' : A]. *)
+(** Informal proof: a step is a head step in an evaluation context; the
+    plugging lemma ([fill_ectx_typed]) gives the type of the redex and lets
+    a term of the same type be put back. *)
 Lemma step_tm_preservation M M' A :
   typed_tm [] M A -> step_tm M M' -> typed_tm [] M' A.
 Proof.

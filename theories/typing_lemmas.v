@@ -24,6 +24,9 @@ Proof. intros Hξ [|x] B Hx; simpl in *; auto. Qed.
 Lemma ren_ok_shift Γ A : ren_ok S Γ (A :: Γ).
 Proof. intros x B Hx. exact Hx. Qed.
 
+(** Renaming.  Informal proof: by induction on the typing derivation; a
+    variable keeps its type by [ren_ok]; under the binder of [let] and [rd]
+    the renaming is lifted ([ren_ok_up]). *)
 Lemma typed_tm_ren Γ M A :
   typed_tm Γ M A -> forall ξ Γ', ren_ok ξ Γ Γ' -> typed_tm Γ' (ren_tm ξ M) A.
 Proof.
@@ -53,6 +56,10 @@ Proof.
   replace (length Γ0 + x - length Γ0) with x by lia. exact Hx.
 Qed.
 
+(** Renaming of commands.  Informal proof: by induction on the typing
+    derivation; the terms of [⌊M⌋], [Op(M)] and the argument of
+    [rev handle] are renamed by [typed_tm_ren]; the body of a [rev handle]
+    and its handler are closed, so they are left as they are. *)
 Lemma typed_cmd_ren Δ P A :
   typed_cmd Δ P A -> forall ξ Δ', ren_ok ξ Δ Δ' -> typed_cmd Δ' (ren_cmd ξ P) A.
 Proof.
@@ -84,6 +91,10 @@ Proof.
   - apply typed_tm_shift. auto.
 Qed.
 
+(** Substitution.  Informal proof: by induction on the typing derivation;
+    a variable is sent to a term of its type by [subst_ok]; under a binder
+    the substitution is lifted, which needs weakening of the substituted
+    terms ([subst_ok_up], by [typed_tm_shift]). *)
 Lemma typed_tm_subst Γ M A :
   typed_tm Γ M A -> forall σ Γ', subst_ok σ Γ Γ' -> typed_tm Γ' (subst_tm σ M) A.
 Proof.
@@ -101,6 +112,9 @@ Proof.
     econstructor; eauto using subst_ok_up.
 Qed.
 
+(** Substitution into commands, as for renaming: terms by
+    [typed_tm_subst], the let body under the lifted substitution, and
+    neither a [rev handle] body nor a handler is entered. *)
 Lemma typed_cmd_subst Δ P A :
   typed_cmd Δ P A -> forall σ Δ', subst_ok σ Δ Δ' -> typed_cmd Δ' (subst_cmd σ P) A.
 Proof.
