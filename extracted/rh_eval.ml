@@ -221,6 +221,9 @@ let lookup_var vars x =
   let rec go i = function [] -> None | y :: ys -> if y = x then Some i else go (i + 1) ys in
   go 0 vars
 
+(* Every reader below works left to right (explicit lets: OCaml evaluates
+   constructor arguments in no specified order), so the first error
+   reported is the first in the text. *)
 let rec tm_of dc vars d s =
   check_depth d;
   let tm = tm_of dc vars (d + 1) in
@@ -229,13 +232,15 @@ let rec tm_of dc vars d s =
       match lookup_var vars x with
       | Some i -> C.Var i
       | None -> bad "unbound" ("unbound variable " ^ x ^ " (a rev handle body and a handler clause see only their own binders)"))
-  | S.List (S.Atom "const" :: xs) -> C.Const (C.mk_const (List.length xs) (List.map float_of xs))
-  | S.List [ S.Atom "app"; f; m ] -> C.App (fsym_of (d + 1) f, tm m)
-  | S.List [ S.Atom "add"; a; b ] -> C.Add (tm a, tm b)
+  | S.List (S.Atom "const" :: xs) -> let v = List.map float_of xs in C.Const (C.mk_const (List.length xs) v)
+  | S.List [ S.Atom "app"; f; m ] -> let f = fsym_of (d + 1) f in let m = tm m in C.App (f, m)
+  | S.List [ S.Atom "add"; a; b ] -> let a = tm a in let b = tm b in C.Add (a, b)
   | S.List (S.Atom "tuple" :: ms) -> C.Tuple (List.map tm ms)
-  | S.List [ S.Atom "proj"; i; m ] -> C.Proj (nat_of i, tm m)
-  | S.List [ S.Atom "let"; x; m; n ] -> C.Let (tm m, tm_of dc (name_of x :: vars) (d + 1) n)
-  | S.List [ S.Atom "rd"; m; x; n; l ] -> C.Rd (tm m, tm_of dc (name_of x :: vars) (d + 1) n, tm l)
+  | S.List [ S.Atom "proj"; i; m ] -> let i = nat_of i in let m = tm m in C.Proj (i, m)
+  | S.List [ S.Atom "let"; x; m; n ] ->
+      let x = name_of x in let m = tm m in C.Let (m, tm_of dc (x :: vars) (d + 1) n)
+  | S.List [ S.Atom "rd"; m; x; n; l ] ->
+      let m = tm m in let x = name_of x in let n = tm_of dc (x :: vars) (d + 1) n in let l = tm l in C.Rd (m, n, l)
   | _ -> bad "syntax" ("not a term: " ^ to_line s)
 
 let loc_of dc s =
@@ -255,27 +260,36 @@ let rec cmd_of dc vars d s =
   let tm = tm_of dc vars (d + 1) and cmd = cmd_of dc vars (d + 1) in
   match s with
   | S.List [ S.Atom "ret"; m ] -> C.Ret (tm m)
-  | S.List [ S.Atom "op"; o; m ] -> C.Op (opsym_of dc o, tm m)
-  | S.List [ S.Atom "let"; x; p; q ] -> C.CLet (cmd p, cmd_of dc (name_of x :: vars) (d + 1) q)
+  | S.List [ S.Atom "op"; o; m ] -> let o = opsym_of dc o in let m = tm m in C.Op (o, m)
+  | S.List [ S.Atom "let"; x; p; q ] ->
+      let x = name_of x in let p = cmd p in C.CLet (p, cmd_of dc (x :: vars) (d + 1) q)
   | S.List [ S.Atom "revhandle"; m; S.List xs; r; h ] ->
-      C.RevHandle (tm m, cmd_of dc (List.map name_of xs) (d + 1) r, handler_of dc (d + 1) h)
+      let m = tm m in
+      let xs = List.map name_of xs in
+      let r = cmd_of dc xs (d + 1) r in
+      C.RevHandle (m, r, handler_of dc (d + 1) h)
   | _ -> bad "syntax" ("not a command: " ^ to_line s)
 
 and handler_of dc d s =
   check_depth d;
   match s with
   | S.List (S.Atom "handler" :: S.List [ S.Atom "return"; x; p ] :: cls) ->
+      let x = name_of x in
+      let p = cmd_of dc [ x ] (d + 1) p in
       let clause = function
         | S.List [ S.Atom "clause"; o; dty; S.List [ x; qf ]; S.List [ y; z; qb ] ] ->
-            ( opsym_of dc o, ty_of (d + 1) dty,
-              cmd_of dc [ name_of x ] (d + 1) qf,
-              cmd_of dc [ name_of y; name_of z ] (d + 1) qb )
+            let o = opsym_of dc o in
+            let dty = ty_of (d + 1) dty in
+            let x = name_of x in
+            let qf = cmd_of dc [ x ] (d + 1) qf in
+            let y = name_of y in
+            let z = name_of z in
+            let qb = cmd_of dc [ y; z ] (d + 1) qb in
+            (o, dty, qf, qb)
         | c -> bad "syntax" ("not a handler clause: " ^ to_line c)
       in
       let cls = List.map clause cls in
-      C.Handler
-        ( cmd_of dc [ name_of x ] (d + 1) p,
-          List.fold_right (fun (o, dty, qf, qb) rest -> C.CCons (o, dty, qf, qb, rest)) cls C.CNil )
+      C.Handler (p, List.fold_right (fun (o, dty, qf, qb) rest -> C.CCons (o, dty, qf, qb, rest)) cls C.CNil)
   | _ -> bad "syntax" ("not a handler: " ^ to_line s)
 
 type program = { dc : decls; main : C.cmd; heap : C.heap; fuel : int option }
@@ -303,7 +317,7 @@ let program_of s =
   let ops =
     List.map
       (function
-        | S.List [ S.Atom o; a; b ] -> (o, (ty_of 1 a, ty_of 1 b))
+        | S.List [ S.Atom o; a; b ] -> let a = ty_of 1 a in let b = ty_of 1 b in (o, (a, b))
         | s -> bad "syntax" ("an operation is declared as (NAME COARITY ARITY), found " ^ to_line s))
       (Option.value ~default:[] (field "ops"))
   in

@@ -1,8 +1,91 @@
 """RevHandlers: reverse handlers for arrows (Sanada, Hoshino, Hirai, Katsumata, ICFP 2026).
 
-The calculus is mechanized in Coq under ``theories/``; this package holds the
-Python side.  :mod:`revhandlers.coq` locates the compiled theories and runs Coq
-on files that use them.
+The calculus is mechanized in Coq under ``theories/`` and its evaluator is
+extracted from the verified definitions (``rh-eval``).  This package gives
+the language to Python::
+
+    import revhandlers as rh
+    prog = rh.load("examples/one_layer.rh")       # surface syntax or S-expression
+    rh.check(prog)                                 # its type, or a TypeCheckError naming the Coq rule
+    res = rh.run(prog)                             # through the verified evaluator
+    ref = rh.run(prog, engine="reference")         # through the independent numpy reference
+    res.value, res.heap["l"]
+
+Modules: :mod:`~revhandlers.ast` (one dataclass per Coq constructor),
+:mod:`~revhandlers.sexp` (the S-expression format of ``rh-eval``),
+:mod:`~revhandlers.surface` (``.rh`` files), :mod:`~revhandlers.typecheck`
+(mirror of the Coq checker), :mod:`~revhandlers.reference` (numpy
+reference semantics), :mod:`~revhandlers.evaluator` (the ``rh-eval``
+process).
 """
 
+from __future__ import annotations
+
+from pathlib import Path
+
+from .ast import Program
+from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
+from .sexp import Result
+
 __version__ = "0.1.0"
+
+__all__ = ["load", "parse", "check", "run", "trace", "Program", "Result", "RevHandlersError",
+           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__"]
+
+ENGINES = ("verified", "reference")
+
+
+def parse(text: str) -> Program:
+    """A program from text: an S-expression ``(program …)`` or the surface
+    syntax."""
+    from . import sexp, surface
+    stripped = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).lstrip()
+    if stripped.startswith("(program"):
+        return sexp.parse_program(text)
+    return surface.parse(text)
+
+
+def load(path: str | Path) -> Program:
+    """A program from a ``.rh`` (surface) or ``.sexp`` file."""
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise BadInput("io", str(e)) from None
+    return parse(text)
+
+
+def _program(p) -> Program:
+    return p if isinstance(p, Program) else load(p)
+
+
+def check(program, engine: str = "verified"):
+    """The type of the main command; raises :class:`TypeCheckError` (with the
+    Coq rule) or :class:`BadInput`."""
+    prog = _program(program)
+    if engine == "reference":
+        from .typecheck import check_program
+        return check_program(prog)
+    from .evaluator import default_evaluator
+    return default_evaluator().check(prog)
+
+
+def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
+    """Run a program; ``heap`` (location -> array) updates its initial heap.
+    ``engine`` is ``"verified"`` (the extracted evaluator) or ``"reference"``
+    (the numpy reference semantics)."""
+    prog = _program(program)
+    if engine == "reference":
+        from .reference import run_reference
+        return run_reference(prog, heap)
+    if engine != "verified":
+        raise ValueError(f"engine must be one of {ENGINES}")
+    from .evaluator import default_evaluator, with_heap
+    return default_evaluator().run(with_heap(prog, heap))
+
+
+def trace(program, heap: dict | None = None):
+    """Every configuration of the verified evaluator's run, as S-expression
+    lines ``(step N (heap …) (cmd …))``, and the result."""
+    prog = _program(program)
+    from .evaluator import default_evaluator, with_heap
+    return default_evaluator().trace(with_heap(prog, heap))

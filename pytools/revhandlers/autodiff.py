@@ -1,0 +1,307 @@
+"""A small reverse-mode automatic differentiation over numpy, for the
+reference semantics (:mod:`revhandlers.reference`).
+
+Values are 1-D float64 arrays held by :class:`Node` objects that remember
+how they were computed.  :func:`grad` walks the graph backwards from seed
+cotangents and *records* what it computes, so a gradient can be
+differentiated again (reverse over reverse), which nested ``rd`` terms and
+nested ``rev handle`` need.
+
+Every edge may carry a *level*: :func:`grad` at level ``λ`` does not cross
+edges of level ``λ``.  A ``rev handle`` (or an ``rd``) at level ``λ`` marks
+its inputs, and the results of the operations it handles, with such edges:
+to it they are independent variables, while every enclosing level still
+sees how they were computed.
+
+The vector–Jacobian products below are written from the mathematical
+definitions of the primitives, independently of the Coq formulas of
+``theories/instance.v``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable
+
+import numpy as np
+
+from .errors import RuntimeFailure
+
+
+class Node:
+    __slots__ = ("value", "parents")
+
+    def __init__(self, value: np.ndarray, parents: tuple = ()):
+        self.value = value
+        #: (parent, vjp, level): vjp maps this node's cotangent to the parent's
+        self.parents = parents
+
+    def __repr__(self):  # pragma: no cover
+        return f"Node({self.value!r})"
+
+
+_levels = itertools.count(1)
+
+
+def fresh_level() -> int:
+    return next(_levels)
+
+
+def const(v) -> Node:
+    return Node(np.asarray(v, dtype=float).reshape(-1))
+
+
+def zeros(n: int) -> Node:
+    return Node(np.zeros(n))
+
+
+def cut(x: Node, level: int) -> Node:
+    """``x`` as an independent variable at ``level``."""
+    return Node(x.value, ((x, lambda g: g, level),))
+
+
+def _op(value, *parents) -> Node:
+    return Node(value, tuple((p, vjp, None) for p, vjp in parents))
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def add(a: Node, b: Node) -> Node:
+    return _op(a.value + b.value, (a, lambda g: g), (b, lambda g: g))
+
+
+def neg(a: Node) -> Node:
+    return _op(-a.value, (a, neg))
+
+
+def sub(a: Node, b: Node) -> Node:
+    return _op(a.value - b.value, (a, lambda g: g), (b, neg))
+
+
+def mul(a: Node, b: Node) -> Node:
+    return _op(a.value * b.value, (a, lambda g: mul(g, b)), (b, lambda g: mul(g, a)))
+
+
+def vsum(a: Node) -> Node:
+    n = a.value.size
+    return _op(np.array([a.value.sum()]), (a, lambda g: bcast(g, n)))
+
+
+def bcast(a: Node, n: int) -> Node:
+    return _op(np.full(n, a.value[0]), (a, vsum))
+
+
+def scale(a: Node, v: Node) -> Node:
+    """``a · v`` for ``a : Real(1)``."""
+    return _op(a.value[0] * v.value, (a, lambda g: vsum(mul(g, v))), (v, lambda g: scale(a, g)))
+
+
+# ----------------------------------------------------------------- matrices
+
+def matmul(m: int, n: int, k: int, a: Node, b: Node) -> Node:
+    val = (a.value.reshape(m, n) @ b.value.reshape(n, k)).reshape(-1)
+    return _op(val,
+               (a, lambda g: matmul(m, k, n, g, transpose(n, k, b))),
+               (b, lambda g: matmul(n, m, k, transpose(m, n, a), g)))
+
+
+def transpose(m: int, n: int, a: Node) -> Node:
+    return _op(a.value.reshape(m, n).T.reshape(-1), (a, lambda g: transpose(n, m, g)))
+
+
+# ------------------------------------------------------------------ swish
+
+def _sig(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _swish_derivs(x, order):
+    s = _sig(x)
+    d1 = s * (1 - s)                      # σ'
+    d2 = d1 * (1 - 2 * s)                 # σ''
+    d3 = d1 * (1 - 6 * s + 6 * s * s)     # σ'''
+    d4 = d1 * (1 - 14 * s + 36 * s ** 2 - 24 * s ** 3)
+    # (x σ)^(k) = x σ^(k) + k σ^(k−1)
+    sig = [s, d1, d2, d3, d4]
+    return x * sig[order] + order * sig[order - 1] if order > 0 else x * s
+
+
+def swish_deriv(order: int, x: Node) -> Node:
+    """The ``order``-th derivative of ``swish``, elementwise."""
+    if order > 3:
+        raise RuntimeFailure("ev-undefined", "the reference differentiates swish at most four times")
+    val = _swish_derivs(x.value, order)
+    return _op(val, (x, lambda g: mul(g, swish_deriv(order + 1, x))))
+
+
+# ----------------------------------------------------------- other primitives
+
+def round_(x: Node) -> Node:
+    n = x.value.size
+    return _op(np.sign(x.value) * np.floor(np.abs(x.value) + 0.5), (x, lambda g: zeros(n)))
+
+
+def pad(c: int, n: int, m: int, x: Node) -> Node:
+    ch = x.value.reshape(c, n)
+    out = np.zeros((c, m))
+    k = min(n, m)
+    out[:, :k] = ch[:, :k]
+    return _op(out.reshape(-1), (x, lambda g: pad(c, m, n, g)))
+
+
+def _upscale_index(n: int, m: int) -> np.ndarray:
+    return (np.arange(m) * n) // m
+
+
+def upscale(c: int, n: int, m: int, x: Node) -> Node:
+    idx = _upscale_index(n, m)
+    return _op(x.value.reshape(c, n)[:, idx].reshape(-1), (x, lambda g: upscale_adj(c, n, m, g)))
+
+
+def upscale_adj(c: int, n: int, m: int, g: Node) -> Node:
+    idx = _upscale_index(n, m)
+    out = np.zeros((c, n))
+    gs = g.value.reshape(c, m)
+    for t in range(m):
+        out[:, idx[t]] += gs[:, t]
+    return _op(out.reshape(-1), (g, lambda h: upscale(c, n, m, h)))
+
+
+def slice_(x: Node, lo: int, hi: int) -> Node:
+    total = x.value.size
+    return _op(x.value[lo:hi].copy(), (x, lambda g: embed(g, lo, total)))
+
+
+def embed(x: Node, lo: int, total: int) -> Node:
+    out = np.zeros(total)
+    out[lo:lo + x.value.size] = x.value
+    hi = lo + x.value.size
+    return _op(out, (x, lambda g: slice_(g, lo, hi)))
+
+
+def concat(x: Node, y: Node) -> Node:
+    nx, total = x.value.size, x.value.size + y.value.size
+    return _op(np.concatenate([x.value, y.value]),
+               (x, lambda g: slice_(g, 0, nx)), (y, lambda g: slice_(g, nx, total)))
+
+
+def _conv(c, c2, n, m, k, x):
+    kk = k.reshape(c2, c, m)
+    xs = x.reshape(c, n)
+    L = n - m + 1
+    windows = np.stack([xs[:, t:t + m] for t in range(L)], axis=0)   # L × c × m
+    return np.einsum("oij,tij->ot", kk, windows).reshape(-1)
+
+
+def _conv_dk(c, c2, n, m, g, x):
+    L = n - m + 1
+    gs = g.reshape(c2, L)
+    xs = x.reshape(c, n)
+    return np.stack([np.stack([[gs[o] @ xs[i, j:j + L] for j in range(m)] for i in range(c)])
+                     for o in range(c2)]).reshape(-1)
+
+
+def _conv_dx(c, c2, n, m, k, g):
+    L = n - m + 1
+    kk = k.reshape(c2, c, m)
+    gs = g.reshape(c2, L)
+    out = np.zeros((c, n))
+    for t in range(L):
+        out[:, t:t + m] += np.einsum("o,oij->ij", gs[:, t], kk)
+    return out.reshape(-1)
+
+
+def conv1d(c, c2, n, m, k: Node, x: Node) -> Node:
+    return _op(_conv(c, c2, n, m, k.value, x.value),
+               (k, lambda g: conv1d_dk(c, c2, n, m, g, x)),
+               (x, lambda g: conv1d_dx(c, c2, n, m, k, g)))
+
+
+def conv1d_dk(c, c2, n, m, g: Node, x: Node) -> Node:
+    return _op(_conv_dk(c, c2, n, m, g.value, x.value),
+               (g, lambda h: conv1d(c, c2, n, m, h, x)),
+               (x, lambda h: conv1d_dx(c, c2, n, m, h, g)))
+
+
+def conv1d_dx(c, c2, n, m, k: Node, g: Node) -> Node:
+    return _op(_conv_dx(c, c2, n, m, k.value, g.value),
+               (k, lambda h: conv1d_dk(c, c2, n, m, g, h)),
+               (g, lambda h: conv1d(c, c2, n, m, k, h)))
+
+
+def _argmax_positions(c: int, n: int, m: int, x: np.ndarray) -> np.ndarray:
+    xs = x.reshape(c, n)
+    pos = []
+    for ch in range(c):
+        for lo in range(0, n, m):
+            w = xs[ch, lo:lo + m]
+            pos.append(ch * n + lo + int(np.argmax(w)))   # first maximum
+    return np.array(pos, dtype=int)
+
+
+def maxpool(c: int, n: int, m: int, x: Node) -> Node:
+    sel = _argmax_positions(c, n, m, x.value)
+    size = x.value.size
+    return _op(x.value[sel], (x, lambda g: route(sel, size, g)))
+
+
+def route(sel: np.ndarray, size: int, g: Node) -> Node:
+    out = np.zeros(size)
+    np.add.at(out, sel, g.value)
+    return _op(out, (g, lambda h: gather(sel, size, h)))
+
+
+def gather(sel: np.ndarray, size: int, x: Node) -> Node:
+    return _op(x.value[sel], (x, lambda g: route(sel, size, g)))
+
+
+# --------------------------------------------------------------------- grad
+
+def _topo(roots: list[Node], level: int) -> list[Node]:
+    """Nodes reachable backwards from ``roots`` without crossing an edge of
+    ``level``, each after all the nodes it feeds (iterative DFS)."""
+    seen: set[int] = set()
+    order: list[Node] = []
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.parents))]
+        while stack:
+            node, it = stack[-1]
+            for parent, _vjp, lvl in it:
+                if lvl == level or id(parent) in seen:
+                    continue
+                seen.add(id(parent))
+                stack.append((parent, iter(parent.parents)))
+                break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int) -> list[Node]:
+    """Cotangents of ``targets`` given cotangents of the ``seeds`` nodes,
+    not crossing edges of ``level``; the result is itself a graph."""
+    cot: dict[int, Node] = {}
+
+    def acc(node: Node, g: Node) -> None:
+        prev = cot.get(id(node))
+        cot[id(node)] = g if prev is None else add(prev, g)
+
+    for node, g in seeds:
+        acc(node, g)
+    order = _topo([n for n, _ in seeds], level)
+    for node in reversed(order):
+        g = cot.get(id(node))
+        if g is None:
+            continue
+        for parent, vjp, lvl in node.parents:
+            if lvl == level:
+                continue
+            acc(parent, vjp(g))
+    return [cot.get(id(t), zeros(t.value.size)) for t in targets]
+
+
+Fn = Callable[..., Node]

@@ -1,0 +1,96 @@
+"""The verified evaluator from Python: one long-lived ``rh-eval --serve``
+process, reused across calls, answering one request per line."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import threading
+from dataclasses import replace
+
+import numpy as np
+
+from .ast import Program
+from .errors import RevHandlersError
+from .paths import rh_eval_path
+from .sexp import Result, program_sexp, read_answer
+
+
+class EvaluatorNotBuilt(RevHandlersError):
+    def __init__(self, path):
+        super().__init__("io", f"{path} does not exist: run `make build` first")
+        self.exit_code = 2
+
+
+class VerifiedEvaluator:
+    """A ``rh-eval --serve`` process.  Thread-safe; restarted if it dies."""
+
+    def __init__(self, path: str | os.PathLike | None = None, fuel: int | None = None):
+        self.path = str(path or rh_eval_path())
+        self.fuel = fuel
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen:
+        if not os.path.exists(self.path):
+            raise EvaluatorNotBuilt(self.path)
+        args = [self.path, "--serve"] + (["--fuel", str(self.fuel)] if self.fuel is not None else [])
+        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def request(self, line: str) -> str:
+        """Send one request line, return the answer line."""
+        if "\n" in line:
+            raise ValueError("a request is one line")
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._proc = self._start()
+            assert self._proc.stdin and self._proc.stdout
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+            answer = self._proc.stdout.readline()
+        if not answer:
+            raise RevHandlersError("internal", "rh-eval stopped without answering")
+        return answer
+
+    def close(self) -> None:
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                self._proc.stdin.close()
+                try:
+                    self._proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:  # pragma: no cover
+                    self._proc.kill()
+            self._proc = None
+
+    # ------------------------------------------------------------- API
+    def run(self, prog: Program) -> Result:
+        return read_answer(self.request(f"(run {program_sexp(prog)})"))
+
+    def check(self, prog: Program):
+        return read_answer(self.request(f"(check {program_sexp(prog)})"))
+
+    def trace(self, prog: Program):
+        return read_answer(self.request(f"(trace {program_sexp(prog)})"))
+
+
+_default: VerifiedEvaluator | None = None
+
+
+def default_evaluator() -> VerifiedEvaluator:
+    global _default
+    if _default is None:
+        _default = VerifiedEvaluator()
+        atexit.register(_default.close)
+    return _default
+
+
+def with_heap(prog: Program, heap: dict | None) -> Program:
+    """``prog`` with its initial heap updated by ``heap`` (name -> array)."""
+    if not heap:
+        return prog
+    entries = dict(prog.heap)
+    for name, values in heap.items():
+        entries[name] = tuple(float(x) for x in np.asarray(values, dtype=float).reshape(-1))
+    order = [d.name for d in prog.locs if d.name in entries] + [n for n in entries if prog.loc_decl(n) is None]
+    return replace(prog, heap=tuple((n, entries[n]) for n in order))

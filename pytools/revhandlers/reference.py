@@ -1,0 +1,251 @@
+"""An independent reference semantics in numpy.
+
+It shares with the verified evaluator only the meaning of the primitive
+functions (their forward maps); everything else is computed another way:
+
+* terms are evaluated directly (no small steps, no substitution);
+* ``M.rd(x.N)(L)`` and ``rd[f]`` are computed by this module's own
+  reverse-mode differentiation (:mod:`revhandlers.autodiff`, a tape over
+  numpy, differentiable again for nested ``rd``), not by the rewriting
+  ``W.R_V(x.N)``; the vector–Jacobian products of the primitives are written
+  from their definitions, not from the Coq formulas of ``rd[f]`` and
+  ``rd[rd[f]]``;
+* ``rev handle(V)<x⃗>.R with H`` runs as a continuation transformation, not
+  by the ``RH`` rewriting: ``R`` runs forward, each operation it performs
+  running its forward clause ``Q^f`` (outside ``H``); the return clause
+  ``P`` gives the cotangent of the result; then, from the last operation
+  to the first, the cotangent of the operation's result is the gradient of
+  what follows, its backward clause ``Q^b`` turns it into the cotangent of
+  the operation's input, and the cotangents of the inputs ``x⃗`` are summed;
+* the heap is a mapping from locations to numpy arrays.
+
+The program is first validated and type-checked by
+:mod:`revhandlers.typecheck`, so bad input fails as in ``rh-eval``.  Like
+the executable instance, ``Ev`` of ``rd[rd[rd[f]]]`` is undefined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import autodiff as ad
+from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym,
+                  OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty, Var)
+from .errors import RuntimeFailure
+from .prims import fsym_dom
+from .sexp import Result
+from .typecheck import check_program, coar
+
+MAX_RD_LEVEL = 2
+
+
+# --------------------------------------------------------------- values
+
+def leaves(v) -> list[ad.Node]:
+    if isinstance(v, ad.Node):
+        return [v]
+    return [leaf for x in v for leaf in leaves(x)]
+
+
+def rebuild(like, flat: list[ad.Node]):
+    it = iter(flat)
+
+    def go(s):
+        if isinstance(s, ad.Node):
+            return next(it)
+        return tuple(go(x) for x in s)
+
+    return go(like)
+
+
+def cut_value(v, level: int):
+    return rebuild(v, [ad.cut(n, level) for n in leaves(v)])
+
+
+def zero_of(t: Ty):
+    if isinstance(t, TBase):
+        return ad.zeros(t.n)
+    return tuple(zero_of(a) for a in t.items)
+
+
+def numpy_value(v):
+    if isinstance(v, ad.Node):
+        return v.value.copy()
+    return tuple(numpy_value(x) for x in v)
+
+
+def grad_value(seeds: list[tuple[object, object]], target, level: int):
+    """Cotangent of the structured value ``target`` from structured seeds."""
+    pairs = [(n, g) for out, cot in seeds for n, g in zip(leaves(out), leaves(cot))]
+    return rebuild(target, ad.grad(pairs, leaves(target), level))
+
+
+# --------------------------------------------------------------- primitives
+
+def prim_forward(f: FSym, xs: list[ad.Node]) -> ad.Node:
+    p, a = f.prim, f.prim.params
+    match p.name:
+        case "swish":
+            return ad.swish_deriv(0, xs[0])
+        case "smul":
+            return ad.scale(xs[0], xs[1])
+        case "sub":
+            return ad.sub(xs[0], xs[1])
+        case "matmul":
+            return ad.matmul(*a, xs[0], xs[1])
+        case "transpose":
+            return ad.transpose(*a, xs[0])
+        case "round":
+            return ad.round_(xs[0])
+        case "pad":
+            return ad.pad(*a, xs[0])
+        case "upscale":
+            return ad.upscale(*a, xs[0])
+        case "concat":
+            return ad.concat(xs[0], xs[1])
+        case "conv1d":
+            return ad.conv1d(*a, xs[0], xs[1])
+        case "maxpool":
+            return ad.maxpool(*a, xs[0])
+    raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
+
+
+def apply_fsym(f: FSym, v):
+    """``Ev(rd^k[p], v)``: the forward map for ``k = 0``, else the VJP of the
+    level below, by the reference's own differentiation."""
+    if f.k > MAX_RD_LEVEL:
+        raise RuntimeFailure("ev-undefined", f"Ev is undefined on rd^{f.k}[{f.prim.name}]")
+    if f.k == 0:
+        return prim_forward(f, leaves(v))
+    point, cotangent = v
+    level = ad.fresh_level()
+    x = cut_value(point, level)
+    out = apply_fsym(FSym(f.k - 1, f.prim), x)
+    return grad_value([(out, cotangent)], x, level)
+
+
+# ------------------------------------------------------------------ terms
+
+def eval_tm(m: Tm, env: dict):
+    match m:
+        case Var(x):
+            return env[x]
+        case Const(values):
+            return ad.const(values)
+        case App(f, arg):
+            return apply_fsym(f, eval_tm(arg, env))
+        case Add(a, b):
+            return ad.add(eval_tm(a, env), eval_tm(b, env))
+        case Tuple(items):
+            return tuple(eval_tm(x, env) for x in items)
+        case Proj(i, arg):
+            return eval_tm(arg, env)[i]
+        case Let(x, bound, body):
+            return eval_tm(body, {**env, x: eval_tm(bound, env)})
+        case Rd(cot, x, body, point):
+            c = eval_tm(cot, env)
+            p = eval_tm(point, env)
+            level = ad.fresh_level()
+            px = cut_value(p, level)
+            out = eval_tm(body, {**env, x: px})
+            return grad_value([(out, c)], px, level)
+    raise TypeError(f"not a term: {m!r}")
+
+
+# --------------------------------------------------------------- commands
+
+@dataclass
+class _Record:
+    op: OpSym
+    arg: object        # the operation's input (a traced value)
+    result: object     # its result, an independent variable at the handler's level
+    residual: object   # z, from the forward clause
+    clause: CCons | None
+
+
+@dataclass
+class _Frame:
+    handler: Handler
+    parent: "_Frame | None"
+    level: int
+    records: list = field(default_factory=list)
+
+    def clause(self, o: OpSym) -> CCons | None:
+        return next((c for c in self.handler.clauses if c.op == o), None)
+
+
+class _Machine:
+    def __init__(self, prog: Program, heap: dict[str, np.ndarray]):
+        self.prog = prog
+        self.heap = heap
+
+    def perform(self, o: OpSym, v, frame: _Frame | None):
+        if frame is None:
+            match o:
+                case OpGet(loc):
+                    return ad.const(self.heap[loc])
+                case OpPut(loc):
+                    self.heap[loc] = ad.const(v.value).value.copy()
+                    return ad.zeros(0)
+                case OpUser(name):
+                    raise RuntimeFailure("unhandled-operation",
+                                         f"operation {name} is handled by no handler")
+        clause = frame.clause(o)
+        if clause is None:
+            # the default clause: perform the operation outside the handler,
+            # zero residual (Real(0)) and, backwards, a zero cotangent
+            y, z = self.perform(o, v, frame.parent), ad.zeros(0)
+        else:
+            out = self.exec(clause.fwd, {clause.x: v}, frame.parent)
+            y, z = out[0], out[1]
+        y = cut_value(y, frame.level)
+        frame.records.append(_Record(o, v, y, z, clause))
+        return y
+
+    def exec(self, p: Cmd, env: dict, frame: _Frame | None):
+        match p:
+            case Ret(m):
+                return eval_tm(m, env)
+            case Op(o, m):
+                return self.perform(o, eval_tm(m, env), frame)
+            case CLet(x, bound, body):
+                v = self.exec(bound, env, frame)
+                return self.exec(body, {**env, x: v}, frame)
+            case RevHandle(arg, xs, body, h):
+                return self.rev_handle(eval_tm(arg, env), xs, body, h, frame)
+        raise TypeError(f"not a command: {p!r}")
+
+    def rev_handle(self, v, xs, body: Cmd, h: Handler, outer: _Frame | None):
+        frame = _Frame(h, outer, ad.fresh_level())
+        inputs = tuple(cut_value(x, frame.level) for x in v)
+        # forward: R, each operation running its forward clause outside H
+        r = self.exec(body, dict(zip(xs, inputs)), frame)
+        # the return clause gives the cotangent of the result
+        seeds = [(r, self.exec(h.ret, {h.var: r}, outer))]
+        # backward: from the last operation to the first
+        for rec in reversed(frame.records):
+            ybar = grad_value(seeds, rec.result, frame.level)
+            if rec.clause is None:
+                xbar = zero_of(coar(rec.op, self.prog))
+            else:
+                c = rec.clause
+                xbar = self.exec(c.bwd, {c.y: ybar, c.z: rec.residual}, outer)
+            seeds.append((rec.arg, xbar))
+        # the cotangents of the inputs, summed over all contributions
+        return grad_value(seeds, inputs, frame.level)
+
+
+def run_reference(prog: Program, heap: dict[str, np.ndarray] | None = None) -> Result:
+    """Run ``prog`` (its heap, updated by ``heap``) in the reference
+    semantics: the result value and the final heap, as numpy arrays."""
+    check_program(prog)
+    state = {d.name: np.zeros(d.size) for d in prog.locs}
+    for name, values in prog.heap:
+        state[name] = np.array(values, dtype=float)
+    for name, values in (heap or {}).items():
+        state[name] = np.asarray(values, dtype=float).reshape(-1).copy()
+    machine = _Machine(prog, state)
+    value = machine.exec(prog.main, {}, None)
+    return Result(numpy_value(value), {d.name: state[d.name] for d in prog.locs}, None)

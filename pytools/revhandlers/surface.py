@@ -1,0 +1,420 @@
+"""The surface syntax of ``.rh`` files, close to the paper, in ASCII or
+Unicode, parsed with Lark; and a pretty-printer, with
+``parse(pretty(p)) == p``.
+
+A file is declarations followed by one command::
+
+    # one layer of the paper's §5.2
+    op FC : Real(2) ~> Real(3)            # or ▷
+    loc l :: (2, 3)
+    heap l = [1, 2, 3, 4, 5, 6]
+
+    rev handle(<[0.5, -1.0]>)<x>. FC(x) with {
+      return x -> [| smul[3](<[0.1], sub[3](<x, [1, 0, 0]>)>) |];
+      FC : (x -> let w <= Get[l]() in [| <matmul[3,2,1](<w, x>), <w, x>> |]
+          | y, z -> let u <= Put[l](sub[6](<proj_1(z), matmul[3,1,2](<y, transpose[2,1](proj_2(z))>)>)) in
+                    [| matmul[2,3,1](<transpose[3,2](proj_1(z)), y>) |])
+    }
+
+| construct | ASCII | Unicode |
+|---|---|---|
+| term let | ``let x <- M in N`` | ``let x ← M in N`` |
+| command let | ``let x <= P in Q`` | ``let x ⇐ P in Q`` |
+| return | ``[| M |]`` | ``⌊M⌋`` |
+| tuple | ``<M1, M2>`` | ``⟨M1, M2⟩`` |
+| clause arrow | ``->`` | ``↦`` or ``→`` |
+| operation type | ``A ~> B`` | ``A ▷ B`` |
+| product type | ``A * B`` | ``A × B`` |
+
+Constants are vectors ``[1.0, -2]`` (``[]`` is ``0 : Real(0)``); projections
+count from 1 as in the paper (``proj_1``); function symbols carry their
+parameters (``matmul[4,3,1](<w, x>)``, ``rd[swish[3]](<x, u>)``);
+``M.rd(x. N)(L)`` is the reverse derivative; ``Get[l]()``, ``Put[l](M)``.
+In a clause the residual type of ``z`` may be written (``y, z : D -> …``)
+or left to be inferred from the forward clause.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
+                  OpGet, OpPut, OpSym, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase,
+                  TProd, Tm, Tuple, Ty, Var)
+from .errors import BadInput, RevHandlersError
+from .prims import PRIMS
+
+GRAMMAR = r"""
+start: decl* cmd
+
+decl: "op" opname ":" ty OPARROW ty           -> op_decl
+    | "loc" NAME "::" "(" [INT ("," INT)*] ")"  -> loc_decl
+    | "heap" NAME "=" vector                   -> heap_decl
+    | "fuel" INT                               -> fuel_decl
+
+?ty: prodty
+?prodty: aty | aty (TIMES aty)+                -> tprod_infix
+?aty: "Real" "(" INT ")"                       -> treal
+    | "Prod" "(" [ty ("," ty)*] ")"            -> tprod
+    | "(" ty ")"
+
+?cmd: "let" NAME CLARROW cmd "in" cmd          -> clet
+    | "rev" "handle" "(" term ")" TUPL [NAME ("," NAME)*] TUPR "." cmd "with" handler -> revhandle
+    | acmd
+
+?acmd: RETL term RETR                          -> ret
+    | "Get" "[" NAME "]" "(" [term] ")"        -> get
+    | "Put" "[" NAME "]" "(" term ")"          -> put
+    | opname "(" term ")"                      -> op
+    | "(" cmd ")"
+
+handler: "{" "return" NAME ARROW cmd (";" clause)* [";"] "}"
+clause: opref ":" "(" NAME ARROW cmd "|" NAME "," NAME [":" ty] ARROW cmd ")"
+opref: "Get" "[" NAME "]"                      -> opget
+     | "Put" "[" NAME "]"                      -> opput
+     | opname                                  -> opuser
+opname: NAME ["[" NAME ("," NAME)* "]"]
+
+?term: "let" NAME TLARROW term "in" term       -> tlet
+     | sum
+?sum: postfix | sum "+" postfix                -> add
+?postfix: atom
+        | postfix "." "rd" "(" NAME "." term ")" "(" term ")" -> rd
+?atom: NAME                                    -> var
+     | vector                                  -> const
+     | TUPL [term ("," term)*] TUPR            -> tuple
+     | fsym "(" term ")"                       -> app
+     | PROJ "(" term ")"                       -> proj
+     | "(" term ")"
+vector: "[" [number ("," number)*] "]"
+number: SIGNED_NUMBER
+fsym: NAME "[" INT ("," INT)* "]"              -> prim
+    | "rd" "[" fsym "]"                        -> rdsym
+
+PROJ.2: /proj_[0-9]+/
+NAME: /(?!proj_[0-9])[A-Za-z_][A-Za-z0-9_']*/
+OPARROW: "~>" | "▷"
+TIMES: "*" | "×"
+CLARROW: "<=" | "⇐"
+TLARROW: "<-" | "←"
+ARROW: "->" | "↦" | "→"
+RETL: "[|" | "⌊"
+RETR: "|]" | "⌋"
+TUPL: "<" | "⟨"
+TUPR: ">" | "⟩"
+
+%import common.INT
+%import common.SIGNED_NUMBER
+%import common.WS
+COMMENT: /#[^\n]*/
+%ignore WS
+%ignore COMMENT
+"""
+
+_PARSER = Lark(GRAMMAR, parser="lalr", propagate_positions=False, maybe_placeholders=True)
+
+
+class _Build(Transformer):
+    # ---- declarations
+    def op_decl(self, a):
+        return ("op", OpDecl(a[0], a[1], a[3]))
+
+    def loc_decl(self, a):
+        return ("loc", LocDecl(str(a[0]), tuple(int(x) for x in a[1:] if x is not None)))
+
+    def heap_decl(self, a):
+        return ("heap", (str(a[0]), a[1]))
+
+    def fuel_decl(self, a):
+        return ("fuel", int(a[0]))
+
+    def start(self, a):
+        *decls, main = a
+        ops = tuple(d for k, d in decls if k == "op")
+        locs = tuple(d for k, d in decls if k == "loc")
+        heap = tuple(d for k, d in decls if k == "heap")
+        fuels = [d for k, d in decls if k == "fuel"]
+        return Program(main, ops, locs, heap, fuels[-1] if fuels else None)
+
+    # ---- types
+    def treal(self, a):
+        return TBase(int(a[0]))
+
+    def tprod(self, a):
+        return TProd(tuple(x for x in a if x is not None))
+
+    def tprod_infix(self, a):
+        return TProd(tuple(x for x in a if not isinstance(x, Token)))
+
+    # ---- commands
+    def clet(self, a):
+        return CLet(str(a[0]), a[2], a[3])
+
+    def revhandle(self, a):
+        arg, _l, *rest = a
+        names = []
+        i = 0
+        while isinstance(rest[i], Token) and rest[i].type == "NAME" or rest[i] is None:
+            if rest[i] is not None:
+                names.append(str(rest[i]))
+            i += 1
+        # rest[i] is TUPR
+        body, handler = rest[i + 1], rest[i + 2]
+        return RevHandle(arg, tuple(names), body, handler)
+
+    def ret(self, a):
+        return Ret(a[1])
+
+    def get(self, a):
+        return Op(OpGet(str(a[0])), a[1] if a[1] is not None else Const(()))
+
+    def put(self, a):
+        return Op(OpPut(str(a[0])), a[1])
+
+    def op(self, a):
+        return Op(OpUser(a[0]), a[1])
+
+    def handler(self, a):
+        var, _arrow, ret, *clauses = a
+        return Handler(str(var), ret, tuple(c for c in clauses if c is not None))
+
+    def clause(self, a):
+        op, x, _a1, fwd, y, z, residual, _a2, bwd = a
+        return (op, residual, str(x), fwd, str(y), str(z), bwd)
+
+    def opget(self, a):
+        return OpGet(str(a[0]))
+
+    def opput(self, a):
+        return OpPut(str(a[0]))
+
+    def opuser(self, a):
+        return OpUser(a[0])
+
+    def opname(self, a):
+        base, *idx = a
+        idx = [str(x) for x in idx if x is not None]
+        return str(base) + (f"[{','.join(idx)}]" if idx else "")
+
+    # ---- terms
+    def tlet(self, a):
+        return Let(str(a[0]), a[2], a[3])
+
+    def add(self, a):
+        return Add(a[0], a[1])
+
+    def rd(self, a):
+        return Rd(a[0], str(a[1]), a[2], a[3])
+
+    def var(self, a):
+        return Var(str(a[0]))
+
+    def const(self, a):
+        return Const(a[0])
+
+    def tuple(self, a):
+        return Tuple(tuple(x for x in a[1:-1] if x is not None))
+
+    def app(self, a):
+        return App(a[0], a[1])
+
+    def proj(self, a):
+        i = int(str(a[0])[len("proj_"):])
+        if i < 1:
+            raise BadInput("syntax", "projections count from 1: proj_1, proj_2, …")
+        return Proj(i - 1, a[1])
+
+    def vector(self, a):
+        return tuple(x for x in a if x is not None)
+
+    def number(self, a):
+        return float(a[0])
+
+    def prim(self, a):
+        name, *params = a
+        return FSym(0, Prim(str(name), tuple(int(p) for p in params)))
+
+    def rdsym(self, a):
+        return FSym(a[0].k + 1, a[0].prim)
+
+
+def _elaborate_residuals(prog: Program) -> Program:
+    """Fill in every clause's residual type that the text leaves out: the
+    second component of the forward clause's type."""
+    from dataclasses import replace
+
+    from .errors import TypeCheckError
+    from .typecheck import _cmd, _op, ar, check_cmd, coar, show_ty
+
+    def fix_cmd(p: Cmd) -> Cmd:
+        match p:
+            case CLet(x, b, body):
+                return CLet(x, fix_cmd(b), fix_cmd(body))
+            case RevHandle(arg, xs, body, h):
+                return RevHandle(arg, xs, fix_cmd(body), fix_handler(h))
+        return p
+
+    def fix_handler(h: Handler) -> Handler:
+        clauses = []
+        for c in h.clauses:
+            op, residual, x, fwd, y, z, bwd = c
+            fwd, bwd = fix_cmd(fwd), fix_cmd(bwd)
+            if residual is None:
+                _op(op, prog)
+                _cmd(fwd, (x,), prog, 1)
+                t = check_cmd(((x, coar(op, prog)),), fwd, prog)
+                if not (isinstance(t, TProd) and len(t.items) == 2):
+                    raise TypeCheckError("typed_clauses_cons", f"the forward clause of {op} has type {show_ty(t)}, "
+                                         f"expected {show_ty(ar(op, prog))} × D")
+                residual = t.items[1]
+            clauses.append(CCons(op, residual, x, fwd, y, z, bwd))
+        return Handler(h.var, fix_cmd(h.ret), tuple(clauses))
+
+    return replace(prog, main=fix_cmd(prog.main))
+
+
+def parse(text: str) -> Program:
+    """A program from its surface syntax; syntax errors name the line and
+    column.  Residual types left out are inferred (which may raise a type
+    error of the forward clause)."""
+    try:
+        prog = _Build().transform(_PARSER.parse(text))
+    except UnexpectedInput as e:
+        raise BadInput("parse", f"line {e.line}, column {e.column}: {_describe(e, text)}") from None
+    except VisitError as e:
+        if isinstance(e.orig_exc, RevHandlersError):
+            raise e.orig_exc from None
+        raise
+    return _elaborate_residuals(prog)
+
+
+def _describe(e: UnexpectedInput, text: str) -> str:
+    if isinstance(e, UnexpectedEOF):
+        return "unexpected end of input"
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type == "$END":
+            return "unexpected end of input"
+        expected = sorted(e.expected)[:8]
+        return f"unexpected {tok.value!r}; expected one of {', '.join(expected)}"
+    if isinstance(e, UnexpectedCharacters):
+        return f"unexpected character {text[e.pos_in_stream]!r}"
+    return str(e).splitlines()[0]
+
+
+# ------------------------------------------------------------ printing
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")
+
+
+def _num(x: float) -> str:
+    if not math.isfinite(x):
+        raise BadInput("number", f"{x} cannot be written in the surface syntax")
+    return repr(float(x))
+
+
+def pretty_ty(t: Ty, nested: bool = False) -> str:
+    if isinstance(t, TBase):
+        return f"Real({t.n})"
+    if len(t.items) < 2:
+        return "Prod(" + ", ".join(pretty_ty(a) for a in t.items) + ")"
+    s = " * ".join(pretty_ty(a, True) for a in t.items)
+    return f"({s})" if nested else s
+
+
+def pretty_fsym(f: FSym) -> str:
+    s = f"{f.prim.name}[{','.join(map(str, f.prim.params))}]"
+    for _ in range(f.k):
+        s = f"rd[{s}]"
+    return s
+
+
+def pretty_tm(m: Tm, level: int = 0) -> str:
+    """level 0: any term; 1: a sum operand on the left; 2: a postfix/atom."""
+    match m:
+        case Var(x):
+            return x
+        case Const(values):
+            return "[" + ", ".join(_num(v) for v in values) + "]"
+        case App(f, arg):
+            return f"{pretty_fsym(f)}({pretty_tm(arg)})"
+        case Tuple(items):
+            return "<" + ", ".join(pretty_tm(x) for x in items) + ">"
+        case Proj(i, arg):
+            return f"proj_{i + 1}({pretty_tm(arg)})"
+        case Add(a, b):
+            s = f"{pretty_tm(a, 1)} + {pretty_tm(b, 2)}"
+            return s if level <= 1 else f"({s})"
+        case Rd(cot, x, body, point):
+            return f"{pretty_tm(cot, 2)}.rd({x}. {pretty_tm(body)})({pretty_tm(point)})"
+        case Let(x, bound, body):
+            s = f"let {x} <- {pretty_tm(bound)} in {pretty_tm(body)}"
+            return s if level == 0 else f"({s})"
+    raise TypeError(f"not a term: {m!r}")
+
+
+def pretty_op(o: OpSym) -> str:
+    match o:
+        case OpUser(name):
+            return name
+        case OpGet(loc):
+            return f"Get[{loc}]"
+        case OpPut(loc):
+            return f"Put[{loc}]"
+    raise TypeError(f"not an operation: {o!r}")
+
+
+def pretty_cmd(p: Cmd, indent: int = 0) -> str:
+    pad = "  " * indent
+    match p:
+        case Ret(m):
+            return f"[| {pretty_tm(m)} |]"
+        case Op(OpGet(loc), Const(())):
+            return f"Get[{loc}]()"
+        case Op(o, m):
+            return f"{pretty_op(o)}({pretty_tm(m)})"
+        case CLet(x, bound, body):
+            return f"let {x} <= {pretty_cmd(bound, indent + 1)} in\n{pad}{pretty_cmd(body, indent)}"
+        case RevHandle(arg, xs, body, h):
+            inner = "  " * (indent + 1)
+            return (f"(rev handle({pretty_tm(arg)})<{', '.join(xs)}>.\n{inner}{pretty_cmd(body, indent + 1)}\n"
+                    f"{pad}with {pretty_handler(h, indent)})")
+    raise TypeError(f"not a command: {p!r}")
+
+
+def pretty_handler(h: Handler, indent: int = 0) -> str:
+    pad = "  " * (indent + 1)
+    parts = [f"{pad}return {h.var} -> {pretty_cmd(h.ret, indent + 2)}"]
+    for c in h.clauses:
+        parts.append(f"{pad}{pretty_op(c.op)} : ({c.x} -> {pretty_cmd(c.fwd, indent + 2)}\n"
+                     f"{pad}  | {c.y}, {c.z} : {pretty_ty(c.residual)} -> {pretty_cmd(c.bwd, indent + 2)})")
+    return "{\n" + ";\n".join(parts) + "\n" + "  " * indent + "}"
+
+
+def pretty(prog: Program) -> str:
+    """The program in the surface syntax (ASCII)."""
+    lines = []
+    for d in prog.ops:
+        lines.append(f"op {d.name} : {pretty_ty(d.coarity)} ~> {pretty_ty(d.arity)}")
+    for d in prog.locs:
+        lines.append(f"loc {d.name} :: ({', '.join(map(str, d.shape))})")
+    for name, values in prog.heap:
+        lines.append(f"heap {name} = [{', '.join(_num(v) for v in values)}]")
+    if prog.fuel is not None:
+        lines.append(f"fuel {prog.fuel}")
+    if lines:
+        lines.append("")
+    lines.append(pretty_cmd(prog.main))
+    return "\n".join(lines) + "\n"
+
+
+def is_printable_name(x: str) -> bool:
+    return bool(_NAME.match(x)) and x not in _KEYWORDS and not re.match(r"proj_[0-9]", x)
+
+
+_KEYWORDS = {"let", "in", "rev", "handle", "with", "return", "rd", "Get", "Put", "Real", "Prod",
+             "op", "loc", "heap", "fuel"}
