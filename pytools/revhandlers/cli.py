@@ -141,6 +141,10 @@ def main(argv: list[str] | None = None, out=None) -> int:
         return e.exit_code
 
 
+if __name__ == "__main__":  # python -m revhandlers.cli
+    sys.exit(main())
+
+
 def entry() -> None:  # console script
     try:
         code = main()

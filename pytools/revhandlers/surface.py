@@ -292,6 +292,19 @@ def parse(text: str) -> Program:
     return _elaborate_residuals(prog)
 
 
+def _terminal_text(name: str) -> str:
+    try:
+        pattern = _PARSER.get_terminal(name).pattern
+    except KeyError:
+        return name
+    if pattern.type == "str":
+        return repr(pattern.value)
+    return {"NAME": "a name", "INT": "a natural number", "SIGNED_NUMBER": "a number",
+            "PROJ": "proj_i", "RETR": "'|]'", "RETL": "'[|'", "TUPL": "'<'", "TUPR": "'>'",
+            "ARROW": "'->'", "CLARROW": "'<='", "TLARROW": "'<-'", "OPARROW": "'~>'",
+            "TIMES": "'*'"}.get(name, name.lower())
+
+
 def _describe(e: UnexpectedInput, text: str) -> str:
     if isinstance(e, UnexpectedEOF):
         return "unexpected end of input"
@@ -299,8 +312,8 @@ def _describe(e: UnexpectedInput, text: str) -> str:
         tok = e.token
         if tok.type == "$END":
             return "unexpected end of input"
-        expected = sorted(e.expected)[:8]
-        return f"unexpected {tok.value!r}; expected one of {', '.join(expected)}"
+        expected = sorted({_terminal_text(t) for t in e.expected})[:10]
+        return f"unexpected {tok.value!r}; expected one of {' '.join(expected)}"
     if isinstance(e, UnexpectedCharacters):
         return f"unexpected character {text[e.pos_in_stream]!r}"
     return str(e).splitlines()[0]
