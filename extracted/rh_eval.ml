@@ -34,7 +34,10 @@ let float_str f =
 
 (* ---------- printing ---------- *)
 
+(* Atoms with brackets or braces are quoted, so that every S-expression
+   reader (sexpdata too) reads them back as one atom. *)
 let rec to_line = function
+  | S.Atom a when String.exists (fun c -> c = '[' || c = ']' || c = '{' || c = '}') a -> Printf.sprintf "%S" a
   | S.Atom a -> S.to_string (S.Atom a)
   | S.List l -> "(" ^ String.concat " " (List.map to_line l) ^ ")"
 

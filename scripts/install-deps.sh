@@ -26,11 +26,11 @@ PY="${PY:-python3}"
 here="$(pwd -P)"
 if ! "$PY" - "$here" <<'PYEOF' 2>/dev/null
 import os, sys
-import pytest, hypothesis, numpy, sexpdata, lark  # noqa: F401
+import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch  # noqa: F401
 import revhandlers
 sys.exit(0 if os.path.realpath(revhandlers.__file__).startswith(sys.argv[1] + os.sep) else 1)
 PYEOF
 then
   echo "install-deps: installing the Python package (editable, with test extras)"
-  "$PY" -m pip install -q -e ".[test]"
+  "$PY" -m pip install -q -e ".[test,torch]"
 fi

@@ -35,23 +35,25 @@ __all__ = ["load", "parse", "check", "run", "trace", "Program", "Result", "RevHa
 ENGINES = ("verified", "reference")
 
 
-def parse(text: str) -> Program:
+def parse(text: str, params: dict[str, int] | None = None) -> Program:
     """A program from text: an S-expression ``(program …)`` or the surface
-    syntax."""
+    syntax (whose ``param`` declarations ``params`` overrides)."""
     from . import sexp, surface
     stripped = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).lstrip()
     if stripped.startswith("(program"):
+        if params:
+            raise BadInput("unbound", "an S-expression program has no parameters")
         return sexp.parse_program(text)
-    return surface.parse(text)
+    return surface.parse(text, params)
 
 
-def load(path: str | Path) -> Program:
+def load(path: str | Path, params: dict[str, int] | None = None) -> Program:
     """A program from a ``.rh`` (surface) or ``.sexp`` file."""
     try:
         text = Path(path).read_text()
     except OSError as e:
         raise BadInput("io", str(e)) from None
-    return parse(text)
+    return parse(text, params)
 
 
 def _program(p) -> Program:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,9 +30,15 @@ def fnum(x: float) -> str:
     return repr(x)
 
 
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")
+
+
 def _atom(name: str) -> str:
-    s = sexpdata.dumps(sexpdata.Symbol(name))
-    return s
+    """A name as an atom; quoted unless it is a plain identifier."""
+    if _PLAIN.match(name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
 
 
 def ty_sexp(t: Ty) -> str:
@@ -130,7 +137,7 @@ def _show(x) -> str:
 
 
 def _name(x) -> str:
-    s = _sym(x)
+    s = x.value() if isinstance(x, sexpdata.Symbol) else x if isinstance(x, str) else None
     if s is None:
         raise BadInput("syntax", f"expected a name, found {_show(x)}")
     return s
@@ -179,8 +186,8 @@ def read_fsym(s) -> FSym:
 
 
 def read_tm(s) -> Tm:
-    if isinstance(s, sexpdata.Symbol):
-        return Var(s.value())
+    if isinstance(s, (sexpdata.Symbol, str)):
+        return Var(_name(s))
     match _head(s):
         case "const":
             return Const(tuple(_num(x) for x in s[1:]))
@@ -200,8 +207,8 @@ def read_tm(s) -> Tm:
 
 
 def read_op(s) -> OpSym:
-    if isinstance(s, sexpdata.Symbol):
-        return OpUser(s.value())
+    if isinstance(s, (sexpdata.Symbol, str)):
+        return OpUser(_name(s))
     match _head(s):
         case "get" if len(s) == 2:
             return OpGet(_name(s[1]))

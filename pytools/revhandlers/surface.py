@@ -52,13 +52,21 @@ GRAMMAR = r"""
 start: decl* cmd
 
 decl: "op" opname ":" ty OPARROW ty           -> op_decl
-    | "loc" NAME "::" "(" [INT ("," INT)*] ")"  -> loc_decl
+    | "loc" NAME "::" "(" [nat ("," nat)*] ")"  -> loc_decl
     | "heap" NAME "=" vector                   -> heap_decl
-    | "fuel" INT                               -> fuel_decl
+    | "fuel" nat                               -> fuel_decl
+    | "param" NAME "=" INT                     -> param_decl
+
+?nat: nat_prod | nat "+" nat_prod              -> nat_add
+    | nat "-" nat_prod                         -> nat_sub
+?nat_prod: nat_atom | nat_prod TIMES nat_atom  -> nat_mul
+?nat_atom: INT                                 -> nat_int
+         | NAME                                -> nat_param
+         | "(" nat ")"
 
 ?ty: prodty
 ?prodty: aty | aty (TIMES aty)+                -> tprod_infix
-?aty: "Real" "(" INT ")"                       -> treal
+?aty: "Real" "(" nat ")"                       -> treal
     | "Prod" "(" [ty ("," ty)*] ")"            -> tprod
     | "(" ty ")"
 
@@ -92,7 +100,7 @@ opname: NAME ["[" NAME ("," NAME)* "]"]
      | "(" term ")"
 vector: "[" [number ("," number)*] "]"
 number: SIGNED_NUMBER
-fsym: NAME "[" INT ("," INT)* "]"              -> prim
+fsym: NAME "[" nat ("," nat)* "]"              -> prim
     | "rd" "[" fsym "]"                        -> rdsym
 
 PROJ.2: /proj_[0-9]+/
@@ -119,6 +127,32 @@ _PARSER = Lark(GRAMMAR, parser="lalr", propagate_positions=False, maybe_placehol
 
 
 class _Build(Transformer):
+    def __init__(self, params: dict[str, int]):
+        super().__init__()
+        self.params = params
+
+    # ---- natural numbers: literals, parameters, sums and products
+    def nat_int(self, a):
+        return int(a[0])
+
+    def nat_param(self, a):
+        name = str(a[0])
+        if name not in self.params:
+            raise BadInput("unbound", f"unknown parameter {name} (declare it with `param {name} = N`)")
+        return self.params[name]
+
+    def nat_add(self, a):
+        return a[0] + a[1]
+
+    def nat_sub(self, a):
+        return max(a[0] - a[1], 0)
+
+    def nat_mul(self, a):
+        return a[0] * a[2]
+
+    def param_decl(self, a):
+        return ("param", None)
+
     # ---- declarations
     def op_decl(self, a):
         return ("op", OpDecl(a[0], a[1], a[3]))
@@ -130,10 +164,11 @@ class _Build(Transformer):
         return ("heap", (str(a[0]), a[1]))
 
     def fuel_decl(self, a):
-        return ("fuel", int(a[0]))
+        return ("fuel", a[0])
 
     def start(self, a):
         *decls, main = a
+        decls = [d for d in decls if d[0] != "param"]
         ops = tuple(d for k, d in decls if k == "op")
         locs = tuple(d for k, d in decls if k == "loc")
         heap = tuple(d for k, d in decls if k == "heap")
@@ -142,7 +177,7 @@ class _Build(Transformer):
 
     # ---- types
     def treal(self, a):
-        return TBase(int(a[0]))
+        return TBase(a[0])
 
     def tprod(self, a):
         return TProd(tuple(x for x in a if x is not None))
@@ -236,7 +271,7 @@ class _Build(Transformer):
 
     def prim(self, a):
         name, *params = a
-        return FSym(0, Prim(str(name), tuple(int(p) for p in params)))
+        return FSym(0, Prim(str(name), tuple(params)))
 
     def rdsym(self, a):
         return FSym(a[0].k + 1, a[0].prim)
@@ -277,12 +312,21 @@ def _elaborate_residuals(prog: Program) -> Program:
     return replace(prog, main=fix_cmd(prog.main))
 
 
-def parse(text: str) -> Program:
+def parse(text: str, params: dict[str, int] | None = None) -> Program:
     """A program from its surface syntax; syntax errors name the line and
-    column.  Residual types left out are inferred (which may raise a type
-    error of the forward clause)."""
+    column.  ``param NAME = N`` declarations name natural numbers used in
+    types, shapes and primitive parameters; ``params`` overrides them.
+    Residual types left out are inferred (which may raise a type error of
+    the forward clause)."""
     try:
-        prog = _Build().transform(_PARSER.parse(text))
+        tree = _PARSER.parse(text)
+        values = {str(d.children[0]): int(d.children[1]) for d in tree.children
+                  if getattr(d, "data", None) == "param_decl"}
+        for name, value in (params or {}).items():
+            if name not in values:
+                raise BadInput("unbound", f"the program declares no parameter {name}")
+            values[name] = int(value)
+        prog = _Build(values).transform(tree)
     except UnexpectedInput as e:
         raise BadInput("parse", f"line {e.line}, column {e.column}: {_describe(e, text)}") from None
     except VisitError as e:
