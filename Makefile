@@ -31,14 +31,15 @@ headline: proofs
 	coqc -Q $(COQ_THEORIES) RevHandlers -o $$tmp/headline.vo tests/coq/headline.v; \
 	rm -rf $$tmp
 
-## demo: the main job
-demo: build headline
+## demo: the main job: train the paper's MLP through the verified evaluator
+demo: build
+	@$(PY) scripts/proof-summary.py
 	@echo
-	@echo "== rh-eval --trace examples/sexp/one_layer.sexp (first two configurations and the result)"
-	@$(RH_EVAL) --trace examples/sexp/one_layer.sexp | sed -n '1,2p;$$p'
+	@echo "== the paper's one-layer example: rev handle rewritten to its let-chain, then run"
+	@$(RH_EVAL) --trace examples/sexp/one_layer.sexp | sed -n '2p;$$p' | cut -c1-400
 	@echo
-	@echo "== rh-eval examples/sexp/mlp_step.sexp (one training step of the paper's MLP)"
-	@$(RH_EVAL) examples/sexp/mlp_step.sexp
+	@echo "== revhandlers train examples/mlp.rh"
+	@revhandlers train examples/mlp.rh --plot results/mlp-loss.png
 
 ## test: every test
 test: build

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install what the build and the tests need, idempotently and quickly when
 # everything is already there:
-#   - Debian's Coq and OCaml toolchain (coq, ocaml, dune, findlib, sexplib);
-#   - this repository's Python package, editable, with its test extras.
+#   - Debian's Coq and OCaml toolchain (coq, ocaml, dune, findlib, sexplib)
+#     and Graphviz (for `revhandlers diagram`);
+#   - this repository's Python package, editable, with its test and torch
+#     extras (torch==2.13.0, a CPU build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +14,7 @@ command -v ocamlfind >/dev/null 2>&1 || need+=(ocaml-findlib)
 command -v ocamlopt >/dev/null 2>&1 || need+=(ocaml)
 command -v dune >/dev/null 2>&1 || need+=(dune)
 ocamlfind query sexplib >/dev/null 2>&1 || need+=(libsexplib-ocaml-dev)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
 if ((${#need[@]})); then
   echo "install-deps: installing Debian packages: ${need[*]}"
   sudo=""

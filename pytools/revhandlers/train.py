@@ -58,16 +58,24 @@ class Progress:
 
     def update(self, done: int, extra: str = "") -> None:
         now = time.time()
-        if done < self.total and now - self.last < 0.2:
-            return
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        if tty:
+            if done < self.total and now - self.last < 0.2:
+                return
+        else:  # a log: one line per tenth
+            step = max(self.total // 10, 1)
+            if done < self.total and done % step:
+                return
         self.last = now
         width = 30
         filled = int(width * done / max(self.total, 1))
         rate = done / max(now - self.start, 1e-9)
         bar = "#" * filled + "." * (width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{self.total} {rate:5.0f}/s {extra}")
-        if done >= self.total:
-            self.stream.write("\n")
+        line = f"{self.label} [{bar}] {done}/{self.total} {rate:5.0f}/s {extra}"
+        if tty:
+            self.stream.write("\r" + line + ("\n" if done >= self.total else ""))
+        else:
+            self.stream.write(line + "\n")
         self.stream.flush()
 
 
