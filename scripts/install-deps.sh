@@ -29,7 +29,7 @@ PY="${PY:-python3}"
 here="$(pwd -P)"
 if ! "$PY" - "$here" <<'PYEOF' 2>/dev/null
 import os, sys
-import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch  # noqa: F401
+import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch, coq_jupyter, nbclient  # noqa: F401
 import revhandlers
 sys.exit(0 if os.path.realpath(revhandlers.__file__).startswith(sys.argv[1] + os.sep) else 1)
 PYEOF
@@ -37,3 +37,6 @@ then
   echo "install-deps: installing the Python package (editable, with test extras)"
   "$PY" -m pip install -q -e ".[test,torch]"
 fi
+
+# The Jupyter kernel for the notebooks, bound to this checkout's theories.
+PY="$PY" bash scripts/install-coq-kernel.sh
