@@ -472,6 +472,46 @@ let trace prog emit =
   in
   go 0 prog.heap prog.main
 
+(* Rule coverage (testing instrumentation): the same steps as [run], each
+   also asked for the rules and rewriting cases it uses (coverage.v). *)
+let tag_name = function
+  | C.Tstep_tm_app -> "head_step_tm_app" | C.Tstep_tm_add -> "head_step_tm_add"
+  | C.Tstep_tm_proj -> "head_step_tm_proj" | C.Tstep_tm_let -> "head_step_tm_let"
+  | C.Tstep_tm_rd -> "head_step_tm_rd" | C.Tstep_cmd_let_val -> "step_cmd_let_val"
+  | C.Tstep_cmd_revhandle -> "step_cmd_revhandle" | C.Tstep_conf_get -> "step_conf_get"
+  | C.Tstep_conf_put -> "step_conf_put" | C.Trh_ret -> "rh_ret" | C.Trh_let_var -> "rh_let_var"
+  | C.Trh_op -> "rh_op" | C.Trh_rev -> "rh_rev" | C.Trh_term -> "rh_term" | C.TR_var -> "R-Var"
+  | C.TR_varo -> "R-VarO" | C.TR_const -> "R-Const" | C.TR_fun -> "R-Fun" | C.TR_add -> "R-Add"
+  | C.TR_tuple -> "R-Tuple" | C.TR_proj -> "R-Proj" | C.TR_let -> "R-Let" | C.TR_rd -> "R-Rd"
+  | C.TR_rd_unrewritten -> "R-Rd-unrewritten"
+
+let coverage prog =
+  ignore (check prog);
+  let locs = Array.to_list prog.dc.loc_dims in
+  let fuel = fuel_of prog in
+  let counts = Hashtbl.create 32 in
+  let count t = let k = tag_name t in Hashtbl.replace counts k (1 + Option.value ~default:0 (Hashtbl.find_opt counts k)) in
+  let rec go n hp p =
+    if n >= fuel then out_of_fuel n
+    else begin
+      List.iter count (C.exec_step_tags float_ops prog.dc.op_types locs (fuel - n) p);
+      match C.exec_step float_ops prog.dc.op_types locs (fuel - n) hp p with
+      | C.CSStep (hp', p') -> go (n + 1) hp' p'
+      | C.CSDone v -> result_line prog hp v n
+      | C.CSStuckEv (f, v) -> stuck_ev f v
+      | C.CSStuckOp (o, v) -> stuck_op prog.dc.nm o v
+      | C.CSNoFuel -> out_of_fuel n
+      | C.CSWrong -> wrong ()
+    end
+  in
+  let final =
+    try go 0 prog.heap prog.main with
+    | Runtime (kind, msg) -> error_line kind "none" msg
+    | Stack_overflow -> error_line "too-deep" "none" "the program is nested too deeply to evaluate"
+  in
+  let cs = Hashtbl.fold (fun k v acc -> (k, v) :: acc) counts [] |> List.sort compare in
+  "(coverage (counts" ^ String.concat "" (List.map (fun (k, v) -> Printf.sprintf " (%s %d)" k v) cs) ^ ") " ^ final ^ ")"
+
 (* ---------- entry points ---------- *)
 
 let parse_one text =
@@ -498,8 +538,9 @@ let mode_of_request s =
   | S.List [ S.Atom "run"; p ] -> (`Run, p)
   | S.List [ S.Atom "check"; p ] -> (`Check, p)
   | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
+  | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
   | S.List (S.Atom "program" :: _) -> (`Run, s)
-  | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (trace PROGRAM) or a PROGRAM"
+  | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (trace PROGRAM), (coverage PROGRAM) or a PROGRAM"
 
 let check_line prog = to_line (list "ok" [ list "type" [ ty_sexp (check prog) ] ])
 
@@ -516,6 +557,7 @@ let serve () =
               match mode with
               | `Run -> run prog
               | `Check -> check_line prog
+              | `Coverage -> coverage prog
               | `Trace ->
                   let steps = ref [] in
                   let final = trace prog (fun l -> steps := l :: !steps) in
@@ -528,7 +570,7 @@ let serve () =
   loop ()
 
 let usage =
-  "usage: rh-eval [--check | --trace] [--fuel N] [FILE]\n\
+  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [FILE]\n\
   \       rh-eval --serve [--fuel N]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and\n\
    prints one result line.  Exit codes: 0 result, 1 runtime failure of a\n\
@@ -549,6 +591,7 @@ let () =
     | [] -> ()
     | "--check" :: rest -> mode := `Check; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
+    | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
@@ -576,6 +619,7 @@ let () =
           match !mode with
           | `Run -> run prog
           | `Check -> check_line prog
+          | `Coverage -> coverage prog
           | `Trace -> trace prog print_endline)
     in
     print_endline out;

@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PY:-python3}"
-"$PY" -m coq_jupyter.install --sys-prefix --kernel-name coq-revhandlers \
+"$PY" -W ignore::DeprecationWarning -m coq_jupyter.install --sys-prefix --kernel-name coq-revhandlers \
   --kernel-display-name "Coq (RevHandlers)" \
   --coqtop-args "-Q $(pwd -P)/_build/default/theories RevHandlers" >/dev/null

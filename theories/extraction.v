@@ -11,7 +11,7 @@
     function symbols, which are abstract in the generic development. *)
 From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem typecheck interp instance.
+  rd term_sem cmd_ctx rh cmd_sem typecheck interp instance coverage.
 
 Section entry.
 Context {R : Type} (sc : scalar_ops R).
@@ -30,6 +30,11 @@ Definition exec_run (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
 
 (** Constants are [(n, v)] and function symbols [(k, p)] in the instance;
     these convert between that representation and the abstract one. *)
+(** Rule coverage of one step (coverage.v); testing instrumentation only. *)
+Definition exec_step_tags (decls : list (ty * ty)) (locs : list nat) (fuel : nat) (P : cmd)
+    : list rule_tag :=
+  @step_tags _ (exec_signature sc decls locs) fuel P.
+
 Definition mk_const (n : nat) (v : list R) : const := (n, v).
 Definition const_view (c : const) : nat * list R := c.
 Definition mk_fsym (k : nat) (p : prim) : fsym := (k, p).
@@ -49,6 +54,6 @@ Extract Inlined Constant Nat.div => "(fun n m -> if m = 0 then 0 else n / m)".
 
 Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
-  exec_check exec_step exec_run
+  exec_check exec_step exec_run exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok.

@@ -73,6 +73,18 @@ class VerifiedEvaluator:
     def trace(self, prog: Program):
         return read_answer(self.request(f"(trace {program_sexp(prog)})"))
 
+    def coverage(self, prog: Program):
+        """``(counts, outcome)``: how often each rule and rewriting case fired
+        (theories/coverage.v), and the :class:`Result` or the error."""
+        from .sexp import loads, read_answer as answer
+        import sexpdata
+        s = loads(self.request(f"(coverage {program_sexp(prog)})"))
+        counts = {item[0].value() if hasattr(item[0], "value") else str(item[0]): int(item[1]) for item in s[1][1:]}
+        try:
+            return counts, answer(sexpdata.dumps(s[2]))
+        except RevHandlersError as e:
+            return counts, e
+
 
 _default: VerifiedEvaluator | None = None
 

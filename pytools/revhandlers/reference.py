@@ -40,6 +40,10 @@ from .typecheck import check_program, coar
 
 MAX_RD_LEVEL = 2
 
+#: Called as ``observer(term, env, cotangent, point, result)`` after every
+#: ``rd`` term is evaluated (the fuzzer checks it against finite differences).
+rd_observer = None
+
 
 # --------------------------------------------------------------- values
 
@@ -112,11 +116,17 @@ def prim_forward(f: FSym, xs: list[ad.Node]) -> ad.Node:
     raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
 
 
-def apply_fsym(f: FSym, v):
+def apply_fsym(f: FSym, v, depth: int = 0):
     """``Ev(rd^k[p], v)``: the forward map for ``k = 0``, else the VJP of the
-    level below, by the reference's own differentiation."""
-    if f.k > MAX_RD_LEVEL:
-        raise RuntimeFailure("ev-undefined", f"Ev is undefined on rd^{f.k}[{f.prim.name}]")
+    level below, by the reference's own differentiation.
+
+    ``depth`` is how many differentiations enclose the application (bodies
+    of ``rd`` terms and of ``rev handle``): the executable instance's ``Ev``
+    is defined up to ``rd²``, and an application of ``rd^k[p]`` under
+    ``depth`` differentiations needs ``rd^(k+depth)[p]``, so it fails like
+    the verified evaluator when that exceeds 2."""
+    if f.k + depth > MAX_RD_LEVEL:
+        raise RuntimeFailure("ev-undefined", f"Ev is undefined on rd^{f.k + depth}[{f.prim.name}]")
     if f.k == 0:
         return prim_forward(f, leaves(v))
     point, cotangent = v
@@ -128,29 +138,33 @@ def apply_fsym(f: FSym, v):
 
 # ------------------------------------------------------------------ terms
 
-def eval_tm(m: Tm, env: dict):
+def eval_tm(m: Tm, env: dict, depth: int = 0):
+    """The value of ``m``; ``depth`` differentiations enclose it."""
     match m:
         case Var(x):
             return env[x]
         case Const(values):
             return ad.const(values)
         case App(f, arg):
-            return apply_fsym(f, eval_tm(arg, env))
+            return apply_fsym(f, eval_tm(arg, env, depth), depth)
         case Add(a, b):
-            return ad.add(eval_tm(a, env), eval_tm(b, env))
+            return ad.add(eval_tm(a, env, depth), eval_tm(b, env, depth))
         case Tuple(items):
-            return tuple(eval_tm(x, env) for x in items)
+            return tuple(eval_tm(x, env, depth) for x in items)
         case Proj(i, arg):
-            return eval_tm(arg, env)[i]
+            return eval_tm(arg, env, depth)[i]
         case Let(x, bound, body):
-            return eval_tm(body, {**env, x: eval_tm(bound, env)})
+            return eval_tm(body, {**env, x: eval_tm(bound, env, depth)}, depth)
         case Rd(cot, x, body, point):
-            c = eval_tm(cot, env)
-            p = eval_tm(point, env)
+            c = eval_tm(cot, env, depth)
+            p = eval_tm(point, env, depth)
             level = ad.fresh_level()
             px = cut_value(p, level)
-            out = eval_tm(body, {**env, x: px})
-            return grad_value([(out, c)], px, level)
+            out = eval_tm(body, {**env, x: px}, depth + 1)
+            result = grad_value([(out, c)], px, level)
+            if rd_observer is not None:
+                rd_observer(m, env, c, p, result)
+            return result
     raise TypeError(f"not a term: {m!r}")
 
 
@@ -172,8 +186,18 @@ class _Frame:
     level: int
     records: list = field(default_factory=list)
 
+    @property
+    def depth(self) -> int:
+        """Differentiations enclosing the handled body (one per handler)."""
+        return 1 + (self.parent.depth if self.parent is not None else 0)
+
+
     def clause(self, o: OpSym) -> CCons | None:
         return next((c for c in self.handler.clauses if c.op == o), None)
+
+
+def _depth(frame: "_Frame | None") -> int:
+    return frame.depth if frame is not None else 0
 
 
 class _Machine:
@@ -205,16 +229,17 @@ class _Machine:
         return y
 
     def exec(self, p: Cmd, env: dict, frame: _Frame | None):
+        d = _depth(frame)
         match p:
             case Ret(m):
-                return eval_tm(m, env)
+                return eval_tm(m, env, d)
             case Op(o, m):
-                return self.perform(o, eval_tm(m, env), frame)
+                return self.perform(o, eval_tm(m, env, d), frame)
             case CLet(x, bound, body):
                 v = self.exec(bound, env, frame)
                 return self.exec(body, {**env, x: v}, frame)
             case RevHandle(arg, xs, body, h):
-                return self.rev_handle(eval_tm(arg, env), xs, body, h, frame)
+                return self.rev_handle(eval_tm(arg, env, d), xs, body, h, frame)
         raise TypeError(f"not a command: {p!r}")
 
     def rev_handle(self, v, xs, body: Cmd, h: Handler, outer: _Frame | None):

@@ -1,0 +1,319 @@
+"""Differential testing: generated well-typed programs run on the verified
+evaluator and on the numpy reference; ``revhandlers fuzz``.
+
+For every program drawn by :mod:`revhandlers.gen`:
+
+* both type checkers must accept it;
+* the two engines must agree: the same value and final heap (relative
+  tolerance 1e-7, absolute 1e-9; NaN agrees with NaN and an infinity with
+  the same infinity), or the same runtime failure;
+* every ``M.rd(x.N)(L)`` the reference evaluates must agree with central
+  finite differences of ``x ↦ N`` at ``L`` (relative tolerance 1e-4), unless
+  ``N`` uses ``round`` or ``maxpool``, which are not smooth.
+
+A divergence is shrunk by Hypothesis to a smallest program, written to the
+corpus directory as an S-expression file that names the seed, and replayed
+by the test suite from then on (``tests/test_fuzz.py``).  Exit codes, like
+Csmith's comparison driver: 0 no divergence, 1 divergence, 2 could not run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import multiprocessing as mp
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import reference
+from . import autodiff as ad
+from .ast import App, Program, Rd, Tm
+from .errors import RevHandlersError
+from .evaluator import VerifiedEvaluator
+from .sexp import program_sexp
+from .typecheck import check_program
+
+RTOL, ATOL = 1e-7, 1e-9
+FD_RTOL, FD_ATOL = 1e-4, 1e-6
+NONSMOOTH = ("round", "maxpool")
+
+
+class Divergence(AssertionError):
+    """The two engines (or the AD and finite differences) disagree."""
+
+
+def _values_agree(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
+            return False
+        both_nan = np.isnan(a) & np.isnan(b)
+        same_inf = np.isinf(a) & (a == b)
+        ok = both_nan | same_inf | np.isclose(a, b, rtol=RTOL, atol=ATOL)
+        return bool(np.all(ok))
+    return isinstance(b, tuple) and len(a) == len(b) and all(_values_agree(x, y) for x, y in zip(a, b))
+
+
+def _uses(m, names) -> bool:
+    """Whether a term uses one of the primitives ``names``."""
+    if isinstance(m, App) and m.f.prim.name in names:
+        return True
+    children = []
+    for f in getattr(m, "__dataclass_fields__", {}):
+        v = getattr(m, f)
+        children += list(v) if isinstance(v, tuple) else [v]
+    return any(_uses(c, names) for c in children if hasattr(c, "__dataclass_fields__"))
+
+
+RD_CHECKS = Counter()
+COVERAGE = Counter()
+
+#: Every rule of the semantics and every case of the rewritings; a
+#: campaign in which one never fires has a hole in its generator.
+RULES = ["head_step_tm_app", "head_step_tm_add", "head_step_tm_proj", "head_step_tm_let", "head_step_tm_rd",
+         "step_cmd_let_val", "step_cmd_revhandle", "step_conf_get", "step_conf_put",
+         "rh_ret", "rh_let_var", "rh_op", "rh_rev", "rh_term",
+         "R-Var", "R-VarO", "R-Const", "R-Fun", "R-Add", "R-Tuple", "R-Proj", "R-Let", "R-Rd"]
+#: Cases that must never fire (the rd-depth bound is never spent).
+NEVER = ["R-Rd-unrewritten"]
+
+
+def coverage_holes(counts: Counter) -> list[str]:
+    return [r for r in RULES if counts.get(r, 0) == 0] + [f"{r} fired" for r in NEVER if counts.get(r, 0)]
+
+
+def coverage_table(counts: Counter) -> str:
+    rows = [f"  {r:22s} {counts.get(r, 0):9d}" for r in RULES + NEVER]
+    return "rule coverage:\n" + "\n".join(rows)
+
+
+def _leaves(v):
+    if isinstance(v, ad.Node):
+        return [v.value]
+    return [x for item in v for x in _leaves(item)]
+
+
+def _rebuild(like, flat):
+    it = iter(flat)
+
+    def go(s):
+        return ad.const(next(it)) if isinstance(s, ad.Node) else tuple(go(x) for x in s)
+
+    return go(like)
+
+
+def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
+    """Central finite differences of <cot, N(x)> at the point."""
+    if _uses(term.body, NONSMOOTH):
+        RD_CHECKS["rd terms not checked (round or maxpool)"] += 1
+        return
+    flat = [x.copy() for x in _leaves(point)]
+    cflat = np.concatenate(_leaves(cot)) if _leaves(cot) else np.zeros(0)
+    got = np.concatenate(_leaves(result)) if _leaves(result) else np.zeros(0)
+    if not np.all(np.isfinite(got)) or np.max(np.abs(np.concatenate(flat) if flat else [0.0]), initial=0) > 1e3:
+        return
+    sizes = [x.size for x in flat]
+    total = np.concatenate(flat) if flat else np.zeros(0)
+    want = np.zeros_like(total)
+    saved = reference.rd_observer
+    reference.rd_observer = None        # the body's own rd terms are checked where they are evaluated
+    try:
+        for i in range(total.size):
+            vals = []
+            for sign in (1, -1):
+                t = total.copy()
+                t[i] += sign * h
+                parts = np.split(t, np.cumsum(sizes)[:-1]) if sizes else []
+                out = reference.eval_tm(term.body, {**env, term.var: _rebuild(point, parts)})
+                o = np.concatenate(_leaves(out)) if _leaves(out) else np.zeros(0)
+                vals.append(float(cflat @ o))
+            want[i] = (vals[0] - vals[1]) / (2 * h)
+    finally:
+        reference.rd_observer = saved
+    if not np.all(np.isfinite(want)):
+        return
+    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+    if not np.allclose(got, want, rtol=FD_RTOL, atol=FD_ATOL * scale):
+        raise Divergence(f"rd term disagrees with finite differences: AD {got}, FD {want}")
+    RD_CHECKS["rd terms checked against finite differences"] += 1
+
+
+@dataclass
+class Outcome:
+    kind: str                       # "agree", "skipped"
+    detail: str = ""
+
+
+def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True) -> Outcome:
+    """Raise :class:`Divergence` if the engines disagree on ``prog``."""
+    try:
+        ty_py = check_program(prog)
+    except RevHandlersError as e:
+        raise Divergence(f"the Python checker rejects a generated program: {e}") from None
+    try:
+        ty_v = verified.check(prog)
+    except RevHandlersError as e:
+        raise Divergence(f"the extracted checker rejects a generated program: {e}") from None
+    if ty_py != ty_v:
+        raise Divergence(f"the checkers give different types: {ty_py} and {ty_v}")
+    counts, a = verified.coverage(prog)
+    a_err = a if isinstance(a, RevHandlersError) else None
+    COVERAGE.update(counts)
+    if a_err is not None and a_err.kind in ("out-of-fuel", "out-of-memory", "too-deep"):
+        return Outcome("skipped", a_err.kind)
+    reference.rd_observer = _check_rd if check_rd else None
+    try:
+        b = reference.run_reference(prog)
+        b_err = None
+    except RevHandlersError as e:
+        b, b_err = None, e
+    except RecursionError:
+        return Outcome("skipped", "recursion")
+    finally:
+        reference.rd_observer = None
+    if a_err is not None or b_err is not None:
+        if a_err is None or b_err is None or a_err.kind != b_err.kind:
+            raise Divergence(f"verified: {a_err or 'a result'}; reference: {b_err or 'a result'}")
+        return Outcome("agree", f"both fail: {a_err.kind}")
+    if not _values_agree(a.value, b.value):
+        raise Divergence(f"values differ: verified {a.value}, reference {b.value}")
+    for loc in a.heap:
+        if not _values_agree(a.heap[loc], b.heap[loc]):
+            raise Divergence(f"heap {loc} differs: verified {a.heap[loc]}, reference {b.heap[loc]}")
+    return Outcome("agree")
+
+
+# ------------------------------------------------------------- campaigns
+
+@dataclass
+class Report:
+    programs: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    divergence: str | None = None
+    corpus_file: str | None = None
+    outcomes: Counter = field(default_factory=Counter)
+    coverage: Counter = field(default_factory=Counter)
+
+
+def _corpus_name(prog: Program) -> str:
+    return hashlib.sha256(program_sexp(prog).encode()).hexdigest()[:12]
+
+
+def write_corpus(prog: Program, corpus: Path, seed: int, message: str) -> Path:
+    corpus.mkdir(parents=True, exist_ok=True)
+    path = corpus / f"divergence-{seed}-{_corpus_name(prog)}.sexp"
+    header = (f"; found by `revhandlers fuzz --seed {seed}`, shrunk by Hypothesis\n"
+              + "".join(f"; {line}\n" for line in message.splitlines()[:5]))
+    path.write_text(header + program_sexp(prog) + "\n")
+    return path
+
+
+def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
+             progress=None, verified: VerifiedEvaluator | None = None) -> Report:
+    """Cross-check ``n`` generated programs, reproducibly from ``seed``."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    from .gen import programs
+
+    own = verified is None
+    verified = verified or VerifiedEvaluator()
+    report = Report()
+    last_failure: dict = {}
+    start = time.time()
+
+    @hseed(seed)
+    @settings(max_examples=n, deadline=None, database=None, derandomize=False,
+              suppress_health_check=list(HealthCheck),
+              phases=[Phase.generate, Phase.shrink])
+    @given(programs(max_size))
+    def one(prog):
+        try:
+            out = crosscheck(prog, verified)
+        except Divergence as e:
+            last_failure["prog"], last_failure["msg"] = prog, str(e)
+            raise
+        report.programs += 1
+        report.outcomes[out.kind + (f" ({out.detail})" if out.detail else "")] += 1
+        if out.kind == "skipped":
+            report.skipped += 1
+        if progress:
+            progress(report)
+
+    RD_CHECKS.clear()
+    COVERAGE.clear()
+    try:
+        one()
+    except Divergence:
+        report.divergence = last_failure.get("msg")
+        if corpus is not None and "prog" in last_failure:
+            report.corpus_file = str(write_corpus(last_failure["prog"], corpus, seed, report.divergence))
+    finally:
+        report.seconds = time.time() - start
+        report.outcomes.update(RD_CHECKS)
+        report.coverage.update(COVERAGE)
+        if own:
+            verified.close()
+    return report
+
+
+def _job(args):
+    n, seed, max_size, corpus = args
+    return campaign(n, seed, max_size, Path(corpus) if corpus else None)
+
+
+def cmd_fuzz(args, out) -> int:
+    from .train import Progress
+    jobs = max(1, args.jobs)
+    corpus = Path(args.corpus)
+    try:
+        if jobs == 1:
+            bar = Progress(args.n, "fuzz")
+            rep = campaign(args.n, args.seed, args.max_size, corpus,
+                           progress=lambda r: bar.update(r.programs, f"{r.programs / max(time.time() - bar.start, 1e-9):.0f} programs/s"))
+            reports = [rep]
+        else:
+            per = [args.n // jobs + (1 if i < args.n % jobs else 0) for i in range(jobs)]
+            with mp.Pool(jobs) as pool:
+                reports = pool.map(_job, [(k, args.seed + i, args.max_size, str(corpus)) for i, k in enumerate(per)])
+    except RevHandlersError as e:
+        print(f"fuzz: could not run: {e}", file=sys.stderr)
+        return 2
+    total = sum(r.programs for r in reports)
+    seconds = max(r.seconds for r in reports)
+    outcomes = sum((r.outcomes for r in reports), Counter())
+    print(f"programs: {total} in {seconds:.1f} s ({total / max(seconds, 1e-9):.1f} programs/s, {jobs} job(s))", file=out)
+    for k, v in sorted(outcomes.items()):
+        print(f"  {k}: {v}", file=out)
+    coverage = sum((r.coverage for r in reports), Counter())
+    print(coverage_table(coverage), file=out)
+    bad = [(i, r) for i, r in enumerate(reports) if r.divergence]
+    if bad:
+        for i, r in bad:
+            print(f"DIVERGENCE (seed {args.seed + i}): {r.divergence}", file=out)
+            if r.corpus_file:
+                print(f"  smallest program: {r.corpus_file}", file=out)
+            print(f"  reproduce: revhandlers fuzz --n {args.n} --seed {args.seed + i} --max-size {args.max_size}", file=out)
+        return 1
+    print("divergences: 0", file=out)
+    holes = coverage_holes(coverage)
+    if holes and not args.allow_holes:
+        print("COVERAGE HOLES: " + ", ".join(holes), file=out)
+        return 1
+    return 0
+
+
+def register(sub) -> None:
+    t = sub.add_parser("fuzz", help="cross-check generated programs on the verified evaluator and the reference")
+    t.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--jobs", type=int, default=1, help="parallel processes (seeds seed, seed+1, …)")
+    t.add_argument("--max-size", type=int, default=10, help="size budget of a program (default 10)")
+    t.add_argument("--corpus", default="tests/corpus", help="where shrunk divergences are written")
+    t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
+    t.set_defaults(func=cmd_fuzz)
