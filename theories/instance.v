@@ -122,7 +122,7 @@ Definition vsum (v : list R) : R := fold_left (s_add sc) v (s_zero sc).
 Definition vdot (u v : list R) : R := vsum (vmul u v).
 Definition tabulate (n : nat) (f : nat -> R) : list R := map f (seq 0 n).
 
-(** [chunks n l]: the consecutive blocks of [n] elements (rows, channels). *)
+(** [chunks n l]: the consecutive blocks of [n > 0] elements, the last one possibly shorter (pooling windows). *)
 Fixpoint chunks_aux (fuel n : nat) (l : list R) : list (list R) :=
   match fuel with
   | 0 => []
@@ -131,17 +131,21 @@ Fixpoint chunks_aux (fuel n : nat) (l : list R) : list (list R) :=
 Definition chunks (n : nat) (l : list R) : list (list R) :=
   match n with 0 => [] | _ => chunks_aux (length l) n l end.
 
+(** [rows r n l]: [r] consecutive blocks of [n] elements (the rows of an
+    [r×n] matrix, the channels of a signal), also when [n = 0]. *)
+Definition rows (r n : nat) (l : list R) : list (list R) :=
+  map (fun i => firstn n (skipn (i * n) l)) (seq 0 r).
+
 (** Columns of a list of rows of length [k]. *)
 Definition columns (k : nat) (rows : list (list R)) : list (list R) :=
   map (fun j => map (fun row => vget row j) rows) (seq 0 k).
 
 (** [A (m×n) · B (n×k)], row-major. *)
 Definition matmul (m n k : nat) (A B : list R) : list R :=
-  let rows := chunks n A in
-  let cols := columns k (chunks k B) in
-  concat (map (fun row => map (fun col => vdot row col) cols) rows).
+  let cols := columns k (rows n k B) in
+  concat (map (fun row => map (fun col => vdot row col) cols) (rows m n A)).
 
-Definition transpose (m n : nat) (A : list R) : list R := concat (columns n (chunks n A)).
+Definition transpose (m n : nat) (A : list R) : list R := concat (columns n (rows m n A)).
 
 Definition sigm (x : R) : R := s_div sc (s_one sc) (s_add sc (s_one sc) (s_exp sc (s_sub sc (s_zero sc) x))).
 Definition two : R := s_add sc (s_one sc) (s_one sc).
@@ -156,37 +160,37 @@ Definition swish'' (x : R) : R :=
 
 (** Each channel (of length [n]) cut or zero-extended to length [m]. *)
 Definition resize (n m : nat) (ch : list R) : list R := firstn m ch ++ vzero (m - n).
-Definition pad (c n m : nat) (x : list R) : list R := concat (map (resize n m) (chunks n x)).
+Definition pad (c n m : nat) (x : list R) : list R := concat (map (resize n m) (rows c n x)).
 
 Definition upscale (c n m : nat) (x : list R) : list R :=
-  concat (map (fun ch => tabulate m (fun t => vget ch (t * n / m))) (chunks n x)).
+  concat (map (fun ch => tabulate m (fun t => vget ch (t * n / m))) (rows c n x)).
 (** Adjoint of [upscale]: [dx_i = Σ_{t : ⌊t·n/m⌋ = i} g_t]. *)
 Definition upscale_adj (c n m : nat) (g : list R) : list R :=
   concat (map (fun ch => tabulate n (fun i =>
             vsum (map (fun t => if Nat.eqb (t * n / m) i then vget ch t else s_zero sc) (seq 0 m))))
-          (chunks m g)).
+          (rows c m g)).
 
 (** 1-D convolution (cross-correlation, no padding, stride 1):
     [y[o][t] = Σ_{i<c, j<m} K[o][i][j] · x[i][t+j]], [t < n−m+1]. *)
 Definition window (x : list R) (t m : nat) : list R := firstn m (skipn t x).
 Definition conv1d (c c' n m : nat) (K x : list R) : list R :=
   let L := n - m + 1 in
-  let xs := chunks n x in
+  let xs := rows c n x in
   concat (map (fun Ko =>
-    let Kois := chunks m Ko in
+    let Kois := rows c m Ko in
     tabulate L (fun t => vsum (map (fun p => vdot (fst p) (window (snd p) t m)) (combine Kois xs))))
-  (chunks (c * m) K)).
+  (rows c' (c * m) K)).
 (** [∂K[o][i][j] = Σ_t g[o][t] · x[i][t+j]]. *)
 Definition conv1d_dK (c c' n m : nat) (g x : list R) : list R :=
   let L := n - m + 1 in
-  let xs := chunks n x in
+  let xs := rows c n x in
   concat (map (fun go => concat (map (fun xi => tabulate m (fun j => vdot go (window xi j L))) xs))
-              (chunks L g)).
+              (rows c' L g)).
 (** [∂x[i][s] = Σ_o Σ_j K[o][i][j] · g[o][s−j]] over [0 ≤ s−j < n−m+1]. *)
 Definition conv1d_dx (c c' n m : nat) (K g : list R) : list R :=
   let L := n - m + 1 in
-  let Ks := map (chunks m) (chunks (c * m) K) in
-  let gs := chunks L g in
+  let Ks := map (rows c m) (rows c' (c * m) K) in
+  let gs := rows c' L g in
   concat (map (fun i => tabulate n (fun s =>
       vsum (map (fun p =>
           let Koi := nth i (fst p) [] in
@@ -206,19 +210,19 @@ Fixpoint argmax_aux (w : list R) (i best : nat) (bv : R) : nat :=
 Definition argmax (w : list R) : nat :=
   match w with [] => 0 | a :: w' => argmax_aux w' 1 0 a end.
 Definition maxpool (c n m : nat) (x : list R) : list R :=
-  concat (map (fun ch => map (fun w => vget w (argmax w)) (chunks m ch)) (chunks n x)).
+  concat (map (fun ch => map (fun w => vget w (argmax w)) (chunks m ch)) (rows c n x)).
 (** Route [g] to the argmax positions (the adjoint at [x]). *)
 Definition maxpool_adj (c n m : nat) (x g : list R) : list R :=
   concat (map (fun p =>
       concat (map (fun wg => let w := fst wg in
                    map (fun j => if Nat.eqb j (argmax w) then snd wg else s_zero sc) (seq 0 (length w)))
                 (combine (chunks m (fst p)) (snd p))))
-    (combine (chunks n x) (chunks (ceil_div n m) g))).
+    (combine (rows c n x) (rows c (ceil_div n m) g))).
 (** Gather [c] at the argmax positions of [x]. *)
 Definition maxpool_gather (c n m : nat) (x cx : list R) : list R :=
   concat (map (fun p =>
       map (fun wc => vget (snd wc) (argmax (fst wc))) (combine (chunks m (fst p)) (chunks m (snd p))))
-    (combine (chunks n x) (chunks n cx))).
+    (combine (rows c n x) (rows c n cx))).
 
 (** ** [Ev] of [rd^k[p]] on the leaves of the argument, for [k ≤ 2].
     For a bilinear [B(a, b)] with adjoints [P(g, b)] (in [a]) and [Q(a, g)]

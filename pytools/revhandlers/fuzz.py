@@ -157,6 +157,8 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
     try:
         ty_v = verified.check(prog)
     except RevHandlersError as e:
+        if e.kind in ("io", "internal"):
+            raise                     # the evaluator could not run: not a divergence
         raise Divergence(f"the extracted checker rejects a generated program: {e}") from None
     if ty_py != ty_v:
         raise Divergence(f"the checkers give different types: {ty_py} and {ty_v}")
@@ -173,6 +175,10 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
         b, b_err = None, e
     except RecursionError:
         return Outcome("skipped", "recursion")
+    except Divergence:
+        raise
+    except Exception as e:   # a crash of the reference is a divergence too
+        raise Divergence(f"the reference crashed: {type(e).__name__}: {e}") from None
     finally:
         reference.rd_observer = None
     if a_err is not None or b_err is not None:
@@ -228,7 +234,7 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     start = time.time()
 
     @hseed(seed)
-    @settings(max_examples=n, deadline=None, database=None, derandomize=False,
+    @settings(max_examples=n, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck),
               phases=[Phase.generate, Phase.shrink])
     @given(programs(max_size))

@@ -80,15 +80,15 @@ def _fresh(ctx: Ctx) -> str:
 
 @st.composite
 def terms(draw, ctx: Ctx, goal: Ty, size: int) -> Tm:
-    options = ["var", "intro"]
+    options = ["var", "var", "intro"]
     if size > 0:
         options += ["let", "proj", "rd", "app", "app", "app"] + (["add"] if isinstance(goal, TBase) else [])
     names = [x for x, t in ctx if _lookup(ctx, x) == t and t == goal]
     while True:
         kind = draw(st.sampled_from(options))
         if kind == "var":
-            if names:
-                return Var(draw(st.sampled_from(names)))
+            if names:   # the innermost binder (e.g. the variable an rd differentiates) more often
+                return Var(draw(st.sampled_from(names[:1] * 3 + names)))
             continue
         if kind == "intro":
             if isinstance(goal, TBase):
