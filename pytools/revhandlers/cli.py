@@ -17,7 +17,7 @@ from .sexp import loads, program_sexp, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
 
 
-def _fmt_value(v, indent: str = "") -> str:
+def _fmt_value(v) -> str:
     if isinstance(v, np.ndarray):
         return np.array2string(v, precision=6, separator=", ", max_line_width=100, threshold=40)
     return "<" + ", ".join(_fmt_value(x) for x in v) + ">"

@@ -300,9 +300,6 @@ def parse_program(text: str) -> Program:
 
 # ------------------------------------------------------------ results
 
-Value = "np.ndarray | tuple"
-
-
 def read_value(s):
     """A closed value as a numpy vector or a tuple of values."""
     match _head(s):

@@ -39,14 +39,13 @@ from __future__ import annotations
 import math
 import re
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
                   OpGet, OpPut, OpSym, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase,
                   TProd, Tm, Tuple, Ty, Var)
 from .errors import BadInput, RevHandlersError
-from .prims import PRIMS
 
 GRAMMAR = r"""
 start: decl* cmd
@@ -190,16 +189,10 @@ class _Build(Transformer):
         return CLet(str(a[0]), a[2], a[3])
 
     def revhandle(self, a):
-        arg, _l, *rest = a
-        names = []
-        i = 0
-        while isinstance(rest[i], Token) and rest[i].type == "NAME" or rest[i] is None:
-            if rest[i] is not None:
-                names.append(str(rest[i]))
-            i += 1
-        # rest[i] is TUPR
-        body, handler = rest[i + 1], rest[i + 2]
-        return RevHandle(arg, tuple(names), body, handler)
+        # a = [arg, TUPL, name or None, ..., TUPR, body, handler]
+        arg, body, handler = a[0], a[-2], a[-1]
+        names = tuple(str(t) for t in a[2:-3] if t is not None)
+        return RevHandle(arg, names, body, handler)
 
     def ret(self, a):
         return Ret(a[1])

@@ -177,7 +177,7 @@ def validate_program(prog: Program) -> None:
             raise BadInput("syntax", f"heap entry for location {n} declared twice")
     _cmd(prog.main, (), prog, 1)
     if prog.fuel is not None:
-        _nat(prog.fuel) if prog.fuel <= MAX_NAT else None
+        _nat(prog.fuel)
 
 
 # ---------------------------------------------------------- typing (Coq)
