@@ -449,17 +449,15 @@ let run prog =
   | C.ROutOfFuel (_, _, n) -> out_of_fuel n
   | C.RWrong _ -> wrong ()
 
-(* The trace calls the extracted step function, as exec_run does, and
-   hands each configuration to [emit]. *)
-let trace prog emit =
+(* Step by step with the extracted step function, as exec_run does, calling
+   [before] on each configuration: the trace prints it, the coverage asks
+   which rules the step uses (exec_step_tags, coverage.v). *)
+let stepwise prog before =
   ignore (check prog);
   let locs = Array.to_list prog.dc.loc_dims in
   let fuel = fuel_of prog in
-  let step_line n hp p =
-    to_line (list "step" [ int_atom n; heap_sexp prog.dc.nm prog.dc.loc_dims hp; list "cmd" [ cmd_sexp prog.dc.nm [] p ] ])
-  in
   let rec go n hp p =
-    emit (step_line n hp p);
+    before n hp p (fuel - n);
     if n >= fuel then out_of_fuel n
     else
       match C.exec_step float_ops prog.dc.op_types locs (fuel - n) hp p with
@@ -472,8 +470,11 @@ let trace prog emit =
   in
   go 0 prog.heap prog.main
 
-(* Rule coverage (testing instrumentation): the same steps as [run], each
-   also asked for the rules and rewriting cases it uses (coverage.v). *)
+let trace prog emit =
+  stepwise prog (fun n hp p _ ->
+      emit (to_line (list "step" [ int_atom n; heap_sexp prog.dc.nm prog.dc.loc_dims hp;
+                                   list "cmd" [ cmd_sexp prog.dc.nm [] p ] ])))
+
 let tag_name = function
   | C.Tstep_tm_app -> "head_step_tm_app" | C.Tstep_tm_add -> "head_step_tm_add"
   | C.Tstep_tm_proj -> "head_step_tm_proj" | C.Tstep_tm_let -> "head_step_tm_let"
@@ -485,27 +486,16 @@ let tag_name = function
   | C.TR_tuple -> "R-Tuple" | C.TR_proj -> "R-Proj" | C.TR_let -> "R-Let" | C.TR_rd -> "R-Rd"
   | C.TR_rd_unrewritten -> "R-Rd-unrewritten"
 
+(* Rule coverage (testing instrumentation): the counts and the outcome. *)
 let coverage prog =
-  ignore (check prog);
   let locs = Array.to_list prog.dc.loc_dims in
-  let fuel = fuel_of prog in
   let counts = Hashtbl.create 32 in
-  let count t = let k = tag_name t in Hashtbl.replace counts k (1 + Option.value ~default:0 (Hashtbl.find_opt counts k)) in
-  let rec go n hp p =
-    if n >= fuel then out_of_fuel n
-    else begin
-      List.iter count (C.exec_step_tags float_ops prog.dc.op_types locs (fuel - n) p);
-      match C.exec_step float_ops prog.dc.op_types locs (fuel - n) hp p with
-      | C.CSStep (hp', p') -> go (n + 1) hp' p'
-      | C.CSDone v -> result_line prog hp v n
-      | C.CSStuckEv (f, v) -> stuck_ev f v
-      | C.CSStuckOp (o, v) -> stuck_op prog.dc.nm o v
-      | C.CSNoFuel -> out_of_fuel n
-      | C.CSWrong -> wrong ()
-    end
+  let count t =
+    let k = tag_name t in
+    Hashtbl.replace counts k (1 + Option.value ~default:0 (Hashtbl.find_opt counts k))
   in
   let final =
-    try go 0 prog.heap prog.main with
+    try stepwise prog (fun _ _ p rest -> List.iter count (C.exec_step_tags float_ops prog.dc.op_types locs rest p)) with
     | Runtime (kind, msg) -> error_line kind "none" msg
     | Stack_overflow -> error_line "too-deep" "none" "the program is nested too deeply to evaluate"
   in

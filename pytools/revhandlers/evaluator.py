@@ -78,7 +78,10 @@ class VerifiedEvaluator:
         (theories/coverage.v), and the :class:`Result` or the error."""
         from .sexp import loads, read_answer as answer
         import sexpdata
-        s = loads(self.request(f"(coverage {program_sexp(prog)})"))
+        line = self.request(f"(coverage {program_sexp(prog)})")
+        s = loads(line)
+        if not (isinstance(s, list) and s and getattr(s[0], "value", lambda: None)() == "coverage"):
+            answer(line)          # raises the error it reports
         counts = {item[0].value() if hasattr(item[0], "value") else str(item[0]): int(item[1]) for item in s[1][1:]}
         try:
             return counts, answer(sexpdata.dumps(s[2]))
