@@ -183,6 +183,11 @@ def commands(draw, ctx: Ctx, goal: Ty, size: int, ops: tuple[OpDecl, ...], locs:
             clauses = []
             for o in explicit:
                 a, b = _coar(o, ops, locs), _ar(o, ops, locs)
+                if a == b and draw(st.booleans()):
+                    # a layer passing its cotangent straight through (as the STE does),
+                    # so that cotangents flow along chains of operations
+                    clauses.append(CCons(o, a, "x", Ret(Tuple((Var("x"), Var("x")))), "y", "z", Ret(Var("y"))))
+                    continue
                 d = draw(small_types(0))
                 qf = draw(commands((("x", a),), TProd((b, d)), half // 3, ops, locs, avail))
                 qb = draw(commands((("y", b), ("z", d)), a, half // 3, ops, locs, avail))
@@ -196,7 +201,11 @@ def commands(draw, ctx: Ctx, goal: Ty, size: int, ops: tuple[OpDecl, ...], locs:
 @st.composite
 def programs(draw, max_size: int = 10) -> Program:
     n_ops = draw(st.integers(0, 2))
-    ops = tuple(OpDecl(f"Op{i}", draw(small_types(1)), draw(small_types(1))) for i in range(n_ops))
+    def op_decl(i):
+        a = draw(small_types(1))
+        return OpDecl(f"Op{i}", a, a if draw(st.booleans()) else draw(small_types(1)))
+
+    ops = tuple(op_decl(i) for i in range(n_ops))
     n_locs = draw(st.integers(0, 2))
     locs = tuple(LocDecl(f"l{i}", (draw(st.integers(1, 3)),)) for i in range(n_locs))
     heap = tuple((d.name, tuple(draw(st.lists(values, min_size=d.size, max_size=d.size))))
