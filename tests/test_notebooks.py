@@ -55,17 +55,13 @@ def test_notebook_runs_without_a_failed_cell(path):
     execute(nbformat.read(path, as_version=4))
 
 
-def test_a_broken_coq_cell_is_detected():
-    book = nbformat.read(ROOT / "notebooks" / "03-reverse-handlers.ipynb", as_version=4)
+@pytest.mark.parametrize("notebook,cell,message", [
+    ("03-reverse-handlers", "Check no_such_lemma_in_the_theories.", "no_such_lemma_in_the_theories"),
+    ("04-training-from-python", "assert 1 == 2, 'deliberately broken'", "deliberately broken"),
+], ids=["coq", "python"])
+def test_a_broken_cell_is_detected(notebook, cell, message):
+    book = nbformat.read(ROOT / "notebooks" / f"{notebook}.ipynb", as_version=4)
     broken = copy.deepcopy(book)
-    broken.cells.insert(3, nbformat.v4.new_code_cell("Check no_such_lemma_in_the_theories."))
-    with pytest.raises(NotebookFailed, match="no_such_lemma_in_the_theories"):
-        execute(broken)
-
-
-def test_a_broken_python_cell_is_detected():
-    book = nbformat.read(ROOT / "notebooks" / "04-training-from-python.ipynb", as_version=4)
-    broken = copy.deepcopy(book)
-    broken.cells.insert(2, nbformat.v4.new_code_cell("assert 1 == 2, 'deliberately broken'"))
-    with pytest.raises(NotebookFailed, match="deliberately broken"):
+    broken.cells.insert(3, nbformat.v4.new_code_cell(cell))
+    with pytest.raises(NotebookFailed, match=message):
         execute(broken)
