@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 import revhandlers as rh
 from revhandlers import fuzz
 from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.gen import programs
+from revhandlers.gen import chains, programs
 from revhandlers.typecheck import check_program
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,13 +36,15 @@ def test_generated_programs_are_accepted_by_both_checkers(verified, prog):
 
 
 def test_bounded_campaign_agrees_and_covers_every_rule():
-    """A fixed-seed campaign: no divergence, and every rule and rewriting
-    case fires (the rd-depth bound is never spent)."""
-    report = fuzz.campaign(1200, seed=20261201, max_size=10)
+    """A fixed-seed campaign: no divergence, every rule and rewriting case
+    fires (the rd-depth bound is never spent), and few programs are skipped
+    for fuel or time (a campaign that skips its programs proves nothing)."""
+    report = fuzz.campaign(3000, seed=20261201, max_size=10, timeout=2.0)
     assert report.divergence is None, report.divergence
-    assert report.programs == 1200
+    assert report.programs == 3000
+    assert report.skipped < 0.05 * report.programs, report.outcomes
     assert fuzz.coverage_holes(report.coverage) == [], fuzz.coverage_table(report.coverage)
-    assert report.outcomes["rd terms checked against finite differences"] > 50
+    assert report.outcomes["rd terms checked against finite differences"] > 500
 
 
 def test_corpus_is_not_empty():
@@ -88,6 +90,64 @@ def test_a_divergence_is_found_shrunk_and_written(tmp_path, monkeypatch):
     finally:
         ev.close()
     assert len(rh.sexp.program_sexp(prog)) < 2000     # shrunk to something small
+
+
+def test_a_wrong_order_of_backward_clauses_is_found(monkeypatch):
+    """With the backward clauses run in program order in the reference (the
+    cotangent of a layer is then read before the next layer's backward clause
+    has produced it), a campaign finds a divergence: the generator's chains
+    of operations carry cotangents from clause to clause."""
+    from revhandlers import reference
+    monkeypatch.setattr(reference, "reversed", lambda records: list(records), raising=False)
+    report = fuzz.campaign(300, seed=7, max_size=8)
+    assert report.divergence is not None
+
+
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(chains(6))
+def test_chains_carry_cotangents_through_every_link(verified, prog):
+    """Each link's argument is a term of the previous link's result, so the
+    program's gradient depends on every backward clause."""
+    from revhandlers.ast import CLet, Op, RevHandle
+    assert isinstance(prog.main, RevHandle)
+    body, prev, links = prog.main.body, "x0", 0
+    while isinstance(body, CLet):
+        assert isinstance(body.bound, Op) and prev in _free_names(body.bound.arg)
+        prev, body, links = body.var, body.body, links + 1
+    assert 2 <= links <= 4 and prev in _free_names(body.term)
+    assert check_program(prog) == verified.check(prog)
+
+
+def _free_names(m) -> set[str]:
+    from revhandlers.ast import Var
+    if isinstance(m, Var):
+        return {m.name}
+    out = set()
+    for f in getattr(m, "__dataclass_fields__", {}):
+        v = getattr(m, f)
+        for c in (v if isinstance(v, tuple) else (v,)):
+            if hasattr(c, "__dataclass_fields__"):
+                out |= _free_names(c)
+    return out
+
+
+def test_a_program_over_time_is_skipped_and_the_evaluator_recovers():
+    """A request that gets no answer within the timeout kills rh-eval and
+    fails with kind ``timeout``; the next request starts a new process; a
+    campaign counts such a program as skipped."""
+    from revhandlers.ast import App, Const, FSym, Prim, Program, Ret, Tuple
+    from revhandlers.errors import RuntimeFailure
+    wide = Program(Ret(Tuple(tuple(App(FSym(0, Prim("swish", (1,))), Const((1.0,))) for _ in range(1500)))))
+    small = rh.load(ROOT / "examples" / "one_layer.rh")
+    ev = VerifiedEvaluator(timeout=0.3)
+    try:
+        with pytest.raises(RuntimeFailure) as err:
+            ev.run(wide)
+        assert err.value.kind == "timeout" and ev._proc is None
+        assert ev.run(small).value is not None
+        assert fuzz.crosscheck(wide, ev).kind == "skipped"
+    finally:
+        ev.close()
 
 
 def test_fuzz_command_line(tmp_path):

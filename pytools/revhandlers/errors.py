@@ -5,7 +5,8 @@ well-typed program."""
 from __future__ import annotations
 
 BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "type", "io"}
-RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory"}
+# "timeout" is the Python wrapper's (VerifiedEvaluator(timeout=...)), not rh-eval's
+RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory", "timeout"}
 
 
 class RevHandlersError(Exception):

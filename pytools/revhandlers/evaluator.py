@@ -1,10 +1,13 @@
 """The verified evaluator from Python: one long-lived ``rh-eval --serve``
-process, reused across calls, answering one request per line."""
+process, reused across calls, answering one request per line.  With a
+``timeout``, a request that gets no answer in time kills the process (the
+next request starts a new one) and raises a ``timeout`` runtime failure."""
 
 from __future__ import annotations
 
 import atexit
 import os
+import select
 import subprocess
 import threading
 from dataclasses import replace
@@ -12,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from .ast import Program
-from .errors import RevHandlersError
+from .errors import RevHandlersError, RuntimeFailure
 from .paths import rh_eval_path
 from .sexp import Result, program_sexp, read_answer
 
@@ -26,9 +29,11 @@ class EvaluatorNotBuilt(RevHandlersError):
 class VerifiedEvaluator:
     """A ``rh-eval --serve`` process.  Thread-safe; restarted if it dies."""
 
-    def __init__(self, path: str | os.PathLike | None = None, fuel: int | None = None):
+    def __init__(self, path: str | os.PathLike | None = None, fuel: int | None = None,
+                 timeout: float | None = None):
         self.path = str(path or rh_eval_path())
         self.fuel = fuel
+        self.timeout = timeout
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
@@ -48,6 +53,11 @@ class VerifiedEvaluator:
             assert self._proc.stdin and self._proc.stdout
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
+            if self.timeout is not None and not select.select([self._proc.stdout], [], [], self.timeout)[0]:
+                self._proc.kill()
+                self._proc.wait()
+                self._proc = None
+                raise RuntimeFailure("timeout", f"rh-eval gave no answer within {self.timeout:g} s")
             answer = self._proc.stdout.readline()
         if not answer:
             raise RevHandlersError("internal", "rh-eval stopped without answering")

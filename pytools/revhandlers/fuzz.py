@@ -11,6 +11,10 @@ For every program drawn by :mod:`revhandlers.gen`:
   finite differences of ``x ↦ N`` at ``L`` (relative tolerance 1e-4), unless
   ``N`` uses ``round`` or ``maxpool``, which are not smooth.
 
+A program the verified evaluator cannot finish within its fuel, or within
+the per-program time limit (``--timeout``), is skipped, not compared, and
+counted as such in the report.
+
 A divergence is shrunk by Hypothesis to a smallest program, written to the
 corpus directory as an S-expression file that names the seed, and replayed
 by the test suite from then on (``tests/test_fuzz.py``).  Exit codes, like
@@ -157,12 +161,19 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
     try:
         ty_v = verified.check(prog)
     except RevHandlersError as e:
+        if e.kind == "timeout":
+            return Outcome("skipped", e.kind)
         if e.kind in ("io", "internal"):
             raise                     # the evaluator could not run: not a divergence
         raise Divergence(f"the extracted checker rejects a generated program: {e}") from None
     if ty_py != ty_v:
         raise Divergence(f"the checkers give different types: {ty_py} and {ty_v}")
-    counts, a = verified.coverage(prog)
+    try:
+        counts, a = verified.coverage(prog)
+    except RevHandlersError as e:
+        if e.kind == "timeout":
+            return Outcome("skipped", e.kind)
+        raise
     a_err = a if isinstance(a, RevHandlersError) else None
     COVERAGE.update(counts)
     if a_err is not None and a_err.kind in ("out-of-fuel", "out-of-memory", "too-deep"):
@@ -219,16 +230,22 @@ def write_corpus(prog: Program, corpus: Path, seed: int, message: str) -> Path:
     return path
 
 
+#: seconds the verified evaluator may spend on one generated program
+TIMEOUT = 10.0
+
+
 def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
-             progress=None, verified: VerifiedEvaluator | None = None) -> Report:
-    """Cross-check ``n`` generated programs, reproducibly from ``seed``."""
+             progress=None, verified: VerifiedEvaluator | None = None, timeout: float = TIMEOUT) -> Report:
+    """Cross-check ``n`` generated programs, reproducibly from ``seed``
+    (the programs are; which of them are skipped for time may vary with the
+    machine's speed)."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
     from .gen import programs
 
     own = verified is None
-    verified = verified or VerifiedEvaluator()
+    verified = verified or VerifiedEvaluator(timeout=timeout)
     report = Report()
     last_failure: dict = {}
     start = time.time()
@@ -269,8 +286,8 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
 
 
 def _job(args):
-    n, seed, max_size, corpus = args
-    return campaign(n, seed, max_size, Path(corpus) if corpus else None)
+    n, seed, max_size, corpus, timeout = args
+    return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout)
 
 
 def cmd_fuzz(args, out) -> int:
@@ -280,13 +297,14 @@ def cmd_fuzz(args, out) -> int:
     try:
         if jobs == 1:
             bar = Progress(args.n, "fuzz")
-            rep = campaign(args.n, args.seed, args.max_size, corpus,
+            rep = campaign(args.n, args.seed, args.max_size, corpus, timeout=args.timeout,
                            progress=lambda r: bar.update(r.programs, f"{r.programs / max(time.time() - bar.start, 1e-9):.0f} programs/s"))
             reports = [rep]
         else:
             per = [args.n // jobs + (1 if i < args.n % jobs else 0) for i in range(jobs)]
             with mp.Pool(jobs) as pool:
-                reports = pool.map(_job, [(k, args.seed + i, args.max_size, str(corpus)) for i, k in enumerate(per)])
+                reports = pool.map(_job, [(k, args.seed + i, args.max_size, str(corpus), args.timeout)
+                                         for i, k in enumerate(per)])
     except RevHandlersError as e:
         print(f"fuzz: could not run: {e}", file=sys.stderr)
         return 2
@@ -320,6 +338,8 @@ def register(sub) -> None:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--jobs", type=int, default=1, help="parallel processes (seeds seed, seed+1, …)")
     t.add_argument("--max-size", type=int, default=10, help="size budget of a program (default 10)")
+    t.add_argument("--timeout", type=float, default=TIMEOUT,
+                   help=f"seconds the verified evaluator may spend on one program before it is skipped (default {TIMEOUT:g})")
     t.add_argument("--corpus", default="tests/corpus", help="where shrunk divergences are written")
     t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
     t.set_defaults(func=cmd_fuzz)

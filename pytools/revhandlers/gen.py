@@ -7,7 +7,9 @@ projections, primitives and their reverse derivatives, sums and nested
 ``rd``; commands with operations, ``let`` and nested ``rev handle``, whose
 handlers have explicit clauses (which may perform other operations, and
 ``Get``/``Put``) and default clauses; declared operations and locations of
-random shapes; initial heaps.  (Requires the ``test`` extra.)
+random shapes; initial heaps.  One program in eight is a chain of
+operations (:func:`chains`) whose backward clauses hand cotangents from
+layer to layer, as in the paper's networks.  (Requires the ``test`` extra.)
 
 An operation may be performed where a handler will take it: under a
 ``rev handle`` whose handler has a clause for it, or whose default clause
@@ -198,8 +200,103 @@ def commands(draw, ctx: Ctx, goal: Ty, size: int, ops: tuple[OpDecl, ...], locs:
             return RevHandle(arg, xs, body, Handler("r", ret, tuple(clauses)))
 
 
+nonzero = st.builds(lambda sign, m: sign * m, st.sampled_from([1.0, -1.0]), st.floats(0.25, 2.0))
+
+
+def nonzero_const(n: int) -> st.SearchStrategy[Tm]:
+    return st.lists(nonzero, min_size=n, max_size=n).map(lambda xs: Const(tuple(xs)))
+
+
+@st.composite
+def through(draw, ctx: Ctx, v: str, n: int, size: int) -> Tm:
+    """A term of type ``Real(n)`` built around the variable ``v : Real(n)``
+    by smooth maps whose derivative is not zero in general (swish, a scaling
+    by a nonzero constant, a sum or difference with another term), so a
+    cotangent of the term reaches ``v``."""
+    m: Tm = Var(v)
+    for _ in range(draw(st.integers(0, 2))):
+        kind = draw(st.sampled_from(["swish", "transpose", "smul", "add", "sub", "let"]))
+        if kind == "swish":
+            m = App(FSym(0, Prim("swish", (n,))), m)
+        elif kind == "transpose":
+            m = App(FSym(0, Prim("transpose", (1, n))), m)
+        elif kind == "smul":
+            m = App(FSym(0, Prim("smul", (n,))), Tuple((draw(nonzero_const(1)), m)))
+        elif kind == "add":
+            m = Add(m, draw(terms(ctx, TBase(n), size)))
+        elif kind == "sub":
+            m = App(FSym(0, Prim("sub", (n,))), Tuple((draw(terms(ctx, TBase(n), size)), m)))
+        else:
+            x = _fresh(ctx)
+            m = Let(x, m, Add(Var(x), App(FSym(0, Prim("swish", (n,))), Var(x))))
+    return m
+
+
+@st.composite
+def chains(draw, size: int) -> Program:
+    """A layered network in miniature: a ``rev handle`` whose body performs
+    ``Chain : Real(n) ▷ Real(n)`` two to four times, each link's argument a
+    term of the previous link's result, and whose clause for ``Chain``
+    either passes its cotangent through or computes it from ``y`` (and the
+    residual), optionally writing to a location on the way back.  The
+    cotangent of each link comes from the backward clause of the next one,
+    so these programs fail if the backward clauses run in any order but the
+    reverse, or if the contributions to a cotangent are not summed."""
+    n = draw(st.integers(1, 3))
+    a = TBase(n)
+    chain = OpDecl("Chain", a, a)
+    loc = LocDecl("l0", (draw(st.sampled_from([n, n, 1, 2, 3])),))
+    heap = ((loc.name, tuple(draw(st.lists(values, min_size=loc.size, max_size=loc.size)))),)
+    small = max(1, min(size, 3))
+    inputs = [a] + draw(st.lists(small_types(0), max_size=1))
+    xs = tuple(f"x{i}" for i in range(len(inputs)))
+    ctx: Ctx = tuple(reversed(list(zip(xs, inputs))))
+    links, prev = [], "x0"
+    for _ in range(draw(st.integers(2, 4))):
+        y = _fresh(ctx)
+        links.append((y, Op(OpUser("Chain"), draw(through(ctx, prev, n, small)))))
+        ctx, prev = ((y, a),) + ctx, y
+    out = draw(st.sampled_from(["same", "dot", "pair"]))
+    if out == "same":
+        inner, result = a, draw(through(ctx, prev, n, small))
+    elif out == "dot":
+        inner = TBase(1)
+        result = App(FSym(0, Prim("matmul", (1, n, 1))), Tuple((draw(nonzero_const(n)), draw(through(ctx, prev, n, small)))))
+    else:
+        other = draw(st.sampled_from([y for y, _ in links] + ["x0"]))
+        inner = TProd((a, a))
+        result = Tuple((draw(through(ctx, prev, n, small)), draw(through(ctx, other, n, small))))
+    body: Cmd = Ret(result)
+    for y, link in reversed(links):
+        body = CLet(y, link, body)
+    if draw(st.booleans()):
+        clause = CCons(OpUser("Chain"), a, "x", Ret(Tuple((Var("x"), Var("x")))), "y", "z", Ret(Var("y")))
+    else:
+        d = draw(st.sampled_from([a, a, TBase(0), TBase(1)]))
+        fctx, bctx = (("x", a),), (("y", a), ("z", d))
+        qf = Ret(Tuple((draw(through(fctx, "x", n, small)),
+                        draw(through(fctx, "x", n, small)) if d == a else draw(terms(fctx, d, small)))))
+        back = draw(through(bctx, "y", n, small))
+        if d == a and draw(st.booleans()):
+            back = Add(back, draw(through(bctx, "z", n, small)))
+        qb: Cmd = Ret(back)
+        if draw(st.booleans()):
+            # a backward clause with an effect: the order of the writes shows
+            put = (through(bctx, "y", n, small) if loc.size == n else terms(bctx, TBase(loc.size), small))
+            qb = CLet("u", Op(OpPut(loc.name), draw(put)), qb)
+        clause = CCons(OpUser("Chain"), d, "x", qf, "y", "z", qb)
+    cot = nonzero_const(n) if inner == a else nonzero_const(1) if inner == TBase(1) else \
+        st.tuples(nonzero_const(n), nonzero_const(n)).map(Tuple)
+    ret = Ret(Var("r") if draw(st.booleans()) else draw(cot))
+    arg = Tuple(tuple(draw(const(t.n)) for t in inputs))
+    main = RevHandle(arg, xs, body, Handler("r", ret, (clause,)))
+    return Program(main, (chain,), (loc,), heap, fuel=FUEL)
+
+
 @st.composite
 def programs(draw, max_size: int = 10) -> Program:
+    if draw(st.integers(0, 7)) == 0:
+        return draw(chains(max_size))
     n_ops = draw(st.integers(0, 2))
     def op_decl(i):
         a = draw(small_types(1))
