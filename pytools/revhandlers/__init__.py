@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .ast import Program
 from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
+from .nesting import deep
 from .sexp import Result
 
 __version__ = "0.1.0"
@@ -57,9 +58,11 @@ def load(path: str | Path, params: dict[str, int] | None = None) -> Program:
 
 
 def _program(p) -> Program:
-    return p if isinstance(p, Program) else load(p)
+    from .nesting import check_depth
+    return check_depth(p) if isinstance(p, Program) else load(p)
 
 
+@deep
 def check(program, engine: str = "verified"):
     """The type of the main command; raises :class:`TypeCheckError` (with the
     Coq rule) or :class:`BadInput`."""
@@ -71,6 +74,7 @@ def check(program, engine: str = "verified"):
     return default_evaluator().check(prog)
 
 
+@deep
 def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
     """Run a program; ``heap`` (location -> array) updates its initial heap.
     ``engine`` is ``"verified"`` (the extracted evaluator) or ``"reference"``
@@ -85,6 +89,7 @@ def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
     return default_evaluator().run(with_heap(prog, heap))
 
 
+@deep
 def trace(program, heap: dict | None = None):
     """Every configuration of the verified evaluator's run, as S-expression
     lines ``(step N (heap …) (cmd …))``, and the result."""

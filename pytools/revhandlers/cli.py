@@ -13,6 +13,7 @@ import numpy as np
 
 from . import ENGINES, check, load, run, trace
 from .errors import BadInput, RevHandlersError
+from .nesting import room
 from .sexp import loads, program_sexp, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
 
@@ -134,7 +135,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
-        return args.func(args, out)
+        with room():
+            return args.func(args, out)
     except RevHandlersError as e:
         rule = f" [{e.rule}]" if e.rule != "none" else ""
         print(f"error ({e.kind}){rule}: {e.message}", file=sys.stderr)

@@ -13,6 +13,7 @@ import sexpdata
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
                   OpGet, OpPut, OpSym, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase,
                   TProd, Tm, Tuple, Ty, Var)
+from .nesting import MAX_NESTING, check_depth, deep, room, too_deep
 from .errors import BadInput, RevHandlersError, make_error
 from .prims import PRIMS
 
@@ -108,6 +109,7 @@ def cmd_sexp(p: Cmd) -> str:
     raise TypeError(f"not a command: {p!r}")
 
 
+@deep
 def program_sexp(prog: Program) -> str:
     """The program as one line of the S-expression format."""
     parts = ["(ops" + "".join(f" ({_atom(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops) + ")",
@@ -243,12 +245,40 @@ def read_cmd(s) -> Cmd:
     raise BadInput("syntax", f"not a command: {_show(s)}")
 
 
+def _paren_depth(text: str) -> int:
+    """How deeply the parentheses of ``text`` nest (outside strings and
+    comments), without recursion."""
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c == ";":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth -= 1
+        i += 1
+    return deepest
+
+
 def loads(text: str):
-    """Parse one S-expression (sexpdata), as a :class:`BadInput` on failure."""
+    """Parse one S-expression (sexpdata), as a :class:`BadInput` on failure.
+    The reader recurses: text nested far beyond what a program may be is
+    rejected before it is read."""
+    if text.count("(") > 4 * MAX_NESTING and _paren_depth(text) > 4 * MAX_NESTING:
+        raise too_deep()
     try:
-        return sexpdata.loads(text, true=None, false=None, nil=None)
-    except RecursionError:
-        raise BadInput("too-deep", "the S-expression is nested too deeply") from None
+        with room():
+            return sexpdata.loads(text, true=None, false=None, nil=None)
+    except BadInput:
+        raise
     except Exception as e:  # sexpdata raises several exception types
         raise BadInput("parse", f"malformed S-expression: {e}") from None
 
@@ -292,10 +322,8 @@ def read_program(s) -> Program:
 
 def parse_program(text: str) -> Program:
     """A program from its S-expression text."""
-    try:
-        return read_program(loads(text))
-    except RecursionError:
-        raise BadInput("too-deep", "the program is nested too deeply") from None
+    with room():
+        return check_depth(read_program(loads(text)))
 
 
 # ------------------------------------------------------------ results

@@ -45,6 +45,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
                   OpGet, OpPut, OpSym, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase,
                   TProd, Tm, Tuple, Ty, Var)
+from . import nesting
 from .errors import BadInput, RevHandlersError
 
 GRAMMAR = r"""
@@ -319,14 +320,28 @@ def parse(text: str, params: dict[str, int] | None = None) -> Program:
             if name not in values:
                 raise BadInput("unbound", f"the program declares no parameter {name}")
             values[name] = int(value)
-        prog = _Build(values).transform(tree)
+        if _tree_depth(tree) > 4 * nesting.MAX_NESTING:     # surely too deep: do not recurse on it
+            raise nesting.too_deep()
+        with nesting.room():
+            prog = _Build(values).transform(tree)
     except UnexpectedInput as e:
         raise BadInput("parse", f"line {e.line}, column {e.column}: {_describe(e, text)}") from None
     except VisitError as e:
         if isinstance(e.orig_exc, RevHandlersError):
             raise e.orig_exc from None
         raise
-    return _elaborate_residuals(prog)
+    with nesting.room():
+        return nesting.check_depth(_elaborate_residuals(prog))
+
+
+def _tree_depth(tree) -> int:
+    """The depth of a parse tree, without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        t, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in getattr(t, "children", ()) if hasattr(c, "children"))
+    return deepest
 
 
 def _terminal_text(name: str) -> str:
@@ -445,6 +460,7 @@ def pretty_handler(h: Handler, indent: int = 0) -> str:
     return "{\n" + ";\n".join(parts) + "\n" + "  " * indent + "}"
 
 
+@nesting.deep
 def pretty(prog: Program) -> str:
     """The program in the surface syntax (ASCII)."""
     lines = []

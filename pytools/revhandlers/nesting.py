@@ -1,0 +1,103 @@
+"""Deeply nested programs: the limit ``rh-eval`` enforces, measured the same
+way on the Python side, and room on the Python stack for programs within it.
+
+``rh-eval`` rejects a program whose syntax is nested deeper than
+:data:`MAX_NESTING` levels (``max_depth`` in ``extracted/rh_eval.ml``) with a
+``too-deep`` bad-input error.  The Python tools recurse on the syntax too, so
+they measure the depth the same way (:func:`depth`, without recursion),
+reject the same programs with the same error, and run under
+:func:`room`, which raises Python's recursion limit enough for every program
+within the limit and turns a ``RecursionError`` into that error."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from contextlib import contextmanager
+
+from .ast import (Add, App, CCons, CLet, Const, FSym, Handler, Let, Op, Program, Proj, Rd, Ret, RevHandle,
+                  TBase, TProd, Tuple, Var)
+from .errors import BadInput
+
+#: rh-eval's ``max_depth``
+MAX_NESTING = 2000
+#: Python frames allowed per level of nesting
+_FRAMES_PER_LEVEL = 40
+
+
+def too_deep() -> BadInput:
+    return BadInput("too-deep", f"nesting deeper than {MAX_NESTING} levels")
+
+
+@contextmanager
+def room():
+    """Enough recursion for programs nested up to :data:`MAX_NESTING`; a
+    ``RecursionError`` becomes the ``too-deep`` error."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, _FRAMES_PER_LEVEL * MAX_NESTING))
+    try:
+        yield
+    except RecursionError:
+        raise too_deep() from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def deep(fn):
+    """``fn``, run under :func:`room`."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with room():
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+def _children(node, d: int):
+    """The syntax below ``node`` (at level ``d``), with their levels, as
+    ``rh-eval``'s reader counts them: every command, term, handler, type and
+    ``rd`` of a function symbol is one level; the main command and the types
+    of declarations are at level 1."""
+    match node:
+        case Ret(m):
+            return [(m, d + 1)]
+        case Op(_, m):
+            return [(m, d + 1)]
+        case CLet(_, p, q):
+            return [(p, d + 1), (q, d + 1)]
+        case RevHandle(m, _, r, h):
+            return [(m, d + 1), (r, d + 1), (h, d + 1)]
+        case Handler(_, r, clauses):
+            return [(r, d + 1)] + [(x, d + 1) for c in clauses for x in (c.residual, c.fwd, c.bwd)]
+        case App(f, m):
+            return [(f, d + 1), (m, d + 1)]
+        case FSym(k, _):
+            return [(None, d + k)]
+        case Add(m, n) | Let(_, m, n):
+            return [(m, d + 1), (n, d + 1)]
+        case Tuple(items) | TProd(items):
+            return [(m, d + 1) for m in items]
+        case Proj(_, m):
+            return [(m, d + 1)]
+        case Rd(m, _, n, l):
+            return [(m, d + 1), (n, d + 1), (l, d + 1)]
+    return []
+
+
+def depth(prog: Program) -> int:
+    """The nesting depth of ``prog`` as ``rh-eval`` counts it."""
+    stack = [(prog.main, 1)] + [(t, 1) for o in prog.ops for t in (o.coarity, o.arity)]
+    deepest = 0
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > MAX_NESTING:          # no need to look further
+            return d
+        stack.extend(_children(node, d))
+    return deepest
+
+
+def check_depth(prog: Program) -> Program:
+    """``prog``, or the ``too-deep`` error if it is nested too deeply."""
+    if depth(prog) > MAX_NESTING:
+        raise too_deep()
+    return prog
