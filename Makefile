@@ -5,7 +5,7 @@ PY ?= python3
 COQ_THEORIES := _build/default/theories
 RH_EVAL := _build/default/extracted/rh-eval
 
-.PHONY: all deps proofs build demo headline test clean
+.PHONY: all deps proofs build demo headline test bench clean
 
 all: build
 
@@ -44,6 +44,10 @@ demo: build
 ## test: every test
 test: build
 	$(PY) -m pytest tests
+
+## bench: how the evaluator's time grows with program size, against the reference
+bench: build
+	$(PY) bench/scaling.py
 
 clean:
 	dune clean
