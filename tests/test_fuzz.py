@@ -157,3 +157,15 @@ def test_fuzz_command_line(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "programs: 150" in proc.stdout and "divergences: 0" in proc.stdout
     assert "rule coverage:" in proc.stdout and "rh_op" in proc.stdout
+
+
+def test_fuzz_command_line_with_jobs_reports_progress(tmp_path):
+    """With --jobs, the workers' programs add up in one progress bar (a line
+    per tenth in a log) and in the summary."""
+    proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", "60", "--seed", "4", "--jobs", "2",
+                           "--corpus", str(tmp_path), "--allow-holes"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "programs: 60 in" in proc.stdout and "2 job(s)" in proc.stdout and "divergences: 0" in proc.stdout
+    bars = [line for line in proc.stderr.splitlines() if line.startswith("fuzz [")]
+    assert bars and bars[-1].split()[2] == "60/60" and "programs/s" in bars[-1]

@@ -285,26 +285,45 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     return report
 
 
+_DONE = None      # in a worker of ``--jobs``: the programs all workers have checked
+
+
+def _init_worker(done) -> None:
+    global _DONE
+    _DONE = done
+
+
+def _count(_report) -> None:
+    with _DONE.get_lock():
+        _DONE.value += 1
+
+
 def _job(args):
     n, seed, max_size, corpus, timeout = args
-    return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout)
+    return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout,
+                    progress=_count if _DONE is not None else None)
 
 
 def cmd_fuzz(args, out) -> int:
     from .train import Progress
     jobs = max(1, args.jobs)
     corpus = Path(args.corpus)
+    bar = Progress(args.n, "fuzz", unit="programs")
     try:
         if jobs == 1:
-            bar = Progress(args.n, "fuzz")
             rep = campaign(args.n, args.seed, args.max_size, corpus, timeout=args.timeout,
-                           progress=lambda r: bar.update(r.programs, f"{r.programs / max(time.time() - bar.start, 1e-9):.0f} programs/s"))
+                           progress=lambda r: bar.update(r.programs))
             reports = [rep]
         else:
             per = [args.n // jobs + (1 if i < args.n % jobs else 0) for i in range(jobs)]
-            with mp.Pool(jobs) as pool:
-                reports = pool.map(_job, [(k, args.seed + i, args.max_size, str(corpus), args.timeout)
-                                         for i, k in enumerate(per)])
+            done = mp.Value("q", 0)
+            with mp.Pool(jobs, initializer=_init_worker, initargs=(done,)) as pool:
+                pending = pool.map_async(_job, [(k, args.seed + i, args.max_size, str(corpus), args.timeout)
+                                               for i, k in enumerate(per)])
+                while not pending.ready():
+                    pending.wait(0.5)
+                    bar.update(done.value)
+                reports = pending.get()
     except RevHandlersError as e:
         print(f"fuzz: could not run: {e}", file=sys.stderr)
         return 2
