@@ -318,7 +318,7 @@ def programs(draw, max_size: int = 10) -> Program:
     else:
         goal = draw(small_types(1))
         main = draw(commands((), goal, size, ops, locs, frozenset()))
-    # A few programs blow up under the RH rewriting (nested handlers grow
-    # the command cubically, decisions §12); a campaign skips those instead
-    # of spending minutes on one.
+    # A few programs blow up under the RH rewriting (see "Cost of the
+    # evaluator" in docs/decisions.md); a campaign skips those (fuel here,
+    # and a time limit per program) instead of spending minutes on one.
     return Program(main, ops, locs, heap, fuel=FUEL)
