@@ -43,13 +43,15 @@ Fixpoint step_tm_fn (M : tm) : tm_step :=
       | r => r
       end
   | Tuple Ms =>
-      (fix go (pre l : list tm) {struct l} : tm_step :=
+      (* the values already passed, in reverse order: a step costs time
+         linear in the tuple's width, not quadratic *)
+      (fix go (rpre l : list tm) {struct l} : tm_step :=
          match l with
          | [] => TSValue
          | M' :: l' =>
              match step_tm_fn M' with
-             | TSStep M'' => TSStep (Tuple (pre ++ M'' :: l'))
-             | TSValue => go (pre ++ [M']) l'
+             | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l')))
+             | TSValue => go (M' :: rpre) l'
              | r => r
              end
          end) [] Ms

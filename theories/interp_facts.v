@@ -30,8 +30,41 @@ Definition tuple_go (pre l : list tm) : tm_step :=
          end
      end) pre l.
 
+(** The loop [step_tm_fn] runs: the prefix kept in reverse order. *)
+Definition tuple_go_rev (rpre l : list tm) : tm_step :=
+  (fix go (rpre l : list tm) {struct l} : tm_step :=
+     match l with
+     | [] => TSValue
+     | M' :: l' =>
+         match step_tm_fn M' with
+         | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l')))
+         | TSValue => go (M' :: rpre) l'
+         | r => r
+         end
+     end) rpre l.
+
+Lemma tuple_go_rev_spec rpre l : tuple_go_rev rpre l = tuple_go (rev rpre) l.
+Proof.
+  revert rpre. induction l as [|M l IH]; intros rpre; [reflexivity|].
+  change (tuple_go_rev rpre (M :: l)) with
+    (match step_tm_fn M with
+     | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l)))
+     | TSValue => tuple_go_rev (M :: rpre) l
+     | r => r
+     end).
+  change (tuple_go (rev rpre) (M :: l)) with
+    (match step_tm_fn M with
+     | TSStep M'' => TSStep (Tuple (rev rpre ++ M'' :: l))
+     | TSValue => tuple_go (rev rpre ++ [M]) l
+     | r => r
+     end).
+  destruct (step_tm_fn M); try reflexivity.
+  - rewrite rev_append_rev. reflexivity.
+  - rewrite IH. reflexivity.
+Qed.
+
 Lemma step_tm_fn_tuple Ms : step_tm_fn (Tuple Ms) = tuple_go [] Ms.
-Proof. reflexivity. Qed.
+Proof. exact (tuple_go_rev_spec [] Ms). Qed.
 
 Lemma tuple_go_cons pre M l :
   tuple_go pre (M :: l) =
@@ -59,7 +92,8 @@ Proof.
   - destruct (step_tm_fn M); try discriminate. destruct (ev f M); discriminate.
   - destruct (step_tm_fn M1); try discriminate.
     destruct (step_tm_fn M2); try discriminate. destruct M1, M2; discriminate.
-  - apply value_tuple_iff. change (tuple_go [] Ms = TSValue) in Hs.
+  - apply value_tuple_iff. change (tuple_go_rev [] Ms = TSValue) in Hs.
+    rewrite tuple_go_rev_spec in Hs. change (tuple_go [] Ms = TSValue) in Hs.
     revert Hs. generalize (@nil tm). induction IH as [|M Ms HM HMs IHl]; intros pre Hs.
     + constructor.
     + rewrite tuple_go_cons in Hs.
@@ -105,7 +139,8 @@ Proof.
         apply step_tm_fn_value_inv. exact Hs1.
       * destruct M1; try discriminate. destruct M2; try discriminate.
         injection Hs as <-. apply step_tm_head. constructor.
-  - change (tuple_go [] Ms = TSStep M') in Hs.
+  - change (tuple_go_rev [] Ms = TSStep M') in Hs.
+    rewrite tuple_go_rev_spec in Hs. change (tuple_go [] Ms = TSStep M') in Hs.
     assert (Hgen : forall pre, Forall value pre -> tuple_go pre Ms = TSStep M' ->
                    step_tm (Tuple (pre ++ Ms)) M').
     { clear Hs. induction IH as [|M Ms HM HMs IHl]; intros pre Hpre Hg; [discriminate|].
@@ -401,7 +436,8 @@ Proof.
     + injection Hs as <- <-. destruct (IH1 _ _ eq_refl) as [K [HK [-> HVV]]].
       exists (K ++ [KAddL M2]). rewrite fill_ectx_snoc. split; [|split; [reflexivity|exact HVV]].
       apply Forall_app. split; [exact HK|constructor; [exact I|constructor]].
-  - change (tuple_go [] Ms = TSStuckEv f V) in Hs.
+  - change (tuple_go_rev [] Ms = TSStuckEv f V) in Hs.
+    rewrite tuple_go_rev_spec in Hs. change (tuple_go [] Ms = TSStuckEv f V) in Hs.
     assert (Hgen : forall pre, Forall value pre -> tuple_go pre Ms = TSStuckEv f V ->
                    stuck_ev_tm (Tuple (pre ++ Ms)) f V).
     { clear Hs. induction IH as [|M Ms HM HMs IHl]; intros pre Hpre Hg; [discriminate|].
