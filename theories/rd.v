@@ -32,7 +32,8 @@
     The recursion is structural in [N] except for R-Rd, which rewrites the
     inner [rd] first and differentiates the result; it is bounded by the
     [rd]-nesting depth [d].  Should [d] run out (it does not when started
-    at [rd_depth N]), the rewriting answers the unrewritten term
+    at [rd_depth N]: [rd_bound.v] proves that a larger bound gives the same
+    term), the rewriting answers the unrewritten term
     [W.rd(q.N[proj_i q/x_i])(<V⃗>)], which denotes the same derivative and
     has the same type, so the bound never changes the meaning. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas.

@@ -6,7 +6,7 @@
    acceptable answer of Print Assumptions is "Closed under the global
    context". *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress instance.
+  rd rd_bound term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress instance.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -21,6 +21,11 @@ Print Assumptions typed_cmd_subst.
 (* The typing lemma of W.R_V(x.N) (paper §5.1). *)
 Check @rd_rewrite_typed.
 Print Assumptions rd_rewrite_typed.
+
+(* The rd-depth bound of W.R_V(x.N) is enough: a larger bound gives the
+   same term, so the unrewritten fallback is never what it computes. *)
+Check @rd_rewrite_enough.
+Print Assumptions rd_rewrite_enough.
 
 (* Subject reduction for terms. *)
 Check @step_tm_preservation.
