@@ -28,39 +28,11 @@ import time
 from pathlib import Path
 
 import revhandlers as rh
-from revhandlers.ast import (App, CCons, CLet, Const, FSym, Handler, Op, OpDecl, OpUser, Prim, Program, Ret,
-                             RevHandle, TBase, Tuple, Var)
 from revhandlers.evaluator import VerifiedEvaluator
+from revhandlers.families import let_chain, op_chain, wide_tuple
 from revhandlers.reference import run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
-one = Const((1.0,))
-
-
-def swish(m):
-    return App(FSym(0, Prim("swish", (1,))), m)
-
-
-def wide_tuple(n):
-    return Program(Ret(Tuple(tuple(swish(one) for _ in range(n)))))
-
-
-def let_chain(n):
-    c = Ret(Var(f"v{n}"))
-    for i in range(n, 0, -1):
-        c = CLet(f"v{i}", Ret(swish(Var(f"v{i - 1}"))), c)
-    return Program(CLet("v0", Ret(one), c))
-
-
-def op_chain(n):
-    a = TBase(1)
-    c = Ret(Var(f"y{n}"))
-    for i in range(n, 0, -1):
-        c = CLet(f"y{i}", Op(OpUser("L"), Var(f"y{i - 1}")), c)
-    c = CLet("y0", Ret(Var("x0")), c)
-    clause = CCons(OpUser("L"), a, "x", Ret(Tuple((swish(Var("x")), Var("x")))), "y", "z", Ret(Var("y")))
-    return Program(RevHandle(Tuple((one,)), ("x0",), c, Handler("r", Ret(Var("r")), (clause,))),
-                   (OpDecl("L", a, a),))
 
 
 def mlp_step(_n):

@@ -135,19 +135,11 @@ def test_a_program_over_time_is_skipped_and_the_evaluator_recovers():
     """A request that gets no answer within the timeout kills rh-eval and
     fails with kind ``timeout``; the next request starts a new process; a
     campaign counts such a program as skipped."""
-    from revhandlers.ast import (App, CCons, CLet, Const, FSym, Handler, Op, OpDecl, OpUser, Prim, Program, Ret,
-                                 RevHandle, TBase, Tuple, Var)
     from revhandlers.errors import RuntimeFailure
+    from revhandlers.families import op_chain
     # a rev handle around a chain of 400 operations: its RH rewriting and
     # run take seconds (docs/decisions.md, "Cost of the evaluator")
-    a, n = TBase(1), 400
-    body = Ret(Var(f"y{n}"))
-    for i in range(n, 0, -1):
-        body = CLet(f"y{i}", Op(OpUser("L"), Var(f"y{i - 1}")), body)
-    clause = CCons(OpUser("L"), a, "x", Ret(Tuple((App(FSym(0, Prim("swish", (1,))), Var("x")), Var("x")))),
-                   "y", "z", Ret(Var("y")))
-    slow = Program(RevHandle(Tuple((Const((1.0,)),)), ("x0",), CLet("y0", Ret(Var("x0")), body),
-                             Handler("r", Ret(Var("r")), (clause,))), (OpDecl("L", a, a),))
+    slow = op_chain(400)
     small = rh.load(ROOT / "examples" / "one_layer.rh")
     ev = VerifiedEvaluator(timeout=0.3)
     try:

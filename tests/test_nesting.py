@@ -17,6 +17,7 @@ from revhandlers.ast import (App, CCons, CLet, Const, FSym, Handler, OpDecl, OpU
                              RevHandle, TBase, TProd, Tuple, Var)
 from revhandlers.errors import BadInput
 from revhandlers.evaluator import VerifiedEvaluator
+from revhandlers.families import let_chain
 
 ROOT = Path(__file__).resolve().parents[1]
 one = Const((1.0,))
@@ -24,13 +25,6 @@ one = Const((1.0,))
 
 def swish(m, k=0):
     return App(FSym(k, Prim("swish", (1,))), m)
-
-
-def let_chain(n):
-    c = Ret(Var(f"v{n}"))
-    for i in range(n, 0, -1):
-        c = CLet(f"v{i}", Ret(swish(Var(f"v{i - 1}"))), c)
-    return Program(CLet("v0", Ret(one), c))
 
 
 def nested_apps(n):
