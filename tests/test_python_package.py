@@ -63,6 +63,33 @@ def test_sexp_round_trip(prog):
     assert sexp.parse_program(sexp.program_sexp(prog)) == prog
 
 
+SEXP_PIECES = ["(", ")", "(", ")", " ", "\n", "\t", '"', "a", "b-1", "1", "-0", "+2", "1.5", ".5", "5.", "1e5",
+               "1_0", "0x1", "nan", "-inf", "x y", ";", "'", "[", "]", "{", "\\", "\xa0"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(SEXP_PIECES), max_size=25).map("".join))
+def test_fast_sexp_reader_reads_what_sexpdata_reads(text):
+    """The reader of rh-eval's answers either leaves a text to sexpdata or
+    reads exactly what sexpdata reads (lists, symbols, ints, floats, strings)."""
+    import sexpdata
+    fast = sexp._fast_loads(text)
+    if fast is None:
+        return
+    assert repr(fast) == repr(sexpdata.loads(text, true=None, false=None, nil=None))
+
+
+def test_fast_sexp_reader_reads_rh_eval_answers(verified):
+    import sexpdata
+    prog = rh.load(ROOT / "examples" / "mlp.rh")
+    for line in [verified.request(f"(run {sexp.program_sexp(prog)})"),
+                 verified.request(f"(coverage {sexp.program_sexp(prog)})"),
+                 verified.request(f"(trace {sexp.program_sexp(rh.load(ROOT / 'examples' / 'one_layer.rh'))})"),
+                 verified.request("(check (program (main (ret (app (swish 1) (const 1.0 2.0))))))")]:
+        fast = sexp._fast_loads(line)
+        assert fast is not None and fast == sexpdata.loads(line, true=None, false=None, nil=None)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_surface_round_trip(prog):
