@@ -63,6 +63,13 @@ def test_sexp_round_trip(prog):
     assert sexp.parse_program(sexp.program_sexp(prog)) == prog
 
 
+def test_names_that_are_not_identifiers_are_quoted_and_read_back():
+    prog = ast.Program(ast.Ret(ast.Let("x y", ast.Const((1.0,)), ast.Var("x y"))))
+    text = sexp.program_sexp(prog)
+    assert '(let "x y" (const 1.0) "x y")' in text
+    assert sexp.parse_program(text) == prog
+
+
 SEXP_PIECES = ["(", ")", "(", ")", " ", "\n", "\t", '"', "a", "b-1", "1", "-0", "+2", "1.5", ".5", "5.", "1e5",
                "1_0", "0x1", "nan", "-inf", "x y", ";", "'", "[", "]", "{", "\\", "\xa0"]
 

@@ -273,7 +273,7 @@ _SLOW = re.compile(r"[\[\]{};'\\]")
 _TOKENS = re.compile(r'\(|\)|"[^"]*"|[^ \t\n\r\x0b\x0c()"]+')
 
 
-def _atom(token: str):
+def _read_atom(token: str):
     """sexpdata's reading of an atom: an int, else a float, else a symbol."""
     if "." not in token:
         try:
@@ -310,7 +310,7 @@ def _fast_loads(text: str):
         elif t[0] == '"':
             cur.append(t[1:-1])
         else:
-            cur.append(_atom(t))
+            cur.append(_read_atom(t))
     if stack or len(top) != 1:
         return None
     return top[0]
