@@ -11,12 +11,15 @@ the language to Python::
     ref = rh.run(prog, engine="reference")         # through the independent numpy reference
     res.value, res.heap["l"]
 
+    with rh.Session("examples/mlp.rh") as s:      # loaded once, heap carried across runs
+        r = s.run(set={"input": x, "target": t}, read=["output"])
+
 Modules: :mod:`~revhandlers.ast` (one dataclass per Coq constructor),
 :mod:`~revhandlers.sexp` (the S-expression format of ``rh-eval``),
 :mod:`~revhandlers.surface` (``.rh`` files), :mod:`~revhandlers.typecheck`
 (mirror of the Coq checker), :mod:`~revhandlers.reference` (numpy
 reference semantics), :mod:`~revhandlers.evaluator` (the ``rh-eval``
-process).
+process), :mod:`~revhandlers.session` (resident sessions).
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ from .ast import Program
 from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
 from .nesting import deep
 from .sexp import Result
+from .session import Session, SessionResult
 
 __version__ = "0.1.0"
 
-__all__ = ["load", "parse", "check", "run", "trace", "Program", "Result", "RevHandlersError",
+__all__ = ["load", "parse", "check", "run", "trace", "Session", "SessionResult", "Program", "Result", "RevHandlersError",
            "BadInput", "RuntimeFailure", "TypeCheckError", "__version__"]
 
 ENGINES = ("verified", "reference")

@@ -1,12 +1,22 @@
 """The verified evaluator from Python: one long-lived ``rh-eval --serve``
 process, reused across calls, answering one request per line.  With a
 ``timeout``, a request that gets no answer in time kills the process (the
-next request starts a new one) and raises a ``timeout`` runtime failure."""
+next request starts a new one) and raises a ``timeout`` runtime failure.
+
+Besides whole programs (``run``, ``check``, ``trace``, ``coverage``), the
+process keeps *resident sessions* (``load``, ``exec``, ``heap``,
+``unload``; :mod:`revhandlers.session` is the Python side): location data
+travels as ``(f64 BASE64)``, the numbers as little-endian IEEE binary64,
+row-major, base64 with ``=`` padding (:func:`encode_f64`,
+:func:`decode_f64`), so nothing is rounded either way."""
 
 from __future__ import annotations
 
 import atexit
+import base64
+import binascii
 import os
+import re
 import select
 import subprocess
 import threading
@@ -15,9 +25,63 @@ from dataclasses import replace
 import numpy as np
 
 from .ast import Program
-from .errors import RevHandlersError, RuntimeFailure
+from .errors import BadInput, RevHandlersError, RuntimeFailure, make_error
 from .paths import rh_eval_path
-from .sexp import Result, program_sexp, read_answer
+from .sexp import Result, _atom, program_sexp, read_answer
+
+
+# ------------------------------------------------------ f64 location data
+
+def encode_f64(values) -> str:
+    """``values`` (any shape, read row-major) as base64 of little-endian
+    IEEE binary64: exact, every bit pattern kept."""
+    a = np.ascontiguousarray(np.asarray(values, dtype="<f8").reshape(-1))
+    return base64.b64encode(a.tobytes()).decode("ascii")
+
+
+def decode_f64(text: str) -> np.ndarray:
+    """The numbers of :func:`encode_f64`'s text (a fresh, writable array)."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise BadInput("syntax", f"not base64 f64 data: {e}") from None
+    if len(raw) % 8:
+        raise BadInput("syntax", f"f64 data of {len(raw)} bytes, not a multiple of 8")
+    return np.frombuffer(raw, dtype="<f8").astype(float)
+
+
+def data_sexp(values) -> str:
+    """A location's data as the S-expression ``(f64 BASE64)``."""
+    return f"(f64 {encode_f64(values)})"
+
+
+# ``(f64 PAYLOAD)`` in an answer: the payload is cut out before the line is
+# read as an S-expression (an atom reader would take a payload such as
+# ``+123`` for a number), and replaced by its index.
+_F64 = re.compile(r"\(f64\s*([A-Za-z0-9+/=]*)\s*\)")
+
+
+def read_session_answer(line: str):
+    """``(s, payloads)``: the answer as read by :func:`revhandlers.sexp.loads`,
+    each ``(f64 PAYLOAD)`` replaced by ``(f64 K)`` with ``payloads[K]`` its
+    decoded numbers; raises the error an error line reports."""
+    from .sexp import loads
+    payloads: list[np.ndarray] = []
+
+    def cut(m):
+        payloads.append(decode_f64(m.group(1)))
+        return f"(f64 {len(payloads) - 1})"
+
+    s = loads(line if line.lstrip().startswith("(error") else _F64.sub(cut, line))
+    if isinstance(s, list) and s and getattr(s[0], "value", lambda: None)() == "error":
+        fields = {f[0].value(): f[1] for f in s[1:] if isinstance(f, list) and len(f) == 2
+                  and hasattr(f[0], "value")}
+        rule = fields.get("rule")
+        rule = rule.value() if hasattr(rule, "value") else "none"
+        kind = fields.get("kind")
+        raise make_error(kind.value() if hasattr(kind, "value") else "internal",
+                         str(fields.get("message", line.strip())), rule)
+    return s, payloads
 
 
 class EvaluatorNotBuilt(RevHandlersError):
@@ -36,6 +100,9 @@ class VerifiedEvaluator:
         self.timeout = timeout
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
+        #: how many processes were started: a session lives in one process,
+        #: so a change means its sessions are gone
+        self.generation = 0
 
     def _start(self) -> subprocess.Popen:
         if not os.path.exists(self.path):
@@ -50,6 +117,7 @@ class VerifiedEvaluator:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
+                self.generation += 1
             assert self._proc.stdin and self._proc.stdout
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
@@ -83,6 +151,51 @@ class VerifiedEvaluator:
     def trace(self, prog: Program):
         return read_answer(self.request(f"(trace {program_sexp(prog)})"))
 
+    # -------------------------------------------------- resident sessions
+    def session_load(self, name: str, prog: Program):
+        """``(load NAME PROGRAM)``: type-check ``prog`` and keep its initial
+        heap under ``name``; returns the answer's ``(type …)`` as a type."""
+        from .sexp import read_ty
+        s, _ = read_session_answer(self.request(f"(load {_atom(name)} {program_sexp(prog)})"))
+        if not (isinstance(s, list) and _head(s) == "loaded"):
+            raise RevHandlersError("internal", f"unexpected answer to load: {_short(s)}")
+        ty = next((f for f in s[2:] if _head(f) == "type"), None)
+        return read_ty(ty[1]) if ty is not None else None
+
+    def session_exec(self, name: str, set: dict | None = None, read=(), fuel: int | None = None):
+        """``(exec NAME (set …) (read …) (fuel N))``: run the session's main
+        command on its heap updated by ``set`` (name -> numbers).  Returns
+        ``(value, read, steps, seconds)`` with ``read`` name -> array."""
+        parts = [f"(exec {_atom(name)}"]
+        if set:
+            parts.append("(set" + "".join(f" ({_atom(k)} {data_sexp(v)})" for k, v in set.items()) + ")")
+        read = list(read)
+        if read:
+            parts.append("(read" + "".join(" " + _atom(k) for k in read) + ")")
+        if fuel is not None:
+            parts.append(f"(fuel {int(fuel)})")
+        s, payloads = read_session_answer(self.request(" ".join(parts) + ")"))
+        if not (isinstance(s, list) and _head(s) == "result"):
+            raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
+        fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
+        value = _read_value(fields["value"][1], payloads) if "value" in fields else None
+        values = _read_entries(fields.get("read", ["read"])[1:], payloads)
+        steps = fields["steps"][1] if "steps" in fields else None
+        seconds = float(fields["seconds"][1]) if "seconds" in fields else None
+        return value, values, steps, seconds
+
+    def session_heap(self, name: str) -> dict[str, np.ndarray]:
+        """``(heap NAME)``: every location of the session, in declaration order."""
+        s, payloads = read_session_answer(self.request(f"(heap {_atom(name)})"))
+        if not (isinstance(s, list) and _head(s) == "heap"):
+            raise RevHandlersError("internal", f"unexpected answer to heap: {_short(s)}")
+        return _read_entries(s[1:], payloads)
+
+    def session_unload(self, name: str) -> None:
+        s, _ = read_session_answer(self.request(f"(unload {_atom(name)})"))
+        if not (isinstance(s, list) and _head(s) == "unloaded"):
+            raise RevHandlersError("internal", f"unexpected answer to unload: {_short(s)}")
+
     def coverage(self, prog: Program):
         """``(counts, outcome)``: how often each rule and rewriting case fired
         (theories/coverage.v), and the :class:`Result` or the error."""
@@ -97,6 +210,42 @@ class VerifiedEvaluator:
             return counts, answer(sexpdata.dumps(s[2]))
         except RevHandlersError as e:
             return counts, e
+
+
+def _head(s):
+    return s[0].value() if isinstance(s, list) and s and hasattr(s[0], "value") else None
+
+
+def _short(s) -> str:
+    return repr(s)[:200]
+
+
+def _data(d, payloads: list[np.ndarray]) -> np.ndarray:
+    """DATA of an answer: ``(f64 K)`` (cut out by :func:`read_session_answer`)
+    or a plain list of numbers."""
+    from .sexp import _float_out
+    if _head(d) == "f64" and len(d) == 2 and isinstance(d[1], int):
+        return payloads[d[1]]
+    if isinstance(d, list):
+        return np.array([float(x) if isinstance(x, int) and not isinstance(x, bool) else _float_out(x)
+                         for x in d], dtype=float)
+    raise RevHandlersError("internal", f"not location data: {_short(d)}")
+
+
+def _read_entries(entries, payloads) -> dict[str, np.ndarray]:
+    from .sexp import _name
+    return {_name(e[0]): _data(e[1], payloads) for e in entries}
+
+
+def _read_value(s, payloads):
+    """A closed value: ``(const x …)``, ``(const (f64 …))`` or ``(tuple …)``."""
+    from .sexp import read_value
+    match _head(s):
+        case "const" if len(s) == 2 and _head(s[1]) == "f64":
+            return _data(s[1], payloads)
+        case "tuple":
+            return tuple(_read_value(x, payloads) for x in s[1:])
+    return read_value(s)
 
 
 _default: VerifiedEvaluator | None = None

@@ -1,0 +1,237 @@
+"""Resident sessions: a program loaded once, run many times on a heap that
+is carried from one run to the next.
+
+::
+
+    from revhandlers import Session
+    with Session("examples/mlp.rh") as s:                  # or engine="reference"
+        s.set_heap({"l0": w0, "l1": w1, "lr": [0.05]})
+        r = s.run(set={"input": x, "target": t}, read=["output"])
+        r.value, r.read["output"], r.steps, r.seconds
+        s.heap()                                           # every location
+        s.save_npz("trained.npz")
+
+Semantics, the same on both engines:
+
+* the heap starts as the program's initial heap (its ``heap`` entries,
+  zeros elsewhere);
+* :meth:`Session.run` runs the program's main command from the start on
+  the current heap updated by ``set``; on success the heap becomes the run's
+  final heap; on a failure (an exception) the heap is left exactly as it
+  was, ``set`` entries included (they are not applied);
+* :meth:`Session.set_heap` changes locations at once: :meth:`Session.heap`
+  and the next run see the new values.  On the verified engine the values
+  are kept in Python and travel with the next ``exec`` request (its ``set``
+  entries, before those of :meth:`Session.run`, which win), so setting
+  costs no request of its own; a failing run leaves them pending.
+* location names and sizes are checked before anything is sent
+  (:class:`~revhandlers.errors.BadInput` ``unbound`` / ``shape``), and
+  values must be finite (``number``).
+
+The verified engine keeps the heap inside one ``rh-eval --serve`` process
+(the requests ``load``, ``exec``, ``heap``, ``unload`` of
+``docs/sexp-format.md``; data as exact base64 binary64); the reference
+engine keeps it in Python and runs :func:`revhandlers.reference.run_reference`.
+Only the verified engine counts steps and honours ``fuel``; the reference
+reports ``steps=None`` and ignores ``fuel``.  ``seconds`` is the evaluation
+time: measured inside ``rh-eval`` (parsing and printing excluded), or
+around ``run_reference`` for the reference.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from .ast import Program
+from .errors import BadInput, RevHandlersError
+
+ENGINES = ("verified", "reference")
+
+_names = itertools.count()
+
+
+@dataclass(frozen=True, eq=False)
+class SessionResult:
+    """One run of a session: the value of the main command, the final values
+    of the locations asked for, the number of steps (verified engine) and
+    the evaluation time in seconds."""
+    value: object
+    read: dict
+    steps: int | None = None
+    seconds: float | None = None
+
+
+def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The arrays of a ``.npz`` archive (name -> array)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise ValueError("not an .npz archive (a single array)")
+            return {k: np.array(data[k]) for k in data.files}
+    except Exception as e:  # numpy raises several types for bad files
+        raise BadInput("io", f"cannot read the heap {path}: {e}") from None
+
+
+class Session:
+    """A program loaded once, whose heap is carried across runs.
+
+    ``program`` is a :class:`~revhandlers.ast.Program` or a path (``.rh`` or
+    ``.sexp``); ``engine`` is ``"verified"`` (the extracted evaluator) or
+    ``"reference"`` (the numpy reference semantics).  With the verified
+    engine, ``evaluator`` is the :class:`~revhandlers.evaluator.VerifiedEvaluator`
+    process to keep the session in (several sessions may share one); by
+    default the session starts its own and stops it on :meth:`close`."""
+
+    def __init__(self, program, engine: str = "verified", evaluator=None):
+        from . import _program
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}")
+        self.program: Program = _program(program)
+        self.engine = engine
+        self._sizes = {d.name: d.size for d in self.program.locs}
+        self._pending: dict[str, np.ndarray] = {}
+        self._closed = False
+        self._ev = None
+        self._own = False
+        if engine == "reference":
+            from .nesting import room
+            from .typecheck import check_program
+            with room():
+                self.type = check_program(self.program)
+            self._heap = {d.name: np.zeros(d.size) for d in self.program.locs}
+            for name, values in self.program.heap:
+                self._heap[name] = np.array(values, dtype=float)
+        else:
+            from .evaluator import VerifiedEvaluator
+            if evaluator is None:
+                evaluator, self._own = VerifiedEvaluator(), True
+            self._ev = evaluator
+            self.name = f"s{os.getpid()}_{next(_names)}"
+            try:
+                self.type = evaluator.session_load(self.name, self.program)
+            except BaseException:
+                if self._own:
+                    evaluator.close()
+                raise
+            self._generation = evaluator.generation
+
+    # ------------------------------------------------------------ checks
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RevHandlersError("internal", "the session is closed")
+        if self._ev is not None and self._ev.generation != self._generation:
+            raise RevHandlersError("internal", "the rh-eval process holding the session stopped "
+                                               "(e.g. a timeout): its heap is lost")
+
+    def _values(self, values: dict | None, what: str) -> dict[str, np.ndarray]:
+        """``values`` checked against the declared locations: flat float arrays."""
+        out = {}
+        for name, v in (values or {}).items():
+            if name not in self._sizes:
+                raise BadInput("unbound", f"{what}: the program declares no location {name!r} "
+                                          f"(it declares {', '.join(self._sizes) or 'none'})")
+            try:
+                a = np.array(v, dtype=float).reshape(-1)
+            except (TypeError, ValueError) as e:
+                raise BadInput("number", f"{what}: location {name!r}: not numbers ({e})") from None
+            if a.size != self._sizes[name]:
+                raise BadInput("shape", f"{what}: location {name!r} holds {self._sizes[name]} numbers, "
+                                        f"{a.size} given")
+            if not np.all(np.isfinite(a)):
+                raise BadInput("number", f"{what}: location {name!r}: not a finite number")
+            out[name] = a
+        return out
+
+    def _names(self, read: Iterable[str], what: str) -> list[str]:
+        names = [read] if isinstance(read, str) else list(read)
+        for name in names:
+            if name not in self._sizes:
+                raise BadInput("unbound", f"{what}: the program declares no location {name!r}")
+        return names
+
+    # ---------------------------------------------------------------- API
+    def run(self, set: dict | None = None, read: Iterable[str] = (), fuel: int | None = None) -> SessionResult:
+        """Run the main command on the current heap updated by ``set``."""
+        self._check_open()
+        values = self._values(set, "set")
+        names = self._names(read, "read")
+        if self.engine == "reference":
+            from .nesting import room
+            from .reference import run_reference
+            heap = {**self._heap, **values}
+            start = time.perf_counter()
+            with room():
+                res = run_reference(self.program, heap)
+            seconds = time.perf_counter() - start
+            self._heap = res.heap
+            return SessionResult(res.value, {k: res.heap[k].copy() for k in names}, None, seconds)
+        sets = {**self._pending, **values}
+        value, got, steps, seconds = self._ev.session_exec(self.name, sets, names, fuel)
+        self._pending = {}
+        return SessionResult(value, {k: got[k] for k in names}, steps, seconds)
+
+    def heap(self) -> dict[str, np.ndarray]:
+        """Every location, in declaration order (copies)."""
+        self._check_open()
+        if self.engine == "reference":
+            return {k: v.copy() for k, v in self._heap.items()}
+        heap = self._ev.session_heap(self.name)
+        heap.update({k: v.copy() for k, v in self._pending.items()})
+        return {d.name: heap[d.name] for d in self.program.locs}
+
+    def set_heap(self, values: dict) -> None:
+        """Set locations (name -> numbers of the location's size) at once."""
+        self._check_open()
+        checked = self._values(values, "set_heap")
+        if self.engine == "reference":
+            self._heap.update(checked)
+        else:
+            self._pending.update(checked)
+
+    def save_npz(self, path: str | os.PathLike) -> None:
+        """Write the heap to ``path`` (``.npz``, one array per location)."""
+        heap = self.heap()
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as f:
+                np.savez(f, **heap)
+        except OSError as e:
+            raise BadInput("io", f"cannot write the heap {path}: {e}") from None
+
+    def load_npz(self, path: str | os.PathLike) -> dict[str, np.ndarray]:
+        """Set the locations stored in ``path`` (``.npz``; names and sizes
+        checked against the program); returns what was read."""
+        values = read_npz(path)
+        self.set_heap(values)
+        return values
+
+    def close(self) -> None:
+        """Drop the session (and stop its ``rh-eval`` process if it owns it)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._ev is not None:
+            try:
+                if self._ev.generation == self._generation:
+                    self._ev.session_unload(self.name)
+            except RevHandlersError:
+                pass
+            finally:
+                if self._own:
+                    self._ev.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Session {self.engine} {len(self._sizes)} locations{' closed' if self._closed else ''}>"
