@@ -1,0 +1,597 @@
+(** * An environment machine for commands, proved equal to [run]
+
+    [run] (interp.v) is the small-step semantics run literally: every step
+    re-splits the whole command from its root, rebuilds it, and a [let]
+    step substitutes the value into the whole rest of the let-chain.  The
+    machine of this file keeps the configuration decomposed instead:
+    - the let-frames form a stack of closures [(Q, ρ)]: the body [Q] and
+      the environment [ρ] of its free variables (a list of values, index
+      [0] first), never re-split from the root;
+    - a variable is looked up in the environment ([list_subst ρ x]);
+      nothing is substituted into the rest of the program;
+    - the term in evaluation position is evaluated by a big-step evaluator
+      in the environment ([eval]), which counts the small steps it stands
+      for; [W.rd(x.N)(L)] closes [N] by the environment and evaluates
+      [W.R_V(x.N)] in the empty environment, the result of [Ev] likewise;
+    - [rev handle(V)<x⃗>.R with H] calls [rh_fn] on [R] (which substitution
+      never enters: it is closed) and continues with its output in the
+      empty environment.
+
+    Whenever the machine would leave the path of a completed step (an
+    undefined [Ev], an ill-shaped term, not enough fuel, [RH] out of fuel
+    or wrong), it re-assembles the command (closing every frame by its
+    environment) and finishes with [run] itself; this happens at most once,
+    at the end of a run.
+
+    Main theorem ([run_machine_correct]): [run_machine fuel n hp P =
+    run fuel n hp P] for every command [P], heap and fuel: the same result,
+    heap, value, step count and stuck command, with no hypothesis (the
+    same [Ev] applications and [cadd]s happen, in the same order). *)
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
+  rd term_sem cmd_ctx rh cmd_sem interp interp_facts.
+
+Section machine.
+Context {Srt : sorts} {Σ : signature} {E : evaluator}.
+
+Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (ρ : list tm).
+
+(** ** Composition of renamings and substitutions *)
+
+Lemma ren_tm_ext ξ ζ M : (forall x, ξ x = ζ x) -> ren_tm ξ M = ren_tm ζ M.
+Proof.
+  revert ξ ζ.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros ξ ζ Hx; simpl; f_equal; auto.
+  - rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
+  - apply IHN. intros [|x]; simpl; congruence.
+  - apply IHN. intros [|x]; simpl; congruence.
+Qed.
+
+Lemma subst_tm_ext σ τ M : (forall x, σ x = τ x) -> subst_tm σ M = subst_tm τ M.
+Proof.
+  revert σ τ.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ τ Hx; simpl; f_equal; auto.
+  - rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
+  - apply IHN. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
+  - apply IHN. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
+Qed.
+
+Lemma ren_ren ξ ζ M : ren_tm ζ (ren_tm ξ M) = ren_tm (fun x => ζ (ξ x)) M.
+Proof.
+  revert ξ ζ.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros ξ ζ; simpl; f_equal; auto.
+  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
+  - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
+  - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
+Qed.
+
+Lemma subst_ren σ ξ M : subst_tm σ (ren_tm ξ M) = subst_tm (fun x => σ (ξ x)) M.
+Proof.
+  revert σ ξ.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ ξ; simpl; f_equal; auto.
+  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
+  - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
+  - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
+Qed.
+
+Lemma ren_subst ξ σ M : ren_tm ξ (subst_tm σ M) = subst_tm (fun x => ren_tm ξ (σ x)) M.
+Proof.
+  revert σ ξ.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ ξ; simpl; f_equal; auto.
+  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
+  - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
+    rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
+  - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
+    rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
+Qed.
+
+Lemma up_comp σ τ x :
+  subst_tm (up τ) (up σ x) = up (fun y => subst_tm τ (σ y)) x.
+Proof.
+  destruct x as [|x]; [reflexivity|]. simpl. unfold shift.
+  rewrite subst_ren, ren_subst. apply subst_tm_ext. intros y. reflexivity.
+Qed.
+
+Lemma subst_subst σ τ M : subst_tm τ (subst_tm σ M) = subst_tm (fun x => subst_tm τ (σ x)) M.
+Proof.
+  revert σ τ.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ τ; simpl; f_equal; auto.
+  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
+  - rewrite IHN. apply subst_tm_ext. apply up_comp.
+  - rewrite IHN. apply subst_tm_ext. apply up_comp.
+Qed.
+
+Lemma subst_tm_id M : subst_tm Var M = M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; simpl; f_equal; auto.
+  - rewrite Forall_forall in IH. rewrite <- map_id. apply map_ext_in. auto.
+  - rewrite <- IHN at 2. apply subst_tm_ext. intros [|x]; reflexivity.
+  - rewrite <- IHN at 2. apply subst_tm_ext. intros [|x]; reflexivity.
+Qed.
+
+Lemma list_subst_nil x : list_subst [] x = Var x.
+Proof. unfold list_subst. simpl. destruct x; simpl; f_equal; lia. Qed.
+
+Lemma subst_tm_nil M : subst_tm (list_subst []) M = M.
+Proof. rewrite (subst_tm_ext _ Var) by apply list_subst_nil. apply subst_tm_id. Qed.
+
+(** [σ_{[V]} ∘ up σ_ρ = σ_{V :: ρ}]. *)
+Lemma list_subst_cons_comp V ρ x :
+  subst_tm (list_subst [V]) (up (list_subst ρ) x) = list_subst (V :: ρ) x.
+Proof.
+  destruct x as [|x]; [reflexivity|]. simpl. unfold shift. rewrite subst_ren.
+  rewrite (subst_tm_ext _ Var); [apply subst_tm_id|].
+  intros y. unfold list_subst. simpl. destruct y; simpl; f_equal; lia.
+Qed.
+
+Lemma subst_tm_cons V ρ M :
+  subst_tm (list_subst [V]) (subst_tm (up (list_subst ρ)) M) = subst_tm (list_subst (V :: ρ)) M.
+Proof. rewrite subst_subst. apply subst_tm_ext. apply list_subst_cons_comp. Qed.
+
+(** The same for commands (substitution never enters [rev handle]). *)
+Lemma subst_cmd_ext σ τ P : (forall x, σ x = τ x) -> subst_cmd σ P = subst_cmd τ P.
+Proof.
+  revert σ τ. induction P as [M|o M|P1 IH1 Q IH2|M R _ H]; intros σ τ Hx; simpl; f_equal;
+    try (apply subst_tm_ext; exact Hx); auto.
+  apply IH2. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
+Qed.
+
+Lemma subst_cmd_subst σ τ P :
+  subst_cmd τ (subst_cmd σ P) = subst_cmd (fun x => subst_tm τ (σ x)) P.
+Proof.
+  revert σ τ. induction P as [M|o M|P1 IH1 Q IH2|M R _ H]; intros σ τ; simpl; f_equal;
+    try apply subst_subst; auto.
+  rewrite IH2. apply subst_cmd_ext. apply up_comp.
+Qed.
+
+Lemma subst_cmd_nil P : subst_cmd (list_subst []) P = P.
+Proof.
+  induction P as [M|o M|P1 IH1 Q IH2|M R _ H]; simpl; f_equal; try apply subst_tm_nil; auto.
+  rewrite <- IH2 at 2. apply subst_cmd_ext. intros [|x]; simpl; [reflexivity|].
+  rewrite list_subst_nil. reflexivity.
+Qed.
+
+Lemma subst_cmd_cons V ρ Q :
+  subst_cmd (list_subst [V]) (subst_cmd (up (list_subst ρ)) Q) = subst_cmd (list_subst (V :: ρ)) Q.
+Proof. rewrite subst_cmd_subst. apply subst_cmd_ext. apply list_subst_cons_comp. Qed.
+
+(** ** Small steps of terms, counted *)
+
+(** [tstar k M M']: [k] steps of [step_tm_fn] lead from [M] to [M']. *)
+Inductive tstar : nat -> tm -> tm -> Prop :=
+| tstar_refl M : tstar 0 M M
+| tstar_step k M M' M'' : step_tm_fn M = TSStep M' -> tstar k M' M'' -> tstar (S k) M M''.
+
+Lemma tstar_trans k1 k2 M1 M2 M3 : tstar k1 M1 M2 -> tstar k2 M2 M3 -> tstar (k1 + k2) M1 M3.
+Proof.
+  induction 1 as [|k M M' M'' Hs _ IH]; intros H2; [exact H2|].
+  simpl. econstructor; [exact Hs|]. apply IH. exact H2.
+Qed.
+
+Lemma tstar_frame F k M M' : frame_ok F -> tstar k M M' -> tstar k (fill_frame F M) (fill_frame F M').
+Proof.
+  intros HF. induction 1 as [|k M M' M'' Hs _ IH]; [constructor|].
+  econstructor; [|exact IH]. apply step_tm_fn_frame; assumption.
+Qed.
+
+Lemma tstar_one M M' : step_tm_fn M = TSStep M' -> tstar 1 M M'.
+Proof. intros Hs. econstructor; [exact Hs|constructor]. Qed.
+
+(** ** The big-step evaluator of terms in an environment
+
+    [eval fuel ρ M] evaluates [M], whose free variables are given by [ρ]
+    ([list_subst ρ]), to a value, and counts the small steps of
+    [step_tm_fn] that evaluating [M] closed by [ρ] takes.  [None] means:
+    an undefined [Ev], an ill-shaped term, or the recursion bound [fuel]
+    spent; the machine then falls back to [run]. *)
+Fixpoint eval_list (ev1 : tm -> option (tm * nat)) (Ms : list tm) : option (list tm * nat) :=
+  match Ms with
+  | [] => Some ([], 0)
+  | M :: Ms' =>
+      match ev1 M with
+      | Some (V, k) =>
+          match eval_list ev1 Ms' with
+          | Some (Vs, ks) => Some (V :: Vs, k + ks)
+          | None => None
+          end
+      | None => None
+      end
+  end.
+
+Fixpoint eval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm * nat) :=
+  match fuel with
+  | 0 => None
+  | S fuel' =>
+      match M with
+      | Var x => Some (list_subst ρ x, 0)
+      | Const c => Some (Const c, 0)
+      | App f N =>
+          match eval fuel' ρ N with
+          | Some (V, k) =>
+              match ev f V with
+              | Some V' =>
+                  match eval fuel' [] V' with
+                  | Some (V'', k') => Some (V'', k + S k')
+                  | None => None
+                  end
+              | None => None
+              end
+          | None => None
+          end
+      | Add M1 M2 =>
+          match eval fuel' ρ M1 with
+          | Some (Const c1, k1) =>
+              match eval fuel' ρ M2 with
+              | Some (Const c2, k2) => Some (Const (cadd c1 c2), k1 + S k2)
+              | _ => None
+              end
+          | _ => None
+          end
+      | Tuple Ms =>
+          match eval_list (eval fuel' ρ) Ms with
+          | Some (Vs, k) => Some (Tuple Vs, k)
+          | None => None
+          end
+      | Proj i N =>
+          match eval fuel' ρ N with
+          | Some (Tuple Vs, k) =>
+              match nth_error Vs i with
+              | Some V => Some (V, S k)
+              | None => None
+              end
+          | _ => None
+          end
+      | Let N1 N2 =>
+          match eval fuel' ρ N1 with
+          | Some (V1, k1) =>
+              match eval fuel' (V1 :: ρ) N2 with
+              | Some (V2, k2) => Some (V2, k1 + S k2)
+              | None => None
+              end
+          | None => None
+          end
+      | Rd N1 N2 L =>
+          match eval fuel' ρ N1 with
+          | Some (W, k1) =>
+              match eval fuel' ρ L with
+              | Some (V, k2) =>
+                  match infer_tm [] V with
+                  | Some A =>
+                      match eval fuel' [] (rd_rewrite [] A W V (subst_tm (up (list_subst ρ)) N2)) with
+                      | Some (V', k3) => Some (V', k1 + (k2 + S k3))
+                      | None => None
+                      end
+                  | None => None
+                  end
+              | None => None
+              end
+          | None => None
+          end
+      end
+  end.
+
+Lemma list_subst_value ρ x : Forall value ρ -> value (list_subst ρ x).
+Proof.
+  intros Hρ. unfold list_subst. destruct (nth_error ρ x) as [V|] eqn:Hx.
+  - rewrite (nth_error_nth _ _ _ Hx). rewrite Forall_forall in Hρ. apply Hρ.
+    eapply nth_error_In. exact Hx.
+  - rewrite nth_overflow by (apply nth_error_None; exact Hx). reflexivity.
+Qed.
+
+Lemma eval_list_sound (ev1 : tm -> option (tm * nat)) (σ : nat -> tm) Ms Vs k :
+  (forall M V k, In M Ms -> ev1 M = Some (V, k) -> tstar k (subst_tm σ M) V /\ value V) ->
+  eval_list ev1 Ms = Some (Vs, k) ->
+  forall pre, Forall value pre ->
+  tstar k (Tuple (pre ++ map (subst_tm σ) Ms)) (Tuple (pre ++ Vs)) /\ Forall value Vs.
+Proof.
+  revert Vs k. induction Ms as [|M Ms IH]; intros Vs k Hev Hl pre Hpre; simpl in Hl.
+  - injection Hl as <- <-. split; constructor.
+  - destruct (ev1 M) as [[V k1]|] eqn:HM; [|discriminate].
+    destruct (eval_list ev1 Ms) as [[Vs' k2]|] eqn:HMs; [|discriminate].
+    injection Hl as <- <-.
+    destruct (Hev M V k1 (or_introl eq_refl) HM) as [HsM HV].
+    destruct (IH Vs' k2 (fun M' V' k' Hin => Hev M' V' k' (or_intror Hin)) eq_refl
+                (pre ++ [V])) as [HsMs HVs].
+    { apply Forall_app. split; [exact Hpre|constructor; [exact HV|constructor]]. }
+    split; [|constructor; assumption].
+    eapply tstar_trans.
+    + apply (tstar_frame (KTuple pre (map (subst_tm σ) Ms))); [exact Hpre|exact HsM].
+    + simpl. rewrite <- !app_assoc in HsMs. exact HsMs.
+Qed.
+
+(** [eval] agrees with iterating [step_tm_fn] on the closed term. *)
+Lemma eval_sound fuel ρ M V k :
+  Forall value ρ -> eval fuel ρ M = Some (V, k) ->
+  tstar k (subst_tm (list_subst ρ) M) V /\ value V.
+Proof.
+  revert ρ M V k. induction fuel as [|fuel IH]; intros ρ M V k Hρ Hev; [discriminate|].
+  destruct M as [x|c|f N|M1 M2|Ms|i N|N1 N2|N1 N2 L]; simpl in Hev |- *.
+  - injection Hev as <- <-. split; [constructor|apply list_subst_value; exact Hρ].
+  - injection Hev as <- <-. split; [constructor|reflexivity].
+  - destruct (eval fuel ρ N) as [[V1 k1]|] eqn:H1; [|discriminate].
+    destruct (ev f V1) as [V'|] eqn:Hf; [|discriminate].
+    destruct (eval fuel [] V') as [[V'' k']|] eqn:H2; [|discriminate].
+    injection Hev as <- <-.
+    destruct (IH _ _ _ _ Hρ H1) as [Hs1 HV1].
+    destruct (IH _ _ _ _ (Forall_nil _) H2) as [Hs2 HV2]. rewrite subst_tm_nil in Hs2.
+    split; [|exact HV2].
+    eapply tstar_trans; [apply (tstar_frame (KApp f)); [exact I|exact Hs1]|].
+    econstructor; [|exact Hs2]. simpl. rewrite (step_tm_fn_value _ HV1), Hf. reflexivity.
+  - destruct (eval fuel ρ M1) as [[[| c1 | | | | | |] k1]|] eqn:H1; try discriminate.
+    destruct (eval fuel ρ M2) as [[[| c2 | | | | | |] k2]|] eqn:H2; try discriminate.
+    injection Hev as <- <-.
+    destruct (IH _ _ _ _ Hρ H1) as [Hs1 _]. destruct (IH _ _ _ _ Hρ H2) as [Hs2 _].
+    split; [|reflexivity].
+    eapply tstar_trans; [apply (tstar_frame (KAddL _)); [exact I|exact Hs1]|].
+    replace (S k2) with (k2 + 1) by lia.
+    eapply tstar_trans; [apply (tstar_frame (KAddR (Const c1))); [reflexivity|exact Hs2]|].
+    apply tstar_one. reflexivity.
+  - destruct (eval_list (eval fuel ρ) Ms) as [[Vs k1]|] eqn:H1; [|discriminate].
+    injection Hev as <- <-.
+    destruct (eval_list_sound (eval fuel ρ) (list_subst ρ) Ms Vs k1
+                (fun M V k _ HM => IH _ _ _ _ Hρ HM) H1 [] (Forall_nil _)) as [Hs HVs].
+    split; [exact Hs|]. apply value_tuple_iff. exact HVs.
+  - destruct (eval fuel ρ N) as [[[| | | |Vs| | |] k1]|] eqn:H1; try discriminate.
+    destruct (nth_error Vs i) as [Vi|] eqn:Hi; [|discriminate]. injection Hev as <- <-.
+    destruct (IH _ _ _ _ Hρ H1) as [Hs1 HV1].
+    split.
+    + replace (S k1) with (k1 + 1) by lia.
+      eapply tstar_trans; [apply (tstar_frame (KProj i)); [exact I|exact Hs1]|].
+      apply tstar_one. cbn [fill_frame]. rewrite step_tm_fn_proj, (step_tm_fn_value _ HV1), Hi.
+      reflexivity.
+    + apply value_tuple_iff in HV1. rewrite Forall_forall in HV1. apply HV1.
+      eapply nth_error_In. exact Hi.
+  - destruct (eval fuel ρ N1) as [[V1 k1]|] eqn:H1; [|discriminate].
+    destruct (eval fuel (V1 :: ρ) N2) as [[V2 k2]|] eqn:H2; [|discriminate].
+    injection Hev as <- <-.
+    destruct (IH _ _ _ _ Hρ H1) as [Hs1 HV1].
+    destruct (IH _ _ _ _ (Forall_cons _ HV1 Hρ) H2) as [Hs2 HV2].
+    split; [|exact HV2].
+    eapply tstar_trans; [apply (tstar_frame (KLet _)); [exact I|exact Hs1]|].
+    econstructor; [|rewrite <- subst_tm_cons in Hs2; exact Hs2].
+    simpl. rewrite (step_tm_fn_value _ HV1). reflexivity.
+  - destruct (eval fuel ρ N1) as [[W k1]|] eqn:H1; [|discriminate].
+    destruct (eval fuel ρ L) as [[VL k2]|] eqn:H2; [|discriminate].
+    destruct (infer_tm [] VL) as [A|] eqn:HA; [|discriminate].
+    destruct (eval fuel [] _) as [[V3 k3]|] eqn:H3; [|discriminate].
+    injection Hev as <- <-.
+    destruct (IH _ _ _ _ Hρ H1) as [Hs1 HW].
+    destruct (IH _ _ _ _ Hρ H2) as [Hs2 HVL].
+    destruct (IH _ _ _ _ (Forall_nil _) H3) as [Hs3 HV3]. rewrite subst_tm_nil in Hs3.
+    split; [|exact HV3].
+    eapply tstar_trans; [apply (tstar_frame (KRdL _ _)); [exact I|exact Hs1]|].
+    eapply tstar_trans; [apply (tstar_frame (KRdR W _)); [exact HW|exact Hs2]|].
+    econstructor; [|exact Hs3].
+    simpl. rewrite (step_tm_fn_value _ HW), (step_tm_fn_value _ HVL), HA. reflexivity.
+Qed.
+
+(** ** [run] along term steps and on values *)
+
+Lemma step_conf_fn_term fuel hp K F M M' :
+  step_tm_fn M = TSStep M' -> step_conf_fn fuel hp (fill_t K F M) = CSStep hp (fill_t K F M').
+Proof.
+  intros Hs. unfold step_conf_fn. rewrite split_c_fill_t.
+  destruct F; simpl; unfold term_conf_step; rewrite Hs; reflexivity.
+Qed.
+
+Lemma run_tstar k M M' fuel n hp K F :
+  tstar k M M' -> k <= fuel ->
+  run fuel n hp (fill_t K F M) = run (fuel - k) (n + k) hp (fill_t K F M').
+Proof.
+  intros Hs. revert fuel n. induction Hs as [M|k M M' M'' Hs _ IH]; intros fuel n Hle.
+  - rewrite Nat.sub_0_r, Nat.add_0_r. reflexivity.
+  - destruct fuel as [|fuel]; [lia|]. cbn [run]. rewrite (step_conf_fn_term _ _ _ _ _ _ Hs).
+    rewrite IH by lia. simpl. f_equal. lia.
+Qed.
+
+Lemma step_conf_fn_ret_done fuel hp V :
+  value V -> step_conf_fn fuel hp (Ret V) = CSDone V.
+Proof.
+  intros HV. unfold step_conf_fn. simpl. unfold term_conf_step.
+  rewrite (step_tm_fn_value _ HV). reflexivity.
+Qed.
+
+Lemma step_conf_fn_ret_let fuel hp Q K V :
+  value V ->
+  step_conf_fn fuel hp (fill_c (Q :: K) (Ret V)) =
+  CSStep hp (fill_c K (subst_cmd (list_subst [V]) Q)).
+Proof.
+  intros HV. unfold step_conf_fn. rewrite split_c_fill by exact I. unfold term_conf_step.
+  rewrite (step_tm_fn_value _ HV). reflexivity.
+Qed.
+
+Lemma step_conf_fn_op fuel hp K o V :
+  value V ->
+  step_conf_fn fuel hp (fill_c K (Op o V)) =
+  match o with
+  | OpGet l => CSStep hp (fill_c K (Ret (Const (heap_lookup hp l))))
+  | OpPut l =>
+      match V with
+      | Const c => CSStep (heap_update hp l c) (fill_c K (Ret (Const (czero unit_base))))
+      | _ => CSWrong
+      end
+  | OpUser _ => CSStuckOp o V
+  end.
+Proof.
+  intros HV. unfold step_conf_fn. rewrite split_c_fill by exact I. unfold term_conf_step.
+  rewrite (step_tm_fn_value _ HV). reflexivity.
+Qed.
+
+Lemma step_conf_fn_rev fuel hp K Vs R H Bs R' :
+  value (Tuple Vs) -> infer_tm [] (Tuple Vs) = Some (TProd Bs) ->
+  rh_fn fuel H Bs Vs R = RHOk R' ->
+  step_conf_fn fuel hp (fill_c K (RevHandle (Tuple Vs) R H)) = CSStep hp (fill_c K R').
+Proof.
+  intros HV HA Hrh. unfold step_conf_fn. rewrite split_c_fill by exact I. unfold term_conf_step.
+  rewrite (step_tm_fn_value _ HV), HA, Hrh. reflexivity.
+Qed.
+
+(** ** The machine *)
+
+(** A let-frame [let x ⇐ [−] in Q] whose body's free variables other than
+    [x] are given by the environment [ρ]. *)
+Definition mframe : Type := (cmd * list tm)%type.
+
+Definition close_frame (fr : mframe) : cmd := subst_cmd (up (list_subst (snd fr))) (fst fr).
+
+(** The command a machine state stands for: the stack [K] (innermost
+    first) around [P] closed by [ρ]. *)
+Definition assemble (K : list mframe) (ρ : list tm) (P : cmd) : cmd :=
+  fill_c (map close_frame K) (subst_cmd (list_subst ρ) P).
+
+(** Push the let-frames of [P] onto the stack. *)
+Fixpoint descend (K : list mframe) (ρ : list tm) (P : cmd) : list mframe * cmd :=
+  match P with
+  | CLet P1 Q => descend ((Q, ρ) :: K) ρ P1
+  | _ => (K, P)
+  end.
+
+(** Leave the machine: finish with [run] on the assembled command. *)
+Definition mfallback (fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd)
+    : run_result :=
+  run fuel n hp (assemble K ρ P).
+
+(** [mloop gas fuel n hp K ρ P]: [run fuel n hp (assemble K ρ P)]; [gas]
+    bounds the number of transitions (each takes at least one step, so
+    [gas = S fuel] is enough). *)
+Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd)
+    {struct gas} : run_result :=
+  match gas with
+  | 0 => mfallback fuel n hp K ρ P
+  | S gas' =>
+      let '(K1, P0) := descend K ρ P in
+      match P0 with
+      | Ret M =>
+          match eval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match K1 with
+                | [] => RDone hp V (n + k)
+                | (Q, ρ') :: K2 => mloop gas' (fuel - S k) (S (n + k)) hp K2 (V :: ρ') Q
+                end
+              else mfallback fuel n hp K1 ρ P0
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | Op o M =>
+          match eval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match o with
+                | OpGet l =>
+                    mloop gas' (fuel - S k) (S (n + k)) hp K1 [] (Ret (Const (heap_lookup hp l)))
+                | OpPut l =>
+                    match V with
+                    | Const c =>
+                        mloop gas' (fuel - S k) (S (n + k)) (heap_update hp l c) K1 []
+                          (Ret (Const (czero unit_base)))
+                    | _ => mfallback fuel n hp K1 ρ P0
+                    end
+                | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
+                end
+              else mfallback fuel n hp K1 ρ P0
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | RevHandle M R H =>
+          match eval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match V with
+                | Tuple Vs =>
+                    match infer_tm [] V with
+                    | Some (TProd Bs) =>
+                        match rh_fn (fuel - k) H Bs Vs R with
+                        | RHOk R' => mloop gas' (fuel - S k) (S (n + k)) hp K1 [] R'
+                        | _ => mfallback fuel n hp K1 ρ P0
+                        end
+                    | _ => mfallback fuel n hp K1 ρ P0
+                    end
+                | _ => mfallback fuel n hp K1 ρ P0
+                end
+              else mfallback fuel n hp K1 ρ P0
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | CLet _ _ => mfallback fuel n hp K1 ρ P0
+      end
+  end.
+
+(** The evaluator: a drop-in replacement for [run]. *)
+Definition run_machine (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
+  mloop (S fuel) fuel n hp [] [] P.
+
+(** ** Correctness *)
+
+Definition env_ok (ρ : list tm) : Prop := Forall value ρ.
+Definition stack_ok (K : list mframe) : Prop := Forall (fun fr => env_ok (snd fr)) K.
+
+Lemma descend_spec K ρ P K1 P0 :
+  descend K ρ P = (K1, P0) -> env_ok ρ -> stack_ok K ->
+  assemble K ρ P = assemble K1 ρ P0 /\ stack_ok K1.
+Proof.
+  revert K. induction P as [M|o M|P1 IH1 Q _|M R _ H]; intros K Hd Hρ HK; simpl in Hd;
+    try (injection Hd as <- <-; auto).
+  destruct (IH1 _ Hd Hρ) as [Hasm HK1]; [constructor; assumption|].
+  split; [|exact HK1]. rewrite <- Hasm. reflexivity.
+Qed.
+
+Lemma assemble_term K ρ F M :
+  fill_t (map close_frame K) F (subst_tm (list_subst ρ) M) = assemble K ρ (plug_t F M).
+Proof. destruct F; reflexivity. Qed.
+
+Lemma mloop_correct gas fuel n hp K ρ P :
+  env_ok ρ -> stack_ok K ->
+  mloop gas fuel n hp K ρ P = run fuel n hp (assemble K ρ P).
+Proof.
+  revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
+    [reflexivity|].
+  cbn [mloop]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
+  unfold mfallback.
+  destruct P0 as [M|o M|P1 Q|M R H]; [| |reflexivity|];
+    (destruct (eval fuel ρ M) as [[V k]|] eqn:Hev; [|reflexivity]);
+    destruct (eval_sound _ _ _ _ _ Hρ Hev) as [Hs HV];
+    (destruct (Nat.ltb_spec k fuel) as [Hlt|]; [|reflexivity]).
+  - (* ⌊M⌋ *)
+    change (assemble K1 ρ (Ret M)) with (assemble K1 ρ (plug_t TRet M)).
+    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+    replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
+    destruct K1 as [|[Q ρ'] K2].
+    + simpl. rewrite (step_conf_fn_ret_done _ _ _ HV). reflexivity.
+    + rewrite map_cons, (step_conf_fn_ret_let _ _ _ _ _ HV).
+      inversion HK1 as [|? ? Hρ' HK2]; subst.
+      rewrite IH; [|constructor; [exact HV|exact Hρ']|exact HK2].
+      unfold assemble, close_frame. simpl. rewrite subst_cmd_cons. reflexivity.
+  - (* Op(M) *)
+    change (assemble K1 ρ (Op o M)) with (assemble K1 ρ (plug_t (TOp o) M)).
+    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+    replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
+    rewrite (step_conf_fn_op _ _ _ _ _ HV).
+    destruct o as [o|l|l].
+    + reflexivity.
+    + rewrite IH by (first [assumption|apply Forall_nil]). reflexivity.
+    + destruct V; try reflexivity. rewrite IH by (first [assumption|apply Forall_nil]). reflexivity.
+  - (* rev handle(M) *)
+    change (assemble K1 ρ (RevHandle M R H)) with (assemble K1 ρ (plug_t (TRev R H) M)).
+    destruct V as [| | | |Vs| | |]; try reflexivity.
+    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|] eqn:HA; try reflexivity.
+    destruct (rh_fn (fuel - k) H Bs Vs R) as [R'| |] eqn:Hrh; try reflexivity.
+    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+    replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
+    rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
+    rewrite IH by (first [exact HK1|apply Forall_nil]).
+    unfold assemble. rewrite subst_cmd_nil. reflexivity.
+Qed.
+
+(** The machine computes exactly what [run] computes. *)
+Theorem run_machine_correct fuel n hp P : run_machine fuel n hp P = run fuel n hp P.
+Proof.
+  unfold run_machine. rewrite mloop_correct by constructor.
+  unfold assemble. simpl. rewrite subst_cmd_nil. reflexivity.
+Qed.
+
+End machine.
