@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import revhandlers as rh
 from revhandlers.diagram import to_dot
@@ -32,6 +33,127 @@ def test_training_learns_and_both_engines_agree():
         np.testing.assert_allclose(wv[k], wr[k], rtol=1e-8, atol=1e-10)
     assert hv.train_loss == hr.train_loss or np.allclose(hv.train_loss, hr.train_loss, rtol=1e-9)
     assert hv.test_accuracy == hr.test_accuracy
+
+
+MOMENTUM = """
+# examples/mlp.rh with heavy-ball momentum: FC[l] keeps a velocity m
+# (location m0, m1: training state, carried from sample to sample),
+# m := mu·m + y xᵀ and w := w − m, with mu = 0.9.
+param n_in = 64
+param hidden = 4
+param n_out = 10
+op FC[l0] : Real(n_in) ~> Real(hidden)
+op FC[l1] : Real(hidden) ~> Real(n_out)
+loc l0 :: (n_in, hidden)
+loc l1 :: (hidden, n_out)
+loc m0 :: (hidden * n_in)
+loc m1 :: (n_out * hidden)
+loc input :: (n_in)
+loc target :: (n_out)
+loc lr :: (1)
+loc output :: (n_out)
+
+let v <= Get[input]() in
+rev handle(<v>)<x_in>.
+  let x1 <= FC[l0](x_in) in FC[l1](swish[hidden](x1))
+with {
+  return x -> let t <= Get[target]() in
+              let a <= Get[lr]() in
+              let _ <= Put[output](x) in
+              [| smul[n_out](<a, sub[n_out](<x, t>)>) |];
+  FC[l0] : (x -> let w <= Get[l0]() in [| <matmul[hidden, n_in, 1](<w, x>), <w, x>> |]
+          | y, z -> let m <= Get[m0]() in
+                    let m2 <= [| smul[hidden * n_in](<[0.9], m>)
+                                 + matmul[hidden, 1, n_in](<y, transpose[n_in, 1](proj_2(z))>) |] in
+                    let _ <= Put[m0](m2) in
+                    let _ <= Put[l0](sub[hidden * n_in](<proj_1(z), m2>)) in
+                    [| matmul[n_in, hidden, 1](<transpose[hidden, n_in](proj_1(z)), y>) |]);
+  FC[l1] : (x -> let w <= Get[l1]() in [| <matmul[n_out, hidden, 1](<w, x>), <w, x>> |]
+          | y, z -> let m <= Get[m1]() in
+                    let m2 <= [| smul[n_out * hidden](<[0.9], m>)
+                                 + matmul[n_out, 1, hidden](<y, transpose[hidden, 1](proj_2(z))>) |] in
+                    let _ <= Put[m1](m2) in
+                    let _ <= Put[l1](sub[n_out * hidden](<proj_1(z), m2>)) in
+                    [| matmul[hidden, n_out, 1](<transpose[n_out, hidden](proj_1(z)), y>) |])
+}
+"""
+
+
+def _swish(u):
+    return u / (1.0 + np.exp(-u))
+
+
+def _momentum_by_hand(seed: int, n: int, lr: float, mu: float, hidden: int = 4):
+    """What training with MOMENTUM should give, by hand: the data order and
+    initial weights as `train` documents them (a permutation of the digits,
+    the last 80% for training, weights l0 then l1 from N(0, 1/sqrt(fan-in)),
+    one permutation per epoch), velocities from zero."""
+    X, y = load_digits()
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(len(X))
+    X, y = X[perm], y[perm]
+    n_test = int(round(len(X) * 0.2))
+    Xtr, ytr = X[n_test:][:n], y[n_test:][:n]
+    W0 = rng.normal(0.0, 1 / 8, hidden * 64).reshape(hidden, 64)
+    W1 = rng.normal(0.0, 1 / np.sqrt(hidden), 10 * hidden).reshape(10, hidden)
+    M0, M1 = np.zeros_like(W0), np.zeros_like(W1)
+    losses = []
+    for j in rng.permutation(n):
+        x, t = Xtr[j], np.eye(10)[ytr[j]]
+        u = W0 @ x
+        h = _swish(u)
+        out = W1 @ h
+        losses.append(0.5 * np.sum((out - t) ** 2))
+        g = lr * (out - t)
+        M1 = mu * M1 + np.outer(g, h)
+        gh = W1.T @ g
+        W1 = W1 - M1
+        s = 1 / (1 + np.exp(-u))
+        gu = gh * (s + u * s * (1 - s))
+        M0 = mu * M0 + np.outer(gu, x)
+        W0 = W0 - M0
+    return losses, {"l0": W0.reshape(-1), "l1": W1.reshape(-1), "m0": M0.reshape(-1), "m1": M1.reshape(-1)}
+
+
+@pytest.mark.parametrize("engine", ["verified", "reference"])
+def test_momentum_state_is_carried_from_sample_to_sample(engine):
+    """A handler with state beyond the weights trains differently from plain
+    SGD: the velocities are carried across samples (by hand: heavy ball)."""
+    mom = rh.parse(MOMENTUM)
+    plain = rh.load(ROOT / "examples" / "mlp.rh", params={"hidden": 4})
+    hm, wm = train(mom, epochs=1, lr=0.02, seed=1, train_size=40, quiet=True, engine=engine)
+    hp, wp = train(plain, epochs=1, lr=0.02, seed=1, train_size=40, quiet=True, engine=engine)
+    losses, expected = _momentum_by_hand(1, 40, 0.02, 0.9)
+    np.testing.assert_allclose(hm.sample_loss, losses, rtol=1e-8, atol=1e-12)
+    for k, v in expected.items():
+        np.testing.assert_allclose(wm[k], v, rtol=1e-8, atol=1e-12)
+    assert hm.sample_loss[0] == pytest.approx(hp.sample_loss[0], rel=1e-12)   # same start
+    assert not np.allclose(hm.sample_loss, hp.sample_loss, rtol=1e-3)           # then momentum
+    assert not np.allclose(wm["l0"], wp["l0"], rtol=1e-3)
+    assert np.abs(wm["m0"]).max() > 0 and set(wp) == {"l0", "l1", "input", "target", "lr", "output"}
+
+
+def test_train_save_then_load_continues_from_the_saved_heap(tmp_path):
+    common = ["-m", "revhandlers.cli", "train", "examples/mlp.rh", "--engine", "reference", "--hidden", "4",
+              "--epochs", "1", "--train-size", "30", "--plot", str(tmp_path / "p.png")]
+    first = subprocess.run([sys.executable, *common, "--save", str(tmp_path / "a.npz")], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    with np.load(tmp_path / "a.npz") as data:
+        saved = {k: data[k] for k in data.files}
+    assert set(saved) == {"l0", "l1", "input", "target", "lr", "output"}
+    hist, heap = train(rh.load(ROOT / "examples" / "mlp.rh", params={"hidden": 4}), epochs=1, seed=0,
+                       train_size=30, quiet=True, engine="reference")
+    for k in ("l0", "l1"):
+        np.testing.assert_array_equal(saved[k], heap[k])
+    # loading the trained weights: the first loss of a new run is lower than from scratch
+    h_load, _ = train(rh.load(ROOT / "examples" / "mlp.rh", params={"hidden": 4}), epochs=1, seed=0,
+                      train_size=30, quiet=True, engine="reference", init=saved)
+    assert h_load.train_loss[0] < hist.train_loss[0]
+    second = subprocess.run([sys.executable, *common, "--load", str(tmp_path / "a.npz")], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert f"epoch 1: loss {h_load.train_loss[0]:.4f}" in second.stdout
 
 
 def test_train_command_writes_a_png(tmp_path):

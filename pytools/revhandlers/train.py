@@ -3,9 +3,16 @@
 Each training sample is one ``rev handle`` of the program (the paper's
 ``rev handle(v)<x_in>.R_MLP with H_train``): its forward clauses read the
 weights from the heap, its return clause gives the cotangent of the squared
-error, and its backward clauses write the updated weights back.  Python only
-moves the sample into the heap (``input``, ``target``, ``lr``) and reads
-back the weights and the network's output (``output``).
+error, and its backward clauses write the updated weights back.
+
+The program is loaded once into a resident session
+(:class:`revhandlers.session.Session`), whose heap is carried from one
+sample to the next: every location but the sample's (``input``, ``target``,
+``lr``, ``output``) is training state, so a handler may keep more than the
+weights (e.g. momentum).  Per sample Python only sets ``input`` and
+``target`` and reads ``output``.  A location of shape ``(a, b)`` is a weight
+matrix, drawn from N(0, 1/sqrt(a)) with the seed; other state starts at the
+program's ``heap`` entry or zeros, unless ``--load`` gives it.
 
 The data set is the UCI handwritten digits (8×8 images, 10 classes; see
 ``data/README.md``), committed to the repository, so training is offline.
@@ -81,25 +88,98 @@ class Progress:
         self.stream.flush()
 
 
-def _check_mlp(prog: Program) -> tuple[int, int, int]:
-    sizes = {d.name: d for d in prog.locs}
-    for name in ("l0", "l1", "input", "target", "lr", "output"):
-        if name not in sizes:
+IO = ("input", "target", "lr", "output")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a trainable program declares: the sample's locations ``input``
+    (its size the data's inputs), ``target`` (the classes), ``lr`` (one
+    number) and ``output`` (the network's output, like ``target``); every
+    other location is training state, carried from sample to sample."""
+    n_in: int
+    n_out: int
+    state: tuple[str, ...]
+    layers: tuple[int, ...]       # the widths read off the weight matrices, e.g. (64, 32, 10)
+
+
+def layout(prog: Program, n_in: int = 64, n_out: int = 10) -> Layout:
+    """The program's :class:`Layout`, or a :class:`BadInput` saying what is missing."""
+    decls = {d.name: d for d in prog.locs}
+    for name in IO:
+        if name not in decls:
             raise BadInput("unbound", f"a trainable program declares location {name} (see examples/mlp.rh)")
-    n_in, n_out = sizes["input"].size, sizes["target"].size
-    hidden = sizes["l0"].size // n_in
-    if n_in != 64 or n_out != 10:
-        raise BadInput("shape", f"the digits have 64 inputs and 10 classes; the program has {n_in} and {n_out}")
-    return n_in, hidden, n_out
+    if decls["input"].size != n_in or decls["target"].size != n_out:
+        raise BadInput("shape", f"the digits have {n_in} inputs and {n_out} classes; the program has "
+                                f"{decls['input'].size} and {decls['target'].size}")
+    if decls["output"].size != n_out:
+        raise BadInput("shape", f"location output holds {decls['output'].size} numbers, the target {n_out}")
+    if decls["lr"].size != 1:
+        raise BadInput("shape", f"location lr holds {decls['lr'].size} numbers, a learning rate is one")
+    state = tuple(d.name for d in prog.locs if d.name not in IO)
+    mats = [decls[n].shape for n in state if len(decls[n].shape) == 2]
+    layers = (mats[0][0],) + tuple(b for _, b in mats) if mats else (n_in, n_out)
+    return Layout(n_in, n_out, state, layers)
+
+
+def initial_state(prog: Program, lay: Layout, rng: np.random.Generator,
+                  given: dict | None = None) -> dict[str, np.ndarray]:
+    """The state before training: a location ``(a, b)`` is a weight matrix
+    drawn from N(0, 1/sqrt(a)) (drawn in declaration order, whether or not
+    ``given`` replaces it, so the others do not depend on it); any other
+    state location holds the program's ``heap`` entry if it has one, else
+    zeros; ``given`` (e.g. from ``--load``) overrides both."""
+    decls = {d.name: d for d in prog.locs}
+    declared = dict(prog.heap)
+    state = {}
+    for name in lay.state:
+        d = decls[name]
+        if len(d.shape) == 2:
+            state[name] = rng.normal(0.0, 1.0 / math.sqrt(d.shape[0]), d.size)
+        elif name in declared:
+            state[name] = np.array(declared[name], dtype=float)
+        else:
+            state[name] = np.zeros(d.size)
+    for name, values in (given or {}).items():
+        if name in IO:
+            continue
+        if name not in decls:
+            raise BadInput("unbound", f"the initial values name location {name!r}, which the program does not declare")
+        a = np.asarray(values, dtype=float).reshape(-1)
+        if a.size != decls[name].size:
+            raise BadInput("shape", f"the initial values of {name!r} have {a.size} numbers, "
+                                    f"the location holds {decls[name].size}")
+        state[name] = a
+    return state
+
+
+def _check_options(epochs: int, lr: float, train_size: int | None, test_fraction: float) -> None:
+    if not isinstance(epochs, int) or epochs < 1:
+        raise BadInput("syntax", f"the number of epochs must be at least 1, not {epochs}")
+    if not math.isfinite(lr) or lr < 0:
+        raise BadInput("number", f"the learning rate must be a finite number >= 0, not {lr}")
+    if train_size is not None and train_size < 1:
+        raise BadInput("syntax", f"the training set must have at least 1 sample, not {train_size}")
+    if not 0 < test_fraction < 1:
+        raise BadInput("syntax", f"the held-out fraction must be between 0 and 1, not {test_fraction}")
 
 
 def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engine: str = "verified",
-          train_size: int | None = None, test_fraction: float = 0.2, quiet: bool = False) -> tuple[History, dict]:
-    """SGD over the digits, one ``rev handle`` per sample; returns the
-    history and the final weights."""
-    from . import run
+          train_size: int | None = None, test_fraction: float = 0.2, quiet: bool = False,
+          init: dict | None = None, evaluator=None) -> tuple[History, dict]:
+    """Train over the digits, one ``rev handle`` per sample, through one
+    :class:`~revhandlers.session.Session`: the program is loaded once, every
+    location is carried from one sample to the next (so a handler may keep
+    state such as momentum), and per sample only ``input`` and ``target``
+    are set and ``output`` read.  ``init`` gives initial values of state
+    locations (see :func:`initial_state`).  The held-out accuracy is
+    measured on a second session started from the trained heap with
+    learning rate 0.  Returns the history and the trained heap (every
+    location)."""
+    from .session import Session
 
-    n_in, hidden, n_out = _check_mlp(prog)
+    _check_options(epochs, lr, train_size, test_fraction)
+    lay = layout(prog)
     X, y = load_digits()
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(X))
@@ -108,33 +188,43 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
     Xte, yte, Xtr, ytr = X[:n_test], y[:n_test], X[n_test:], y[n_test:]
     if train_size is not None:
         Xtr, ytr = Xtr[:train_size], ytr[:train_size]
-    weights = {"l0": rng.normal(0.0, 1.0 / math.sqrt(n_in), hidden * n_in),
-               "l1": rng.normal(0.0, 1.0 / math.sqrt(hidden), n_out * hidden)}
-    onehot = np.eye(n_out)
+    state = initial_state(prog, lay, rng, init)
+    onehot = np.eye(lay.n_out)
     hist = History()
+    own = evaluator is None and engine == "verified"
+    if own:
+        from .evaluator import VerifiedEvaluator
+        evaluator = VerifiedEvaluator()
     start = time.time()
-    for epoch in range(1, epochs + 1):
-        order = rng.permutation(len(Xtr))
-        bar = Progress(len(order), f"epoch {epoch}/{epochs}", stream=sys.stderr if not quiet else _Null())
-        losses, correct = [], 0
-        for i, j in enumerate(order, 1):
-            res = run(prog, heap={**weights, "input": Xtr[j], "target": onehot[ytr[j]], "lr": [lr]}, engine=engine)
-            out = res.heap["output"]
-            loss = 0.5 * float(np.sum((out - onehot[ytr[j]]) ** 2))
-            losses.append(loss)
-            correct += int(np.argmax(out) == ytr[j])
-            weights = {"l0": res.heap["l0"], "l1": res.heap["l1"]}
-            if not np.all(np.isfinite(weights["l0"])) or not np.all(np.isfinite(weights["l1"])):
-                raise BadInput("number", f"the weights diverged at epoch {epoch}, sample {i}: lower --lr")
-            bar.update(i, f"loss {np.mean(losses[-100:]):.4f}")
-        hist.sample_loss += losses
-        hist.train_loss.append(float(np.mean(losses)))
-        hist.train_accuracy.append(correct / len(order))
-        if not quiet:
-            print(f"epoch {epoch}: loss {hist.train_loss[-1]:.4f}, training accuracy {hist.train_accuracy[-1]:.3f}")
-    hist.test_accuracy = evaluate(prog, weights, Xte, yte, engine, quiet)
+    try:
+        with Session(prog, engine=engine, evaluator=evaluator) as sess:
+            sess.set_heap({**state, "lr": [lr]})
+            for epoch in range(1, epochs + 1):
+                order = rng.permutation(len(Xtr))
+                bar = Progress(len(order), f"epoch {epoch}/{epochs}", stream=sys.stderr if not quiet else _Null())
+                losses, correct = [], 0
+                for i, j in enumerate(order, 1):
+                    out = sess.run(set={"input": Xtr[j], "target": onehot[ytr[j]]}, read=("output",)).read["output"]
+                    if not np.all(np.isfinite(out)):
+                        raise BadInput("number", f"the training diverged at epoch {epoch}, sample {i}: lower --lr")
+                    losses.append(0.5 * float(np.sum((out - onehot[ytr[j]]) ** 2)))
+                    correct += int(np.argmax(out) == ytr[j])
+                    bar.update(i, f"loss {np.mean(losses[-100:]):.4f}")
+                hist.sample_loss += losses
+                hist.train_loss.append(float(np.mean(losses)))
+                hist.train_accuracy.append(correct / len(order))
+                if not quiet:
+                    print(f"epoch {epoch}: loss {hist.train_loss[-1]:.4f}, "
+                          f"training accuracy {hist.train_accuracy[-1]:.3f}")
+            trained = sess.heap()
+        if not all(np.all(np.isfinite(v)) for v in trained.values()):
+            raise BadInput("number", "the training diverged (a location holds a non-finite number): lower --lr")
+        hist.test_accuracy = evaluate(prog, trained, Xte, yte, engine, quiet, evaluator=evaluator)
+    finally:
+        if own:
+            evaluator.close()
     hist.seconds = time.time() - start
-    return hist, weights
+    return hist, trained
 
 
 class _Null:
@@ -145,18 +235,22 @@ class _Null:
         pass
 
 
-def evaluate(prog: Program, weights: dict, X: np.ndarray, y: np.ndarray, engine: str = "verified",
-             quiet: bool = False) -> float:
-    """Accuracy of the network on ``X``: the same program with learning
-    rate 0 (the weights are written back unchanged)."""
-    from . import run
-    onehot = np.eye(10)
+def evaluate(prog: Program, heap: dict, X: np.ndarray, y: np.ndarray, engine: str = "verified",
+             quiet: bool = False, evaluator=None) -> float:
+    """Accuracy of the network on ``X``: a session of its own, started from
+    ``heap`` with learning rate 0, so whatever the handler writes cannot
+    reach the training's state."""
+    from .session import Session
+    n_out = next(d.size for d in prog.locs if d.name == "target")
+    onehot = np.eye(n_out)
     bar = Progress(len(X), "held out", stream=sys.stderr if not quiet else _Null())
     correct = 0
-    for i, (x, label) in enumerate(zip(X, y), 1):
-        res = run(prog, heap={**weights, "input": x, "target": onehot[label], "lr": [0.0]}, engine=engine)
-        correct += int(np.argmax(res.heap["output"]) == label)
-        bar.update(i)
+    with Session(prog, engine=engine, evaluator=evaluator) as sess:
+        sess.set_heap({**heap, "lr": [0.0]})
+        for i, (x, label) in enumerate(zip(X, y), 1):
+            out = sess.run(set={"input": x, "target": onehot[label]}, read=("output",)).read["output"]
+            correct += int(np.argmax(out) == label)
+            bar.update(i)
     return correct / len(X)
 
 
@@ -185,32 +279,78 @@ def plot(hist: History, path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def _params(args) -> dict[str, int] | None:
+    params = {}
+    for item in args.param or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip().isdigit():
+            raise BadInput("syntax", f"--param takes NAME=N (a natural number), not {item!r}")
+        params[name.strip()] = int(value)
+    if args.hidden is not None:
+        if args.hidden < 1:
+            raise BadInput("syntax", f"--hidden must be at least 1, not {args.hidden}")
+        params["hidden"] = args.hidden
+    return params or None
+
+
 def cmd_train(args, out) -> int:
     from . import load
-    params = {"hidden": args.hidden} if args.hidden is not None else None
-    prog = load(args.file, params=params)
-    _, hidden, _ = _check_mlp(prog)
-    print(f"training {args.file} (64-{hidden}-10, swish) on the UCI digits through the "
+    from .session import read_npz
+    _check_options(args.epochs, args.lr, args.train_size, 0.2)
+    prog = load(args.file, params=_params(args))
+    lay = layout(prog)
+    init = read_npz(args.load) if args.load else None
+    arch = "-".join(str(n) for n in lay.layers)
+    style = ", swish" if any(p.name == "swish" for p in _prims(prog)) else ""
+    print(f"training {args.file} ({arch}{style}) on the UCI digits through the "
           f"{'verified evaluator (rh-eval)' if args.engine == 'verified' else 'numpy reference semantics'}; "
           f"{args.epochs} epochs, learning rate {args.lr}, seed {args.seed}", file=out)
-    hist, _ = train(prog, epochs=args.epochs, lr=args.lr, seed=args.seed, engine=args.engine,
-                    train_size=args.train_size)
-    print(f"held-out accuracy: {hist.test_accuracy:.3f} (chance: 0.100)", file=out)
+    if init is not None:
+        print(f"initial values from {args.load}: {', '.join(init) or 'none'}", file=out)
+    hist, trained = train(prog, epochs=args.epochs, lr=args.lr, seed=args.seed, engine=args.engine,
+                          train_size=args.train_size, init=init)
+    print(f"held-out accuracy: {hist.test_accuracy:.3f} (chance: {1 / lay.n_out:.3f})", file=out)
     print(f"time: {hist.seconds:.1f} s", file=out)
-    plot(hist, Path(args.plot), f"MLP 64-{hidden}-10 on digits, {args.engine} engine "
+    if args.save:
+        try:
+            Path(args.save).parent.mkdir(parents=True, exist_ok=True)
+            with open(args.save, "wb") as f:
+                np.savez(f, **trained)
+        except OSError as e:
+            raise BadInput("io", f"cannot write the heap {args.save}: {e}") from None
+        print(f"trained heap: {args.save}", file=out)
+    plot(hist, Path(args.plot), f"MLP {arch} on digits, {args.engine} engine "
                                 f"(held-out accuracy {hist.test_accuracy:.3f})")
     print(f"loss curve: {args.plot}", file=out)
     return 0
 
 
+def _prims(prog: Program):
+    """The primitives the program applies."""
+    from .ast import App
+    from .nesting import _children
+    seen, todo = [], [prog.main]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, App):
+            seen.append(node.f.prim)
+        todo.extend(child for child, _ in _children(node, 0) if child is not None)
+    return seen
+
+
 def register(sub) -> None:
-    t = sub.add_parser("train", help="train the paper's MLP on the handwritten digits, one rev handle per sample")
+    t = sub.add_parser("train", help="train a network on the handwritten digits, one rev handle per sample, "
+                                     "through a resident session")
     t.add_argument("file", help="the network and its handler, e.g. examples/mlp.rh")
     t.add_argument("--epochs", type=int, default=3)
     t.add_argument("--lr", type=float, default=0.05, help="learning rate (default 0.05)")
     t.add_argument("--hidden", type=int, default=None, help="hidden size (the program's `hidden` parameter)")
+    t.add_argument("--param", action="append", metavar="NAME=N",
+                   help="set a `param` of the program, e.g. --param n_in=64 (repeatable)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--engine", choices=("verified", "reference"), default="verified")
     t.add_argument("--train-size", type=int, default=None, help="use only the first N training samples")
+    t.add_argument("--load", metavar="PATH.npz", help="initial values of state locations (e.g. a --save)")
+    t.add_argument("--save", metavar="PATH.npz", help="write the trained heap (every location)")
     t.add_argument("--plot", default="results/mlp-loss.png", help="where to write the loss curve (PNG)")
     t.set_defaults(func=cmd_train)
