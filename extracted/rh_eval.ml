@@ -6,7 +6,10 @@
    evaluator.  This file only
    - reads S-expressions (docs/sexp-format.md) and resolves names to
      de Bruijn indices, declared operations and locations;
-   - supplies IEEE binary64 arithmetic as the record of scalar operations;
+   - supplies the vectors: OCaml float arrays (vec.ml), or with
+     --list-vectors the list model extracted from Coq over IEEE binary64;
+   - keeps resident sessions (--serve: load a program once, run it many
+     times on a heap kept between runs);
    - prints results, traces and errors, and chooses the exit code:
      0 result, 1 runtime failure of a well-typed program, 2 bad input. *)
 
@@ -18,11 +21,30 @@ exception Runtime of string * string (* kind, message *)
 
 let bad ?(rule = "none") kind msg = raise (Bad (kind, rule, msg))
 
-(* ---------- scalars ---------- *)
+(* ---------- vectors ---------- *)
 
-let float_ops : float C.scalar_ops =
-  { C.s_zero = 0.0; s_one = 1.0; s_add = ( +. ); s_sub = ( -. ); s_mul = ( *. );
-    s_div = ( /. ); s_exp = exp; s_round = Float.round; s_lt = (fun a b -> a < b) }
+(* The vectors of constants: float arrays (Vec.ops), or the list model
+   extracted from Coq (Vec.list_ops) with --list-vectors.  The extracted
+   code is polymorphic in the vector type; these convert at the border. *)
+let list_vectors = ref false
+
+let const_of_array n (a : float array) : C.const =
+  if !list_vectors then C.mk_const n (Array.to_list a) else C.mk_const n a
+
+let array_of_const (c : C.const) : float array =
+  if !list_vectors then Array.of_list (snd (C.const_view c) : float list) else (snd (C.const_view c) : float array)
+
+let exec_check decls locs p =
+  if !list_vectors then C.exec_check Vec.list_ops decls locs p else C.exec_check Vec.ops decls locs p
+
+let exec_run decls locs fuel hp p =
+  if !list_vectors then C.exec_run Vec.list_ops decls locs fuel hp p else C.exec_run Vec.ops decls locs fuel hp p
+
+let exec_step decls locs fuel hp p =
+  if !list_vectors then C.exec_step Vec.list_ops decls locs fuel hp p else C.exec_step Vec.ops decls locs fuel hp p
+
+let exec_step_tags decls locs fuel p =
+  if !list_vectors then C.exec_step_tags Vec.list_ops decls locs fuel p else C.exec_step_tags Vec.ops decls locs fuel p
 
 let float_str f =
   if Float.is_nan f then "nan"
@@ -36,10 +58,19 @@ let float_str f =
 
 (* Atoms with brackets or braces are quoted, so that every S-expression
    reader (sexpdata too) reads them back as one atom. *)
-let rec to_line = function
-  | S.Atom a when String.exists (fun c -> c = '[' || c = ']' || c = '{' || c = '}') a -> Printf.sprintf "%S" a
-  | S.Atom a -> S.to_string (S.Atom a)
-  | S.List l -> "(" ^ String.concat " " (List.map to_line l) ^ ")"
+let to_line s =
+  let b = Buffer.create 256 in
+  let rec go = function
+    | S.Atom a when String.exists (fun c -> c = '[' || c = ']' || c = '{' || c = '}') a ->
+        Buffer.add_string b (Printf.sprintf "%S" a)
+    | S.Atom a -> Buffer.add_string b (S.to_string (S.Atom a))
+    | S.List l ->
+        Buffer.add_char b '(';
+        List.iteri (fun i x -> if i > 0 then Buffer.add_char b ' '; go x) l;
+        Buffer.add_char b ')'
+  in
+  go s;
+  Buffer.contents b
 
 let atom s = S.Atom s
 let int_atom n = S.Atom (string_of_int n)
@@ -71,9 +102,9 @@ let fsym_sexp f =
   let rec wrap k s = if k = 0 then s else wrap (k - 1) (list "rd" [ s ]) in
   wrap k (prim_sexp p)
 
-let const_sexp c =
-  let (_ : int), (v : float list) = C.const_view c in
-  list "const" (List.map (fun x -> atom (float_str x)) v)
+let floats_sexp (v : float array) = Array.fold_right (fun x acc -> atom (float_str x) :: acc) v []
+
+let const_sexp c = list "const" (floats_sexp (array_of_const c))
 
 let opsym_sexp nm = function
   | C.OpUser o -> atom nm.op_names.(C.op_view o)
@@ -137,11 +168,11 @@ and handler_sexp nm (C.Handler (p, cls)) =
 let heap_sexp nm dims (hp : C.heap) =
   let lookup l =
     match List.find_opt (fun (l', _) -> C.loc_view l' = l) hp with
-    | Some (_, c) -> snd (C.const_view c)
-    | None -> List.init dims.(l) (fun _ -> 0.0)
+    | Some (_, c) -> array_of_const c
+    | None -> Array.make dims.(l) 0.0
   in
   list "heap"
-    (List.mapi (fun l name -> S.List [ atom name; S.List (List.map (fun x -> atom (float_str x)) (lookup l)) ])
+    (List.mapi (fun l name -> S.List [ atom name; S.List (floats_sexp (lookup l)) ])
        (Array.to_list nm.loc_names))
 
 let error_line kind rule msg =
@@ -174,6 +205,24 @@ let float_of = function
       | Some _ -> bad "number" ("not a finite number: " ^ a)
       | None -> bad "syntax" ("expected a number, found " ^ a))
   | s -> bad "syntax" ("expected a number, found " ^ to_line s)
+
+(* Numbers as a float array, without recursion (a location may hold
+   millions): decimal atoms, or one (f64 BASE64) of little-endian binary64. *)
+let floats_of xs =
+  let a = Array.make (List.length xs) 0.0 in
+  List.iteri (fun i x -> a.(i) <- float_of x) xs;
+  a
+
+let data_of = function
+  | S.List [ S.Atom "f64" ] -> [||]
+  | S.List [ S.Atom "f64"; S.Atom b ] -> (
+      match F64.decode b with
+      | Some a ->
+          if not (Array.for_all Float.is_finite a) then bad "number" "not a finite number in (f64 ...) data";
+          a
+      | None -> bad "syntax" "(f64 DATA) needs base64 of little-endian binary64 numbers")
+  | S.List xs -> floats_of xs
+  | s -> bad "syntax" ("expected numbers (x1 ... xn) or (f64 BASE64), found " ^ to_line s)
 
 let check_depth d = if d > max_depth then bad "too-deep" (Printf.sprintf "nesting deeper than %d levels" max_depth)
 
@@ -235,7 +284,7 @@ let rec tm_of dc vars d s =
       match lookup_var vars x with
       | Some i -> C.Var i
       | None -> bad "unbound" ("unbound variable " ^ x ^ " (a rev handle body and a handler clause see only their own binders)"))
-  | S.List (S.Atom "const" :: xs) -> let v = List.map float_of xs in C.Const (C.mk_const (List.length xs) v)
+  | S.List (S.Atom "const" :: xs) -> let v = floats_of xs in C.Const (const_of_array (Array.length v) v)
   | S.List [ S.Atom "app"; f; m ] -> let f = fsym_of (d + 1) f in let m = tm m in C.App (f, m)
   | S.List [ S.Atom "add"; a; b ] -> let a = tm a in let b = tm b in C.Add (a, b)
   | S.List (S.Atom "tuple" :: ms) -> C.Tuple (List.map tm ms)
@@ -297,6 +346,13 @@ and handler_of dc d s =
 
 type program = { dc : decls; main : C.cmd; heap : C.heap; fuel : int option }
 
+(* The numbers of location [l] (index [i]), checked against its size. *)
+let loc_data dc l i data =
+  let v = data_of data in
+  if Array.length v <> dc.loc_dims.(i) then
+    bad "shape" (Printf.sprintf "location %s holds %d numbers, the data gives %d" l dc.loc_dims.(i) (Array.length v));
+  v
+
 let program_of s =
   let fields =
     match s with
@@ -344,14 +400,10 @@ let program_of s =
   let given =
     List.map
       (function
-        | S.List [ S.Atom l; S.List xs ] -> (
+        | S.List [ S.Atom l; data ] -> (
             match List.assoc_opt l dc.locs with
             | None -> bad "unbound" ("unknown location " ^ l ^ " in the heap")
-            | Some i ->
-                let v = List.map float_of xs in
-                if List.length v <> dc.loc_dims.(i) then
-                  bad "shape" (Printf.sprintf "location %s holds %d numbers, the heap gives %d" l dc.loc_dims.(i) (List.length v));
-                (i, v))
+            | Some i -> (i, loc_data dc l i data))
         | s -> bad "syntax" ("a heap entry is (NAME (x1 ... xn)), found " ^ to_line s))
       (Option.value ~default:[] (field "heap"))
   in
@@ -359,8 +411,8 @@ let program_of s =
   let heap =
     List.mapi
       (fun i dim ->
-        let v = match List.assoc_opt i given with Some v -> v | None -> List.init dim (fun _ -> 0.0) in
-        (C.mk_loc i, C.mk_const dim v))
+        let v = match List.assoc_opt i given with Some v -> v | None -> Array.make dim 0.0 in
+        (C.mk_loc i, const_of_array dim v))
       (Array.to_list dc.loc_dims)
   in
   let main =
@@ -421,7 +473,7 @@ let type_error_message nm = function
 let default_fuel = ref 10_000_000
 
 let check prog =
-  match C.exec_check float_ops prog.dc.op_types (Array.to_list prog.dc.loc_dims) prog.main with
+  match exec_check prog.dc.op_types (Array.to_list prog.dc.loc_dims) prog.main with
   | C.Ok t -> t
   | C.Err e ->
       let rule, msg = type_error_message prog.dc.nm e in
@@ -442,7 +494,7 @@ let fuel_of prog = match prog.fuel with Some f -> f | None -> !default_fuel
 let run prog =
   ignore (check prog);
   let locs = Array.to_list prog.dc.loc_dims in
-  match C.exec_run float_ops prog.dc.op_types locs (fuel_of prog) prog.heap prog.main with
+  match exec_run prog.dc.op_types locs (fuel_of prog) prog.heap prog.main with
   | C.RDone (hp, v, n) -> result_line prog hp v n
   | C.RStuckEv (_, _, f, v, _) -> stuck_ev f v
   | C.RStuckOp (_, _, o, v, _) -> stuck_op prog.dc.nm o v
@@ -460,7 +512,7 @@ let stepwise prog before =
     before n hp p (fuel - n);
     if n >= fuel then out_of_fuel n
     else
-      match C.exec_step float_ops prog.dc.op_types locs (fuel - n) hp p with
+      match exec_step prog.dc.op_types locs (fuel - n) hp p with
       | C.CSStep (hp', p') -> go (n + 1) hp' p'
       | C.CSDone v -> result_line prog hp v n
       | C.CSStuckEv (f, v) -> stuck_ev f v
@@ -495,7 +547,7 @@ let coverage prog =
     Hashtbl.replace counts k (1 + Option.value ~default:0 (Hashtbl.find_opt counts k))
   in
   let final =
-    try stepwise prog (fun _ _ p rest -> List.iter count (C.exec_step_tags float_ops prog.dc.op_types locs rest p)) with
+    try stepwise prog (fun _ _ p rest -> List.iter count (exec_step_tags prog.dc.op_types locs rest p)) with
     | Runtime (kind, msg) -> error_line kind "none" msg
     | Stack_overflow -> error_line "too-deep" "none" "the program is nested too deeply to evaluate"
   in
@@ -530,9 +582,97 @@ let mode_of_request s =
   | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
   | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
   | S.List (S.Atom "program" :: _) -> (`Run, s)
-  | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (trace PROGRAM), (coverage PROGRAM) or a PROGRAM"
+  | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
 
 let check_line prog = to_line (list "ok" [ list "type" [ ty_sexp (check prog) ] ])
+
+(* ---------- resident sessions (--serve) ----------
+   (load NAME PROGRAM): check PROGRAM, keep it and its initial heap;
+   (exec NAME (set (LOC DATA) ...) (read LOC ...) (fuel N)): run the main
+   command from the start on the session's heap updated by [set]; on a
+   result the session keeps the final heap, on a failure its heap is left
+   as it was; (heap NAME); (unload NAME).  Numbers go out as (f64 BASE64). *)
+
+type session = { sprog : program; mutable sheap : C.heap }
+
+let sessions : (string, session) Hashtbl.t = Hashtbl.create 8
+
+let session_of name =
+  match Hashtbl.find_opt sessions name with
+  | Some s -> s
+  | None -> bad "unbound" ("no session named " ^ name ^ " (load it first)")
+
+let loc_index dc l =
+  match List.assoc_opt l dc.locs with Some i -> i | None -> bad "unbound" ("unknown location " ^ l)
+
+let heap_value prog hp i =
+  match List.find_opt (fun (l', _) -> C.loc_view l' = i) hp with
+  | Some (_, c) -> array_of_const c
+  | None -> Array.make prog.dc.loc_dims.(i) 0.0
+
+let f64_entry name v = S.List [ atom name; list "f64" (if v = [||] then [] else [ atom (F64.encode v) ]) ]
+
+let fuel_atom = function
+  | S.Atom a -> (match int_of_string_opt a with Some n when n >= 0 -> n | _ -> bad "syntax" ("expected a fuel, found " ^ a))
+  | s -> bad "syntax" ("expected a fuel, found " ^ to_line s)
+
+let exec_session s fields =
+  let prog = s.sprog and dc = s.sprog.dc in
+  let sets = ref [] and reads = ref [] and fuel = ref (fuel_of s.sprog) in
+  List.iter
+    (function
+      | S.List (S.Atom "set" :: entries) -> sets := !sets @ entries
+      | S.List (S.Atom "read" :: ls) -> reads := !reads @ List.map name_of ls
+      | S.List [ S.Atom "fuel"; n ] -> fuel := fuel_atom n
+      | f -> bad "syntax" ("an exec request has the fields (set (LOC DATA) ...), (read LOC ...) and (fuel N), found " ^ to_line f))
+    fields;
+  let hp =
+    List.fold_left
+      (fun hp e ->
+        match e with
+        | S.List [ S.Atom l; data ] ->
+            let i = loc_index dc l in
+            let c = const_of_array dc.loc_dims.(i) (loc_data dc l i data) in
+            (C.mk_loc i, c) :: List.filter (fun (l', _) -> C.loc_view l' <> i) hp
+        | e -> bad "syntax" ("a set entry is (LOC DATA), found " ^ to_line e))
+      s.sheap !sets
+  in
+  let reads = List.map (fun l -> (l, loc_index dc l)) !reads in
+  let locs = Array.to_list dc.loc_dims in
+  let t0 = Unix.gettimeofday () in
+  let r = exec_run dc.op_types locs !fuel hp prog.main in
+  let seconds = Unix.gettimeofday () -. t0 in
+  match r with
+  | C.RDone (hp', v, n) ->
+      s.sheap <- hp';
+      to_line
+        (list "result"
+           [ list "value" [ tm_sexp [] v ];
+             list "read" (List.map (fun (l, i) -> f64_entry l (heap_value prog hp' i)) reads);
+             list "steps" [ int_atom n ]; list "seconds" [ atom (Printf.sprintf "%.9f" seconds) ] ])
+  | C.RStuckEv (_, _, f, v, _) -> stuck_ev f v
+  | C.RStuckOp (_, _, o, v, _) -> stuck_op dc.nm o v
+  | C.ROutOfFuel (_, _, n) -> out_of_fuel n
+  | C.RWrong _ -> wrong ()
+
+let session_request = function
+  | S.List [ S.Atom "load"; S.Atom name; p ] ->
+      let prog = program_of p in
+      let t = check prog in
+      Hashtbl.replace sessions name { sprog = prog; sheap = prog.heap };
+      Some (to_line (list "loaded" [ atom name; list "type" [ ty_sexp t ] ]))
+  | S.List (S.Atom "exec" :: S.Atom name :: fields) -> Some (exec_session (session_of name) fields)
+  | S.List [ S.Atom "heap"; S.Atom name ] ->
+      let s = session_of name in
+      Some (to_line (list "heap" (List.mapi (fun i l -> f64_entry l (heap_value s.sprog s.sheap i))
+                                    (Array.to_list s.sprog.dc.nm.loc_names))))
+  | S.List [ S.Atom "unload"; S.Atom name ] ->
+      ignore (session_of name);
+      Hashtbl.remove sessions name;
+      Some (to_line (list "unloaded" [ atom name ]))
+  | S.List (S.Atom ("load" | "exec" | "heap" | "unload") :: _) ->
+      bad "syntax" "a session request is (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME) or (unload NAME)"
+  | _ -> None
 
 let serve () =
   let rec loop () =
@@ -542,7 +682,11 @@ let serve () =
     | line ->
         let out, _ =
           guarded (fun () ->
-              let mode, p = mode_of_request (parse_one line) in
+              let req = parse_one line in
+              match session_request req with
+              | Some answer -> answer
+              | None ->
+              let mode, p = mode_of_request req in
               let prog = program_of p in
               match mode with
               | `Run -> run prog
@@ -560,11 +704,13 @@ let serve () =
   loop ()
 
 let usage =
-  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [FILE]\n\
-  \       rh-eval --serve [--fuel N]\n\
+  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--list-vectors] [FILE]\n\
+  \       rh-eval --serve [--fuel N] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and\n\
    prints one result line.  Exit codes: 0 result, 1 runtime failure of a\n\
-   well-typed program, 2 bad input."
+   well-typed program, 2 bad input.  --serve answers one request per line,\n\
+   resident sessions included (docs/sexp-format.md).  --list-vectors runs\n\
+   on the list model of vectors extracted from Coq instead of float arrays."
 
 let read_all ic =
   let buf = Buffer.create 4096 and chunk = Bytes.create 4096 in
@@ -576,6 +722,9 @@ let read_all ic =
   Buffer.contents buf
 
 let () =
+  (* Large vectors live in the major heap: grow it in large steps and keep
+     what it has, rather than mapping fresh pages for every run. *)
+  Gc.set { (Gc.get ()) with Gc.major_heap_increment = 1 lsl 24; space_overhead = 200 };
   let mode = ref `Run and serve_mode = ref false and file = ref None in
   let rec args = function
     | [] -> ()
@@ -583,6 +732,7 @@ let () =
     | "--trace" :: rest -> mode := `Trace; args rest
     | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest
+    | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
         | Some f when f >= 0 -> default_fuel := f; args rest

@@ -2,8 +2,9 @@
     directives; see extracted/TRUSTED.md)
 
     The extracted module [Revhandlers_core] exposes, for the executable
-    instance of the signature (instance.v) and scalars given by a
-    [scalar_ops] record:
+    instance of the signature (instance.v) and vectors given by a
+    [vec_ops] record (the driver passes OCaml float arrays, or the list
+    model [list_vec_ops] over the scalars of a [scalar_ops] record):
     - [exec_check]: the type checker of typecheck.v;
     - [exec_step]: one step of a configuration (interp.v);
     - [exec_run]: the evaluator (interp.v);
@@ -14,29 +15,29 @@ From RevHandlers Require Import prelude signature syntax subst typing typing_lem
   rd term_sem cmd_ctx rh cmd_sem typecheck interp instance coverage.
 
 Section entry.
-Context {R : Type} (sc : scalar_ops R).
-#[local] Instance entry_sorts : sorts := exec_sorts R.
+Context {Vec : Type} (vo : vec_ops Vec).
+#[local] Instance entry_sorts : sorts := exec_sorts Vec.
 
 Definition exec_check (decls : list (ty * ty)) (locs : list nat) (P : cmd) : result ty type_error :=
-  @check_cmd _ (exec_signature sc decls locs) [] P.
+  @check_cmd _ (exec_signature vo decls locs) [] P.
 
 Definition exec_step (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : conf_step :=
-  @step_conf_fn _ (exec_signature sc decls locs) (exec_evaluator sc) fuel hp P.
+  @step_conf_fn _ (exec_signature vo decls locs) (exec_evaluator vo) fuel hp P.
 
 Definition exec_run (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
-  @run _ (exec_signature sc decls locs) (exec_evaluator sc) fuel 0 hp P.
+  @run _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
 (** Constants are [(n, v)] and function symbols [(k, p)] in the instance;
     these convert between that representation and the abstract one. *)
 (** Rule coverage of one step (coverage.v); testing instrumentation only. *)
 Definition exec_step_tags (decls : list (ty * ty)) (locs : list nat) (fuel : nat) (P : cmd)
     : list rule_tag :=
-  @step_tags _ (exec_signature sc decls locs) fuel P.
+  @step_tags _ (exec_signature vo decls locs) fuel P.
 
-Definition mk_const (n : nat) (v : list R) : const := (n, v).
-Definition const_view (c : const) : nat * list R := c.
+Definition mk_const (n : nat) (v : Vec) : const := (n, v).
+Definition const_view (c : const) : nat * Vec := c.
 Definition mk_fsym (k : nat) (p : prim) : fsym := (k, p).
 Definition fsym_view (f : fsym) : nat * prim := f.
 Definition mk_op (o : nat) : op := o.
@@ -56,4 +57,4 @@ Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
   exec_check exec_step exec_run exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
-  prim_dom prim_cod prim_ok.
+  prim_dom prim_cod prim_ok list_vec_ops.

@@ -6,7 +6,15 @@
       (IEEE binary64 [float], listed in [extracted/TRUSTED.md]).  No
       property of the scalars is assumed: type safety does not depend on
       arithmetic.
-    - A constant of [Real(n)] is [(n, v)] with [v] a list of [n] scalars.
+    - A constant of [Real(n)] is [(n, v)] with [v] a vector of [n]
+      scalars.  Vectors are abstract too: the instance takes a record
+      [vec_ops V] of the vector operations the primitives are made of
+      (decisions.md, "Vectors").  Their model is [list_vec_ops sc], defined
+      here on lists of scalars from [scalar_ops]; the extracted evaluator
+      runs on OCaml float arrays that implement the same record
+      ([extracted/vec.ml], tested bit for bit against [list_vec_ops], see
+      [extracted/TRUSTED.md]).  No proof depends on what the vector
+      operations compute: type safety holds for any [vec_ops].
     - Function symbols are a library of primitives [p] with their reverse
       derivatives: [(k, p)] is [rd^k[p]].  [Ev] is defined for [k ≤ 2]
       (a rewriting of a term that already contains [rd[p]] needs the second
@@ -94,22 +102,12 @@ Definition prim_ok (p : prim) : bool :=
   | _ => true
   end.
 
-Definition exec_sorts (R : Type) : sorts := {|
-  base := nat;
-  base_eq_dec := Nat.eq_dec;
-  const := nat * list R;
-  fsym := nat * prim;
-  op := nat;
-  op_eq_dec := Nat.eq_dec;
-  loc := nat;
-  loc_eq_dec := Nat.eq_dec;
-|}.
-
-Section instance.
+(** ** The list model of vectors: every vector operation the primitives
+    use, on lists of scalars.  These are the definitions the extracted
+    float arrays are tested against. *)
+Section list_model.
 Context {R : Type} (sc : scalar_ops R).
-#[local] Instance exec_sorts_inst : sorts := exec_sorts R.
 
-(** ** Vectors *)
 Definition vget (v : list R) (i : nat) : R := nth i v (s_zero sc).
 Definition vzero (n : nat) : list R := repeat (s_zero sc) n.
 Definition vmap2 (f : R -> R -> R) (u v : list R) : list R := map (fun p => f (fst p) (snd p)) (combine u v).
@@ -224,75 +222,181 @@ Definition maxpool_gather (c n m : nat) (x cx : list R) : list R :=
       map (fun wc => vget (snd wc) (argmax (fst wc))) (combine (chunks m (fst p)) (chunks m (snd p))))
     (combine (rows c n x) (rows c n cx))).
 
+End list_model.
+
+(** ** The vector interface of the instance.  [v_scale a v] scales [v] by
+    the first entry of [a]; [v_dot u v] is the one-entry vector [<u·v>];
+    [v_swish], [v_swish1], [v_swish2] and [v_round] map [swish], [swish'],
+    [swish''] and [round] over a vector.  The other operations are the
+    primitives' building blocks above, with their parameters. *)
+Record vec_ops (V : Type) : Type := {
+  v_len : V -> nat;
+  v_zero : nat -> V;
+  v_add : V -> V -> V;
+  v_sub : V -> V -> V;
+  v_mul : V -> V -> V;
+  v_neg : V -> V;
+  v_scale : V -> V -> V;
+  v_dot : V -> V -> V;
+  v_swish : V -> V;
+  v_swish1 : V -> V;
+  v_swish2 : V -> V;
+  v_round : V -> V;
+  v_matmul : nat -> nat -> nat -> V -> V -> V;
+  v_transpose : nat -> nat -> V -> V;
+  v_pad : nat -> nat -> nat -> V -> V;
+  v_upscale : nat -> nat -> nat -> V -> V;
+  v_upscale_adj : nat -> nat -> nat -> V -> V;
+  v_conv1d : nat -> nat -> nat -> nat -> V -> V -> V;
+  v_conv1d_dK : nat -> nat -> nat -> nat -> V -> V -> V;
+  v_conv1d_dx : nat -> nat -> nat -> nat -> V -> V -> V;
+  v_maxpool : nat -> nat -> nat -> V -> V;
+  v_maxpool_adj : nat -> nat -> nat -> V -> V -> V;
+  v_maxpool_gather : nat -> nat -> nat -> V -> V -> V;
+  v_append : V -> V -> V;
+  v_firstn : nat -> V -> V;
+  v_skipn : nat -> V -> V;
+}.
+Arguments v_len {V} _ _.
+Arguments v_zero {V} _ _.
+Arguments v_add {V} _ _ _.
+Arguments v_sub {V} _ _ _.
+Arguments v_mul {V} _ _ _.
+Arguments v_neg {V} _ _.
+Arguments v_scale {V} _ _ _.
+Arguments v_dot {V} _ _ _.
+Arguments v_swish {V} _ _.
+Arguments v_swish1 {V} _ _.
+Arguments v_swish2 {V} _ _.
+Arguments v_round {V} _ _.
+Arguments v_matmul {V} _ _ _ _ _ _.
+Arguments v_transpose {V} _ _ _ _.
+Arguments v_pad {V} _ _ _ _ _.
+Arguments v_upscale {V} _ _ _ _ _.
+Arguments v_upscale_adj {V} _ _ _ _ _.
+Arguments v_conv1d {V} _ _ _ _ _ _ _.
+Arguments v_conv1d_dK {V} _ _ _ _ _ _ _.
+Arguments v_conv1d_dx {V} _ _ _ _ _ _ _.
+Arguments v_maxpool {V} _ _ _ _ _.
+Arguments v_maxpool_adj {V} _ _ _ _ _ _.
+Arguments v_maxpool_gather {V} _ _ _ _ _ _.
+Arguments v_append {V} _ _ _.
+Arguments v_firstn {V} _ _ _.
+Arguments v_skipn {V} _ _ _.
+
+(** The list model. *)
+Definition list_vec_ops {R : Type} (sc : scalar_ops R) : vec_ops (list R) := {|
+  v_len := @length R;
+  v_zero := vzero sc;
+  v_add := vadd sc;
+  v_sub := vsub sc;
+  v_mul := vmul sc;
+  v_neg := vneg sc;
+  v_scale := fun a v => vscale sc (vget sc a 0) v;
+  v_dot := fun u v => [vdot sc u v];
+  v_swish := map (swish sc);
+  v_swish1 := map (swish' sc);
+  v_swish2 := map (swish'' sc);
+  v_round := map (s_round sc);
+  v_matmul := matmul sc;
+  v_transpose := transpose sc;
+  v_pad := pad sc;
+  v_upscale := upscale sc;
+  v_upscale_adj := upscale_adj sc;
+  v_conv1d := conv1d sc;
+  v_conv1d_dK := conv1d_dK sc;
+  v_conv1d_dx := conv1d_dx sc;
+  v_maxpool := maxpool sc;
+  v_maxpool_adj := maxpool_adj sc;
+  v_maxpool_gather := maxpool_gather sc;
+  v_append := @app R;
+  v_firstn := @firstn R;
+  v_skipn := @skipn R;
+|}.
+
+Definition exec_sorts (V : Type) : sorts := {|
+  base := nat;
+  base_eq_dec := Nat.eq_dec;
+  const := nat * V;
+  fsym := nat * prim;
+  op := nat;
+  op_eq_dec := Nat.eq_dec;
+  loc := nat;
+  loc_eq_dec := Nat.eq_dec;
+|}.
+
+Section instance.
+Context {Vec : Type} (vo : vec_ops Vec).
+#[local] Instance exec_sorts_inst : sorts := exec_sorts Vec.
+
 (** ** [Ev] of [rd^k[p]] on the leaves of the argument, for [k ≤ 2].
     For a bilinear [B(a, b)] with adjoints [P(g, b)] (in [a]) and [Q(a, g)]
     (in [b]): [rd[B]((a,b),g) = (P(g,b), Q(a,g))] and
     [rd²[B](((a,b),g),(ca,cb)) = ((P(g,cb), Q(ca,g)), B(ca,b) + B(a,cb))].
     For a linear [L] with adjoint [Lᵀ]: [rd[L](x,g) = Lᵀg] and
     [rd²[L]((x,g),c) = (0, L c)]. *)
-Definition bilinear (B : list R -> list R -> list R) (P : list R -> list R -> list R)
-    (Q : list R -> list R -> list R) (k : nat) (xs : list (list R)) : option (list (list R)) :=
+Definition bilinear (B : Vec -> Vec -> Vec) (P : Vec -> Vec -> Vec)
+    (Q : Vec -> Vec -> Vec) (k : nat) (xs : list (Vec)) : option (list (Vec)) :=
   match k, xs with
   | 0, [a; b] => Some [B a b]
   | 1, [a; b; g] => Some [P g b; Q a g]
-  | 2, [a; b; g; ca; cb] => Some [P g cb; Q ca g; vadd (B ca b) (B a cb)]
+  | 2, [a; b; g; ca; cb] => Some [P g cb; Q ca g; v_add vo (B ca b) (B a cb)]
   | _, _ => None
   end.
 
-Definition linear (L Lt : list R -> list R) (k : nat) (xs : list (list R)) : option (list (list R)) :=
+Definition linear (L Lt : Vec -> Vec) (k : nat) (xs : list (Vec)) : option (list (Vec)) :=
   match k, xs with
   | 0, [x] => Some [L x]
   | 1, [x; g] => Some [Lt g]
-  | 2, [x; g; c] => Some [vzero (length x); L c]
+  | 2, [x; g; c] => Some [v_zero vo (v_len vo x); L c]
   | _, _ => None
   end.
 
-Definition eval_prim (k : nat) (p : prim) (xs : list (list R)) : option (list (list R)) :=
+Definition eval_prim (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)) :=
   match p with
   | PSwish n =>
       match k, xs with
-      | 0, [x] => Some [map swish x]
-      | 1, [x; u] => Some [vmul u (map swish' x)]
-      | 2, [x; u; c] => Some [vmul c (vmul u (map swish'' x)); vmul c (map swish' x)]
+      | 0, [x] => Some [v_swish vo x]
+      | 1, [x; u] => Some [v_mul vo u (v_swish1 vo x)]
+      | 2, [x; u; c] => Some [v_mul vo c (v_mul vo u (v_swish2 vo x)); v_mul vo c (v_swish1 vo x)]
       | _, _ => None
       end
   | PSmul n =>
-      bilinear (fun a v => vscale (vget a 0) v) (fun g v => [vdot g v])
-               (fun a g => vscale (vget a 0) g) k xs
+      bilinear (v_scale vo) (v_dot vo) (v_scale vo) k xs
   | PSub n =>
       match k, xs with
-      | 0, [u; v] => Some [vsub u v]
-      | 1, [u; v; w] => Some [w; vneg w]
-      | 2, [u; v; w; cu; cv] => Some [vzero n; vzero n; vsub cu cv]
+      | 0, [u; v] => Some [v_sub vo u v]
+      | 1, [u; v; w] => Some [w; v_neg vo w]
+      | 2, [u; v; w; cu; cv] => Some [v_zero vo n; v_zero vo n; v_sub vo cu cv]
       | _, _ => None
       end
   | PMatmul m n k' =>
-      bilinear (matmul m n k') (fun G Bm => matmul m k' n G (transpose n k' Bm))
-               (fun A G => matmul n m k' (transpose m n A) G) k xs
-  | PTranspose m n => linear (transpose m n) (transpose n m) k xs
+      bilinear (v_matmul vo m n k') (fun G Bm => v_matmul vo m k' n G (v_transpose vo n k' Bm))
+               (fun A G => v_matmul vo n m k' (v_transpose vo m n A) G) k xs
+  | PTranspose m n => linear (v_transpose vo m n) (v_transpose vo n m) k xs
   | PRound n =>
       match k, xs with
-      | 0, [x] => Some [map (s_round sc) x]
-      | 1, [x; g] => Some [vzero n]
-      | 2, [x; g; c] => Some [vzero n; vzero n]
+      | 0, [x] => Some [v_round vo x]
+      | 1, [x; g] => Some [v_zero vo n]
+      | 2, [x; g; c] => Some [v_zero vo n; v_zero vo n]
       | _, _ => None
       end
-  | PPad c n m => linear (pad c n m) (pad c m n) k xs
-  | PUpscale c n m => linear (upscale c n m) (upscale_adj c n m) k xs
+  | PPad c n m => linear (v_pad vo c n m) (v_pad vo c m n) k xs
+  | PUpscale c n m => linear (v_upscale vo c n m) (v_upscale_adj vo c n m) k xs
   | PConcat c c' n =>
       match k, xs with
-      | 0, [x; y] => Some [x ++ y]
-      | 1, [x; y; g] => Some [firstn (c * n) g; skipn (c * n) g]
-      | 2, [x; y; g; cx; cy] => Some [vzero (c * n); vzero (c' * n); cx ++ cy]
+      | 0, [x; y] => Some [v_append vo x y]
+      | 1, [x; y; g] => Some [v_firstn vo (c * n) g; v_skipn vo (c * n) g]
+      | 2, [x; y; g; cx; cy] => Some [v_zero vo (c * n); v_zero vo (c' * n); v_append vo cx cy]
       | _, _ => None
       end
   | PConv1d c c' n m =>
-      bilinear (conv1d c c' n m) (conv1d_dK c c' n m) (conv1d_dx c c' n m) k xs
+      bilinear (v_conv1d vo c c' n m) (v_conv1d_dK vo c c' n m) (v_conv1d_dx vo c c' n m) k xs
   | PMaxpool c n m =>
       match k, xs with
-      | 0, [x] => Some [maxpool c n m x]
-      | 1, [x; g] => Some [maxpool_adj c n m x g]
-      | 2, [x; g; cx] => Some [vzero (c * n); maxpool_gather c n m x cx]
+      | 0, [x] => Some [v_maxpool vo c n m x]
+      | 1, [x; g] => Some [v_maxpool_adj vo c n m x g]
+      | 2, [x; g; cx] => Some [v_zero vo (c * n); v_maxpool_gather vo c n m x cx]
       | _, _ => None
       end
   end.
@@ -312,7 +416,7 @@ with fcod (k : nat) (p : prim) : ty :=
   end.
 
 (** The leaves of a closed value, left to right. *)
-Fixpoint leaves (V : tm) : list (nat * list R) :=
+Fixpoint leaves (V : tm) : list (nat * Vec) :=
   match V with
   | Const c => [c]
   | Tuple Vs => concat (map leaves Vs)
@@ -326,15 +430,15 @@ Fixpoint ty_dims (A : ty) : list nat :=
   end.
 
 (** Build a value of type [A] from leaves, left to right. *)
-Fixpoint encode (A : ty) (xs : list (list R)) {struct A} : tm * list (list R) :=
+Fixpoint encode (A : ty) (xs : list (Vec)) {struct A} : tm * list (Vec) :=
   match A with
   | TBase n => match xs with
                | x :: xs' => (Const (n, x), xs')
-               | [] => (Const (n, vzero n), [])
+               | [] => (Const (n, v_zero vo n), [])
                end
   | TProd As =>
       let '(Vs, rest) :=
-        (fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+        (fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
            match As with
            | [] => ([], xs)
            | A :: As' => let '(V, xs1) := encode A xs in
@@ -343,9 +447,9 @@ Fixpoint encode (A : ty) (xs : list (list R)) {struct A} : tm * list (list R) :=
       (Tuple Vs, rest)
   end.
 
-Definition leaves_fit (dims : list nat) (ls : list (nat * list R)) : bool :=
+Definition leaves_fit (dims : list nat) (ls : list (nat * Vec)) : bool :=
   Nat.eqb (length dims) (length ls) &&
-  forallb (fun p => Nat.eqb (fst p) (fst (snd p)) && Nat.eqb (fst p) (length (snd (snd p))))
+  forallb (fun p => Nat.eqb (fst p) (fst (snd p)) && Nat.eqb (fst p) (v_len vo (snd (snd p))))
           (combine dims ls).
 
 Definition exec_ev (f : nat * prim) (V : tm) : option tm :=
@@ -368,8 +472,8 @@ Variable locs : list nat.
 Definition exec_signature : signature := {|
   unit_base := 0;
   const_ty := fst;
-  czero := fun n => (n, vzero n);
-  cadd := fun c1 c2 => (fst c1, vadd (snd c1) (snd c2));
+  czero := fun n => (n, v_zero vo n);
+  cadd := fun c1 c2 => (fst c1, v_add vo (snd c1) (snd c2));
   czero_ty := fun _ => eq_refl;
   cadd_ty := fun _ _ _ => eq_refl;
   fsym_dom := fun f => fdom (fst f) (snd f);
@@ -389,7 +493,7 @@ Proof.
   - destruct xs; simpl; split; try reflexivity; constructor.
   - simpl.
     assert (Hgo : forall xs,
-      let r := (fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+      let r := (fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
            match As with
            | [] => ([], xs)
            | A :: As' => let '(V, xs1) := encode A xs in
@@ -401,7 +505,7 @@ Proof.
       - destruct (encode A xs') as [V xs1] eqn:HV.
         specialize (HA xs'). rewrite HV in HA. simpl in HA.
         specialize (IHl xs1). simpl in IHl.
-        destruct ((fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+        destruct ((fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
            match As with
            | [] => ([], xs)
            | A :: As' => let '(V, xs1) := encode A xs in
@@ -409,7 +513,7 @@ Proof.
            end) As xs1) as [Vs xs2]. simpl in *.
         destruct HA, IHl. split; constructor; auto. }
     specialize (Hgo xs). simpl in Hgo.
-    destruct ((fix go (As : list ty) (xs : list (list R)) : list tm * list (list R) :=
+    destruct ((fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
            match As with
            | [] => ([], xs)
            | A :: As' => let '(V, xs1) := encode A xs in

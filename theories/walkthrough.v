@@ -13,13 +13,16 @@ Definition nat_scalars : scalar_ops nat := {|
   s_div := Nat.div; s_exp := fun _ => 1; s_round := fun x => x; s_lt := Nat.ltb;
 |}.
 
-#[export] Instance nat_sorts : sorts := exec_sorts nat.
+(** Vectors are lists: the list model of the vector interface. *)
+Definition nat_vecs : vec_ops (list nat) := list_vec_ops nat_scalars.
+
+#[export] Instance nat_sorts : sorts := exec_sorts (list nat).
 
 (** One operation [FC : Real(2) ▷ Real(3)] and one location [l :: (2, 3)]. *)
 Definition decls1 : list (ty * ty) := [(TBase 2, TBase 3)].
 Definition locs1 : list nat := [6].
-#[export] Instance nat_sig : signature := exec_signature nat_scalars decls1 locs1.
-#[export] Instance nat_ev : evaluator := exec_evaluator nat_scalars.
+#[export] Instance nat_sig : signature := exec_signature nat_vecs decls1 locs1.
+#[export] Instance nat_ev : evaluator := exec_evaluator nat_vecs.
 
 (** ** [3.rd(x. x·x)(2)] is [3 · (d/dx x²)(2) = 12] *)
 Definition square : fsym := (0, PSmul 1).

@@ -1,0 +1,352 @@
+(* Vectors of the executable instance as OCaml float arrays.
+
+   The instance (theories/instance.v) is parametric in a record [vec_ops]
+   of vector operations; its model [list_vec_ops] defines each of them on
+   lists of scalars.  [ops] below implements the same record on [float
+   array] (unboxed, O(1) indexing, loops instead of recursion), performing
+   the same IEEE operations in the same order as the list model, so that
+   the results are identical bit for bit on every input of the shapes the
+   instance passes (checked by vec_check.ml on random shapes and values,
+   zero-sized dimensions included: tests/test_vectors.py).
+
+   Two rewritings of the list model's loops, both exact:
+   - a sum [fold_left (+) 0.0 [e_0; ...]] is computed as [acc := 0.0; acc
+     := acc +. e_t], in the same order;
+   - where the list model adds an explicit [0.0] for the positions a
+     kernel does not touch (upscale_adj, conv1d_dx), the loop skips it:
+     such a sum starts at +0.0 and, in round-to-nearest, is never -0.0, and
+     [a +. 0.0 = a] for every [a] that is not -0.0.
+   Every kernel checks the lengths of its arguments against its parameters
+   (raising Invalid_argument, reported by the driver as an internal error)
+   before its loops use unchecked indexing. *)
+
+module C = Revhandlers_core
+
+(* The scalars of the list model: IEEE binary64. *)
+let float_ops : float C.scalar_ops =
+  { C.s_zero = 0.0; s_one = 1.0; s_add = ( +. ); s_sub = ( -. ); s_mul = ( *. );
+    s_div = ( /. ); s_exp = exp; s_round = Float.round; s_lt = (fun (a : float) b -> a < b) }
+
+let need name cond = if not cond then invalid_arg ("vector kernel " ^ name ^ ": argument of the wrong length")
+
+(* Unchecked access to unboxed float arrays, after the length checks. *)
+external get : float array -> int -> float = "%array_unsafe_get"
+external set : float array -> int -> float -> unit = "%array_unsafe_set"
+
+(* Elementwise maps, written as loops so that no float is boxed; like the
+   list model's [combine], a binary map stops at the shorter vector. *)
+let add (u : float array) (v : float array) =
+  let n = min (Array.length u) (Array.length v) in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (get u i +. get v i) done;
+  w
+
+let sub (u : float array) (v : float array) =
+  let n = min (Array.length u) (Array.length v) in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (get u i -. get v i) done;
+  w
+
+let mul (u : float array) (v : float array) =
+  let n = min (Array.length u) (Array.length v) in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (get u i *. get v i) done;
+  w
+
+let neg (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (0.0 -. get u i) done;
+  w
+
+let scale (a : float array) (u : float array) =
+  let a0 = if Array.length a > 0 then get a 0 else 0.0 in
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (a0 *. get u i) done;
+  w
+
+let dot (u : float array) (v : float array) =
+  let n = min (Array.length u) (Array.length v) in
+  let acc = ref 0.0 in
+  for i = 0 to n - 1 do acc := !acc +. (get u i *. get v i) done;
+  [| !acc |]
+
+(* swish(x) = x·σ(x), σ(x) = 1 / (1 + exp(0 − x)); the derivatives as in
+   instance.v (two = 1 + 1). *)
+let two = 1.0 +. 1.0
+
+let swish (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do
+    let x = get u i in
+    set w i (x *. (1.0 /. (1.0 +. exp (0.0 -. x))))
+  done;
+  w
+
+let swish1 (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do
+    let x = get u i in
+    let s = 1.0 /. (1.0 +. exp (0.0 -. x)) in
+    set w i (s +. (x *. (s *. (1.0 -. s))))
+  done;
+  w
+
+let swish2 (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do
+    let x = get u i in
+    let s = 1.0 /. (1.0 +. exp (0.0 -. x)) in
+    set w i ((s *. (1.0 -. s)) *. (two +. (x *. (1.0 -. (two *. s)))))
+  done;
+  w
+
+let round (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (Float.round (get u i)) done;
+  w
+
+(* A·B, A m×n and B n×k row-major: c[i][j] = ((0 + a[i][0]·b[0][j]) + …),
+   each row of c accumulated in place over t (the same additions, in the
+   same order, for every entry). *)
+let matmul m n k (a : float array) (b : float array) =
+  need "matmul" (Array.length a = m * n && Array.length b = n * k);
+  if n = 0 then Array.make (m * k) 0.0
+  else begin
+    let c = Array.create_float (m * k) in
+    if k = 1 then
+      for i = 0 to m - 1 do
+        let acc = ref 0.0 in
+        let base = i * n in
+        for t = 0 to n - 1 do
+          acc := !acc +. (get a (base + t) *. get b t)
+        done;
+        set c i !acc
+      done
+    else
+      for i = 0 to m - 1 do
+        let crow = i * k in
+        let ai0 = get a (i * n) in
+        for j = 0 to k - 1 do
+          set c (crow + j) (0.0 +. (ai0 *. get b j))
+        done;
+        for t = 1 to n - 1 do
+          let ait = get a ((i * n) + t) and brow = t * k in
+          for j = 0 to k - 1 do
+            set c (crow + j) (get c (crow + j) +. (ait *. get b (brow + j)))
+          done
+        done
+      done;
+    c
+  end
+
+(* In blocks of 32×32, so that reads and writes both stay in cache. *)
+let transpose m n (a : float array) =
+  need "transpose" (Array.length a = m * n);
+  let c = Array.create_float (n * m) in
+  let bs = 32 in
+  let i0 = ref 0 in
+  while !i0 < m do
+    let j0 = ref 0 in
+    let i1 = min m (!i0 + bs) in
+    while !j0 < n do
+      let j1 = min n (!j0 + bs) in
+      for i = !i0 to i1 - 1 do
+        for j = !j0 to j1 - 1 do
+          set c ((j * m) + i) (get a ((i * n) + j))
+        done
+      done;
+      j0 := j1
+    done;
+    i0 := i1
+  done;
+  c
+
+(* Each of c channels of length n cut or zero-extended to length m. *)
+let pad c n m (x : float array) =
+  need "pad" (Array.length x = c * n);
+  let y = Array.make (c * m) 0.0 in
+  let k = min n m in
+  for ch = 0 to c - 1 do
+    Array.blit x (ch * n) y (ch * m) k
+  done;
+  y
+
+let upscale c n m (x : float array) =
+  need "upscale" (Array.length x = c * n && m > 0);
+  let y = Array.make (c * m) 0.0 in
+  for ch = 0 to c - 1 do
+    for t = 0 to m - 1 do
+      let i = t * n / m in
+      if i < n then set y ((ch * m) + t) (get x ((ch * n) + i))
+    done
+  done;
+  y
+
+let upscale_adj c n m (g : float array) =
+  need "upscale_adj" (Array.length g = c * m && m > 0);
+  let y = Array.make (c * n) 0.0 in
+  for ch = 0 to c - 1 do
+    for t = 0 to m - 1 do
+      let i = t * n / m in
+      if i < n then
+        let p = (ch * n) + i in
+        set y p (get y p +. get g ((ch * m) + t))
+    done
+  done;
+  y
+
+(* y[o][t] = Σ_i (Σ_j K[o][i][j]·x[i][t+j]), inner sums each from 0. *)
+let conv1d c c' n m (kk : float array) (x : float array) =
+  need "conv1d" (Array.length kk = c' * c * m && Array.length x = c * n && 0 < m && m <= n);
+  let l = n - m + 1 in
+  let y = Array.make (c' * l) 0.0 in
+  for o = 0 to c' - 1 do
+    for t = 0 to l - 1 do
+      let acc = ref 0.0 in
+      for i = 0 to c - 1 do
+        let d = ref 0.0 in
+        let kb = (((o * c) + i) * m) and xb = (i * n) + t in
+        for j = 0 to m - 1 do
+          d := !d +. (get kk (kb + j) *. get x (xb + j))
+        done;
+        acc := !acc +. !d
+      done;
+      set y ((o * l) + t) !acc
+    done
+  done;
+  y
+
+(* dK[o][i][j] = Σ_t g[o][t]·x[i][j+t]. *)
+let conv1d_dK c c' n m (g : float array) (x : float array) =
+  let l = n - m + 1 in
+  need "conv1d_dK" (Array.length g = c' * l && Array.length x = c * n && 0 < m && m <= n);
+  let dk = Array.make (c' * c * m) 0.0 in
+  for o = 0 to c' - 1 do
+    for i = 0 to c - 1 do
+      for j = 0 to m - 1 do
+        let acc = ref 0.0 in
+        let gb = o * l and xb = (i * n) + j in
+        for t = 0 to l - 1 do
+          acc := !acc +. (get g (gb + t) *. get x (xb + t))
+        done;
+        set dk ((((o * c) + i) * m) + j) !acc
+      done
+    done
+  done;
+  dk
+
+(* dx[i][s] = Σ_o (Σ_{j ≤ s, s−j < L} K[o][i][j]·g[o][s−j]). *)
+let conv1d_dx c c' n m (kk : float array) (g : float array) =
+  let l = n - m + 1 in
+  need "conv1d_dx" (Array.length kk = c' * c * m && Array.length g = c' * l && 0 < m && m <= n);
+  let dx = Array.make (c * n) 0.0 in
+  for i = 0 to c - 1 do
+    for s = 0 to n - 1 do
+      let acc = ref 0.0 in
+      for o = 0 to c' - 1 do
+        let d = ref 0.0 in
+        let kb = ((o * c) + i) * m and gb = o * l in
+        for j = max 0 (s - l + 1) to min (m - 1) s do
+          d := !d +. (get kk (kb + j) *. get g (gb + s - j))
+        done;
+        acc := !acc +. !d
+      done;
+      set dx ((i * n) + s) !acc
+    done
+  done;
+  dx
+
+(* The first maximal position of x[lo, hi) relative to lo (strict <, so a
+   NaN never wins and a leading NaN stays), as argmax in instance.v. *)
+let argmax (x : float array) lo hi =
+  let best = ref 0 and bv = ref (get x lo) in
+  for i = lo + 1 to hi - 1 do
+    let a = get x i in
+    if !bv < a then (best := i - lo; bv := a)
+  done;
+  !best
+
+let ceil_div n m = (n + m - 1) / m
+
+(* Windows of m over each channel of length n; the last may be shorter. *)
+let windows n m f =
+  let w = ceil_div n m in
+  for k = 0 to w - 1 do
+    let lo = k * m in
+    f k lo (min n (lo + m))
+  done
+
+let maxpool c n m (x : float array) =
+  need "maxpool" (Array.length x = c * n && m > 0);
+  let w = ceil_div n m in
+  let y = Array.make (c * w) 0.0 in
+  for ch = 0 to c - 1 do
+    windows n m (fun k lo hi ->
+        let lo = (ch * n) + lo and hi = (ch * n) + hi in
+        set y ((ch * w) + k) (get x (lo + argmax x lo hi)))
+  done;
+  y
+
+let maxpool_adj c n m (x : float array) (g : float array) =
+  let w = ceil_div n m in
+  need "maxpool_adj" (Array.length x = c * n && Array.length g = c * w && m > 0);
+  let y = Array.make (c * n) 0.0 in
+  for ch = 0 to c - 1 do
+    windows n m (fun k lo hi ->
+        let lo = (ch * n) + lo and hi = (ch * n) + hi in
+        set y (lo + argmax x lo hi) (get g ((ch * w) + k)))
+  done;
+  y
+
+let maxpool_gather c n m (x : float array) (cx : float array) =
+  need "maxpool_gather" (Array.length x = c * n && Array.length cx = c * n && m > 0);
+  let w = ceil_div n m in
+  let y = Array.make (c * w) 0.0 in
+  for ch = 0 to c - 1 do
+    windows n m (fun k lo hi ->
+        let lo = (ch * n) + lo and hi = (ch * n) + hi in
+        set y ((ch * w) + k) (get cx (lo + argmax x lo hi)))
+  done;
+  y
+
+let firstn k (v : float array) = Array.sub v 0 (max 0 (min k (Array.length v)))
+let skipn k (v : float array) =
+  let k = max 0 (min k (Array.length v)) in
+  Array.sub v k (Array.length v - k)
+
+let ops : float array C.vec_ops =
+  { C.v_len = Array.length;
+    v_zero = (fun n -> Array.make n 0.0);
+    v_add = add;
+    v_sub = sub;
+    v_mul = mul;
+    v_neg = neg;
+    v_scale = scale;
+    v_dot = dot;
+    v_swish = swish;
+    v_swish1 = swish1;
+    v_swish2 = swish2;
+    v_round = round;
+    v_matmul = matmul;
+    v_transpose = transpose;
+    v_pad = pad;
+    v_upscale = upscale;
+    v_upscale_adj = upscale_adj;
+    v_conv1d = conv1d;
+    v_conv1d_dK = conv1d_dK;
+    v_conv1d_dx = conv1d_dx;
+    v_maxpool = maxpool;
+    v_maxpool_adj = maxpool_adj;
+    v_maxpool_gather = maxpool_gather;
+    v_append = Array.append;
+    v_firstn = firstn;
+    v_skipn = skipn }
+
+(* The list model, extracted from Coq, for --list-vectors and vec_check. *)
+let list_ops : float list C.vec_ops = C.list_vec_ops float_ops

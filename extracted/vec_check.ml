@@ -1,0 +1,96 @@
+(* vec_check: every operation of the float-array vectors (Vec.ops) against
+   the list model extracted from Coq (list_vec_ops over IEEE binary64), bit
+   for bit, on random shapes (zero-sized dimensions included) and values
+   (signed zeros, ties of rounding, repeated maxima, large and tiny
+   magnitudes).  usage: vec_check [CASES] [SEED]; exit 0 when every result
+   is identical, 1 at the first difference (printed). *)
+
+module C = Revhandlers_core
+
+let a = Vec.ops
+let l = Vec.list_ops
+
+let special = [| 0.0; -0.0; 0.5; -0.5; 1.5; -2.5; 2.5; 1e-310; -1e300; 3.0; 3.0; 710.0; -745.0 |]
+
+let value () =
+  match Random.int 5 with
+  | 0 -> special.(Random.int (Array.length special))
+  | 1 -> float_of_int (Random.int 7 - 3)
+  | 2 -> ldexp (Random.float 2.0 -. 1.0) (Random.int 80 - 40)
+  | _ -> Random.float 8.0 -. 4.0
+
+let vec n = Array.init n (fun _ -> value ())
+let dim () = if Random.int 6 = 0 then 0 else 1 + Random.int 7
+let pos () = 1 + Random.int 7
+
+let same (x : float array) (y : float list) =
+  let y = Array.of_list y in
+  Array.length x = Array.length y
+  && Array.for_all2 (fun u v -> Int64.equal (Int64.bits_of_float u) (Int64.bits_of_float v)) x y
+
+let show v = "[" ^ String.concat "; " (List.map (Printf.sprintf "%h") (Array.to_list v)) ^ "]"
+
+let cases = ref 0
+
+let check name args (x : float array) (y : float list) =
+  incr cases;
+  if not (same x y) then begin
+    Printf.printf "vec_check: %s differs on %s\n  arrays: %s\n  lists:  %s\n" name
+      (String.concat " " (List.map show args)) (show x) (show (Array.of_list y));
+    exit 1
+  end
+
+let tl = Array.to_list
+
+let one () =
+  let n = dim () in
+  let u = vec n and v = vec n in
+  check "add" [ u; v ] (a.C.v_add u v) (l.C.v_add (tl u) (tl v));
+  check "sub" [ u; v ] (a.C.v_sub u v) (l.C.v_sub (tl u) (tl v));
+  check "mul" [ u; v ] (a.C.v_mul u v) (l.C.v_mul (tl u) (tl v));
+  check "neg" [ u ] (a.C.v_neg u) (l.C.v_neg (tl u));
+  check "zero" [] (a.C.v_zero n) (l.C.v_zero n);
+  let s = vec 1 in
+  check "scale" [ s; u ] (a.C.v_scale s u) (l.C.v_scale (tl s) (tl u));
+  check "dot" [ u; v ] (a.C.v_dot u v) (l.C.v_dot (tl u) (tl v));
+  check "swish" [ u ] (a.C.v_swish u) (l.C.v_swish (tl u));
+  check "swish1" [ u ] (a.C.v_swish1 u) (l.C.v_swish1 (tl u));
+  check "swish2" [ u ] (a.C.v_swish2 u) (l.C.v_swish2 (tl u));
+  check "round" [ u ] (a.C.v_round u) (l.C.v_round (tl u));
+  check "append" [ u; s ] (a.C.v_append u s) (l.C.v_append (tl u) (tl s));
+  let k = Random.int (n + 2) in
+  check "firstn" [ u ] (a.C.v_firstn k u) (l.C.v_firstn k (tl u));
+  check "skipn" [ u ] (a.C.v_skipn k u) (l.C.v_skipn k (tl u));
+  if a.C.v_len u <> l.C.v_len (tl u) then (print_endline "vec_check: len differs"; exit 1);
+  let m = dim () and n = dim () and k = dim () in
+  let x = vec (m * n) and y = vec (n * k) in
+  check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y));
+  check (Printf.sprintf "transpose %d %d" m n) [ x ] (a.C.v_transpose m n x) (l.C.v_transpose m n (tl x));
+  let c = dim () and n = dim () and m = dim () in
+  let x = vec (c * n) in
+  check (Printf.sprintf "pad %d %d %d" c n m) [ x ] (a.C.v_pad c n m x) (l.C.v_pad c n m (tl x));
+  let m = pos () in
+  check (Printf.sprintf "upscale %d %d %d" c n m) [ x ] (a.C.v_upscale c n m x) (l.C.v_upscale c n m (tl x));
+  let g = vec (c * m) in
+  check (Printf.sprintf "upscale_adj %d %d %d" c n m) [ g ] (a.C.v_upscale_adj c n m g) (l.C.v_upscale_adj c n m (tl g));
+  check (Printf.sprintf "maxpool %d %d %d" c n m) [ x ] (a.C.v_maxpool c n m x) (l.C.v_maxpool c n m (tl x));
+  let w = (n + m - 1) / m in
+  let g = vec (c * w) and cx = vec (c * n) in
+  check (Printf.sprintf "maxpool_adj %d %d %d" c n m) [ x; g ] (a.C.v_maxpool_adj c n m x g) (l.C.v_maxpool_adj c n m (tl x) (tl g));
+  check (Printf.sprintf "maxpool_gather %d %d %d" c n m) [ x; cx ] (a.C.v_maxpool_gather c n m x cx)
+    (l.C.v_maxpool_gather c n m (tl x) (tl cx));
+  let c = dim () and c' = dim () and n = pos () in
+  let m = 1 + Random.int n in
+  let len = n - m + 1 in
+  let kk = vec (c' * c * m) and x = vec (c * n) and g = vec (c' * len) in
+  let tag = Printf.sprintf "%d %d %d %d" c c' n m in
+  check ("conv1d " ^ tag) [ kk; x ] (a.C.v_conv1d c c' n m kk x) (l.C.v_conv1d c c' n m (tl kk) (tl x));
+  check ("conv1d_dK " ^ tag) [ g; x ] (a.C.v_conv1d_dK c c' n m g x) (l.C.v_conv1d_dK c c' n m (tl g) (tl x));
+  check ("conv1d_dx " ^ tag) [ kk; g ] (a.C.v_conv1d_dx c c' n m kk g) (l.C.v_conv1d_dx c c' n m (tl kk) (tl g))
+
+let () =
+  let n = if Array.length Sys.argv > 1 then int_of_string Sys.argv.(1) else 2000 in
+  let seed = if Array.length Sys.argv > 2 then int_of_string Sys.argv.(2) else 0 in
+  Random.init seed;
+  for _ = 1 to n do one () done;
+  Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n
