@@ -37,8 +37,17 @@ let array_of_const (c : C.const) : float array =
 let exec_check decls locs p =
   if !list_vectors then C.exec_check Vec.list_ops decls locs p else C.exec_check Vec.ops decls locs p
 
+(* The environment machine (machine.v, proved equal to the small-step
+   evaluator: run_machine_correct), or with --small-step the small-step
+   evaluator itself. *)
+let small_step = ref false
+
 let exec_run decls locs fuel hp p =
-  if !list_vectors then C.exec_run Vec.list_ops decls locs fuel hp p else C.exec_run Vec.ops decls locs fuel hp p
+  match !list_vectors, !small_step with
+  | false, false -> C.exec_run_machine Vec.ops decls locs fuel hp p
+  | false, true -> C.exec_run Vec.ops decls locs fuel hp p
+  | true, false -> C.exec_run_machine Vec.list_ops decls locs fuel hp p
+  | true, true -> C.exec_run Vec.list_ops decls locs fuel hp p
 
 let exec_step decls locs fuel hp p =
   if !list_vectors then C.exec_step Vec.list_ops decls locs fuel hp p else C.exec_step Vec.ops decls locs fuel hp p
@@ -704,13 +713,15 @@ let serve () =
   loop ()
 
 let usage =
-  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--list-vectors] [FILE]\n\
-  \       rh-eval --serve [--fuel N] [--list-vectors]\n\
+  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--small-step] [--list-vectors] [FILE]\n\
+  \       rh-eval --serve [--fuel N] [--small-step] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and\n\
    prints one result line.  Exit codes: 0 result, 1 runtime failure of a\n\
    well-typed program, 2 bad input.  --serve answers one request per line,\n\
-   resident sessions included (docs/sexp-format.md).  --list-vectors runs\n\
-   on the list model of vectors extracted from Coq instead of float arrays."
+   resident sessions included (docs/sexp-format.md).  Programs run on the\n\
+   environment machine (machine.v); --small-step runs the small-step\n\
+   evaluator instead (--trace and --coverage always do).  --list-vectors\n\
+   runs on the list model of vectors extracted from Coq, not float arrays."
 
 let read_all ic =
   let buf = Buffer.create 4096 and chunk = Bytes.create 4096 in
@@ -733,6 +744,7 @@ let () =
     | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--list-vectors" :: rest -> list_vectors := true; args rest
+    | "--small-step" :: rest -> small_step := true; args rest
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
         | Some f when f >= 0 -> default_fuel := f; args rest

@@ -7,12 +7,14 @@
     model [list_vec_ops] over the scalars of a [scalar_ops] record):
     - [exec_check]: the type checker of typecheck.v;
     - [exec_step]: one step of a configuration (interp.v);
-    - [exec_run]: the evaluator (interp.v);
+    - [exec_run]: the small-step evaluator (interp.v);
+    - [exec_run_machine]: the environment machine (machine.v), equal to
+      [exec_run] on every input ([run_machine_correct]);
     and constructors/views for the representation of constants and
     function symbols, which are abstract in the generic development. *)
 From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem typecheck interp instance coverage.
+  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage.
 
 Section entry.
 Context {Vec : Type} (vo : vec_ops Vec).
@@ -28,6 +30,10 @@ Definition exec_step (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
 Definition exec_run (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
   @run _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
+
+Definition exec_run_machine (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
+    (hp : heap) (P : cmd) : run_result :=
+  @run_machine _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
 (** Constants are [(n, v)] and function symbols [(k, p)] in the instance;
     these convert between that representation and the abstract one. *)
@@ -55,6 +61,6 @@ Extract Inlined Constant Nat.div => "(fun n m -> if m = 0 then 0 else n / m)".
 
 Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
-  exec_check exec_step exec_run exec_step_tags
+  exec_check exec_step exec_run exec_run_machine exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops.
