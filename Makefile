@@ -45,9 +45,11 @@ demo: build
 test: build
 	$(PY) -m pytest tests
 
-## bench: how the evaluator's time grows with program size, against the reference
+## bench: how the evaluator's time grows with program size, against the reference;
+##        then one training step per sample against numpy and PyTorch, and growth with depth
 bench: build
 	$(PY) bench/scaling.py
+	$(PY) bench/training_step.py
 
 clean:
 	dune clean

@@ -1,0 +1,430 @@
+"""What one training step costs through the verified evaluator, against
+numpy and PyTorch doing the same step by hand, and how it grows with depth.
+
+    python3 bench/training_step.py [--quick]          (or: make bench)
+
+A training step is one sample of ``H_train``: forward through the network,
+the cotangent lr·(output − target), backward updating every weight
+(w := w − y xᵀ), in float64.  Everything runs in this one process (and its
+``rh-eval`` children), the methods interleaved sample by sample, with
+numpy/BLAS and torch held to one thread; the numbers are medians.
+
+1. Per-sample step at 4-8-2, 64-32-10, 784-128-10 (``examples/mlp.rh`` with
+   parameters) and 784-512-512-10 (``examples/mlp3.rh``), by
+
+   * ``verified session``: the program resident in ``rh-eval --serve``
+     (:class:`revhandlers.Session`), per sample ``input``/``target`` set and
+     ``output`` read: the round trip as Python sees it;
+   * ``verified evaluation alone``: the ``seconds`` field of the same runs,
+     measured inside ``rh-eval`` (parsing and printing excluded);
+   * ``verified whole program``: the former path, ``rh.run`` with the whole
+     program and heap as text per sample (skipped, with a note, when one
+     step takes more than 5 s);
+   * ``reference engine``: the numpy reference semantics (a session);
+   * ``numpy by hand`` and ``PyTorch CPU`` (autograd; the ``torch`` extra).
+
+   ``×numpy`` is the time over numpy by hand's, measured in the same run.
+   Before timing, every method takes one step from the same weights and the
+   outputs and updated weights are checked to agree.
+2. Growth with depth: an MLP-like chain of L layers of width 8 (a
+   ``rev handle`` over L ``FC`` operations, generated here) and
+   :func:`revhandlers.families.op_chain`, for L = 2, 4, …, 128; the time of
+   each engine and T(2L)/T(L) (2 linear, 4 quadratic).  An engine whose run
+   exceeds 10 s is not measured at larger L.
+3. ``make demo``'s training run (3 epochs of examples/mlp.rh): timed through
+   the session, and the former per-sample path timed on a few hundred
+   samples and extrapolated to the same number of runs.
+
+Nothing is asserted: the numbers depend on the machine."""
+
+from __future__ import annotations
+
+import os
+
+# numpy/BLAS on one thread: the variables must be set before numpy is imported
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+for _v in _THREAD_VARS:
+    os.environ[_v] = "1"
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+try:
+    from threadpoolctl import threadpool_limits  # noqa: E402
+    _POOL = threadpool_limits(limits=1)
+    THREADS = "numpy/BLAS: 1 thread (threadpoolctl)"
+except ImportError:
+    THREADS = "numpy/BLAS: 1 thread (environment variables set before importing numpy; threadpoolctl not installed)"
+
+try:
+    import torch  # noqa: E402
+    torch.set_num_threads(1)
+    TORCH_NOTE = f"PyTorch {torch.__version__} CPU, 1 thread"
+except ImportError:
+    torch = None
+    TORCH_NOTE = ("PyTorch is not installed: its rows are left out "
+                  "(pip install -e '.[torch]' installs the torch extra)")
+
+import revhandlers as rh  # noqa: E402
+from revhandlers.evaluator import VerifiedEvaluator  # noqa: E402
+from revhandlers.families import op_chain  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OLD_PATH_LIMIT = 5.0        # s: one step of the whole-program path slower than this is not repeated
+GROWTH_LIMIT = 10.0         # s: an engine slower than this at some L is not measured at larger L
+LR = 1e-3
+
+
+# ----------------------------------------------------------------- networks
+
+def weight_shapes(prog) -> list[tuple[str, int, int]]:
+    """(location, rows, columns) of each weight matrix: ``l :: (a, b)`` is b × a."""
+    return [(d.name, d.shape[1], d.shape[0]) for d in prog.locs if len(d.shape) == 2]
+
+
+def initial_weights(prog, rng) -> dict[str, np.ndarray]:
+    return {name: rng.normal(0.0, 1.0 / math.sqrt(cols), (rows, cols)) for name, rows, cols in weight_shapes(prog)}
+
+
+def chain_program(L: int, width: int = 8):
+    """An MLP-like chain of L layers of width ``width``, in the style of
+    examples/mlp.rh: FC[l0], swish, FC[l1], …, FC[l(L-1)], handled by H_train."""
+    n = width
+    lines = [f"op FC[l{i}] : Real({n}) ~> Real({n})" for i in range(L)]
+    lines += [f"loc l{i} :: ({n}, {n})" for i in range(L)]
+    lines += [f"loc input :: ({n})", f"loc target :: ({n})", "loc lr :: (1)", f"loc output :: ({n})", ""]
+    body = "FC[l0](x_in)" if L == 1 else "let x1 <= FC[l0](x_in) in\n"
+    for i in range(1, L):
+        call = f"FC[l{i}](swish[{n}](x{i}))"
+        body += f"  let x{i + 1} <= {call} in\n" if i < L - 1 else f"  {call}"
+    clauses = [f"""  FC[l{i}] : (x -> let w <= Get[l{i}]() in [| <matmul[{n}, {n}, 1](<w, x>), <w, x>> |]
+          | y, z -> let _ <= Put[l{i}](sub[{n * n}](<proj_1(z),
+                                       matmul[{n}, 1, {n}](<y, transpose[{n}, 1](proj_2(z))>)>)) in
+                    [| matmul[{n}, {n}, 1](<transpose[{n}, {n}](proj_1(z)), y>) |])""" for i in range(L)]
+    text = "\n".join(lines) + f"""
+let v <= Get[input]() in
+rev handle(<v>)<x_in>.
+  {body}
+with {{
+  return x -> let t <= Get[target]() in
+              let a <= Get[lr]() in
+              let _ <= Put[output](x) in
+              [| smul[{n}](<a, sub[{n}](<x, t>)>) |];
+{";".join(chr(10) + c for c in clauses)[1:]}
+}}
+"""
+    return rh.parse(text)
+
+
+# ------------------------------------------------------------------ methods
+# Each method is built from the same initial weights and returns a function
+# doing one step on (x, t) and returning the output.
+
+def numpy_method(weights: dict, lr: float):
+    Ws = [w.copy() for w in weights.values()]
+    last = len(Ws) - 1
+
+    def step(x, t):
+        acts, pres, h = [x], [], x
+        for i, W in enumerate(Ws):
+            u = W @ h
+            if i < last:
+                pres.append(u)
+                h = u / (1.0 + np.exp(-u))
+                acts.append(h)
+        out = u
+        y = lr * (out - t)
+        for i in range(last, -1, -1):
+            g = Ws[i].T @ y
+            Ws[i] -= np.outer(y, acts[i])
+            if i > 0:
+                s = 1.0 / (1.0 + np.exp(-pres[i - 1]))
+                y = g * (s + pres[i - 1] * s * (1.0 - s))
+        return out
+
+    step.weights = lambda: [w.reshape(-1) for w in Ws]
+    return step
+
+
+def torch_method(weights: dict, lr: float):
+    Ws = [torch.tensor(w, dtype=torch.float64, requires_grad=True) for w in weights.values()]
+    last = len(Ws) - 1
+
+    def step(x, t):
+        h = torch.from_numpy(x)
+        for i, W in enumerate(Ws):
+            u = W @ h
+            h = torch.nn.functional.silu(u) if i < last else u
+        loss = 0.5 * torch.sum((h - torch.from_numpy(t)) ** 2)
+        loss.backward()
+        with torch.no_grad():
+            for W in Ws:
+                W -= lr * W.grad
+                W.grad = None
+        return h.detach().numpy()
+
+    step.weights = lambda: [w.detach().numpy().reshape(-1) for w in Ws]
+    return step
+
+
+def session_method(prog, weights: dict, lr: float, engine: str, ev=None, seconds=None):
+    s = rh.Session(prog, engine=engine, evaluator=ev)
+    s.set_heap({**weights, "lr": [lr]})
+
+    def step(x, t):
+        r = s.run(set={"input": x, "target": t}, read=("output",))
+        if seconds is not None:
+            seconds.append(r.seconds)
+        return r.read["output"]
+
+    step.weights = lambda: [v for k, v in s.heap().items() if k in weights]
+    step.close = s.close
+    return step
+
+
+def whole_program_method(prog, weights: dict, lr: float):
+    """The former path: the whole program, heap included, per sample."""
+    state = {k: v.reshape(-1) for k, v in weights.items()}
+
+    def step(x, t):
+        res = rh.run(prog, heap={**state, "input": x, "target": t, "lr": [lr]})
+        state.update({k: res.heap[k] for k in state})
+        return res.heap["output"]
+
+    step.weights = lambda: list(state.values())
+    return step
+
+
+# ------------------------------------------------------------------- timing
+
+def once(fn, *args) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
+
+
+def samples(n_in: int, n_out: int, count: int, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(rng.random(n_in), np.eye(n_out)[rng.integers(n_out)]) for _ in range(count)]
+
+
+def fmt_us(t: float | None) -> str:
+    if t is None:
+        return "-"
+    us = t * 1e6
+    return f"{us:,.0f}" if us >= 100 else f"{us:.1f}"
+
+
+CONFIGS = [
+    ("4-8-2", "mlp.rh", {"n_in": 4, "hidden": 8, "n_out": 2}),
+    ("64-32-10", "mlp.rh", {}),
+    ("784-128-10", "mlp.rh", {"n_in": 784, "hidden": 128}),
+    ("784-512-512-10", "mlp3.rh", {}),
+]
+
+
+def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
+    print("== 1. one training step per sample (float64), median; x numpy = time / numpy by hand's")
+    print(f"{'network':16s} {'method':34s} {'median us':>12s} {'x numpy':>9s} {'runs':>5s}")
+    rng = np.random.default_rng(0)
+    for label, file, params in CONFIGS:
+        prog = rh.load(ROOT / "examples" / file, params=params or None)
+        weights = initial_weights(prog, rng)
+        n_in = next(d.size for d in prog.locs if d.name == "input")
+        n_out = next(d.size for d in prog.locs if d.name == "target")
+        pool = samples(n_in, n_out, 16, rng)
+        eval_seconds: list[float] = []
+        methods = {
+            "verified session (round trip)": session_method(prog, weights, LR, "verified", ev, eval_seconds),
+            "verified whole program (rh.run)": whole_program_method(prog, weights, LR),
+            "reference engine": session_method(prog, weights, LR, "reference"),
+            "numpy by hand": numpy_method(weights, LR),
+        }
+        if torch is not None:
+            methods["PyTorch CPU (autograd)"] = torch_method(weights, LR)
+        notes = []
+        # one step each from the same weights: they agree, and the first timing decides repeats
+        first = {}
+        outs = {}
+        for name, step in methods.items():
+            start = time.perf_counter()
+            outs[name] = step(*pool[0])
+            first[name] = time.perf_counter() - start
+        want, want_w = outs["numpy by hand"], methods["numpy by hand"].weights()
+        worst = 0.0
+        for name, step in methods.items():
+            got_w = step.weights()
+            for a, b in [(outs[name], want)] + list(zip(got_w, want_w)):
+                worst = max(worst, float(np.max(np.abs(a - b) / (np.abs(b) + 1e-12))))
+        if worst > 1e-6:
+            print(f"   !! the methods disagree after one step at {label} (largest relative difference {worst:.2e})")
+        if first["verified whole program (rh.run)"] > OLD_PATH_LIMIT:
+            notes.append(f"verified whole program: one step took {first['verified whole program (rh.run)']:.1f} s "
+                         f"(> {OLD_PATH_LIMIT:g} s), not repeated")
+            del methods["verified whole program (rh.run)"]
+        budget = 3.0 if quick else 20.0
+        cost = sum(first[n] for n in methods)
+        reps = 2 if quick else max(5, min(300, int(budget / max(cost, 1e-9))))
+        times = {name: [] for name in methods}
+        eval_seconds.clear()
+        for r in range(reps):
+            x, t = pool[(r + 1) % len(pool)]
+            for name, step in methods.items():
+                times[name].append(once(step, x, t))
+        med = {name: statistics.median(ts) for name, ts in times.items()}
+        med["verified evaluation alone (seconds)"] = statistics.median(eval_seconds)
+        order = ["verified session (round trip)", "verified evaluation alone (seconds)",
+                 "verified whole program (rh.run)", "reference engine", "numpy by hand", "PyTorch CPU (autograd)"]
+        base = med["numpy by hand"]
+        for name in order:
+            if name in med:
+                print(f"{label:16s} {name:34s} {fmt_us(med[name]):>12s} {med[name] / base:9.1f} {reps:5d}")
+        for n in notes:
+            print(f"{label:16s} note: {n}")
+        print(f"{label:16s} (one step from the same weights: the methods agree within {worst:.1e} relative)",
+              flush=True)
+        methods_all = [m for m in methods.values() if hasattr(m, "close")]
+        for m in methods_all:
+            m.close()
+    print()
+
+
+def growth(quick: bool, ev: VerifiedEvaluator) -> None:
+    sizes = [2, 4, 8] if quick else [2, 4, 8, 16, 32, 64, 128]
+    reps = 1 if quick else 5
+    rng = np.random.default_rng(1)
+
+    def mlp_chain_methods(L):
+        prog = chain_program(L)
+        weights = initial_weights(prog, rng)
+        secs: list[float] = []
+        m = {"verified session": session_method(prog, weights, LR, "verified", ev, secs),
+             "verified whole program": whole_program_method(prog, weights, LR),
+             "reference engine": session_method(prog, weights, LR, "reference"),
+             "numpy by hand": numpy_method(weights, LR)}
+        if torch is not None:
+            m["PyTorch CPU"] = torch_method(weights, LR)
+        return m, secs, samples(8, 8, 4, rng)
+
+    def op_chain_methods(L):
+        prog = op_chain(L)
+        secs: list[float] = []
+        sv = rh.Session(prog, evaluator=ev)
+        sr = rh.Session(prog, engine="reference")
+
+        def verified(_x, _t):
+            secs.append(sv.run().seconds)
+        verified.close = sv.close
+
+        def reference(_x, _t):
+            sr.run()
+        reference.close = sr.close
+        return ({"verified session": verified, "verified whole program": lambda _x, _t: rh.run(prog),
+                 "reference engine": reference}, secs, [(None, None)])
+
+    for title, make, note in [
+        ("MLP-like chain of L layers of width 8 (one training step)", mlp_chain_methods, None),
+        ("operation chain (revhandlers.families.op_chain: L operations in one rev handle)", op_chain_methods,
+         "numpy by hand and PyTorch: not applicable (no weights; a chain of scalar swish operations)")]:
+        print(f"== 2. growth with depth: {title}; median us and T(2L)/T(L)")
+        results: dict[str, dict[int, float]] = {}
+        stopped: dict[str, str] = {}
+        for L in sizes:
+            methods, secs, pool = make(L)
+            for name in list(methods):
+                if name in stopped:
+                    del methods[name]
+            times = {name: [] for name in methods}
+            for name, step in methods.items():           # warm-up, and the 10 s cap
+                t = once(step, *pool[0])
+                if t > GROWTH_LIMIT:
+                    stopped[name] = f"{name}: one run took {t:.1f} s at L = {L}; larger L not measured"
+                    times[name] = [t]
+            secs.clear()
+            for r in range(reps):
+                x, t = pool[r % len(pool)]
+                for name, step in methods.items():
+                    if name in stopped and len(times[name]) == 1:
+                        continue
+                    times[name].append(once(step, x, t))
+            for name, ts in times.items():
+                results.setdefault(name, {})[L] = statistics.median(ts)
+            if secs:
+                results.setdefault("verified evaluation alone", {})[L] = statistics.median(secs)
+            for m in methods.values():
+                if hasattr(m, "close"):
+                    m.close()
+        names = [n for n in ["verified session", "verified evaluation alone", "verified whole program",
+                             "reference engine", "numpy by hand", "PyTorch CPU"] if n in results]
+        print(f"{'engine':28s}" + "".join(f"{'L=' + str(L):>10s}" for L in sizes))
+        for n in names:
+            print(f"{n:28s}" + "".join(f"{fmt_us(results[n].get(L)):>10s}" for L in sizes))
+        print(f"{'T(2L)/T(L)':28s}" + "".join(f"{str(2 * L) + '/' + str(L):>10s}" for L in sizes[:-1]))
+        for n in names:
+            cells = []
+            for L in sizes[:-1]:
+                a, b = results[n].get(L), results[n].get(2 * L)
+                cells.append(f"{b / a:10.2f}" if a and b else f"{'-':>10s}")
+            print(f"{n:28s}" + "".join(cells))
+        for n in stopped.values():
+            print(f"note: {n}")
+        if note:
+            print(f"note: {note}")
+        print(flush=True)
+
+
+def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
+    from revhandlers.train import initial_state, layout, load_digits, train
+    epochs, train_size, n_old = (1, 60, 20) if quick else (3, None, 300)
+    prog = rh.load(ROOT / "examples" / "mlp.rh")
+    print(f"== 3. make demo's training run: examples/mlp.rh, {epochs} epoch(s), seed 0"
+          + (f", {train_size} training samples" if train_size else ""))
+    start = time.perf_counter()
+    hist, _ = train(prog, epochs=epochs, seed=0, quiet=True, train_size=train_size, evaluator=ev)
+    t_session = time.perf_counter() - start
+    print("losses " + " -> ".join(f"{x:.4f}" for x in hist.train_loss) + f", held-out accuracy {hist.test_accuracy:.3f}")
+    X, y = load_digits()
+    n_test = int(round(len(X) * 0.2))
+    n_train = min(len(X) - n_test, train_size or len(X))
+    runs = epochs * n_train + n_test
+    # the former path: the whole program and heap per sample, weights read back
+    rng = np.random.default_rng(0)
+    state = initial_state(prog, layout(prog), rng)
+    onehot = np.eye(10)
+    start = time.perf_counter()
+    for j in range(n_old):
+        res = rh.run(prog, heap={**state, "input": X[j], "target": onehot[y[j]], "lr": [0.05]})
+        state = {k: res.heap[k] for k in state}
+    per = (time.perf_counter() - start) / n_old
+    t_old = per * runs
+    print(f"{'through the session (measured)':44s} {t_session:8.1f} s   ({t_session / runs * 1e6:,.0f} us per run, "
+          f"{runs} runs)")
+    print(f"{'whole program per sample (extrapolated)':44s} {t_old:8.1f} s   ({per * 1e6:,.0f} us per run, "
+          f"measured on {n_old} samples)")
+    print(f"{'ratio whole program / session':44s} {t_old / t_session:8.1f}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a smoke run: few repeats, L up to 8, a short training")
+    args = ap.parse_args()
+    print(f"{THREADS}; {TORCH_NOTE}")
+    ev = VerifiedEvaluator()
+    try:
+        with rh.nesting.room():
+            per_sample(args.quick, ev)
+            growth(args.quick, ev)
+            demo_training(args.quick, ev)
+    finally:
+        ev.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
