@@ -94,9 +94,11 @@ class VerifiedEvaluator:
     """A ``rh-eval --serve`` process.  Thread-safe; restarted if it dies."""
 
     def __init__(self, path: str | os.PathLike | None = None, fuel: int | None = None,
-                 timeout: float | None = None):
+                 timeout: float | None = None, flags: tuple[str, ...] = ()):
         self.path = str(path or rh_eval_path())
         self.fuel = fuel
+        #: extra command-line flags, e.g. ``("--small-step", "--list-vectors")``
+        self.flags = tuple(flags)
         self.timeout = timeout
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
@@ -107,7 +109,7 @@ class VerifiedEvaluator:
     def _start(self) -> subprocess.Popen:
         if not os.path.exists(self.path):
             raise EvaluatorNotBuilt(self.path)
-        args = [self.path, "--serve"] + (["--fuel", str(self.fuel)] if self.fuel is not None else [])
+        args = [self.path, "--serve", *self.flags] + (["--fuel", str(self.fuel)] if self.fuel is not None else [])
         return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def request(self, line: str) -> str:
@@ -165,7 +167,8 @@ class VerifiedEvaluator:
     def session_exec(self, name: str, set: dict | None = None, read=(), fuel: int | None = None):
         """``(exec NAME (set …) (read …) (fuel N))``: run the session's main
         command on its heap updated by ``set`` (name -> numbers).  Returns
-        ``(value, read, steps, seconds)`` with ``read`` name -> array."""
+        ``(value, read, steps, seconds)`` with ``read`` name -> array; the
+        value may be a :class:`LazyValue`, read when asked for."""
         parts = [f"(exec {_atom(name)}"]
         if set:
             parts.append("(set" + "".join(f" ({_atom(k)} {data_sexp(v)})" for k, v in set.items()) + ")")
@@ -174,11 +177,16 @@ class VerifiedEvaluator:
             parts.append("(read" + "".join(" " + _atom(k) for k in read) + ")")
         if fuel is not None:
             parts.append(f"(fuel {int(fuel)})")
-        s, payloads = read_session_answer(self.request(" ".join(parts) + ")"))
+        line = self.request(" ".join(parts) + ")")
+        line, value_text = _cut_value(line)
+        s, payloads = read_session_answer(line)
         if not (isinstance(s, list) and _head(s) == "result"):
             raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
         fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
-        value = _read_value(fields["value"][1], payloads) if "value" in fields else None
+        if value_text is not None:
+            value = LazyValue(value_text)
+        else:
+            value = _read_value(fields["value"][1], payloads) if "value" in fields else None
         values = _read_entries(fields.get("read", ["read"])[1:], payloads)
         steps = fields["steps"][1] if "steps" in fields else None
         seconds = float(fields["seconds"][1]) if "seconds" in fields else None
@@ -246,6 +254,42 @@ def _read_value(s, payloads):
         case "tuple":
             return tuple(_read_value(x, payloads) for x in s[1:])
     return read_value(s)
+
+
+_VALUE_START = "(result (value "
+_VALUE_ENDS = (") (read", ") (steps", ") (seconds")
+
+
+def _cut_value(line: str) -> tuple[str, str | None]:
+    """``(result (value V) REST)`` as ``("(result REST)", "V")`` when the
+    value is made of numbers, ``const`` and ``tuple`` only (the others are
+    left in the line): reading a long value costs more than the run, and
+    training never looks at it."""
+    if not line.startswith(_VALUE_START):
+        return line, None
+    ends = [i for i in (line.find(e, len(_VALUE_START)) for e in _VALUE_ENDS) if i >= 0]
+    if not ends:
+        return line, None
+    end = min(ends)
+    value = line[len(_VALUE_START):end]
+    if '"' in value or "f64" in value:
+        return line, None
+    return "(result" + line[end + 1:], value
+
+
+class LazyValue:
+    """A value's text, read on first use (:meth:`get`)."""
+    __slots__ = ("text", "_value")
+
+    def __init__(self, text: str):
+        self.text = text
+        self._value = None
+
+    def get(self):
+        if self._value is None:
+            from .sexp import loads
+            self._value = _read_value(loads(self.text), [])
+        return self._value
 
 
 _default: VerifiedEvaluator | None = None

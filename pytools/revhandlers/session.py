@@ -43,7 +43,6 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -57,15 +56,26 @@ ENGINES = ("verified", "reference")
 _names = itertools.count()
 
 
-@dataclass(frozen=True, eq=False)
 class SessionResult:
-    """One run of a session: the value of the main command, the final values
-    of the locations asked for, the number of steps (verified engine) and
-    the evaluation time in seconds."""
-    value: object
-    read: dict
-    steps: int | None = None
-    seconds: float | None = None
+    """One run of a session: ``value`` (the value of the main command, a
+    numpy vector or a tuple of values; read from ``rh-eval``'s answer when
+    first asked for), ``read`` (the final values of the locations asked
+    for), ``steps`` (verified engine) and ``seconds`` (evaluation time)."""
+
+    __slots__ = ("_value", "read", "steps", "seconds")
+
+    def __init__(self, value, read: dict, steps: int | None = None, seconds: float | None = None):
+        self._value, self.read, self.steps, self.seconds = value, read, steps, seconds
+
+    @property
+    def value(self):
+        from .evaluator import LazyValue
+        if isinstance(self._value, LazyValue):
+            self._value = self._value.get()
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"SessionResult(value={self.value!r}, read={self.read!r}, steps={self.steps}, seconds={self.seconds})"
 
 
 def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
