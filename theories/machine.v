@@ -10,7 +10,7 @@
     - a variable is looked up in the environment ([list_subst ρ x]);
       nothing is substituted into the rest of the program;
     - the term in evaluation position is evaluated by a big-step evaluator
-      in the environment ([eval]), which counts the small steps it stands
+      in the environment ([meval]), which counts the small steps it stands
       for; [W.rd(x.N)(L)] closes [N] by the environment and evaluates
       [W.R_V(x.N)] in the empty environment, the result of [Ev] likewise;
     - [rev handle(V)<x⃗>.R with H] calls [rh_fn] on [R] (which substitution
@@ -183,20 +183,37 @@ Qed.
 Lemma tstar_one M M' : step_tm_fn M = TSStep M' -> tstar 1 M M'.
 Proof. intros Hs. econstructor; [exact Hs|constructor]. Qed.
 
+(** ** Environments
+
+    [env_lookup ρ x] is [list_subst ρ x], without computing [length ρ]
+    unless [x] is beyond [ρ] (an open command). *)
+Definition env_lookup (ρ : list tm) (x : nat) : tm :=
+  match nth_error ρ x with
+  | Some V => V
+  | None => Var (x - length ρ)
+  end.
+
+Lemma env_lookup_spec ρ x : env_lookup ρ x = list_subst ρ x.
+Proof.
+  unfold env_lookup, list_subst. destruct (nth_error ρ x) as [V|] eqn:Hx.
+  - symmetry. apply nth_error_nth. exact Hx.
+  - symmetry. apply nth_overflow. apply nth_error_None. exact Hx.
+Qed.
+
 (** ** The big-step evaluator of terms in an environment
 
-    [eval fuel ρ M] evaluates [M], whose free variables are given by [ρ]
+    [meval fuel ρ M] evaluates [M], whose free variables are given by [ρ]
     ([list_subst ρ]), to a value, and counts the small steps of
     [step_tm_fn] that evaluating [M] closed by [ρ] takes.  [None] means:
     an undefined [Ev], an ill-shaped term, or the recursion bound [fuel]
     spent; the machine then falls back to [run]. *)
-Fixpoint eval_list (ev1 : tm -> option (tm * nat)) (Ms : list tm) : option (list tm * nat) :=
+Fixpoint meval_list (ev1 : tm -> option (tm * nat)) (Ms : list tm) : option (list tm * nat) :=
   match Ms with
   | [] => Some ([], 0)
   | M :: Ms' =>
       match ev1 M with
       | Some (V, k) =>
-          match eval_list ev1 Ms' with
+          match meval_list ev1 Ms' with
           | Some (Vs, ks) => Some (V :: Vs, k + ks)
           | None => None
           end
@@ -204,19 +221,19 @@ Fixpoint eval_list (ev1 : tm -> option (tm * nat)) (Ms : list tm) : option (list
       end
   end.
 
-Fixpoint eval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm * nat) :=
+Fixpoint meval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm * nat) :=
   match fuel with
   | 0 => None
   | S fuel' =>
       match M with
-      | Var x => Some (list_subst ρ x, 0)
+      | Var x => Some (env_lookup ρ x, 0)
       | Const c => Some (Const c, 0)
       | App f N =>
-          match eval fuel' ρ N with
+          match meval fuel' ρ N with
           | Some (V, k) =>
               match ev f V with
               | Some V' =>
-                  match eval fuel' [] V' with
+                  match meval fuel' [] V' with
                   | Some (V'', k') => Some (V'', k + S k')
                   | None => None
                   end
@@ -225,21 +242,21 @@ Fixpoint eval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm * 
           | None => None
           end
       | Add M1 M2 =>
-          match eval fuel' ρ M1 with
+          match meval fuel' ρ M1 with
           | Some (Const c1, k1) =>
-              match eval fuel' ρ M2 with
+              match meval fuel' ρ M2 with
               | Some (Const c2, k2) => Some (Const (cadd c1 c2), k1 + S k2)
               | _ => None
               end
           | _ => None
           end
       | Tuple Ms =>
-          match eval_list (eval fuel' ρ) Ms with
+          match meval_list (meval fuel' ρ) Ms with
           | Some (Vs, k) => Some (Tuple Vs, k)
           | None => None
           end
       | Proj i N =>
-          match eval fuel' ρ N with
+          match meval fuel' ρ N with
           | Some (Tuple Vs, k) =>
               match nth_error Vs i with
               | Some V => Some (V, S k)
@@ -248,22 +265,22 @@ Fixpoint eval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm * 
           | _ => None
           end
       | Let N1 N2 =>
-          match eval fuel' ρ N1 with
+          match meval fuel' ρ N1 with
           | Some (V1, k1) =>
-              match eval fuel' (V1 :: ρ) N2 with
+              match meval fuel' (V1 :: ρ) N2 with
               | Some (V2, k2) => Some (V2, k1 + S k2)
               | None => None
               end
           | None => None
           end
       | Rd N1 N2 L =>
-          match eval fuel' ρ N1 with
+          match meval fuel' ρ N1 with
           | Some (W, k1) =>
-              match eval fuel' ρ L with
+              match meval fuel' ρ L with
               | Some (V, k2) =>
                   match infer_tm [] V with
                   | Some A =>
-                      match eval fuel' [] (rd_rewrite [] A W V (subst_tm (up (list_subst ρ)) N2)) with
+                      match meval fuel' [] (rd_rewrite [] A W V (subst_tm (up (env_lookup ρ)) N2)) with
                       | Some (V', k3) => Some (V', k1 + (k2 + S k3))
                       | None => None
                       end
@@ -284,16 +301,16 @@ Proof.
   - rewrite nth_overflow by (apply nth_error_None; exact Hx). reflexivity.
 Qed.
 
-Lemma eval_list_sound (ev1 : tm -> option (tm * nat)) (σ : nat -> tm) Ms Vs k :
+Lemma meval_list_sound (ev1 : tm -> option (tm * nat)) (σ : nat -> tm) Ms Vs k :
   (forall M V k, In M Ms -> ev1 M = Some (V, k) -> tstar k (subst_tm σ M) V /\ value V) ->
-  eval_list ev1 Ms = Some (Vs, k) ->
+  meval_list ev1 Ms = Some (Vs, k) ->
   forall pre, Forall value pre ->
   tstar k (Tuple (pre ++ map (subst_tm σ) Ms)) (Tuple (pre ++ Vs)) /\ Forall value Vs.
 Proof.
   revert Vs k. induction Ms as [|M Ms IH]; intros Vs k Hev Hl pre Hpre; simpl in Hl.
   - injection Hl as <- <-. split; constructor.
   - destruct (ev1 M) as [[V k1]|] eqn:HM; [|discriminate].
-    destruct (eval_list ev1 Ms) as [[Vs' k2]|] eqn:HMs; [|discriminate].
+    destruct (meval_list ev1 Ms) as [[Vs' k2]|] eqn:HMs; [|discriminate].
     injection Hl as <- <-.
     destruct (Hev M V k1 (or_introl eq_refl) HM) as [HsM HV].
     destruct (IH Vs' k2 (fun M' V' k' Hin => Hev M' V' k' (or_intror Hin)) eq_refl
@@ -305,26 +322,27 @@ Proof.
     + simpl. rewrite <- !app_assoc in HsMs. exact HsMs.
 Qed.
 
-(** [eval] agrees with iterating [step_tm_fn] on the closed term. *)
-Lemma eval_sound fuel ρ M V k :
-  Forall value ρ -> eval fuel ρ M = Some (V, k) ->
+(** [meval] agrees with iterating [step_tm_fn] on the closed term. *)
+Lemma meval_sound fuel ρ M V k :
+  Forall value ρ -> meval fuel ρ M = Some (V, k) ->
   tstar k (subst_tm (list_subst ρ) M) V /\ value V.
 Proof.
   revert ρ M V k. induction fuel as [|fuel IH]; intros ρ M V k Hρ Hev; [discriminate|].
   destruct M as [x|c|f N|M1 M2|Ms|i N|N1 N2|N1 N2 L]; simpl in Hev |- *.
-  - injection Hev as <- <-. split; [constructor|apply list_subst_value; exact Hρ].
+  - injection Hev as <- <-. rewrite env_lookup_spec.
+    split; [constructor|apply list_subst_value; exact Hρ].
   - injection Hev as <- <-. split; [constructor|reflexivity].
-  - destruct (eval fuel ρ N) as [[V1 k1]|] eqn:H1; [|discriminate].
+  - destruct (meval fuel ρ N) as [[V1 k1]|] eqn:H1; [|discriminate].
     destruct (ev f V1) as [V'|] eqn:Hf; [|discriminate].
-    destruct (eval fuel [] V') as [[V'' k']|] eqn:H2; [|discriminate].
+    destruct (meval fuel [] V') as [[V'' k']|] eqn:H2; [|discriminate].
     injection Hev as <- <-.
     destruct (IH _ _ _ _ Hρ H1) as [Hs1 HV1].
     destruct (IH _ _ _ _ (Forall_nil _) H2) as [Hs2 HV2]. rewrite subst_tm_nil in Hs2.
     split; [|exact HV2].
     eapply tstar_trans; [apply (tstar_frame (KApp f)); [exact I|exact Hs1]|].
     econstructor; [|exact Hs2]. simpl. rewrite (step_tm_fn_value _ HV1), Hf. reflexivity.
-  - destruct (eval fuel ρ M1) as [[[| c1 | | | | | |] k1]|] eqn:H1; try discriminate.
-    destruct (eval fuel ρ M2) as [[[| c2 | | | | | |] k2]|] eqn:H2; try discriminate.
+  - destruct (meval fuel ρ M1) as [[[| c1 | | | | | |] k1]|] eqn:H1; try discriminate.
+    destruct (meval fuel ρ M2) as [[[| c2 | | | | | |] k2]|] eqn:H2; try discriminate.
     injection Hev as <- <-.
     destruct (IH _ _ _ _ Hρ H1) as [Hs1 _]. destruct (IH _ _ _ _ Hρ H2) as [Hs2 _].
     split; [|reflexivity].
@@ -332,12 +350,12 @@ Proof.
     replace (S k2) with (k2 + 1) by lia.
     eapply tstar_trans; [apply (tstar_frame (KAddR (Const c1))); [reflexivity|exact Hs2]|].
     apply tstar_one. reflexivity.
-  - destruct (eval_list (eval fuel ρ) Ms) as [[Vs k1]|] eqn:H1; [|discriminate].
+  - destruct (meval_list (meval fuel ρ) Ms) as [[Vs k1]|] eqn:H1; [|discriminate].
     injection Hev as <- <-.
-    destruct (eval_list_sound (eval fuel ρ) (list_subst ρ) Ms Vs k1
+    destruct (meval_list_sound (meval fuel ρ) (list_subst ρ) Ms Vs k1
                 (fun M V k _ HM => IH _ _ _ _ Hρ HM) H1 [] (Forall_nil _)) as [Hs HVs].
     split; [exact Hs|]. apply value_tuple_iff. exact HVs.
-  - destruct (eval fuel ρ N) as [[[| | | |Vs| | |] k1]|] eqn:H1; try discriminate.
+  - destruct (meval fuel ρ N) as [[[| | | |Vs| | |] k1]|] eqn:H1; try discriminate.
     destruct (nth_error Vs i) as [Vi|] eqn:Hi; [|discriminate]. injection Hev as <- <-.
     destruct (IH _ _ _ _ Hρ H1) as [Hs1 HV1].
     split.
@@ -347,8 +365,8 @@ Proof.
       reflexivity.
     + apply value_tuple_iff in HV1. rewrite Forall_forall in HV1. apply HV1.
       eapply nth_error_In. exact Hi.
-  - destruct (eval fuel ρ N1) as [[V1 k1]|] eqn:H1; [|discriminate].
-    destruct (eval fuel (V1 :: ρ) N2) as [[V2 k2]|] eqn:H2; [|discriminate].
+  - destruct (meval fuel ρ N1) as [[V1 k1]|] eqn:H1; [|discriminate].
+    destruct (meval fuel (V1 :: ρ) N2) as [[V2 k2]|] eqn:H2; [|discriminate].
     injection Hev as <- <-.
     destruct (IH _ _ _ _ Hρ H1) as [Hs1 HV1].
     destruct (IH _ _ _ _ (Forall_cons _ HV1 Hρ) H2) as [Hs2 HV2].
@@ -356,11 +374,13 @@ Proof.
     eapply tstar_trans; [apply (tstar_frame (KLet _)); [exact I|exact Hs1]|].
     econstructor; [|rewrite <- subst_tm_cons in Hs2; exact Hs2].
     simpl. rewrite (step_tm_fn_value _ HV1). reflexivity.
-  - destruct (eval fuel ρ N1) as [[W k1]|] eqn:H1; [|discriminate].
-    destruct (eval fuel ρ L) as [[VL k2]|] eqn:H2; [|discriminate].
+  - destruct (meval fuel ρ N1) as [[W k1]|] eqn:H1; [|discriminate].
+    destruct (meval fuel ρ L) as [[VL k2]|] eqn:H2; [|discriminate].
     destruct (infer_tm [] VL) as [A|] eqn:HA; [|discriminate].
-    destruct (eval fuel [] _) as [[V3 k3]|] eqn:H3; [|discriminate].
+    destruct (meval fuel [] _) as [[V3 k3]|] eqn:H3; [|discriminate].
     injection Hev as <- <-.
+    rewrite (subst_tm_ext (up (env_lookup ρ)) (up (list_subst ρ))) in H3
+      by (intros [|x]; simpl; [reflexivity|rewrite env_lookup_spec; reflexivity]).
     destruct (IH _ _ _ _ Hρ H1) as [Hs1 HW].
     destruct (IH _ _ _ _ Hρ H2) as [Hs2 HVL].
     destruct (IH _ _ _ _ (Forall_nil _) H3) as [Hs3 HV3]. rewrite subst_tm_nil in Hs3.
@@ -468,7 +488,7 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
       let '(K1, P0) := descend K ρ P in
       match P0 with
       | Ret M =>
-          match eval fuel ρ M with
+          match meval fuel ρ M with
           | Some (V, k) =>
               if Nat.ltb k fuel then
                 match K1 with
@@ -479,7 +499,7 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
           | None => mfallback fuel n hp K1 ρ P0
           end
       | Op o M =>
-          match eval fuel ρ M with
+          match meval fuel ρ M with
           | Some (V, k) =>
               if Nat.ltb k fuel then
                 match o with
@@ -498,7 +518,7 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
           | None => mfallback fuel n hp K1 ρ P0
           end
       | RevHandle M R H =>
-          match eval fuel ρ M with
+          match meval fuel ρ M with
           | Some (V, k) =>
               if Nat.ltb k fuel then
                 match V with
@@ -553,8 +573,8 @@ Proof.
   destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
   unfold mfallback.
   destruct P0 as [M|o M|P1 Q|M R H]; [| |reflexivity|];
-    (destruct (eval fuel ρ M) as [[V k]|] eqn:Hev; [|reflexivity]);
-    destruct (eval_sound _ _ _ _ _ Hρ Hev) as [Hs HV];
+    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|reflexivity]);
+    destruct (meval_sound _ _ _ _ _ Hρ Hev) as [Hs HV];
     (destruct (Nat.ltb_spec k fuel) as [Hlt|]; [|reflexivity]).
   - (* ⌊M⌋ *)
     change (assemble K1 ρ (Ret M)) with (assemble K1 ρ (plug_t TRet M)).
