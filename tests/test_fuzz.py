@@ -29,6 +29,14 @@ def verified():
     ev.close()
 
 
+@pytest.fixture(scope="module")
+def model():
+    """rh-eval extracted from Coq throughout: small-step, list model of vectors."""
+    ev = VerifiedEvaluator(flags=fuzz.MODEL_FLAGS)
+    yield ev
+    ev.close()
+
+
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_generated_programs_are_accepted_by_both_checkers(verified, prog):
@@ -45,6 +53,24 @@ def test_bounded_campaign_agrees_and_covers_every_rule():
     assert report.skipped < 0.05 * report.programs, report.outcomes
     assert fuzz.coverage_holes(report.coverage) == [], fuzz.coverage_table(report.coverage)
     assert report.outcomes["rd terms checked against finite differences"] > 500
+    # the fast evaluator was compared bit for bit with the model on (almost) every program
+    assert report.outcomes["fast evaluator identical to the model"] > 0.9 * report.programs
+
+
+def test_the_fast_evaluator_is_compared_bit_for_bit(model, monkeypatch):
+    """A fast evaluator whose answer differs from the model's in the last
+    bit of one number is a divergence (no tolerance between those two)."""
+    prog = rh.load(ROOT / "examples" / "sexp" / "one_layer.sexp")
+
+    class OffByOneUlp:
+        def run(self, p):
+            res = model.run(p)
+            loc = next(iter(res.heap))
+            res.heap[loc] = np.nextafter(res.heap[loc], np.inf)
+            return res
+
+    with pytest.raises(fuzz.Divergence, match="differs from the model"):
+        fuzz.crosscheck(prog, model, fast=OffByOneUlp())
 
 
 def test_corpus_is_not_empty():
@@ -52,9 +78,9 @@ def test_corpus_is_not_empty():
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
-def test_corpus_replays_without_divergence(verified, path):
+def test_corpus_replays_without_divergence(model, verified, path):
     prog = rh.load(path)
-    assert fuzz.crosscheck(prog, verified).kind == "agree"
+    assert fuzz.crosscheck(prog, model, fast=verified).kind == "agree"
 
 
 def test_nested_default_clauses_in_the_corpus_compute_the_right_gradient(verified):

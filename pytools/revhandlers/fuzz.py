@@ -1,12 +1,20 @@
-"""Differential testing: generated well-typed programs run on the verified
-evaluator and on the numpy reference; ``revhandlers fuzz``.
+"""Differential testing: generated well-typed programs run on three
+engines; ``revhandlers fuzz``.
 
-For every program drawn by :mod:`revhandlers.gen`:
+The engines: the **model**, ``rh-eval --small-step --list-vectors``, which
+is extracted from Coq throughout (the small-step evaluator, and the list
+model of vectors); the **fast** evaluator, ``rh-eval`` as users run it (the
+environment machine of machine.v, proved equal to the small-step one, on
+the float arrays of extracted/vec.ml); and the independent numpy
+**reference** semantics.  For every program drawn by :mod:`revhandlers.gen`:
 
 * both type checkers must accept it;
-* the two engines must agree: the same value and final heap (relative
-  tolerance 1e-7, absolute 1e-9; NaN agrees with NaN and an infinity with
-  the same infinity), or the same runtime failure;
+* the model and the fast evaluator must give the same answer bit for bit
+  (value, heap, step count, or the same failure): they perform the same
+  IEEE operations in the same order;
+* the model and the reference must agree: the same value and final heap
+  (relative tolerance 1e-7, absolute 1e-9; NaN agrees with NaN and an
+  infinity with the same infinity), or the same runtime failure;
 * every ``M.rd(x.N)(L)`` the reference evaluates must agree with central
   finite differences of ``x ↦ N`` at ``L`` (relative tolerance 1e-4), unless
   ``N`` uses ``round`` or ``maxpool``, which are not smooth.
@@ -60,6 +68,14 @@ def _values_agree(a, b) -> bool:
         ok = both_nan | same_inf | np.isclose(a, b, rtol=RTOL, atol=ATOL)
         return bool(np.all(ok))
     return isinstance(b, tuple) and len(a) == len(b) and all(_values_agree(x, y) for x, y in zip(a, b))
+
+
+def _identical(a, b) -> bool:
+    """Bit for bit: the same shapes and the same binary64 patterns."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and np.asarray(a, dtype="<f8").tobytes() == np.asarray(b, dtype="<f8").tobytes())
+    return isinstance(b, tuple) and len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
 
 
 def _uses(m, names) -> bool:
@@ -152,8 +168,15 @@ class Outcome:
     detail: str = ""
 
 
-def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True) -> Outcome:
-    """Raise :class:`Divergence` if the engines disagree on ``prog``."""
+#: the flags of the model engine (rh-eval extracted from Coq throughout)
+MODEL_FLAGS = ("--small-step", "--list-vectors")
+
+
+def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True,
+               fast: VerifiedEvaluator | None = None) -> Outcome:
+    """Raise :class:`Divergence` if the engines disagree on ``prog``.
+    ``verified`` is the model engine (it also counts the rule coverage);
+    ``fast``, when given, the default ``rh-eval``."""
     try:
         ty_py = check_program(prog)
     except RevHandlersError as e:
@@ -176,6 +199,21 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
         raise
     a_err = a if isinstance(a, RevHandlersError) else None
     COVERAGE.update(counts)
+    if fast is not None:
+        try:
+            f = fast.run(prog)
+        except RevHandlersError as e:
+            f = e
+        if isinstance(f, RevHandlersError) and f.kind == "timeout":
+            return Outcome("skipped", "timeout (fast evaluator)")
+        if isinstance(a, RevHandlersError) or isinstance(f, RevHandlersError):
+            if not (isinstance(a, RevHandlersError) and isinstance(f, RevHandlersError) and a.kind == f.kind):
+                raise Divergence(f"model: {a}; fast evaluator: {f}")
+        elif not (_identical(a.value, f.value) and a.steps == f.steps and set(a.heap) == set(f.heap)
+                  and all(_identical(a.heap[k], f.heap[k]) for k in a.heap)):
+            raise Divergence(f"the fast evaluator differs from the model: {f} and {a}")
+        else:
+            RD_CHECKS["fast evaluator identical to the model"] += 1
     if a_err is not None and a_err.kind in ("out-of-fuel", "out-of-memory", "too-deep"):
         return Outcome("skipped", a_err.kind)
     reference.rd_observer = _check_rd if check_rd else None
@@ -245,7 +283,8 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     from .gen import programs
 
     own = verified is None
-    verified = verified or VerifiedEvaluator(timeout=timeout)
+    verified = verified or VerifiedEvaluator(timeout=timeout, flags=MODEL_FLAGS)
+    fast = VerifiedEvaluator(timeout=timeout)
     report = Report()
     last_failure: dict = {}
     start = time.time()
@@ -257,7 +296,7 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     @given(programs(max_size))
     def one(prog):
         try:
-            out = crosscheck(prog, verified)
+            out = crosscheck(prog, verified, fast=fast)
         except Divergence as e:
             last_failure["prog"], last_failure["msg"] = prog, str(e)
             raise
@@ -282,6 +321,7 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
         report.coverage.update(COVERAGE)
         if own:
             verified.close()
+        fast.close()
     return report
 
 
