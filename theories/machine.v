@@ -158,7 +158,8 @@ Proof.
 Qed.
 
 Lemma subst_cmd_cons V ρ Q :
-  subst_cmd (list_subst [V]) (subst_cmd (up (list_subst ρ)) Q) = subst_cmd (list_subst (V :: ρ)) Q.
+  subst_cmd (list_subst [V]) (subst_cmd (up (list_subst ρ)) Q) =
+  subst_cmd (list_subst (V :: ρ)) Q.
 Proof. rewrite subst_cmd_subst. apply subst_cmd_ext. apply list_subst_cons_comp. Qed.
 
 (** ** Small steps of terms, counted *)
@@ -174,7 +175,8 @@ Proof.
   simpl. econstructor; [exact Hs|]. apply IH. exact H2.
 Qed.
 
-Lemma tstar_frame F k M M' : frame_ok F -> tstar k M M' -> tstar k (fill_frame F M) (fill_frame F M').
+Lemma tstar_frame F k M M' :
+  frame_ok F -> tstar k M M' -> tstar k (fill_frame F M) (fill_frame F M').
 Proof.
   intros HF. induction 1 as [|k M M' M'' Hs _ IH]; [constructor|].
   econstructor; [|exact IH]. apply step_tm_fn_frame; assumption.
@@ -280,7 +282,8 @@ Fixpoint meval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm *
               | Some (V, k2) =>
                   match infer_tm [] V with
                   | Some A =>
-                      match meval fuel' [] (rd_rewrite [] A W V (subst_tm (up (env_lookup ρ)) N2)) with
+                      let N2' := subst_tm (up (env_lookup ρ)) N2 in
+                      match meval fuel' [] (rd_rewrite [] A W V N2') with
                       | Some (V', k3) => Some (V', k1 + (k2 + S k3))
                       | None => None
                       end
@@ -477,11 +480,17 @@ Definition mfallback (fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm)
     : run_result :=
   run fuel n hp (assemble K ρ P).
 
-(** [mloop gas fuel n hp K ρ P]: [run fuel n hp (assemble K ρ P)]; [gas]
-    bounds the number of transitions (each takes at least one step, so
-    [gas = S fuel] is enough). *)
-Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd)
-    {struct gas} : run_result :=
+(** A machine state: the heap, the stack, and the command under
+    evaluation with its environment (one argument, so that the extracted
+    loop keeps few enough arguments to be tail-recursive). *)
+Inductive mconf : Type :=
+| MConf (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd).
+
+(** [mloop gas fuel n (MConf hp K ρ P)]: [run fuel n hp (assemble K ρ P)];
+    [gas] bounds the number of transitions (each takes at least one step,
+    so [gas = S fuel] is enough). *)
+Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
+  let '(MConf hp K ρ P) := c in
   match gas with
   | 0 => mfallback fuel n hp K ρ P
   | S gas' =>
@@ -493,7 +502,7 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
               if Nat.ltb k fuel then
                 match K1 with
                 | [] => RDone hp V (n + k)
-                | (Q, ρ') :: K2 => mloop gas' (fuel - S k) (S (n + k)) hp K2 (V :: ρ') Q
+                | (Q, ρ') :: K2 => mloop gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
                 end
               else mfallback fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
@@ -504,12 +513,13 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
               if Nat.ltb k fuel then
                 match o with
                 | OpGet l =>
-                    mloop gas' (fuel - S k) (S (n + k)) hp K1 [] (Ret (Const (heap_lookup hp l)))
+                    mloop gas' (fuel - S k) (S (n + k))
+                      (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
                 | OpPut l =>
                     match V with
                     | Const c =>
-                        mloop gas' (fuel - S k) (S (n + k)) (heap_update hp l c) K1 []
-                          (Ret (Const (czero unit_base)))
+                        mloop gas' (fuel - S k) (S (n + k))
+                          (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
                 | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
@@ -526,7 +536,7 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
                     match infer_tm [] V with
                     | Some (TProd Bs) =>
                         match rh_fn (fuel - k) H Bs Vs R with
-                        | RHOk R' => mloop gas' (fuel - S k) (S (n + k)) hp K1 [] R'
+                        | RHOk R' => mloop gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
                         | _ => mfallback fuel n hp K1 ρ P0
                         end
                     | _ => mfallback fuel n hp K1 ρ P0
@@ -542,7 +552,7 @@ Fixpoint mloop (gas fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (
 
 (** The evaluator: a drop-in replacement for [run]. *)
 Definition run_machine (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
-  mloop (S fuel) fuel n hp [] [] P.
+  mloop (S fuel) fuel n (MConf hp [] [] P).
 
 (** ** Correctness *)
 
@@ -565,7 +575,7 @@ Proof. destruct F; reflexivity. Qed.
 
 Lemma mloop_correct gas fuel n hp K ρ P :
   env_ok ρ -> stack_ok K ->
-  mloop gas fuel n hp K ρ P = run fuel n hp (assemble K ρ P).
+  mloop gas fuel n (MConf hp K ρ P) = run fuel n hp (assemble K ρ P).
 Proof.
   revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
     [reflexivity|].
