@@ -43,11 +43,11 @@ let decode (s : string) : float array option =
       let ok = ref true in
       let q = ref 0 in
       while !ok && !q < len / 4 do
-        let c k = let p = (4 * !q) + k in if p >= len - pad then 0 else value s.[p] in
-        let cs = [| c 0; c 1; c 2; c 3 |] in
-        if Array.exists (fun v -> v < 0) cs then ok := false
+        let c k = let p = (4 * !q) + k in if p >= len - pad then 0 else value (String.unsafe_get s p) in
+        let c0 = c 0 and c1 = c 1 and c2 = c 2 and c3 = c 3 in
+        if c0 < 0 || c1 < 0 || c2 < 0 || c3 < 0 then ok := false
         else begin
-          let v = (cs.(0) lsl 18) lor (cs.(1) lsl 12) lor (cs.(2) lsl 6) lor cs.(3) in
+          let v = (c0 lsl 18) lor (c1 lsl 12) lor (c2 lsl 6) lor c3 in
           let put k x = let p = (3 * !q) + k in if p < nbytes then Bytes.set b p (Char.chr x) in
           put 0 ((v lsr 16) land 255);
           put 1 ((v lsr 8) land 255);

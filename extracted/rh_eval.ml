@@ -621,19 +621,28 @@ let heap_value prog hp i =
 
 let f64_entry name v = S.List [ atom name; list "f64" (if v = [||] then [] else [ atom (F64.encode v) ]) ]
 
+(* A closed value with its constants as (f64 BASE64). *)
+let rec value_f64 = function
+  | C.Const c -> list "f64" (let v = array_of_const c in if v = [||] then [] else [ atom (F64.encode v) ])
+  | C.Tuple vs -> list "tuple" (List.map value_f64 vs)
+  | m -> tm_sexp [] m
+
 let fuel_atom = function
   | S.Atom a -> (match int_of_string_opt a with Some n when n >= 0 -> n | _ -> bad "syntax" ("expected a fuel, found " ^ a))
   | s -> bad "syntax" ("expected a fuel, found " ^ to_line s)
 
 let exec_session s fields =
   let prog = s.sprog and dc = s.sprog.dc in
-  let sets = ref [] and reads = ref [] and fuel = ref (fuel_of s.sprog) in
+  let sets = ref [] and reads = ref [] and fuel = ref (fuel_of s.sprog) and value = ref `Text in
   List.iter
     (function
       | S.List (S.Atom "set" :: entries) -> sets := !sets @ entries
       | S.List (S.Atom "read" :: ls) -> reads := !reads @ List.map name_of ls
       | S.List [ S.Atom "fuel"; n ] -> fuel := fuel_atom n
-      | f -> bad "syntax" ("an exec request has the fields (set (LOC DATA) ...), (read LOC ...) and (fuel N), found " ^ to_line f))
+      | S.List [ S.Atom "value"; S.Atom "text" ] -> value := `Text
+      | S.List [ S.Atom "value"; S.Atom "f64" ] -> value := `F64
+      | S.List [ S.Atom "value"; S.Atom "none" ] -> value := `None
+      | f -> bad "syntax" ("an exec request has the fields (set (LOC DATA) ...), (read LOC ...), (fuel N) and (value text|f64|none), found " ^ to_line f))
     fields;
   let hp =
     List.fold_left
@@ -656,7 +665,7 @@ let exec_session s fields =
       s.sheap <- hp';
       to_line
         (list "result"
-           [ list "value" [ tm_sexp [] v ];
+           [ list "value" (match !value with `Text -> [ tm_sexp [] v ] | `F64 -> [ value_f64 v ] | `None -> []);
              list "read" (List.map (fun (l, i) -> f64_entry l (heap_value prog hp' i)) reads);
              list "steps" [ int_atom n ]; list "seconds" [ atom (Printf.sprintf "%.9f" seconds) ] ])
   | C.RStuckEv (_, _, f, v, _) -> stuck_ev f v

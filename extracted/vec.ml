@@ -119,8 +119,30 @@ let matmul m n k (a : float array) (b : float array) =
   if n = 0 then Array.make (m * k) 0.0
   else begin
     let c = Array.create_float (m * k) in
-    if k = 1 then
-      for i = 0 to m - 1 do
+    if k = 1 then begin
+      (* four rows at a time: four independent running sums, each in the
+         order of t (the sums are not reassociated) *)
+      let i = ref 0 in
+      while !i + 3 < m do
+        let b0 = !i * n in
+        let b1 = b0 + n in
+        let b2 = b1 + n in
+        let b3 = b2 + n in
+        let s0 = ref 0.0 and s1 = ref 0.0 and s2 = ref 0.0 and s3 = ref 0.0 in
+        for t = 0 to n - 1 do
+          let bt = get b t in
+          s0 := !s0 +. (get a (b0 + t) *. bt);
+          s1 := !s1 +. (get a (b1 + t) *. bt);
+          s2 := !s2 +. (get a (b2 + t) *. bt);
+          s3 := !s3 +. (get a (b3 + t) *. bt)
+        done;
+        set c !i !s0;
+        set c (!i + 1) !s1;
+        set c (!i + 2) !s2;
+        set c (!i + 3) !s3;
+        i := !i + 4
+      done;
+      for i = !i to m - 1 do
         let acc = ref 0.0 in
         let base = i * n in
         for t = 0 to n - 1 do
@@ -128,6 +150,7 @@ let matmul m n k (a : float array) (b : float array) =
         done;
         set c i !acc
       done
+    end
     else
       for i = 0 to m - 1 do
         let crow = i * k in
@@ -145,20 +168,24 @@ let matmul m n k (a : float array) (b : float array) =
     c
   end
 
-(* In blocks of 32×32, so that reads and writes both stay in cache. *)
+(* In blocks of 64×64, so that reads and writes both stay in cache; the
+   indices advance by addition. *)
 let transpose m n (a : float array) =
   need "transpose" (Array.length a = m * n);
   let c = Array.create_float (n * m) in
-  let bs = 32 in
+  let bs = 64 in
   let i0 = ref 0 in
   while !i0 < m do
-    let j0 = ref 0 in
     let i1 = min m (!i0 + bs) in
+    let j0 = ref 0 in
     while !j0 < n do
       let j1 = min n (!j0 + bs) in
       for i = !i0 to i1 - 1 do
-        for j = !j0 to j1 - 1 do
-          set c ((j * m) + i) (get a ((i * n) + j))
+        let ci = ref ((!j0 * m) + i) and ai = ref ((i * n) + !j0) in
+        for _ = !j0 to j1 - 1 do
+          set c !ci (get a !ai);
+          incr ai;
+          ci := !ci + m
         done
       done;
       j0 := j1

@@ -88,9 +88,17 @@ let one () =
   check ("conv1d_dK " ^ tag) [ g; x ] (a.C.v_conv1d_dK c c' n m g x) (l.C.v_conv1d_dK c c' n m (tl g) (tl x));
   check ("conv1d_dx " ^ tag) [ kk; g ] (a.C.v_conv1d_dx c c' n m kk g) (l.C.v_conv1d_dx c c' n m (tl kk) (tl g))
 
+(* Shapes past the kernels' blocking and unrolling (64×64 blocks, four
+   rows at a time), with ragged edges. *)
+let big () =
+  let m = 60 + Random.int 80 and n = 60 + Random.int 80 and k = 1 + Random.int 3 in
+  let x = vec (m * n) and y = vec (n * k) in
+  check (Printf.sprintf "transpose %d %d" m n) [ x ] (a.C.v_transpose m n x) (l.C.v_transpose m n (tl x));
+  check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y))
+
 let () =
   let n = if Array.length Sys.argv > 1 then int_of_string Sys.argv.(1) else 2000 in
   let seed = if Array.length Sys.argv > 2 then int_of_string Sys.argv.(2) else 0 in
   Random.init seed;
-  for _ = 1 to n do one () done;
+  for r = 1 to n do one (); if r mod 100 = 0 then big () done;
   Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n
