@@ -6,7 +6,8 @@
    acceptable answer of Print Assumptions is "Closed under the global
    context". *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd rd_bound term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress instance.
+  rd rd_bound term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
+  machine instance.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -95,6 +96,11 @@ Check @run_sound.
 Print Assumptions run_sound.
 Check @run_not_wrong.
 Print Assumptions run_not_wrong.
+
+(* The environment machine computes exactly what the evaluator computes
+   (result, heap, value, stuck command and step count). *)
+Check @run_machine_correct.
+Print Assumptions run_machine_correct.
 
 (* The executable instance satisfies the signature's hypotheses. *)
 Check @exec_evaluator_ok.
