@@ -7,8 +7,8 @@
     - the let-frames form a stack of closures [(Q, ρ)]: the body [Q] and
       the environment [ρ] of its free variables (a list of values, index
       [0] first), never re-split from the root;
-    - a variable is looked up in the environment ([list_subst ρ x]);
-      nothing is substituted into the rest of the program;
+    - a variable is looked up in the environment ([env_lookup], which is
+      [list_subst ρ]); nothing is substituted into the rest of the program;
     - the term in evaluation position is evaluated by a big-step evaluator
       in the environment ([meval]), which counts the small steps it stands
       for; [W.rd(x.N)(L)] closes [N] by the environment and evaluates
@@ -16,17 +16,24 @@
     - [rev handle(V)<x⃗>.R with H] calls [rh_fn] on [R] (which substitution
       never enters: it is closed) and continues with its output in the
       empty environment.
+    A [let] step, an operation on the heap and the descent into a command
+    cost constant time; a term costs the time of its evaluation.  What
+    remains of the small-step semantics' own cost: [rh_fn] (interp.v) is
+    run as defined, and a projection costs its index (and the look-up of
+    a variable its de Bruijn index).
 
     Whenever the machine would leave the path of a completed step (an
-    undefined [Ev], an ill-shaped term, not enough fuel, [RH] out of fuel
-    or wrong), it re-assembles the command (closing every frame by its
-    environment) and finishes with [run] itself; this happens at most once,
-    at the end of a run.
+    undefined [Ev], an ill-shaped term, not enough fuel, [meval]'s
+    recursion bound spent, [RH] out of fuel or wrong), it re-assembles the
+    command (closing every frame by its environment) and finishes with
+    [run] itself ([mfallback]); this happens at most once, at the end of a
+    run.
 
     Main theorem ([run_machine_correct]): [run_machine fuel n hp P =
     run fuel n hp P] for every command [P], heap and fuel: the same result,
     heap, value, step count and stuck command, with no hypothesis (the
-    same [Ev] applications and [cadd]s happen, in the same order). *)
+    same [Ev] applications and [cadd]s happen, in the same order).
+    [run_machine] has [run]'s arguments and result type. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem interp interp_facts.
 
