@@ -19,7 +19,14 @@ module S = Sexplib.Sexp
 exception Bad of string * string * string (* kind, rule, message *)
 exception Runtime of string * string (* kind, message *)
 
-let bad ?(rule = "none") kind msg = raise (Bad (kind, rule, msg))
+(* Messages quote the input: a long one is cut, saying how long it was. *)
+let max_message = 1000
+
+let cut msg =
+  let n = String.length msg in
+  if n <= max_message then msg else Printf.sprintf "%s... (%d characters in all)" (String.sub msg 0 max_message) n
+
+let bad ?(rule = "none") kind msg = raise (Bad (kind, rule, cut msg))
 
 (* ---------- vectors ---------- *)
 
@@ -67,9 +74,15 @@ let float_str f =
 
 (* Atoms with brackets or braces are quoted, so that every S-expression
    reader (sexpdata too) reads them back as one atom. *)
-let to_line s =
+exception Enough
+
+(* [limit] characters at most (then "..."): error messages quote subterms
+   of any size in time proportional to what they print. *)
+let to_line ?(limit = max_int) s =
   let b = Buffer.create 256 in
-  let rec go = function
+  let rec go s =
+    if Buffer.length b > limit then raise Enough;
+    match s with
     | S.Atom a when String.exists (fun c -> c = '[' || c = ']' || c = '{' || c = '}') a ->
         Buffer.add_string b (Printf.sprintf "%S" a)
     | S.Atom a -> Buffer.add_string b (S.to_string (S.Atom a))
@@ -78,8 +91,10 @@ let to_line s =
         List.iteri (fun i x -> if i > 0 then Buffer.add_char b ' '; go x) l;
         Buffer.add_char b ')'
   in
-  go s;
-  Buffer.contents b
+  (try go s with Enough -> ());
+  if Buffer.length b > limit then Buffer.sub b 0 limit ^ " ..." else Buffer.contents b
+
+let short s = to_line ~limit:300 s
 
 let atom s = S.Atom s
 let int_atom n = S.Atom (string_of_int n)
@@ -196,8 +211,12 @@ let max_depth = 2000
    product the primitives form (at most three factors) below 2^62. *)
 let max_nat = 1_000_000
 let max_loc_size = 100_000_000
+(* ... and all of them together (800 MB of float64) *)
+let max_heap_size = 100_000_000
+(* The largest program text or request line read, in bytes. *)
+let max_input = 1 lsl 30
 
-let name_of = function S.Atom a -> a | s -> bad "syntax" ("expected a name, found " ^ to_line s)
+let name_of = function S.Atom a -> a | s -> bad "syntax" ("expected a name, found " ^ short s)
 
 let nat_of s =
   match s with
@@ -205,7 +224,7 @@ let nat_of s =
       match int_of_string_opt a with
       | Some n when n >= 0 && n <= max_nat -> n
       | _ -> bad "syntax" ("expected a natural number, found " ^ a))
-  | _ -> bad "syntax" ("expected a natural number, found " ^ to_line s)
+  | _ -> bad "syntax" ("expected a natural number, found " ^ short s)
 
 let float_of = function
   | S.Atom a -> (
@@ -213,7 +232,7 @@ let float_of = function
       | Some f when Float.is_finite f -> f
       | Some _ -> bad "number" ("not a finite number: " ^ a)
       | None -> bad "syntax" ("expected a number, found " ^ a))
-  | s -> bad "syntax" ("expected a number, found " ^ to_line s)
+  | s -> bad "syntax" ("expected a number, found " ^ short s)
 
 (* Numbers as a float array, without recursion (a location may hold
    millions): decimal atoms, or one (f64 BASE64) of little-endian binary64. *)
@@ -231,7 +250,7 @@ let data_of = function
           a
       | None -> bad "syntax" "(f64 DATA) needs base64 of little-endian binary64 numbers")
   | S.List xs -> floats_of xs
-  | s -> bad "syntax" ("expected numbers (x1 ... xn) or (f64 BASE64), found " ^ to_line s)
+  | s -> bad "syntax" ("expected numbers (x1 ... xn) or (f64 BASE64), found " ^ short s)
 
 let check_depth d = if d > max_depth then bad "too-deep" (Printf.sprintf "nesting deeper than %d levels" max_depth)
 
@@ -240,7 +259,7 @@ let rec ty_of d s =
   match s with
   | S.List [ S.Atom "real"; n ] -> C.TBase (C.mk_base (nat_of n))
   | S.List (S.Atom "prod" :: ts) -> C.TProd (List.map (ty_of (d + 1)) ts)
-  | _ -> bad "syntax" ("not a type: " ^ to_line s)
+  | _ -> bad "syntax" ("not a type: " ^ short s)
 
 let prim_of name args =
   let ns = List.map nat_of args in
@@ -268,7 +287,7 @@ let rec fsym_of d s =
   match s with
   | S.List [ S.Atom "rd"; f ] -> let k, p = C.fsym_view (fsym_of (d + 1) f) in C.mk_fsym (k + 1) p
   | S.List (S.Atom name :: args) -> C.mk_fsym 0 (prim_of name args)
-  | _ -> bad "syntax" ("not a function symbol: " ^ to_line s)
+  | _ -> bad "syntax" ("not a function symbol: " ^ short s)
 
 type decls = {
   ops : (string * int) list; (* name -> index *)
@@ -302,7 +321,7 @@ let rec tm_of dc vars d s =
       let x = name_of x in let m = tm m in C.Let (m, tm_of dc (x :: vars) (d + 1) n)
   | S.List [ S.Atom "rd"; m; x; n; l ] ->
       let m = tm m in let x = name_of x in let n = tm_of dc (x :: vars) (d + 1) n in let l = tm l in C.Rd (m, n, l)
-  | _ -> bad "syntax" ("not a term: " ^ to_line s)
+  | _ -> bad "syntax" ("not a term: " ^ short s)
 
 let loc_of dc s =
   let l = name_of s in
@@ -314,7 +333,7 @@ let opsym_of dc s =
   | S.List [ S.Atom "put"; l ] -> C.OpPut (loc_of dc l)
   | S.Atom o -> (
       match List.assoc_opt o dc.ops with Some i -> C.OpUser (C.mk_op i) | None -> bad "unbound" ("unknown operation " ^ o))
-  | _ -> bad "syntax" ("not an operation: " ^ to_line s)
+  | _ -> bad "syntax" ("not an operation: " ^ short s)
 
 let rec cmd_of dc vars d s =
   check_depth d;
@@ -329,7 +348,7 @@ let rec cmd_of dc vars d s =
       let xs = List.map name_of xs in
       let r = cmd_of dc xs (d + 1) r in
       C.RevHandle (m, r, handler_of dc (d + 1) h)
-  | _ -> bad "syntax" ("not a command: " ^ to_line s)
+  | _ -> bad "syntax" ("not a command: " ^ short s)
 
 and handler_of dc d s =
   check_depth d;
@@ -347,13 +366,13 @@ and handler_of dc d s =
             let z = name_of z in
             let qb = cmd_of dc [ y; z ] (d + 1) qb in
             (o, dty, qf, qb)
-        | c -> bad "syntax" ("not a handler clause: " ^ to_line c)
+        | c -> bad "syntax" ("not a handler clause: " ^ short c)
       in
       let cls = List.map clause cls in
       C.Handler (p, List.fold_right (fun (o, dty, qf, qb) rest -> C.CCons (o, dty, qf, qb, rest)) cls C.CNil)
-  | _ -> bad "syntax" ("not a handler: " ^ to_line s)
+  | _ -> bad "syntax" ("not a handler: " ^ short s)
 
-type program = { dc : decls; main : C.cmd; heap : C.heap; fuel : int option }
+type program = { dc : decls; main : C.cmd; heap : C.heap Lazy.t; fuel : int option }
 
 (* The numbers of location [l] (index [i]), checked against its size. *)
 let loc_data dc l i data =
@@ -377,7 +396,7 @@ let program_of s =
   List.iter
     (function
       | S.List (S.Atom ("ops" | "locs" | "heap" | "main" | "fuel") :: _) -> ()
-      | f -> bad "syntax" ("unknown program field " ^ to_line f))
+      | f -> bad "syntax" ("unknown program field " ^ short f))
     fields;
   let distinct what names =
     List.iteri (fun i n -> if List.mem n (List.filteri (fun j _ -> j < i) names) then bad "syntax" (what ^ " " ^ n ^ " declared twice")) names
@@ -386,7 +405,7 @@ let program_of s =
     List.map
       (function
         | S.List [ S.Atom o; a; b ] -> let a = ty_of 1 a in let b = ty_of 1 b in (o, (a, b))
-        | s -> bad "syntax" ("an operation is declared as (NAME COARITY ARITY), found " ^ to_line s))
+        | s -> bad "syntax" ("an operation is declared as (NAME COARITY ARITY), found " ^ short s))
       (Option.value ~default:[] (field "ops"))
   in
   let locs =
@@ -396,11 +415,14 @@ let program_of s =
             let size = List.fold_left (fun acc n -> let k = nat_of n in if acc > max_loc_size then acc else acc * k) 1 dims in
             if size > max_loc_size then bad "shape" (Printf.sprintf "location %s holds more than %d numbers" l max_loc_size);
             (l, size)
-        | s -> bad "syntax" ("a location is declared as (NAME (n1 ... nt)), found " ^ to_line s))
+        | s -> bad "syntax" ("a location is declared as (NAME (n1 ... nt)), found " ^ short s))
       (Option.value ~default:[] (field "locs"))
   in
   distinct "operation" (List.map fst ops);
   distinct "location" (List.map fst locs);
+  let total = List.fold_left (fun acc (_, n) -> acc + n) 0 locs in
+  if total > max_heap_size then
+    bad "shape" (Printf.sprintf "the locations hold %d numbers in all, more than the %d a heap may hold" total max_heap_size);
   let nm = { op_names = Array.of_list (List.map fst ops); loc_names = Array.of_list (List.map fst locs) } in
   let dc =
     { ops = List.mapi (fun i (o, _) -> (o, i)) ops; op_types = List.map snd ops;
@@ -413,16 +435,18 @@ let program_of s =
             match List.assoc_opt l dc.locs with
             | None -> bad "unbound" ("unknown location " ^ l ^ " in the heap")
             | Some i -> (i, loc_data dc l i data))
-        | s -> bad "syntax" ("a heap entry is (NAME (x1 ... xn)), found " ^ to_line s))
+        | s -> bad "syntax" ("a heap entry is (NAME (x1 ... xn)), found " ^ short s))
       (Option.value ~default:[] (field "heap"))
   in
   distinct "heap entry for location" (List.map (fun (i, _) -> nm.loc_names.(i)) given);
+  (* built when the program runs, after its type check *)
   let heap =
-    List.mapi
-      (fun i dim ->
-        let v = match List.assoc_opt i given with Some v -> v | None -> Array.make dim 0.0 in
-        (C.mk_loc i, const_of_array dim v))
-      (Array.to_list dc.loc_dims)
+    lazy
+      (List.mapi
+         (fun i dim ->
+           let v = match List.assoc_opt i given with Some v -> v | None -> Array.make dim 0.0 in
+           (C.mk_loc i, const_of_array dim v))
+         (Array.to_list dc.loc_dims))
   in
   let main =
     match field "main" with
@@ -449,7 +473,7 @@ let ty_opt = function Some t -> to_line (ty_sexp t) | None -> "?"
 
 let type_error_message nm = function
   | C.TmError (r, m, exp, found) ->
-      let where = to_line (tm_sexp [] m) in
+      let where = short (tm_sexp [] m) in
       let what =
         match r with
         | C.Rtyped_tm_var -> "variable out of scope"
@@ -461,7 +485,7 @@ let type_error_message nm = function
       in
       (rule_str r, what ^ " in " ^ where)
   | C.CmdError (r, p, exp, found) ->
-      let where = to_line (cmd_sexp nm [] p) in
+      let where = short (cmd_sexp nm [] p) in
       let what =
         match r with
         | C.Rtyped_cmd_op -> Printf.sprintf "the argument has type %s, the operation's coarity is %s" (ty_opt found) (ty_opt exp)
@@ -503,7 +527,7 @@ let fuel_of prog = match prog.fuel with Some f -> f | None -> !default_fuel
 let run prog =
   ignore (check prog);
   let locs = Array.to_list prog.dc.loc_dims in
-  match exec_run prog.dc.op_types locs (fuel_of prog) prog.heap prog.main with
+  match exec_run prog.dc.op_types locs (fuel_of prog) (Lazy.force prog.heap) prog.main with
   | C.RDone (hp, v, n) -> result_line prog hp v n
   | C.RStuckEv (_, _, f, v, _) -> stuck_ev f v
   | C.RStuckOp (_, _, o, v, _) -> stuck_op prog.dc.nm o v
@@ -529,7 +553,7 @@ let stepwise prog before =
       | C.CSNoFuel -> out_of_fuel n
       | C.CSWrong -> wrong ()
   in
-  go 0 prog.heap prog.main
+  go 0 (Lazy.force prog.heap) prog.main
 
 let trace prog emit =
   stepwise prog (fun n hp p _ ->
@@ -629,7 +653,7 @@ let rec value_f64 = function
 
 let fuel_atom = function
   | S.Atom a -> (match int_of_string_opt a with Some n when n >= 0 -> n | _ -> bad "syntax" ("expected a fuel, found " ^ a))
-  | s -> bad "syntax" ("expected a fuel, found " ^ to_line s)
+  | s -> bad "syntax" ("expected a fuel, found " ^ short s)
 
 let exec_session s fields =
   let prog = s.sprog and dc = s.sprog.dc in
@@ -642,7 +666,7 @@ let exec_session s fields =
       | S.List [ S.Atom "value"; S.Atom "text" ] -> value := `Text
       | S.List [ S.Atom "value"; S.Atom "f64" ] -> value := `F64
       | S.List [ S.Atom "value"; S.Atom "none" ] -> value := `None
-      | f -> bad "syntax" ("an exec request has the fields (set (LOC DATA) ...), (read LOC ...), (fuel N) and (value text|f64|none), found " ^ to_line f))
+      | f -> bad "syntax" ("an exec request has the fields (set (LOC DATA) ...), (read LOC ...), (fuel N) and (value text|f64|none), found " ^ short f))
     fields;
   let hp =
     List.fold_left
@@ -652,7 +676,7 @@ let exec_session s fields =
             let i = loc_index dc l in
             let c = const_of_array dc.loc_dims.(i) (loc_data dc l i data) in
             (C.mk_loc i, c) :: List.filter (fun (l', _) -> C.loc_view l' <> i) hp
-        | e -> bad "syntax" ("a set entry is (LOC DATA), found " ^ to_line e))
+        | e -> bad "syntax" ("a set entry is (LOC DATA), found " ^ short e))
       s.sheap !sets
   in
   let reads = List.map (fun l -> (l, loc_index dc l)) !reads in
@@ -677,7 +701,7 @@ let session_request = function
   | S.List [ S.Atom "load"; S.Atom name; p ] ->
       let prog = program_of p in
       let t = check prog in
-      Hashtbl.replace sessions name { sprog = prog; sheap = prog.heap };
+      Hashtbl.replace sessions name { sprog = prog; sheap = Lazy.force prog.heap };
       Some (to_line (list "loaded" [ atom name; list "type" [ ty_sexp t ] ]))
   | S.List (S.Atom "exec" :: S.Atom name :: fields) -> Some (exec_session (session_of name) fields)
   | S.List [ S.Atom "heap"; S.Atom name ] ->
@@ -692,14 +716,40 @@ let session_request = function
       bad "syntax" "a session request is (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME) or (unload NAME)"
   | _ -> None
 
+let too_large () = bad "too-large" (Printf.sprintf "the input is larger than %d bytes" max_input)
+
+(* The next line of standard input, at most [max_input] bytes: [`Line],
+   [`Too_long] (the rest of the line is skipped) or [`Eof]. *)
+let next_line =
+  let chunk = Bytes.create 65536 and pos = ref 0 and len = ref 0 in
+  fun () ->
+    let buf = Buffer.create 256 and over = ref false and eof = ref false and fin = ref false in
+    while not !fin do
+      if !pos >= !len then begin
+        len := input stdin chunk 0 65536;
+        pos := 0;
+        if !len = 0 then (eof := true; fin := true)
+      end;
+      if not !fin then begin
+        let stop = match Bytes.index_from_opt chunk !pos '\n' with Some i when i < !len -> i | _ -> !len in
+        if not !over then begin
+          if Buffer.length buf + (stop - !pos) > max_input then (over := true; Buffer.clear buf)
+          else Buffer.add_subbytes buf chunk !pos (stop - !pos)
+        end;
+        if stop < !len then (fin := true; pos := stop + 1) else pos := !len
+      end
+    done;
+    if !over then `Too_long else if !eof && Buffer.length buf = 0 then `Eof else `Line (Buffer.contents buf)
+
 let serve () =
   let rec loop () =
-    match input_line stdin with
-    | exception End_of_file -> ()
-    | line when String.trim line = "" -> loop ()
-    | line ->
+    match next_line () with
+    | `Eof -> ()
+    | `Line line when String.trim line = "" -> loop ()
+    | (`Line _ | `Too_long) as l ->
         let out, _ =
           guarded (fun () ->
+              let line = match l with `Line line -> line | `Too_long -> too_large () in
               let req = parse_one line in
               match session_request req with
               | Some answer -> answer
@@ -733,10 +783,14 @@ let usage =
    runs on the list model of vectors extracted from Coq, not float arrays."
 
 let read_all ic =
-  let buf = Buffer.create 4096 and chunk = Bytes.create 4096 in
+  let buf = Buffer.create 4096 and chunk = Bytes.create 65536 in
   let rec go () =
-    let n = input ic chunk 0 4096 in
-    if n > 0 then (Buffer.add_subbytes buf chunk 0 n; go ())
+    let n = input ic chunk 0 65536 in
+    if n > 0 then begin
+      if Buffer.length buf + n > max_input then too_large ();
+      Buffer.add_subbytes buf chunk 0 n;
+      go ()
+    end
   in
   go ();
   Buffer.contents buf
@@ -765,18 +819,18 @@ let () =
   args (List.tl (Array.to_list Sys.argv));
   if !serve_mode then serve ()
   else begin
-    let text =
+    let text () =
       try
         match !file with
         | None -> read_all stdin
         | Some f ->
             let ic = open_in_bin f in
             Fun.protect ~finally:(fun () -> close_in ic) (fun () -> read_all ic)
-      with Sys_error m -> print_endline (error_line "io" "none" m); exit 2
+      with Sys_error m -> bad "io" m
     in
     let out, code =
       guarded (fun () ->
-          let prog = program_of (parse_one text) in
+          let prog = program_of (parse_one (text ())) in
           match !mode with
           | `Run -> run prog
           | `Check -> check_line prog

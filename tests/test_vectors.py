@@ -210,3 +210,37 @@ def test_a_session_trains_the_mlp_like_numpy():
         np.testing.assert_allclose(got["output"], y, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(got["l0"], W0.ravel(), rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(got["l1"], W1.ravel(), rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------- bounds
+
+def test_endless_input_is_refused_with_a_message():
+    out = subprocess.run([str(rh_eval_path()), "/dev/zero"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2
+    assert "(kind too-large)" in out.stdout and "1073741824 bytes" in out.stdout
+
+
+def test_the_heap_has_a_total_bound():
+    locs = " ".join(f"(l{i} (6000 10000))" for i in range(2))
+    out = rh_eval(stdin=f"(program (locs {locs}) (main (ret (const 1.0))))")
+    assert out.returncode == 2
+    assert "(kind shape)" in out.stdout and "100000000" in out.stdout
+
+
+def test_check_does_not_build_the_heap():
+    """A location of 10^8 numbers (800 MB) is declared; --check answers
+    without building it (the run would)."""
+    out = subprocess.run([str(rh_eval_path()), "--check"], input="(program (locs (l (100000000))) (main (ret (const 1.0))))",
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("(ok (type (real 1)))")
+
+
+def test_error_messages_quote_large_input_briefly():
+    name = "x" * 1_000_000
+    out = rh_eval(stdin=f"(program (main (ret {name})))")
+    assert out.returncode == 2 and "(kind unbound)" in out.stdout
+    assert len(out.stdout) < 2000 and "characters in all" in out.stdout
+    big = "(tuple " + " ".join(["(const 1.0 2.0)"] * 100000) + ")"
+    out = rh_eval(stdin=f"(program (main (ret (app (swish 3) {big}))))")
+    assert out.returncode == 2 and "(rule typed_tm_app)" in out.stdout
+    assert len(out.stdout) < 2000
