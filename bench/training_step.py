@@ -29,8 +29,9 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
 2. Growth with depth: an MLP-like chain of L layers of width 8 (a
    ``rev handle`` over L ``FC`` operations, generated here) and
    :func:`revhandlers.families.op_chain`, for L = 2, 4, …, 128; the time of
-   each engine and T(2L)/T(L) (2 linear, 4 quadratic).  An engine whose run
-   exceeds 10 s is not measured at larger L.
+   each engine and T(2L)/T(L) (2 linear, 4 quadratic), medians of 5 to 50
+   interleaved runs.  An engine whose run exceeds 10 s is not measured at
+   larger L.
 3. ``make demo``'s training run (3 epochs of examples/mlp.rh): timed through
    the session, and the former per-sample path timed on a few hundred
    samples and extrapolated to the same number of runs.
@@ -297,7 +298,6 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
 
 def growth(quick: bool, ev: VerifiedEvaluator) -> None:
     sizes = [2, 4, 8] if quick else [2, 4, 8, 16, 32, 64, 128]
-    reps = 1 if quick else 5
     rng = np.random.default_rng(1)
 
     def mlp_chain_methods(L):
@@ -341,11 +341,14 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
                 if name in stopped:
                     del methods[name]
             times = {name: [] for name in methods}
+            cost = 0.0
             for name, step in methods.items():           # warm-up, and the 10 s cap
                 t = once(step, *pool[0])
+                cost += t
                 if t > GROWTH_LIMIT:
                     stopped[name] = f"{name}: one run took {t:.1f} s at L = {L}; larger L not measured"
                     times[name] = [t]
+            reps = 1 if quick else max(5, min(50, int(3.0 / max(cost, 1e-9))))
             secs.clear()
             for r in range(reps):
                 x, t = pool[r % len(pool)]

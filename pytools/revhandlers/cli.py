@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from . import ENGINES, check, load, run, trace
-from .errors import BadInput, RevHandlersError
+from .errors import RevHandlersError
 from .nesting import room
 from .sexp import loads, program_sexp, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
@@ -35,11 +35,8 @@ def _print_result(res, out) -> None:
 def _load_heap(path: str | None) -> dict | None:
     if path is None:
         return None
-    try:
-        with np.load(path) as data:
-            return {k: data[k] for k in data.files}
-    except Exception as e:  # numpy raises several types for bad files
-        raise BadInput("io", f"cannot read the heap {path}: {e}") from None
+    from .session import read_npz
+    return read_npz(path)
 
 
 def cmd_check(args, out) -> int:
