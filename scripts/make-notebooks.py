@@ -25,7 +25,7 @@ IMPORTS = ("From RevHandlers Require Import prelude signature syntax subst typin
 
 syntax = nb([
     "#md# 1. Syntax and typing\n\nThe grammar of the paper's §3 and the typing rules of its Figures 2-3, as "
-    "mechanized in `theories/syntax.v` and `theories/typing.v` (de Bruijn indices: `Var 0` is the most "
+    "mechanized in `theories/rh/syntax.v` and `theories/rh/typing.v` (de Bruijn indices: `Var 0` is the most "
     "recent binder).",
     IMPORTS,
     "#md## Types, terms, commands, handlers",
@@ -37,7 +37,7 @@ syntax = nb([
     "Print typed_cmd.",
     "Print typed_handler.",
     "#md## Well-typed and ill-typed examples\n\nThe executable instance with natural-number scalars "
-    "(`theories/walkthrough.v`) lets the verified checker `check_tm` compute: a type, or the rule that "
+    "(`theories/rh/walkthrough.v`) lets the verified checker `check_tm` compute: a type, or the rule that "
     "failed.",
     "From RevHandlers Require Import walkthrough.",
     "Compute check_tm [] (Tuple [Const (1, [3]); Const (2, [1; 2])]).",
@@ -58,7 +58,7 @@ syntax = nb([
 ], COQ)
 
 rd_nb = nb([
-    "#md# 2. The reverse derivative `W.R_V(x.N)`\n\n`theories/rd.v` defines the rewriting of the "
+    "#md# 2. The reverse derivative `W.R_V(x.N)`\n\n`theories/rh/rd.v` defines the rewriting of the "
     "paper's Figure 4, in its multi-variable form (`rdr`): the chain rule for `let` differentiates the body "
     "in all variables at once.",
     IMPORTS,
@@ -83,16 +83,16 @@ rd_nb = nb([
 ], COQ)
 
 rh_nb = nb([
-    "#md# 3. Reverse handlers and the `RH` rewriting\n\n`theories/rh.v` defines `RH` (the paper's "
-    "Figure 5) as an inductive relation, one constructor per case; `theories/interp.v` as a function.",
+    "#md# 3. Reverse handlers and the `RH` rewriting\n\n`theories/rh/rh.v` defines `RH` (the paper's "
+    "Figure 5) as an inductive relation, one constructor per case; `theories/rh/interp.v` as a function.",
     IMPORTS,
     "Print rh.",
     "#md## The paper's one-layer example (§5.2)\n\n`rev handle(<v>)<x>.FC[ℓ](x) with H_MLP` steps to the "
-    "let-chain the paper prints (`paper_chain`, `theories/examples.v`):",
+    "let-chain the paper prints (`paper_chain`, `theories/rh/examples.v`):",
     "Print paper_chain.",
     "Check one_layer_rh.",
     "Check one_layer_step.",
-    "#md## The same, computed\n\nOn the executable instance with natural numbers (`theories/walkthrough.v`): "
+    "#md## The same, computed\n\nOn the executable instance with natural numbers (`theories/rh/walkthrough.v`): "
     "RH-2 then RH-1a give the chain of lets: forward clause, return clause, backward clause, sum.",
     "From RevHandlers Require Import walkthrough.",
     "Compute one_layer_rewritten.",

@@ -7,9 +7,9 @@ campaign against each, and report which mutants the campaign catches.
 Reference mutants patch a copy of pytools/revhandlers; evaluator mutants
 patch a copy of the repository (theories/ or extracted/) and rebuild it
 with dune, so the mutated evaluator is still extracted from Coq.  A bug in
-the executable instance (theories/instance.v) keeps every proof valid (the
+the executable instance (theories/rh/instance.v) keeps every proof valid (the
 theorems hold for any Ev); after a bug in the calculus itself
-(theories/rh.v) the proof scripts no longer go through, and to see whether
+(theories/rh/rh.v) the proof scripts no longer go through, and to see whether
 a campaign would catch it too, the throwaway copy of that one file is then
 built with its Qed proofs left unchecked.  Exit code 0 when every mutant is caught."""
 
@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # name: (where, file, original text, mutated text, what it breaks)
 MUTANTS = {
-    "rd-sub-sign": ("evaluator", "theories/instance.v",
+    "rd-sub-sign": ("evaluator", "theories/rh/instance.v",
                     "| 1, [u; v; w] => Some [w; v_neg vo w]", "| 1, [u; v; w] => Some [w; w]",
                     "wrong sign in rd[sub] (the evaluator's reverse derivative of u − v)"),
-    "rh-drop-accumulation": ("evaluator", "theories/rh.v",
+    "rh-drop-accumulation": ("evaluator", "theories/rh/rh.v",
                              "if Nat.eqb i k then plus Bk (Proj (S i) (Var 1)) (Var 0)",
                              "if Nat.eqb i k then Var 0",
                              "RH-2 drops the y'_k + of <y'_1, …, y'_k + y'', …, y'_m> (the verified evaluator's RH)"),

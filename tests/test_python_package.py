@@ -41,7 +41,7 @@ def test_ast_mirrors_the_coq_constructors():
     coq = set()
     for path, ind in [("signature.v", "ty"), ("signature.v", "opsym"), ("syntax.v", "tm"),
                       ("syntax.v", "cmd"), ("syntax.v", "handler"), ("syntax.v", "clauses")]:
-        names = coq_constructors(ROOT / "theories" / path, ind)
+        names = coq_constructors(ROOT / "theories" / "rh" / path, ind)
         assert names, (path, ind)
         coq |= set(names)
     python = {cls.__name__ for cls in ast.COQ_MIRRORED}
@@ -53,7 +53,7 @@ def test_ast_mirrors_the_coq_constructors():
 
 
 def test_primitives_mirror_the_coq_prim_constructors():
-    coq = set(coq_constructors(ROOT / "theories" / "instance.v", "prim"))
+    coq = set(coq_constructors(ROOT / "theories" / "rh" / "instance.v", "prim"))
     assert coq == {c for c, _ in PRIMS.values()}
 
 

@@ -1,5 +1,5 @@
 """The abstract syntax, one frozen dataclass per constructor of the Coq
-development (``theories/signature.v``, ``theories/syntax.v``), with the same
+development (``theories/rh/signature.v``, ``theories/rh/syntax.v``), with the same
 names.
 
 Binders carry names here (the Coq terms use de Bruijn indices; the
@@ -10,7 +10,7 @@ Two representations differ from Coq on purpose and are checked by
 * the clause list of a handler is a Python tuple of :class:`CCons` (Coq's
   ``CNil``/``CCons`` chain);
 * a function symbol is :class:`FSym` ``(k, prim)``, the executable instance's
-  ``rd^k[p]`` (``theories/instance.v``), with ``prim`` one of the primitives
+  ``rd^k[p]`` (``theories/rh/instance.v``), with ``prim`` one of the primitives
   of :data:`revhandlers.prims.PRIMS`.
 """
 

@@ -15,7 +15,7 @@ sees how they were computed.
 
 The vector–Jacobian products below are written from the mathematical
 definitions of the primitives, independently of the Coq formulas of
-``theories/instance.v``.
+``theories/rh/instance.v``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Run Coq against the compiled theories of this repository.
 
-The theories are compiled by dune into ``_build/default/theories`` under the
+The theories are compiled by dune into ``_build/default/theories/rh`` under the
 logical name ``RevHandlers``.  :func:`run_coqc` compiles one file against them
 and returns what Coq printed, so that tests and tools can inspect the output
 of ``Check`` and ``Print Assumptions``.

@@ -206,7 +206,7 @@ class VerifiedEvaluator:
 
     def coverage(self, prog: Program):
         """``(counts, outcome)``: how often each rule and rewriting case fired
-        (theories/coverage.v), and the :class:`Result` or the error."""
+        (theories/rh/coverage.v), and the :class:`Result` or the error."""
         from .sexp import loads, read_answer as answer
         import sexpdata
         line = self.request(f"(coverage {program_sexp(prog)})")

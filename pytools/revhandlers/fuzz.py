@@ -98,7 +98,7 @@ RULES = ["head_step_tm_app", "head_step_tm_add", "head_step_tm_proj", "head_step
          "step_cmd_let_val", "step_cmd_revhandle", "step_conf_get", "step_conf_put",
          "rh_ret", "rh_let_var", "rh_op", "rh_rev", "rh_term",
          "R-Var", "R-VarO", "R-Const", "R-Fun", "R-Add", "R-Tuple", "R-Proj", "R-Let", "R-Rd"]
-#: Cases that must never fire (the rd-depth bound is never spent: rd_rewrite_enough, theories/rd_bound.v).
+#: Cases that must never fire (the rd-depth bound is never spent: rd_rewrite_enough, theories/rh/rd_bound.v).
 NEVER = ["R-Rd-unrewritten"]
 
 

@@ -16,7 +16,8 @@ def build_dir() -> Path:
 
 
 def theories_build_dir() -> Path:
-    return build_dir() / "theories"
+    """The compiled main theory (logical name ``RevHandlers``)."""
+    return build_dir() / "theories" / "rh"
 
 
 def rh_eval_path() -> Path:

@@ -1,4 +1,4 @@
-"""The primitives of the executable instance (Coq ``prim``, theories/instance.v):
+"""The primitives of the executable instance (Coq ``prim``, theories/rh/instance.v):
 their parameters, domains and codomains."""
 
 from __future__ import annotations

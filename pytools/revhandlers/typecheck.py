@@ -1,5 +1,5 @@
 """A type checker mirroring the Coq one (``check_tm``, ``check_cmd``,
-``check_handler`` in theories/typecheck.v): the same rules, checked in the
+``check_handler`` in theories/rh/typecheck.v): the same rules, checked in the
 same order, failing with the same Coq rule names.  Before it,
 :func:`validate_program` makes the checks that ``rh-eval`` makes while
 reading a program (names, shapes, numbers, nesting), in the same order, so
