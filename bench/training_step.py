@@ -14,7 +14,8 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
 
    * ``verified session``: the program resident in ``rh-eval --serve``
      (:class:`revhandlers.Session`), per sample ``input``/``target`` set and
-     ``output`` read: the round trip as Python sees it;
+     ``output`` read (the run's value left out, as ``revhandlers train``
+     does): the round trip as Python sees it;
    * ``verified evaluation alone``: the ``seconds`` field of the same runs,
      measured inside ``rh-eval`` (parsing and printing excluded);
    * ``verified whole program``: the former path, ``rh.run`` with the whole
@@ -180,7 +181,7 @@ def session_method(prog, weights: dict, lr: float, engine: str, ev=None, seconds
     s.set_heap({**weights, "lr": [lr]})
 
     def step(x, t):
-        r = s.run(set={"input": x, "target": t}, read=("output",))
+        r = s.run(set={"input": x, "target": t}, read=("output",), value=False)   # as train does
         if seconds is not None:
             seconds.append(r.seconds)
         return r.read["output"]

@@ -114,10 +114,33 @@ def test_set_applies_before_the_run_and_read_gives_final_values(engine):
         r = s.run()                                          # the set values stay
         assert r.read == {}
         np.testing.assert_array_equal(r.value, [12.0, 24.0])
+        r = s.run(read=["c"], value=False)                   # no value asked for
+        assert r.value is None
+        np.testing.assert_array_equal(r.read["c"], [13.0, 26.0])
         s.set_heap({"c": [0, 0]})
         np.testing.assert_array_equal(s.heap()["c"], [0.0, 0.0])   # seen at once
         r = s.run(set={"inc": [5, 5]}, read=["c"])                  # run's set after set_heap
         np.testing.assert_array_equal(r.read["c"], [5.0, 5.0])
+
+
+def test_values_as_text_and_as_f64_agree():
+    need_sessions()
+    ev = VerifiedEvaluator()
+    try:
+        prog = rh.parse("loc c :: (3)\nlet a <= Get[c]() in [| <a, <[0.1, -0.0]>, []> |]")
+        with Session(prog, evaluator=ev) as s:
+            s.set_heap({"c": [1 / 3, 5e-324, -1e300]})
+            exact = s.run().value
+            text, _, _, _ = ev.session_exec(s.name, value="text")
+            none, _, _, _ = ev.session_exec(s.name, value="none")
+        assert none is None
+        want = (np.array([1 / 3, 5e-324, -1e300]), (np.array([0.1, -0.0]),), np.array([]))
+        for got in (exact, text):
+            assert isinstance(got, tuple) and isinstance(got[1], tuple)
+            for a, b in [(got[0], want[0]), (got[1][0], want[1][0]), (got[2], want[2])]:
+                np.testing.assert_array_equal(bits(a), bits(b))
+    finally:
+        ev.close()
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -164,11 +164,16 @@ class VerifiedEvaluator:
         ty = next((f for f in s[2:] if _head(f) == "type"), None)
         return read_ty(ty[1]) if ty is not None else None
 
-    def session_exec(self, name: str, set: dict | None = None, read=(), fuel: int | None = None):
-        """``(exec NAME (set …) (read …) (fuel N))``: run the session's main
-        command on its heap updated by ``set`` (name -> numbers).  Returns
-        ``(value, read, steps, seconds)`` with ``read`` name -> array; the
-        value may be a :class:`LazyValue`, read when asked for."""
+    def session_exec(self, name: str, set: dict | None = None, read=(), fuel: int | None = None,
+                     value: str = "f64"):
+        """``(exec NAME (set …) (read …) (fuel N) (value …))``: run the
+        session's main command on its heap updated by ``set`` (name ->
+        numbers).  ``value`` is how the answer carries the run's value:
+        ``"f64"`` (exact), ``"text"`` (decimal) or ``"none"`` (not at all:
+        the value is ``None``).  Returns ``(value, read, steps, seconds)``
+        with ``read`` name -> array."""
+        if value not in ("f64", "text", "none"):
+            raise ValueError("value is 'f64', 'text' or 'none'")
         parts = [f"(exec {_atom(name)}"]
         if set:
             parts.append("(set" + "".join(f" ({_atom(k)} {data_sexp(v)})" for k, v in set.items()) + ")")
@@ -177,16 +182,14 @@ class VerifiedEvaluator:
             parts.append("(read" + "".join(" " + _atom(k) for k in read) + ")")
         if fuel is not None:
             parts.append(f"(fuel {int(fuel)})")
-        line = self.request(" ".join(parts) + ")")
-        line, value_text = _cut_value(line)
-        s, payloads = read_session_answer(line)
+        if value != "text":
+            parts.append(f"(value {value})")
+        s, payloads = read_session_answer(self.request(" ".join(parts) + ")"))
         if not (isinstance(s, list) and _head(s) == "result"):
             raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
         fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
-        if value_text is not None:
-            value = LazyValue(value_text)
-        else:
-            value = _read_value(fields["value"][1], payloads) if "value" in fields else None
+        v = fields.get("value", ["value"])
+        value = _read_value(v[1], payloads) if len(v) == 2 else None
         values = _read_entries(fields.get("read", ["read"])[1:], payloads)
         steps = fields["steps"][1] if "steps" in fields else None
         seconds = float(fields["seconds"][1]) if "seconds" in fields else None
@@ -246,50 +249,14 @@ def _read_entries(entries, payloads) -> dict[str, np.ndarray]:
 
 
 def _read_value(s, payloads):
-    """A closed value: ``(const x …)``, ``(const (f64 …))`` or ``(tuple …)``."""
+    """A closed value: ``(const x …)``, a constant as ``(f64 …)``, or ``(tuple …)``."""
     from .sexp import read_value
     match _head(s):
-        case "const" if len(s) == 2 and _head(s[1]) == "f64":
-            return _data(s[1], payloads)
+        case "f64":
+            return _data(s, payloads)
         case "tuple":
             return tuple(_read_value(x, payloads) for x in s[1:])
     return read_value(s)
-
-
-_VALUE_START = "(result (value "
-_VALUE_ENDS = (") (read", ") (steps", ") (seconds")
-
-
-def _cut_value(line: str) -> tuple[str, str | None]:
-    """``(result (value V) REST)`` as ``("(result REST)", "V")`` when the
-    value is made of numbers, ``const`` and ``tuple`` only (the others are
-    left in the line): reading a long value costs more than the run, and
-    training never looks at it."""
-    if not line.startswith(_VALUE_START):
-        return line, None
-    ends = [i for i in (line.find(e, len(_VALUE_START)) for e in _VALUE_ENDS) if i >= 0]
-    if not ends:
-        return line, None
-    end = min(ends)
-    value = line[len(_VALUE_START):end]
-    if '"' in value or "f64" in value:
-        return line, None
-    return "(result" + line[end + 1:], value
-
-
-class LazyValue:
-    """A value's text, read on first use (:meth:`get`)."""
-    __slots__ = ("text", "_value")
-
-    def __init__(self, text: str):
-        self.text = text
-        self._value = None
-
-    def get(self):
-        if self._value is None:
-            from .sexp import loads
-            self._value = _read_value(loads(self.text), [])
-        return self._value
 
 
 _default: VerifiedEvaluator | None = None

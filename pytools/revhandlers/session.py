@@ -43,6 +43,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -56,26 +57,16 @@ ENGINES = ("verified", "reference")
 _names = itertools.count()
 
 
+@dataclass(frozen=True, eq=False)
 class SessionResult:
-    """One run of a session: ``value`` (the value of the main command, a
-    numpy vector or a tuple of values; read from ``rh-eval``'s answer when
-    first asked for), ``read`` (the final values of the locations asked
-    for), ``steps`` (verified engine) and ``seconds`` (evaluation time)."""
-
-    __slots__ = ("_value", "read", "steps", "seconds")
-
-    def __init__(self, value, read: dict, steps: int | None = None, seconds: float | None = None):
-        self._value, self.read, self.steps, self.seconds = value, read, steps, seconds
-
-    @property
-    def value(self):
-        from .evaluator import LazyValue
-        if isinstance(self._value, LazyValue):
-            self._value = self._value.get()
-        return self._value
-
-    def __repr__(self) -> str:
-        return f"SessionResult(value={self.value!r}, read={self.read!r}, steps={self.steps}, seconds={self.seconds})"
+    """One run of a session: the value of the main command (a numpy vector
+    or a tuple of values; ``None`` if the run was asked for no value), the
+    final values of the locations asked for, the number of steps (verified
+    engine) and the evaluation time in seconds."""
+    value: object
+    read: dict
+    steps: int | None = None
+    seconds: float | None = None
 
 
 def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -167,8 +158,12 @@ class Session:
         return names
 
     # ---------------------------------------------------------------- API
-    def run(self, set: dict | None = None, read: Iterable[str] = (), fuel: int | None = None) -> SessionResult:
-        """Run the main command on the current heap updated by ``set``."""
+    def run(self, set: dict | None = None, read: Iterable[str] = (), fuel: int | None = None,
+            value: bool = True) -> SessionResult:
+        """Run the main command on the current heap updated by ``set``;
+        ``read`` names the locations whose final values the result carries;
+        ``fuel`` bounds the steps (verified engine); ``value=False`` leaves
+        the run's value out (``None``), which saves reading it."""
         self._check_open()
         values = self._values(set, "set")
         names = self._names(read, "read")
@@ -181,11 +176,13 @@ class Session:
                 res = run_reference(self.program, heap)
             seconds = time.perf_counter() - start
             self._heap = res.heap
-            return SessionResult(res.value, {k: res.heap[k].copy() for k in names}, None, seconds)
+            return SessionResult(res.value if value else None, {k: res.heap[k].copy() for k in names}, None,
+                                 seconds)
         sets = {**self._pending, **values}
-        value, got, steps, seconds = self._ev.session_exec(self.name, sets, names, fuel)
+        v, got, steps, seconds = self._ev.session_exec(self.name, sets, names, fuel,
+                                                       value="f64" if value else "none")
         self._pending = {}
-        return SessionResult(value, {k: got[k] for k in names}, steps, seconds)
+        return SessionResult(v, {k: got[k] for k in names}, steps, seconds)
 
     def heap(self) -> dict[str, np.ndarray]:
         """Every location, in declaration order (copies)."""

@@ -204,7 +204,7 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
                 bar = Progress(len(order), f"epoch {epoch}/{epochs}", stream=sys.stderr if not quiet else _Null())
                 losses, correct = [], 0
                 for i, j in enumerate(order, 1):
-                    out = sess.run(set={"input": Xtr[j], "target": onehot[ytr[j]]}, read=("output",)).read["output"]
+                    out = sess.run(set={"input": Xtr[j], "target": onehot[ytr[j]]}, read=("output",), value=False).read["output"]
                     if not np.all(np.isfinite(out)):
                         raise BadInput("number", f"the training diverged at epoch {epoch}, sample {i}: lower --lr")
                     losses.append(0.5 * float(np.sum((out - onehot[ytr[j]]) ** 2)))
@@ -248,7 +248,7 @@ def evaluate(prog: Program, heap: dict, X: np.ndarray, y: np.ndarray, engine: st
     with Session(prog, engine=engine, evaluator=evaluator) as sess:
         sess.set_heap({**heap, "lr": [0.0]})
         for i, (x, label) in enumerate(zip(X, y), 1):
-            out = sess.run(set={"input": x, "target": onehot[label]}, read=("output",)).read["output"]
+            out = sess.run(set={"input": x, "target": onehot[label]}, read=("output",), value=False).read["output"]
             correct += int(np.argmax(out) == label)
             bar.update(i)
     return correct / len(X)
