@@ -163,11 +163,12 @@ def test_a_program_over_time_is_skipped_and_the_evaluator_recovers():
     campaign counts such a program as skipped."""
     from revhandlers.errors import RuntimeFailure
     from revhandlers.families import op_chain
-    # a rev handle around a chain of 400 operations: its RH rewriting and
-    # run take seconds (docs/decisions.md, "Cost of the evaluator")
+    # a rev handle around a chain of 400 operations: on the small-step
+    # evaluator its run takes seconds (docs/decisions.md, "Cost of the
+    # evaluator"; the campaign's model engine is the small-step one)
     slow = op_chain(400)
     small = rh.load(ROOT / "examples" / "one_layer.rh")
-    ev = VerifiedEvaluator(timeout=0.3)
+    ev = VerifiedEvaluator(timeout=0.3, flags=fuzz.MODEL_FLAGS)
     try:
         with pytest.raises(RuntimeFailure) as err:
             ev.run(slow)
