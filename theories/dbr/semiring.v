@@ -171,6 +171,10 @@ Proof.
   constructor; intros; unfold dual_eq, dual_add, dual_mul; simpl; split; ring.
 Qed.
 
+#[export] Existing Instance dual_eq_equiv.
+#[export] Existing Instance dual_add_ext.
+#[export] Existing Instance dual_mul_ext.
+
 Definition dual : semiring := {|
   sr_car := S * S;
   sr_zero := (0, 0);

@@ -1,0 +1,423 @@
+(** * Reverse mode with effect handlers (paper §3 and §5, spec §4.3)
+
+    The verified implementation of the paper.  Numbers of the inner run are
+    the nodes [node V]: the constants [NZero], [NOne], or [NVar i v], the
+    [i]-th node created, whose value is [v].  The dictionary [ad_dict]
+    answers [zero]/[one] with the constants and turns each [add]/[mul] into
+    a request [(op, a, b)].  [diff e] runs [e] at these nodes under a deep
+    one-shot handler ([handle1], with the node counter as its state):
+
+    - on a request [(op, a, b)], the handler computes the value of the new
+      node with the outer dictionary ([ad_before]), resumes the
+      continuation with the node (the rest of the forward phase and the
+      backward phase of every later operation), and then propagates the new
+      node's adjoint to [a] and [b] ([ad_after]);
+    - when [e] returns [y], the adjoint of [y] is seeded with [one]
+      ([ad_ret]).
+
+    The tape is the stack of suspended handler frames.  OCaml's mutable
+    adjoint fields are an adjoint table [nat -> V] returned by the handled
+    computation: the continuation returns the table of the nodes made
+    before it, and the clause updates it.  The handled tree has the inner
+    requests [ad_req V] only, and the clauses perform the outer dictionary's
+    requests, so an inner handler never sees an outer one's requests (in
+    [diff (diff e)], the outer [diff]'s requests travel through the inner
+    [diff]'s clauses, never into its handler).
+
+    The proof ([diff_correct]) instantiates [denotes e E] at the nodes, with
+    the dual numbers over the outer semiring as the semiring: a node
+    implements the dual number [(value, derivative with respect to x)] of
+    the sub-expression it stands for.  The worlds record the outer world and
+    the list of the dual numbers of the nodes made so far (the paper's ghost
+    Wengert list).  The backward invariant ([handle_spec]) is the sum
+    [Σ_i adjoint(i) · derivative(i) = E'(r)] over the nodes [i] made before
+    the handled subcomputation; it needs no filling of contexts. *)
+From Coq Require Import List PeanoNat Lia.
+From DefineByRun Require Import api.
+Import ListNotations.
+
+Inductive node (V : Type) : Type :=
+| NZero
+| NOne
+| NVar (i : nat) (v : V).
+Arguments NZero {V}.
+Arguments NOne {V}.
+Arguments NVar {V} i v.
+
+(** The requests [Add (a, b)] and [Mul (a, b)]. *)
+Definition ad_req (V : Type) : Type := (binop * node V * node V)%type.
+
+(** The dictionary handed to the expression being differentiated. *)
+Definition ad_dict (V : Type) : dict (ad_req V) (node V) (node V) := {|
+  zero := NZero;
+  one := NOne;
+  add := fun a b => perform (Add, a, b);
+  mul := fun a b => perform (Mul, a, b);
+|}.
+
+Section diff.
+Context {Q A V : Type} (d : dict Q A V).
+
+Definition get_v (u : node V) : V :=
+  match u with NZero => zero d | NOne => one d | NVar _ v => v end.
+
+(** The adjoint of a node.  On constants, OCaml's [get_d] fails; it is never
+    asked here (the handler reads only the nodes it made), and answers
+    [zero]. *)
+Definition get_d (tb : nat -> V) (u : node V) : V :=
+  match u with NVar i _ => tb i | _ => zero d end.
+
+Definition upd (tb : nat -> V) (i : nat) (c : V) : nat -> V :=
+  fun j => if Nat.eqb j i then c else tb j.
+
+(** [u.d <- u.d + c]; nothing on constants. *)
+Definition update (tb : nat -> V) (u : node V) (c : V) : tree Q A (nat -> V) :=
+  match u with
+  | NVar i _ => s <- add d (tb i) c ;; Ret (upd tb i s)
+  | _ => Ret tb
+  end.
+
+(** Return clause: every adjoint is [zero], then [update y one]. *)
+Definition ad_ret (n : nat) (y : node V) : tree Q A (nat -> V) :=
+  update (fun _ => zero d) y (one d).
+
+(** Forward part of the clause: the new node [n], valued [a op b]. *)
+Definition ad_before (n : nat) (q : ad_req V) : tree Q A (node V * nat) :=
+  let '(op, a, b) := q in
+  v <- dict_op d op (get_v a) (get_v b) ;;
+  Ret (NVar n v, S n).
+
+(** Backward part of the clause, once the continuation has returned. *)
+Definition ad_after (q : ad_req V) (u : node V) (tb : nat -> V) : tree Q A (nat -> V) :=
+  let '(op, a, b) := q in
+  let ud := get_d tb u in
+  match op with
+  | Add =>
+      tb1 <- update tb a ud ;;
+      update tb1 b ud
+  | Mul =>
+      ca <- mul d ud (get_v b) ;;
+      tb1 <- update tb a ca ;;
+      cb <- mul d ud (get_v a) ;;
+      update tb1 b cb
+  end.
+End diff.
+
+Lemma ad_before_req {Q A V} (d : dict Q A V) n op a b :
+  ad_before d n (op, a, b) = (v <- dict_op d op (get_v d a) (get_v d b) ;; Ret (NVar n v, S n)).
+Proof. reflexivity. Qed.
+
+(** The handler-based [diff : exp -> exp].  The variable is node 0. *)
+Definition diff (e : exp) : exp :=
+  fun Q A V d x =>
+    tb <- handle1 (ad_ret d) (ad_before d) (ad_after d) 1
+            (e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
+    Ret (tb 0).
+
+Local Open Scope sr_scope.
+
+Lemma nth_error_app_Some {T} (l L : list T) i x :
+  nth_error l i = Some x -> nth_error (l ++ L) i = Some x.
+Proof. revert i. induction l as [|y l IH]; intros [|i] H; simpl in *; try discriminate; auto. Qed.
+
+Lemma nth_error_snoc {T} (l : list T) x : nth_error (l ++ [x]) (length l) = Some x.
+Proof. induction l as [|y l IH]; simpl; auto. Qed.
+
+Section proof.
+Context {W Q A V : Type} {le : W -> W -> Prop} {Ψ : W -> Q -> (W -> A -> Prop) -> Prop}
+  {S : semiring} {impl : W -> V -> S -> Prop} {d : dict Q A V}.
+Context (Hd : num_spec le Ψ S impl d).
+Add Ring S_ring : (sr_theory S) (setoid (sr_eq_equiv S) (sr_ext S)).
+
+Let Hm := ns_impl_mono _ _ _ _ _ Hd.
+Let Ht := ns_le_trans Hd.
+
+(** [le w w'] along the chain of the worlds of a run. *)
+Local Ltac le_chain :=
+  first [ eassumption | apply (ns_le_refl Hd)
+        | eapply Ht; [eassumption|le_chain] ].
+
+(** ** The inner instance: worlds, representation, protocol *)
+
+(** An inner world: the outer world and the dual numbers of the nodes made
+    so far (node [i] at position [i]). *)
+Definition iworld : Type := (W * list (S * S))%type.
+
+Definition ile (u1 u2 : iworld) : Prop :=
+  le (fst u1) (fst u2) /\ exists L, snd u2 = snd u1 ++ L.
+
+(** Which dual number a node stands for, independent of the outer world. *)
+Definition node_dual (Kd : list (S * S)) (n : node V) (p : dual S) : Prop :=
+  match n with
+  | NZero => p ≡ 0
+  | NOne => p ≡ 1
+  | NVar i _ => exists p0 : dual S, nth_error Kd i = Some p0 /\ p0 ≡ p
+  end.
+
+(** [n] implements [p]: it stands for [p] and its value implements the
+    value component of [p]. *)
+Definition impl_node (u : iworld) (n : node V) (p : dual S) : Prop :=
+  node_dual (snd u) n p /\ impl (fst u) (get_v d n) (fst p).
+
+(** The protocol of the requests (the paper's [AD]): a request [(op, a, b)]
+    on nodes standing for [pa], [pb] is answered by the next node, which
+    stands for [pa op pb]; its value implements the value component. *)
+Definition ad_protocol (u : iworld) (q : ad_req V) (P : iworld -> node V -> Prop) : Prop :=
+  let '(op, a, b) := q in
+  exists pa pb : dual S, impl_node u a pa /\ impl_node u b pb /\
+  forall w' v, le (fst u) w' ->
+    impl w' v (fst (binop_den (S := dual S) op pa pb)) ->
+    P (w', snd u ++ [binop_den (S := dual S) op pa pb]) (NVar (length (snd u)) v).
+
+Lemma node_dual_mono Kd L n p : node_dual Kd n p -> node_dual (Kd ++ L) n p.
+Proof.
+  destruct n as [| |i v]; simpl; auto.
+  intros (p0 & H0 & Hp). exists p0. split; [apply nth_error_app_Some|]; auto.
+Qed.
+
+Lemma node_dual_eq Kd n p p' : (p : dual S) ≡ p' -> node_dual Kd n p -> node_dual Kd n p'.
+Proof.
+  intros Hp. destruct n as [| |i v]; simpl.
+  - intros H. rewrite <- Hp. exact H.
+  - intros H. rewrite <- Hp. exact H.
+  - intros (p0 & H0 & H1). exists p0. split; [exact H0|]. rewrite H1. exact Hp.
+Qed.
+
+Lemma node_dual_lt Kd i v p : node_dual Kd (NVar i v) p -> i < length Kd.
+Proof. intros (p0 & H0 & _). apply nth_error_Some. congruence. Qed.
+
+Lemma ad_dict_spec : num_spec ile ad_protocol (dual S) impl_node (ad_dict V).
+Proof.
+  split.
+  - split.
+    + intros u. split; [apply (ns_le_refl Hd)|]. exists []. rewrite app_nil_r. reflexivity.
+    + intros u1 u2 u3 [H12 [L1 E1]] [H23 [L2 E2]]. split; [eauto|].
+      exists (L1 ++ L2). rewrite E2, E1, app_assoc. reflexivity.
+  - intros u u' n p [Hle [L E]] [Hn Hv]. split.
+    + rewrite E. apply node_dual_mono. exact Hn.
+    + eapply Hm; eauto.
+  - intros u n p p' Hp [Hn Hv]. split.
+    + eapply node_dual_eq; eauto.
+    + eapply (ns_impl_eq _ _ _ _ _ Hd); [|exact Hv]. apply Hp.
+  - intros u. split; [simpl; reflexivity|apply (ns_zero _ _ _ _ _ Hd)].
+  - intros u. split; [simpl; reflexivity|apply (ns_one _ _ _ _ _ Hd)].
+  - intros [w Kd] a b pa pb Ha Hb.
+    apply (wp_perform _ _ _ (fun u' c => ile (w, Kd) u' /\ impl_node u' c (pa ⊕ pb))).
+    + exists pa, pb. split; [exact Ha|]. split; [exact Hb|].
+      intros w' v Hle Hv. split.
+      * split; [exact Hle|]. exists [pa ⊕ pb]. reflexivity.
+      * split; [|exact Hv]. exists (pa ⊕ pb). split; [apply nth_error_snoc|reflexivity].
+    + auto.
+  - intros [w Kd] a b pa pb Ha Hb.
+    apply (wp_perform _ _ _ (fun u' c => ile (w, Kd) u' /\ impl_node u' c (pa ⊗ pb))).
+    + exists pa, pb. split; [exact Ha|]. split; [exact Hb|].
+      intros w' v Hle Hv. split.
+      * split; [exact Hle|]. exists [pa ⊗ pb]. reflexivity.
+      * split; [|exact Hv]. exists (pa ⊗ pb). split; [apply nth_error_snoc|reflexivity].
+    + auto.
+Qed.
+
+(** ** The backward invariant *)
+
+(** The derivative component of node [i]. *)
+Definition dnode (Kd : list (S * S)) (i : nat) : S := snd (nth i Kd (0, 0)).
+
+(** [T] is the derivative the run must compute, [E'(r)]. *)
+Context (T : S).
+
+(** The adjoint table [tb], in the outer world [w'], holds adjoints [α i]
+    of the [n] nodes made before, with [Σ_{i<n} α i · dnode i = T]. *)
+Definition adjoints (n : nat) (Kd : list (S * S)) (w w' : W) (tb : nat -> V) : Prop :=
+  le w w' /\ exists α : nat -> S,
+    (forall i, i < n -> impl w' (tb i) (α i)) /\
+    sum_to n (fun i => α i ⊗ dnode Kd i) ≡ T.
+
+(** Adjoints survive outer effects. *)
+Lemma table_mono n w w' (tb : nat -> V) α :
+  le w w' -> (forall i, i < n -> impl w (tb i) (α i)) ->
+  (forall i, i < n -> impl w' (tb i) (α i)).
+Proof. intros Hle H i Hi. eapply Hm; eauto. Qed.
+
+(** [update tb a c] adds [γ · dnode a] to the sum, when [c] implements [γ]
+    and [a] stands for a dual number of the first [n] nodes. *)
+Lemma update_spec n Kd w tb α a pa c γ :
+  n = length Kd -> node_dual Kd a pa ->
+  (forall i, i < n -> impl w (tb i) (α i)) -> impl w c γ ->
+  wp Ψ w (update d tb a c) (fun w' tb' => le w w' /\ exists α',
+    (forall i, i < n -> impl w' (tb' i) (α' i)) /\
+    sum_to n (fun i => α' i ⊗ dnode Kd i)
+    ≡ sum_to n (fun i => α i ⊗ dnode Kd i) ⊕ γ ⊗ snd pa).
+Proof.
+  intros En Ha Htb Hc. destruct a as [| |i v]; simpl.
+  - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists α. split; [exact Htb|].
+    destruct Ha as [_ Ha]. simpl in Ha. rewrite Ha. ring.
+  - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists α. split; [exact Htb|].
+    destruct Ha as [_ Ha]. simpl in Ha. rewrite Ha. ring.
+  - pose proof (node_dual_lt _ _ _ _ Ha) as Hi. rewrite <- En in Hi.
+    destruct Ha as (p0 & H0 & [_ Hp0]).
+    apply wp_bind. eapply wp_mono; [apply (ns_add _ _ _ _ _ Hd); [apply Htb|]; eauto|].
+    intros w' s [Hle Hs]. apply wp_ret. split; [exact Hle|].
+    exists (bump α i γ). split.
+    + intros j Hj. unfold upd, bump. destruct (Nat.eqb j i) eqn:Eji.
+      * apply Nat.eqb_eq in Eji. subst j. exact Hs.
+      * eapply Hm; eauto.
+    + rewrite sum_to_bump by exact Hi. unfold dnode.
+      rewrite (nth_error_nth _ _ _ H0). rewrite Hp0. reflexivity.
+Qed.
+
+(** The postcondition the handler expects of the expression's result. *)
+Definition final (u : iworld) (y : node V) : Prop :=
+  exists p : dual S, impl_node u y p /\ snd p ≡ T.
+
+Lemma get_v_spec u n p : impl_node u n p -> impl (fst u) (get_v d n) (fst p).
+Proof. intros [_ H]. exact H. Qed.
+
+Lemma dnode_snoc Kd p i : i < length Kd -> dnode (Kd ++ [p]) i = dnode Kd i.
+Proof. intros Hi. unfold dnode. rewrite app_nth1 by exact Hi. reflexivity. Qed.
+
+Lemma dnode_last Kd p : dnode (Kd ++ [p]) (length Kd) = snd p.
+Proof. unfold dnode. rewrite app_nth2, Nat.sub_diag by lia. reflexivity. Qed.
+
+(** The run of the handler.
+
+    Informal proof, by induction on the derivation of [wp] for the
+    expression's run ([t]), in the inner world [(w, Kd)] with [n = |Kd|]
+    nodes made:
+    - [t = Ret y]: [y] stands for [p] with [snd p = T].  The return clause
+      makes every adjoint [0], then adds [1] to [y]'s if [y] is a node [i]:
+      the sum is [dnode i = snd p = T].  If [y] is a constant, [snd p = 0]
+      so [T = 0], the sum of zero adjoints.
+    - [t = Req (op, a, b) k]: the protocol says [a], [b] stand for [pa], [pb].
+      The forward part computes [v] implementing [fst pa op fst pb], the
+      value component of [pa op pb]; the new node [n] in the world
+      [(w', Kd ++ [pa op pb])] satisfies the protocol's promise, so the
+      induction hypothesis applies to the continuation: it returns adjoints
+      [α'] of the [n + 1] nodes with
+      [Σ_{i<n} α' i · dnode i + α' n · snd (pa op pb) = T].
+      The backward part adds [α' n · ∂(a op b)/∂a] to [a]'s adjoint and
+      [α' n · ∂(a op b)/∂b] to [b]'s ([update_spec]), which adds
+      [α' n · (snd pa + snd pb)] for [Add] and
+      [α' n · (fst pb · snd pa + fst pa · snd pb)] for [Mul], in both cases
+      [α' n · snd (pa op pb)] (the forward rule of dual numbers): the sum
+      over the first [n] nodes is [T]. *)
+Lemma handle_spec u t :
+  wp ad_protocol u t final ->
+  wp Ψ (fst u) (handle1 (ad_ret d) (ad_before d) (ad_after d) (length (snd u)) t)
+    (adjoints (length (snd u)) (snd u) (fst u)).
+Proof.
+  intros H. remember final as Φf eqn:EΦ.
+  induction H as [[w Kd] y Φ Hy|[w Kd] [[op a] b] k Φ P HΨ Hk IH]; subst Φ; simpl.
+  - (* the return clause *)
+    destruct Hy as (p & [Hn Hv] & Hp). rewrite handle1_ret. unfold ad_ret.
+    destruct y as [| |i v]; simpl in Hn |- *.
+    + apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
+      * intros i _. apply (ns_zero _ _ _ _ _ Hd).
+      * rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
+        rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
+    + apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
+      * intros i _. apply (ns_zero _ _ _ _ _ Hd).
+      * rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
+        rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
+    + eapply wp_mono.
+      * apply (update_spec (length Kd) Kd w (fun _ => zero d) (fun _ => 0)
+                 (NVar i v) p (one d) 1); [reflexivity|exact Hn| |apply (ns_one _ _ _ _ _ Hd)].
+        intros j _. apply (ns_zero _ _ _ _ _ Hd).
+      * intros w' tb [Hle (α & Hα & Hsum)]. split; [exact Hle|]. exists α. split; [exact Hα|].
+        rewrite Hsum, (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring).
+        rewrite sum_to_zero, <- Hp. ring.
+  - (* a request: the clause *)
+    destruct HΨ as (pa & pb & Ha & Hb & HP). simpl in HP.
+    rewrite handle1_req. apply wp_bind. rewrite ad_before_req. apply wp_bind.
+    eapply wp_mono; [apply (ns_op Hd w op _ _ (fst pa) (fst pb)); [apply Ha|apply Hb]|].
+    intros w1 v [Hle1 Hv]. apply wp_ret. simpl.
+    (* the continuation, in the world where node [length Kd] stands for [pa op pb] *)
+    assert (Hv' : impl w1 v (fst (binop_den (S := dual S) op pa pb))) by (destruct op; exact Hv).
+    specialize (IH _ _ (HP w1 v Hle1 Hv') eq_refl). simpl in IH.
+    rewrite app_length, Nat.add_1_r in IH.
+    apply wp_bind. eapply wp_mono; [exact IH|].
+    intros w2 tb [Hle2 (α & Hα & Hsum)].
+    (* the backward part *)
+    simpl in Hsum. rewrite dnode_last in Hsum.
+    rewrite (sum_to_ext _ _ _ (fun i => α i ⊗ dnode Kd i)) in Hsum
+      by (intros i Hi; rewrite dnode_snoc by exact Hi; reflexivity).
+    assert (Htb : forall i, i < length Kd -> impl w2 (tb i) (α i)) by auto.
+    assert (Hn : impl w2 (tb (length Kd)) (α (length Kd))) by auto.
+    destruct Ha as [Ha Hav], Hb as [Hb Hbv]. simpl in Hav, Hbv.
+    unfold ad_after. simpl get_d. destruct op; simpl in Hsum.
+    + (* Add: both operands receive the adjoint of the new node *)
+      apply wp_bind. eapply wp_mono; [apply (update_spec (length Kd) Kd w2 tb α a pa); eauto|].
+      intros w3 tb1 [Hle3 (α1 & Hα1 & Hs1)].
+      eapply wp_mono; [apply (update_spec (length Kd) Kd w3 tb1 α1 b pb); eauto|].
+      intros w4 tb2 [Hle4 (α2 & Hα2 & Hs2)].
+      split; [eauto 6|]. exists α2. split; [exact Hα2|].
+      rewrite Hs2, Hs1, <- Hsum. ring.
+    + (* Mul: [a] receives [ud·b], [b] receives [ud·a] *)
+      apply wp_bind.
+      assert (Hbv2 : impl w2 (get_v d b) (fst pb)) by (eapply Hm; [|exact Hbv]; le_chain).
+      eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn Hbv2)|].
+      intros w3 ca [Hle3 Hca]. apply wp_bind.
+      eapply wp_mono.
+      { apply (update_spec (length Kd) Kd w3 tb α a pa ca); [reflexivity|exact Ha| |exact Hca].
+        intros j Hj. eapply Hm; [exact Hle3|apply Htb; exact Hj]. }
+      intros w4 tb1 [Hle4 (α1 & Hα1 & Hs1)]. apply wp_bind.
+      assert (Hn4 : impl w4 (tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain).
+      assert (Hav4 : impl w4 (get_v d a) (fst pa)) by (eapply Hm; [|exact Hav]; le_chain).
+      eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn4 Hav4)|].
+      intros w5 cb [Hle5 Hcb].
+      eapply wp_mono.
+      { apply (update_spec (length Kd) Kd w5 tb1 α1 b pb cb); [reflexivity|exact Hb| |exact Hcb].
+        intros j Hj. eapply Hm; [exact Hle5|apply Hα1; exact Hj]. }
+      intros w6 tb2 [Hle6 (α2 & Hα2 & Hs2)].
+      split; [le_chain|]. exists α2. split; [exact Hα2|].
+      rewrite Hs2, Hs1, <- Hsum. ring.
+Qed.
+End proof.
+
+(** Statement 5.1: if [e] denotes [E], then [diff e] denotes [E'].  ([diff]
+    itself performs no effect: [diff e] is a function, built at once; the
+    requests of a run of [diff e] are those of the dictionary it is given,
+    see [diff_pure].)
+
+    Informal proof: fix a dictionary [d] implementing [S] under [Ψ], and
+    [x] implementing [r].  The nodes with the protocol [ad_protocol]
+    implement the dual numbers over [S] ([ad_dict_spec]), and the variable
+    [NVar 0 x] in the world [(w, [(r, 1)])] implements [(r, 1)].  As [e]
+    denotes [E], its run at the nodes returns a node standing for
+    [⟦E⟧(r, 1) = (⟦E⟧(r), ⟦E'⟧(r))] in dual numbers ([eval1_dual]).  By
+    [handle_spec] with [T = ⟦E'⟧(r)] and the single node 0 (whose
+    derivative component is 1), the handled run returns a table whose
+    entry 0 implements [α 0] with [α 0 · 1 = ⟦E'⟧(r)]. *)
+Lemma diff_correct e E : denotes e E -> denotes (diff e) (deriv E).
+Proof.
+  intros He W Q A V le Ψ S impl d Hd w x r Hx.
+  unfold diff. apply wp_bind.
+  assert (Hrun := He _ _ _ _ _ _ (dual S) _ (ad_dict V) (ad_dict_spec Hd)
+    (w, [(r, 1)]) (NVar 0 x) (r, 1)).
+  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, 1)]) (NVar 0 x) (r, 1)).
+  { split; [|exact Hx]. exists (r, 1). split; reflexivity. }
+  specialize (Hrun Hx').
+  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (eval1 r (deriv E)))) in Hrun.
+  - apply (handle_spec Hd (eval1 r (deriv E))) in Hrun. simpl in Hrun.
+    eapply wp_mono; [exact Hrun|].
+    intros w' tb [Hle (α & Hα & Hsum)]. apply wp_ret. split; [exact Hle|].
+    eapply (ns_impl_eq _ _ _ _ _ Hd); [|apply Hα; auto].
+    rewrite <- Hsum. unfold dnode. simpl.
+    destruct S as [? ? ? ? ? ? ? ? ? Sth]. simpl in *.
+    rewrite (SRadd_0_l Sth), (SRmul_comm Sth), (SRmul_1_l Sth). reflexivity.
+  - intros u y [_ Hy]. exists (eval1 (S := dual S) (r, 1) E). split; [exact Hy|].
+    apply (eval1_dual S r E).
+Qed.
+
+(** [diff] performs no effect of its own: with a dictionary that performs
+    none, a run of [diff e] performs none either. *)
+Lemma diff_pure e E (S : semiring) (r : S) :
+  denotes e E ->
+  exists y, diff e _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r (deriv E).
+Proof. intros He. apply denotes_run, diff_correct, He. Qed.
+
+(** Iterated differentiation follows from the specification alone. *)
+Lemma diff_n_correct n e E :
+  denotes e E -> denotes (Nat.iter n diff e) (deriv_n n E).
+Proof.
+  intros He. induction n as [|n IH]; simpl; [exact He|]. apply diff_correct, IH.
+Qed.
