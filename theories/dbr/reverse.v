@@ -278,28 +278,94 @@ Proof. intros Hi. unfold dnode. rewrite app_nth1 by exact Hi. reflexivity. Qed.
 Lemma dnode_last Kd p : dnode (Kd ++ [p]) (length Kd) = snd p.
 Proof. unfold dnode. rewrite app_nth2, Nat.sub_diag by lia. reflexivity. Qed.
 
+(** The return clause seeds the adjoint of the result: if [y] stands for
+    [p] with [snd p = T], the table it returns satisfies the invariant.
+    If [y] is node [i], its adjoint is [0 + 1] and the others are [0], so
+    the sum is [dnode i = snd p = T]; if [y] is a constant, [snd p = 0 = T]
+    and every adjoint is [0]. *)
+Lemma ret_spec w Kd n y p :
+  node_dual Kd y p -> snd p ≡ T ->
+  wp Ψ w (ad_ret d n y) (adjoints (length Kd) Kd w).
+Proof.
+  intros Hn Hp. unfold ad_ret. destruct y as [| |i v].
+  - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
+    + intros i _. apply (ns_zero _ _ _ _ _ Hd).
+    + rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
+      rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
+  - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
+    + intros i _. apply (ns_zero _ _ _ _ _ Hd).
+    + rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
+      rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
+  - eapply wp_mono.
+    + apply (update_spec (length Kd) Kd w (fun _ => zero d) (fun _ => 0)
+               (NVar i v) p (one d) 1); [reflexivity|exact Hn| |apply (ns_one _ _ _ _ _ Hd)].
+      intros j _. apply (ns_zero _ _ _ _ _ Hd).
+    + intros w' tb [Hle (α & Hα & Hsum)]. split; [exact Hle|]. exists α. split; [exact Hα|].
+      rewrite Hsum, (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring).
+      rewrite sum_to_zero, <- Hp. ring.
+Qed.
+
+(** The backward part of a clause moves the invariant from the [n + 1]
+    nodes ending with [n = a op b] to the first [n].  It adds
+    [α n · ∂(a op b)/∂a] to [a]'s adjoint and [α n · ∂(a op b)/∂b] to [b]'s
+    ([update_spec]): [α n · (snd pa + snd pb)] for [Add],
+    [α n · (fst pb · snd pa + fst pa · snd pb)] for [Mul], in both cases
+    [α n · snd (pa op pb)], the term of node [n] in the sum (the forward
+    rule of dual numbers). *)
+Lemma after_spec w Kd op a b pa pb v tb α :
+  node_dual Kd a pa -> node_dual Kd b pb ->
+  impl w (get_v d a) (fst pa) -> impl w (get_v d b) (fst pb) ->
+  (forall i, i < Datatypes.S (length Kd) -> impl w (tb i) (α i)) ->
+  sum_to (Datatypes.S (length Kd)) (fun i => α i ⊗ dnode (Kd ++ [binop_den (S := dual S) op pa pb]) i) ≡ T ->
+  wp Ψ w (ad_after d (op, a, b) (NVar (length Kd) v) tb) (adjoints (length Kd) Kd w).
+Proof.
+  intros Ha Hb Hav Hbv Hα Hsum.
+  simpl in Hsum. rewrite dnode_last in Hsum.
+  rewrite (sum_to_ext _ _ _ (fun i => α i ⊗ dnode Kd i)) in Hsum
+    by (intros i Hi; rewrite dnode_snoc by exact Hi; reflexivity).
+  assert (Htb : forall i, i < length Kd -> impl w (tb i) (α i)) by auto.
+  assert (Hn : impl w (tb (length Kd)) (α (length Kd))) by auto.
+  unfold ad_after. simpl get_d. destruct op; simpl in Hsum.
+  - (* Add: both operands receive the adjoint of the new node *)
+    apply wp_bind. eapply wp_mono; [apply (update_spec (length Kd) Kd w tb α a pa); eauto|].
+    intros w3 tb1 [Hle3 (α1 & Hα1 & Hs1)].
+    eapply wp_mono; [apply (update_spec (length Kd) Kd w3 tb1 α1 b pb); eauto|].
+    intros w4 tb2 [Hle4 (α2 & Hα2 & Hs2)].
+    split; [le_chain|]. exists α2. split; [exact Hα2|].
+    rewrite Hs2, Hs1, <- Hsum. ring.
+  - (* Mul: [a] receives [ud·b], [b] receives [ud·a] *)
+    apply wp_bind.
+    eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn Hbv)|].
+    intros w3 ca [Hle3 Hca]. apply wp_bind.
+    eapply wp_mono.
+    { apply (update_spec (length Kd) Kd w3 tb α a pa ca); [reflexivity|exact Ha| |exact Hca].
+      intros j Hj. eapply Hm; [exact Hle3|apply Htb; exact Hj]. }
+    intros w4 tb1 [Hle4 (α1 & Hα1 & Hs1)]. apply wp_bind.
+    assert (Hn4 : impl w4 (tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain).
+    assert (Hav4 : impl w4 (get_v d a) (fst pa)) by (eapply Hm; [|exact Hav]; le_chain).
+    eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn4 Hav4)|].
+    intros w5 cb [Hle5 Hcb].
+    eapply wp_mono.
+    { apply (update_spec (length Kd) Kd w5 tb1 α1 b pb cb); [reflexivity|exact Hb| |exact Hcb].
+      intros j Hj. eapply Hm; [exact Hle5|apply Hα1; exact Hj]. }
+    intros w6 tb2 [Hle6 (α2 & Hα2 & Hs2)].
+    split; [le_chain|]. exists α2. split; [exact Hα2|].
+    rewrite Hs2, Hs1, <- Hsum. ring.
+Qed.
+
 (** The run of the handler.
 
     Informal proof, by induction on the derivation of [wp] for the
     expression's run ([t]), in the inner world [(w, Kd)] with [n = |Kd|]
     nodes made:
-    - [t = Ret y]: [y] stands for [p] with [snd p = T].  The return clause
-      makes every adjoint [0], then adds [1] to [y]'s if [y] is a node [i]:
-      the sum is [dnode i = snd p = T].  If [y] is a constant, [snd p = 0]
-      so [T = 0], the sum of zero adjoints.
+    - [t = Ret y]: [y] stands for [p] with [snd p = T]; [ret_spec].
     - [t = Req (op, a, b) k]: the protocol says [a], [b] stand for [pa], [pb].
       The forward part computes [v] implementing [fst pa op fst pb], the
       value component of [pa op pb]; the new node [n] in the world
       [(w', Kd ++ [pa op pb])] satisfies the protocol's promise, so the
       induction hypothesis applies to the continuation: it returns adjoints
-      [α'] of the [n + 1] nodes with
-      [Σ_{i<n} α' i · dnode i + α' n · snd (pa op pb) = T].
-      The backward part adds [α' n · ∂(a op b)/∂a] to [a]'s adjoint and
-      [α' n · ∂(a op b)/∂b] to [b]'s ([update_spec]), which adds
-      [α' n · (snd pa + snd pb)] for [Add] and
-      [α' n · (fst pb · snd pa + fst pa · snd pb)] for [Mul], in both cases
-      [α' n · snd (pa op pb)] (the forward rule of dual numbers): the sum
-      over the first [n] nodes is [T]. *)
+      of the [n + 1] nodes whose sum is [T].  The backward part brings the
+      sum back to the first [n] nodes ([after_spec]). *)
 Lemma handle_spec u t :
   wp ad_protocol u t final ->
   wp Ψ (fst u) (handle1 (ad_ret d) (ad_before d) (ad_after d) (length (snd u)) t)
@@ -308,27 +374,11 @@ Proof.
   intros H. remember final as Φf eqn:EΦ.
   induction H as [[w Kd] y Φ Hy|[w Kd] [[op a] b] k Φ P HΨ Hk IH]; subst Φ; simpl.
   - (* the return clause *)
-    destruct Hy as (p & [Hn Hv] & Hp). rewrite handle1_ret. unfold ad_ret.
-    destruct y as [| |i v]; simpl in Hn |- *.
-    + apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
-      * intros i _. apply (ns_zero _ _ _ _ _ Hd).
-      * rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
-        rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
-    + apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
-      * intros i _. apply (ns_zero _ _ _ _ _ Hd).
-      * rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
-        rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
-    + eapply wp_mono.
-      * apply (update_spec (length Kd) Kd w (fun _ => zero d) (fun _ => 0)
-                 (NVar i v) p (one d) 1); [reflexivity|exact Hn| |apply (ns_one _ _ _ _ _ Hd)].
-        intros j _. apply (ns_zero _ _ _ _ _ Hd).
-      * intros w' tb [Hle (α & Hα & Hsum)]. split; [exact Hle|]. exists α. split; [exact Hα|].
-        rewrite Hsum, (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring).
-        rewrite sum_to_zero, <- Hp. ring.
+    destruct Hy as (p & [Hn _] & Hp). rewrite handle1_ret. exact (ret_spec w Kd _ y p Hn Hp).
   - (* a request: the clause *)
-    destruct HΨ as (pa & pb & Ha & Hb & HP). simpl in HP.
+    destruct HΨ as (pa & pb & [Ha Hav] & [Hb Hbv] & HP). simpl in HP, Ha, Hb, Hav, Hbv.
     rewrite handle1_req. apply wp_bind. rewrite ad_before_req. apply wp_bind.
-    eapply wp_mono; [apply (ns_op Hd w op _ _ (fst pa) (fst pb)); [apply Ha|apply Hb]|].
+    eapply wp_mono; [apply (ns_op Hd w op _ _ (fst pa) (fst pb)); [exact Hav|exact Hbv]|].
     intros w1 v [Hle1 Hv]. apply wp_ret. simpl.
     (* the continuation, in the world where node [length Kd] stands for [pa op pb] *)
     assert (Hv' : impl w1 v (fst (binop_den (S := dual S) op pa pb))) by (destruct op; exact Hv).
@@ -337,39 +387,10 @@ Proof.
     apply wp_bind. eapply wp_mono; [exact IH|].
     intros w2 tb [Hle2 (α & Hα & Hsum)].
     (* the backward part *)
-    simpl in Hsum. rewrite dnode_last in Hsum.
-    rewrite (sum_to_ext _ _ _ (fun i => α i ⊗ dnode Kd i)) in Hsum
-      by (intros i Hi; rewrite dnode_snoc by exact Hi; reflexivity).
-    assert (Htb : forall i, i < length Kd -> impl w2 (tb i) (α i)) by auto.
-    assert (Hn : impl w2 (tb (length Kd)) (α (length Kd))) by auto.
-    destruct Ha as [Ha Hav], Hb as [Hb Hbv]. simpl in Hav, Hbv.
-    unfold ad_after. simpl get_d. destruct op; simpl in Hsum.
-    + (* Add: both operands receive the adjoint of the new node *)
-      apply wp_bind. eapply wp_mono; [apply (update_spec (length Kd) Kd w2 tb α a pa); eauto|].
-      intros w3 tb1 [Hle3 (α1 & Hα1 & Hs1)].
-      eapply wp_mono; [apply (update_spec (length Kd) Kd w3 tb1 α1 b pb); eauto|].
-      intros w4 tb2 [Hle4 (α2 & Hα2 & Hs2)].
-      split; [eauto 6|]. exists α2. split; [exact Hα2|].
-      rewrite Hs2, Hs1, <- Hsum. ring.
-    + (* Mul: [a] receives [ud·b], [b] receives [ud·a] *)
-      apply wp_bind.
-      assert (Hbv2 : impl w2 (get_v d b) (fst pb)) by (eapply Hm; [|exact Hbv]; le_chain).
-      eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn Hbv2)|].
-      intros w3 ca [Hle3 Hca]. apply wp_bind.
-      eapply wp_mono.
-      { apply (update_spec (length Kd) Kd w3 tb α a pa ca); [reflexivity|exact Ha| |exact Hca].
-        intros j Hj. eapply Hm; [exact Hle3|apply Htb; exact Hj]. }
-      intros w4 tb1 [Hle4 (α1 & Hα1 & Hs1)]. apply wp_bind.
-      assert (Hn4 : impl w4 (tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain).
-      assert (Hav4 : impl w4 (get_v d a) (fst pa)) by (eapply Hm; [|exact Hav]; le_chain).
-      eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn4 Hav4)|].
-      intros w5 cb [Hle5 Hcb].
-      eapply wp_mono.
-      { apply (update_spec (length Kd) Kd w5 tb1 α1 b pb cb); [reflexivity|exact Hb| |exact Hcb].
-        intros j Hj. eapply Hm; [exact Hle5|apply Hα1; exact Hj]. }
-      intros w6 tb2 [Hle6 (α2 & Hα2 & Hs2)].
-      split; [le_chain|]. exists α2. split; [exact Hα2|].
-      rewrite Hs2, Hs1, <- Hsum. ring.
+    eapply wp_mono.
+    + apply (after_spec w2 Kd op a b pa pb v tb α Ha Hb); [| |exact Hα|exact Hsum];
+        (eapply Hm; [|eassumption]; le_chain).
+    + intros w3 tb' [Hle3 Hrest]. split; [le_chain|exact Hrest].
 Qed.
 End proof.
 
