@@ -36,10 +36,10 @@ let bad ?(rule = "none") kind msg = raise (Bad (kind, rule, cut msg))
 let list_vectors = ref false
 
 let const_of_array n (a : float array) : C.const =
-  if !list_vectors then C.mk_const n (Array.to_list a) else C.mk_const n a
+  if !list_vectors then C.mk_const n (Array.to_list a) else C.mk_const n (Vec.Plain a)
 
 let array_of_const (c : C.const) : float array =
-  if !list_vectors then Array.of_list (snd (C.const_view c) : float list) else (snd (C.const_view c) : float array)
+  if !list_vectors then Array.of_list (snd (C.const_view c) : float list) else Vec.force (snd (C.const_view c) : Vec.t)
 
 let exec_check decls locs p =
   if !list_vectors then C.exec_check Vec.list_ops decls locs p else C.exec_check Vec.ops decls locs p

@@ -18,7 +18,9 @@
      [a +. 0.0 = a] for every [a] that is not -0.0.
    Every kernel checks the lengths of its arguments against its parameters
    (raising Invalid_argument, reported by the driver as an internal error)
-   before its loops use unchecked indexing. *)
+   before its loops use unchecked indexing.  A transpose is not copied until
+   needed, and a product with a transposed left factor reads the matrix in
+   place (type [t] below). *)
 
 module C = Revhandlers_core
 
@@ -194,6 +196,30 @@ let transpose m n (a : float array) =
   done;
   c
 
+(* Aᵀ·B where A is n×m (so Aᵀ is m×n) and B n×k, without copying Aᵀ:
+   c[i][j] = ((0 + a[0][i]·b[0][j]) + a[1][i]·b[1][j]) + …, the same sums in
+   the same order as [matmul m n k (transpose n m a) b]. *)
+let matmul_tl m n k (a : float array) (b : float array) =
+  need "matmul" (Array.length a = n * m && Array.length b = n * k);
+  let c = Array.make (m * k) 0.0 in
+  for t = 0 to n - 1 do
+    let arow = t * m and brow = t * k in
+    if k = 1 then begin
+      let bt = get b t in
+      for i = 0 to m - 1 do
+        set c i (get c i +. (get a (arow + i) *. bt))
+      done
+    end
+    else
+      for i = 0 to m - 1 do
+        let ati = get a (arow + i) and crow = i * k in
+        for j = 0 to k - 1 do
+          set c (crow + j) (get c (crow + j) +. (ati *. get b (brow + j)))
+        done
+      done
+  done;
+  c
+
 (* Each of c channels of length n cut or zero-extended to length m. *)
 let pad c n m (x : float array) =
   need "pad" (Array.length x = c * n);
@@ -347,33 +373,58 @@ let skipn k (v : float array) =
   let k = max 0 (min k (Array.length v)) in
   Array.sub v k (Array.length v - k)
 
-let ops : float array C.vec_ops =
-  { C.v_len = Array.length;
-    v_zero = (fun n -> Array.make n 0.0);
-    v_add = add;
-    v_sub = sub;
-    v_mul = mul;
-    v_neg = neg;
-    v_scale = scale;
-    v_dot = dot;
-    v_swish = swish;
-    v_swish1 = swish1;
-    v_swish2 = swish2;
-    v_round = round;
-    v_matmul = matmul;
-    v_transpose = transpose;
-    v_pad = pad;
-    v_upscale = upscale;
-    v_upscale_adj = upscale_adj;
-    v_conv1d = conv1d;
-    v_conv1d_dK = conv1d_dK;
-    v_conv1d_dx = conv1d_dx;
-    v_maxpool = maxpool;
-    v_maxpool_adj = maxpool_adj;
-    v_maxpool_gather = maxpool_gather;
-    v_append = Array.append;
-    v_firstn = firstn;
-    v_skipn = skipn }
+(* The vectors the instance works with: an array, or the transpose of a
+   matrix not copied yet (vectors are never mutated, so sharing is safe).
+   [Trans (m, n, a)] is the n×m transpose of the m×n matrix [a]; it is
+   copied when an operation other than [matmul] (as its left factor) or
+   [transpose] needs it, and a product Aᵀ·B reads A directly (matmul_tl). *)
+type t = Plain of float array | Trans of int * int * float array
+
+let force = function Plain a -> a | Trans (m, n, a) -> transpose m n a
+
+let length = function Plain a -> Array.length a | Trans (_, _, a) -> Array.length a
+
+let transpose_t m n = function
+  | Trans (p, q, a) when p = n && q = m -> Plain a
+  | Plain a when Array.length a = m * n && (m = 1 || n = 1) -> Plain a
+  | Plain a when Array.length a = m * n -> Trans (m, n, a)
+  | u -> Plain (transpose m n (force u))
+
+let matmul_t m n k u v =
+  match u with
+  | Trans (p, q, a) when p = n && q = m -> Plain (matmul_tl m n k a (force v))
+  | _ -> Plain (matmul m n k (force u) (force v))
+
+let lift1 f u = Plain (f (force u))
+let lift2 f u v = Plain (f (force u) (force v))
+
+let ops : t C.vec_ops =
+  { C.v_len = length;
+    v_zero = (fun n -> Plain (Array.make n 0.0));
+    v_add = lift2 add;
+    v_sub = lift2 sub;
+    v_mul = lift2 mul;
+    v_neg = lift1 neg;
+    v_scale = lift2 scale;
+    v_dot = lift2 dot;
+    v_swish = lift1 swish;
+    v_swish1 = lift1 swish1;
+    v_swish2 = lift1 swish2;
+    v_round = lift1 round;
+    v_matmul = matmul_t;
+    v_transpose = transpose_t;
+    v_pad = (fun c n m -> lift1 (pad c n m));
+    v_upscale = (fun c n m -> lift1 (upscale c n m));
+    v_upscale_adj = (fun c n m -> lift1 (upscale_adj c n m));
+    v_conv1d = (fun c c' n m -> lift2 (conv1d c c' n m));
+    v_conv1d_dK = (fun c c' n m -> lift2 (conv1d_dK c c' n m));
+    v_conv1d_dx = (fun c c' n m -> lift2 (conv1d_dx c c' n m));
+    v_maxpool = (fun c n m -> lift1 (maxpool c n m));
+    v_maxpool_adj = (fun c n m -> lift2 (maxpool_adj c n m));
+    v_maxpool_gather = (fun c n m -> lift2 (maxpool_gather c n m));
+    v_append = lift2 Array.append;
+    v_firstn = (fun k -> lift1 (firstn k));
+    v_skipn = (fun k -> lift1 (skipn k)) }
 
 (* The list model, extracted from Coq, for --list-vectors and vec_check. *)
 let list_ops : float list C.vec_ops = C.list_vec_ops float_ops

@@ -7,7 +7,28 @@
 
 module C = Revhandlers_core
 
-let a = Vec.ops
+(* The float-array operations seen on plain arrays. *)
+let a : float array C.vec_ops =
+  let o = Vec.ops and p x = Vec.Plain x and f = Vec.force in
+  { C.v_len = (fun u -> o.C.v_len (p u)); v_zero = (fun n -> f (o.C.v_zero n));
+    v_add = (fun u v -> f (o.C.v_add (p u) (p v))); v_sub = (fun u v -> f (o.C.v_sub (p u) (p v)));
+    v_mul = (fun u v -> f (o.C.v_mul (p u) (p v))); v_neg = (fun u -> f (o.C.v_neg (p u)));
+    v_scale = (fun u v -> f (o.C.v_scale (p u) (p v))); v_dot = (fun u v -> f (o.C.v_dot (p u) (p v)));
+    v_swish = (fun u -> f (o.C.v_swish (p u))); v_swish1 = (fun u -> f (o.C.v_swish1 (p u)));
+    v_swish2 = (fun u -> f (o.C.v_swish2 (p u))); v_round = (fun u -> f (o.C.v_round (p u)));
+    v_matmul = (fun m n k u v -> f (o.C.v_matmul m n k (p u) (p v)));
+    v_transpose = (fun m n u -> f (o.C.v_transpose m n (p u)));
+    v_pad = (fun c n m u -> f (o.C.v_pad c n m (p u))); v_upscale = (fun c n m u -> f (o.C.v_upscale c n m (p u)));
+    v_upscale_adj = (fun c n m u -> f (o.C.v_upscale_adj c n m (p u)));
+    v_conv1d = (fun c c' n m u v -> f (o.C.v_conv1d c c' n m (p u) (p v)));
+    v_conv1d_dK = (fun c c' n m u v -> f (o.C.v_conv1d_dK c c' n m (p u) (p v)));
+    v_conv1d_dx = (fun c c' n m u v -> f (o.C.v_conv1d_dx c c' n m (p u) (p v)));
+    v_maxpool = (fun c n m u -> f (o.C.v_maxpool c n m (p u)));
+    v_maxpool_adj = (fun c n m u v -> f (o.C.v_maxpool_adj c n m (p u) (p v)));
+    v_maxpool_gather = (fun c n m u v -> f (o.C.v_maxpool_gather c n m (p u) (p v)));
+    v_append = (fun u v -> f (o.C.v_append (p u) (p v)));
+    v_firstn = (fun k u -> f (o.C.v_firstn k (p u))); v_skipn = (fun k u -> f (o.C.v_skipn k (p u))) }
+
 let l = Vec.list_ops
 
 let special = [| 0.0; -0.0; 0.5; -0.5; 1.5; -2.5; 2.5; 1e-310; -1e300; 3.0; 3.0; 710.0; -745.0 |]
@@ -92,13 +113,34 @@ let one () =
    rows at a time), with ragged edges. *)
 let big () =
   let m = 60 + Random.int 80 and n = 60 + Random.int 80 and k = 1 + Random.int 3 in
-  let x = vec (m * n) and y = vec (n * k) in
+  let x = vec (m * n) and y = vec (n * k) and y' = vec (m * k) in
+  let xt = Vec.ops.C.v_transpose m n (Vec.Plain x) in
+  check (Printf.sprintf "matmul %d %d %d of a transpose" n m k) [ x; y' ] (Vec.force (Vec.ops.C.v_matmul n m k xt (Vec.Plain y')))
+    (l.C.v_matmul n m k (l.C.v_transpose m n (tl x)) (tl y'));
   check (Printf.sprintf "transpose %d %d" m n) [ x ] (a.C.v_transpose m n x) (l.C.v_transpose m n (tl x));
   check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y))
+
+(* Transposes kept lazy: a product with a transposed left factor, a
+   transpose transposed back, and any other operation on a transpose. *)
+let lazy_transposes () =
+  let o = Vec.ops in
+  let m = dim () and n = dim () and k = dim () in
+  let x = vec (n * m) and y = vec (n * k) in
+  let xt = o.C.v_transpose n m (Vec.Plain x) in
+  check (Printf.sprintf "matmul %d %d %d of a transpose" m n k) [ x; y ] (Vec.force (o.C.v_matmul m n k xt (Vec.Plain y)))
+    (l.C.v_matmul m n k (l.C.v_transpose n m (tl x)) (tl y));
+  check (Printf.sprintf "transpose of a transpose %d %d" n m) [ x ] (Vec.force (o.C.v_transpose m n xt))
+    (l.C.v_transpose m n (l.C.v_transpose n m (tl x)));
+  let z = vec (n * m) in
+  check (Printf.sprintf "add of a transpose %d %d" n m) [ x; z ] (Vec.force (o.C.v_add xt (Vec.Plain z)))
+    (l.C.v_add (l.C.v_transpose n m (tl x)) (tl z));
+  check (Printf.sprintf "matmul %d %d %d by a transpose" k n m) [ x; y ]
+    (Vec.force (o.C.v_matmul k n m (o.C.v_transpose n k (Vec.Plain y)) (Vec.Plain x)))
+    (l.C.v_matmul k n m (l.C.v_transpose n k (tl y)) (tl x))
 
 let () =
   let n = if Array.length Sys.argv > 1 then int_of_string Sys.argv.(1) else 2000 in
   let seed = if Array.length Sys.argv > 2 then int_of_string Sys.argv.(2) else 0 in
   Random.init seed;
-  for r = 1 to n do one (); if r mod 100 = 0 then big () done;
+  for r = 1 to n do one (); lazy_transposes (); if r mod 100 = 0 then big () done;
   Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n
