@@ -5,9 +5,13 @@ PY ?= python3
 COQ_THEORIES := _build/default/theories/rh
 RH_EVAL := _build/default/extracted/rh-eval
 
-.PHONY: all deps proofs build demo headline test bench clean
+.PHONY: all help deps proofs build demo headline test bench clean
 
 all: build
+
+## help: list the targets
+help:
+	@grep -E '^## ' Makefile | sed -e 's/^## //'
 
 ## deps: install Debian's Coq/OCaml toolchain and the Python package if missing
 deps:

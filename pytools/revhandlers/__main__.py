@@ -1,0 +1,5 @@
+"""``python -m revhandlers``: the ``revhandlers`` command line."""
+
+from .cli import entry
+
+entry()
