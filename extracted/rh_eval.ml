@@ -798,7 +798,7 @@ let read_all ic =
 let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
      what it has, rather than mapping fresh pages for every run. *)
-  Gc.set { (Gc.get ()) with Gc.major_heap_increment = 1 lsl 24; space_overhead = 200 };
+  Gc.set { (Gc.get ()) with Gc.major_heap_increment = 1 lsl 22; space_overhead = 200 };
   let mode = ref `Run and serve_mode = ref false and file = ref None in
   let rec args = function
     | [] -> ()
