@@ -121,6 +121,24 @@ Proof.
   - destruct IHl as [H1 H2], IHr as [H3 H4].
     unfold dual_eq, dual_mul in *; simpl in *. rewrite H1, H2, H3, H4. split; reflexivity.
 Qed.
+(** The same with a vector of tangents, one per variable: evaluating in
+    [vdual S I] with the variable [i] seeded with the tangent [e_i]
+    computes the value and the whole gradient. *)
+Lemma eval_vdual (S : semiring) (ρ : I -> S) E :
+  eval (S := vdual S I) (fun i => (ρ i, fun j => if dec j i then 1 else 0)) E
+  ≡ ((eval ρ E, fun j => pderiv dec ρ E j) : vdual S I).
+Proof.
+  induction E as [| |i|[|] El IHl Er IHr]; simpl.
+  - split; [|intros j]; reflexivity.
+  - split; [|intros j]; reflexivity.
+  - split; [|intros j]; reflexivity.
+  - destruct IHl as [H1 H2], IHr as [H3 H4].
+    unfold vdual_eq, vdual_add in *; simpl in *.
+    split; [|intros j]; rewrite ?H1, ?H2, ?H3, ?H4; reflexivity.
+  - destruct IHl as [H1 H2], IHr as [H3 H4].
+    unfold vdual_eq, vdual_mul in *; simpl in *.
+    split; [|intros j]; rewrite ?H1, ?H2, ?H3, ?H4; reflexivity.
+Qed.
 End sderiv.
 
 (** ** The univariate case: [X] and [E'] *)
@@ -143,6 +161,17 @@ Proof.
   - rewrite <- (eval_dual unit_dec S (fun _ => r) E tt).
     apply eval_ext. intros []. simpl. split; reflexivity.
   - split; simpl; [reflexivity|]. symmetry. apply eval_sderiv.
+Qed.
+
+Lemma eval1_vdual (S : semiring) (r : S) E :
+  eval1 (S := vdual S unit) (r, fun _ => 1) E
+  ≡ ((eval1 r E, fun _ => eval1 r (deriv E)) : vdual S unit).
+Proof.
+  unfold eval1, deriv.
+  transitivity ((eval (fun _ => r) E, fun j => pderiv unit_dec (fun _ => r) E j) : vdual S unit).
+  - rewrite <- (eval_vdual unit_dec S (fun _ => r) E).
+    apply eval_ext. intros []. simpl. split; [|intros []]; reflexivity.
+  - split; simpl; [reflexivity|]. intros []. symmetry. apply eval_sderiv.
 Qed.
 
 (** Iterated derivatives [E^(n)]. *)

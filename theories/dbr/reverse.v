@@ -27,7 +27,9 @@
     The proof ([diff_correct]) instantiates [denotes e E] at the nodes, with
     the dual numbers over the outer semiring as the semiring: a node
     implements the dual number [(value, derivative with respect to x)] of
-    the sub-expression it stands for.  The worlds record the outer world and
+    the sub-expression it stands for.  The proof is written once for dual
+    numbers with a vector of tangents indexed by any [J] ([vdual]); [diff]
+    uses [J = unit], the gradient ([grad.v]) [J = nat].  The worlds record the outer world and
     the list of the dual numbers of the nodes made so far (the paper's ghost
     Wengert list).  The backward invariant ([handle_spec]) is the sum
     [Σ_i adjoint(i) · derivative(i) = E'(r)] over the nodes [i] made before
@@ -127,6 +129,8 @@ Section proof.
 Context {W Q A V : Type} {le : W -> W -> Prop} {Ψ : W -> Q -> (W -> A -> Prop) -> Prop}
   {S : semiring} {impl : W -> V -> S -> Prop} {d : dict Q A V}.
 Context (Hd : num_spec le Ψ S impl d).
+(** Tangents are indexed by [J] ([unit] for [diff], [nat] for [grad]). *)
+Context {J : Type}.
 Add Ring S_ring : (sr_theory S) (setoid (sr_eq_equiv S) (sr_ext S)).
 
 Let Hm := ns_impl_mono _ _ _ _ _ Hd.
@@ -140,23 +144,23 @@ Local Ltac le_chain :=
 (** ** The inner instance: worlds, representation, protocol *)
 
 (** An inner world: the outer world and the dual numbers of the nodes made
-    so far (node [i] at position [i]). *)
-Definition iworld : Type := (W * list (S * S))%type.
+    so far (node [i] at position [i]), each a value with its tangents. *)
+Definition iworld : Type := (W * list (S * (J -> S)))%type.
 
 Definition ile (u1 u2 : iworld) : Prop :=
   le (fst u1) (fst u2) /\ exists L, snd u2 = snd u1 ++ L.
 
 (** Which dual number a node stands for, independent of the outer world. *)
-Definition node_dual (Kd : list (S * S)) (n : node V) (p : dual S) : Prop :=
+Definition node_dual (Kd : list (S * (J -> S))) (n : node V) (p : vdual S J) : Prop :=
   match n with
   | NZero => p ≡ 0
   | NOne => p ≡ 1
-  | NVar i _ => exists p0 : dual S, nth_error Kd i = Some p0 /\ p0 ≡ p
+  | NVar i _ => exists p0 : vdual S J, nth_error Kd i = Some p0 /\ p0 ≡ p
   end.
 
 (** [n] implements [p]: it stands for [p] and its value implements the
     value component of [p]. *)
-Definition impl_node (u : iworld) (n : node V) (p : dual S) : Prop :=
+Definition impl_node (u : iworld) (n : node V) (p : vdual S J) : Prop :=
   node_dual (snd u) n p /\ impl (fst u) (get_v d n) (fst p).
 
 (** The protocol of the requests (the paper's [AD]): a request [(op, a, b)]
@@ -164,10 +168,10 @@ Definition impl_node (u : iworld) (n : node V) (p : dual S) : Prop :=
     stands for [pa op pb]; its value implements the value component. *)
 Definition ad_protocol (u : iworld) (q : ad_req V) (P : iworld -> node V -> Prop) : Prop :=
   let '(op, a, b) := q in
-  exists pa pb : dual S, impl_node u a pa /\ impl_node u b pb /\
+  exists pa pb : vdual S J, impl_node u a pa /\ impl_node u b pb /\
   forall w' v, le (fst u) w' ->
-    impl w' v (fst (binop_den (S := dual S) op pa pb)) ->
-    P (w', snd u ++ [binop_den (S := dual S) op pa pb]) (NVar (length (snd u)) v).
+    impl w' v (fst (binop_den (S := vdual S J) op pa pb)) ->
+    P (w', snd u ++ [binop_den (S := vdual S J) op pa pb]) (NVar (length (snd u)) v).
 
 Lemma node_dual_mono Kd L n p : node_dual Kd n p -> node_dual (Kd ++ L) n p.
 Proof.
@@ -175,7 +179,7 @@ Proof.
   intros (p0 & H0 & Hp). exists p0. split; [apply nth_error_app_Some|]; auto.
 Qed.
 
-Lemma node_dual_eq Kd n p p' : (p : dual S) ≡ p' -> node_dual Kd n p -> node_dual Kd n p'.
+Lemma node_dual_eq Kd n p p' : (p : vdual S J) ≡ p' -> node_dual Kd n p -> node_dual Kd n p'.
 Proof.
   intros Hp. destruct n as [| |i v]; simpl.
   - intros H. rewrite <- Hp. exact H.
@@ -186,7 +190,7 @@ Qed.
 Lemma node_dual_lt Kd i v p : node_dual Kd (NVar i v) p -> i < length Kd.
 Proof. intros (p0 & H0 & _). apply nth_error_Some. congruence. Qed.
 
-Lemma ad_dict_spec : num_spec ile ad_protocol (dual S) impl_node (ad_dict V).
+Lemma ad_dict_spec : num_spec ile ad_protocol (vdual S J) impl_node (ad_dict V).
 Proof.
   split.
   - split.
@@ -219,18 +223,20 @@ Qed.
 
 (** ** The backward invariant *)
 
-(** The derivative component of node [i]. *)
-Definition dnode (Kd : list (S * S)) (i : nat) : S := snd (nth i Kd (0, 0)).
+(** The tangents of node [i]. *)
+Definition dnode (Kd : list (S * (J -> S))) (i : nat) : J -> S := snd (nth i Kd (0, fun _ => 0)).
 
-(** [T] is the derivative the run must compute, [E'(r)]. *)
-Context (T : S).
+(** [T] is the tangent the run must compute: [E'(r)] for [diff], the
+    gradient for [grad]. *)
+Context (T : J -> S).
 
 (** The adjoint table [tb], in the outer world [w'], holds adjoints [α i]
-    of the [n] nodes made before, with [Σ_{i<n} α i · dnode i = T]. *)
-Definition adjoints (n : nat) (Kd : list (S * S)) (w w' : W) (tb : nat -> V) : Prop :=
+    of the [n] nodes made before, with [Σ_{i<n} α i · dnode i j = T j] for
+    every [j]. *)
+Definition adjoints (n : nat) (Kd : list (S * (J -> S))) (w w' : W) (tb : nat -> V) : Prop :=
   le w w' /\ exists α : nat -> S,
     (forall i, i < n -> impl w' (tb i) (α i)) /\
-    sum_to n (fun i => α i ⊗ dnode Kd i) ≡ T.
+    forall j, sum_to n (fun i => α i ⊗ dnode Kd i j) ≡ T j.
 
 (** Adjoints survive outer effects. *)
 Lemma table_mono n w w' (tb : nat -> V) α :
@@ -245,14 +251,14 @@ Lemma update_spec n Kd w tb α a pa c γ :
   (forall i, i < n -> impl w (tb i) (α i)) -> impl w c γ ->
   wp Ψ w (update d tb a c) (fun w' tb' => le w w' /\ exists α',
     (forall i, i < n -> impl w' (tb' i) (α' i)) /\
-    sum_to n (fun i => α' i ⊗ dnode Kd i)
-    ≡ sum_to n (fun i => α i ⊗ dnode Kd i) ⊕ γ ⊗ snd pa).
+    forall j, sum_to n (fun i => α' i ⊗ dnode Kd i j)
+    ≡ sum_to n (fun i => α i ⊗ dnode Kd i j) ⊕ γ ⊗ snd pa j).
 Proof.
   intros En Ha Htb Hc. destruct a as [| |i v]; simpl.
   - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists α. split; [exact Htb|].
-    destruct Ha as [_ Ha]. simpl in Ha. rewrite Ha. ring.
+    intros j. destruct Ha as [_ Ha]. simpl in Ha. rewrite (Ha j). ring.
   - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists α. split; [exact Htb|].
-    destruct Ha as [_ Ha]. simpl in Ha. rewrite Ha. ring.
+    intros j. destruct Ha as [_ Ha]. simpl in Ha. rewrite (Ha j). ring.
   - pose proof (node_dual_lt _ _ _ _ Ha) as Hi. rewrite <- En in Hi.
     destruct Ha as (p0 & H0 & [_ Hp0]).
     apply wp_bind. eapply wp_mono; [apply (ns_add _ _ _ _ _ Hd); [apply Htb|]; eauto|].
@@ -261,13 +267,13 @@ Proof.
     + intros j Hj. unfold upd, bump. destruct (Nat.eqb j i) eqn:Eji.
       * apply Nat.eqb_eq in Eji. subst j. exact Hs.
       * eapply Hm; eauto.
-    + rewrite sum_to_bump by exact Hi. unfold dnode.
-      rewrite (nth_error_nth _ _ _ H0). rewrite Hp0. reflexivity.
+    + intros j. rewrite sum_to_bump by exact Hi. unfold dnode.
+      rewrite (nth_error_nth _ _ _ H0). rewrite (Hp0 j). reflexivity.
 Qed.
 
 (** The postcondition the handler expects of the expression's result. *)
 Definition final (u : iworld) (y : node V) : Prop :=
-  exists p : dual S, impl_node u y p /\ snd p ≡ T.
+  exists p : vdual S J, impl_node u y p /\ forall j, snd p j ≡ T j.
 
 Lemma get_v_spec u n p : impl_node u n p -> impl (fst u) (get_v d n) (fst p).
 Proof. intros [_ H]. exact H. Qed.
@@ -275,54 +281,59 @@ Proof. intros [_ H]. exact H. Qed.
 Lemma dnode_snoc Kd p i : i < length Kd -> dnode (Kd ++ [p]) i = dnode Kd i.
 Proof. intros Hi. unfold dnode. rewrite app_nth1 by exact Hi. reflexivity. Qed.
 
-Lemma dnode_last Kd p : dnode (Kd ++ [p]) (length Kd) = snd p.
+Lemma dnode_last Kd (p : S * (J -> S)) : dnode (Kd ++ [p]) (length Kd) = snd p.
 Proof. unfold dnode. rewrite app_nth2, Nat.sub_diag by lia. reflexivity. Qed.
 
 (** The return clause seeds the adjoint of the result: if [y] stands for
     [p] with [snd p = T], the table it returns satisfies the invariant.
     If [y] is node [i], its adjoint is [0 + 1] and the others are [0], so
     the sum is [dnode i = snd p = T]; if [y] is a constant, [snd p = 0 = T]
-    and every adjoint is [0]. *)
+    and every adjoint is [0] (at every tangent index). *)
 Lemma ret_spec w Kd n y p :
-  node_dual Kd y p -> snd p ≡ T ->
+  node_dual Kd y p -> (forall j, snd p j ≡ T j) ->
   wp Ψ w (ad_ret d n y) (adjoints (length Kd) Kd w).
 Proof.
   intros Hn Hp. unfold ad_ret. destruct y as [| |i v].
   - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
     + intros i _. apply (ns_zero _ _ _ _ _ Hd).
-    + rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
+    + intros j. rewrite <- (Hp j). destruct Hn as [_ Hn]. simpl in Hn. rewrite (Hn j).
       rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
   - apply wp_ret. split; [apply (ns_le_refl Hd)|]. exists (fun _ => 0). split.
     + intros i _. apply (ns_zero _ _ _ _ _ Hd).
-    + rewrite <- Hp. destruct Hn as [_ Hn]. simpl in Hn. rewrite Hn.
+    + intros j. rewrite <- (Hp j). destruct Hn as [_ Hn]. simpl in Hn. rewrite (Hn j).
       rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
   - eapply wp_mono.
     + apply (update_spec (length Kd) Kd w (fun _ => zero d) (fun _ => 0)
                (NVar i v) p (one d) 1); [reflexivity|exact Hn| |apply (ns_one _ _ _ _ _ Hd)].
       intros j _. apply (ns_zero _ _ _ _ _ Hd).
     + intros w' tb [Hle (α & Hα & Hsum)]. split; [exact Hle|]. exists α. split; [exact Hα|].
-      rewrite Hsum, (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring).
-      rewrite sum_to_zero, <- Hp. ring.
+      intros j. rewrite (Hsum j), (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring).
+      rewrite sum_to_zero, <- (Hp j). ring.
 Qed.
 
 (** The backward part of a clause moves the invariant from the [n + 1]
     nodes ending with [n = a op b] to the first [n].  It adds
     [α n · ∂(a op b)/∂a] to [a]'s adjoint and [α n · ∂(a op b)/∂b] to [b]'s
-    ([update_spec]): [α n · (snd pa + snd pb)] for [Add],
-    [α n · (fst pb · snd pa + fst pa · snd pb)] for [Mul], in both cases
-    [α n · snd (pa op pb)], the term of node [n] in the sum (the forward
-    rule of dual numbers). *)
+    ([update_spec]): at every tangent index [j], [α n · (snd pa j + snd pb j)]
+    for [Add], [α n · (fst pb · snd pa j + fst pa · snd pb j)] for [Mul], in
+    both cases [α n · snd (pa op pb) j], the term of node [n] in the sum
+    (the forward rule of dual numbers). *)
 Lemma after_spec w Kd op a b pa pb v tb α :
   node_dual Kd a pa -> node_dual Kd b pb ->
   impl w (get_v d a) (fst pa) -> impl w (get_v d b) (fst pb) ->
   (forall i, i < Datatypes.S (length Kd) -> impl w (tb i) (α i)) ->
-  sum_to (Datatypes.S (length Kd)) (fun i => α i ⊗ dnode (Kd ++ [binop_den (S := dual S) op pa pb]) i) ≡ T ->
+  (forall j, sum_to (Datatypes.S (length Kd))
+     (fun i => α i ⊗ dnode (Kd ++ [binop_den (S := vdual S J) op pa pb]) i j) ≡ T j) ->
   wp Ψ w (ad_after d (op, a, b) (NVar (length Kd) v) tb) (adjoints (length Kd) Kd w).
 Proof.
-  intros Ha Hb Hav Hbv Hα Hsum.
-  simpl in Hsum. rewrite dnode_last in Hsum.
-  rewrite (sum_to_ext _ _ _ (fun i => α i ⊗ dnode Kd i)) in Hsum
-    by (intros i Hi; rewrite dnode_snoc by exact Hi; reflexivity).
+  intros Ha Hb Hav Hbv Hα Hsum0.
+  assert (Hsum : forall j, sum_to (length Kd) (fun i => α i ⊗ dnode Kd i j)
+                 ⊕ α (length Kd) ⊗ snd (binop_den (S := vdual S J) op pa pb) j ≡ T j).
+  { intros j. specialize (Hsum0 j). simpl in Hsum0. rewrite dnode_last in Hsum0.
+    rewrite (sum_to_ext _ _ _ (fun i => α i ⊗ dnode Kd i j)) in Hsum0
+      by (intros i Hi; rewrite dnode_snoc by exact Hi; reflexivity).
+    exact Hsum0. }
+  clear Hsum0.
   assert (Htb : forall i, i < length Kd -> impl w (tb i) (α i)) by auto.
   assert (Hn : impl w (tb (length Kd)) (α (length Kd))) by auto.
   unfold ad_after. simpl get_d. destruct op; simpl in Hsum.
@@ -332,7 +343,7 @@ Proof.
     eapply wp_mono; [apply (update_spec (length Kd) Kd w3 tb1 α1 b pb); eauto|].
     intros w4 tb2 [Hle4 (α2 & Hα2 & Hs2)].
     split; [le_chain|]. exists α2. split; [exact Hα2|].
-    rewrite Hs2, Hs1, <- Hsum. ring.
+    intros j. rewrite (Hs2 j), (Hs1 j), <- (Hsum j). ring.
   - (* Mul: [a] receives [ud·b], [b] receives [ud·a] *)
     apply wp_bind.
     eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn Hbv)|].
@@ -350,7 +361,7 @@ Proof.
       intros j Hj. eapply Hm; [exact Hle5|apply Hα1; exact Hj]. }
     intros w6 tb2 [Hle6 (α2 & Hα2 & Hs2)].
     split; [le_chain|]. exists α2. split; [exact Hα2|].
-    rewrite Hs2, Hs1, <- Hsum. ring.
+    intros j. rewrite (Hs2 j), (Hs1 j), <- (Hsum j). ring.
 Qed.
 
 (** The run of the handler.
@@ -381,7 +392,7 @@ Proof.
     eapply wp_mono; [apply (ns_op Hd w op _ _ (fst pa) (fst pb)); [exact Hav|exact Hbv]|].
     intros w1 v [Hle1 Hv]. apply wp_ret. simpl.
     (* the continuation, in the world where node [length Kd] stands for [pa op pb] *)
-    assert (Hv' : impl w1 v (fst (binop_den (S := dual S) op pa pb))) by (destruct op; exact Hv).
+    assert (Hv' : impl w1 v (fst (binop_den (S := vdual S J) op pa pb))) by (destruct op; exact Hv).
     specialize (IH _ _ (HP w1 v Hle1 Hv') eq_refl). simpl in IH.
     rewrite app_length, Nat.add_1_r in IH.
     apply wp_bind. eapply wp_mono; [exact IH|].
@@ -412,21 +423,22 @@ Lemma diff_correct e E : denotes e E -> denotes (diff e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
   unfold diff. apply wp_bind.
-  assert (Hrun := He _ _ _ _ _ _ (dual S) _ (ad_dict V) (ad_dict_spec Hd)
-    (w, [(r, 1)]) (NVar 0 x) (r, 1)).
-  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, 1)]) (NVar 0 x) (r, 1)).
-  { split; [|exact Hx]. exists (r, 1). split; reflexivity. }
+  assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
+    (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1)).
+  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
+                  (r, fun _ => 1)).
+  { split; [|exact Hx]. exists (r, fun _ => 1). split; reflexivity. }
   specialize (Hrun Hx').
-  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (eval1 r (deriv E)))) in Hrun.
-  - apply (handle_spec Hd (eval1 r (deriv E))) in Hrun. simpl in Hrun.
+  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (fun _ => eval1 r (deriv E)))) in Hrun.
+  - apply (handle_spec Hd (fun _ => eval1 r (deriv E))) in Hrun. simpl in Hrun.
     eapply wp_mono; [exact Hrun|].
     intros w' tb [Hle (α & Hα & Hsum)]. apply wp_ret. split; [exact Hle|].
     eapply (ns_impl_eq _ _ _ _ _ Hd); [|apply Hα; auto].
-    rewrite <- Hsum. unfold dnode. simpl.
+    rewrite <- (Hsum tt). unfold dnode. simpl.
     destruct S as [? ? ? ? ? ? ? ? ? Sth]. simpl in *.
     rewrite (SRadd_0_l Sth), (SRmul_comm Sth), (SRmul_1_l Sth). reflexivity.
-  - intros u y [_ Hy]. exists (eval1 (S := dual S) (r, 1) E). split; [exact Hy|].
-    apply (eval1_dual S r E).
+  - intros u y [_ Hy]. exists (eval1 (S := vdual S unit) (r, fun _ => 1) E).
+    split; [exact Hy|]. intros []. apply (eval1_vdual S r E).
 Qed.
 
 (** [diff] performs no effect of its own: with a dictionary that performs

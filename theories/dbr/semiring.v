@@ -189,6 +189,68 @@ Definition dual : semiring := {|
 |}.
 End dual.
 
+(** ** Dual numbers with a vector of tangents [(a, a')], [a' : J -> S]:
+    [(a,a')⊗(b,b') = (ab, λj. a' j·b ⊕ a·b' j)], equality componentwise and
+    pointwise.  With [J = unit] they are the dual numbers; the proof of the
+    reverse modes is written once for every [J] (the gradient uses
+    [J = nat]). *)
+Section vdual.
+Context (S : semiring) (J : Type).
+Add Ring S_ring'' : (sr_theory S) (setoid (sr_eq_equiv S) (sr_ext S)).
+Local Open Scope sr_scope.
+
+Definition vdual_add (p q : S * (J -> S)) : S * (J -> S) :=
+  (fst p ⊕ fst q, fun j => snd p j ⊕ snd q j).
+Definition vdual_mul (p q : S * (J -> S)) : S * (J -> S) :=
+  (fst p ⊗ fst q, fun j => snd p j ⊗ fst q ⊕ fst p ⊗ snd q j).
+Definition vdual_eq (p q : S * (J -> S)) : Prop :=
+  fst p ≡ fst q /\ forall j, snd p j ≡ snd q j.
+
+Lemma vdual_eq_equiv : Equivalence vdual_eq.
+Proof.
+  unfold vdual_eq. split.
+  - intros p. split; [|intros j]; reflexivity.
+  - intros p q [H1 H2]. split; [|intros j]; symmetry; auto.
+  - intros p q s [H1 H2] [H3 H4]. split; [|intros j]; etransitivity; eauto.
+Qed.
+
+Lemma vdual_add_ext : Proper (vdual_eq ==> vdual_eq ==> vdual_eq) vdual_add.
+Proof.
+  intros [a a'] [b b'] [H1 H2] [c c'] [d d'] [H3 H4]; simpl in *.
+  split; simpl; [|intros j]; [rewrite H1, H3|rewrite H2, H4]; reflexivity.
+Qed.
+
+Lemma vdual_mul_ext : Proper (vdual_eq ==> vdual_eq ==> vdual_eq) vdual_mul.
+Proof.
+  intros [a a'] [b b'] [H1 H2] [c c'] [d d'] [H3 H4]; simpl in *.
+  split; simpl; [|intros j]; [rewrite H1, H3|rewrite H1, H2, H3, H4]; reflexivity.
+Qed.
+
+Lemma vdual_theory :
+  semi_ring_theory (0, fun _ => 0) (1, fun _ => 0) vdual_add vdual_mul vdual_eq.
+Proof.
+  constructor; intros; unfold vdual_eq, vdual_add, vdual_mul; simpl; split;
+    try intros j; ring.
+Qed.
+
+#[export] Existing Instance vdual_eq_equiv.
+#[export] Existing Instance vdual_add_ext.
+#[export] Existing Instance vdual_mul_ext.
+
+Definition vdual : semiring := {|
+  sr_car := S * (J -> S);
+  sr_zero := (0, fun _ => 0);
+  sr_one := (1, fun _ => 0);
+  sr_add := vdual_add;
+  sr_mul := vdual_mul;
+  sr_eq := vdual_eq;
+  sr_eq_equiv := vdual_eq_equiv;
+  sr_add_ext := vdual_add_ext;
+  sr_mul_ext := vdual_mul_ext;
+  sr_theory := vdual_theory;
+|}.
+End vdual.
+
 (** ** The natural numbers, with Leibniz equality (for computed examples). *)
 Definition nat_sr : semiring := {|
   sr_car := nat;

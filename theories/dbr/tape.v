@@ -55,6 +55,7 @@ Section proof.
 Context {W Q A V : Type} {le : W -> W -> Prop} {Ψ : W -> Q -> (W -> A -> Prop) -> Prop}
   {S : semiring} {impl : W -> V -> S -> Prop} {d : dict Q A V}.
 Context (Hd : num_spec le Ψ S impl d).
+Context {J : Type}.
 Add Ring S_ring : (sr_theory S) (setoid (sr_eq_equiv S) (sr_ext S)).
 
 Let Hm := ns_impl_mono _ _ _ _ _ Hd.
@@ -64,7 +65,7 @@ Local Ltac le_chain :=
   first [ eassumption | apply (ns_le_refl Hd)
         | eapply Ht; [eassumption|le_chain] ].
 
-Context (T : S).
+Context (T : J -> S).
 Local Notation adj := (adjoints (le := le) (impl := impl) T).
 Local Notation fin := (final (impl := impl) (d := d) T).
 Local Notation prot := (ad_protocol (le := le) (S := S) (impl := impl) (d := d)).
@@ -73,14 +74,14 @@ Local Notation prot := (ad_protocol (le := le) (S := S) (impl := impl) (d := d))
     recent first, each with operands standing for the dual numbers whose
     result it stands for, and whose values implement their value
     components in the world [w]. *)
-Inductive tape_ok (w : W) (K0 : list (S * S)) : list (entry V) -> list (S * S) -> Prop :=
+Inductive tape_ok (w : W) (K0 : list (S * (J -> S))) : list (entry V) -> list (S * (J -> S)) -> Prop :=
 | tape_ok_nil : tape_ok w K0 [] K0
-| tape_ok_cons tp Kd op a b (pa pb : dual S) v :
+| tape_ok_cons tp Kd op a b (pa pb : vdual S J) v :
     tape_ok w K0 tp Kd ->
     node_dual Kd a pa -> node_dual Kd b pb ->
     impl w (get_v d a) (fst pa) -> impl w (get_v d b) (fst pb) ->
     tape_ok w K0 (((op, a, b), NVar (length Kd) v) :: tp)
-      (Kd ++ [binop_den (S := dual S) op pa pb]).
+      (Kd ++ [binop_den (S := vdual S J) op pa pb]).
 
 Lemma tape_ok_mono w w' K0 tp Kd : le w w' -> tape_ok w K0 tp Kd -> tape_ok w' K0 tp Kd.
 Proof.
@@ -97,7 +98,7 @@ Qed.
 Lemma backward_spec tp : forall w K0 Kd tb α,
   tape_ok w K0 tp Kd ->
   (forall i, i < length Kd -> impl w (tb i) (α i)) ->
-  sum_to (length Kd) (fun i => α i ⊗ dnode Kd i) ≡ T ->
+  (forall j, sum_to (length Kd) (fun i => α i ⊗ dnode Kd i j) ≡ T j) ->
   wp Ψ w (backward d tp tb) (adj (length K0) K0 w).
 Proof.
   induction tp as [|[[[op a] b] u] tp IH]; intros w K0 Kd tb α Htp Hα Hsum; simpl.
@@ -142,7 +143,7 @@ Proof.
     rewrite ad_before_req. apply wp_bind.
     eapply wp_mono; [apply (ns_op Hd w op _ _ (fst pa) (fst pb)); [exact Hav|exact Hbv]|].
     intros w1 v [Hle1 Hv]. apply wp_ret. apply wp_ret. simpl.
-    assert (Hv' : impl w1 v (fst (binop_den (S := dual S) op pa pb))) by (destruct op; exact Hv).
+    assert (Hv' : impl w1 v (fst (binop_den (S := vdual S J) op pa pb))) by (destruct op; exact Hv).
     specialize (IH _ _ (HP w1 v Hle1 Hv') eq_refl). simpl in IH.
     rewrite app_length, Nat.add_1_r in IH.
     apply wp_bind. eapply wp_mono.
@@ -166,19 +167,21 @@ Lemma diff_tape_correct e E : denotes e E -> denotes (diff_tape e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
   unfold diff_tape. apply wp_bind.
-  assert (Hrun := He _ _ _ _ _ _ (dual S) _ (ad_dict V) (ad_dict_spec Hd)
-    (w, [(r, 1)]) (NVar 0 x) (r, 1)).
-  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, 1)]) (NVar 0 x) (r, 1)).
-  { split; [|exact Hx]. exists (r, 1). split; reflexivity. }
+  assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
+    (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1)).
+  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
+                  (r, fun _ => 1)).
+  { split; [|exact Hx]. exists (r, fun _ => 1). split; reflexivity. }
   specialize (Hrun Hx').
-  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (eval1 r (deriv E)))) in Hrun.
-  - apply (tape_handle_spec Hd (eval1 r (deriv E)) _ _ [(r, 1)] []) in Hrun; [|constructor].
+  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (fun _ => eval1 r (deriv E)))) in Hrun.
+  - apply (tape_handle_spec Hd (fun _ => eval1 r (deriv E)) _ _ [(r, fun _ => 1)] []) in Hrun;
+      [|constructor].
     simpl in Hrun. eapply wp_mono; [exact Hrun|].
     intros w' tb [Hle (α & Hα & Hsum)]. apply wp_ret. split; [exact Hle|].
     eapply (ns_impl_eq _ _ _ _ _ Hd); [|apply Hα; auto].
-    rewrite <- Hsum. unfold dnode. simpl.
+    rewrite <- (Hsum tt). unfold dnode. simpl.
     destruct S as [? ? ? ? ? ? ? ? ? Sth]. simpl in *.
     rewrite (SRadd_0_l Sth), (SRmul_comm Sth), (SRmul_1_l Sth). reflexivity.
-  - intros u y [_ Hy]. exists (eval1 (S := dual S) (r, 1) E). split; [exact Hy|].
-    apply (eval1_dual S r E).
+  - intros u y [_ Hy]. exists (eval1 (S := vdual S unit) (r, fun _ => 1) E).
+    split; [exact Hy|]. intros []. apply (eval1_vdual S r E).
 Qed.
