@@ -378,11 +378,48 @@ let skipn k (v : float array) =
    [Trans (m, n, a)] is the n×m transpose of the m×n matrix [a]; it is
    copied when an operation other than [matmul] (as its left factor) or
    [transpose] needs it, and a product Aᵀ·B reads A directly (matmul_tl). *)
-type t = Plain of float array | Trans of int * int * float array
+type t =
+  | Plain of float array
+  | Trans of int * int * float array
+  | Outer of float array * float array
+      (** [Outer (a, b)]: the product of the column [a] (m×1) and the row
+          [b] (1×k), entries [0.0 +. a.(i) *. b.(j)] as [matmul m 1 k] computes
+          them; copied when needed, or fused into a subtraction *)
 
-let force = function Plain a -> a | Trans (m, n, a) -> transpose m n a
+let outer (a : float array) (b : float array) =
+  let m = Array.length a and k = Array.length b in
+  let c = Array.create_float (m * k) in
+  for i = 0 to m - 1 do
+    let ai = get a i and row = i * k in
+    for j = 0 to k - 1 do
+      set c (row + j) (0.0 +. (ai *. get b j))
+    done
+  done;
+  c
 
-let length = function Plain a -> Array.length a | Trans (_, _, a) -> Array.length a
+let force = function Plain a -> a | Trans (m, n, a) -> transpose m n a | Outer (a, b) -> outer a b
+
+let length = function
+  | Plain a -> Array.length a
+  | Trans (_, _, a) -> Array.length a
+  | Outer (a, b) -> Array.length a * Array.length b
+
+(* u − (a bᵀ), element by element as [sub u (outer a b)] computes it. *)
+let sub_outer (u : float array) (a : float array) (b : float array) =
+  let m = Array.length a and k = Array.length b in
+  let w = Array.create_float (m * k) in
+  for i = 0 to m - 1 do
+    let ai = get a i and row = i * k in
+    for j = 0 to k - 1 do
+      set w (row + j) (get u (row + j) -. (0.0 +. (ai *. get b j)))
+    done
+  done;
+  w
+
+let sub_t u v =
+  match u, v with
+  | Plain u, Outer (a, b) when Array.length u = Array.length a * Array.length b -> Plain (sub_outer u a b)
+  | _ -> Plain (sub (force u) (force v))
 
 let transpose_t m n = function
   | Trans (p, q, a) when p = n && q = m -> Plain a
@@ -393,6 +430,7 @@ let transpose_t m n = function
 let matmul_t m n k u v =
   match u with
   | Trans (p, q, a) when p = n && q = m -> Plain (matmul_tl m n k a (force v))
+  | _ when n = 1 && length u = m && length v = k -> Outer (force u, force v)
   | _ -> Plain (matmul m n k (force u) (force v))
 
 let lift1 f u = Plain (f (force u))
@@ -402,7 +440,7 @@ let ops : t C.vec_ops =
   { C.v_len = length;
     v_zero = (fun n -> Plain (Array.make n 0.0));
     v_add = lift2 add;
-    v_sub = lift2 sub;
+    v_sub = sub_t;
     v_mul = lift2 mul;
     v_neg = lift1 neg;
     v_scale = lift2 scale;

@@ -134,6 +134,14 @@ let lazy_transposes () =
   let z = vec (n * m) in
   check (Printf.sprintf "add of a transpose %d %d" n m) [ x; z ] (Vec.force (o.C.v_add xt (Vec.Plain z)))
     (l.C.v_add (l.C.v_transpose n m (tl x)) (tl z));
+  let col = vec m and row = vec k in
+  let w = vec (m * k) in
+  let op = o.C.v_matmul m 1 k (Vec.Plain col) (Vec.Plain row) in
+  check (Printf.sprintf "outer product %d 1 %d" m k) [ col; row ] (Vec.force op) (l.C.v_matmul m 1 k (tl col) (tl row));
+  check (Printf.sprintf "sub of an outer product %d 1 %d" m k) [ w; col; row ] (Vec.force (o.C.v_sub (Vec.Plain w) op))
+    (l.C.v_sub (tl w) (l.C.v_matmul m 1 k (tl col) (tl row)));
+  check (Printf.sprintf "add of an outer product %d 1 %d" m k) [ w; col; row ] (Vec.force (o.C.v_add op (Vec.Plain w)))
+    (l.C.v_add (l.C.v_matmul m 1 k (tl col) (tl row)) (tl w));
   check (Printf.sprintf "matmul %d %d %d by a transpose" k n m) [ x; y ]
     (Vec.force (o.C.v_matmul k n m (o.C.v_transpose n k (Vec.Plain y)) (Vec.Plain x)))
     (l.C.v_matmul k n m (l.C.v_transpose n k (tl y)) (tl x))
