@@ -25,9 +25,9 @@ Qed.
 Lemma modes_agree e E (S : semiring) (r : S) :
   denotes e E ->
   exists y1 y2 y3,
-    diff e _ _ _ (sr_dict S) r = Ret y1 /\
-    diff_tape e _ _ _ (sr_dict S) r = Ret y2 /\
-    diff_fwd e _ _ _ (sr_dict S) r = Ret y3 /\
+    eval_exp (diff e) _ _ _ (sr_dict S) r = Ret y1 /\
+    eval_exp (diff_tape e) _ _ _ (sr_dict S) r = Ret y2 /\
+    eval_exp (diff_fwd e) _ _ _ (sr_dict S) r = Ret y3 /\
     y1 ≡ eval1 r (deriv E) /\ y1 ≡ y2 /\ y1 ≡ y3.
 Proof.
   intros He.

@@ -3,7 +3,7 @@
     - [dict Q A V]: the dictionary [{zero; one; add; mul}] of Figure 1 over
       numbers [V]; [add] and [mul] may perform requests [Q ~> A].
     - [exp]: the tagless-final (Church–Böhm–Berarducci) expressions, the
-      computations [dict Q A V -> V -> tree Q A V] polymorphic in the
+      computations [eval_exp : dict Q A V -> V -> tree Q A V] polymorphic in the
       numbers [V] and in the effect [Q ~> A].  Polymorphism in [Q]/[A] is
       the paper's effect polymorphism made explicit: an [exp] performs
       requests only through the dictionary it is given.
@@ -38,7 +38,12 @@ Arguments mul {Q A V} d _ _.
 Definition dict_op {Q A V} (d : dict Q A V) (op : binop) : V -> V -> tree Q A V :=
   match op with Add => add d | Mul => mul d end.
 
-Definition exp : Type := forall (Q A V : Type), dict Q A V -> V -> tree Q A V.
+(** As in the paper's OCaml, an expression is a record with one
+    polymorphic field; the record keeps the type arguments of [eval_exp]
+    visible to extraction. *)
+Record exp : Type := MkExp {
+  eval_exp : forall (Q A V : Type), dict Q A V -> V -> tree Q A V;
+}.
 
 Local Open Scope sr_scope.
 
@@ -62,7 +67,7 @@ Definition denotes (e : exp) (E : expr unit) : Prop :=
          (S : semiring) (impl : W -> V -> S -> Prop) (d : dict Q A V),
   num_spec le Ψ S impl d ->
   forall w x r, impl w x r ->
-  wp Ψ w (e Q A V d x) (fun w' y => le w w' /\ impl w' y (eval1 r E)).
+  wp Ψ w (eval_exp e Q A V d x) (fun w' y => le w w' /\ impl w' y (eval1 r E)).
 
 Section num_spec_facts.
 Context {W Q A V : Type} {le : W -> W -> Prop} {Ψ : W -> Q -> (W -> A -> Prop) -> Prop}
@@ -121,7 +126,7 @@ Qed.
 (** An expression that denotes [E], run with a semiring's own pure
     dictionary, performs no request and computes [⟦E⟧(r)]. *)
 Lemma denotes_run e E (S : semiring) (r : S) :
-  denotes e E -> exists y, e _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r E.
+  denotes e E -> exists y, eval_exp e _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r E.
 Proof.
   intros He.
   destruct (wp_no_effect _ _ _ (He _ _ _ _ _ _ S _ _ (sr_dict_spec S) tt r r

@@ -50,10 +50,10 @@ End steps.
 
 (** ** [(x+1)³] *)
 Definition cube_plus_one : exp :=
-  fun Q A V d x =>
+  MkExp (fun Q A V d x =>
     s <- add d (one d) x ;;
     t <- mul d s s ;;
-    mul d t s.
+    mul d t s).
 
 Definition one_plus_X : expr unit := Node Add One X.
 Definition cube_plus_one_E : expr unit :=
@@ -61,7 +61,7 @@ Definition cube_plus_one_E : expr unit :=
 
 Lemma cube_plus_one_denotes : denotes cube_plus_one cube_plus_one_E.
 Proof.
-  intros W Q A V le Ψ S impl d Hd w x r Hx. unfold cube_plus_one.
+  intros W Q A V le Ψ S impl d Hd w x r Hx. unfold cube_plus_one. cbn [eval_exp].
   eapply (wp_op_bind Hd w Add _ _ 1 r); [apply (ns_one _ _ _ _ _ Hd)|exact Hx|].
   intros w1 s Hle1 Hs.
   eapply (wp_op_bind Hd w1 Mul _ _ _ _); [exact Hs|exact Hs|].
@@ -111,34 +111,34 @@ Qed.
 (** The paper's runtime check, at 4, with natural numbers: [f(4) = 125],
     [f'(4) = 75], [f''(4) = 30], [f'''(4) = 6], with every implementation
     and with mixtures of them (each [diff] handles only its own requests). *)
-Example cube_plus_one_at_4 : run (cube_plus_one _ _ _ (sr_dict nat_sr) 4) = Some 125.
+Example cube_plus_one_at_4 : run (eval_exp cube_plus_one _ _ _ (sr_dict nat_sr) 4) = Some 125.
 Proof. reflexivity. Qed.
-Example diff_cube_plus_one_at_4 : run (diff cube_plus_one _ _ _ (sr_dict nat_sr) 4) = Some 75.
+Example diff_cube_plus_one_at_4 : run (eval_exp (diff cube_plus_one) _ _ _ (sr_dict nat_sr) 4) = Some 75.
 Proof. reflexivity. Qed.
 Example diff2_cube_plus_one_at_4 :
-  run (diff (diff cube_plus_one) _ _ _ (sr_dict nat_sr) 4) = Some 30.
+  run (eval_exp (diff (diff cube_plus_one)) _ _ _ (sr_dict nat_sr) 4) = Some 30.
 Proof. reflexivity. Qed.
 Example diff3_cube_plus_one_at_4 :
-  run (diff (diff (diff cube_plus_one)) _ _ _ (sr_dict nat_sr) 4) = Some 6.
+  run (eval_exp (diff (diff (diff cube_plus_one))) _ _ _ (sr_dict nat_sr) 4) = Some 6.
 Proof. reflexivity. Qed.
 Example diff_fwd_cube_plus_one_at_4 :
-  run (diff_fwd cube_plus_one _ _ _ (sr_dict nat_sr) 4) = Some 75.
+  run (eval_exp (diff_fwd cube_plus_one) _ _ _ (sr_dict nat_sr) 4) = Some 75.
 Proof. reflexivity. Qed.
 Example diff_tape_cube_plus_one_at_4 :
-  run (diff_tape cube_plus_one _ _ _ (sr_dict nat_sr) 4) = Some 75.
+  run (eval_exp (diff_tape cube_plus_one) _ _ _ (sr_dict nat_sr) 4) = Some 75.
 Proof. reflexivity. Qed.
 Example mixed_cube_plus_one_at_4 :
-  run (diff_fwd (diff_tape (diff cube_plus_one)) _ _ _ (sr_dict nat_sr) 4) = Some 6.
+  run (eval_exp (diff_fwd (diff_tape (diff cube_plus_one))) _ _ _ (sr_dict nat_sr) 4) = Some 6.
 Proof. reflexivity. Qed.
 
 (** ** [x³] as [x·(x·x)] (the artifact's machine-checked client) *)
-Definition x_cube : exp := fun Q A V d x => s <- mul d x x ;; mul d x s.
+Definition x_cube : exp := MkExp (fun Q A V d x => s <- mul d x x ;; mul d x s).
 
 Definition x_cube_E : expr unit := Node Mul X (Node Mul X X).
 
 Lemma x_cube_denotes : denotes x_cube x_cube_E.
 Proof.
-  intros W Q A V le Ψ S impl d Hd w x r Hx. unfold x_cube.
+  intros W Q A V le Ψ S impl d Hd w x r Hx. unfold x_cube. cbn [eval_exp].
   eapply (wp_op_bind Hd w Mul _ _ r r); [exact Hx|exact Hx|].
   intros w1 s Hle1 Hs.
   eapply (wp_op_last Hd w w1 Mul _ _ r _); [exact Hle1|eapply (impl_mono Hd); eauto|exact Hs|reflexivity].
@@ -161,14 +161,14 @@ End x_cube_algebra.
     Informal proof: [diff_pure] (with [diff_correct] once or twice) says the
     run performs no request and returns [⟦E'⟧(n)] (resp. [⟦E''⟧(n)]); the
     semiring identities [x_cube_deriv], [x_cube_deriv2] conclude. *)
-Lemma diff_x_cube_nat n : run (diff x_cube _ _ _ (sr_dict nat_sr) n) = Some (3 * (n * n)).
+Lemma diff_x_cube_nat n : run (eval_exp (diff x_cube) _ _ _ (sr_dict nat_sr) n) = Some (3 * (n * n)).
 Proof.
   destruct (diff_pure x_cube x_cube_E nat_sr n x_cube_denotes) as (y & Hy & Hval).
   rewrite Hy. simpl. f_equal. rewrite Hval. apply (x_cube_deriv nat_sr n).
 Qed.
 
 Lemma diff_diff_x_cube_nat n :
-  run (diff (diff x_cube) _ _ _ (sr_dict nat_sr) n) = Some (6 * n).
+  run (eval_exp (diff (diff x_cube)) _ _ _ (sr_dict nat_sr) n) = Some (6 * n).
 Proof.
   destruct (diff_pure (diff x_cube) (deriv x_cube_E) nat_sr n
               (diff_correct _ _ x_cube_denotes)) as (y & Hy & Hval).
@@ -189,11 +189,11 @@ Fixpoint pow_loop {Q A V} (d : dict Q A V) (p : positive) (result x : V) : tree 
   end.
 
 Definition monomial (k : N) : exp :=
-  fun Q A V d x =>
+  MkExp (fun Q A V d x =>
     match k with
     | N0 => Ret (one d)
     | Npos p => pow_loop d p (one d) x
-    end.
+    end).
 
 (** [X^k]. *)
 Fixpoint pow_expr (k : nat) : expr unit :=
@@ -296,7 +296,7 @@ End monomial_proof.
 
 Lemma monomial_denotes k : denotes (monomial k) (pow_expr (N.to_nat k)).
 Proof.
-  intros W Q A V le Ψ S impl d Hd w x r Hx. unfold monomial.
+  intros W Q A V le Ψ S impl d Hd w x r Hx. unfold monomial. cbn [eval_exp].
   destruct k as [|p]; simpl.
   - apply wp_ret. split; [apply (ns_le_refl Hd)|]. apply (ns_one _ _ _ _ _ Hd).
   - eapply wp_mono; [apply (pow_loop_spec Hd p w (one d) x 1 r (ns_one _ _ _ _ _ Hd w) Hx)|].
@@ -317,10 +317,10 @@ Proof.
 Qed.
 
 (** The artifact's tests: [(monomial 8)(2) = 256], [(diff (monomial 4))(2) = 32]. *)
-Example monomial_8_at_2 : run (monomial 8 _ _ _ (sr_dict nat_sr) 2) = Some 256.
+Example monomial_8_at_2 : run (eval_exp (monomial 8) _ _ _ (sr_dict nat_sr) 2) = Some 256.
 Proof. reflexivity. Qed.
-Example diff_monomial_4_at_2 : run (diff (monomial 4) _ _ _ (sr_dict nat_sr) 2) = Some 32.
+Example diff_monomial_4_at_2 : run (eval_exp (diff (monomial 4)) _ _ _ (sr_dict nat_sr) 2) = Some 32.
 Proof. reflexivity. Qed.
 Example diff_tape_monomial_5_at_3 :
-  run (diff_tape (monomial 5) _ _ _ (sr_dict nat_sr) 3) = Some 405.
+  run (eval_exp (diff_tape (monomial 5)) _ _ _ (sr_dict nat_sr) 3) = Some 405.
 Proof. reflexivity. Qed.

@@ -28,9 +28,9 @@ Definition dual_dict : dict Q A (V * V) := {|
 End dual_dict.
 
 Definition diff_fwd (e : exp) : exp :=
-  fun Q A V d x =>
-    y <- e Q A (V * V)%type (dual_dict d) (x, one d) ;;
-    Ret (snd y).
+  MkExp (fun Q A V d x =>
+    y <- eval_exp e Q A (V * V)%type (dual_dict d) (x, one d) ;;
+    Ret (snd y)).
 
 Local Open Scope sr_scope.
 
@@ -88,7 +88,7 @@ End proof.
 Lemma diff_fwd_correct e E : denotes e E -> denotes (diff_fwd e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
-  unfold diff_fwd. apply wp_bind.
+  unfold diff_fwd. cbn [eval_exp]. apply wp_bind.
   eapply wp_mono.
   - apply (He W Q A (V * V)%type le Ψ (dual S) (impl_dual (impl := impl)) (dual_dict d)
              (dual_dict_spec Hd) w (x, one d) (r, 1)).

@@ -19,14 +19,16 @@ Import ListNotations.
 
 Local Open Scope sr_scope.
 
-Definition mexp : Type := forall (Q A V : Type), dict Q A V -> list V -> tree Q A V.
+Record mexp : Type := MkMexp {
+  eval_mexp : forall (Q A V : Type), dict Q A V -> list V -> tree Q A V;
+}.
 
 Definition mdenotes (e : mexp) (E : expr nat) : Prop :=
   forall (W Q A V : Type) (le : W -> W -> Prop) (Ψ : W -> Q -> (W -> A -> Prop) -> Prop)
          (S : semiring) (impl : W -> V -> S -> Prop) (d : dict Q A V),
   num_spec le Ψ S impl d ->
   forall w xs (rs : list S), Forall2 (impl w) xs rs ->
-  wp Ψ w (e Q A V d xs) (fun w' y => le w w' /\ impl w' y (eval (fun i => nth i rs 0) E)).
+  wp Ψ w (eval_mexp e Q A V d xs) (fun w' y => le w w' /\ impl w' y (eval (fun i => nth i rs 0) E)).
 
 (** The inputs, as the nodes [i, i+1, …]. *)
 Fixpoint input_nodes {V} (i : nat) (xs : list V) : list (node V) :=
@@ -38,7 +40,7 @@ Fixpoint input_nodes {V} (i : nat) (xs : list V) : list (node V) :=
 Definition grad (e : mexp) : forall (Q A V : Type), dict Q A V -> list V -> tree Q A (list V) :=
   fun Q A V d xs =>
     tb <- handle1 (ad_ret d) (ad_before d) (ad_after d) (length xs)
-            (e (ad_req V) (node V) (node V) (ad_dict V) (input_nodes 0 xs)) ;;
+            (eval_mexp e (ad_req V) (node V) (node V) (ad_dict V) (input_nodes 0 xs)) ;;
     Ret (map tb (seq 0 (length xs))).
 
 (** ** Seeds: input [i] stands for [(ρ i, e_i)] *)
@@ -188,11 +190,11 @@ Qed.
 
 (** ** A client: [f(x, y) = x·y + x], with gradient [(y + 1, x)]. *)
 Definition xy_plus_x : mexp :=
-  fun Q A V d xs =>
+  MkMexp (fun Q A V d xs =>
     let x := nth 0 xs (zero d) in
     let y := nth 1 xs (zero d) in
     p <- mul d x y ;;
-    add d p x.
+    add d p x).
 
 Example grad_xy_plus_x : run (grad xy_plus_x _ _ _ (sr_dict nat_sr) [3; 5]) = Some [6; 3].
 Proof. reflexivity. Qed.

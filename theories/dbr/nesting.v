@@ -114,13 +114,13 @@ End rename.
 (** The handler of [diff] forwards the dictionary's requests.
 
     Informal proof: the tree the handler interprets,
-    [e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)], does not
+    [eval_exp e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)], does not
     depend on the dictionary; by induction on it ([handle1_map]), each
     clause run with the renamed dictionary is the renamed clause, since
     renaming commutes with [bind] ([map_bind]). *)
 Lemma diff_forwards e {Q A Q' A' V} (f : Q -> Q') (g : A' -> A) (d : dict Q A V) x :
-  teq (diff e Q' A' V (map_dict f g d) x) (map_tree f g (diff e Q A V d x)).
+  teq (eval_exp (diff e) Q' A' V (map_dict f g d) x) (map_tree f g (eval_exp (diff e) Q A V d x)).
 Proof.
-  unfold diff. apply teq_sym. eapply teq_trans; [apply map_bind|]. apply teq_sym.
+  unfold diff. cbn [eval_exp]. apply teq_sym. eapply teq_trans; [apply map_bind|]. apply teq_sym.
   apply teq_bind; [apply handle1_map|]. intros tb. apply teq_refl.
 Qed.

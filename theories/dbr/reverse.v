@@ -111,10 +111,10 @@ Proof. reflexivity. Qed.
 
 (** The handler-based [diff : exp -> exp].  The variable is node 0. *)
 Definition diff (e : exp) : exp :=
-  fun Q A V d x =>
+  MkExp (fun Q A V d x =>
     tb <- handle1 (ad_ret d) (ad_before d) (ad_after d) 1
-            (e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
-    Ret (tb 0).
+            (eval_exp e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
+    Ret (tb 0)).
 
 Local Open Scope sr_scope.
 
@@ -422,7 +422,7 @@ End proof.
 Lemma diff_correct e E : denotes e E -> denotes (diff e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
-  unfold diff. apply wp_bind.
+  unfold diff. cbn [eval_exp]. apply wp_bind.
   assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
     (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1)).
   assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
@@ -445,7 +445,7 @@ Qed.
     none, a run of [diff e] performs none either. *)
 Lemma diff_pure e E (S : semiring) (r : S) :
   denotes e E ->
-  exists y, diff e _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r (deriv E).
+  exists y, eval_exp (diff e) _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r (deriv E).
 Proof. intros He. apply denotes_run, diff_correct, He. Qed.
 
 (** Iterated differentiation follows from the specification alone. *)

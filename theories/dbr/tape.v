@@ -44,10 +44,10 @@ Definition tape_ret (s : nat * list (entry V)) (y : node V) : tree Q A (nat -> V
 End tape.
 
 Definition diff_tape (e : exp) : exp :=
-  fun Q A V d x =>
+  MkExp (fun Q A V d x =>
     tb <- handle1 (tape_ret d) (tape_before d) tape_after (1, [])
-            (e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
-    Ret (tb 0).
+            (eval_exp e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
+    Ret (tb 0)).
 
 Local Open Scope sr_scope.
 
@@ -166,7 +166,7 @@ End proof.
 Lemma diff_tape_correct e E : denotes e E -> denotes (diff_tape e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
-  unfold diff_tape. apply wp_bind.
+  unfold diff_tape. cbn [eval_exp]. apply wp_bind.
   assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
     (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1)).
   assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
