@@ -8,6 +8,7 @@ From DefineByRun Require Import api forward reverse tape.
 
 Local Open Scope sr_scope.
 
+(** Informal proof: [diff_correct], [diff_tape_correct], [diff_fwd_correct]. *)
 Lemma modes_denote_same e E :
   denotes e E ->
   denotes (diff e) (deriv E) /\ denotes (diff_tape e) (deriv E) /\

@@ -86,7 +86,10 @@ Proof. destruct op; [apply (ns_add _ _ _ _ _ Hd)|apply (ns_mul _ _ _ _ _ Hd)]. Q
 End num_spec_facts.
 
 (** [isExp_ext]: [denotes] depends only on the meaning of [E] in every
-    commutative semiring. *)
+    commutative semiring.
+
+    Informal proof: the result implements [⟦E1⟧(r)], equal to [⟦E2⟧(r)] in
+    the semiring, and [impl] respects the semiring's equality. *)
 Lemma denotes_ext e E1 E2 :
   (forall (S : semiring) (r : S), eval1 r E1 ≡ eval1 r E2) ->
   denotes e E1 -> denotes e E2.
@@ -124,7 +127,12 @@ Proof.
 Qed.
 
 (** An expression that denotes [E], run with a semiring's own pure
-    dictionary, performs no request and computes [⟦E⟧(r)]. *)
+    dictionary, performs no request and computes [⟦E⟧(r)].
+
+    Informal proof: the pure dictionary satisfies [num_spec] with one world,
+    the empty protocol and [impl v s := v ≡ s] ([sr_dict_spec]); a
+    computation safe under the empty protocol is a [Ret]
+    ([wp_no_effect]). *)
 Lemma denotes_run e E (S : semiring) (r : S) :
   denotes e E -> exists y, eval_exp e _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r E.
 Proof.

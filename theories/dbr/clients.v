@@ -59,6 +59,9 @@ Definition one_plus_X : expr unit := Node Add One X.
 Definition cube_plus_one_E : expr unit :=
   Node Mul (Node Mul one_plus_X one_plus_X) one_plus_X.
 
+(** Informal proof: [add one x] implements [1 + r], then [s·s] implements
+    [(1+r)·(1+r)] and the last product [((1+r)·(1+r))·(1+r)]; [x] and [s]
+    still implement their numbers in the later worlds. *)
 Lemma cube_plus_one_denotes : denotes cube_plus_one cube_plus_one_E.
 Proof.
   intros W Q A V le Ψ S impl d Hd w x r Hx. unfold cube_plus_one. cbn [eval_exp].
@@ -136,6 +139,7 @@ Definition x_cube : exp := MkExp (fun Q A V d x => s <- mul d x x ;; mul d x s).
 
 Definition x_cube_E : expr unit := Node Mul X (Node Mul X X).
 
+(** Informal proof: as for [cube_plus_one_denotes]. *)
 Lemma x_cube_denotes : denotes x_cube x_cube_E.
 Proof.
   intros W Q A V le Ψ S impl d Hd w x r Hx. unfold x_cube. cbn [eval_exp].

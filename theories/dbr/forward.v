@@ -43,6 +43,10 @@ Context (Hd : num_spec le Ψ S impl d).
 Definition impl_dual (w : W) (p : V * V) (s : dual S) : Prop :=
   impl w (fst p) (fst s) /\ impl w (snd p) (snd s).
 
+(** Informal proof: each operation of the dual dictionary runs [d]'s
+    operations on the components; by [num_spec] of [d], their results
+    implement the components of the dual sum and product, and the worlds
+    only grow along the run. *)
 Lemma dual_dict_spec : num_spec le Ψ (dual S) impl_dual (dual_dict d).
 Proof.
   split.

@@ -190,6 +190,13 @@ Qed.
 Lemma node_dual_lt Kd i v p : node_dual Kd (NVar i v) p -> i < length Kd.
 Proof. intros (p0 & H0 & _). apply nth_error_Some. congruence. Qed.
 
+(** The nodes implement the dual numbers under [ad_protocol].
+
+    Informal proof: worlds grow by extending the outer world and the list
+    of nodes, and a node keeps its meaning in a larger world; the constants
+    stand for [0] and [1]; [add a b] performs the request [(Add, a, b)], and
+    the protocol promises that the answer, the next node, stands for the
+    dual sum and that its value implements the value component. *)
 Lemma ad_dict_spec : num_spec ile ad_protocol (vdual S J) impl_node (ad_dict V).
 Proof.
   split.
@@ -442,13 +449,18 @@ Proof.
 Qed.
 
 (** [diff] performs no effect of its own: with a dictionary that performs
-    none, a run of [diff e] performs none either. *)
+    none, a run of [diff e] performs none either.
+
+    Informal proof: [denotes_run] applied to [diff_correct]. *)
 Lemma diff_pure e E (S : semiring) (r : S) :
   denotes e E ->
   exists y, eval_exp (diff e) _ _ _ (sr_dict S) r = Ret y /\ y ≡ eval1 r (deriv E).
 Proof. intros He. apply denotes_run, diff_correct, He. Qed.
 
-(** Iterated differentiation follows from the specification alone. *)
+(** Iterated differentiation follows from the specification alone.
+
+    Informal proof: by induction on [n], applying [diff_correct] at each
+    step; nothing about the implementation of [diff] is used. *)
 Lemma diff_n_correct n e E :
   denotes e E -> denotes (Nat.iter n diff e) (deriv_n n E).
 Proof.
