@@ -17,8 +17,8 @@
 
     The tape is the stack of suspended handler frames.  OCaml's mutable
     adjoint fields are an adjoint table [nat -> V] returned by the handled
-    computation: the continuation returns the table of the nodes made
-    before it, and the clause updates it.  The handled tree has the inner
+    computation: the continuation returns the table with the contributions
+    of every later operation, and the clause adds its own.  The handled tree has the inner
     requests [ad_req V] only, and the clauses perform the outer dictionary's
     requests, so an inner handler never sees an outer one's requests (in
     [diff (diff e)], the outer [diff]'s requests travel through the inner
@@ -29,9 +29,9 @@
     implements the dual number [(value, derivative with respect to x)] of
     the sub-expression it stands for.  The proof is written once for dual
     numbers with a vector of tangents indexed by any [J] ([vdual]); [diff]
-    uses [J = unit], the gradient ([grad.v]) [J = nat].  The worlds record the outer world and
-    the list of the dual numbers of the nodes made so far (the paper's ghost
-    Wengert list).  The backward invariant ([handle_spec]) is the sum
+    uses [J = unit], the gradient ([grad.v]) [J = nat].  The worlds record
+    the outer world and the list of the dual numbers of the nodes made so
+    far (the paper's ghost Wengert list).  The backward invariant ([handle_spec]) is the sum
     [Σ_i adjoint(i) · derivative(i) = E'(r)] over the nodes [i] made before
     the handled subcomputation; it needs no filling of contexts. *)
 From Coq Require Import List PeanoNat Lia.
