@@ -197,8 +197,9 @@ def _conv_dk(c, c2, n, m, g, x):
     L = n - m + 1
     gs = g.reshape(c2, L)
     xs = x.reshape(c, n)
-    return np.stack([np.stack([[gs[o] @ xs[i, j:j + L] for j in range(m)] for i in range(c)])
-                     for o in range(c2)]).reshape(-1)
+    # a nested list, not np.stack: c or c2 may be 0 (an empty kernel)
+    return np.array([[[gs[o] @ xs[i, j:j + L] for j in range(m)] for i in range(c)] for o in range(c2)],
+                    dtype=float).reshape(-1)
 
 
 def _conv_dx(c, c2, n, m, k, g):

@@ -6,16 +6,76 @@ well-typed program, 2 bad input (including a bad command line)."""
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from . import ENGINES, check, load, run, trace
-from .errors import RevHandlersError
-from .nesting import room
+from . import ENGINES, parse
+from .errors import BadInput, RevHandlersError, RuntimeFailure
+from .nesting import check_depth, room
 from .sexp import loads, program_sexp, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
+
+#: the largest program file read (rh-eval's ``max_input``)
+MAX_INPUT = 1 << 30
+#: the default time limit of ``run``, ``check`` and ``trace``, in seconds
+DEFAULT_TIMEOUT = 60.0
+
+
+def load(path: str):
+    """The program in the file ``path``: at most :data:`MAX_INPUT` bytes of
+    UTF-8 text (an S-expression or the surface syntax)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT + 1)
+    except OSError as e:
+        raise BadInput("io", f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_INPUT:
+        raise BadInput("too-large", f"{path} is larger than {MAX_INPUT} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise BadInput("parse", f"{path} is not UTF-8 text: byte 0x{data[e.start]:02x} at line {line} "
+                                f"(offset {e.start})") from None
+    if "\x00" in text:
+        raise BadInput("parse", f"{path} contains a NUL character (offset {text.index(chr(0))})")
+    return parse(text)
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _bounded(seconds: float, fn, *args):
+    """``fn(*args)`` within ``seconds`` of wall-clock time, else a
+    ``timeout`` runtime failure (for the reference engine, which runs in
+    this process: SIGALRM, when this is the main thread)."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+
+    def alarm(signum, frame):
+        raise _Timeout()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    except _Timeout:
+        raise RuntimeFailure("timeout", f"no result within {seconds:g} s (--timeout)") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _evaluator(args):
+    from .evaluator import VerifiedEvaluator
+    return VerifiedEvaluator(timeout=args.timeout)
 
 
 def _fmt_value(v) -> str:
@@ -40,20 +100,46 @@ def _load_heap(path: str | None) -> dict | None:
 
 
 def cmd_check(args, out) -> int:
-    t = check(load(args.file), engine=args.engine)
+    prog = load(args.file)
+    if args.engine == "reference":
+        from .typecheck import check_program
+        t = _bounded(args.timeout, check_program, prog)
+    else:
+        ev = _evaluator(args)
+        try:
+            t = ev.check(prog)
+        finally:
+            ev.close()
     print(f"{args.file}: well typed, {pretty_ty(t)}", file=out)
     return 0
 
 
 def cmd_run(args, out) -> int:
-    res = run(load(args.file), heap=_load_heap(args.heap), engine=args.engine)
+    prog = load(args.file)
+    heap = _load_heap(args.heap)
+    if args.engine == "reference":
+        from .reference import run_reference
+        res = _bounded(args.timeout, run_reference, prog, heap)
+    else:
+        from .evaluator import with_heap
+        ev = _evaluator(args)
+        try:
+            res = ev.run(with_heap(prog, heap))
+        finally:
+            ev.close()
     print(f"engine: {args.engine}", file=out)
     _print_result(res, out)
     return 0
 
 
 def cmd_trace(args, out) -> int:
-    steps, res = trace(load(args.file), heap=_load_heap(args.heap))
+    from .evaluator import with_heap
+    prog = load(args.file)
+    ev = _evaluator(args)
+    try:
+        steps, res = ev.trace(with_heap(prog, _load_heap(args.heap)))
+    finally:
+        ev.close()
     for line in steps:
         s = loads(line)
         n = s[1]
@@ -70,10 +156,42 @@ def cmd_fmt(args, out) -> int:
     prog = load(args.file)
     text = program_sexp(prog) + "\n" if args.to == "sexp" else pretty(prog)
     if args.in_place:
-        Path(args.file).write_text(text)
+        try:
+            Path(args.file).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise BadInput("io", f"cannot write {args.file}: {e.strerror or e}") from None
     else:
         out.write(text)
     return 0
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a finite number of seconds, more than 0."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"a time limit is a finite number of seconds above 0, not {text}")
+    return x
+
+
+# Options of the commands other modules register that those do not check
+# themselves, and the least value each takes (a bad value is bad input,
+# checked before the command runs).
+_AT_LEAST = {"fuzz": {"n": 1, "jobs": 1, "max_size": 1}}
+_POSITIVE_SECONDS = {"fuzz": ("timeout",)}
+
+
+def _check_options(args) -> None:
+    for dest, least in _AT_LEAST.get(args.command, {}).items():
+        value = getattr(args, dest, None)
+        if value is not None and value < least:
+            raise BadInput("syntax", f"--{dest.replace('_', '-')} must be at least {least}, not {value}")
+    for dest in _POSITIVE_SECONDS.get(args.command, ()):
+        value = getattr(args, dest, None)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise BadInput("syntax", f"--{dest} is a finite number of seconds above 0, not {value}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,21 +202,27 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 success, 1 runtime failure of a well-typed program, 2 bad input.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    timeout_help = (f"time limit in seconds (default {DEFAULT_TIMEOUT:g}); past it the command fails "
+                    "with a timeout runtime failure (exit code 1)")
+
     c = sub.add_parser("check", help="type-check a program (.rh or .sexp)")
     c.add_argument("file")
     c.add_argument("--engine", choices=ENGINES, default="verified",
                    help="the extracted checker (default) or the Python mirror")
+    c.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
     c.set_defaults(func=cmd_check)
 
     r = sub.add_parser("run", help="run a program and print its value and final heap")
     r.add_argument("file")
     r.add_argument("--heap", metavar="H.npz", help="initial values of locations (one array per location)")
     r.add_argument("--engine", choices=ENGINES, default="verified")
+    r.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
     r.set_defaults(func=cmd_run)
 
     t = sub.add_parser("trace", help="print every small step of the verified evaluator")
     t.add_argument("file")
     t.add_argument("--heap", metavar="H.npz")
+    t.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
     t.set_defaults(func=cmd_trace)
 
     f = sub.add_parser("fmt", help="print a program in the surface syntax (or as an S-expression)")
@@ -132,12 +256,24 @@ def main(argv: list[str] | None = None, out=None) -> int:
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
+        _check_options(args)
         with room():
             return args.func(args, out)
     except RevHandlersError as e:
         rule = f" [{e.rule}]" if e.rule != "none" else ""
         print(f"error ({e.kind}){rule}: {e.message}", file=sys.stderr)
         return e.exit_code
+    except BrokenPipeError:
+        raise                      # the reader of the output went away: entry() handles it
+    except MemoryError:
+        print("error (out-of-memory): the command ran out of memory", file=sys.stderr)
+        return 1
+    except Exception as e:         # a bug: reported in one line, never as a traceback
+        if os.environ.get("REVHANDLERS_TRACEBACK"):
+            raise
+        print(f"error (internal): unexpected failure: {type(e).__name__}: {str(e)[:500]} "
+              "(set REVHANDLERS_TRACEBACK=1 to see where)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # python -m revhandlers.cli

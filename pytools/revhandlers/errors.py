@@ -4,7 +4,7 @@ well-typed program."""
 
 from __future__ import annotations
 
-BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "type", "io"}
+BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io"}
 # "timeout" is the Python wrapper's (VerifiedEvaluator(timeout=...)), not rh-eval's
 RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory", "timeout"}
 

@@ -110,27 +110,59 @@ class VerifiedEvaluator:
         if not os.path.exists(self.path):
             raise EvaluatorNotBuilt(self.path)
         args = [self.path, "--serve", *self.flags] + (["--fuel", str(self.fuel)] if self.fuel is not None else [])
-        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        try:
+            # rh-eval's answers are ASCII but for names quoted from the input:
+            # a byte that is not UTF-8 is replaced rather than failing the read
+            return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                    encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
+
+    def _stopped(self, what: str) -> RevHandlersError:
+        """The error for a process that went away, which is reaped (the next
+        request starts a new one)."""
+        proc, self._proc = self._proc, None
+        code = None
+        if proc is not None:
+            try:
+                proc.kill()
+            except OSError:  # pragma: no cover
+                pass
+            try:
+                code = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                pass
+        how = (f" (killed by signal {-code})" if code is not None and code < 0
+               else f" (exit code {code})" if code is not None else "")
+        return RevHandlersError("internal", f"rh-eval stopped {what}{how}")
 
     def request(self, line: str) -> str:
         """Send one request line, return the answer line."""
-        if "\n" in line:
-            raise ValueError("a request is one line")
+        if "\n" in line or "\r" in line:
+            # the printers never produce one (names are escaped): a request
+            # made by hand that would be cut into several
+            raise BadInput("syntax", "a request is one line: it contains a line break")
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
                 self.generation += 1
             assert self._proc.stdin and self._proc.stdout
-            self._proc.stdin.write(line + "\n")
-            self._proc.stdin.flush()
+            try:
+                self._proc.stdin.write(line + "\n")
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ConnectionResetError, ValueError, OSError):
+                raise self._stopped("before reading the request") from None
             if self.timeout is not None and not select.select([self._proc.stdout], [], [], self.timeout)[0]:
                 self._proc.kill()
                 self._proc.wait()
                 self._proc = None
                 raise RuntimeFailure("timeout", f"rh-eval gave no answer within {self.timeout:g} s")
-            answer = self._proc.stdout.readline()
-        if not answer:
-            raise RevHandlersError("internal", "rh-eval stopped without answering")
+            try:
+                answer = self._proc.stdout.readline()
+            except (OSError, ValueError):
+                answer = ""
+            if not answer.endswith("\n"):
+                raise self._stopped("without answering")
         return answer
 
     def close(self) -> None:
@@ -274,8 +306,9 @@ def with_heap(prog: Program, heap: dict | None) -> Program:
     """``prog`` with its initial heap updated by ``heap`` (name -> array)."""
     if not heap:
         return prog
+    from .session import heap_numbers
     entries = dict(prog.heap)
     for name, values in heap.items():
-        entries[name] = tuple(float(x) for x in np.asarray(values, dtype=float).reshape(-1))
+        entries[name] = tuple(heap_numbers(name, values).tolist())
     order = [d.name for d in prog.locs if d.name in entries] + [n for n in entries if prog.loc_decl(n) is None]
     return replace(prog, heap=tuple((n, entries[n]) for n in order))

@@ -33,12 +33,14 @@ import numpy as np
 from . import autodiff as ad
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym,
                   OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty, Var)
-from .errors import RuntimeFailure
+from .errors import BadInput, RuntimeFailure
 from .prims import fsym_dom
 from .sexp import Result
 from .typecheck import check_program, coar
 
 MAX_RD_LEVEL = 2
+#: rh-eval's ``max_heap_size``: all locations together
+MAX_HEAP_SIZE = 100_000_000
 
 #: Called as ``observer(term, env, cotangent, point, result)`` after every
 #: ``rd`` term is evaluated (the fuzzer checks it against finite differences).
@@ -262,15 +264,46 @@ class _Machine:
         return grad_value(seeds, inputs, frame.level)
 
 
+def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
+    """The locations ``heap`` sets, checked as rh-eval checks the entries of
+    a program's heap (in the order the verified engine sends them: declared
+    locations in declaration order, then unknown names): a declared location
+    (``unbound``), numbers (``number``), finite (``number``), as many as the
+    location holds (``shape``)."""
+    from .session import heap_numbers
+    if not heap:
+        return {}
+    order = [d.name for d in prog.locs if d.name in heap] + [n for n in heap if prog.loc_decl(n) is None]
+    given = {}
+    for name in order:
+        decl = prog.loc_decl(name)
+        if decl is None:
+            raise BadInput("unbound", f"unknown location {name} in the heap")
+        a = heap_numbers(name, heap[name])
+        if not np.all(np.isfinite(a)):
+            raise BadInput("number", f"not a finite number in the heap entry for location {name}")
+        if a.size != decl.size:
+            raise BadInput("shape", f"location {name} holds {decl.size} numbers, the heap gives {a.size}")
+        given[name] = a.copy()
+    return given
+
+
 def run_reference(prog: Program, heap: dict[str, np.ndarray] | None = None) -> Result:
     """Run ``prog`` (its heap, updated by ``heap``) in the reference
     semantics: the result value and the final heap, as numpy arrays."""
     check_program(prog)
-    state = {d.name: np.zeros(d.size) for d in prog.locs}
-    for name, values in prog.heap:
-        state[name] = np.array(values, dtype=float)
-    for name, values in (heap or {}).items():
-        state[name] = np.asarray(values, dtype=float).reshape(-1).copy()
-    machine = _Machine(prog, state)
-    value = machine.exec(prog.main, {}, None)
+    given = _heap_override(prog, heap)
+    total = sum(d.size for d in prog.locs)
+    if total > MAX_HEAP_SIZE:
+        raise BadInput("shape", f"the locations hold {total} numbers in all, more than the "
+                                f"{MAX_HEAP_SIZE} a heap may hold")
+    try:
+        state = {d.name: np.zeros(d.size) for d in prog.locs}
+        for name, values in prog.heap:
+            state[name] = np.array(values, dtype=float)
+        state.update(given)
+        machine = _Machine(prog, state)
+        value = machine.exec(prog.main, {}, None)
+    except MemoryError:
+        raise RuntimeFailure("out-of-memory", "the evaluation ran out of memory") from None
     return Result(numpy_value(value), {d.name: state[d.name] for d in prog.locs}, None)

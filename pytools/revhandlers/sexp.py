@@ -34,11 +34,19 @@ def fnum(x: float) -> str:
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*\Z")
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b"}
+_TO_ESCAPE = re.compile(r'[\\"\n\r\t\b]')
+
+
 def _atom(name: str) -> str:
-    """A name as an atom; quoted unless it is a plain identifier."""
+    """A name as an atom; quoted unless it is a plain identifier.  Inside
+    the quotes, backslash, double quote, newline, carriage return, tab and
+    backspace are written as the escapes ``\\\\ \\" \\n \\r \\t \\b``, which
+    ``rh-eval`` (OCaml's lexical conventions) and :func:`loads` read back the
+    same way, so that a program is always one line."""
     if _PLAIN.match(name):
         return name
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + _TO_ESCAPE.sub(lambda m: _ESCAPES[m.group()], name) + '"'
 
 
 
@@ -139,16 +147,120 @@ def _show(x) -> str:
 
 
 def _name(x) -> str:
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)         # an atom such as 12 (read as a number: no sign, no leading zero)
     s = x.value() if isinstance(x, sexpdata.Symbol) else x if isinstance(x, str) else None
     if s is None:
         raise BadInput("syntax", f"expected a name, found {_show(x)}")
     return s
 
 
+# ------------------------------------------------------------ number atoms
+#
+# The grammar of number atoms is rh-eval's: OCaml's ``float_of_string`` for
+# numbers and ``int_of_string`` for natural numbers (docs/sexp-format.md,
+# "Number atoms"); the functions below implement exactly what they accept.
+
+#: rh-eval's ``max_nat``: the largest natural number (dimension, index, fuel)
+MAX_NAT = 1_000_000
+
+_C_SPACE = " \t\n\x0b\x0c\r"     # isspace() in the C locale
+_DEC = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+_SPECIAL = re.compile(r"[+-]?(?:inf|infinity|nan(?:\([0-9A-Za-z]*\))?)\Z", re.I)
+_C_HEX = re.compile(r"([+-]?)0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP]([+-]?[0-9]+))?\Z")
+_OCAML_HEX = re.compile(r"([+-]?)0[xX]([0-9a-fA-F.]*)(?:[pP]([" + _C_SPACE + r"]*[+-]?[0-9]+))?\Z")
+_OCAML_INT = re.compile(r"([+-]?)(?:0[xX]([0-9a-fA-F][0-9a-fA-F_]*)|0[oO]([0-7][0-7_]*)|0[bB]([01][01_]*)"
+                        r"|0[uU]([0-9][0-9_]*)|([0-9][0-9_]*))\Z")
+
+
+def _hex_value(sign: str, mantissa: str, exponent: str | None) -> float:
+    """``±0x{mantissa}p{exponent}``, correctly rounded, ±inf on overflow."""
+    digits = mantissa.replace(".", "")
+    exp = int(exponent.strip(_C_SPACE)) if exponent is not None else 0
+    frac = len(mantissa) - 1 - mantissa.index(".") if "." in mantissa else 0
+    nonzero = digits.strip("0") != ""
+    bound = 4 * len(digits) + 4096
+    if not nonzero or exp < -bound:
+        x = 0.0
+    elif exp > bound:
+        x = math.inf
+    else:
+        try:
+            x = float.fromhex(f"0x{digits}p{exp - 4 * frac}")
+        except OverflowError:
+            x = math.inf
+    return -x if sign == "-" else x
+
+
+def ocaml_float(text: str) -> float | None:
+    """What OCaml's ``float_of_string_opt`` (rh-eval's reading of a number
+    atom) gives for ``text``: ``None`` if it is not a number, else the float
+    (possibly ``inf`` or ``nan``, which rh-eval then rejects)."""
+    s = text.replace("_", "")
+    if not s or not s.isascii():
+        return None
+    if re.match(r"[+-]?0[xX]", s):          # OCaml's own hexadecimal reader decides
+        m = _OCAML_HEX.match(s)
+        if not m:
+            return None
+        sign, mantissa, exponent = m.groups()
+        if mantissa.count(".") > 1 or mantissa.replace(".", "") == "":
+            return None
+        return _hex_value(sign, mantissa, exponent)
+    body = s.lstrip(_C_SPACE)                # strtod: leading white space, then the number
+    if _DEC.match(body):
+        return float(body)
+    if _SPECIAL.match(body):
+        x = math.nan if body.lstrip("+-")[:1] in "nN" else math.inf
+        return -x if body.startswith("-") else x
+    m = _C_HEX.match(body)
+    if m:
+        return _hex_value(*m.groups())
+    return None
+
+
+def ocaml_int(text: str) -> int | None:
+    """What OCaml's ``int_of_string_opt`` gives for ``text`` (63-bit ints:
+    decimal up to 2^62 - 1, other bases up to 2^63 - 1, wrapping)."""
+    if len(text) > 200 or not text.isascii():
+        return None
+    m = _OCAML_INT.match(text)
+    if not m:
+        return None
+    sign, hx, oc, bi, un, dec = m.groups()
+    if dec is not None or un is not None:
+        v = int((dec if dec is not None else un).replace("_", ""))
+        if v > (1 << 62) - (sign != "-"):
+            return None
+        return -v if sign == "-" else v
+    base, digits = (16, hx) if hx is not None else (8, oc) if oc is not None else (2, bi)
+    v = int(digits.replace("_", ""), base)
+    if v >= 1 << 63:
+        return None
+    if v >= 1 << 62:
+        v -= 1 << 63
+    v = -v if sign == "-" else v
+    return ((v + (1 << 62)) % (1 << 63)) - (1 << 62)
+
+
+def _atom_text(x) -> str | None:
+    """The text of an atom that is not read as a number here."""
+    if isinstance(x, sexpdata.Symbol):
+        return x.value()
+    if isinstance(x, str):
+        return x
+    return None
+
+
 def _nat(x) -> int:
-    if isinstance(x, bool) or not isinstance(x, int) or x < 0:
-        raise BadInput("syntax", f"expected a natural number, found {_show(x)}")
-    return x
+    if isinstance(x, int) and not isinstance(x, bool):
+        n = x
+    else:
+        text = _atom_text(x)
+        n = ocaml_int(text) if text is not None else None
+    if n is None or n < 0 or n > MAX_NAT:
+        raise BadInput("syntax", f"expected a natural number (0 to {MAX_NAT}), found {_show(x)}")
+    return n
 
 
 def _num(x) -> float:
@@ -156,10 +268,11 @@ def _num(x) -> float:
         raise BadInput("syntax", f"expected a number, found {_show(x)}")
     if isinstance(x, (int, float)):
         f = float(x)
-    elif _sym(x) in ("nan", "inf", "-inf", "+inf"):
-        raise BadInput("number", f"not a finite number: {_sym(x)}")
     else:
-        raise BadInput("syntax", f"expected a number, found {_show(x)}")
+        text = _atom_text(x)
+        f = ocaml_float(text) if text is not None else None
+        if f is None:
+            raise BadInput("syntax", f"expected a number, found {_show(x)}")
     if not math.isfinite(f):
         raise BadInput("number", f"not a finite number: {_show(x)}")
     return f
@@ -286,11 +399,28 @@ def _read_atom(token: str):
         return sexpdata.Symbol(token)
 
 
-def _fast_loads(text: str):
+# Atoms of programs: a number only where Python's reading of the token is
+# OCaml's (and the text is recoverable: ints without sign or leading zero);
+# every other atom stays a symbol, read as a number by _num/_nat with
+# rh-eval's grammar (ocaml_float, ocaml_int).
+_CANON_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
+_CANON_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
+
+
+def _program_atom(token: str):
+    if _CANON_INT.match(token):
+        return int(token)
+    if _CANON_FLOAT.match(token):
+        return float(token)
+    return sexpdata.Symbol(token)
+
+
+def _fast_loads(text: str, atom=_read_atom):
     """What ``sexpdata.loads`` reads from ``text`` (lists, symbols, ints,
     floats, strings), without recursion and several times faster, for text
     made of parentheses, atoms and strings without escapes (the lines of
-    ``rh-eval``); ``None`` for anything else, which sexpdata then reads."""
+    ``rh-eval``); ``None`` for anything else, which sexpdata then reads.
+    ``atom`` reads an atom's token."""
     if _SLOW.search(text) or text.count('"') % 2:
         return None
     stack: list[list] = []
@@ -310,28 +440,98 @@ def _fast_loads(text: str):
         elif t[0] == '"':
             cur.append(t[1:-1])
         else:
-            cur.append(_read_atom(t))
+            cur.append(atom(t))
     if stack or len(top) != 1:
         return None
     return top[0]
 
 
-def loads(text: str):
+_OCAML_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "r": "\r", " ": " ", "\\": "\\", '"': '"', "'": "'"}
+
+
+class _ProgramParser(sexpdata.Parser):
+    """sexpdata's parser with the atoms of programs (:func:`_program_atom`)
+    and OCaml's escapes in strings (as rh-eval reads them): ``\\n \\t \\b
+    \\r \\<space> \\\\ \\" \\'``, ``\\DDD`` (decimal), ``\\xHH``, ``\\oOOO``, and
+    a backslash before a newline skips it and the blanks after it; any other
+    backslash stands for itself."""
+
+    def atom(self, token):
+        return _program_atom(token)
+
+    def parse_str(self, i):
+        text = self.string
+        n = len(text)
+        out = []
+        j = i + 1
+        while True:
+            k = j
+            while k < n and text[k] not in '"\\':
+                k += 1
+            out.append(text[j:k])
+            if k >= n:
+                raise BadInput("parse", f"unterminated string starting at offset {i}")
+            if text[k] == '"':
+                return k + 1, "".join(out)
+            c = text[k + 1] if k + 1 < n else ""
+            if c in _OCAML_ESCAPES:
+                out.append(_OCAML_ESCAPES[c])
+                j = k + 2
+            elif c == "\n":
+                j = k + 2
+                while j < n and text[j] in " \t":
+                    j += 1
+            elif re.match(r"[0-9]{3}", text[k + 1:k + 4]) and int(text[k + 1:k + 4]) < 256:
+                out.append(chr(int(text[k + 1:k + 4])))
+                j = k + 4
+            elif c == "x" and re.match(r"[0-9a-fA-F]{2}", text[k + 2:k + 4]):
+                out.append(chr(int(text[k + 2:k + 4], 16)))
+                j = k + 4
+            elif c == "o" and re.match(r"[0-3][0-7]{2}", text[k + 2:k + 5]):
+                out.append(chr(int(text[k + 2:k + 5], 8)))
+                j = k + 5
+            else:
+                out.append("\\")
+                j = k + 1
+
+
+class _Parser(sexpdata.Parser):
+    """sexpdata's parser, with a clear message for an unterminated string."""
+
+    def parse_str(self, i):
+        if self.quote_or_escape_re.search(self.string, i + 1) is None:
+            raise BadInput("parse", f"unterminated string starting at offset {i}")
+        try:
+            return super().parse_str(i)
+        except (AttributeError, IndexError):
+            raise BadInput("parse", f"unterminated string starting at offset {i}") from None
+
+
+def loads(text: str, program: bool = False):
     """Parse one S-expression (as sexpdata does), as a :class:`BadInput` on
     failure.  The reader recurses: text nested far beyond what a program
-    may be is rejected before it is read."""
-    fast = _fast_loads(text)
+    may be is rejected before it is read.  With ``program``, atoms and
+    strings are read as rh-eval reads a program (numbers by
+    :func:`ocaml_float` / :func:`ocaml_int`, OCaml's escapes)."""
+    fast = _fast_loads(text, _program_atom if program else _read_atom)
     if fast is not None:
         return fast
     if text.count("(") > 4 * MAX_NESTING and _paren_depth(text) > 4 * MAX_NESTING:
         raise too_deep()
+    parser = (_ProgramParser if program else _Parser)(text, true=None, false=None, nil=None)
     try:
         with room():
-            return sexpdata.loads(text, true=None, false=None, nil=None)
+            items = parser.parse()
     except BadInput:
         raise
     except Exception as e:  # sexpdata raises several exception types
-        raise BadInput("parse", f"malformed S-expression: {e}") from None
+        detail = str(e) or type(e).__name__
+        raise BadInput("parse", f"malformed S-expression: {detail}") from None
+    if not items:
+        raise BadInput("parse", "empty input")
+    if len(items) > 1:
+        raise BadInput("parse", "more than one S-expression")
+    return items[0]
 
 
 def read_program(s) -> Program:
@@ -374,7 +574,7 @@ def read_program(s) -> Program:
 def parse_program(text: str) -> Program:
     """A program from its S-expression text."""
     with room():
-        return check_depth(read_program(loads(text)))
+        return check_depth(read_program(loads(text, program=True)))
 
 
 # ------------------------------------------------------------ results

@@ -133,7 +133,7 @@ class _Build(Transformer):
 
     # ---- natural numbers: literals, parameters, sums and products
     def nat_int(self, a):
-        return int(a[0])
+        return _nat_literal(a[0])
 
     def nat_param(self, a):
         name = str(a[0])
@@ -252,7 +252,7 @@ class _Build(Transformer):
         return App(a[0], a[1])
 
     def proj(self, a):
-        i = int(str(a[0])[len("proj_"):])
+        i = _nat_literal(str(a[0])[len("proj_"):])
         if i < 1:
             raise BadInput("syntax", "projections count from 1: proj_1, proj_2, …")
         return Proj(i - 1, a[1])
@@ -261,7 +261,10 @@ class _Build(Transformer):
         return tuple(x for x in a if x is not None)
 
     def number(self, a):
-        return float(a[0])
+        x = float(a[0])
+        if not math.isfinite(x):
+            raise BadInput("number", f"not a finite number: {a[0]}")
+        return x
 
     def prim(self, a):
         name, *params = a
@@ -269,6 +272,16 @@ class _Build(Transformer):
 
     def rdsym(self, a):
         return FSym(a[0].k + 1, a[0].prim)
+
+
+def _nat_literal(text) -> int:
+    """A natural-number literal, at most rh-eval's bound (before any arithmetic
+    on it: a literal of a million digits is not converted)."""
+    from .sexp import MAX_NAT
+    t = str(text).lstrip("0") or "0"
+    if len(t) > len(str(MAX_NAT)) or int(t) > MAX_NAT:
+        raise BadInput("syntax", f"expected a natural number (0 to {MAX_NAT}), found {str(text)[:40]}")
+    return int(t)
 
 
 def _elaborate_residuals(prog: Program) -> Program:
@@ -314,7 +327,7 @@ def parse(text: str, params: dict[str, int] | None = None) -> Program:
     the forward clause)."""
     try:
         tree = _PARSER.parse(text)
-        values = {str(d.children[0]): int(d.children[1]) for d in tree.children
+        values = {str(d.children[0]): _nat_literal(d.children[1]) for d in tree.children
                   if getattr(d, "data", None) == "param_decl"}
         for name, value in (params or {}).items():
             if name not in values:
@@ -460,9 +473,71 @@ def pretty_handler(h: Handler, indent: int = 0) -> str:
     return "{\n" + ";\n".join(parts) + "\n" + "  " * indent + "}"
 
 
+def _program_names(prog: Program):
+    """Every name of ``prog`` with what it names: (kind, name)."""
+    for d in prog.ops:
+        yield "operation", d.name
+    for d in prog.locs:
+        yield "location", d.name
+    for name, _ in prog.heap:
+        yield "location", name
+    stack: list = [prog.main]
+    while stack:
+        node = stack.pop()
+        match node:
+            case Var(x):
+                yield "variable", x
+            case Let(x, a, b):
+                yield "variable", x
+                stack += [a, b]
+            case Rd(a, x, b, c):
+                yield "variable", x
+                stack += [a, b, c]
+            case App(_, a) | Proj(_, a) | Ret(a):
+                stack.append(a)
+            case Add(a, b):
+                stack += [a, b]
+            case Tuple(items):
+                stack += list(items)
+            case Op(o, a):
+                stack += [o, a]
+            case OpUser(name):
+                yield "operation", name
+            case OpGet(loc) | OpPut(loc):
+                yield "location", loc
+            case CLet(x, a, b):
+                yield "variable", x
+                stack += [a, b]
+            case RevHandle(a, xs, body, h):
+                for x in xs:
+                    yield "variable", x
+                yield "variable", h.var
+                stack += [a, body, h.ret]
+                for c in h.clauses:
+                    yield from (("variable", c.x), ("variable", c.y), ("variable", c.z))
+                    stack += [c.op, c.fwd, c.bwd]
+
+
+_OPNAME = re.compile(r"([A-Za-z_][A-Za-z0-9_']*)(?:\[[A-Za-z_][A-Za-z0-9_']*(?:,[A-Za-z_][A-Za-z0-9_']*)*\])?\Z")
+
+
+def _check_names(prog: Program) -> None:
+    """Every name of ``prog`` can be written in the surface syntax, or a
+    ``syntax`` error names the first that cannot."""
+    for kind, name in _program_names(prog):
+        m = _OPNAME.match(name) if kind == "operation" else None
+        ok = (is_printable_name(m.group(1)) and (m.group(0) == name)) if m else is_printable_name(name)
+        if not ok:
+            raise BadInput("syntax", f"the {kind} name {name[:60]!r} cannot be written in the surface syntax "
+                                     "(an identifier that is not a keyword); print the program as an "
+                                     "S-expression instead")
+
+
 @nesting.deep
 def pretty(prog: Program) -> str:
-    """The program in the surface syntax (ASCII)."""
+    """The program in the surface syntax (ASCII); a ``syntax`` error if one
+    of its names is not an identifier of the surface syntax."""
+    _check_names(prog)
     lines = []
     for d in prog.ops:
         lines.append(f"op {d.name} : {pretty_ty(d.coarity)} ~> {pretty_ty(d.arity)}")
