@@ -22,12 +22,25 @@
 From Coq Require Export List Bool Arith Lia.
 Export ListNotations.
 
-(** ** Numeric tuples: a scalar, or a pair of numeric tuples. *)
+(** ** Numeric tuples: a scalar, a pair of numeric tuples, or the zero
+    tuple [NZ] of any shape.  [NZ] lets numeric back-propagation (reduction
+    (5⁺)) start from a zero cotangent without knowing its shape; it is
+    typed at every type. *)
 Inductive num (K : Type) : Type :=
 | NR (r : K)
-| NP (a b : num K).
+| NP (a b : num K)
+| NZ.
 Arguments NR {K} r.
 Arguments NP {K} a b.
+Arguments NZ {K}.
+
+(** A numeric tuple without [NZ]. *)
+Fixpoint dense {K} (r : num K) : Prop :=
+  match r with
+  | NR _ => True
+  | NP a b => dense a /\ dense b
+  | NZ => False
+  end.
 
 (** ** Types *)
 Inductive ty : Type :=
@@ -50,7 +63,8 @@ Fixpoint Rn (n : nat) : ty :=
 (** Numeric tuples of a type: only [R] and products have them. *)
 Inductive num_ty {K} : num K -> ty -> Prop :=
 | num_ty_r r : num_ty (NR r) TR
-| num_ty_p a b A B : num_ty a A -> num_ty b B -> num_ty (NP a b) (TProd A B).
+| num_ty_p a b A B : num_ty a A -> num_ty b B -> num_ty (NP a b) (TProd A B)
+| num_ty_z A : num_ty NZ A.
 
 (** ** The signature: scalars and function symbols with their Jacobians.
     [fjac f x v] is [J(f)(x)(v)], [fjac_t f x c] is [(J(f)(x))ᵀ c].  The
@@ -107,6 +121,7 @@ Fixpoint num_tm (r : nm) : tm :=
   match r with
   | NR x => Real x
   | NP a b => Pair (num_tm a) (num_tm b)
+  | NZ => Zero
   end.
 
 (** ** Access paths [t^{π i1 … ik}]: the head of the list is applied first. *)
@@ -308,6 +323,66 @@ Proof.
           apply (IH X); [intros [|?]; simpl; firstorder | exact H]
       | H : nocc ?X ?t |- nocc _ (ren _ ?t) =>
           apply (nocc_ren X); [intros [|?]; simpl; firstorder | exact H]
+      end.
+Qed.
+
+Lemma nocc_ren_inv (X Y : nat -> Prop) ρ t :
+  (forall n, X n -> Y (ρ n)) -> nocc Y (ren ρ t) -> nocc X t.
+Proof.
+  revert X Y ρ. induction t; intros X Y ρ Hρ H; simpl in *;
+    repeat match goal with H : _ /\ _ |- _ => destruct H end;
+    repeat split; auto;
+    repeat match goal with
+      | IH : forall (X Y : nat -> Prop) ρ, _ -> nocc Y (ren ρ ?t) -> nocc X ?t,
+        H : nocc ?Y (ren ?ρ ?t) |- nocc _ ?t =>
+          apply (IH _ Y ρ); [intros [|?]; simpl; auto | exact H]
+      end.
+Qed.
+
+Lemma lin_ren_inv (X Y : nat -> Prop) ρ t :
+  (forall n, Y (ρ n) <-> X n) -> lin Y (ren ρ t) -> lin X t.
+Proof.
+  revert X Y ρ. induction t; intros X Y ρ Hρ H; simpl in *; auto;
+    try solve [apply Hρ; auto];
+    try (destruct H as [[? ?]|[? ?]]; [left|right]);
+    repeat match goal with H : _ /\ _ |- _ => destruct H end;
+    repeat split;
+    repeat match goal with
+      | IH : forall (X Y : nat -> Prop) ρ, _ -> lin Y (ren ρ ?t) -> lin X ?t,
+        H : lin ?Y (ren ?ρ ?t) |- lin _ ?t =>
+          apply (IH _ Y ρ); [intros [|?]; simpl; firstorder | exact H]
+      | H : nocc ?Y (ren ?ρ ?t) |- nocc _ ?t =>
+          apply (nocc_ren_inv _ Y ρ); [intros [|?]; simpl; firstorder | exact H]
+      end.
+Qed.
+
+Lemma nocc_union (X Z : nat -> Prop) t :
+  nocc X t -> nocc Z t -> nocc (fun n => X n \/ Z n) t.
+Proof.
+  revert X Z. induction t; intros X Z H Hn; simpl in *;
+    repeat match goal with H : _ /\ _ |- _ => destruct H end;
+    repeat split; try tauto;
+    repeat match goal with
+      | IH : forall X Z : nat -> Prop, nocc X ?t -> nocc Z ?t -> nocc _ ?t,
+        H : nocc ?X ?t, H' : nocc ?Z ?t |- nocc _ ?t =>
+          eapply nocc_ext; [|exact (IH X Z H H')]; intros [|?]; simpl; tauto
+      end.
+Qed.
+
+(** Adding variables that do not occur keeps a term linear. *)
+Lemma lin_union (X Z : nat -> Prop) t :
+  lin X t -> nocc Z t -> lin (fun n => X n \/ Z n) t.
+Proof.
+  revert X Z. induction t; intros X Z H Hn; simpl in *; auto;
+    try (destruct H as [[? ?]|[? ?]]; [left|right]);
+    repeat match goal with H : _ /\ _ |- _ => destruct H end;
+    repeat split; try tauto;
+    repeat match goal with
+      | IH : forall X Z : nat -> Prop, lin X ?t -> nocc Z ?t -> lin _ ?t,
+        H : lin ?X ?t, H' : nocc ?Z ?t |- lin _ ?t =>
+          eapply lin_ext; [|exact (IH X Z H H')]; intros [|?]; simpl; tauto
+      | H : nocc ?X ?t, H' : nocc ?Z ?t |- nocc _ ?t =>
+          eapply nocc_ext; [|exact (nocc_union X Z t H H')]; intros [|?]; simpl; tauto
       end.
 Qed.
 

@@ -128,6 +128,11 @@ Inductive typed : ctx -> tm -> ty -> Prop :=
 Lemma typed_num Γ r σ : num_ty r σ -> typed Γ (num_tm r) σ.
 Proof. induction 1; simpl; eauto. Qed.
 
+Lemma typed_num_inv Γ r σ : typed Γ (num_tm r) σ -> num_ty r σ.
+Proof.
+  revert σ. induction r; intros σ H; simpl in H; inversion H; subst; constructor; auto.
+Qed.
+
 (** ** Access paths: [σ^{p}] is the type reached by following [p]. *)
 Fixpoint path_ty (σ : ty) (p : list bool) {struct p} : option ty :=
   match p with
@@ -177,6 +182,22 @@ Proof. intros H. eapply typed_ren; eauto. Qed.
 (** Exchange of the two innermost variables, and weakening under one. *)
 Definition swap01 (n : nat) : nat :=
   match n with 0 => 1 | 1 => 0 | n => n end.
+
+(** Inversion of weakening: a renamed term is typed in any context that
+    agrees with the target context along the renaming. *)
+Lemma typed_ren_inv Γ Δ ρ t A :
+  typed Δ (ren ρ t) A ->
+  (forall n B, nth_error Δ (ρ n) = Some B -> nth_error Γ n = Some B) ->
+  typed Γ t A.
+Proof.
+  assert (Hup : forall Γ Δ ρ C, (forall n B, nth_error Δ (ρ n) = Some B -> nth_error Γ n = Some B) ->
+     forall n B, nth_error (C :: Δ) (up_ren ρ n) = Some B -> nth_error (C :: Γ) n = Some B)
+    by (intros ? ? ? ? H [|n] B; simpl; auto).
+  revert Γ Δ ρ A. induction t; intros Γ Δ ρ A Ht Hρ; simpl in Ht; inversion Ht; subst; eauto.
+  - (* dual *)
+    econstructor; eauto. eapply lin_ren_inv; [|eassumption].
+    intros [|n]; unfold is0; simpl; split; intros; congruence.
+Qed.
 
 (** ** Substitution *)
 Lemma nocc_empty (X : nat -> Prop) t : (forall n, ~ X n) -> nocc X t.
