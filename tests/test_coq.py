@@ -133,11 +133,26 @@ def test_assumption_check_detects_an_axiom():
     assert blocks[1] == CLOSED
 
 
-def paper_map_rows() -> list[tuple[str, list[str], list[str]]]:
-    """(paper item, Coq names, files) for each table row that names Coq objects."""
+# Sections of the paper map that map another system's theory: the start of
+# their heading, and that theory's logical name.  Every other section maps
+# RevHandlers.
+OTHER_THEORIES = {"## The define-by-run AD library": "DefineByRun"}
+
+
+def section_theory(heading: str) -> str:
+    return next((t for h, t in OTHER_THEORIES.items() if heading.startswith(h)), "RevHandlers")
+
+
+def paper_map_rows(theory: str = "RevHandlers") -> list[tuple[str, list[str], list[str]]]:
+    """(paper item, Coq names, files) for each table row that names Coq
+    objects, in the sections that map ``theory``."""
     rows = []
+    current = "RevHandlers"
     for line in PAPER_MAP.read_text().splitlines():
-        if not line.startswith("|") or line.startswith("|---"):
+        if line.startswith("## "):
+            current = section_theory(line)
+            continue
+        if current != theory or not line.startswith("|") or line.startswith("|---"):
             continue
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
         if len(cells) != 4 or cells[0] == "Paper":
