@@ -65,11 +65,11 @@ Inductive lin_shape : tm -> Prop :=
 
 (** ** Redexes and values (§6)
 
-    Remark 3.6: [((Ω λy. z y^{πi}) · ω) V] with [z] free, and
-    [((Ω λy. y^{πi} y^{πj}) · ω) V] with [V^{πi}] not an abstraction, are
-    stuck; they are values. *)
+    Remark 3.6: [((Ω λy. z y^{πi}) · ω) V] with [z] free (here [z] may be
+    followed by a path), and [((Ω λy. y^{πi} y^{πj}) · ω) V] with [V^{πi}]
+    not an abstraction, are stuck; they are values. *)
 Definition stuck (p v : tm) : Prop :=
-  (exists k q, p = App (Var (S k)) (yp q)) \/
+  (exists a q, atom a /\ nocc is0 a /\ p = App a (yp q)) \/
   (exists p1 q, p = App (yp p1) (yp q) /\ forall b, proj_val p1 v <> Some (Lam b)).
 
 (** The shape of a head redex (rules 1-20 and [let]); no premise is
