@@ -1,0 +1,89 @@
+(** * A-normalisation terminates and is deterministic (spec §4, the
+    "divide" stage)
+
+    Every term whose [let]s are let series ([wf_let], which holds of every
+    source term) A-reduces, in finitely many steps and along a unique path,
+    to a let series: its A-normal form.  The measure is the number of
+    constructors outside maximal let series; an A-step replaces a redex
+    (at least one such constructor) by a let series (none). *)
+From Coq Require Import Wf_nat.
+From Pullback Require Import syntax typing anf backprop reduction progress.
+
+Section anf_termination.
+Context {Σ : signature}.
+
+Fixpoint msz (t : tm) : nat :=
+  if is_lets t then 0 else
+  match t with
+  | Var _ | Real _ | NDual _ | Zero => 1
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => 1 + msz s
+  | App a b | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => 1 + msz a + msz b
+  end.
+
+Lemma msz_lets l : lets l -> msz l = 0.
+Proof.
+  intros H. apply is_elem_lets_complete in H. destruct l; simpl in *; try discriminate.
+  rewrite H. reflexivity.
+Qed.
+
+Lemma msz_aredex r : aredex r -> 0 < msz r.
+Proof. destruct 1; simpl; lia. Qed.
+
+Lemma msz_afill C t t' : msz t' < msz t -> msz (afill C t') < msz (afill C t).
+Proof. induction C as [|F C IH]; simpl; auto. intros H. destruct F; simpl; specialize (IH H); lia. Qed.
+
+Lemma astep_msz t t' : astep t t' -> msz t' < msz t.
+Proof.
+  intros [C r HC Hr]. apply msz_afill.
+  rewrite (msz_lets _ (ared_lets r Hr)). apply msz_aredex. exact Hr.
+Qed.
+
+(** A-reduction is well-founded: there is no infinite A-reduction. *)
+Lemma astep_wf : well_founded (fun t' t => astep t t').
+Proof.
+  intros t. induction t as [t IH] using (well_founded_induction (well_founded_ltof tm msz)).
+  constructor. intros t' H. apply IH. apply astep_msz. exact H.
+Qed.
+
+(** A-reduction is deterministic (from the uniqueness in Lemma B.1). *)
+Lemma astep_det t t1 t2 : astep t t1 -> astep t t2 -> t1 = t2.
+Proof.
+  intros [C r HC Hr] H2. inversion H2 as [C' r' HC' Hr' Heq]; subst.
+  destruct (adecompose_unique C r C' r' HC HC' Hr Hr' (eq_sym Heq)) as [-> ->]. reflexivity.
+Qed.
+
+Inductive asteps : tm -> tm -> Prop :=
+| asteps_refl t : asteps t t
+| asteps_cons t t' t'' : astep t t' -> asteps t' t'' -> asteps t t''.
+
+(** Informal proof: by well-founded induction on [msz t].  By Lemma B.1
+    the term is a let series (done) or an A-context around an A-redex; the
+    A-step keeps [wf_let] ([astep_wf_let]) and decreases [msz]
+    ([astep_msz]). *)
+Lemma anf_exists t : wf_let t -> exists l, asteps t l /\ lets l.
+Proof.
+  induction t as [t IH] using (well_founded_induction (well_founded_ltof tm msz)).
+  intros Hwf. destruct (adecompose t Hwf) as [Hl|(C & r & HC & Hr & ->)].
+  - exists t. split; [constructor|exact Hl].
+  - assert (Hs : astep (afill C r) (afill C (ared r))) by (constructor; assumption).
+    destruct (IH (afill C (ared r))) as (l & Hsl & Hl).
+    + apply astep_msz. exact Hs.
+    + eapply astep_wf_let; eassumption.
+    + exists l. split; [econstructor; eassumption|exact Hl].
+Qed.
+
+(** The A-normal form is unique, and it has the type of the term. *)
+Lemma anf_unique t l1 l2 : asteps t l1 -> lets l1 -> asteps t l2 -> lets l2 -> l1 = l2.
+Proof.
+  intros H1. revert l2. induction H1 as [t|t t' t'' Hs Hrest IH]; intros l2 Hl1 H2 Hl2.
+  - inversion H2 as [|? t2 ? Hs2]; subst; auto.
+    destruct Hs2 as [C r HC Hr]. exfalso. eapply adecompose_excl; eassumption.
+  - inversion H2 as [|? t2 ? Hs2 Hrest2]; subst.
+    + destruct Hs as [C r HC Hr]. exfalso. eapply adecompose_excl; eassumption.
+    + rewrite (astep_det _ _ _ Hs Hs2) in IH. apply IH; assumption.
+Qed.
+
+Lemma asteps_typed Γ t l A : asteps t l -> typed Γ t A -> typed Γ l A.
+Proof. induction 1; eauto using astep_typed. Qed.
+
+End anf_termination.
