@@ -7,7 +7,7 @@
     Its reduction under the strategy ends in [[660 528]*], the Jacobian of
     [f = pow2 ∘ mult ∘ g] at [⟨1,3⟩]. *)
 From Coq Require Import ZArith Ring_theory Ring.
-From Pullback Require Import syntax typing backprop reduction progress transpose reverse_phase.
+From Pullback Require Import syntax typing anf anf_termination backprop reduction progress transpose reverse_phase.
 Open Scope Z_scope.
 
 Inductive prim : Type := Pg | Pmult | Ppow2.
@@ -139,4 +139,53 @@ Proof.
   apply (chain_reverse (Σ := zsig) (1%Z : @scalar zsig) Zsr zjac_adjoint []).
   - exact reverse_query_chain.
   - exact reverse_query_typed.
+Qed.
+
+(** ** Example 3.3: A-normal form of [pow2(mult(g(⟨x,y⟩)))]
+
+    With [x] at index 1 and [y] at index 0.  A-reduction also A-normalises
+    the two variables ([x →A let x' = x in x']), so the normal form starts
+    with two copies that the paper's Example 3.3 leaves out:
+<<
+    let a = x; b = y; z1 = ⟨a, b⟩; z2 = g(z1); z3 = mult(z2); z4 = pow2(z3) in z4
+>> *)
+Definition ex33 : tm := Fun Ppow2 (Fun Pmult (Fun Pg (Pair (Var 1) (Var 0)))).
+
+Definition ex33_anf : tm :=
+  Let (Var 1) (Let (Var 1) (Let (Pair (Var 1) (Var 0))
+    (Let (Fun Pg (Var 0)) (Let (Fun Pmult (Var 0)) (Let (Fun Ppow2 (Var 0)) (Var 0)))))).
+
+Ltac lets_tac := apply (proj2 (is_elem_lets_sound _)); reflexivity.
+
+Ltac astep_at C r :=
+  eapply asteps_cons;
+  [ apply (astep_ctx C r);
+    [ repeat apply Forall_cons; try apply Forall_nil; simpl; try exact I; try lets_tac
+    | constructor; lets_tac ]
+  | ]; cbn.
+
+Example ex33_asteps : asteps ex33 ex33_anf.
+Proof.
+  unfold ex33.
+  astep_at [AFun Ppow2; AFun Pmult; AFun Pg; APairL (Var 0)] (Var 1).
+  astep_at [AFun Ppow2; AFun Pmult; AFun Pg; APairR (Let (Var 1) (Var 0))] (Var 0).
+  astep_at [AFun Ppow2; AFun Pmult; AFun Pg] (Pair (Let (Var 1) (Var 0)) (Let (Var 0) (Var 0))).
+  astep_at [AFun Ppow2; AFun Pmult]
+           (Fun Pg (Let (Var 1) (Let (Var 1) (Let (Pair (Var 1) (Var 0)) (Var 0))))).
+  astep_at [AFun Ppow2]
+           (Fun Pmult (Let (Var 1) (Let (Var 1) (Let (Pair (Var 1) (Var 0))
+              (Let (Fun Pg (Var 0)) (Var 0)))))).
+  astep_at (@nil aframe)
+           (Fun Ppow2 (Let (Var 1) (Let (Var 1) (Let (Pair (Var 1) (Var 0))
+              (Let (Fun Pg (Var 0)) (Let (Fun Pmult (Var 0)) (Var 0))))))).
+  apply asteps_refl.
+Qed.
+
+Example ex33_lets : lets ex33_anf.
+Proof. lets_tac. Qed.
+
+Example ex33_typed : typed [TR; TR] ex33_anf TR.
+Proof.
+  eapply asteps_typed; [exact ex33_asteps|].
+  unfold ex33. repeat (econstructor; simpl; try reflexivity).
 Qed.
