@@ -4,7 +4,8 @@
     Fig. 3, numbered as in the spec, closed under the evaluation contexts of
     §6.  Reductions with a premise (16b, 16c, 17, 18, 19b, 19c, 20a) refer
     to [steps] (reflexive-transitive closure) or, for 20a, to [step], so the
-    two relations are mutually inductive.
+    two relations are mutually inductive.  As in the paper ("if r →* V"),
+    a premise evaluated with [steps] must end in a value.
 
     De Bruijn conventions.  In [(Ω λy.E) · ω] the body [E] is typed in
     [y :: Γ], and in every reduct [(λv.S)* · (ω E[V/y])] the Jacobian body
@@ -254,6 +255,7 @@ Inductive step : tm -> tm -> Prop :=
     ((Ω λy. (λx.L)* · z) · ω) V  →  (λv. (λx.S)* · z)* · (ω ((λx.L[V/y])* · z))
 >> *)
 | step_pb_dual_z l a s' u w v : value w -> value v -> nocc is0 a -> lin is0 s' ->
+    value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
     step (App (Pb (Dual l a) w) v) (Dual (Dual s' a) (out w v (Dual l a)))
@@ -265,6 +267,7 @@ Inductive step : tm -> tm -> Prop :=
       →  (λv. (λx.L[V/y])* · v^p + (λx.S)* · V^p)* · (ω ((λx.L[V/y])* · V^p))
 >> *)
 | step_pb_dual_y l p s' u w v : value w -> value v -> lin is0 s' ->
+    value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
     step (App (Pb (Dual l (yp p)) w) v)
@@ -277,6 +280,7 @@ Inductive step : tm -> tm -> Prop :=
     ((Ω λy. (Ω λx.L) · z) · ω) V  →  ((Ω λy. λa. (λv.S)* · (z W)) · ω) V
 >> *)
 | step_pb_pb l z s0 u w v : value w -> value v ->
+    value (Dual s0 (App (shift z) u)) ->
     steps (App (Pb (ren (up_ren S) l) (shift z)) (Var 0)) (Dual s0 (App (shift z) u)) ->
     step (App (Pb (Pb l z) w) v) (App (Pb (Lam (Dual s0 (App (shift z) u))) w) v)
 (**
@@ -286,6 +290,7 @@ Inductive step : tm -> tm -> Prop :=
     ((Ω λy. λx.L) · ω) V  →  (λv. λx.S)* · (ω (λx. L[V/y]))
 >> *)
 | step_pb_lam l s' u w v : value w -> value v ->
+    value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
     step (App (Pb (Lam l) w) v) (Dual (Lam s') (out w v (Lam l)))
@@ -297,6 +302,7 @@ Inductive step : tm -> tm -> Prop :=
 >> *)
 | step_pb_app_lam p q p' vq s0 u w v : value w -> value v ->
     proj_val p v = Some (Lam p') -> proj_val q v = Some vq ->
+    value (Dual (ren (up_ren S) s0) (App (Var 0) u)) ->
     steps (App (Pb (ren (up_ren S) p') (Var 0)) (shift vq))
           (Dual (ren (up_ren S) s0) (App (Var 0) u)) ->
     step (App (Pb (App (yp p) (yp q)) w) v)
