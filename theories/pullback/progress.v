@@ -526,4 +526,44 @@ Lemma progress_closed t A :
   (exists C r, Forall eframe_ok C /\ premise_redex r /\ t = efills C r).
 Proof. intros _. apply progress. Qed.
 
+(** ** Values are normal forms (§6: "a value ... cannot be reduced further") *)
+Lemma yp_not_app p a b : yp p <> App a b.
+Proof.
+  unfold yp. destruct p as [|i p] using rev_ind; [discriminate|].
+  rewrite ppath_app. simpl. discriminate.
+Qed.
+
+Ltac not_stuck :=
+  let Hs := fresh in
+  intros Hs; destruct Hs as [(a' & q' & Ha' & Hn' & Heq)|(p1 & q1 & Heq & Hnl)];
+  try discriminate.
+
+Lemma value_not_step t t' : step t t' -> ~ value t.
+Proof.
+  induction 1 as [| | | | | | | | | | |e w v Hw Hv He Hn|e w v Hw Hv Hs|
+                  | | | | | | | | |p q p' vq s0 u w v Hw Hv Hp Hq _ _
+                  |p q p' vq w v Hw Hv Hp Hq _|e s0 u w v Hw Hv He Hn _ _| |F t t' HF _ IH];
+    intros Hval.
+  all: try (exact (IH (value_efill F t Hval))).
+  all: simpl in Hval; destruct Hval as [Hh Hr].
+  all: try solve [apply Hh; simpl; eauto 8].
+  all: try solve [apply Hh; simpl; split; eauto].
+  all: try solve [contradiction].
+  all: try solve [destruct Hr as [Hc _]; contradiction].
+  (* pullbacks applied to a point *)
+  all: destruct Hr as [[_ [Hc _]] _]; apply Hh; simpl; split; [exact Hc|]; not_stuck.
+  (* (9) *)
+  all: try solve [subst; simpl in Hn; exfalso;
+                  first [apply (yp_not_nocc q') | apply (yp_not_nocc q1)]; tauto].
+  (* the linear shapes *)
+  all: try solve [destruct Hs; try discriminate;
+                  try (exfalso; eapply yp_not_app; eassumption);
+                  try (exfalso; eapply yp_not_app; symmetry; eassumption);
+                  injection Heq; intros; subst;
+                  first [exact (yp_not_nocc _ Hn') | exact (yp_not_nocc _ ltac:(eassumption))]].
+  (* (19b), (19c) *)
+  all: try solve [injection Heq; intros; subst; exact (yp_not_nocc _ Hn')].
+  all: injection Heq; intros Hq' Hp1; apply yp_inj in Hp1; subst; eapply Hnl; exact Hp.
+Qed.
+
 End progress.
