@@ -250,23 +250,24 @@ Inductive step : tm -> tm -> Prop :=
          (Dual (App (Jac f (yp p)) (shift (ppath p v))) (out w v (Fun f (yp p))))
 (**
 <<
-    ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)     y ∉ FV(z)    x ∈ lin(S)
+    ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)   y ∈ FV(λx.L)   y ∉ FV(z)   x ∈ lin(S)
     ─────────────────────────────────────────────────────────────────  (16b)
     ((Ω λy. (λx.L)* · z) · ω) V  →  (λv. (λx.S)* · z)* · (ω ((λx.L[V/y])* · z))
 >> *)
-| step_pb_dual_z l a s' u w v : value w -> value v -> nocc is0 a -> lin is0 s' ->
+| step_pb_dual_z l a s' u w v : value w -> value v -> ~ nocc (lift is0) l ->
+    nocc is0 a -> lin is0 s' ->
     value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
     step (App (Pb (Dual l a) w) v) (Dual (Dual s' a) (out w v (Dual l a)))
 (**
 <<
-    ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)     x ∈ lin(S)
+    ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)     y ∈ FV(λx.L)   x ∈ lin(S)
     ─────────────────────────────────────────────────────────────────  (16c)
     ((Ω λy. (λx.L)* · y^p) · ω) V
       →  (λv. (λx.L[V/y])* · v^p + (λx.S)* · V^p)* · (ω ((λx.L[V/y])* · V^p))
 >> *)
-| step_pb_dual_y l p s' u w v : value w -> value v -> lin is0 s' ->
+| step_pb_dual_y l p s' u w v : value w -> value v -> ~ nocc (lift is0) l -> lin is0 s' ->
     value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
@@ -275,21 +276,21 @@ Inductive step : tm -> tm -> Prop :=
                (out w v (Dual l (yp p))))
 (**
 <<
-    ((Ω λx.L) · z) a  →*  (λv.S)* · (z W)      a fresh
+    ((Ω λx.L) · z) a  →*  (λv.S)* · (z W)      a fresh   y ∈ FV((Ω λx.L) · z)
     ─────────────────────────────────────────────────────────────────  (17)
     ((Ω λy. (Ω λx.L) · z) · ω) V  →  ((Ω λy. λa. (λv.S)* · (z W)) · ω) V
 >> *)
-| step_pb_pb l z s0 u w v : value w -> value v ->
+| step_pb_pb l z s0 u w v : value w -> value v -> ~ nocc is0 (Pb l z) ->
     value (Dual s0 (App (shift z) u)) ->
     steps (App (Pb (ren (up_ren S) l) (shift z)) (Var 0)) (Dual s0 (App (shift z) u)) ->
     step (App (Pb (Pb l z) w) v) (App (Pb (Lam (Dual s0 (App (shift z) u))) w) v)
 (**
 <<
-    ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)
+    ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)     y ∈ FV(λx.L)
     ─────────────────────────────────────────────────────────────────  (18)
     ((Ω λy. λx.L) · ω) V  →  (λv. λx.S)* · (ω (λx. L[V/y]))
 >> *)
-| step_pb_lam l s' u w v : value w -> value v ->
+| step_pb_lam l s' u w v : value w -> value v -> ~ nocc (lift is0) l ->
     value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
