@@ -189,3 +189,10 @@ Proof.
   eapply asteps_typed; [exact ex33_asteps|].
   unfold ex33. repeat (econstructor; simpl; try reflexivity).
 Qed.
+
+(** The forward chain D1 … D4 at the point [⟨1,3⟩] is the Jacobian
+    [J f(1,3) = [660 528]] of [f = pow2 ∘ mult ∘ g]: pairing [1] with the
+    tangent it computes gives [660 v1 + 528 v2]. *)
+Example forward_chain_jacobian v1 v2 :
+  pair_chain reverse_query (vec2 v1 v2) = 660 * v1 + 528 * v2.
+Proof. cbn -[Z.mul Z.add]. ring. Qed.
