@@ -303,6 +303,13 @@ def test_exceptions_unwind_through_the_clauses():
         handle(lambda: perform(E, 1), lambda v: v, {E: lambda p, k: {}[p]})
 
 
+def test_a_greenlet_of_the_client_performs_to_the_handlers_around_it():
+    from greenlet import greenlet
+    E = Effect("E")
+    body = lambda: greenlet(lambda: perform(E, 2) + 1).switch()
+    assert handle(body, lambda v: v * 10, {E: lambda p, k: k(p * 3)}) == 70
+
+
 def test_no_recursion_limit_on_the_number_of_requests():
     def chain(d, x):
         y = x

@@ -91,7 +91,15 @@ class _Answer:
 
 
 def _frames(g) -> _Frame | None:
-    return getattr(g, "_dbr_frame", None)
+    """The handlers around the code running in ``g``: those of the nearest
+    greenlet, ``g`` or a parent of it, that runs under ``handle`` (a
+    greenlet the client made itself runs under its parent's)."""
+    while g is not None:
+        try:
+            return g._dbr_frame
+        except AttributeError:
+            g = g.parent
+    return None
 
 
 def perform(effect: Effect, payload: Any = None) -> Any:
