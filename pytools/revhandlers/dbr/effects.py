@@ -18,9 +18,9 @@ handlers around ``handle``.
 
 How it runs: the body runs in a greenlet of its own, and each clause in a
 greenlet of its own, all children of the greenlet that called ``handle``
-(the *driver*).  ``perform`` switches to the driver of the handler it
-reaches.  When a clause calls ``k``, its greenlet is suspended on a stack
-and the performer resumes; when the body returns, ``ret`` computes the
+(the *driver*).  ``perform`` starts the clause of the handler it reaches
+in a new greenlet.  When a clause calls ``k``, its greenlet is suspended on
+a stack and the performer resumes; when the body returns, ``ret`` computes the
 answer and the suspended clauses are resumed from the top of the stack,
 each receiving the answer of the one above as the result of its ``k``.
 This stack of suspended clauses *is* the tape of the reverse-mode
@@ -56,24 +56,17 @@ class ContinuationError(RuntimeError):
 
 
 class _Frame:
-    """An installed handler: its clauses, its driver greenlet, and the
-    handlers around it (those its clauses and return function see)."""
+    """An installed handler: its clauses, its driver greenlet, the handlers
+    around it (those its clauses and return function see), and its clauses
+    suspended in their continuations, innermost last."""
 
-    __slots__ = ("clauses", "driver", "outer")
+    __slots__ = ("clauses", "driver", "outer", "waiting")
 
     def __init__(self, clauses, driver, outer):
         self.clauses = clauses
         self.driver = driver
         self.outer = outer
-
-
-class _Perform:
-    __slots__ = ("effect", "payload", "performer")
-
-    def __init__(self, effect, payload, performer):
-        self.effect = effect
-        self.payload = payload
-        self.performer = performer
+        self.waiting: list = []
 
 
 class _Return:
@@ -102,15 +95,39 @@ def _frames(g) -> _Frame | None:
     return None
 
 
+def _run_clause(frame: _Frame, clause, payload, performer):
+    """A clause, in a greenlet of its own whose parent is the driver: its
+    answer goes to the driver when it returns."""
+    me = getcurrent()
+    used = False
+
+    def k(answer):
+        nonlocal used
+        if used:
+            raise ContinuationError("a one-shot continuation was resumed twice")
+        if getcurrent() is not me:
+            raise ContinuationError("a continuation resumes only from inside its clause")
+        used = True
+        frame.waiting.append(me)
+        return performer.switch(answer).value   # the driver resumes us with an _Answer
+
+    return _Answer(clause(payload, k))
+
+
 def perform(effect: Effect, payload: Any = None) -> Any:
-    """Perform a request; returns the answer its handler resumes with."""
+    """Perform a request; returns the answer its handler resumes with.
+
+    The clause starts at once, in a new greenlet (the driver is waiting for
+    the handled computation and is not involved)."""
     me = getcurrent()
     frame = _frames(me)
     while frame is not None and effect not in frame.clauses:
         frame = frame.outer
     if frame is None:
         raise Unhandled(f"no handler for {effect!r}")
-    return frame.driver.switch(_Perform(effect, payload, me))
+    c = greenlet(_run_clause, parent=frame.driver)
+    c._dbr_frame = frame.outer
+    return c.switch(frame, frame.clauses[effect], payload, me)
 
 
 def handle(body: Callable[[], Any], ret: Callable[[Any], Any],
@@ -119,53 +136,29 @@ def handle(body: Callable[[], Any], ret: Callable[[Any], Any],
     ``ret(v)`` if the body returns ``v`` without performing a request of
     ``clauses``; otherwise the answer of the clause of the first request."""
     driver = getcurrent()
-    outer = _frames(driver)
-    frame = _Frame(dict(clauses), driver, outer)
-    waiting: list = []          # clauses suspended in their continuation, innermost last
+    frame = _Frame(dict(clauses), driver, _frames(driver))
+    waiting = frame.waiting
 
     def run_body():
         return _Return(body())
-
-    def run_clause(clause, payload, performer):
-        me = getcurrent()
-        used = False
-
-        def k(answer):
-            nonlocal used
-            if used:
-                raise ContinuationError("a one-shot continuation was resumed twice")
-            if getcurrent() is not me:
-                raise ContinuationError("a continuation resumes only from inside its clause")
-            used = True
-            waiting.append(me)
-            return performer.switch(answer).value   # the driver resumes us with an _Answer
-
-        return _Answer(clause(payload, k))
 
     g = greenlet(run_body, parent=driver)
     g._dbr_frame = frame
     error: BaseException | None = None
     try:
         msg = g.switch()
-    except Exception as e:       # the body raised before its first request
+    except Exception as e:       # the body, or a clause that did not resume, raised
         msg, error = None, e
     while True:
-        if error is None and isinstance(msg, _Perform):
-            c = greenlet(run_clause, parent=driver)
-            c._dbr_frame = outer
-            try:
-                msg = c.switch(frame.clauses[msg.effect], msg.payload, msg.performer)
-            except Exception as e:
-                msg, error = None, e
-            continue
+        # What reaches the driver: the body's result, or the answer (or
+        # error) of a clause that has returned.  The answer of the handled
+        # computation from that point on is the result of the continuation
+        # of the innermost suspended clause, or the result of handle.
         if error is None and isinstance(msg, _Return):
             try:
                 msg = _Answer(ret(msg.value))
             except Exception as e:
                 msg, error = None, e
-        # An answer (or an error) of the handled computation from this
-        # point on: it is the result of the continuation of the innermost
-        # suspended clause, or the result of handle.
         if not waiting:
             if error is not None:
                 raise error
