@@ -394,9 +394,18 @@ def cli(text: bytes, command: list[str], surface_text: bool, timeout: float = TI
 
 # ---------------------------------------------------------------- campaign
 
+HEAVY = ("wrap_deep", "wide_const")
+LIGHT = [m for m in MUTATIONS if m not in HEAVY]
+
+
 def random_ops(rng: random.Random) -> list[tuple]:
-    return [(rng.choice(MUTATIONS), rng.random(), rng.random(), rng.randrange(1 << 30))
-            for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 5]))]
+    """0 to 5 mutations; the heavy ones (deep nesting, wide vectors: large
+    inputs, slow to read) in one input in 100."""
+    ops = [(rng.choice(LIGHT), rng.random(), rng.random(), rng.randrange(1 << 30))
+           for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 5]))]
+    if rng.random() < 0.01:
+        ops.insert(rng.randrange(len(ops) + 1), (rng.choice(HEAVY), rng.random(), rng.random(), rng.randrange(1 << 30)))
+    return ops
 
 
 def main(argv=None) -> int:

@@ -196,8 +196,7 @@ def test_an_evaluator_dead_before_the_request_is_written(tmp_path):
     the pipe, which is reported as a RevHandlersError (not BrokenPipeError),
     and the next request starts a new process."""
     ev = VerifiedEvaluator()
-    proc = subprocess.Popen(["sh", "-c", "exec 0<&-; sleep 60"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(["sh", "-c", "exec 0<&-; sleep 60"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     _wait_for(lambda: not os.path.exists(f"/proc/{proc.pid}/fd/0"), "the process closes its input")
     ev._proc = proc
     try:
@@ -214,14 +213,32 @@ def test_an_evaluator_dead_before_the_request_is_written(tmp_path):
 
 def test_an_evaluator_that_stops_without_answering(tmp_path):
     ev = VerifiedEvaluator()
-    ev._proc = subprocess.Popen(["sh", "-c", "read x; exit 5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                text=True)
+    ev._proc = subprocess.Popen(["sh", "-c", "read x; exit 5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         with pytest.raises(RevHandlersError) as e:
             ev.request("(check (program (main (ret (const)))))")
         assert "without answering" in e.value.message and "exit code 5" in e.value.message
     finally:
         ev.close()
+
+
+def test_the_time_limit_covers_the_whole_answer():
+    """An answer that starts in time but does not end is a timeout too."""
+    ev = VerifiedEvaluator(timeout=0.5)
+    ev._proc = subprocess.Popen(["sh", "-c", "read x; printf '(result'; exec sleep 60"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE)
+    proc = ev._proc
+    try:
+        with pytest.raises(RuntimeFailure) as e:
+            ev.request("(check (program (main (ret (const)))))")
+        assert e.value.kind == "timeout" and proc.poll() is not None and ev._proc is None
+    finally:
+        ev.close()
+
+
+def test_an_empty_request_is_bad_input_not_a_hang(verified):
+    with pytest.raises(BadInput):
+        verified.request("   ")
 
 
 def test_an_evaluator_that_cannot_be_started(tmp_path):

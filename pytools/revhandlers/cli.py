@@ -265,6 +265,9 @@ def main(argv: list[str] | None = None, out=None) -> int:
         return e.exit_code
     except BrokenPipeError:
         raise                      # the reader of the output went away: entry() handles it
+    except UnicodeDecodeError as e:  # a file read by another command (train, diagram) is not UTF-8
+        print(f"error (parse): not UTF-8 text: {e}", file=sys.stderr)
+        return 2
     except MemoryError:
         print("error (out-of-memory): the command ran out of memory", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ import re
 import select
 import subprocess
 import threading
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -111,10 +112,7 @@ class VerifiedEvaluator:
             raise EvaluatorNotBuilt(self.path)
         args = [self.path, "--serve", *self.flags] + (["--fuel", str(self.fuel)] if self.fuel is not None else [])
         try:
-            # rh-eval's answers are ASCII but for names quoted from the input:
-            # a byte that is not UTF-8 is replaced rather than failing the read
-            return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-                                    encoding="utf-8", errors="replace")
+            return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         except OSError as e:
             raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
 
@@ -137,32 +135,58 @@ class VerifiedEvaluator:
         return RevHandlersError("internal", f"rh-eval stopped {what}{how}")
 
     def request(self, line: str) -> str:
-        """Send one request line, return the answer line."""
+        """Send one request line, return the answer line.  With a
+        ``timeout``, the whole answer must arrive within it."""
         if "\n" in line or "\r" in line:
             # the printers never produce one (names are escaped): a request
             # made by hand that would be cut into several
             raise BadInput("syntax", "a request is one line: it contains a line break")
+        if not line.strip(" \t\x0c"):
+            raise BadInput("syntax", "an empty request (rh-eval --serve skips blank lines without answering)")
+        data = line.encode("utf-8", errors="surrogatepass") + b"\n"
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
                 self.generation += 1
             assert self._proc.stdin and self._proc.stdout
             try:
-                self._proc.stdin.write(line + "\n")
+                self._proc.stdin.write(data)
                 self._proc.stdin.flush()
             except (BrokenPipeError, ConnectionResetError, ValueError, OSError):
                 raise self._stopped("before reading the request") from None
-            if self.timeout is not None and not select.select([self._proc.stdout], [], [], self.timeout)[0]:
-                self._proc.kill()
-                self._proc.wait()
-                self._proc = None
-                raise RuntimeFailure("timeout", f"rh-eval gave no answer within {self.timeout:g} s")
+            deadline = None if self.timeout is None else time.monotonic() + self.timeout
+            answer = self._read_line(deadline)
+        # rh-eval's answers are ASCII but for names quoted from the input: a
+        # byte that is not UTF-8 is replaced rather than failing the read
+        return answer.decode("utf-8", errors="replace")
+
+    def _read_line(self, deadline: float | None) -> bytes:
+        """The next line of the process's output, read by ourselves (no
+        buffering between requests), by ``deadline`` (else the process is
+        killed: a ``timeout`` runtime failure)."""
+        fd = self._proc.stdout.fileno()
+        chunks: list[bytes] = []
+        while True:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    self._proc.kill()
+                    self._proc.wait()
+                    self._proc = None
+                    raise RuntimeFailure("timeout", f"rh-eval gave no answer within {self.timeout:g} s")
             try:
-                answer = self._proc.stdout.readline()
-            except (OSError, ValueError):
-                answer = ""
-            if not answer.endswith("\n"):
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
                 raise self._stopped("without answering")
+            chunks.append(chunk)
+            if b"\n" in chunk:
+                break
+        answer = b"".join(chunks)
+        end = answer.index(b"\n") + 1
+        if end != len(answer):         # one request, one line: anything more is not an answer to it
+            raise self._stopped(f"after an answer followed by more output ({answer[end:end + 80]!r})")
         return answer
 
     def close(self) -> None:
