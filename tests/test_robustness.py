@@ -356,3 +356,15 @@ def test_both_readers_read_a_natural_number_alike(verified, atom):
     ours = _outcome(lambda: len(rh.run(sexp.parse_program(text), engine="reference").value))
     theirs = _outcome(lambda: len(sexp.read_answer(verified.request(f"(run {text})")).value))
     assert ours == theirs, (atom, ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["5", "1.50", "-0", "0x10", "1e5"])
+def test_an_atom_that_reads_as_a_number_is_a_name_where_a_name_is_expected(verified, name):
+    text = f"(program (main (let {name} (ret (const 1.5)) (ret {name}))))"
+    prog = sexp.parse_program(text)
+    assert prog.main.var == name
+    assert rh.run(prog, engine="reference").value.tolist() == [1.5]
+    assert sexp.read_answer(verified.request(f"(run {text})")).value.tolist() == [1.5]
+    with pytest.raises(BadInput) as e:
+        rh.check(sexp.parse_program(f"(program (main (ret {name})))"), engine="reference")
+    assert e.value.kind == "unbound"

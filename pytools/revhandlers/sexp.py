@@ -147,6 +147,8 @@ def _show(x) -> str:
 
 
 def _name(x) -> str:
+    if isinstance(x, _Float):
+        return x.text         # an atom such as 1.5, read as a number
     if isinstance(x, int) and not isinstance(x, bool):
         return str(x)         # an atom such as 12 (read as a number: no sign, no leading zero)
     s = x.value() if isinstance(x, sexpdata.Symbol) else x if isinstance(x, str) else None
@@ -300,8 +302,14 @@ def read_fsym(s) -> FSym:
     return FSym(0, Prim(name, params))
 
 
+def _is_atom(s) -> bool:
+    """An atom (every atom may be a name, as in rh-eval: ``5`` is a variable
+    in term position)."""
+    return isinstance(s, (sexpdata.Symbol, str, _Float)) or (isinstance(s, int) and not isinstance(s, bool))
+
+
 def read_tm(s) -> Tm:
-    if isinstance(s, (sexpdata.Symbol, str)):
+    if _is_atom(s):
         return Var(_name(s))
     match _head(s):
         case "const":
@@ -322,7 +330,7 @@ def read_tm(s) -> Tm:
 
 
 def read_op(s) -> OpSym:
-    if isinstance(s, (sexpdata.Symbol, str)):
+    if _is_atom(s):
         return OpUser(_name(s))
     match _head(s):
         case "get" if len(s) == 2:
@@ -407,11 +415,17 @@ _CANON_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
 _CANON_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
 
 
+class _Float(float):
+    """A float atom of a program, with its text (for an atom used as a name)."""
+
+
 def _program_atom(token: str):
     if _CANON_INT.match(token):
         return int(token)
     if _CANON_FLOAT.match(token):
-        return float(token)
+        x = _Float(token)
+        x.text = token
+        return x
     return sexpdata.Symbol(token)
 
 
