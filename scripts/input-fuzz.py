@@ -425,6 +425,7 @@ def main(argv=None) -> int:
     counts: dict[str, Counter] = {t: Counter() for t in ("python-reader", "surface", "rh-eval-serve",
                                                           "rh-eval-oneshot", "cli")}
     failures = []
+    agreement, disagreements, examples = Counter(), Counter(), {}
     server = Server(args.timeout)
     try:
         for i in range(args.n):
@@ -439,7 +440,17 @@ def main(argv=None) -> int:
                 outcomes["surface"] = surface_parser(text)
             else:
                 outcomes["python-reader"] = python_reader(text)
-                outcomes["rh-eval-serve"] = server.ask(request_line(text, rng.randrange(3)))
+                form = rng.randrange(3)
+                outcomes["rh-eval-serve"] = server.ask(request_line(text, form))
+                if (form == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values())
+                        and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8")):
+                    # (check P), for P one S-expression of UTF-8 text: the two readers
+                    # and checkers, class for class (information, not a failure)
+                    same = outcomes["python-reader"] == outcomes["rh-eval-serve"]
+                    agreement["same class" if same else "different classes"] += 1
+                    if not same:
+                        disagreements[(outcomes["python-reader"], outcomes["rh-eval-serve"])] += 1
+                        examples.setdefault((outcomes["python-reader"], outcomes["rh-eval-serve"]), text)
                 if i % args.oneshot_every == 0:
                     outcomes["rh-eval-oneshot"] = oneshot(text, via_file=rng.random() < 0.5, timeout=args.timeout)
             if i % args.cli_every == 0:
@@ -461,6 +472,9 @@ def main(argv=None) -> int:
         print(f"{target}: {total}")
         for cls, k in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"  {cls}: {k}")
+    print(f"Python reader and checker against rh-eval's (check P), by outcome class: {dict(agreement)}")
+    for (ours, theirs), k in disagreements.most_common(8):
+        print(f"  Python {ours}, rh-eval {theirs}: {k}, e.g. {examples[(ours, theirs)][:160]!r}")
     print(f"failures: {len(failures)}")
     for i, target, outcome, text in failures[:10]:
         print(f"  input {i} ({target}): {outcome[:400]}")
