@@ -334,3 +334,72 @@ Proof.
   - repeat (econstructor; simpl; try reflexivity).
   - repeat (econstructor; simpl; try reflexivity).
 Qed.
+
+(** ** A higher-order query (rule 19b, D-eval)
+
+    [((Ω λy. y^{π1} y^{π2}) · Ω[1]) ⟨λz. pow2(z), 3⟩] evaluates the
+    pullback of an application [f x] at the point [⟨f, x⟩ = ⟨λz.z², 3⟩].
+    Reduction (19b) differentiates the function argument in its premise
+    (by (15)), and the result is the normal form
+<<
+    (λv. v^{π1} 3 + (J pow2 · v^{π2}) 3)* · [1]*
+>>
+    whose body is the derivative of [f x] at [⟨λz.z², 3⟩] along a tangent
+    [v = ⟨δf, δx⟩]: [δf(3) + 6·δx] (D-eval).  (5⁺) does not apply, as the
+    body is higher order. *)
+Lemma step_pb_app_lam_fix p q p' vq s0 u w v :
+  value w -> value v -> proj_val p v = Some (Lam p') -> proj_val q v = Some vq ->
+  value (Dual s0 (App (Var 0) u)) ->
+  steps (App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)) (Dual s0 (App (Var 0) u)) ->
+  ren (up_ren S) s0 = s0 ->
+  step (App (Pb (App (yp p) (yp q)) w) v)
+       (Dual (Plus (App (yp p) (shift vq)) (subst (vsub q) s0)) (out w v (App (yp p) (yp q)))).
+Proof.
+  intros Hw Hv Hp Hq Hval Hs Hr.
+  pose proof (step_pb_app_lam p q p' vq s0 u w v Hw Hv Hp Hq) as H.
+  rewrite Hr in H. exact (H Hval Hs).
+Qed.
+
+Ltac norm := unfold out, subst1, shift, vsub, yp; cbn.
+
+Ltac find_step_ho :=
+  first
+    [ find_step
+    | lazymatch goal with
+      | |- step (App (Pb (App ?a ?b) _) ?v) _ =>
+          let pa := eval compute in (as_path a) in
+          let pb := eval compute in (as_path b) in
+          lazymatch pa with Some ?p => lazymatch pb with Some ?q =>
+          let fa := eval compute in (proj_val p v) in
+          let fb := eval compute in (proj_val q v) in
+          lazymatch fa with Some (Lam ?p') => lazymatch fb with Some ?vq =>
+            eapply (step_pb_app_lam_fix p q p' vq);
+            [ svalue | svalue | reflexivity | reflexivity | idtac
+            | norm; repeat (eapply steps_cons; [find_step|]; norm); apply steps_refl
+            | reflexivity ]; svalue
+          end end end end
+      end
+    | solve [ apply (step_ctx (EAppL _)); [exact I | find_step_ho] ]
+    | solve [ apply (step_ctx (EAppR _)); [cbn [eframe_ok]; svalue | find_step_ho] ]
+    | solve [ apply (step_ctx (EDualR _)); [exact I | find_step_ho] ]
+    | solve [ apply (step_ctx (EDualL _)); [cbn [eframe_ok]; svalue | find_step_ho] ] ].
+
+(** [((Ω λy. y^{π1} y^{π2}) · Ω[1]) ⟨λz. pow2(z), 3⟩] *)
+Definition ho_query : tm :=
+  App (Pb (App (Proj false (Var 0)) (Proj true (Var 0))) (Lam (NDual (NR 1))))
+      (Pair (Lam (Fun Ppow2 (Var 0))) (Real 3)).
+
+Example ho_query_result :
+  steps ho_query
+    (Dual (Plus (App (Proj false (Var 0)) (Real 3)) (App (Jac Ppow2 (Proj true (Var 0))) (Real 3)))
+          (NDual (NR 1))).
+Proof.
+  unfold ho_query.
+  repeat (eapply steps_cons; [find_step_ho|]; norm).
+  apply steps_refl.
+Qed.
+
+Example ho_query_normal :
+  value (Dual (Plus (App (Proj false (Var 0)) (Real 3)) (App (Jac Ppow2 (Proj true (Var 0))) (Real 3)))
+              (NDual (NR 1))).
+Proof. svalue. Qed.
