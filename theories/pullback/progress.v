@@ -519,7 +519,8 @@ Proof.
   - right. exists C, r. auto.
 Qed.
 
-(** For closed well-typed terms: progress. *)
+(** Progress for closed well-typed terms; the typing hypothesis is not
+    used (see [progress]). *)
 Lemma progress_closed t A :
   typed [] t A -> pb_wf t ->
   value t \/ (exists t', step t t') \/

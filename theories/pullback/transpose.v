@@ -85,9 +85,6 @@ Proof.
   - simpl. rewrite ?dot_nz_l. ring.
 Qed.
 
-Lemma nsplit_dot_l c v1 v2 : dot c (NP v1 v2) = sadd (dot (fst (nsplit c)) v1) (dot (snd (nsplit c)) v2).
-Proof. destruct c; simpl; rewrite ?dot_nz_l; ring. Qed.
-
 Lemma nsplit_dot_prod a v1 v2 A B :
   num_ty a (TProd A B) ->
   dot a (NP v1 v2) = sadd (dot (fst (nsplit a)) v1) (dot (snd (nsplit a)) v2).

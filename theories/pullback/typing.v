@@ -179,10 +179,6 @@ Qed.
 Lemma typed_shift Γ t A B : typed Γ t A -> typed (B :: Γ) (shift t) A.
 Proof. intros H. eapply typed_ren; eauto. Qed.
 
-(** Exchange of the two innermost variables, and weakening under one. *)
-Definition swap01 (n : nat) : nat :=
-  match n with 0 => 1 | 1 => 0 | n => n end.
-
 (** Inversion of weakening: a renamed term is typed in any context that
     agrees with the target context along the renaming. *)
 Lemma typed_ren_inv Γ Δ ρ t A :
