@@ -284,7 +284,8 @@ def test_trace_and_check_take_a_time_limit(tmp_path):
     ('(program (main (ret "abc', "unterminated string"),
     ("", "empty input"),
     ("(a) (b)", "more than one"),
-    ("(a", "malformed"),
+    ("(a", "unclosed parentheses"),
+    ("(a))", "unexpected ')'"),
 ])
 def test_sexp_reader_messages(text, detail):
     with pytest.raises(BadInput) as e:
@@ -368,3 +369,34 @@ def test_an_atom_that_reads_as_a_number_is_a_name_where_a_name_is_expected(verif
     with pytest.raises(BadInput) as e:
         rh.check(sexp.parse_program(f"(program (main (ret {name})))"), engine="reference")
     assert e.value.kind == "unbound"
+
+
+# Comments and atom characters as rh-eval (OCaml's Parsexp) reads them.
+LEXICAL = ['(program #| c |# (main (ret (const))))', '(program (main (ret (const 1 |#))))',
+           '(program #;(fuel 1) (main (ret (const))))', '(program (main (ret (const a#|b |# 1))))',
+           '(program (main (ret (const a|#b))))', '(program (main (ret (const #a 1))))',
+           '(program (main (ret (const #|a #| b |# "|#" |# 1))))', '(program (main (ret (const #; 2 1))))',
+           '(program (main (ret (const #;(1 2) 1))))', '(program (main (ret (const #;#;1 2 3))))',
+           '(program (main (ret (const a;b\n 1))))', '(program (main (ret (const #;))))',
+           '(program (main (ret (const 1#;2))))', '(program (main (ret (const |a))))',
+           '(program (main (ret (const #|a))))', '(program (main (ret (const 1\x0b2))))',
+           '(program (main (ret (const [1]))))', "(program (main (ret (const '1))))",
+           '(program (main (let "a\\065" (ret (const 1)) (ret "aA"))))', '(program (main (ret (const #; #| x |# 1 2))))',
+           '(program (main (ret (const 1 #;\n2))))', '#;(a) (program (main (ret (const))))',
+           '(program (main (ret (const)))) #;(a)', '(program (main (ret (const 1)))) ;',
+           '(program (main (ret (const 1\x0c2))))', '(program (main (ret (const "1"2))))']
+
+
+@pytest.mark.parametrize("text", LEXICAL, ids=range(len(LEXICAL)))
+def test_both_readers_read_comments_and_atoms_alike(text):
+    """Each text is one S-expression for both readers or for neither (a
+    parse error); when it is one, both give the same outcome class."""
+    try:
+        from revhandlers.typecheck import check_program
+        check_program(sexp.parse_program(text))
+        ours = "ok"
+    except RevHandlersError as e:
+        ours = e.kind
+    out = subprocess.run([str(rh_eval_path()), "--check"], input=text.encode(), capture_output=True).stdout.decode()
+    theirs = "ok" if out.startswith("(ok") else out.split("(kind ", 1)[1].split(")", 1)[0]
+    assert ours == theirs, (text, ours, out)

@@ -460,53 +460,138 @@ def _fast_loads(text: str, atom=_read_atom):
     return top[0]
 
 
+# What the fast reader cannot read as rh-eval reads a program: comments,
+# escapes, brackets and quotes (atom characters for rh-eval), \x0b (white
+# space for the fast reader only).
+_PX_SPECIAL = re.compile(r"[#|\[\]{};'\\\x0b]")
+
 _OCAML_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "r": "\r", " ": " ", "\\": "\\", '"': '"', "'": "'"}
 
 
-class _ProgramParser(sexpdata.Parser):
-    """sexpdata's parser with the atoms of programs (:func:`_program_atom`)
-    and OCaml's escapes in strings (as rh-eval reads them): ``\\n \\t \\b
-    \\r \\<space> \\\\ \\" \\'``, ``\\DDD`` (decimal), ``\\xHH``, ``\\oOOO``, and
-    a backslash before a newline skips it and the blanks after it; any other
-    backslash stands for itself."""
+_PX_SPACE = " \t\n\r\x0c"
 
-    def atom(self, token):
-        return _program_atom(token)
 
-    def parse_str(self, i):
-        text = self.string
-        n = len(text)
-        out = []
-        j = i + 1
-        while True:
-            k = j
-            while k < n and text[k] not in '"\\':
-                k += 1
-            out.append(text[j:k])
-            if k >= n:
-                raise BadInput("parse", f"unterminated string starting at offset {i}")
-            if text[k] == '"':
-                return k + 1, "".join(out)
-            c = text[k + 1] if k + 1 < n else ""
-            if c in _OCAML_ESCAPES:
-                out.append(_OCAML_ESCAPES[c])
-                j = k + 2
-            elif c == "\n":
-                j = k + 2
-                while j < n and text[j] in " \t":
+def _ocaml_string(text: str, i: int) -> tuple[int, str]:
+    r"""The quoted string starting at ``text[i] == '"'``, with OCaml's escapes
+    (as rh-eval reads it): ``\n \t \b \r \<space> \\ \" \'``, ``\DDD``
+    (decimal), ``\xHH``, ``\oOOO``; a backslash before a newline skips it
+    and the blanks after it; any other backslash stands for itself.
+    Returns the index after the closing quote and the string."""
+    n = len(text)
+    out = []
+    j = i + 1
+    while True:
+        k = j
+        while k < n and text[k] not in '"\\':
+            k += 1
+        out.append(text[j:k])
+        if k >= n:
+            raise BadInput("parse", f"unterminated string starting at offset {i}")
+        if text[k] == '"':
+            return k + 1, "".join(out)
+        c = text[k + 1] if k + 1 < n else ""
+        if c in _OCAML_ESCAPES:
+            out.append(_OCAML_ESCAPES[c])
+            j = k + 2
+        elif c == "\n":
+            j = k + 2
+            while j < n and text[j] in " \t":
+                j += 1
+        elif re.match(r"[0-9]{3}", text[k + 1:k + 4]) and int(text[k + 1:k + 4]) < 256:
+            out.append(chr(int(text[k + 1:k + 4])))
+            j = k + 4
+        elif c == "x" and re.match(r"[0-9a-fA-F]{2}", text[k + 2:k + 4]):
+            out.append(chr(int(text[k + 2:k + 4], 16)))
+            j = k + 4
+        elif c == "o" and re.match(r"[0-3][0-7]{2}", text[k + 2:k + 5]):
+            out.append(chr(int(text[k + 2:k + 5], 8)))
+            j = k + 5
+        else:
+            out.append("\\")
+            j = k + 1
+
+
+def _program_loads(text: str):
+    """One S-expression read as rh-eval reads a program (OCaml's Parsexp),
+    without recursion: atoms end at white space, parentheses, ``"`` and
+    ``;`` (``[ ] { } '`` are atom characters); ``;`` starts a line comment,
+    ``#|`` … ``|#`` a block comment (nested, strings inside it read as
+    strings), ``#;`` comments out the next S-expression; ``#|`` or ``|#``
+    inside an atom is an error; strings have OCaml's escapes; numbers are
+    read by :func:`_program_atom`."""
+    n = len(text)
+    stack: list[tuple[list, int]] = []       # (list being built, pending #; comments) of each open level
+    cur: list = []
+    pending = 0
+    i = 0
+
+    def add(item):
+        nonlocal pending
+        if pending:
+            pending -= 1                     # commented out by #;
+        else:
+            cur.append(item)
+
+    while i < n:
+        c = text[i]
+        if c in _PX_SPACE:
+            i += 1
+        elif c == ";":
+            j = text.find("\n", i)
+            i = n if j < 0 else j + 1
+        elif c == "(":
+            stack.append((cur, pending))
+            if len(stack) > 4 * MAX_NESTING:
+                raise too_deep()
+            cur, pending = [], 0
+            i += 1
+        elif c == ")":
+            if not stack:
+                raise BadInput("parse", f"unexpected ')' at offset {i}")
+            if pending:
+                raise BadInput("parse", f"unterminated S-expression comment (#;) before offset {i}")
+            done = cur
+            cur, pending = stack.pop()
+            add(done)
+            i += 1
+        elif c == '"':
+            i, string = _ocaml_string(text, i)
+            add(string)
+        elif text.startswith("#|", i):
+            depth, j = 1, i + 2
+            while depth:
+                if j >= n:
+                    raise BadInput("parse", f"unterminated block comment starting at offset {i}")
+                if text.startswith("#|", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("|#", j):
+                    depth, j = depth - 1, j + 2
+                elif text[j] == '"':
+                    j, _ = _ocaml_string(text, j)
+                else:
                     j += 1
-            elif re.match(r"[0-9]{3}", text[k + 1:k + 4]) and int(text[k + 1:k + 4]) < 256:
-                out.append(chr(int(text[k + 1:k + 4])))
-                j = k + 4
-            elif c == "x" and re.match(r"[0-9a-fA-F]{2}", text[k + 2:k + 4]):
-                out.append(chr(int(text[k + 2:k + 4], 16)))
-                j = k + 4
-            elif c == "o" and re.match(r"[0-3][0-7]{2}", text[k + 2:k + 5]):
-                out.append(chr(int(text[k + 2:k + 5], 8)))
-                j = k + 5
-            else:
-                out.append("\\")
-                j = k + 1
+            i = j
+        elif text.startswith("#;", i):
+            pending += 1
+            i += 2
+        else:
+            j = i
+            while j < n and text[j] not in _PX_SPACE and text[j] not in '()";':
+                j += 1
+            token = text[i:j]
+            if "|#" in token or "#|" in token[1:]:
+                raise BadInput("parse", f"comment tokens in an unquoted atom at offset {i}: {token[:40]!r}")
+            add(_program_atom(token))
+            i = j
+    if stack:
+        raise BadInput("parse", "unclosed parentheses at the end of the input")
+    if pending:
+        raise BadInput("parse", "unterminated S-expression comment (#;) at the end of the input")
+    if not cur:
+        raise BadInput("parse", "empty input")
+    if len(cur) > 1:
+        raise BadInput("parse", "more than one S-expression")
+    return cur[0]
 
 
 class _Parser(sexpdata.Parser):
@@ -527,12 +612,18 @@ def loads(text: str, program: bool = False):
     may be is rejected before it is read.  With ``program``, atoms and
     strings are read as rh-eval reads a program (numbers by
     :func:`ocaml_float` / :func:`ocaml_int`, OCaml's escapes)."""
-    fast = _fast_loads(text, _program_atom if program else _read_atom)
+    if program:
+        if not _PX_SPECIAL.search(text):
+            fast = _fast_loads(text, _program_atom)
+            if fast is not None:
+                return fast
+        return _program_loads(text)
+    fast = _fast_loads(text, _read_atom)
     if fast is not None:
         return fast
     if text.count("(") > 4 * MAX_NESTING and _paren_depth(text) > 4 * MAX_NESTING:
         raise too_deep()
-    parser = (_ProgramParser if program else _Parser)(text, true=None, false=None, nil=None)
+    parser = _Parser(text, true=None, false=None, nil=None)
     try:
         with room():
             items = parser.parse()
