@@ -31,7 +31,6 @@ import random
 import re
 import resource
 import select
-import signal
 import subprocess
 import sys
 import tempfile

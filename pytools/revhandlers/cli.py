@@ -15,7 +15,7 @@ import numpy as np
 
 from . import ENGINES, parse
 from .errors import BadInput, RevHandlersError, RuntimeFailure
-from .nesting import check_depth, room
+from .nesting import room
 from .sexp import loads, program_sexp, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
 
