@@ -136,7 +136,7 @@ def test_assumption_check_detects_an_axiom():
 # Sections of the paper map that map another system's theory: the start of
 # their heading, and that theory's logical name.  Every other section maps
 # RevHandlers.
-OTHER_THEORIES = {"## The define-by-run AD library": "DefineByRun"}
+OTHER_THEORIES = {"## The define-by-run AD library": "DefineByRun", "## The pullback language": "Pullback"}
 
 
 def section_theory(heading: str) -> str:

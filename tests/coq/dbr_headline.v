@@ -1,6 +1,6 @@
 (* The headline theorems of the define-by-run AD library (theories/dbr,
    logical name DefineByRun), with their statements and their assumptions.
-   tests/test_dbr_coq.py compiles this file against the built theory and
+   tests/test_sibling_coq.py compiles this file against the built theory and
    compares its output with dbr_headline.expected, so a change of a
    statement or a new assumption fails the tests.  Nothing is assumed: the
    only acceptable answer of Print Assumptions is "Closed under the global

@@ -1,0 +1,60 @@
+(* The headline theorems of the pullback language (theories/pullback,
+   logical name Pullback), with their statements and their assumptions.
+   tests/test_sibling_coq.py compiles this file against the built theory
+   and compares its output with pullback_headline.expected, so a change of
+   a statement or a new assumption fails the tests.  The signature (function
+   symbols, their Jacobians, the scalars and their laws) enters as section
+   variables: nothing is assumed. *)
+From Pullback Require Import syntax typing anf anf_termination backprop reduction
+  preservation progress transpose reverse_phase examples.
+
+(* Subject reduction for A-reduction (§4). *)
+Check @astep_typed.
+Print Assumptions astep_typed.
+
+(* Lemma B.1: a term is an A-context around an A-redex, or a let series, uniquely. *)
+Check @adecompose.
+Print Assumptions adecompose.
+Check @adecompose_unique.
+Print Assumptions adecompose_unique.
+
+(* A-normalisation terminates and has one result. *)
+Check @astep_wf.
+Print Assumptions astep_wf.
+Check @anf_exists.
+Print Assumptions anf_exists.
+Check @anf_unique.
+Print Assumptions anf_unique.
+
+(* Subject reduction for the pullback reductions 1-20 and the strategy,
+   proved syntactically (the paper obtains it through the semantics). *)
+Check @step_steps_preserve.
+Print Assumptions step_steps_preserve.
+Check @step_typed.
+Print Assumptions step_typed.
+
+(* Lemma 3.8 (unique decomposition) and progress. *)
+Check @decompose.
+Print Assumptions decompose.
+Check @decompose_unique.
+Print Assumptions decompose_unique.
+Check @progress.
+Print Assumptions progress.
+Check @value_not_step.
+Print Assumptions value_not_step.
+
+(* Reverse is the transpose of forward (Corollary 4.8, part 1, in a semiring). *)
+Check @bp_transpose.
+Print Assumptions bp_transpose.
+Check @step_bp_transpose.
+Print Assumptions step_bp_transpose.
+Check @chain_reverse.
+Print Assumptions chain_reverse.
+
+(* The running example: the query reduces to the Jacobian row [660 528]*. *)
+Check @query_660_528.
+Print Assumptions query_660_528.
+Check @reverse_query_transpose.
+Print Assumptions reverse_query_transpose.
+Check @ho_query_result.
+Print Assumptions ho_query_result.

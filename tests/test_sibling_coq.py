@@ -1,0 +1,195 @@
+"""Checks of the Coq theories of the sibling systems, each under its own
+logical name: the define-by-run AD library (theories/dbr, DefineByRun) and
+the pullback language (theories/pullback, Pullback).  For each: closed
+headline theorems (golden file), every lemma closed, and a paper-map section
+that names existing Coq objects in the files it says.  Proof holes are
+looked for in every theory by tests/test_coq.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from revhandlers.paths import build_dir
+from test_coq import CLOSED, assumptions_blocks, paper_map_rows, strip_comments
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Theory:
+    directory: str                 # under theories/
+    logical: str                   # its logical name
+    headline_names: list[str]      # must be in the golden file, closed
+    min_lemmas: int
+    min_map_rows: int
+    also_mapped: list[str] = field(default_factory=list)
+    witness: tuple[str, str] = ("", "")   # a name of this theory and its file, not in RevHandlers
+
+    @property
+    def path(self) -> Path:
+        return ROOT / "theories" / self.directory
+
+    @property
+    def modules(self) -> list[str]:
+        return sorted(p.stem for p in self.path.glob("*.v"))
+
+    @property
+    def headline(self) -> Path:
+        return ROOT / "tests" / "coq" / f"{self.directory}_headline.v"
+
+    def import_all(self) -> str:
+        return f"From {self.logical} Require Import " + " ".join(self.modules) + ".\n"
+
+
+THEORIES = {
+    "dbr": Theory(
+        "dbr", "DefineByRun",
+        ["diff_correct", "diff_fwd_correct", "diff_tape_correct", "modes_agree",
+         "diff_forwards", "diff_n_correct", "grad_correct", "diff_monomial",
+         "cube_plus_one_denotes", "diff_cube_plus_one", "diff_diff_cube_plus_one",
+         "x_cube_denotes", "diff_x_cube_nat", "diff_diff_x_cube_nat", "monomial_denotes"],
+        min_lemmas=50, min_map_rows=25,
+        also_mapped=["denotes", "denotes_ext", "num_spec", "handle1", "wp"],
+        witness=("diff_correct", "reverse")),
+    "pullback": Theory(
+        "pullback", "Pullback",
+        ["astep_typed", "adecompose", "adecompose_unique", "astep_wf", "anf_exists", "anf_unique",
+         "step_steps_preserve", "step_typed", "decompose", "decompose_unique", "progress",
+         "value_not_step", "bp_transpose", "step_bp_transpose", "chain_reverse", "query_660_528"],
+        min_lemmas=50, min_map_rows=20,
+        also_mapped=["typed", "step", "lin", "bp"],
+        witness=("query_660_528", "examples")),
+}
+IDS = list(THEORIES)
+
+
+def run_theory_coqc(th: Theory, source: str | Path, *, timeout: float = 600.0) -> subprocess.CompletedProcess:
+    """Compile ``source`` (a path, or the text of a .v file) against the
+    compiled theory, as ``coqc -Q _build/default/theories/DIR LOGICAL``."""
+    build = build_dir() / "theories" / th.directory
+    if not all((build / f"{m}.vo").exists() for m in th.modules):
+        pytest.fail(f"the theory is not compiled in {build}: run `make proofs`")
+    coqc = shutil.which("coqc")
+    if coqc is None:
+        pytest.fail("coqc is not on PATH; run `make deps`")
+    with tempfile.TemporaryDirectory() as tmp:
+        if isinstance(source, Path):
+            path = source
+        else:
+            path = Path(tmp) / "Input.v"
+            path.write_text(source)
+        return subprocess.run(
+            [coqc, "-Q", str(build), th.logical, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
+            capture_output=True, text=True, timeout=timeout,
+        )
+
+
+@pytest.fixture(scope="module", params=IDS)
+def theory(request) -> Theory:
+    return THEORIES[request.param]
+
+
+_HEADLINES: dict[str, str] = {}
+
+
+def headline_output(th: Theory) -> str:
+    if th.directory not in _HEADLINES:
+        result = run_theory_coqc(th, th.headline)
+        assert result.returncode == 0, result.stderr
+        _HEADLINES[th.directory] = result.stdout
+    return _HEADLINES[th.directory]
+
+
+def test_headline_matches_golden(theory):
+    expected = theory.headline.with_suffix(".expected").read_text()
+    assert headline_output(theory) == expected, (
+        "the statements or assumptions of the headline theorems changed; if intended, update "
+        f"{theory.headline.with_suffix('.expected').relative_to(ROOT)}:\n" + headline_output(theory)
+    )
+
+
+def test_headline_theorems_are_closed(theory):
+    """Independent of the golden file: every Print Assumptions answers that
+    the theorem depends on no axiom, and the headline theorems are all there."""
+    source = theory.headline.read_text()
+    asked = re.findall(r"^Print Assumptions (\w+)\.", source, flags=re.M)
+    missing = [n for n in theory.headline_names if n not in asked]
+    assert not missing, missing
+    blocks = assumptions_blocks(headline_output(theory))
+    assert len(blocks) == len(asked)
+    assert all(b == CLOSED for b in blocks), blocks
+
+
+def lemma_names(th: Theory) -> list[str]:
+    names = []
+    for path in sorted(th.path.glob("*.v")):
+        code = strip_comments(path.read_text())
+        names += re.findall(r"^\s*(?:Lemma|Theorem|Corollary|Proposition|Example)\s+([A-Za-z_][\w']*)",
+                            code, flags=re.M)
+    return names
+
+
+def test_every_lemma_is_closed(theory):
+    names = lemma_names(theory)
+    assert len(names) > theory.min_lemmas
+    assert len(set(names)) == len(names), "a lemma name is defined twice"
+    result = run_theory_coqc(theory, theory.import_all() + "".join(f"Print Assumptions {n}.\n" for n in names))
+    assert result.returncode == 0, result.stderr
+    blocks = assumptions_blocks(result.stdout)
+    assert len(blocks) == len(names)
+    bad = [(n, b) for n, b in zip(names, blocks) if b != CLOSED]
+    assert not bad, bad
+
+
+def resolve(th: Theory, names: list[str]) -> list[str | None]:
+    """The qualified name of each Coq name, or None when it does not exist."""
+    result = run_theory_coqc(th, th.import_all() + "".join(f"About {n}.\n" for n in names))
+    assert result.returncode == 0, result.stderr
+    answers: list[str | None] = []
+    for line in result.stdout.splitlines():
+        if line.startswith("Expands to:"):
+            answers.append(line.split()[-1])
+        elif line.endswith("not a defined object."):
+            answers.append(None)
+    assert len(answers) == len(names), result.stdout
+    return answers
+
+
+def test_paper_map_names_exist_where_the_map_says(theory):
+    rows = paper_map_rows(theory.logical)
+    assert len(rows) >= theory.min_map_rows
+    for must in theory.headline_names + theory.also_mapped:
+        assert any(must in names for _, names, _ in rows), must
+    queries = [(item, name, files) for item, names, files in rows for name in names]
+    problems = []
+    for (item, name, files), qualified in zip(queries, resolve(theory, [n for _, n, _ in queries])):
+        if qualified is None:
+            problems.append(f"{name} ({item}): no such Coq object")
+            continue
+        parts = qualified.split(".")
+        if parts[0] != theory.logical or parts[-1] != name or parts[1] not in files:
+            problems.append(f"{name} ({item}): is {qualified}, the map says {files}")
+    assert not problems, "\n".join(problems)
+
+
+def test_paper_map_sections_are_separate(theory):
+    """A sibling's rows are not resolved against RevHandlers, and the other
+    way round."""
+    own = {n for _, names, _ in paper_map_rows(theory.logical) for n in names}
+    rh = {n for _, names, _ in paper_map_rows() for n in names}
+    name = theory.witness[0]
+    assert name in own and name not in rh
+    assert "rh_typed" in rh and "rh_typed" not in own
+
+
+def test_paper_map_check_detects_missing_names(theory):
+    name, module = theory.witness
+    assert resolve(theory, [name + "_does_not_exist", name]) == [None, f"{theory.logical}.{module}.{name}"]
