@@ -29,7 +29,7 @@ PY="${PY:-python3}"
 here="$(pwd -P)"
 if ! "$PY" - "$here" <<'PYEOF' 2>/dev/null
 import os, sys
-import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch, coq_jupyter, nbclient  # noqa: F401
+import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch, coq_jupyter, nbclient, greenlet, sympy  # noqa: F401
 import revhandlers
 sys.exit(0 if os.path.realpath(revhandlers.__file__).startswith(sys.argv[1] + os.sep) else 1)
 PYEOF
