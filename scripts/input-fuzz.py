@@ -376,7 +376,9 @@ def cli(text: bytes, command: list[str], surface_text: bool, timeout: float = TI
         if command[0] in ("run", "check", "trace"):
             args += ["--timeout", f"{timeout:g}"]
         try:
-            p = subprocess.run(args, capture_output=True, timeout=timeout + 30, preexec_fn=_limit_memory, cwd=d)
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "pytools"), os.environ.get("PYTHONPATH", "")])}
+            p = subprocess.run(args, capture_output=True, timeout=timeout + 30, preexec_fn=_limit_memory, cwd=d,
+                               env=env)
         except subprocess.TimeoutExpired:
             return f"FAIL:hang: revhandlers {' '.join(command)} ran past {timeout + 30:g} s"
     err = p.stderr.decode("utf-8", errors="replace")
@@ -459,6 +461,8 @@ def main(argv=None) -> int:
                 counts[target][cls] += 1
                 if cls == "FAIL":
                     failures.append((i, target, outcome, text))
+                    print(f"FAILURE at input {i} ({target}): {outcome[:300]}\n    {text[:300]!r}",
+                          file=sys.stderr, flush=True)
             if (i + 1) % 10_000 == 0:
                 print(f"... {i + 1} inputs, {len(failures)} failures, {time.monotonic() - start:.0f} s",
                       file=sys.stderr, flush=True)

@@ -35,10 +35,13 @@ def verified():
     ev.close()
 
 
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "pytools")] + [os.environ.get("PYTHONPATH", "")])}
+
+
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``python -m revhandlers.cli ARGS`` in a subprocess."""
+    """``python -m revhandlers.cli ARGS`` in a subprocess (this checkout's package)."""
     return subprocess.run([sys.executable, "-m", "revhandlers.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+                          timeout=timeout, cwd=ROOT, env=ENV)
 
 
 def assert_clean(p: subprocess.CompletedProcess, code: int, *words: str) -> None:
@@ -400,3 +403,16 @@ def test_both_readers_read_comments_and_atoms_alike(text):
     out = subprocess.run([str(rh_eval_path()), "--check"], input=text.encode(), capture_output=True).stdout.decode()
     theirs = "ok" if out.startswith("(ok") else out.split("(kind ", 1)[1].split(")", 1)[0]
     assert ours == theirs, (text, ours, out)
+
+
+def test_a_message_quoting_a_deep_subterm_is_abbreviated_not_a_crash():
+    """The reader accepts text nested up to 8000 levels before it measures
+    the program; a message quoting such a subterm is built without recursion
+    (it used to overflow the C stack: a segmentation fault)."""
+    code = ("from revhandlers import sexp\n"
+            "t = '(program (main ' + '(tuple ' * 7990 + ')' * 7990 + '))'\n"
+            "try:\n    sexp.parse_program(t)\nexcept sexp.BadInput as e:\n    print(e.kind, len(e.message))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 0, p.stderr[-500:]
+    kind, size = p.stdout.split()
+    assert kind == "syntax" and int(size) < 400

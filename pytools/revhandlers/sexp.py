@@ -139,11 +139,52 @@ def _head(x) -> str | None:
     return _sym(x[0]) if isinstance(x, list) and x else None
 
 
-def _show(x) -> str:
-    try:
-        return sexpdata.dumps(x)
-    except Exception:  # pragma: no cover - only for messages
-        return repr(x)
+def _show_atom(x) -> str:
+    if isinstance(x, sexpdata.Symbol):
+        return x.value()
+    if isinstance(x, str):
+        return _atom(x) if x else '""'
+    if isinstance(x, _Float):
+        return x.text
+    if isinstance(x, (int, float)):
+        return str(x)
+    return repr(x)
+
+
+def _show(x, limit: int = 300) -> str:
+    """``x`` as an S-expression for a message: without recursion (a subterm
+    may be nested thousands of levels) and abbreviated after ``limit``
+    characters."""
+    parts: list[str] = []
+    size = 0
+    stack = [iter((x,))]
+    space = False
+    while stack:
+        if size > limit:
+            return "".join(parts)[:limit] + " ..."
+        try:
+            item = next(stack[-1])
+        except StopIteration:
+            stack.pop()
+            if stack:
+                parts.append(")")
+                size += 1
+                space = True
+            continue
+        if space:
+            parts.append(" ")
+            size += 1
+        if isinstance(item, list):
+            parts.append("(")
+            size += 1
+            stack.append(iter(item))
+            space = False
+        else:
+            a = _show_atom(item)
+            parts.append(a)
+            size += len(a)
+            space = True
+    return "".join(parts)[:limit] + (" ..." if size > limit else "")
 
 
 def _name(x) -> str:
