@@ -7,17 +7,14 @@ looked for in every theory by tests/test_coq.py."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from revhandlers.paths import build_dir
+from revhandlers.coq import CoqResult, run_coqc
+
 from test_coq import CLOSED, assumptions_blocks, paper_map_rows, strip_comments
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,25 +68,9 @@ THEORIES = {
 IDS = list(THEORIES)
 
 
-def run_theory_coqc(th: Theory, source: str | Path, *, timeout: float = 600.0) -> subprocess.CompletedProcess:
-    """Compile ``source`` (a path, or the text of a .v file) against the
-    compiled theory, as ``coqc -Q _build/default/theories/DIR LOGICAL``."""
-    build = build_dir() / "theories" / th.directory
-    if not all((build / f"{m}.vo").exists() for m in th.modules):
-        pytest.fail(f"the theory is not compiled in {build}: run `make proofs`")
-    coqc = shutil.which("coqc")
-    if coqc is None:
-        pytest.fail("coqc is not on PATH; run `make deps`")
-    with tempfile.TemporaryDirectory() as tmp:
-        if isinstance(source, Path):
-            path = source
-        else:
-            path = Path(tmp) / "Input.v"
-            path.write_text(source)
-        return subprocess.run(
-            [coqc, "-Q", str(build), th.logical, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
-            capture_output=True, text=True, timeout=timeout,
-        )
+def run_theory_coqc(th: Theory, source: str | Path, *, timeout: float = 600.0) -> CoqResult:
+    """Compile ``source`` against the compiled theory ``th``."""
+    return run_coqc(source, timeout=timeout, theory=th.directory, logical=th.logical)
 
 
 @pytest.fixture(scope="module", params=IDS)

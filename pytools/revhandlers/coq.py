@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import theories_build_dir
+from .paths import build_dir, repo_root, theories_build_dir
 
 LOGICAL_NAME = "RevHandlers"
 
@@ -35,10 +35,14 @@ class CoqResult:
         return self.returncode == 0
 
 
-def run_coqc(source: str | Path, *, timeout: float = 600.0) -> CoqResult:
-    """Compile ``source`` (a path, or the text of a .v file) against the theories."""
-    build = theories_build_dir()
-    if not (build / "cmd_sem.vo").exists():
+def run_coqc(source: str | Path, *, timeout: float = 600.0, theory: str = "rh",
+             logical: str = LOGICAL_NAME) -> CoqResult:
+    """Compile ``source`` (a path, or the text of a .v file) against a
+    compiled theory: ``theories/<theory>`` under the logical name
+    ``logical`` (by default this calculus, ``RevHandlers``)."""
+    build = theories_build_dir() if theory == "rh" else build_dir() / "theories" / theory
+    sources = sorted((repo_root() / "theories" / theory).glob("*.v"))
+    if not build.is_dir() or not all((build / f"{v.stem}.vo").exists() for v in sources if v.stem != "extraction"):
         raise CoqNotBuilt(f"no compiled theories in {build}; run `make proofs` first")
     coqc = shutil.which("coqc")
     if coqc is None:
@@ -50,7 +54,7 @@ def run_coqc(source: str | Path, *, timeout: float = 600.0) -> CoqResult:
             path = Path(tmp) / "Input.v"
             path.write_text(source)
         proc = subprocess.run(
-            [coqc, "-Q", str(build), LOGICAL_NAME, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
+            [coqc, "-Q", str(build), logical, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
             capture_output=True,
             text=True,
             timeout=timeout,
