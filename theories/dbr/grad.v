@@ -14,7 +14,7 @@
     with the tangent [e_j], so the invariant at the inputs reads
     [Σ_i α i · e_i(j) = α j = ∂E/∂j]. *)
 From Coq Require Import List PeanoNat Lia.
-From DefineByRun Require Import api reverse.
+From DefineByRun Require Import api table reverse.
 Import ListNotations.
 
 Local Open Scope sr_scope.
@@ -41,7 +41,7 @@ Definition grad (e : mexp) : forall (Q A V : Type), dict Q A V -> list V -> tree
   fun Q A V d xs =>
     tb <- handle1 (ad_ret d) (ad_before d) (ad_after d) (length xs)
             (eval_mexp e (ad_req V) (node V) (node V) (ad_dict V) (input_nodes 0 xs)) ;;
-    Ret (map tb (seq 0 (length xs))).
+    Ret (map (tlook (zero d) tb) (seq 0 (length xs))).
 
 (** ** Seeds: input [i] stands for [(ρ i, e_i)] *)
 Section seeds.

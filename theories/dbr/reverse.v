@@ -16,7 +16,8 @@
       ([ad_ret]).
 
     The tape is the stack of suspended handler frames.  OCaml's mutable
-    adjoint fields are an adjoint table [nat -> V] returned by the handled
+    adjoint fields are an adjoint table ([table V], a binary trie indexed by
+    the nodes' creation indices, [table.v]) returned by the handled
     computation: the continuation returns the table with the contributions
     of every later operation, and the clause adds its own.  The handled tree has the inner
     requests [ad_req V] only, and the clauses perform the outer dictionary's
@@ -35,7 +36,7 @@
     [Σ_i adjoint(i) · derivative(i) = E'(r)] over the nodes [i] made before
     the handled subcomputation; it needs no filling of contexts. *)
 From Coq Require Import List PeanoNat Lia.
-From DefineByRun Require Import api.
+From DefineByRun Require Import api table.
 Import ListNotations.
 
 Inductive node (V : Type) : Type :=
@@ -66,22 +67,19 @@ Definition get_v (u : node V) : V :=
 (** The adjoint of a node.  On constants, OCaml's [get_d] fails; it is never
     asked here (the handler reads only the nodes it made), and answers
     [zero]. *)
-Definition get_d (tb : nat -> V) (u : node V) : V :=
-  match u with NVar i _ => tb i | _ => zero d end.
-
-Definition upd (tb : nat -> V) (i : nat) (c : V) : nat -> V :=
-  fun j => if Nat.eqb j i then c else tb j.
+Definition get_d (tb : table V) (u : node V) : V :=
+  match u with NVar i _ => tlook (zero d) tb i | _ => zero d end.
 
 (** [u.d <- u.d + c]; nothing on constants. *)
-Definition update (tb : nat -> V) (u : node V) (c : V) : tree Q A (nat -> V) :=
+Definition update (tb : table V) (u : node V) (c : V) : tree Q A (table V) :=
   match u with
-  | NVar i _ => s <- add d (tb i) c ;; Ret (upd tb i s)
+  | NVar i _ => s <- add d (tlook (zero d) tb i) c ;; Ret (tset tb i s)
   | _ => Ret tb
   end.
 
 (** Return clause: every adjoint is [zero], then [update y one]. *)
-Definition ad_ret (n : nat) (y : node V) : tree Q A (nat -> V) :=
-  update (fun _ => zero d) y (one d).
+Definition ad_ret (n : nat) (y : node V) : tree Q A (table V) :=
+  update TEmpty y (one d).
 
 (** Forward part of the clause: the new node [n], valued [a op b]. *)
 Definition ad_before (n : nat) (q : ad_req V) : tree Q A (node V * nat) :=
@@ -90,7 +88,7 @@ Definition ad_before (n : nat) (q : ad_req V) : tree Q A (node V * nat) :=
   Ret (NVar n v, S n).
 
 (** Backward part of the clause, once the continuation has returned. *)
-Definition ad_after (q : ad_req V) (u : node V) (tb : nat -> V) : tree Q A (nat -> V) :=
+Definition ad_after (q : ad_req V) (u : node V) (tb : table V) : tree Q A (table V) :=
   let '(op, a, b) := q in
   let ud := get_d tb u in
   match op with
@@ -114,7 +112,7 @@ Definition diff (e : exp) : exp :=
   MkExp (fun Q A V d x =>
     tb <- handle1 (ad_ret d) (ad_before d) (ad_after d) 1
             (eval_exp e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
-    Ret (tb 0)).
+    Ret (tlook (zero d) tb 0)).
 
 Local Open Scope sr_scope.
 
@@ -240,24 +238,24 @@ Context (T : J -> S).
 (** The adjoint table [tb], in the outer world [w'], holds adjoints [α i]
     of the [n] nodes made before, with [Σ_{i<n} α i · dnode i j = T j] for
     every [j]. *)
-Definition adjoints (n : nat) (Kd : list (S * (J -> S))) (w w' : W) (tb : nat -> V) : Prop :=
+Definition adjoints (n : nat) (Kd : list (S * (J -> S))) (w w' : W) (tb : table V) : Prop :=
   le w w' /\ exists α : nat -> S,
-    (forall i, i < n -> impl w' (tb i) (α i)) /\
+    (forall i, i < n -> impl w' (tlook (zero d) tb i) (α i)) /\
     forall j, sum_to n (fun i => α i ⊗ dnode Kd i j) ≡ T j.
 
 (** Adjoints survive outer effects. *)
-Lemma table_mono n w w' (tb : nat -> V) α :
-  le w w' -> (forall i, i < n -> impl w (tb i) (α i)) ->
-  (forall i, i < n -> impl w' (tb i) (α i)).
+Lemma table_mono n w w' (tb : table V) α :
+  le w w' -> (forall i, i < n -> impl w (tlook (zero d) tb i) (α i)) ->
+  (forall i, i < n -> impl w' (tlook (zero d) tb i) (α i)).
 Proof. intros Hle H i Hi. eapply Hm; eauto. Qed.
 
 (** [update tb a c] adds [γ · dnode a] to the sum, when [c] implements [γ]
     and [a] stands for a dual number of the first [n] nodes. *)
 Lemma update_spec n Kd w tb α a pa c γ :
   n = length Kd -> node_dual Kd a pa ->
-  (forall i, i < n -> impl w (tb i) (α i)) -> impl w c γ ->
+  (forall i, i < n -> impl w (tlook (zero d) tb i) (α i)) -> impl w c γ ->
   wp Ψ w (update d tb a c) (fun w' tb' => le w w' /\ exists α',
-    (forall i, i < n -> impl w' (tb' i) (α' i)) /\
+    (forall i, i < n -> impl w' (tlook (zero d) tb' i) (α' i)) /\
     forall j, sum_to n (fun i => α' i ⊗ dnode Kd i j)
     ≡ sum_to n (fun i => α i ⊗ dnode Kd i j) ⊕ γ ⊗ snd pa j).
 Proof.
@@ -271,7 +269,7 @@ Proof.
     apply wp_bind. eapply wp_mono; [apply (ns_add _ _ _ _ _ Hd); [apply Htb|]; eauto|].
     intros w' s [Hle Hs]. apply wp_ret. split; [exact Hle|].
     exists (bump α i γ). split.
-    + intros j Hj. unfold upd, bump. destruct (Nat.eqb j i) eqn:Eji.
+    + intros j Hj. rewrite tlook_tset. unfold bump. destruct (Nat.eqb j i) eqn:Eji.
       * apply Nat.eqb_eq in Eji. subst j. exact Hs.
       * eapply Hm; eauto.
     + intros j. rewrite sum_to_bump by exact Hi. unfold dnode.
@@ -310,7 +308,7 @@ Proof.
     + intros j. rewrite <- (Hp j). destruct Hn as [_ Hn]. simpl in Hn. rewrite (Hn j).
       rewrite (sum_to_ext _ _ _ (fun _ => 0)) by (intros; ring). apply sum_to_zero.
   - eapply wp_mono.
-    + apply (update_spec (length Kd) Kd w (fun _ => zero d) (fun _ => 0)
+    + apply (update_spec (length Kd) Kd w TEmpty (fun _ => 0)
                (NVar i v) p (one d) 1); [reflexivity|exact Hn| |apply (ns_one _ _ _ _ _ Hd)].
       intros j _. apply (ns_zero _ _ _ _ _ Hd).
     + intros w' tb [Hle (α & Hα & Hsum)]. split; [exact Hle|]. exists α. split; [exact Hα|].
@@ -328,7 +326,7 @@ Qed.
 Lemma after_spec w Kd op a b pa pb v tb α :
   node_dual Kd a pa -> node_dual Kd b pb ->
   impl w (get_v d a) (fst pa) -> impl w (get_v d b) (fst pb) ->
-  (forall i, i < Datatypes.S (length Kd) -> impl w (tb i) (α i)) ->
+  (forall i, i < Datatypes.S (length Kd) -> impl w (tlook (zero d) tb i) (α i)) ->
   (forall j, sum_to (Datatypes.S (length Kd))
      (fun i => α i ⊗ dnode (Kd ++ [binop_den (S := vdual S J) op pa pb]) i j) ≡ T j) ->
   wp Ψ w (ad_after d (op, a, b) (NVar (length Kd) v) tb) (adjoints (length Kd) Kd w).
@@ -341,8 +339,8 @@ Proof.
       by (intros i Hi; rewrite dnode_snoc by exact Hi; reflexivity).
     exact Hsum0. }
   clear Hsum0.
-  assert (Htb : forall i, i < length Kd -> impl w (tb i) (α i)) by auto.
-  assert (Hn : impl w (tb (length Kd)) (α (length Kd))) by auto.
+  assert (Htb : forall i, i < length Kd -> impl w (tlook (zero d) tb i) (α i)) by auto.
+  assert (Hn : impl w (tlook (zero d) tb (length Kd)) (α (length Kd))) by auto.
   unfold ad_after. simpl get_d. destruct op; simpl in Hsum.
   - (* Add: both operands receive the adjoint of the new node *)
     apply wp_bind. eapply wp_mono; [apply (update_spec (length Kd) Kd w tb α a pa); eauto|].
@@ -359,7 +357,7 @@ Proof.
     { apply (update_spec (length Kd) Kd w3 tb α a pa ca); [reflexivity|exact Ha| |exact Hca].
       intros j Hj. eapply Hm; [exact Hle3|apply Htb; exact Hj]. }
     intros w4 tb1 [Hle4 (α1 & Hα1 & Hs1)]. apply wp_bind.
-    assert (Hn4 : impl w4 (tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain).
+    assert (Hn4 : impl w4 (tlook (zero d) tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain).
     assert (Hav4 : impl w4 (get_v d a) (fst pa)) by (eapply Hm; [|exact Hav]; le_chain).
     eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn4 Hav4)|].
     intros w5 cb [Hle5 Hcb].

@@ -13,7 +13,7 @@
     the tape with [after_spec], [tape_handle_spec] follows the forward
     phase with the tape's invariant [tape_ok]. *)
 From Coq Require Import List PeanoNat Lia.
-From DefineByRun Require Import api reverse.
+From DefineByRun Require Import api table reverse.
 Import ListNotations.
 
 (** A tape entry: the request and the node that answered it. *)
@@ -28,17 +28,17 @@ Definition tape_before (s : nat * list (entry V)) (q : ad_req V)
   p <- ad_before d (fst s) q ;;
   Ret (fst p, (snd p, (q, fst p) :: snd s)).
 
-Definition tape_after (q : ad_req V) (u : node V) (tb : nat -> V) : tree Q A (nat -> V) :=
+Definition tape_after (q : ad_req V) (u : node V) (tb : table V) : tree Q A (table V) :=
   Ret tb.
 
 (** The backward loop: pop each entry, propagate its adjoint. *)
-Fixpoint backward (tp : list (entry V)) (tb : nat -> V) : tree Q A (nat -> V) :=
+Fixpoint backward (tp : list (entry V)) (tb : table V) : tree Q A (table V) :=
   match tp with
   | [] => Ret tb
   | (q, u) :: tp' => tb' <- ad_after d q u tb ;; backward tp' tb'
   end.
 
-Definition tape_ret (s : nat * list (entry V)) (y : node V) : tree Q A (nat -> V) :=
+Definition tape_ret (s : nat * list (entry V)) (y : node V) : tree Q A (table V) :=
   tb <- ad_ret d (fst s) y ;;
   backward (snd s) tb.
 End tape.
@@ -47,7 +47,7 @@ Definition diff_tape (e : exp) : exp :=
   MkExp (fun Q A V d x =>
     tb <- handle1 (tape_ret d) (tape_before d) tape_after (1, [])
             (eval_exp e (ad_req V) (node V) (node V) (ad_dict V) (NVar 0 x)) ;;
-    Ret (tb 0)).
+    Ret (tlook (zero d) tb 0)).
 
 Local Open Scope sr_scope.
 
@@ -66,7 +66,7 @@ Local Ltac le_chain :=
         | eapply Ht; [eassumption|le_chain] ].
 
 Context (T : J -> S).
-Local Notation adj := (adjoints (le := le) (impl := impl) T).
+Local Notation adj := (adjoints (le := le) (impl := impl) (d := d) T).
 Local Notation fin := (final (impl := impl) (d := d) T).
 Local Notation prot := (ad_protocol (le := le) (S := S) (impl := impl) (d := d)).
 
@@ -97,7 +97,7 @@ Qed.
     part of a clause of the handler-based [diff] ([after_spec]). *)
 Lemma backward_spec tp : forall w K0 Kd tb α,
   tape_ok w K0 tp Kd ->
-  (forall i, i < length Kd -> impl w (tb i) (α i)) ->
+  (forall i, i < length Kd -> impl w (tlook (zero d) tb i) (α i)) ->
   (forall j, sum_to (length Kd) (fun i => α i ⊗ dnode Kd i j) ≡ T j) ->
   wp Ψ w (backward d tp tb) (adj (length K0) K0 w).
 Proof.
