@@ -15,18 +15,7 @@
 
 module C = Revhandlers_core
 module S = Sexplib.Sexp
-
-exception Bad of string * string * string (* kind, rule, message *)
-exception Runtime of string * string (* kind, message *)
-
-(* Messages quote the input: a long one is cut, saying how long it was. *)
-let max_message = 1000
-
-let cut msg =
-  let n = String.length msg in
-  if n <= max_message then msg else Printf.sprintf "%s... (%d characters in all)" (String.sub msg 0 max_message) n
-
-let bad ?(rule = "none") kind msg = raise (Bad (kind, rule, cut msg))
+open Driver_io
 
 (* ---------- vectors ---------- *)
 
@@ -71,34 +60,6 @@ let float_str f =
     if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
 
 (* ---------- printing ---------- *)
-
-(* Atoms with brackets or braces are quoted, so that every S-expression
-   reader (sexpdata too) reads them back as one atom. *)
-exception Enough
-
-(* [limit] characters at most (then "..."): error messages quote subterms
-   of any size in time proportional to what they print. *)
-let to_line ?(limit = max_int) s =
-  let b = Buffer.create 256 in
-  let rec go s =
-    if Buffer.length b > limit then raise Enough;
-    match s with
-    | S.Atom a when String.exists (fun c -> c = '[' || c = ']' || c = '{' || c = '}') a ->
-        Buffer.add_string b (Printf.sprintf "%S" a)
-    | S.Atom a -> Buffer.add_string b (S.to_string (S.Atom a))
-    | S.List l ->
-        Buffer.add_char b '(';
-        List.iteri (fun i x -> if i > 0 then Buffer.add_char b ' '; go x) l;
-        Buffer.add_char b ')'
-  in
-  (try go s with Enough -> ());
-  if Buffer.length b > limit then Buffer.sub b 0 limit ^ " ..." else Buffer.contents b
-
-let short s = to_line ~limit:300 s
-
-let atom s = S.Atom s
-let int_atom n = S.Atom (string_of_int n)
-let list head xs = S.List (S.Atom head :: xs)
 
 type names = { op_names : string array; loc_names : string array }
 
@@ -199,9 +160,6 @@ let heap_sexp nm dims (hp : C.heap) =
     (List.mapi (fun l name -> S.List [ atom name; S.List (floats_sexp (lookup l)) ])
        (Array.to_list nm.loc_names))
 
-let error_line kind rule msg =
-  to_line (list "error" [ list "kind" [ atom kind ]; list "rule" [ atom rule ]; list "message" [ atom msg ] ])
-
 (* ---------- reading ---------- *)
 
 let max_depth = 2000
@@ -213,9 +171,6 @@ let max_nat = 1_000_000
 let max_loc_size = 100_000_000
 (* ... and all of them together (800 MB of float64) *)
 let max_heap_size = 100_000_000
-(* The largest program text or request line read, in bytes. *)
-let max_input = 1 lsl 30
-
 let name_of = function S.Atom a -> a | s -> bad "syntax" ("expected a name, found " ^ short s)
 
 let nat_of s =
@@ -589,25 +544,6 @@ let coverage prog =
 
 (* ---------- entry points ---------- *)
 
-let parse_one text =
-  match Parsexp.Many.parse_string text with
-  | Error e ->
-      let p = Parsexp.Parse_error.position e in
-      bad "parse"
-        (Printf.sprintf "malformed S-expression: %s at line %d, column %d" (Parsexp.Parse_error.message e) p.line p.col)
-  | Ok [ s ] -> s
-  | Ok [] -> bad "parse" "empty input"
-  | Ok _ -> bad "parse" "more than one S-expression"
-
-(* Run [f], turning every failure into an error line and an exit code. *)
-let guarded f =
-  try (f (), 0) with
-  | Bad (kind, rule, msg) -> (error_line kind rule msg, 2)
-  | Runtime (kind, msg) -> (error_line kind "none" msg, 1)
-  | Stack_overflow -> (error_line "too-deep" "none" "the program is nested too deeply to evaluate", 1)
-  | Out_of_memory -> (error_line "out-of-memory" "none" "the evaluation ran out of memory", 1)
-  | e -> (error_line "internal" "none" ("unexpected failure: " ^ Printexc.to_string e), 1)
-
 let mode_of_request s =
   match s with
   | S.List [ S.Atom "run"; p ] -> (`Run, p)
@@ -716,60 +652,21 @@ let session_request = function
       bad "syntax" "a session request is (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME) or (unload NAME)"
   | _ -> None
 
-let too_large () = bad "too-large" (Printf.sprintf "the input is larger than %d bytes" max_input)
-
-(* The next line of standard input, at most [max_input] bytes: [`Line],
-   [`Too_long] (the rest of the line is skipped) or [`Eof]. *)
-let next_line =
-  let chunk = Bytes.create 65536 and pos = ref 0 and len = ref 0 in
-  fun () ->
-    let buf = Buffer.create 256 and over = ref false and eof = ref false and fin = ref false in
-    while not !fin do
-      if !pos >= !len then begin
-        len := input stdin chunk 0 65536;
-        pos := 0;
-        if !len = 0 then (eof := true; fin := true)
-      end;
-      if not !fin then begin
-        let stop = match Bytes.index_from_opt chunk !pos '\n' with Some i when i < !len -> i | _ -> !len in
-        if not !over then begin
-          if Buffer.length buf + (stop - !pos) > max_input then (over := true; Buffer.clear buf)
-          else Buffer.add_subbytes buf chunk !pos (stop - !pos)
-        end;
-        if stop < !len then (fin := true; pos := stop + 1) else pos := !len
-      end
-    done;
-    if !over then `Too_long else if !eof && Buffer.length buf = 0 then `Eof else `Line (Buffer.contents buf)
-
 let serve () =
-  let rec loop () =
-    match next_line () with
-    | `Eof -> ()
-    | `Line line when String.trim line = "" -> loop ()
-    | (`Line _ | `Too_long) as l ->
-        let out, _ =
-          guarded (fun () ->
-              let line = match l with `Line line -> line | `Too_long -> too_large () in
-              let req = parse_one line in
-              match session_request req with
-              | Some answer -> answer
-              | None ->
-              let mode, p = mode_of_request req in
-              let prog = program_of p in
-              match mode with
-              | `Run -> run prog
-              | `Check -> check_line prog
-              | `Coverage -> coverage prog
-              | `Trace ->
-                  let steps = ref [] in
-                  let final = trace prog (fun l -> steps := l :: !steps) in
-                  "(trace " ^ String.concat " " (List.rev !steps) ^ " " ^ final ^ ")")
-        in
-        print_endline out;
-        flush stdout;
-        loop ()
-  in
-  loop ()
+  Driver_io.serve (fun req ->
+      match session_request req with
+      | Some answer -> answer
+      | None -> (
+          let mode, p = mode_of_request req in
+          let prog = program_of p in
+          match mode with
+          | `Run -> run prog
+          | `Check -> check_line prog
+          | `Coverage -> coverage prog
+          | `Trace ->
+              let steps = ref [] in
+              let final = trace prog (fun l -> steps := l :: !steps) in
+              "(trace " ^ String.concat " " (List.rev !steps) ^ " " ^ final ^ ")"))
 
 let usage =
   "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--small-step] [--list-vectors] [FILE]\n\
@@ -781,19 +678,6 @@ let usage =
    environment machine (machine.v); --small-step runs the small-step\n\
    evaluator instead (--trace and --coverage always do).  --list-vectors\n\
    runs on the list model of vectors extracted from Coq, not float arrays."
-
-let read_all ic =
-  let buf = Buffer.create 4096 and chunk = Bytes.create 65536 in
-  let rec go () =
-    let n = input ic chunk 0 65536 in
-    if n > 0 then begin
-      if Buffer.length buf + n > max_input then too_large ();
-      Buffer.add_subbytes buf chunk 0 n;
-      go ()
-    end
-  in
-  go ();
-  Buffer.contents buf
 
 let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
@@ -818,25 +702,11 @@ let () =
   in
   args (List.tl (Array.to_list Sys.argv));
   if !serve_mode then serve ()
-  else begin
-    let text () =
-      try
-        match !file with
-        | None -> read_all stdin
-        | Some f ->
-            let ic = open_in_bin f in
-            Fun.protect ~finally:(fun () -> close_in ic) (fun () -> read_all ic)
-      with Sys_error m -> bad "io" m
-    in
-    let out, code =
-      guarded (fun () ->
-          let prog = program_of (parse_one (text ())) in
-          match !mode with
-          | `Run -> run prog
-          | `Check -> check_line prog
-          | `Coverage -> coverage prog
-          | `Trace -> trace prog print_endline)
-    in
-    print_endline out;
-    exit code
-  end
+  else
+    Driver_io.answer_one !file (fun req ->
+        let prog = program_of req in
+        match !mode with
+        | `Run -> run prog
+        | `Check -> check_line prog
+        | `Coverage -> coverage prog
+        | `Trace -> trace prog print_endline)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the build and the tests need, idempotently and quickly when
 # everything is already there:
-#   - Debian's Coq and OCaml toolchain (coq, ocaml, dune, findlib, sexplib)
+#   - Debian's Coq and OCaml toolchain (coq, ocaml, dune, findlib, sexplib,
+#     zarith)
 #     and Graphviz (for `revhandlers diagram`);
 #   - this repository's Python package, editable, with its test and torch
 #     extras (torch==2.13.0, a CPU build).
@@ -14,6 +15,8 @@ command -v ocamlfind >/dev/null 2>&1 || need+=(ocaml-findlib)
 command -v ocamlopt >/dev/null 2>&1 || need+=(ocaml)
 command -v dune >/dev/null 2>&1 || need+=(dune)
 ocamlfind query sexplib >/dev/null 2>&1 || need+=(libsexplib-ocaml-dev)
+# zarith (exact numbers of dbr-eval): the runtime package lacks zarith.cmxa
+[ -f "$(ocamlfind query zarith 2>/dev/null)/zarith.cmxa" ] || need+=(libzarith-ocaml-dev)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
 if ((${#need[@]})); then
   echo "install-deps: installing Debian packages: ${need[*]}"
