@@ -17,17 +17,14 @@ import base64
 import binascii
 import os
 import re
-import select
-import subprocess
-import threading
-import time
 from dataclasses import replace
 
 import numpy as np
 
 from .ast import Program
-from .errors import BadInput, RevHandlersError, RuntimeFailure, make_error
+from .errors import BadInput, RevHandlersError, make_error
 from .paths import rh_eval_path
+from .process import EvaluatorNotBuilt, ServeProcess  # noqa: F401  (EvaluatorNotBuilt: re-exported)
 from .sexp import Result, _atom, program_sexp, read_answer
 
 
@@ -85,119 +82,14 @@ def read_session_answer(line: str):
     return s, payloads
 
 
-class EvaluatorNotBuilt(RevHandlersError):
-    def __init__(self, path):
-        super().__init__("io", f"{path} does not exist: run `make build` first")
-        self.exit_code = 2
-
-
-class VerifiedEvaluator:
+class VerifiedEvaluator(ServeProcess):
     """A ``rh-eval --serve`` process.  Thread-safe; restarted if it dies."""
 
     def __init__(self, path: str | os.PathLike | None = None, fuel: int | None = None,
                  timeout: float | None = None, flags: tuple[str, ...] = ()):
-        self.path = str(path or rh_eval_path())
+        extra = ("--fuel", str(fuel)) if fuel is not None else ()
+        super().__init__(path or rh_eval_path(), timeout=timeout, flags=tuple(flags) + extra)
         self.fuel = fuel
-        #: extra command-line flags, e.g. ``("--small-step", "--list-vectors")``
-        self.flags = tuple(flags)
-        self.timeout = timeout
-        self._proc: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-        #: how many processes were started: a session lives in one process,
-        #: so a change means its sessions are gone
-        self.generation = 0
-
-    def _start(self) -> subprocess.Popen:
-        if not os.path.exists(self.path):
-            raise EvaluatorNotBuilt(self.path)
-        args = [self.path, "--serve", *self.flags] + (["--fuel", str(self.fuel)] if self.fuel is not None else [])
-        try:
-            return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError as e:
-            raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
-
-    def _stopped(self, what: str) -> RevHandlersError:
-        """The error for a process that went away, which is reaped (the next
-        request starts a new one)."""
-        proc, self._proc = self._proc, None
-        code = None
-        if proc is not None:
-            try:
-                proc.kill()
-            except OSError:  # pragma: no cover
-                pass
-            try:
-                code = proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # pragma: no cover
-                pass
-        how = (f" (killed by signal {-code})" if code is not None and code < 0
-               else f" (exit code {code})" if code is not None else "")
-        return RevHandlersError("internal", f"rh-eval stopped {what}{how}")
-
-    def request(self, line: str) -> str:
-        """Send one request line, return the answer line.  With a
-        ``timeout``, the whole answer must arrive within it."""
-        if "\n" in line or "\r" in line:
-            # the printers never produce one (names are escaped): a request
-            # made by hand that would be cut into several
-            raise BadInput("syntax", "a request is one line: it contains a line break")
-        if not line.strip(" \t\x0c"):
-            raise BadInput("syntax", "an empty request (rh-eval --serve skips blank lines without answering)")
-        data = line.encode("utf-8", errors="surrogatepass") + b"\n"
-        with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self._proc = self._start()
-                self.generation += 1
-            assert self._proc.stdin and self._proc.stdout
-            try:
-                self._proc.stdin.write(data)
-                self._proc.stdin.flush()
-            except (BrokenPipeError, ConnectionResetError, ValueError, OSError):
-                raise self._stopped("before reading the request") from None
-            deadline = None if self.timeout is None else time.monotonic() + self.timeout
-            answer = self._read_line(deadline)
-        # rh-eval's answers are ASCII but for names quoted from the input: a
-        # byte that is not UTF-8 is replaced rather than failing the read
-        return answer.decode("utf-8", errors="replace")
-
-    def _read_line(self, deadline: float | None) -> bytes:
-        """The next line of the process's output, read by ourselves (no
-        buffering between requests), by ``deadline`` (else the process is
-        killed: a ``timeout`` runtime failure)."""
-        fd = self._proc.stdout.fileno()
-        chunks: list[bytes] = []
-        while True:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([fd], [], [], left)[0]:
-                    self._proc.kill()
-                    self._proc.wait()
-                    self._proc = None
-                    raise RuntimeFailure("timeout", f"rh-eval gave no answer within {self.timeout:g} s")
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                raise self._stopped("without answering")
-            chunks.append(chunk)
-            if b"\n" in chunk:
-                break
-        answer = b"".join(chunks)
-        end = answer.index(b"\n") + 1
-        if end != len(answer):         # one request, one line: anything more is not an answer to it
-            raise self._stopped(f"after an answer followed by more output ({answer[end:end + 80]!r})")
-        return answer
-
-    def close(self) -> None:
-        with self._lock:
-            if self._proc is not None and self._proc.poll() is None:
-                self._proc.stdin.close()
-                try:
-                    self._proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:  # pragma: no cover
-                    self._proc.kill()
-            self._proc = None
 
     # ------------------------------------------------------------- API
     def run(self, prog: Program) -> Result:

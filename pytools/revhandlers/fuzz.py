@@ -33,11 +33,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-import multiprocessing as mp
-import sys
-import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,16 +44,14 @@ from . import autodiff as ad
 from .ast import App, Program, Rd, Tm
 from .errors import RevHandlersError
 from .evaluator import VerifiedEvaluator
+from .harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
+from .harness import write_corpus as _write_corpus
 from .sexp import program_sexp
 from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
 FD_RTOL, FD_ATOL = 1e-4, 1e-6
 NONSMOOTH = ("round", "maxpool")
-
-
-class Divergence(AssertionError):
-    """The two engines (or the AD and finite differences) disagree."""
 
 
 def _values_agree(a, b) -> bool:
@@ -244,28 +239,12 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
 
 # ------------------------------------------------------------- campaigns
 
-@dataclass
-class Report:
-    programs: int = 0
-    skipped: int = 0
-    seconds: float = 0.0
-    divergence: str | None = None
-    corpus_file: str | None = None
-    outcomes: Counter = field(default_factory=Counter)
-    coverage: Counter = field(default_factory=Counter)
-
-
 def _corpus_name(prog: Program) -> str:
     return hashlib.sha256(program_sexp(prog).encode()).hexdigest()[:12]
 
 
 def write_corpus(prog: Program, corpus: Path, seed: int, message: str) -> Path:
-    corpus.mkdir(parents=True, exist_ok=True)
-    path = corpus / f"divergence-{seed}-{_corpus_name(prog)}.sexp"
-    header = (f"; found by `revhandlers fuzz --seed {seed}`, shrunk by Hypothesis\n"
-              + "".join(f"; {line}\n" for line in message.splitlines()[:5]))
-    path.write_text(header + program_sexp(prog) + "\n")
-    return path
+    return _write_corpus(program_sexp(prog), corpus, seed, message, "revhandlers fuzz")
 
 
 #: seconds the verified evaluator may spend on one generated program
@@ -277,113 +256,48 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     """Cross-check ``n`` generated programs, reproducibly from ``seed``
     (the programs are; which of them are skipped for time may vary with the
     machine's speed)."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
-
     from .gen import programs
 
     own = verified is None
     verified = verified or VerifiedEvaluator(timeout=timeout, flags=MODEL_FLAGS)
     fast = VerifiedEvaluator(timeout=timeout)
-    report = Report()
-    last_failure: dict = {}
-    start = time.time()
 
-    @hseed(seed)
-    @settings(max_examples=n, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
-              suppress_health_check=list(HealthCheck),
-              phases=[Phase.generate, Phase.shrink])
-    @given(programs(max_size))
-    def one(prog):
-        try:
-            out = crosscheck(prog, verified, fast=fast)
-        except Divergence as e:
-            last_failure["prog"], last_failure["msg"] = prog, str(e)
-            raise
-        report.programs += 1
-        report.outcomes[out.kind + (f" ({out.detail})" if out.detail else "")] += 1
-        if out.kind == "skipped":
-            report.skipped += 1
-        if progress:
-            progress(report)
+    def check(prog):
+        out = crosscheck(prog, verified, fast=fast)
+        return out.kind + (f" ({out.detail})" if out.detail else "")
 
     RD_CHECKS.clear()
     COVERAGE.clear()
     try:
-        one()
-    except Divergence:
-        report.divergence = last_failure.get("msg")
-        if corpus is not None and "prog" in last_failure:
-            report.corpus_file = str(write_corpus(last_failure["prog"], corpus, seed, report.divergence))
+        report = run_campaign(programs(max_size), check, n, seed,
+                              save=(lambda p, m: write_corpus(p, corpus, seed, m)) if corpus is not None else None,
+                              progress=progress)
     finally:
-        report.seconds = time.time() - start
-        report.outcomes.update(RD_CHECKS)
-        report.coverage.update(COVERAGE)
         if own:
             verified.close()
         fast.close()
+    report.outcomes.update(RD_CHECKS)
+    report.coverage.update(COVERAGE)
     return report
-
-
-_DONE = None      # in a worker of ``--jobs``: the programs all workers have checked
-
-
-def _init_worker(done) -> None:
-    global _DONE
-    _DONE = done
-
-
-def _count(_report) -> None:
-    with _DONE.get_lock():
-        _DONE.value += 1
 
 
 def _job(args):
     n, seed, max_size, corpus, timeout = args
-    return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout,
-                    progress=_count if _DONE is not None else None)
+    return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout, progress=count_done)
 
 
 def cmd_fuzz(args, out) -> int:
-    from .train import Progress
-    jobs = max(1, args.jobs)
-    corpus = Path(args.corpus)
-    bar = Progress(args.n, "fuzz", unit="programs")
     try:
-        if jobs == 1:
-            rep = campaign(args.n, args.seed, args.max_size, corpus, timeout=args.timeout,
-                           progress=lambda r: bar.update(r.programs))
-            reports = [rep]
-        else:
-            per = [args.n // jobs + (1 if i < args.n % jobs else 0) for i in range(jobs)]
-            done = mp.Value("q", 0)
-            with mp.Pool(jobs, initializer=_init_worker, initargs=(done,)) as pool:
-                pending = pool.map_async(_job, [(k, args.seed + i, args.max_size, str(corpus), args.timeout)
-                                               for i, k in enumerate(per)])
-                while not pending.ready():
-                    pending.wait(0.5)
-                    bar.update(done.value)
-                reports = pending.get()
+        reports = run_jobs(_job, args.n, args.seed, args.jobs,
+                           (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz")
     except RevHandlersError as e:
-        print(f"fuzz: could not run: {e}", file=sys.stderr)
-        return 2
-    total = sum(r.programs for r in reports)
-    seconds = max(r.seconds for r in reports)
-    outcomes = sum((r.outcomes for r in reports), Counter())
-    print(f"programs: {total} in {seconds:.1f} s ({total / max(seconds, 1e-9):.1f} programs/s, {jobs} job(s))", file=out)
-    for k, v in sorted(outcomes.items()):
-        print(f"  {k}: {v}", file=out)
+        return could_not_run("fuzz", e)
+    code = summarize(reports, args.seed, args.jobs, out,
+                     f"revhandlers fuzz --n {args.n} --max-size {args.max_size}")
     coverage = sum((r.coverage for r in reports), Counter())
     print(coverage_table(coverage), file=out)
-    bad = [(i, r) for i, r in enumerate(reports) if r.divergence]
-    if bad:
-        for i, r in bad:
-            print(f"DIVERGENCE (seed {args.seed + i}): {r.divergence}", file=out)
-            if r.corpus_file:
-                print(f"  smallest program: {r.corpus_file}", file=out)
-            print(f"  reproduce: revhandlers fuzz --n {args.n} --seed {args.seed + i} --max-size {args.max_size}", file=out)
-        return 1
-    print("divergences: 0", file=out)
+    if code:
+        return code
     holes = coverage_holes(coverage)
     if holes and not args.allow_holes:
         print("COVERAGE HOLES: " + ", ".join(holes), file=out)
