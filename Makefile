@@ -50,10 +50,13 @@ test: build
 	$(PY) -m pytest tests
 
 ## bench: how the evaluator's time grows with program size, against the reference;
-##        then one training step per sample against numpy and PyTorch, and growth with depth
+##        then one training step per sample against numpy and PyTorch, and growth with depth;
+##        then the define-by-run library's cost: operations per operation of the client, and
+##        its Python and extracted implementations against PyTorch autograd (10^5 operations)
 bench: build
 	$(PY) bench/scaling.py
 	$(PY) bench/training_step.py
+	$(PY) bench/dbr_cost.py
 
 clean:
 	dune clean
