@@ -140,7 +140,9 @@ let natural_of what limit = function
 
 let max_constant = Z.pow (Z.of_int 10) 100
 
-(* [scope]: the names in scope and their levels, innermost first; [lvl]: the
+module Names = Map.Make (String)
+
+(* [scope]: the names in scope and their levels (a let shadows); [lvl]: the
    next level.  Sums and products of several terms associate to the left. *)
 let rec prog_of scope lvl d s =
   check_depth d;
@@ -148,7 +150,7 @@ let rec prog_of scope lvl d s =
   | S.Atom a when is_digits a -> D.PNat (n_of_z (natural_of "a constant" max_constant s))
   | S.Atom _ -> (
       let x = name_of s in
-      match List.assoc_opt x scope with Some i -> D.PVar i | None -> bad "unbound" ("unknown variable " ^ x))
+      match Names.find_opt x scope with Some i -> D.PVar i | None -> bad "unbound" ("unknown variable " ^ x))
   | S.List (S.Atom ("+" | "*" as op) :: (a :: b :: rest as args)) ->
       ignore args;
       let mk l r = if op = "+" then D.PAdd (l, r) else D.PMul (l, r) in
@@ -159,7 +161,7 @@ let rec prog_of scope lvl d s =
   | S.List [ S.Atom "let"; x; a; b ] ->
       let x = name_of x in
       let pa = prog_of scope lvl (d + 1) a in
-      D.PLet (pa, prog_of ((x, lvl) :: scope) (lvl + 1) (d + 1) b)
+      D.PLet (pa, prog_of (Names.add x lvl scope) (lvl + 1) (d + 1) b)
   | S.List [ S.Atom "let*"; S.List bindings; body ] ->
       (* a flat list of bindings: its length does not count as nesting *)
       let scope, lvl, rhs =
@@ -169,7 +171,7 @@ let rec prog_of scope lvl d s =
             | S.List [ x; a ] ->
                 let x = name_of x in
                 let pa = prog_of scope lvl (d + 2) a in
-                ((x, lvl) :: scope, lvl + 1, pa :: rhs)
+                (Names.add x lvl scope, lvl + 1, pa :: rhs)
             | s -> bad "syntax" ("a let* binding is (NAME EXPR), found " ^ short s))
           (scope, lvl, []) bindings
       in
@@ -244,7 +246,8 @@ let run_with nums req =
   if req.what = `Diff && List.length vars <> 1 then bad "syntax" "a diff request has one variable: (vars NAME)";
   let e = match req.expr with Some e -> e | None -> bad "syntax" "the request needs (expr E)" in
   let n = List.length vars in
-  let p = prog_of (List.rev (List.mapi (fun i x -> (x, i)) vars)) n 0 e in
+  let scope = List.fold_left (fun m (i, x) -> Names.add x i m) Names.empty (List.mapi (fun i x -> (i, x)) vars) in
+  let p = prog_of scope n 0 e in
   if not (D.scoped n p) then raise (Runtime ("internal", "a resolved program has an unbound variable"));
   let at = match req.at with Some a -> a | None -> bad "syntax" "the request needs (at X ...)" in
   if List.length at <> n then bad "syntax" (Printf.sprintf "(at ...) has %d numbers for %d variables" (List.length at) n);

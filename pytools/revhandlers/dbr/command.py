@@ -102,9 +102,15 @@ def cmd_diff(args, out) -> int:
     f = client(e, [name])
     _check_work(f, args.order, 1)
     x = xs[0]
-    print(f"{args.expression} at {name} = {_show(x)} ({args.impl}, {numbers})", file=out)
+    engine = f"{args.impl}, {numbers}" + (", extracted from Coq" if args.engine == "coq" else "")
+    print(f"{args.expression} at {name} = {_show(x)} ({engine})", file=out)
     for k in range(args.order + 1):
-        print(f"{_prime(k)}({_show(x)}) = {_show(diff_n(f, k, args.impl)(d, x))}", file=out)
+        if args.engine == "coq":
+            from .engine import default_library
+            v = default_library().diff(e, x, k, args.impl, var=name)
+        else:
+            v = diff_n(f, k, args.impl)(d, x)
+        print(f"{_prime(k)}({_show(x)}) = {_show(v)}", file=out)
     return 0
 
 
@@ -125,16 +131,27 @@ def cmd_grad(args, out) -> int:
     f = client(e, names) if len(names) > 1 else (lambda g: (lambda d, xs: g(d, xs[0])))(client(e, names))
     _check_work(f, 1, [1] * len(names))
     point = ", ".join(_show(x) for x in xs)
-    print(f"{args.expression} at ({', '.join(names)}) = ({point}) ({args.impl}, {numbers})", file=out)
-    print(f"f({point}) = {_show(f(d, xs))}", file=out)
-    for n, g in zip(names, grad(f, args.impl)(d, xs)):
+    if args.engine == "coq":
+        if args.impl != "handlers":
+            raise BadInput("syntax", "the library extracted from Coq computes gradients with --impl handlers "
+                                     "(grad_correct is proved for the handler-based reverse mode)")
+        from .engine import default_library
+        lib = default_library()
+        value, gradient = lib.value(e, names, xs), lib.grad(e, names, xs)
+        engine = f"{args.impl}, {numbers}, extracted from Coq"
+    else:
+        value, gradient = f(d, xs), grad(f, args.impl)(d, xs)
+        engine = f"{args.impl}, {numbers}"
+    print(f"{args.expression} at ({', '.join(names)}) = ({point}) ({engine})", file=out)
+    print(f"f({point}) = {_show(value)}", file=out)
+    for n, g in zip(names, gradient):
         print(f"df/d{n} = {_show(g)}", file=out)
     return 0
 
 
 def register(sub) -> None:
     p = sub.add_parser("dbr", help="differentiate an expression with the define-by-run AD library")
-    s = p.add_subparsers(dest="dbr_command", required=True, metavar="{diff,grad}")
+    s = p.add_subparsers(dest="dbr_command", required=True, metavar="{diff,grad,fuzz}")
     common = {"impl": dict(choices=tuple(IMPLEMENTATIONS), default="handlers",
                            help="reverse mode with effect handlers (default), with a tape, or forward mode"),
               "numbers": dict(choices=tuple(NUMBERS), default=None,
@@ -153,3 +170,8 @@ def register(sub) -> None:
     for name, kw in common.items():
         gp.add_argument(f"--{name}", **kw)
     gp.set_defaults(func=cmd_grad)
+    for q in (dp, gp):
+        q.add_argument("--engine", choices=("python", "coq"), default="python",
+                       help="the Python library (default) or the library extracted from Coq (dbr-eval)")
+    from .campaign import register as register_fuzz
+    register_fuzz(s)

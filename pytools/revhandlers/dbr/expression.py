@@ -259,3 +259,43 @@ def client(e, names: list[str]) -> Callable:
     if len(names) == 1:
         return lambda d, x: evaluate(e, d, {names[0]: x})
     return lambda d, xs: evaluate(e, d, dict(zip(names, xs)))
+
+
+def parse_sexp(s):
+    """An expression from its S-expression (as :func:`revhandlers.sexp.loads`
+    reads it): natural numbers, names, ``(+ E E …)``, ``(* E E …)``,
+    ``(^ E K)``, ``(let NAME E E)``; the form ``dbr-eval`` reads and
+    :func:`revhandlers.dbr.engine.expr_sexp` prints."""
+    def text(x):
+        return x.value() if hasattr(x, "value") else x
+
+    def go(s, depth):
+        if depth > MAX_NESTING * 20:
+            raise BadInput("too-deep", "expression nested too deeply")
+        if isinstance(s, bool) or isinstance(s, float):
+            raise BadInput("syntax", f"not an expression: {s!r}")
+        if isinstance(s, int):
+            if s < 0:
+                raise BadInput("syntax", f"constants are natural numbers, not {s}")
+            return Nat(s)
+        if not isinstance(s, list):
+            name = text(s)
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9']*", name):
+                raise BadInput("syntax", f"not a variable name: {name!r}")
+            return Name(name)
+        head = text(s[0]) if s else None
+        if head in ("+", "*") and len(s) >= 3:
+            parts = tuple(go(x, depth + 1) for x in s[1:])
+            return Sum(parts) if head == "+" else Prod(parts)
+        if head == "^" and len(s) == 3 and isinstance(s[2], int) and not isinstance(s[2], bool) and s[2] >= 0:
+            return Pow(go(s[1], depth + 1), s[2])
+        if head == "let" and len(s) == 4:
+            return Let(go(s[1], depth + 1).name if not isinstance(s[1], list) else _bad_name(s[1]),
+                       go(s[2], depth + 1), go(s[3], depth + 1))
+        raise BadInput("syntax", f"not an expression: {s!r}"[:300])
+
+    return go(s, 0)
+
+
+def _bad_name(s):
+    raise BadInput("syntax", f"a let binds a name, not {s!r}"[:300])
