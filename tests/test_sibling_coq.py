@@ -36,7 +36,8 @@ class Theory:
 
     @property
     def modules(self) -> list[str]:
-        return sorted(p.stem for p in self.path.glob("*.v"))
+        # extraction.v is compiled apart, where the driver is extracted (extracted/dune)
+        return sorted(p.stem for p in self.path.glob("*.v") if p.stem != "extraction")
 
     @property
     def headline(self) -> Path:

@@ -5,8 +5,8 @@
    statement or a new assumption fails the tests.  Nothing is assumed: the
    only acceptable answer of Print Assumptions is "Closed under the global
    context". *)
-From DefineByRun Require Import semiring expr effects api forward reverse tape
-  agreement nesting grad clients.
+From DefineByRun Require Import semiring expr effects api table forward reverse tape
+  agreement nesting grad clients program.
 
 (* The specification: isExp (Def. 5.2) and its extensionality. *)
 Check @denotes.
@@ -72,3 +72,26 @@ Check @diff_monomial_4_at_2.
 Print Assumptions diff_monomial_4_at_2.
 Check @grad_xy_plus_x.
 Print Assumptions grad_xy_plus_x.
+
+(* The adjoint table: reading after writing (a binary trie over the nodes'
+   indices). *)
+Check @tget_tset.
+Print Assumptions tget_tset.
+
+(* Programs as data (what dbr-eval reads): they denote their expression,
+   and what the driver computes is the n-th derivative with any of the
+   three implementations, the gradient, and the value. *)
+Check @prog_denotes.
+Print Assumptions prog_denotes.
+Check @prog_mdenotes.
+Print Assumptions prog_mdenotes.
+Check @driver_diff_correct.
+Print Assumptions driver_diff_correct.
+Check @driver_grad_correct.
+Print Assumptions driver_grad_correct.
+Check @dbr_diff_correct.
+Print Assumptions dbr_diff_correct.
+Check @dbr_grad_correct.
+Print Assumptions dbr_grad_correct.
+Check @dbr_eval_correct.
+Print Assumptions dbr_eval_correct.
