@@ -92,14 +92,6 @@ let too_big what =
 let check_z z = if Z.numbits z > max_bits then too_big "integer" else z
 let check_q q = if Z.numbits q.Q.num > max_bits || Z.numbits q.Q.den > max_bits then too_big "rational" else q
 
-let float_str f =
-  if Float.is_nan f then "nan"
-  else if f = Float.infinity then "inf"
-  else if f = Float.neg_infinity then "-inf"
-  else
-    let s = Printf.sprintf "%.17g" f in
-    if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
-
 let ints = { kind = "int"; parse = parse_int; show = Z.to_string; zero = Z.zero; one = Z.one;
              plus = (fun a b -> check_z (Z.add a b)); times = (fun a b -> check_z (Z.mul a b)) }
 
@@ -132,7 +124,9 @@ let rec pos_of_z z = if Z.equal z Z.one then D.XH else
 let n_of_z z = if Z.sign z = 0 then D.N0 else D.Npos (pos_of_z z)
 
 let natural_of what limit = function
-  | S.Atom a when is_digits a && String.length a <= max_number_text ->
+  | S.Atom a when is_digits a && String.length a > 2 * max_number_text ->
+      bad "too-large" (Printf.sprintf "%s of %d digits is larger than %s" what (String.length a) (Z.to_string limit))
+  | S.Atom a when is_digits a ->
       let z = Z.of_string a in
       if Z.gt z limit then bad "too-large" (Printf.sprintf "%s %s is larger than %s" what a (Z.to_string limit));
       z
@@ -271,6 +265,7 @@ let run_with nums req =
   let d = dict_of nums count in
   let t0 = Unix.gettimeofday () in
   let fields =
+    limited @@ fun () ->
     match req.what with
     | `Diff -> (
         match D.dbr_diff (Option.value req.mode ~default:D.Handlers) order p d (List.hd xs) with
@@ -301,18 +296,24 @@ let answer s =
   match kind with "int" -> run_with ints req | "rational" -> run_with rats req | _ -> run_with floats req
 
 let usage =
-  "usage: dbr-eval [FILE]\n\
-  \       dbr-eval --serve\n\
+  "usage: dbr-eval [--timeout SECONDS] [FILE]\n\
+  \       dbr-eval --serve [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"dbr-eval\"): (diff ...), (grad ...)\n\
    or (eval ...), from FILE or standard input, and prints one answer line.\n\
    Exit codes: 0 result, 1 runtime failure of a well-formed request, 2 bad\n\
-   input.  --serve answers one request per line."
+   input.  --serve answers one request per line.  --timeout stops a\n\
+   computation after SECONDS (default 60; 0: no limit)."
 
 let () =
+  time_limit := 60.0;
   let serve_mode = ref false and file = ref None in
   let rec args = function
     | [] -> ()
     | "--serve" :: rest -> serve_mode := true; args rest
+    | "--timeout" :: t :: rest -> (
+        match float_of_string_opt t with
+        | Some s when s >= 0.0 && Float.is_finite s -> time_limit := s; args rest
+        | _ -> prerr_endline usage; exit 2)
     | ("-h" | "--help") :: _ -> print_endline usage; exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2

@@ -41,6 +41,16 @@ let to_line ?(limit = max_int) s =
 
 let short s = to_line ~limit:300 s
 
+(* A float as an atom every reader takes for a float: 17 significant
+   digits (read back exactly), with a "." or an exponent; nan, inf, -inf. *)
+let float_str f =
+  if Float.is_nan f then "nan"
+  else if f = Float.infinity then "inf"
+  else if f = Float.neg_infinity then "-inf"
+  else
+    let s = Printf.sprintf "%.17g" f in
+    if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
+
 let atom s = S.Atom s
 let int_atom n = S.Atom (string_of_int n)
 let list head xs = S.List (S.Atom head :: xs)
@@ -107,6 +117,30 @@ let read_all ic =
   in
   go ();
   Buffer.contents buf
+
+(* A time limit on a computation (--timeout SECONDS; 0: none): past it, the
+   computation stops at its next allocation and the request fails with the
+   runtime error "timeout" (exit code 1). *)
+let time_limit = ref 0.0
+
+exception Out_of_time
+
+let limited f =
+  if !time_limit <= 0.0 then f ()
+  else begin
+    let old = Sys.signal Sys.sigalrm (Sys.Signal_handle (fun _ -> raise Out_of_time)) in
+    let stop () =
+      ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.0; it_value = 0.0 });
+      Sys.set_signal Sys.sigalrm old
+    in
+    ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.0; it_value = !time_limit });
+    match f () with
+    | v -> stop (); v
+    | exception Out_of_time ->
+        stop ();
+        raise (Runtime ("timeout", Printf.sprintf "no answer within %g s (--timeout)" !time_limit))
+    | exception e -> stop (); raise e
+  end
 
 (* Read the whole input: FILE, or standard input. *)
 let read_text file =

@@ -51,14 +51,6 @@ let exec_step decls locs fuel hp p =
 let exec_step_tags decls locs fuel p =
   if !list_vectors then C.exec_step_tags Vec.list_ops decls locs fuel p else C.exec_step_tags Vec.ops decls locs fuel p
 
-let float_str f =
-  if Float.is_nan f then "nan"
-  else if f = Float.infinity then "inf"
-  else if f = Float.neg_infinity then "-inf"
-  else
-    let s = Printf.sprintf "%.17g" f in
-    if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
-
 (* ---------- printing ---------- *)
 
 type names = { op_names : string array; loc_names : string array }

@@ -12,7 +12,6 @@ row-major, base64 with ``=`` padding (:func:`encode_f64`,
 
 from __future__ import annotations
 
-import atexit
 import base64
 import binascii
 import os
@@ -24,7 +23,7 @@ import numpy as np
 from .ast import Program
 from .errors import BadInput, RevHandlersError, make_error
 from .paths import rh_eval_path
-from .process import EvaluatorNotBuilt, ServeProcess  # noqa: F401  (EvaluatorNotBuilt: re-exported)
+from .process import EvaluatorNotBuilt, ServeProcess, lazily  # noqa: F401  (EvaluatorNotBuilt: re-exported)
 from .sexp import Result, _atom, program_sexp, read_answer
 
 
@@ -207,15 +206,8 @@ def _read_value(s, payloads):
     return read_value(s)
 
 
-_default: VerifiedEvaluator | None = None
-
-
-def default_evaluator() -> VerifiedEvaluator:
-    global _default
-    if _default is None:
-        _default = VerifiedEvaluator()
-        atexit.register(_default.close)
-    return _default
+#: the process shared by :func:`revhandlers.run` and friends
+default_evaluator = lazily(VerifiedEvaluator)
 
 
 def with_heap(prog: Program, heap: dict | None) -> Program:

@@ -6,6 +6,7 @@ one) and raises a ``timeout`` runtime failure."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import select
 import subprocess
@@ -134,3 +135,17 @@ class ServeProcess:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def lazily(factory):
+    """A function returning one shared ``factory()`` process, started at
+    the first call and closed when Python exits."""
+    made: list = []
+
+    def get():
+        if not made:
+            made.append(factory())
+            atexit.register(made[0].close)
+        return made[0]
+
+    return get

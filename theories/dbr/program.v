@@ -82,17 +82,26 @@ Definition natural (k : N) : tree Q A V :=
 Definition power (x : V) (k : N) : tree Q A V :=
   match k with N0 => Ret (one d) | Npos p => pow_loop d p (one d) x end.
 
-Fixpoint run_prog (base : nat -> V) (tb : table V) (lvl : nat) (p : prog) : tree Q A V :=
+(** The client's code in continuation-passing style: [run_prog_k … p k]
+    runs [p] and passes its value to [k].  Binds are associated to the
+    right, so a request tree is traversed once: a left-nested sum of [n]
+    terms costs O(n), where [x <- run a ;; …] would re-traverse the tree of
+    [a] at each level (O(n²)). *)
+Fixpoint run_prog_k {R} (base : nat -> V) (tb : table V) (lvl : nat) (p : prog)
+    (k : V -> tree Q A R) : tree Q A R :=
   match p with
-  | PZero => Ret (zero d)
-  | POne => Ret (one d)
-  | PNat k => natural k
-  | PVar i => Ret (lookup base tb i)
-  | PAdd a b => x <- run_prog base tb lvl a ;; y <- run_prog base tb lvl b ;; add d x y
-  | PMul a b => x <- run_prog base tb lvl a ;; y <- run_prog base tb lvl b ;; mul d x y
-  | PPow a k => x <- run_prog base tb lvl a ;; power x k
-  | PLet a b => x <- run_prog base tb lvl a ;; run_prog base (tset tb lvl x) (S lvl) b
+  | PZero => k (zero d)
+  | POne => k (one d)
+  | PNat n => bind (natural n) k
+  | PVar i => k (lookup base tb i)
+  | PAdd a b => run_prog_k base tb lvl a (fun x => run_prog_k base tb lvl b (fun y => bind (add d x y) k))
+  | PMul a b => run_prog_k base tb lvl a (fun x => run_prog_k base tb lvl b (fun y => bind (mul d x y) k))
+  | PPow a n => run_prog_k base tb lvl a (fun x => bind (power x n) k)
+  | PLet a b => run_prog_k base tb lvl a (fun x => run_prog_k base (tset tb lvl x) (S lvl) b k)
   end.
+
+Definition run_prog (base : nat -> V) (tb : table V) (lvl : nat) (p : prog) : tree Q A V :=
+  run_prog_k base tb lvl p Ret.
 End run.
 
 (** The mathematical expressions of constants and powers. *)
@@ -210,44 +219,57 @@ Proof.
     intros w' y [Hle Hy]. split; [exact Hle|]. eapply impl_eq; [|exact Hy]. ring.
 Qed.
 
+(** [run_prog_k … p k] is safe when [k] is, given a value implementing
+    [prog_expr] of [p]. *)
+Lemma run_prog_k_spec {I R} (ρ : I -> S) (base : nat -> V) p :
+  forall w tb lvl (envE : nat -> expr I) (k : V -> tree Q A R) Φ,
+  (forall i, impl w (lookup base tb i) (eval ρ (envE i))) ->
+  (forall w' y, le w w' -> impl w' y (eval ρ (prog_expr envE lvl p)) -> wp Ψ w' (k y) Φ) ->
+  wp Ψ w (run_prog_k d base tb lvl p k) Φ.
+Proof.
+  induction p as [| |n|i|a IHa b IHb|a IHa b IHb|a IHa n|a IHa b IHb];
+    intros w tb lvl envE k Φ Henv Hk; cbn [run_prog_k prog_expr].
+  - apply Hk; [apply Hle_refl|apply (ns_zero _ _ _ _ _ Hd)].
+  - apply Hk; [apply Hle_refl|apply (ns_one _ _ _ _ _ Hd)].
+  - apply wp_bind. eapply wp_mono; [apply natural_spec|]. intros w' y [Hle Hy].
+    apply Hk; [exact Hle|]. eapply impl_eq; [|exact Hy]. symmetry. apply eval_enat.
+  - apply Hk; [apply Hle_refl|apply Henv].
+  - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx.
+    apply (IHb w1 tb lvl envE _ Φ).
+    { intros i. apply (impl_mono Hd w w1); auto. }
+    intros w2 y Hle2 Hy. apply wp_bind.
+    eapply wp_mono; [apply (ns_add _ _ _ _ _ Hd); [apply (impl_mono Hd w1 w2)|]; eauto|].
+    intros w3 z [Hle3 Hz]. apply Hk; [eauto|exact Hz].
+  - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx.
+    apply (IHb w1 tb lvl envE _ Φ).
+    { intros i. apply (impl_mono Hd w w1); auto. }
+    intros w2 y Hle2 Hy. apply wp_bind.
+    eapply wp_mono; [apply (ns_mul _ _ _ _ _ Hd); [apply (impl_mono Hd w1 w2)|]; eauto|].
+    intros w3 z [Hle3 Hz]. apply Hk; [eauto|exact Hz].
+  - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx. apply wp_bind.
+    eapply wp_mono; [apply (power_spec w1 x _ n Hx)|]. intros w2 y [Hle2 Hy].
+    apply Hk; [eauto|]. eapply impl_eq; [|exact Hy]. symmetry. apply eval_epow.
+  - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx.
+    apply (IHb w1 (tset tb lvl x) (Datatypes.S lvl) (eupd envE lvl (prog_expr envE lvl a)) k Φ).
+    { intros i. rewrite lookup_tset. unfold eupd.
+      destruct (Nat.eqb i lvl); [exact Hx|]. apply (impl_mono Hd w w1); auto. }
+    intros w2 y Hle2 Hy. apply Hk; [eauto|exact Hy].
+Qed.
+
 (** [run_prog] implements [prog_expr], in every environment whose values
     implement the expressions' values.
 
-    Informal proof: by induction on [p]; each operation is the
-    dictionary's, which [num_spec] specifies; constants and powers are
-    [natural_spec] and [power_spec]; a [let] extends both environments
-    with the value and the expression of its right-hand side. *)
+    Informal proof: [run_prog_k_spec] with the continuation [Ret]; that
+    lemma is by induction on [p]: each operation is the dictionary's,
+    which [num_spec] specifies; constants and powers are [natural_spec]
+    and [power_spec]; a [let] extends both environments with the value and
+    the expression of its right-hand side. *)
 Lemma run_prog_spec {I} (ρ : I -> S) (base : nat -> V) p : forall w tb lvl (envE : nat -> expr I),
   (forall i, impl w (lookup base tb i) (eval ρ (envE i))) ->
   wp Ψ w (run_prog d base tb lvl p) (fun w' y => le w w' /\ impl w' y (eval ρ (prog_expr envE lvl p))).
 Proof.
-  induction p as [| |k|i|a IHa b IHb|a IHa b IHb|a IHa k|a IHa b IHb];
-    intros w tb lvl envE Henv; cbn [run_prog prog_expr].
-  - apply wp_ret. split; [apply Hle_refl|]. apply (ns_zero _ _ _ _ _ Hd).
-  - apply wp_ret. split; [apply Hle_refl|]. apply (ns_one _ _ _ _ _ Hd).
-  - eapply wp_mono; [apply natural_spec|]. intros w' y [Hle Hy]. split; [exact Hle|].
-    eapply impl_eq; [|exact Hy]. symmetry. apply eval_enat.
-  - apply wp_ret. split; [apply Hle_refl|]. apply Henv.
-  - apply wp_bind. eapply wp_mono; [apply (IHa w tb lvl envE Henv)|]. intros w1 x [Hle1 Hx].
-    apply wp_bind. eapply wp_mono; [apply (IHb w1 tb lvl envE)|].
-    { intros i. apply (impl_mono Hd w w1); auto. }
-    intros w2 y [Hle2 Hy].
-    eapply wp_mono; [apply (ns_add _ _ _ _ _ Hd); [apply (impl_mono Hd w1 w2)|]; eauto|].
-    intros w3 z [Hle3 Hz]. split; [eauto|exact Hz].
-  - apply wp_bind. eapply wp_mono; [apply (IHa w tb lvl envE Henv)|]. intros w1 x [Hle1 Hx].
-    apply wp_bind. eapply wp_mono; [apply (IHb w1 tb lvl envE)|].
-    { intros i. apply (impl_mono Hd w w1); auto. }
-    intros w2 y [Hle2 Hy].
-    eapply wp_mono; [apply (ns_mul _ _ _ _ _ Hd); [apply (impl_mono Hd w1 w2)|]; eauto|].
-    intros w3 z [Hle3 Hz]. split; [eauto|exact Hz].
-  - apply wp_bind. eapply wp_mono; [apply (IHa w tb lvl envE Henv)|]. intros w1 x [Hle1 Hx].
-    eapply wp_mono; [apply (power_spec w1 x _ k Hx)|]. intros w2 y [Hle2 Hy].
-    split; [eauto|]. eapply impl_eq; [|exact Hy]. symmetry. apply eval_epow.
-  - apply wp_bind. eapply wp_mono; [apply (IHa w tb lvl envE Henv)|]. intros w1 x [Hle1 Hx].
-    eapply wp_mono; [apply (IHb w1 (tset tb lvl x) (Datatypes.S lvl) (eupd envE lvl (prog_expr envE lvl a)))|].
-    { intros i. rewrite lookup_tset. unfold eupd.
-      destruct (Nat.eqb i lvl); [exact Hx|]. apply (impl_mono Hd w w1); auto. }
-    intros w2 y [Hle2 Hy]. split; [eauto|exact Hy].
+  intros w tb lvl envE Henv. apply (run_prog_k_spec ρ base p w tb lvl envE); [exact Henv|].
+  intros w' y Hle Hy. apply wp_ret. auto.
 Qed.
 End proof.
 

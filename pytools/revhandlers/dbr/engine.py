@@ -10,14 +10,13 @@ expressions of :mod:`.expression`); numbers as exact integers, rationals
 
 from __future__ import annotations
 
-import atexit
 import math
 import os
 from fractions import Fraction
 
 from ..errors import RevHandlersError, make_error
 from ..paths import build_dir
-from ..process import ServeProcess
+from ..process import ServeProcess, lazily
 from .expression import Let, Name, Nat, Pow, Prod, Sum
 
 MODES = ("handlers", "tape", "forward")
@@ -162,12 +161,5 @@ class CoqLibrary(ServeProcess):
                          f"(numbers {numbers}))", numbers)
 
 
-_default: CoqLibrary | None = None
-
-
-def default_library() -> CoqLibrary:
-    global _default
-    if _default is None:
-        _default = CoqLibrary()
-        atexit.register(_default.close)
-    return _default
+#: the process shared by ``revhandlers dbr … --engine coq``
+default_library = lazily(CoqLibrary)
