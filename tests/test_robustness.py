@@ -416,3 +416,16 @@ def test_a_message_quoting_a_deep_subterm_is_abbreviated_not_a_crash():
     assert p.returncode == 0, p.stderr[-500:]
     kind, size = p.stdout.split()
     assert kind == "syntax" and int(size) < 400
+
+
+def test_library_load_rejects_non_utf8_and_missing_files(tmp_path):
+    """rh.load and rh.Session(path) answer a non-UTF-8 or missing file with
+    BadInput (as the command line does), not UnicodeDecodeError."""
+    import revhandlers as rh
+    from revhandlers.errors import BadInput
+    bad = tmp_path / "bad.rh"
+    bad.write_bytes(b"\xff\xfe(program)")
+    for call in (lambda: rh.load(bad), lambda: rh.Session(bad), lambda: rh.load(tmp_path / "missing.rh")):
+        with pytest.raises(BadInput) as e:
+            call()
+        assert e.value.kind in ("parse", "io")

@@ -53,12 +53,10 @@ def parse(text: str, params: dict[str, int] | None = None) -> Program:
 
 
 def load(path: str | Path, params: dict[str, int] | None = None) -> Program:
-    """A program from a ``.rh`` (surface) or ``.sexp`` file."""
-    try:
-        text = Path(path).read_text()
-    except OSError as e:
-        raise BadInput("io", str(e)) from None
-    return parse(text, params)
+    """A program from a ``.rh`` (surface) or ``.sexp`` file (UTF-8 text, at
+    most ``revhandlers.cli.MAX_INPUT`` bytes; else :class:`BadInput`)."""
+    from .cli import read_source
+    return parse(read_source(path), params)
 
 
 def _program(p) -> Program:

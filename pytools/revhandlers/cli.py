@@ -28,6 +28,12 @@ DEFAULT_TIMEOUT = 60.0
 def load(path: str):
     """The program in the file ``path``: at most :data:`MAX_INPUT` bytes of
     UTF-8 text (an S-expression or the surface syntax)."""
+    return parse(read_source(path))
+
+
+def read_source(path) -> str:
+    """The text of the file ``path``: at most :data:`MAX_INPUT` bytes of
+    UTF-8 without NUL characters, else :class:`BadInput`."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_INPUT + 1)
@@ -43,7 +49,7 @@ def load(path: str):
                                 f"(offset {e.start})") from None
     if "\x00" in text:
         raise BadInput("parse", f"{path} contains a NUL character (offset {text.index(chr(0))})")
-    return parse(text)
+    return text
 
 
 class _Timeout(Exception):
