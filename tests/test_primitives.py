@@ -209,3 +209,50 @@ def test_rd_of_rd_of_rd_is_undefined(serve):
         "(tuple (tuple (tuple (const 1.0) (const 1.0)) (const 1.0)) (tuple (const 1.0) (const 1.0)))))))"))
     assert out[0].value() == "error"
     assert out[1][1].value() == "ev-undefined"
+
+
+# ---------------------------------------------------------------- edge values
+
+INF = "(app (smul 1) (tuple (const 1e308) (const 1e308)))"
+NAN = f"(app (sub 1) (tuple {INF} {INF}))"
+
+
+def _bits(v) -> list:
+    """Numbers bit for bit (zeros' signs included); every NaN alike (its sign
+    and payload are the hardware's)."""
+    return ["nan" if np.isnan(x) else np.float64(x).tobytes() for x in np.asarray(v, dtype=float).ravel()]
+
+
+def _both(term: str):
+    """The value of ``term`` by the verified evaluator and by the reference."""
+    import revhandlers as rh
+    prog = rh.parse(f"(program (main (ret {term})))")
+    return rh.run(prog).value, rh.run(prog, engine="reference").value
+
+
+@pytest.mark.parametrize("x, expected", [
+    (0.49999999999999994, 0.0), (0.5, 1.0), (-0.5, -1.0), (1.5, 2.0), (2.5, 3.0), (-2.5, -3.0),
+    (-0.3, -0.0), (-0.0, -0.0), (4503599627370497.0, 4503599627370497.0), (-1e308, -1e308)])
+def test_round_ties_away_from_zero_exactly_in_both_engines(x, expected):
+    """round is OCaml's Float.round (ties away from zero, exact); the
+    expected values are the definition's, the zeros' signs included."""
+    verified, reference = _both(f"(app (round 1) (const {x!r}))")
+    assert _bits(verified) == _bits([expected]) == _bits(reference)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("items, expected", [
+    ("(const 1.0) NAN", [1.0]),          # a NaN after a number is never chosen
+    ("NAN (const 1.0)", [float("nan")]),  # a NaN first is never replaced
+    ("(const 1.0) (const 1.0)", [1.0]),
+    ("(const -0.0) (const 0.0)", [-0.0]),  # -0.0 < 0.0 is false: the first stays
+])
+def test_maxpool_first_maximum_in_both_engines(items, expected):
+    """maxpool takes the first maximum by strict comparison (instance.v,
+    argmax); the reference computes the same window argmax."""
+    a, b = items.replace("NAN", NAN).split(" (const", 1) if not items.startswith("NAN") else (NAN, items[4:])
+    if not items.startswith("NAN"):
+        b = "(const" + b
+    term = f"(app (maxpool 1 2 2) (app (concat 1 1 1) (tuple {a} {b})))"
+    verified, reference = _both(term)
+    assert _bits(verified) == _bits(expected) == _bits(reference)

@@ -136,9 +136,21 @@ def swish_deriv(order: int, x: Node) -> Node:
 
 # ----------------------------------------------------------- other primitives
 
+def round_half_away(v: np.ndarray) -> np.ndarray:
+    """Rounding to the nearest integer, ties away from zero, exactly (OCaml's
+    ``Float.round``, the verified engine's ``round``): ``x − trunc(x)`` is
+    exact, so no sum is rounded (``sign(x)·floor(|x| + 0.5)`` rounds
+    0.49999999999999994 up to 1).  Signed zeros, infinities and NaN are
+    kept."""
+    t = np.trunc(v)
+    with np.errstate(invalid="ignore"):
+        away = np.abs(v - t) >= 0.5
+    return np.where(away, t + np.sign(v), t)
+
+
 def round_(x: Node) -> Node:
     n = x.value.size
-    return _op(np.sign(x.value) * np.floor(np.abs(x.value) + 0.5), (x, lambda g: zeros(n)))
+    return _op(round_half_away(x.value), (x, lambda g: zeros(n)))
 
 
 def pad(c: int, n: int, m: int, x: Node) -> Node:
@@ -230,13 +242,25 @@ def conv1d_dx(c, c2, n, m, k: Node, g: Node) -> Node:
                (g, lambda h: conv1d(c, c2, n, m, k, h)))
 
 
+def first_max(w: np.ndarray) -> int:
+    """The argmax of a window as instance.v defines it (``argmax``): the
+    running best is replaced only by a strictly larger element, so ties
+    keep the first, a NaN is never chosen after a number, and a NaN in
+    first position is never replaced (NaN < y is false).  ``np.argmax``
+    returns the first NaN instead."""
+    best = 0
+    for i in range(1, len(w)):
+        if w[best] < w[i]:
+            best = i
+    return best
+
+
 def _argmax_positions(c: int, n: int, m: int, x: np.ndarray) -> np.ndarray:
     xs = x.reshape(c, n)
     pos = []
     for ch in range(c):
         for lo in range(0, n, m):
-            w = xs[ch, lo:lo + m]
-            pos.append(ch * n + lo + int(np.argmax(w)))   # first maximum
+            pos.append(ch * n + lo + first_max(xs[ch, lo:lo + m]))
     return np.array(pos, dtype=int)
 
 
