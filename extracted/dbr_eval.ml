@@ -315,6 +315,7 @@ let () =
         | Some s when s >= 0.0 && Float.is_finite s -> time_limit := s; args rest
         | _ -> prerr_endline usage; exit 2)
     | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+    | "--version" :: _ -> print_endline ("dbr-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2
   in

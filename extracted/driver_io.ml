@@ -5,6 +5,10 @@
 
 module S = Sexplib.Sexp
 
+(* The project's version (pyproject.toml; tests/test_python_package.py checks
+   that they agree), printed by --version. *)
+let version = "0.1.0"
+
 exception Bad of string * string * string (* kind, rule, message *)
 exception Runtime of string * string (* kind, message *)
 

@@ -689,6 +689,7 @@ let () =
         | Some f when f >= 0 -> default_fuel := f; args rest
         | _ -> prerr_endline usage; exit 2)
     | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+    | "--version" :: _ -> print_endline ("rh-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2
   in

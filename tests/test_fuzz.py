@@ -198,3 +198,12 @@ def test_fuzz_command_line_with_jobs_reports_progress(tmp_path):
     assert "programs: 60 in" in proc.stdout and "2 job(s)" in proc.stdout and "divergences: 0" in proc.stdout
     bars = [line for line in proc.stderr.splitlines() if line.startswith("fuzz [")]
     assert bars and bars[-1].split()[2] == "60/60" and "programs/s" in bars[-1]
+
+
+def test_fuzz_exit_code_3_for_a_rule_that_never_fired(tmp_path):
+    """Five programs cannot fire every rule: no divergence, exit code 3 (not
+    1, which means a divergence)."""
+    proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", "5", "--seed", "3",
+                           "--corpus", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "divergences: 0" in proc.stdout and "COVERAGE HOLES:" in proc.stdout

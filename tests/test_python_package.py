@@ -284,3 +284,20 @@ def test_cli_trace_shows_the_lets_of_the_rewriting():
     assert steps[1].startswith("0") and "rev handle" in steps[1]
     assert steps[2].startswith("1") and "rev handle" not in steps[2] and steps[2].count("let") >= 3
     assert "── result" in out
+
+
+def test_versions_agree():
+    """revhandlers --version, rh-eval --version and dbr-eval --version print
+    pyproject.toml's version."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    version = re.search(r'^version = "([^"]+)"', (root / "pyproject.toml").read_text(), re.M).group(1)
+    runs = {"revhandlers": [sys.executable, "-m", "revhandlers", "--version"],
+            "rh-eval": [str(root / "_build/default/extracted/rh-eval"), "--version"],
+            "dbr-eval": [str(root / "_build/default/extracted/dbr-eval"), "--version"]}
+    for name, cmd in runs.items():
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout.strip() == f"{name} {version}", (name, r.stdout, r.stderr)

@@ -200,12 +200,22 @@ def _check_options(args) -> None:
             raise BadInput("syntax", f"--{dest} is a finite number of seconds above 0, not {value}")
 
 
+def package_version() -> str:
+    """The package's version (pyproject.toml), as installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("revhandlers")
+    except PackageNotFoundError:      # run from a checkout without installing
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="revhandlers",
         description="Run programs of the reverse-handler language through the verified evaluator "
                     "(extracted from Coq) or the numpy reference semantics.",
         epilog="Exit codes: 0 success, 1 runtime failure of a well-typed program, 2 bad input.")
+    p.add_argument("--version", action="version", version=f"revhandlers {package_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     timeout_help = (f"time limit in seconds (default {DEFAULT_TIMEOUT:g}); past it the command fails "

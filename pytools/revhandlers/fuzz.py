@@ -26,7 +26,8 @@ counted as such in the report.
 A divergence is shrunk by Hypothesis to a smallest program, written to the
 corpus directory as an S-expression file that names the seed, and replayed
 by the test suite from then on (``tests/test_fuzz.py``).  Exit codes, like
-Csmith's comparison driver: 0 no divergence, 1 divergence, 2 could not run.
+Csmith's comparison driver: 0 no divergence, 1 divergence, 2 could not run;
+and 3: no divergence, but a rule never fired (``--allow-holes`` accepts it).
 """
 
 from __future__ import annotations
@@ -301,7 +302,7 @@ def cmd_fuzz(args, out) -> int:
     holes = coverage_holes(coverage)
     if holes and not args.allow_holes:
         print("COVERAGE HOLES: " + ", ".join(holes), file=out)
-        return 1
+        return 3
     return 0
 
 
