@@ -1,0 +1,391 @@
+"""A type checker mirroring the typing relation of the Coq development
+(``typed`` in ``theories/pullback/typing.v``) rule for rule, with the
+linearity side condition of (dual) as ``lin`` and ``nocc`` of
+``theories/pullback/syntax.v``.  Every branch names its Coq rule, and so
+does every error (:class:`revhandlers.errors.TypeCheckError`'s ``rule``).
+
+The Coq relation is declarative: ``0`` (``typed_zero``) and the zero tuple
+``NZ`` (``num_ty_z``) have every type, so a term's type is not always
+determined by its subterms' (``⟨v, 0⟩`` in ``(λv:R^2. ⟨v, 0⟩)* · ⟨⟨0, 0⟩,
+⟨1, 2⟩⟩*`` gets its type from the functional).  The checker therefore
+gives ``0`` and ``NZ`` a fresh *type variable* (:class:`TVar`) and solves
+the equalities the rules ask for (``σ`` of (app) in both premises, ``τ`` of
+(dual) and (pb), …) by unification, rule by rule, as they arise.  This is
+exactly the Coq relation for annotated binders: a derivation exists iff the
+equalities have a solution, and a type variable left over may be any type
+(:func:`check` ``(Γ, t, A)`` accepts ``0`` at every ``A``).  An erased
+binder type (``?``, in values printed by the driver) is a type variable as
+well, so values type-check too.
+
+A context ``Γ`` is a tuple of types, ``Γ[0]`` the type of index 0, as in
+Coq (``nth_error Γ n``)."""
+
+from __future__ import annotations
+
+from ..errors import BadInput, TypeCheckError
+from ..nesting import room
+from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus,
+                     Proj, Real, Rn, TArr, TDual, Tm, TOmega, TProd, TR, Ty, Var, Zero, free_vars)
+
+#: the constructors of ``typed`` (typing.v), in its order
+RULES = ("typed_zero", "typed_plus", "typed_var", "typed_lam", "typed_app", "typed_proj1", "typed_proj2",
+         "typed_pair", "typed_real", "typed_fun", "typed_jac", "typed_ndual", "typed_dual", "typed_pb",
+         "typed_let")
+
+Ctx = tuple
+
+
+class TVar:
+    """A type variable: the type of a ``0``, an ``NZ`` or an erased binder,
+    until unification determines it (not a Coq constructor)."""
+
+    is_tvar = True
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __repr__(self):
+        return f"TVar({self.k})"
+
+    def __str__(self):
+        return f"'{self.k}"
+
+
+def show(t) -> str:
+    """A type, its type variables written ``'1``, ``'2``, …"""
+    from .surface import pretty_type
+    return pretty_type(t)
+
+
+def _snippet(t: Tm) -> str:
+    from .sexp import to_sexp
+    s = to_sexp(t)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _fail(rule: str, message: str, t: Tm) -> TypeCheckError:
+    return TypeCheckError(rule, f"{message} (in {_snippet(t)})")
+
+
+# --------------------------------------------------------- linearity (syntax.v)
+
+def lift(X: frozenset) -> frozenset:
+    """Coq ``lift X``: the same variables seen under one more binder."""
+    return frozenset(n + 1 for n in X)
+
+
+def ext(X: frozenset) -> frozenset:
+    """Coq ``ext X``: ``lift X`` and the bound variable."""
+    return lift(X) | {0}
+
+
+def nocc(X: frozenset, t: Tm) -> bool:
+    """Coq ``nocc X t``: no variable of ``X`` is free in ``t``."""
+    return not (X & free_vars(t))
+
+
+def lin(X: frozenset, t: Tm) -> bool:
+    """Coq ``lin X t``: ``t`` is jointly linear in the variables of ``X``
+    (spec §2.2, extended: ``lin(0)`` is every variable, ``lin(S + P)`` the
+    intersection, ``FV(λx.S1)`` in the dual-map clause, and the let clause
+    of syntax.v)."""
+    match t:
+        case Var(n):
+            return n in X
+        case Lam(_, s):
+            return lin(lift(X), s)
+        case App(s, p):
+            return lin(X, s) and nocc(X, p)
+        case Proj(_, s) | Jac(_, s):
+            return lin(X, s)
+        case Pair(a, b) | Plus(a, b):
+            return lin(X, a) and lin(X, b)
+        case Dual(_, s1, s2):
+            return ((lin(lift(X), s1) and nocc(X, s2)) or (lin(X, s2) and nocc(lift(X), s1)))
+        case Zero():
+            return True
+        case Let(e, l):
+            return (lin(X, e) and lin(ext(X), l)) or (nocc(X, e) and lin(lift(X), l))
+        case Real() | Fun() | Pb() | NDual():
+            return False
+    raise TypeError(f"not a term: {t!r}")
+
+
+IS0 = frozenset({0})
+
+
+# ----------------------------------------------------------- numeric tuples
+
+def num_check(r: Num, a: Ty) -> bool:
+    """Coq ``num_ty r a`` (for a type without variables)."""
+    match r:
+        case NR():
+            return a == TR()
+        case NP(x, y):
+            return isinstance(a, TProd) and num_check(x, a.A) and num_check(y, a.B)
+        case NZ():
+            return True
+    return False
+
+
+# ------------------------------------------------------------ unification
+
+class _Solver:
+    """Type variables and their solutions (a substitution kept solved)."""
+
+    def __init__(self):
+        self.sol: dict[int, object] = {}
+        self.count = 0
+
+    def fresh(self) -> TVar:
+        self.count += 1
+        return TVar(self.count)
+
+    def walk(self, t):
+        while isinstance(t, TVar) and t.k in self.sol:
+            t = self.sol[t.k]
+        return t
+
+    def resolve(self, t):
+        """``t`` with every solved variable replaced (without recursion)."""
+        t = self.walk(t)
+        if isinstance(t, TVar) or t == TR():
+            return t
+        # rebuild bottom-up
+        stack, out = [(t, False)], []
+        while stack:
+            u, done = stack.pop()
+            u = self.walk(u)
+            if isinstance(u, (TProd, TArr)):
+                if done:
+                    b, a = out.pop(), out.pop()
+                    out.append(type(u)(a, b))
+                else:
+                    stack += [(u, True), (u.B, False), (u.A, False)]
+            elif isinstance(u, TDual):
+                if done:
+                    out.append(TDual(out.pop()))
+                else:
+                    stack += [(u, True), (u.A, False)]
+            else:
+                out.append(u)
+        return out[0]
+
+    def occurs(self, k: int, t) -> bool:
+        stack = [t]
+        while stack:
+            u = self.walk(stack.pop())
+            if isinstance(u, TVar):
+                if u.k == k:
+                    return True
+            elif isinstance(u, (TProd, TArr)):
+                stack += [u.A, u.B]
+            elif isinstance(u, TDual):
+                stack.append(u.A)
+        return False
+
+    def unify(self, a, b) -> bool:
+        """Make ``a`` and ``b`` equal, or return False (the solution may then
+        be partly extended: the caller fails)."""
+        stack = [(a, b)]
+        while stack:
+            x, y = stack.pop()
+            x, y = self.walk(x), self.walk(y)
+            if x is y:
+                continue
+            if isinstance(x, TVar) and isinstance(y, TVar) and x.k == y.k:
+                continue
+            if isinstance(x, TVar) or isinstance(y, TVar):
+                v, u = (x, y) if isinstance(x, TVar) else (y, x)
+                if self.occurs(v.k, u):
+                    return False
+                self.sol[v.k] = u
+            elif type(x) is not type(y):
+                return False
+            elif isinstance(x, (TProd, TArr)):
+                stack += [(x.A, y.A), (x.B, y.B)]
+            elif isinstance(x, TDual):
+                stack.append((x.A, y.A))
+        return True
+
+
+# ------------------------------------------------------------------ rules
+
+class _Checker:
+    def __init__(self):
+        self.s = _Solver()
+
+    def show(self, t) -> str:
+        return show(self.s.resolve(t))
+
+    def need(self, rule: str, a, b, what: str, t: Tm) -> None:
+        """The premise's equality ``a = b`` (``a`` what was found)."""
+        if not self.s.unify(a, b):
+            raise _fail(rule, f"{what} has type {self.show(a)}, expected {self.show(b)}", t)
+
+    def binder(self, ty: BTy):
+        return self.s.fresh() if ty is None else ty
+
+    def fun(self, f: str):
+        if f not in FUNCTIONS:
+            raise BadInput("unbound", f"unknown function symbol {f}")
+        return FUNCTIONS[f]
+
+    def num(self, r: Num):
+        """The most general type of a numeric tuple (num_ty)."""
+        match r:
+            case NR():
+                return TR()
+            case NP(x, y):
+                return TProd(self.num(x), self.num(y))
+        return self.s.fresh()          # num_ty_z: NZ has every type
+
+    def infer(self, ctx: Ctx, t: Tm):
+        match t:
+            case Zero():
+                # typed_zero: Γ ⊢ 0 : σ for every σ
+                return self.s.fresh()
+            case Plus(s, p):
+                # typed_plus: Γ ⊢ S : σ, Γ ⊢ P : σ  ⟹  Γ ⊢ S + P : σ
+                a = self.infer(ctx, s)
+                b = self.infer(ctx, p)
+                self.need("typed_plus", b, a, "the right operand of + (the left has the type expected)", t)
+                return a
+            case Var(n):
+                # typed_var: nth_error Γ n = Some σ  ⟹  Γ ⊢ x : σ
+                if n >= len(ctx):
+                    raise _fail("typed_var", f"the variable #{n} is not bound (the context has {len(ctx)})", t)
+                return ctx[n]
+            case Lam(ty, s):
+                # typed_lam: σ :: Γ ⊢ S : τ  ⟹  Γ ⊢ λx:σ. S : σ ⇒ τ
+                a = self.binder(ty)
+                return TArr(a, self.infer((a,) + ctx, s))
+            case App(s, p):
+                # typed_app: Γ ⊢ S : σ ⇒ τ, Γ ⊢ P : σ  ⟹  Γ ⊢ S P : τ
+                f = self.s.walk(self.infer(ctx, s))
+                a = self.infer(ctx, p)
+                if isinstance(f, TVar):
+                    b = self.s.fresh()
+                    self.need("typed_app", f, TArr(a, b), "the function", t)
+                    return b
+                if not isinstance(f, TArr):
+                    raise _fail("typed_app", f"the function has type {self.show(f)}, not an arrow σ ⇒ τ", t)
+                self.need("typed_app", a, f.A, "the argument", t)
+                return f.B
+            case Proj(i, s):
+                # typed_proj1 / typed_proj2: Γ ⊢ S : σ1 × σ2  ⟹  Γ ⊢ πi(S) : σi
+                rule = "typed_proj1" if i == 1 else "typed_proj2"
+                a = self.s.walk(self.infer(ctx, s))
+                if isinstance(a, TVar):
+                    b, c = self.s.fresh(), self.s.fresh()
+                    self.need(rule, a, TProd(b, c), f"the argument of π{i}", t)
+                    a = TProd(b, c)
+                if not isinstance(a, TProd):
+                    raise _fail(rule, f"π{i} of a term of type {self.show(a)}, not a product", t)
+                return a.A if i == 1 else a.B
+            case Pair(a, b):
+                # typed_pair: Γ ⊢ S1 : σ1, Γ ⊢ S2 : σ2  ⟹  Γ ⊢ ⟨S1, S2⟩ : σ1 × σ2
+                return TProd(self.infer(ctx, a), self.infer(ctx, b))
+            case Real():
+                # typed_real: Γ ⊢ r : R
+                return TR()
+            case Fun(f, p):
+                # typed_fun: Γ ⊢ P : R^n, f : R^n → R^m  ⟹  Γ ⊢ f(P) : R^m
+                sym = self.fun(f)
+                self.need("typed_fun", self.infer(ctx, p), Rn(sym.dom), f"the argument of {f}", t)
+                return Rn(sym.cod)
+            case Jac(f, s):
+                # typed_jac: Γ ⊢ S : R^n, f : R^n → R^m  ⟹  Γ ⊢ J f · S : R^n ⇒ R^m
+                sym = self.fun(f)
+                self.need("typed_jac", self.infer(ctx, s), Rn(sym.dom), f"the direction of J {f}", t)
+                return TArr(Rn(sym.dom), Rn(sym.cod))
+            case NDual(r):
+                # typed_ndual: num_ty r σ  ⟹  Γ ⊢ r* : σ*
+                return TDual(self.num(r))
+            case Dual(ty, s1, s2):
+                # typed_dual: σ :: Γ ⊢ S1 : τ, Γ ⊢ S2 : τ*, x ∈ lin(S1)  ⟹  Γ ⊢ (λx:σ. S1)* · S2 : σ*
+                a = self.binder(ty)
+                tau = self.infer((a,) + ctx, s1)
+                d = self.s.walk(self.infer(ctx, s2))
+                if not isinstance(d, (TDual, TVar)):
+                    raise _fail("typed_dual", f"the functional has type {self.show(d)}, not a dual type τ*", t)
+                self.need("typed_dual", d, TDual(tau), "the functional", t)
+                if not lin(IS0, s1):
+                    raise _fail("typed_dual", "the body of the dual map is not linear in its bound variable "
+                                              "(x ∈ lin(S1) fails)", t)
+                return TDual(a)
+            case Pb(ty, p, s):
+                # typed_pb: σ :: Γ ⊢ P : τ, Γ ⊢ S : Ω τ  ⟹  Γ ⊢ (Ω λx:σ. P) · S : Ω σ
+                a = self.binder(ty)
+                tau = self.infer((a,) + ctx, p)
+                w = self.s.walk(self.infer(ctx, s))
+                if not isinstance(w, (TArr, TVar)):
+                    raise _fail("typed_pb", f"the 1-form has type {self.show(w)}, not Ω τ = τ ⇒ τ*", t)
+                self.need("typed_pb", w, TOmega(tau), "the 1-form", t)
+                return TOmega(a)
+            case Let(e, l):
+                # typed_let: Γ ⊢ E : σ, σ :: Γ ⊢ L : τ  ⟹  Γ ⊢ let z = E in L : τ
+                a = self.infer(ctx, e)
+                return self.infer((a,) + ctx, l)
+        raise TypeError(f"not a term: {t!r}")
+
+
+def infer(ctx: Ctx, t: Tm):
+    """The most general type ``A`` with ``Γ ⊢ t : A`` (type variables,
+    :class:`TVar`, may be left: any type fits there), or a
+    :class:`TypeCheckError` naming the Coq rule that fails."""
+    c = _Checker()
+    return c.s.resolve(c.infer(tuple(ctx), t))
+
+
+def check(ctx: Ctx, t: Tm, a: Ty) -> None:
+    """Decide ``Γ ⊢ t : A``, or raise a :class:`TypeCheckError`."""
+    c = _Checker()
+    b = c.infer(tuple(ctx), t)
+    if not c.s.unify(b, a):
+        raise _fail(_rule_of(t), f"the term has type {c.show(b)}, expected {show(a)}", t)
+
+
+def _rule_of(t: Tm) -> str:
+    match t:
+        case Proj(i, _):
+            return "typed_proj1" if i == 1 else "typed_proj2"
+    return {Var: "typed_var", App: "typed_app", Real: "typed_real", Fun: "typed_fun", Jac: "typed_jac",
+            Dual: "typed_dual", Pb: "typed_pb", Lam: "typed_lam", Pair: "typed_pair", NDual: "typed_ndual",
+            Plus: "typed_plus", Let: "typed_let", Zero: "typed_zero"}[type(t)]
+
+
+def type_of(t: Tm, ctx: Ctx = ()):
+    """The type of ``t`` in ``ctx`` (closed by default): :func:`infer` under
+    :func:`revhandlers.nesting.room`."""
+    with room():
+        return infer(tuple(ctx), t)
+
+
+def has_type(t: Tm, a: Ty, ctx: Ctx = ()) -> None:
+    """:func:`check` under :func:`revhandlers.nesting.room`."""
+    with room():
+        check(tuple(ctx), t, a)
+
+
+def well_typed(t: Tm, ctx: Ctx = ()) -> bool:
+    try:
+        type_of(t, ctx)
+        return True
+    except TypeCheckError:
+        return False
+
+
+def ground(t) -> bool:
+    """Whether a type has no type variable."""
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, TVar):
+            return False
+        if isinstance(u, (TProd, TArr)):
+            stack += [u.A, u.B]
+        elif isinstance(u, TDual):
+            stack.append(u.A)
+    return True
