@@ -254,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extend(sub) -> None:
     """Further commands registered by other modules (training, fuzzing,
     diagrams) when they exist."""
-    for mod in ("train", "fuzz", "diagram", "dbr"):
+    for mod in ("train", "fuzz", "diagram", "dbr", "pullback"):
         try:
             module = __import__(f"revhandlers.{mod}", fromlist=["register"])
         except ModuleNotFoundError as e:

@@ -376,3 +376,37 @@ def size(t: Tm) -> int:
         n += 1
         stack.extend(children(u))
     return n
+
+
+def ren(t: Tm, rho, cutoff: int = 0) -> Tm:
+    """Rename the free indices of ``t`` by ``rho`` (Coq ``ren``): an index
+    ``n ≥ cutoff`` (past the binders crossed) becomes ``rho(n - cutoff) + cutoff``."""
+    match t:
+        case Var(n):
+            return Var(n if n < cutoff else rho(n - cutoff) + cutoff)
+        case Lam(ty, s):
+            return Lam(ty, ren(s, rho, cutoff + 1))
+        case App(s, p):
+            return App(ren(s, rho, cutoff), ren(p, rho, cutoff))
+        case Proj(i, s):
+            return Proj(i, ren(s, rho, cutoff))
+        case Pair(a, b):
+            return Pair(ren(a, rho, cutoff), ren(b, rho, cutoff))
+        case Fun(f, p):
+            return Fun(f, ren(p, rho, cutoff))
+        case Jac(f, s):
+            return Jac(f, ren(s, rho, cutoff))
+        case Dual(ty, s1, s2):
+            return Dual(ty, ren(s1, rho, cutoff + 1), ren(s2, rho, cutoff))
+        case Pb(ty, p, s):
+            return Pb(ty, ren(p, rho, cutoff + 1), ren(s, rho, cutoff))
+        case Plus(a, b):
+            return Plus(ren(a, rho, cutoff), ren(b, rho, cutoff))
+        case Let(e, l):
+            return Let(ren(e, rho, cutoff), ren(l, rho, cutoff + 1))
+    return t
+
+
+def shift(t: Tm, k: int = 1) -> Tm:
+    """``↑t``: every free index up by ``k`` (Coq ``shift``, ``k`` times)."""
+    return ren(t, lambda n: n + k) if k else t

@@ -1,0 +1,116 @@
+"""``revhandlers pullback``: programs of the pullback language from files.
+
+    revhandlers pullback check examples/pullback/paper_f.pb       # the type
+    revhandlers pullback fmt examples/pullback/paper_f.pb --ascii # pretty-printed
+    revhandlers pullback sexp examples/pullback/paper_f.pb        # the driver's S-expression
+    revhandlers pullback reference examples/pullback/paper_f.pb   # [660, 528]*
+
+A file ending in ``.sexp`` holds a term (or a request ``(run TERM)``) in the
+S-expression format; any other file holds a term in the surface syntax.
+Bad input (unreadable files, syntax, unbound names, type errors) exits with
+code 2 and one line on standard error, as every ``revhandlers`` command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import BadInput
+from .sexp import read_term_or_request, request_sexp, to_sexp
+from .surface import parse, pretty, pretty_type
+from .syntax import Tm
+
+#: the largest file read (the drivers' ``max_input``)
+MAX_INPUT = 1 << 30
+
+
+def read_text(path: str) -> str:
+    """The UTF-8 text of ``path``, at most :data:`MAX_INPUT` bytes."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_INPUT + 1)
+    except OSError as e:
+        raise BadInput("io", f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_INPUT:
+        raise BadInput("too-large", f"{path} is larger than {MAX_INPUT} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise BadInput("parse", f"{path} is not UTF-8 text: byte 0x{data[e.start]:02x} at line {line}") from None
+    if "\x00" in text:
+        raise BadInput("parse", f"{path} contains a NUL character (offset {text.index(chr(0))})")
+    return text
+
+
+def load(path: str) -> Tm:
+    """The term of the file ``path`` (surface syntax, or S-expression for
+    ``.sexp``)."""
+    text = read_text(path)
+    if path.endswith(".sexp"):
+        return read_term_or_request(text)
+    return parse(text)
+
+
+def cmd_check(args, out) -> int:
+    from .typecheck import type_of
+    t = load(args.file)
+    print(f"{args.file}: well typed, {pretty_type(type_of(t), ascii=args.ascii)}", file=out)
+    return 0
+
+
+def cmd_fmt(args, out) -> int:
+    t = load(args.file)
+    text = pretty(t, ascii=args.ascii) + "\n"
+    if args.in_place:
+        try:
+            Path(args.file).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise BadInput("io", f"cannot write {args.file}: {e.strerror or e}") from None
+    else:
+        out.write(text)
+    return 0
+
+
+def cmd_sexp(args, out) -> int:
+    t = load(args.file)
+    print(request_sexp(args.request, t) if args.request else to_sexp(t), file=out)
+    return 0
+
+
+def cmd_reference(args, out) -> int:
+    from .reference import Opaque, query_meaning, run
+    t = load(args.file)
+    res = run(t)
+    shown = str(res.value) if isinstance(res.value, Opaque) else pretty(res.value, ascii=args.ascii)
+    print(f"value: {shown}", file=out)
+    print(f"type: {pretty_type(res.type, ascii=args.ascii)}", file=out)
+    if args.jacobian:
+        fwd = query_meaning(t, "forward")
+        fd = query_meaning(t, "fd")
+        print(f"J^T c (forward mode): {pretty(fwd, ascii=args.ascii)}", file=out)
+        print(f"J^T c (finite differences): {pretty(fd, ascii=args.ascii)}", file=out)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("pullback", help="the differential-form pullback language of Mak and Ong",
+                       description="Programs of the pullback language (surface syntax, or S-expressions in a "
+                                   ".sexp file).  Exit codes: 0 success, 1 runtime failure, 2 bad input.")
+    s = p.add_subparsers(dest="pullback_command", required=True, metavar="{check,fmt,sexp,reference}")
+    c = s.add_parser("check", help="type-check a program and print its type")
+    c.set_defaults(func=cmd_check)
+    f = s.add_parser("fmt", help="print a program in the surface syntax")
+    f.add_argument("-i", "--in-place", action="store_true", help="rewrite the file")
+    f.set_defaults(func=cmd_fmt)
+    x = s.add_parser("sexp", help="print a program as the S-expression the driver reads")
+    x.add_argument("--request", choices=("run", "check", "trace"), help="wrap it in a request")
+    x.set_defaults(func=cmd_sexp)
+    r = s.add_parser("reference", help="the meaning of a program by the numpy reference (no pullback reduction)")
+    r.add_argument("--jacobian", action="store_true",
+                   help="for a query ((Ω λy. P) · ω) V, also Jᵀ c computed from the Jacobian matrix by forward "
+                        "mode and by finite differences")
+    r.set_defaults(func=cmd_reference)
+    for q in (c, f, x, r):
+        q.add_argument("file", help="a program: surface syntax (.pb), or an S-expression (.sexp)")
+        if q is not x:
+            q.add_argument("--ascii", action="store_true", help="print in ASCII rather than Unicode")

@@ -1,0 +1,331 @@
+"""Hypothesis generators of pullback terms.
+
+* :func:`types`, :func:`terms`: any type, any *scoped* term (well typed or
+  not, erased binder types included), for the syntax round trips;
+* :func:`typed_terms` ``(ty)``: well-typed closed terms of a given type,
+  every constructor included (dual maps with linear bodies, pullbacks,
+  numeric duals with zero tuples, queries); each is accepted by
+  :mod:`.typecheck` (``tests/pullback/test_gen.py`` asserts it);
+* :func:`queries`: closed pullback queries ``((Ω λy:R^n. P) · ω) V`` with
+  ``P : R^m``, first-order (the function symbols, Jacobian applications,
+  sums, pairs, ``let``) or higher-order (λ-abstractions applied, pairs of
+  functions, Church-encoded lists folded as in spec §10), with a constant
+  1-form ``λx. c*`` or, for ``m = 1``, the 1-form ``λx. (λv. (J g · v) x)* · [1]*``
+  (the differential of ``g``).
+
+Generation is from the goal type with a size budget (hypothesmith's
+habit); numbers are small multiples of 1/4, so that values stay moderate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from .syntax import (FUNCTIONS, NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, R,
+                     Real, Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, is_ground, num_tm, shift, vec)
+
+UNARY = tuple(f for f, s in FUNCTIONS.items() if s.dom == 1)
+BINARY = tuple(f for f, s in FUNCTIONS.items() if s.dom == 2)
+
+# ------------------------------------------------------------ any term
+
+
+def types(max_depth: int = 3) -> st.SearchStrategy[Ty]:
+    """Any type."""
+    return st.recursive(st.just(R), lambda inner: st.one_of(
+        st.builds(TProd, inner, inner), st.builds(TArr, inner, inner), st.builds(TDual, inner)),
+        max_leaves=2 ** max_depth)
+
+
+def floats() -> st.SearchStrategy[float]:
+    """Finite floats of every kind (``-0.0``, huge, subnormal)."""
+    return st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                     st.integers(-1000, 1000).map(float), st.just(-0.0))
+
+
+def nums(shape: Ty | None = None, dense: bool = False, small: bool = False) -> st.SearchStrategy[Num]:
+    """Numeric tuples (of ``shape`` when given; ``NZ`` included unless
+    ``dense``)."""
+    scalars = small_reals() if small else floats()
+
+    def of(t):
+        parts = [st.builds(NR, scalars)] if t == R else [st.builds(NP, of(t.A), of(t.B))]
+        if not dense:
+            parts.append(st.just(NZ()))
+        return st.one_of(*parts)
+    if shape is not None:
+        return of(shape)
+    leaves = st.one_of(st.builds(NR, scalars), st.just(NZ())) if not dense else st.builds(NR, scalars)
+    return st.recursive(leaves, lambda inner: st.builds(NP, inner, inner), max_leaves=6)
+
+
+def small_reals() -> st.SearchStrategy[float]:
+    return st.integers(-8, 8).map(lambda k: k / 4)
+
+
+@st.composite
+def _term(draw, scope: int, budget: int):
+    binder_ty = st.one_of(st.none(), types(2))
+    leaves = [st.builds(Real, floats()), st.just(Zero()), st.builds(NDual, nums())]
+    if scope:
+        leaves.append(st.builds(Var, st.integers(0, scope - 1)))
+    if budget <= 1 or draw(st.integers(0, 3)) == 0:
+        return draw(st.one_of(*leaves))
+    b = budget - 1
+    kind = draw(st.sampled_from(["lam", "app", "proj", "pair", "fun", "jac", "dual", "pb", "plus", "let"]))
+    if kind == "lam":
+        return Lam(draw(binder_ty), draw(_term(scope + 1, b)))
+    if kind == "app":
+        return App(draw(_term(scope, b // 2)), draw(_term(scope, b // 2)))
+    if kind == "proj":
+        return Proj(draw(st.sampled_from([1, 2])), draw(_term(scope, b)))
+    if kind == "pair":
+        return Pair(draw(_term(scope, b // 2)), draw(_term(scope, b // 2)))
+    if kind == "fun":
+        return Fun(draw(st.sampled_from(sorted(FUNCTIONS))), draw(_term(scope, b)))
+    if kind == "jac":
+        return Jac(draw(st.sampled_from(sorted(FUNCTIONS))), draw(_term(scope, b)))
+    if kind == "dual":
+        return Dual(draw(binder_ty), draw(_term(scope + 1, b // 2)), draw(_term(scope, b // 2)))
+    if kind == "pb":
+        return Pb(draw(binder_ty), draw(_term(scope + 1, b // 2)), draw(_term(scope, b // 2)))
+    if kind == "plus":
+        return Plus(draw(_term(scope, b // 2)), draw(_term(scope, b // 2)))
+    return Let(draw(_term(scope, b // 2)), draw(_term(scope + 1, b // 2)))
+
+
+def terms(free: int = 0, budget: int = 20) -> st.SearchStrategy[Tm]:
+    """Any term whose free indices are below ``free`` (well typed or not)."""
+    return _term(free, budget)
+
+
+# ------------------------------------------------------------ well-typed terms
+
+def _paths(ctx: tuple, target: Ty, allow_index0: bool = True) -> list[Tm]:
+    """Every variable of ``ctx`` followed by projections that has type
+    ``target``."""
+    out = []
+    for n, t in enumerate(ctx):
+        if n == 0 and not allow_index0:
+            continue
+        stack = [(Var(n), t)]
+        while stack:
+            tm, u = stack.pop()
+            if u == target:
+                out.append(tm)
+            if isinstance(u, TProd):
+                stack += [(Proj(1, tm), u.A), (Proj(2, tm), u.B)]
+    return out
+
+
+def _ground_types() -> st.SearchStrategy[Ty]:
+    return st.sampled_from([R, Rn(2), Rn(3), TProd(R, Rn(2))])
+
+
+@st.composite
+def _typed(draw, ctx: tuple, ty: Ty, budget: int):
+    """A term of type ``ty`` in ``ctx`` (``ctx[0]`` the type of index 0)."""
+    paths = _paths(ctx, ty)
+    small = budget <= 1 or draw(st.integers(0, 4)) == 0
+    b = max(budget - 1, 1)
+    if ty == R:
+        if small:
+            options = [st.builds(Real, small_reals()), st.just(Zero())] + ([st.sampled_from(paths)] if paths else [])
+            return draw(st.one_of(*options))
+        kind = draw(st.sampled_from(["fun1", "fun2", "plus", "let", "jac", "beta"]))
+        if kind == "fun1":
+            return Fun(draw(st.sampled_from(UNARY)), draw(_typed(ctx, R, b)))
+        if kind == "fun2":
+            return Fun(draw(st.sampled_from(BINARY)), draw(_typed(ctx, Rn(2), b)))
+        if kind == "plus":
+            return Plus(draw(_typed(ctx, R, b // 2)), draw(_typed(ctx, R, b // 2)))
+        if kind == "let":
+            a = draw(_ground_types())
+            return Let(draw(_typed(ctx, a, b // 2)), draw(_typed((a,) + ctx, R, b // 2)))
+        if kind == "jac":
+            f = draw(st.sampled_from(sorted(FUNCTIONS)))
+            d = Rn(FUNCTIONS[f].dom)
+            return App(Jac(f, draw(_typed(ctx, d, b // 2))), draw(_typed(ctx, d, b // 2)))
+        # a λ-abstraction applied
+        a = draw(_ground_types())
+        return App(Lam(a, draw(_typed((a,) + ctx, R, b // 2))), draw(_typed(ctx, a, b // 2)))
+    if isinstance(ty, TProd):
+        if small and paths:
+            return draw(st.sampled_from(paths))
+        if is_ground(ty) and small:
+            return num_tm(draw(nums(ty, dense=True, small=True)))
+        kind = draw(st.sampled_from(["pair", "pair", "plus", "zero"] if is_ground(ty) else ["pair", "zero"]))
+        if kind == "pair":
+            return Pair(draw(_typed(ctx, ty.A, b // 2)), draw(_typed(ctx, ty.B, b // 2)))
+        if kind == "plus":
+            return Plus(draw(_typed(ctx, ty, b // 2)), draw(_typed(ctx, ty, b // 2)))
+        return Zero()
+    if isinstance(ty, TArr):
+        if ty.B == TDual(ty.A) and is_ground(ty.A) and not small:
+            # a 1-form: a pullback along a function into a small ground type
+            tau = draw(_ground_types())
+            body = draw(_typed((ty.A,) + ctx, tau, b // 2))
+            return Pb(ty.A, body, draw(_typed(ctx, TOmega(tau), b // 2)))
+        if small and paths:
+            return draw(st.sampled_from(paths))
+        return Lam(ty.A, draw(_typed((ty.A,) + ctx, ty.B, b)))
+    if isinstance(ty, TDual):
+        if not is_ground(ty.A):
+            return draw(st.one_of(st.just(Zero()), *([st.sampled_from(paths)] if paths else [])))
+        if small:
+            return NDual(draw(nums(ty.A, small=True)))
+        kind = draw(st.sampled_from(["dual", "dual", "query", "plus"]))
+        if kind == "dual":
+            tau = draw(_ground_types())
+            body = draw(_linear((ty.A,) + ctx, tau, b // 2))
+            return Dual(ty.A, body, draw(_typed(ctx, TDual(tau), b // 2)))
+        if kind == "query":
+            tau = draw(_ground_types())
+            body = draw(_typed((ty.A,) + ctx, tau, b // 3))
+            return App(Pb(ty.A, body, draw(_typed(ctx, TOmega(tau), b // 3))), draw(_typed(ctx, ty.A, b // 3)))
+        return Plus(draw(_typed(ctx, ty, b // 2)), draw(_typed(ctx, ty, b // 2)))
+    raise AssertionError(ty)
+
+
+@st.composite
+def _linear(draw, ctx: tuple, ty: Ty, budget: int):
+    """A term of type ``ty`` in ``ctx``, linear in index 0 (``lin {0}``):
+    paths of the variable, ``0``, sums, pairs and Jacobian applications
+    ``(J f · S) P`` with ``P`` free of index 0."""
+    paths = _paths(ctx[:1], ty)
+    b = max(budget - 1, 1)
+    if budget <= 1 or draw(st.integers(0, 3)) == 0:
+        return draw(st.sampled_from(paths)) if paths else Zero()
+    options = ["plus"] + (["pair"] if isinstance(ty, TProd) else []) + (["jac"] if ty == R else [])
+    kind = draw(st.sampled_from(options))
+    if kind == "plus":
+        return Plus(draw(_linear(ctx, ty, b // 2)), draw(_linear(ctx, ty, b // 2)))
+    if kind == "pair":
+        return Pair(draw(_linear(ctx, ty.A, b // 2)), draw(_linear(ctx, ty.B, b // 2)))
+    f = draw(st.sampled_from(sorted(FUNCTIONS)))
+    d = Rn(FUNCTIONS[f].dom)
+    point = shift(draw(_typed(ctx[1:], d, b // 2)))
+    return App(Jac(f, draw(_linear(ctx, d, b // 2))), point)
+
+
+def typed_terms(ty: Ty | None = None, budget: int = 12) -> st.SearchStrategy[Tm]:
+    """Closed well-typed terms of type ``ty`` (a random small type if
+    ``None``)."""
+    if ty is not None:
+        return _typed((), ty, budget)
+    return st.sampled_from([R, Rn(2), TDual(R), TDual(Rn(2)), TOmega(R), TArr(R, R), TProd(TArr(R, R), R),
+                            TDual(TArr(R, R))]).flatmap(lambda t: _typed((), t, budget))
+
+
+# ------------------------------------------------------------ queries
+
+@dataclass(frozen=True)
+class GenQuery:
+    """A generated query ``((Ω λy:R^n. P) · ω) V``, with what it is made of."""
+    term: Tm
+    body: Tm            # P, in the context (R^n,)
+    n: int
+    m: int
+    point: tuple        # V, as floats
+    form: Tm            # ω
+    cotangent: tuple    # the constant 1-form's c (or () for the differential of g)
+    g: str | None       # ω = λx. (λv. (J g · v) x)* · [1]* when not None
+    higher_order: bool
+
+
+@st.composite
+def _body(draw, ctx: tuple, ty: Ty, budget: int, higher: bool):
+    """A term of the ground type ``ty`` in ``ctx`` built from the
+    first-order constructs and, with ``higher``, λ-abstractions applied,
+    pairs of functions and Church-list folds."""
+    paths = _paths(ctx, ty)
+    b = max(budget - 1, 1)
+    if ty != R:
+        if budget <= 1:
+            return draw(st.sampled_from(paths)) if paths else Pair(draw(_body(ctx, ty.A, 0, higher)),
+                                                                   draw(_body(ctx, ty.B, 0, higher)))
+        kind = draw(st.sampled_from(["pair", "pair", "plus", "let"] + (["path"] if paths else [])))
+        if kind == "path":
+            return draw(st.sampled_from(paths))
+        if kind == "pair":
+            return Pair(draw(_body(ctx, ty.A, b // 2, higher)), draw(_body(ctx, ty.B, b // 2, higher)))
+        if kind == "plus":
+            return Plus(draw(_body(ctx, ty, b // 2, higher)), draw(_body(ctx, ty, b // 2, higher)))
+        return Let(draw(_body(ctx, R, b // 2, higher)), draw(_body((R,) + ctx, ty, b // 2, higher)))
+    if budget <= 1 or draw(st.integers(0, 4)) == 0:
+        leaves = [st.builds(Real, small_reals())] + ([st.sampled_from(paths)] * 3 if paths else [])
+        leaf = draw(st.one_of(*leaves))
+        return Zero() if draw(st.integers(0, 19)) == 0 else leaf
+    kinds = ["fun1", "fun1", "fun2", "fun2", "plus", "let", "jac"]
+    if higher:
+        kinds += ["beta", "beta", "pairfun", "church"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "fun1":
+        return Fun(draw(st.sampled_from(UNARY)), draw(_body(ctx, R, b, higher)))
+    if kind == "fun2":
+        return Fun(draw(st.sampled_from(BINARY)), draw(_body(ctx, Rn(2), b, higher)))
+    if kind == "plus":
+        return Plus(draw(_body(ctx, R, b // 2, higher)), draw(_body(ctx, R, b // 2, higher)))
+    if kind == "let":
+        a = draw(st.sampled_from([R, Rn(2)]))
+        return Let(draw(_body(ctx, a, b // 2, higher)), draw(_body((a,) + ctx, R, b // 2, higher)))
+    if kind == "jac":
+        f = draw(st.sampled_from(sorted(FUNCTIONS)))
+        d = Rn(FUNCTIONS[f].dom)
+        return App(Jac(f, draw(_body(ctx, d, b // 2, higher))), draw(_body(ctx, d, b // 2, higher)))
+    if kind == "beta":
+        a = draw(st.sampled_from([R, Rn(2)]))
+        return App(Lam(a, draw(_body((a,) + ctx, R, b // 2, higher))), draw(_body(ctx, a, b // 2, higher)))
+    if kind == "pairfun":
+        # let fg = ⟨λx:R. e1, λx:R. e2⟩ in π1(fg) (π2(fg) e3)
+        e1 = draw(_body((R,) + ctx, R, b // 3, higher))
+        e2 = draw(_body((R,) + ctx, R, b // 3, higher))
+        e3 = shift(draw(_body(ctx, R, b // 3, higher)))
+        inner = App(Proj(2, Var(0)), e3)
+        outer = App(Proj(1, Var(0)), inner) if draw(st.booleans()) else Plus(App(Proj(1, Var(0)), e3), inner)
+        return Let(Pair(Lam(R, e1), Lam(R, e2)), outer)
+    # church: (λl:List. l (λa:R. λb:R. a OP b) init) (λf:R⇒R⇒R. λd:R. f e_k (… (f e_1 d)))
+    k = draw(st.integers(1, 3))
+    elems = [shift(draw(_body(ctx, R, max(b // (k + 1), 1), higher)), 2) for _ in range(k)]
+    return church_fold(draw(st.sampled_from(["add", "mul", "plus"])), elems, draw(small_reals()))
+
+
+#: the element type R of a Church list and its fold's result D = R
+LIST_R = TArr(TArr(R, TArr(R, R)), TArr(R, R))
+
+
+def church_list(elems: list[Tm]) -> Tm:
+    """``[e1, …, ek] = λf d. f ek (… (f e1 d))``; the elements are given
+    already under the two binders ``f`` (index 1) and ``d`` (index 0)."""
+    acc: Tm = Var(0)
+    for e in elems:
+        acc = App(App(Var(1), e), acc)
+    return Lam(TArr(R, TArr(R, R)), Lam(R, acc))
+
+
+def church_fold(op: str, elems: list[Tm], init: float) -> Tm:
+    """``(λl. l (λa b. a OP b) init) [e1, …, ek]``: ``sum`` of spec §10 for
+    ``plus``; ``elems`` under two binders as for :func:`church_list`."""
+    a, b = Var(1), Var(0)
+    combine = Plus(a, b) if op == "plus" else Fun(op, Pair(a, b))
+    fold = Lam(LIST_R, App(App(Var(0), Lam(R, Lam(R, combine))), Real(init)))
+    return App(fold, church_list(elems))
+
+
+@st.composite
+def queries(draw, higher: bool = False, budget: int = 10, max_in: int = 3, max_out: int = 2):
+    """A closed query ``((Ω λy:R^n. P) · ω) V`` (:class:`GenQuery`)."""
+    n = draw(st.integers(1, max_in))
+    m = draw(st.integers(1, max_out))
+    body = draw(_body((Rn(n),), Rn(m), budget, higher))
+    point = tuple(draw(st.lists(small_reals(), min_size=n, max_size=n)))
+    g = draw(st.sampled_from([None, None, *UNARY])) if m == 1 else None
+    if g is None:
+        cot = tuple(draw(st.lists(st.integers(-4, 4).map(float), min_size=m, max_size=m)))
+        form = Lam(Rn(m), NDual(vec(*cot)))
+    else:
+        cot = ()
+        form = Lam(R, Dual(R, App(Jac(g, Var(0)), Var(1)), NDual(NR(1.0))))
+    term = App(Pb(Rn(n), body, form), num_tm(vec(*point)))
+    return GenQuery(term, body, n, m, point, form, cot, g, higher)
