@@ -265,7 +265,6 @@ let run_with nums req =
   let d = dict_of nums count in
   let t0 = Unix.gettimeofday () in
   let fields =
-    limited @@ fun () ->
     match req.what with
     | `Diff -> (
         match D.dbr_diff (Option.value req.mode ~default:D.Handlers) order p d (List.hd xs) with
@@ -305,15 +304,12 @@ let usage =
    computation after SECONDS (default 60; 0: no limit)."
 
 let () =
-  time_limit := 60.0;
   let serve_mode = ref false and file = ref None in
   let rec args = function
     | [] -> ()
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--timeout" :: t :: rest -> (
-        match float_of_string_opt t with
-        | Some s when s >= 0.0 && Float.is_finite s -> time_limit := s; args rest
-        | _ -> prerr_endline usage; exit 2)
+        match timeout_of t with Some s -> time_limit := s; args rest | None -> prerr_endline usage; exit 2)
     | ("-h" | "--help") :: _ -> print_endline usage; exit 0
     | "--version" :: _ -> print_endline ("dbr-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest

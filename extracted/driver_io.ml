@@ -122,10 +122,13 @@ let read_all ic =
   go ();
   Buffer.contents buf
 
-(* A time limit on a computation (--timeout SECONDS; 0: none): past it, the
-   computation stops at its next allocation and the request fails with the
-   runtime error "timeout" (exit code 1). *)
-let time_limit = ref 0.0
+(* A time limit on each request (--timeout SECONDS, default 60; 0: none):
+   past it, the computation stops at its next allocation and the request
+   fails with the runtime error "timeout" (exit code 1). *)
+let time_limit = ref 60.0
+
+(* The --timeout option's value, or None if it is not a time. *)
+let timeout_of s = match float_of_string_opt s with Some t when t >= 0.0 && Float.is_finite t -> Some t | _ -> None
 
 exception Out_of_time
 
@@ -167,7 +170,7 @@ let serve answer =
         let out, _ =
           guarded (fun () ->
               let line = match l with `Line line -> line | `Too_long -> too_large () in
-              answer (parse_one line))
+              limited (fun () -> answer (parse_one line)))
         in
         print_endline out;
         flush stdout;
@@ -177,6 +180,6 @@ let serve answer =
 
 (* One request from FILE or standard input: print its answer, exit with its code. *)
 let answer_one file answer =
-  let out, code = guarded (fun () -> answer (parse_one (read_text file))) in
+  let out, code = guarded (fun () -> let text = read_text file in limited (fun () -> answer (parse_one text))) in
   print_endline out;
   exit code

@@ -661,15 +661,17 @@ let serve () =
               "(trace " ^ String.concat " " (List.rev !steps) ^ " " ^ final ^ ")"))
 
 let usage =
-  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--small-step] [--list-vectors] [FILE]\n\
-  \       rh-eval --serve [--fuel N] [--small-step] [--list-vectors]\n\
+  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--timeout SECONDS] [--small-step] [--list-vectors] [FILE]\n\
+  \       rh-eval --serve [--fuel N] [--timeout SECONDS] [--small-step] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and\n\
    prints one result line.  Exit codes: 0 result, 1 runtime failure of a\n\
    well-typed program, 2 bad input.  --serve answers one request per line,\n\
    resident sessions included (docs/sexp-format.md).  Programs run on the\n\
    environment machine (machine.v); --small-step runs the small-step\n\
    evaluator instead (--trace and --coverage always do).  --list-vectors\n\
-   runs on the list model of vectors extracted from Coq, not float arrays."
+   runs on the list model of vectors extracted from Coq, not float arrays.\n\
+   --timeout stops a request after SECONDS (default 60; 0: no limit) with\n\
+   the runtime error timeout."
 
 let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
@@ -684,6 +686,8 @@ let () =
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--small-step" :: rest -> small_step := true; args rest
+    | "--timeout" :: t :: rest -> (
+        match timeout_of t with Some s -> time_limit := s; args rest | None -> prerr_endline usage; exit 2)
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
         | Some f when f >= 0 -> default_fuel := f; args rest

@@ -429,3 +429,17 @@ def test_library_load_rejects_non_utf8_and_missing_files(tmp_path):
         with pytest.raises(BadInput) as e:
             call()
         assert e.value.kind in ("parse", "io")
+
+
+def test_rd_nested_four_deep_stops_at_the_time_limit():
+    """rd nested four levels (its rewriting grows some thirty times per level)
+    stops at rh-eval's --timeout with the runtime error timeout, exit 1,
+    instead of running for minutes; the process answers."""
+    from revhandlers.paths import rh_eval_path
+    t = "(app (swish 1) (app (swish 1) y1))"
+    for i in range(1, 5):
+        t = f"(rd (const 1.0) y{i} {t} {'(const 0.3)' if i == 4 else f'y{i + 1}'})"
+    proc = subprocess.run([str(rh_eval_path()), "--timeout", "2"], input=f"(program (main (ret {t})))",
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1, proc.stdout
+    assert proc.stdout.startswith("(error (kind timeout)"), proc.stdout

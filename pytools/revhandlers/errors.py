@@ -5,7 +5,7 @@ well-typed program."""
 from __future__ import annotations
 
 BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io"}
-# "timeout" is the Python wrapper's (VerifiedEvaluator(timeout=...)), not rh-eval's
+# "timeout": a driver's --timeout, or the Python wrapper's (VerifiedEvaluator(timeout=...))
 RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory", "timeout"}
 
 

@@ -29,8 +29,11 @@ class ServeProcess:
     def __init__(self, path: str | os.PathLike, timeout: float | None = None, flags: tuple[str, ...] = ()):
         self.path = str(path)
         self.name = os.path.basename(self.path)
-        #: extra command-line flags, e.g. ``("--small-step", "--list-vectors")``
-        self.flags = tuple(flags)
+        #: extra command-line flags, e.g. ``("--small-step", "--list-vectors")``;
+        #: then the driver's own time limit, a little under ours, so that it
+        #: answers a timeout itself and the process survives (none when we
+        #: set none: the drivers' default is 60 s)
+        self.flags = tuple(flags) + ("--timeout", repr(0.9 * timeout) if timeout else "0")
         self.timeout = timeout
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
@@ -87,6 +90,9 @@ class ServeProcess:
                 raise self._stopped("before reading the request") from None
             deadline = None if self.timeout is None else time.monotonic() + self.timeout
             answer = self._read_line(deadline)
+        if self.timeout and answer.startswith(b"(error (kind timeout)"):
+            # the driver's own limit (a little under ours): say ours
+            raise RuntimeFailure("timeout", f"{self.name} gave no answer within {self.timeout:g} s")
         # the answers are ASCII but for names quoted from the input: a
         # byte that is not UTF-8 is replaced rather than failing the read
         return answer.decode("utf-8", errors="replace")
