@@ -1,6 +1,6 @@
 """The surface syntax of ``.rh`` files, close to the paper, in ASCII or
 Unicode, parsed with Lark; and a pretty-printer, with
-``parse(pretty(p)) == p``.
+``parse(pretty(p)) == p``.  The reference is ``docs/surface-syntax.md``.
 
 A file is declarations followed by one command::
 
