@@ -14,7 +14,7 @@ PY = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": 
 
 
 def nb(cells, meta):
-    book = new_notebook(cells=[new_markdown_cell(c[1:]) if c.startswith("#md") else new_code_cell(c.strip())
+    book = new_notebook(cells=[new_markdown_cell(c[len("#md"):]) if c.startswith("#md") else new_code_cell(c.strip())
                                for c in cells])
     book.metadata.update(meta)
     return book

@@ -65,3 +65,13 @@ def test_a_broken_cell_is_detected(notebook, cell, message):
     broken.cells.insert(3, nbformat.v4.new_code_cell(cell))
     with pytest.raises(NotebookFailed, match=message):
         execute(broken)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_markdown_cells_are_headed_by_markdown(path):
+    """The generator's "#md" marker is removed whole: a heading renders as a
+    heading ("# 1. …"), not as "md# 1. …"."""
+    book = nbformat.read(path, as_version=4)
+    texts = [c.source for c in book.cells if c.cell_type == "markdown"]
+    assert texts and texts[0].startswith("# ")
+    assert not any(t.startswith("md") for t in texts)
