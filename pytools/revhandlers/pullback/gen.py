@@ -64,10 +64,14 @@ def small_reals() -> st.SearchStrategy[float]:
     return st.integers(-8, 8).map(lambda k: k / 4)
 
 
+_BINDER_TY = st.deferred(lambda: st.one_of(st.none(), types(2)))
+_LEAVES = st.deferred(lambda: st.one_of(st.builds(Real, floats()), st.just(Zero()), st.builds(NDual, nums())))
+
+
 @st.composite
 def _term(draw, scope: int, budget: int):
-    binder_ty = st.one_of(st.none(), types(2))
-    leaves = [st.builds(Real, floats()), st.just(Zero()), st.builds(NDual, nums())]
+    binder_ty = _BINDER_TY
+    leaves = [_LEAVES]
     if scope:
         leaves.append(st.builds(Var, st.integers(0, scope - 1)))
     if budget <= 1 or draw(st.integers(0, 3)) == 0:

@@ -278,7 +278,7 @@ class _Parser:
                     t = Proj(i, t)
                 return t
         hint = ""
-        if self.peek().kind == "(":
+        if self.tok.kind == "(":
             hint = f" (the function symbols are {', '.join(sorted(FUNCTIONS))})"
         raise self.error(f"unbound variable {tok.text}{hint}", tok, kind="unbound")
 
@@ -327,10 +327,10 @@ class _Parser:
 
     def operand(self) -> Tm:
         """The operand after ``·``."""
+        self.expect("·", "'·' (or '.')")
         t = self.tok
         if t.kind == "λ" or (t.kind == "name" and t.text == "let"):
             raise self.error("an abstraction or a let after '·' needs parentheses")
-        self.expect("·", "'·' (or '.')")
         self.enter()
         out = self.dot()
         self.nest -= 1
