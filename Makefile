@@ -5,7 +5,12 @@ PY ?= python3
 COQ_THEORIES := _build/default/theories/rh
 RH_EVAL := _build/default/extracted/rh-eval
 
-.PHONY: all help deps proofs build demo headline test bench clean
+# `make install`: where the drivers go, and the pip that installs the package
+PREFIX ?= /usr/local
+DESTDIR ?=
+PIP ?= $(PY) -m pip
+
+.PHONY: all help deps proofs build install demo headline test bench clean
 
 all: build
 
@@ -28,6 +33,20 @@ proofs: deps
 build: proofs
 	@dune build 2>&1
 	@echo "build: $(RH_EVAL)"
+
+## install: build, then copy rh-eval and dbr-eval to $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
+##          and pip-install the package, not editable, into $(PY) (PIP= skips it)
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 $(RH_EVAL) _build/default/extracted/dbr-eval "$(DESTDIR)$(PREFIX)/bin/"
+	@echo "install: rh-eval and dbr-eval in $(DESTDIR)$(PREFIX)/bin"
+	@# setuptools builds in ./build: removed afterwards unless it was there before
+	@if [ -n "$(PIP)" ]; then \
+	  had_build=$$([ -e build ] && echo yes); \
+	  $(PIP) install . || exit $$?; \
+	  [ -n "$$had_build" ] || rm -rf build; \
+	  echo "install: the package revhandlers (not editable) for $$($(PY) -c 'import sys; print(sys.executable)')"; \
+	fi
 
 ## headline: print the headline theorems and their assumptions
 headline: proofs

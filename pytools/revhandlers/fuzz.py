@@ -43,7 +43,7 @@ import numpy as np
 from . import reference
 from . import autodiff as ad
 from .ast import App, Program, Rd, Tm
-from .errors import RevHandlersError
+from .errors import BadInput, RevHandlersError
 from .evaluator import VerifiedEvaluator
 from .harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
 from .harness import write_corpus as _write_corpus
@@ -287,7 +287,25 @@ def _job(args):
     return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout, progress=count_done)
 
 
+def require_extra(command: str, *modules: str) -> None:
+    """Raise a bad-input error (exit code 2, one line) naming the extra to
+    install when an optional dependency of ``command`` (``hypothesis``,
+    ``sympy``: the ``test`` extra of pyproject.toml) cannot be imported."""
+    import importlib
+    missing = []
+    for m in modules:
+        try:
+            importlib.import_module(m)
+        except ImportError:
+            missing.append(m)
+    if missing:
+        raise BadInput("io", f"{command} needs {' and '.join(missing)}, which "
+                             f"{'is' if len(missing) == 1 else 'are'} not installed: "
+                             "pip install 'revhandlers[test]'")
+
+
 def cmd_fuzz(args, out) -> int:
+    require_extra("revhandlers fuzz", "hypothesis")     # before anything starts: one line, exit code 2
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz")

@@ -15,7 +15,9 @@ matrix, drawn from N(0, 1/sqrt(a)) with the seed; other state starts at the
 program's ``heap`` entry or zeros, unless ``--load`` gives it.
 
 The data set is the UCI handwritten digits (8×8 images, 10 classes; see
-``data/README.md``), committed to the repository, so training is offline.
+``data/README.md``), committed to the repository and shipped in the package
+(``revhandlers/data/``, read when running outside a checkout), so training
+is offline.
 """
 
 from __future__ import annotations
@@ -31,13 +33,17 @@ import numpy as np
 
 from .ast import Program
 from .errors import BadInput
-from .paths import repo_root
+from .paths import digits_path
 
-DIGITS = repo_root() / "data" / "digits.csv.gz"
+#: the checkout's ``data/digits.csv.gz``, or the copy installed with the
+#: package (``revhandlers/data/``) when it runs outside a checkout
+DIGITS = digits_path()
 
 
-def load_digits(path: Path = DIGITS) -> tuple[np.ndarray, np.ndarray]:
-    """Images scaled to [0, 1] (n × 64) and labels (n)."""
+def load_digits(path: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Images scaled to [0, 1] (n × 64) and labels (n), from ``path``
+    (default :data:`DIGITS`)."""
+    path = DIGITS if path is None else path
     try:
         with gzip.open(path, "rt") as f:
             data = np.loadtxt(f, delimiter=",")

@@ -312,6 +312,8 @@ def _job(args):
 
 
 def cmd_fuzz(args, out) -> int:
+    from ..fuzz import require_extra
+    require_extra("revhandlers dbr fuzz", "hypothesis", "sympy")     # before anything starts: one line, exit code 2
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs, (args.max_size, str(Path(args.corpus))), "dbr fuzz")
     except RevHandlersError as e:
