@@ -11,11 +11,10 @@ expressions of :mod:`.expression`); numbers as exact integers, rationals
 from __future__ import annotations
 
 import math
-import os
 from fractions import Fraction
 
 from ..errors import RevHandlersError, make_error
-from ..paths import build_dir
+from ..paths import driver_path
 from ..process import ServeProcess, lazily
 from .expression import Let, Name, Nat, Pow, Prod, Sum
 
@@ -23,10 +22,9 @@ MODES = ("handlers", "tape", "forward")
 
 
 def dbr_eval_path():
-    """The extracted driver; ``DBR_EVAL`` overrides it."""
-    from pathlib import Path
-    override = os.environ.get("DBR_EVAL")
-    return Path(override) if override else build_dir() / "extracted" / "dbr-eval"
+    """The extracted driver: ``DBR_EVAL``, the checkout's build, or ``PATH``
+    (:func:`revhandlers.paths.driver_path`)."""
+    return driver_path("dbr-eval", "DBR_EVAL")
 
 
 def expr_sexp(e) -> str:
