@@ -24,7 +24,7 @@ from revhandlers.pullback.syntax import (NP, NR, NZ, App, Dual, Fun, Jac, Lam, L
                                          Real, Rn, TArr, TDual, TOmega, TProd, Var, Zero, free_vars, vec)
 
 ROOT = Path(__file__).resolve().parents[2]
-RANDOM = settings(max_examples=120, deadline=None, derandomize=True, database=None,
+RANDOM = settings(max_examples=80, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 
 
