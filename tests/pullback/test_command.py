@@ -93,6 +93,14 @@ def test_fmt_in_place(tmp_path, capsys):
     assert code == 0 and out.startswith("value: [0.877582561890372")
 
 
+def test_overflow_is_shown(tmp_path, capsys):
+    """A value that overflows is printed (inf), not an error."""
+    f = tmp_path / "big.pb"
+    f.write_text("((Ω λy:R. exp(exp(exp(y)))) · (λx:R. [1]*)) 10")
+    code, out, err = run(["reference", str(f)], capsys)
+    assert (code, err) == (0, "") and out == "value: [inf]*\ntype: R*\n"
+
+
 @pytest.mark.parametrize("text, suffix, message", [
     ("λx:R. y", ".pb", "error (unbound): line 1, column 7: unbound variable y"),
     ("λx:R.\n  x +", ".pb", "error (parse): line 2, column 6: expected a term, found the end of the input"),

@@ -81,14 +81,14 @@ def cmd_reference(args, out) -> int:
     from .reference import Opaque, query_meaning, run
     t = load(args.file)
     res = run(t)
-    shown = str(res.value) if isinstance(res.value, Opaque) else pretty(res.value, ascii=args.ascii)
+    shown = str(res.value) if isinstance(res.value, Opaque) else pretty(res.value, ascii=args.ascii, lenient=True)
     print(f"value: {shown}", file=out)
     print(f"type: {pretty_type(res.type, ascii=args.ascii)}", file=out)
     if args.jacobian:
         fwd = query_meaning(t, "forward")
         fd = query_meaning(t, "fd")
-        print(f"J^T c (forward mode): {pretty(fwd, ascii=args.ascii)}", file=out)
-        print(f"J^T c (finite differences): {pretty(fd, ascii=args.ascii)}", file=out)
+        print(f"J^T c (forward mode): {pretty(fwd, ascii=args.ascii, lenient=True)}", file=out)
+        print(f"J^T c (finite differences): {pretty(fd, ascii=args.ascii, lenient=True)}", file=out)
     return 0
 
 

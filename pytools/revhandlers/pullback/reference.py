@@ -32,8 +32,10 @@ of the function symbols).  Two computations, by separate means:
    ``f(x, y) = ((x+1)(2x+y²))²`` at ``⟨1, 3⟩``).
 
 The function symbols' values (:data:`IMPL`) are written once, generically
-over floats and dual numbers, from which forward mode differentiates them;
-no hand-written Jacobian is used.
+over floats and dual numbers (sums, products, and sin, cos, exp with their
+derivatives), so that forward mode differentiates them; no table of
+Jacobians or of transposed Jacobians is used, unlike the signature of the
+Coq development (``fjac``, ``fjac_t``).
 
 Limitation: a tag is not renamed when a function built inside a derivative
 escapes it and is later applied to a value carrying the same tag

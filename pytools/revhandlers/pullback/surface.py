@@ -507,11 +507,15 @@ _ASCII = {"lam": "\\", "lt": "<", "gt": ">", "dot": ".", "arrow": "->", "times":
           "pi1": "pi1", "pi2": "pi2"}
 
 
-def fmt_real(x: float) -> str:
+def fmt_real(x: float, lenient: bool = False) -> str:
     """A real constant as a numeral: integers without a decimal point (but
-    0.0, which ``0`` would not give back), else ``repr``."""
+    0.0, which ``0`` would not give back), else ``repr``.  ``inf`` and
+    ``nan`` are not numerals: an error, or with ``lenient`` (to show a
+    result, not to be read back) ``inf``, ``-inf``, ``nan``."""
     x = float(x)
     if not math.isfinite(x):
+        if lenient:
+            return repr(x)
         raise BadInput("number", f"{x} cannot be written in the surface syntax")
     if x.is_integer() and x != 0 and abs(x) < 1e15:
         return str(int(x))
@@ -560,17 +564,17 @@ def _flat_vec(r: Num) -> list[float] | None:
     return out[::-1]
 
 
-def pretty_num(r: Num, ascii: bool = False) -> str:
+def pretty_num(r: Num, ascii: bool = False, lenient: bool = False) -> str:
     c = _ASCII if ascii else _UNICODE
     v = _flat_vec(r)
     if v is not None:
-        return "[" + ", ".join(fmt_real(x) for x in v) + "]"
+        return "[" + ", ".join(fmt_real(x, lenient) for x in v) + "]"
     if isinstance(r, NZ):
         return "0"
 
     def go(u: Num) -> str:
         if isinstance(u, NR):
-            return fmt_real(u.r)
+            return fmt_real(u.r, lenient)
         if isinstance(u, NZ):
             return "0"
         items = [u.b]
@@ -595,8 +599,9 @@ def _base(ty: BTy, ascii: bool) -> str:
 
 
 class _Printer:
-    def __init__(self, ascii: bool, context: tuple[str, ...]):
+    def __init__(self, ascii: bool, context: tuple[str, ...], lenient: bool = False):
         self.ascii = ascii
+        self.lenient = lenient
         self.c = _ASCII if ascii else _UNICODE
         self.scope: list[str] = list(reversed(context))     # the innermost last
         self.used = set(context)
@@ -632,11 +637,11 @@ class _Printer:
                                               "(pass its name in the context)")
                 return self.scope[-1 - n]
             case Real(r):
-                return fmt_real(r)
+                return fmt_real(r, self.lenient)
             case Zero():
                 return "0"
             case NDual(r):
-                return pretty_num(r, self.ascii) + "*"
+                return pretty_num(r, self.ascii, self.lenient) + "*"
             case Pair():
                 items = [t.s2]
                 u = t.s1
@@ -676,13 +681,15 @@ class _Printer:
         return out if own >= level else f"({out})"
 
 
-def pretty(t: Tm, ascii: bool = False, context: tuple[str, ...] | list[str] = ()) -> str:
+def pretty(t: Tm, ascii: bool = False, context: tuple[str, ...] | list[str] = (), lenient: bool = False) -> str:
     """``t`` in the surface syntax, Unicode or ``ascii``; ``context`` names
     the free variables (``context[0]`` is index 0).  Bound variables get
-    fresh names (never shadowing), so ``parse(pretty(t), context) == t``."""
+    fresh names (never shadowing), so ``parse(pretty(t), context) == t``.
+    A non-finite number is an error, or with ``lenient`` (to show a
+    computed value) is written ``inf``, ``-inf``, ``nan``."""
     context = tuple(context)
     for name in context:
         if not is_name(name):
             raise BadInput("syntax", f"{name!r} cannot be a variable name of the surface syntax")
     with room():
-        return _Printer(ascii, context).tm(t)
+        return _Printer(ascii, context, lenient).tm(t)

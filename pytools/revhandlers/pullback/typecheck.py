@@ -48,6 +48,12 @@ class TVar:
     def __repr__(self):
         return f"TVar({self.k})"
 
+    def __eq__(self, other):
+        return isinstance(other, TVar) and other.k == self.k
+
+    def __hash__(self):
+        return hash(("TVar", self.k))
+
     def __str__(self):
         return f"'{self.k}"
 
@@ -59,8 +65,12 @@ def show(t) -> str:
 
 
 def _snippet(t: Tm) -> str:
+    """The term (its S-expression, abbreviated) for a message."""
     from .sexp import to_sexp
-    s = to_sexp(t)
+    try:
+        s = to_sexp(t)
+    except BadInput:               # a non-finite number in a term built by hand
+        return type(t).__name__
     return s if len(s) <= 80 else s[:77] + "..."
 
 
