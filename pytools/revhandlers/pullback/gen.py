@@ -89,13 +89,13 @@ def _term_s(draw, scope: int, budget: int):
     if budget <= 1 or draw(_stop(4)):
         return draw(_one_of(tuple(leaves)))
     b = budget - 1
-    kind = draw(_choose(tuple(["lam", "app", "proj", "pair", "fun", "jac", "dual", "pb", "plus", "let"])))
+    kind = draw(_choose(("lam", "app", "proj", "pair", "fun", "jac", "dual", "pb", "plus", "let")))
     if kind == "lam":
         return Lam(draw(binder_ty), draw(_term(scope + 1, b)))
     if kind == "app":
         return App(draw(_term(scope, b // 2)), draw(_term(scope, b // 2)))
     if kind == "proj":
-        return Proj(draw(_choose(tuple([1, 2]))), draw(_term(scope, b)))
+        return Proj(draw(_choose((1, 2))), draw(_term(scope, b)))
     if kind == "pair":
         return Pair(draw(_term(scope, b // 2)), draw(_term(scope, b // 2)))
     if kind == "fun":
@@ -110,11 +110,11 @@ def _term_s(draw, scope: int, budget: int):
         return Plus(draw(_term(scope, b // 2)), draw(_term(scope, b // 2)))
     return Let(draw(_term(scope, b // 2)), draw(_term(scope + 1, b // 2)))
 
+
 @lru_cache(maxsize=None)
 def _term(scope: int, budget: int):
     """The strategy, built once per argument (building strategies is what costs)."""
     return _term_s(scope, budget)
-
 
 
 def terms(free: int = 0, budget: int = 20) -> st.SearchStrategy[Tm]:
@@ -158,7 +158,7 @@ def _paths(ctx: tuple, target: Ty, allow_index0: bool = True) -> list[Tm]:
 
 @lru_cache(maxsize=None)
 def _ground_types() -> st.SearchStrategy[Ty]:
-    return _choose(tuple([R, Rn(2), Rn(3), TProd(R, Rn(2))]))
+    return _choose((R, Rn(2), Rn(3), TProd(R, Rn(2))))
 
 
 @st.composite
@@ -171,7 +171,7 @@ def _typed_s(draw, ctx: tuple, ty: Ty, budget: int):
         if small:
             options = [_small_real(), st.just(Zero())] + ([_choose(tuple(paths))] if paths else [])
             return draw(_one_of(tuple(options)))
-        kind = draw(_choose(tuple(["fun1", "fun2", "plus", "let", "jac", "beta"])))
+        kind = draw(_choose(("fun1", "fun2", "plus", "let", "jac", "beta")))
         if kind == "fun1":
             return Fun(draw(_choose(tuple(UNARY))), draw(_typed(ctx, R, b)))
         if kind == "fun2":
@@ -213,7 +213,7 @@ def _typed_s(draw, ctx: tuple, ty: Ty, budget: int):
             return draw(_one_of((st.just(Zero()), *([_choose(tuple(paths))] if paths else []))))
         if small:
             return NDual(draw(nums(ty.A, small=True)))
-        kind = draw(_choose(tuple(["dual", "dual", "query", "plus"])))
+        kind = draw(_choose(("dual", "dual", "query", "plus")))
         if kind == "dual":
             tau = draw(_ground_types())
             body = draw(_linear((ty.A,) + ctx, tau, b // 2))
@@ -225,11 +225,11 @@ def _typed_s(draw, ctx: tuple, ty: Ty, budget: int):
         return Plus(draw(_typed(ctx, ty, b // 2)), draw(_typed(ctx, ty, b // 2)))
     raise AssertionError(ty)
 
+
 @lru_cache(maxsize=None)
 def _typed(ctx: tuple, ty: Ty, budget: int):
     """The strategy, built once per argument (building strategies is what costs)."""
     return _typed_s(ctx, ty, budget)
-
 
 
 @st.composite
@@ -252,11 +252,11 @@ def _linear_s(draw, ctx: tuple, ty: Ty, budget: int):
     point = shift(draw(_typed(ctx[1:], d, b // 2)))
     return App(Jac(f, draw(_linear(ctx, d, b // 2))), point)
 
+
 @lru_cache(maxsize=None)
 def _linear(ctx: tuple, ty: Ty, budget: int):
     """The strategy, built once per argument (building strategies is what costs)."""
     return _linear_s(ctx, ty, budget)
-
 
 
 def typed_terms(ty: Ty | None = None, budget: int = 12) -> st.SearchStrategy[Tm]:
@@ -264,8 +264,8 @@ def typed_terms(ty: Ty | None = None, budget: int = 12) -> st.SearchStrategy[Tm]
     ``None``)."""
     if ty is not None:
         return _typed((), ty, budget)
-    return _choose(tuple([R, Rn(2), TDual(R), TDual(Rn(2)), TOmega(R), TArr(R, R), TProd(TArr(R, R), R),
-                            TDual(TArr(R, R))])).flatmap(lambda t: _typed((), t, budget))
+    return _choose((R, Rn(2), TDual(R), TDual(Rn(2)), TOmega(R), TArr(R, R), TProd(TArr(R, R), R),
+                            TDual(TArr(R, R)))).flatmap(lambda t: _typed((), t, budget))
 
 
 # ------------------------------------------------------------ queries
@@ -318,14 +318,14 @@ def _body_s(draw, ctx: tuple, ty: Ty, budget: int, higher: bool):
     if kind == "plus":
         return Plus(draw(_body(ctx, R, b // 2, higher)), draw(_body(ctx, R, b // 2, higher)))
     if kind == "let":
-        a = draw(_choose(tuple([R, Rn(2)])))
+        a = draw(_choose((R, Rn(2))))
         return Let(draw(_body(ctx, a, b // 2, higher)), draw(_body((a,) + ctx, R, b // 2, higher)))
     if kind == "jac":
         f = draw(_choose(tuple(sorted(FUNCTIONS))))
         d = Rn(FUNCTIONS[f].dom)
         return App(Jac(f, draw(_body(ctx, d, b // 2, higher))), draw(_body(ctx, d, b // 2, higher)))
     if kind == "beta":
-        a = draw(_choose(tuple([R, Rn(2)])))
+        a = draw(_choose((R, Rn(2))))
         return App(Lam(a, draw(_body((a,) + ctx, R, b // 2, higher))), draw(_body(ctx, a, b // 2, higher)))
     if kind == "pairfun":
         # let fg = ⟨λx:R. e1, λx:R. e2⟩ in π1(fg) (π2(fg) e3)
@@ -338,13 +338,13 @@ def _body_s(draw, ctx: tuple, ty: Ty, budget: int, higher: bool):
     # church: (λl:List. l (λa:R. λb:R. a OP b) init) (λf:R⇒R⇒R. λd:R. f e_k (… (f e_1 d)))
     k = draw(st.integers(1, 3))
     elems = [shift(draw(_body(ctx, R, max(b // (k + 1), 1), higher)), 2) for _ in range(k)]
-    return church_fold(draw(_choose(tuple(["add", "mul", "plus"]))), elems, draw(small_reals()))
+    return church_fold(draw(_choose(("add", "mul", "plus"))), elems, draw(small_reals()))
+
 
 @lru_cache(maxsize=None)
 def _body(ctx: tuple, ty: Ty, budget: int, higher: bool):
     """The strategy, built once per argument (building strategies is what costs)."""
     return _body_s(ctx, ty, budget, higher)
-
 
 
 #: the element type R of a Church list and its fold's result D = R
@@ -376,9 +376,9 @@ def queries(draw, higher: bool = False, budget: int = 10, max_in: int = 3, max_o
     m = draw(st.integers(1, max_out))
     body = draw(_body((Rn(n),), Rn(m), budget, higher))
     point = tuple(draw(st.lists(small_reals(), min_size=n, max_size=n)))
-    g = draw(_choose(tuple([None, None, *UNARY]))) if m == 1 else None
+    g = draw(_choose((None, None, *UNARY))) if m == 1 else None
     if g is None:
-        cot = tuple(draw(st.lists(_choose(tuple([1.0, -1.0, 2.0, 0.5, -3.0, 0.0])), min_size=m, max_size=m)))
+        cot = tuple(draw(st.lists(_choose((1.0, -1.0, 2.0, 0.5, -3.0, 0.0)), min_size=m, max_size=m)))
         form = Lam(Rn(m), NDual(vec(*cot)))
     else:
         cot = ()
