@@ -4,10 +4,12 @@
    statement or a new assumption fails the tests.  Every theorem is
    quantified over the signature (section variables), so the only
    acceptable answer of Print Assumptions is "Closed under the global
-   context". *)
+   context".  The §5.3 run is the exception: it is computed in one
+   signature, the executable instance over symbolic scalars, and is
+   closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance.
+  machine instance mlp_run.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -105,3 +107,14 @@ Print Assumptions run_machine_correct.
 (* The executable instance satisfies the signature's hypotheses. *)
 Check @exec_evaluator_ok.
 Print Assumptions exec_evaluator_ok.
+
+(* The paper's §5.3 run: the MLP with H_train, its weights, input, target
+   and learning rate symbolic (scalars are terms), reduces to a value and
+   the heap the paper prints,
+     [ℓ0 ↦ m0 − u'_1 (vᵀ), ℓ1 ↦ m1 − α(m1 v1 − t)(v1ᵀ)],
+   v1 = swish(m0 v), u'_1 = rd[swish](<m0 v, m1ᵀ α(m1 v1 − t)>),
+   as terms up to the unit laws 0 + x = x = x + 0 (heap_nf). *)
+Check @mlp_run_heap.
+Print Assumptions mlp_run_heap.
+Check @mlp_run_steps.
+Print Assumptions mlp_run_steps.
