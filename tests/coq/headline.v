@@ -8,7 +8,7 @@
    signature, the executable instance over symbolic scalars, and is
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd rd_bound term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
+  rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
   machine instance mlp_run.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
@@ -29,6 +29,22 @@ Print Assumptions rd_rewrite_typed.
    same term, so the unrewritten fallback is never what it computes. *)
 Check @rd_rewrite_enough.
 Print Assumptions rd_rewrite_enough.
+
+(* Fig. 4 as a relation, with no bound (rdr_rel): the bounded rewriting
+   meets it from the bound rd_depth N on, every result of it is the bounded
+   rewriting, so it is functional; and the same for rd_rewrite. *)
+Check @rdr_rel_rdr.
+Print Assumptions rdr_rel_rdr.
+Check @rdr_rel_eq.
+Print Assumptions rdr_rel_eq.
+Check @rdr_rel_det.
+Print Assumptions rdr_rel_det.
+Check @rdr_rel_iff.
+Print Assumptions rdr_rel_iff.
+Check @rd_rewrite_rel.
+Print Assumptions rd_rewrite_rel.
+Check @rd_rewrite_unique.
+Print Assumptions rd_rewrite_unique.
 
 (* Subject reduction for terms. *)
 Check @step_tm_preservation.

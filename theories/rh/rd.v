@@ -35,7 +35,10 @@
     at [rd_depth N]: [rd_bound.v] proves that a larger bound gives the same
     term), the rewriting answers the unrewritten term
     [W.rd(q.N[proj_i q/x_i])(<V⃗>)], which denotes the same derivative and
-    has the same type, so the bound never changes the meaning. *)
+    has the same type, so the bound never changes the meaning.  Fig. 4
+    without a bound is the relation [rdr_rel] of [rdr_rel.v], which proves
+    that on well-typed bodies [rdr] computes exactly it from the bound
+    [rd_depth N] on. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas.
 
 Section rd.

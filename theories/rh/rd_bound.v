@@ -4,8 +4,9 @@
     and would answer an unrewritten [rd] term, were the bound spent;
     [rd_rewrite] starts it at [rd_depth N].  This file proves that the bound
     is never spent: from [rd_depth N] on, a larger bound gives the same
-    term ([rdr_enough]), so [rd_rewrite] computes the paper's [W.R_V(x.N)]
-    (Fig. 4), which has no bound ([rd_rewrite_enough]).
+    term ([rdr_enough], [rd_rewrite_enough]).  That the term is the one of
+    the paper's Fig. 4, which has no bound, is proved in [rdr_rel.v]
+    against Fig. 4 stated as a relation ([rdr_rel_rdr], [rdr_rel_eq]).
 
     The key fact is that the rewriting does not deepen [rd] nesting
     ([rdr_depth]): with a point made of terms without [rd], the output's
