@@ -73,6 +73,9 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
         except Divergence as e:
             last["case"], last["msg"] = case, str(e)
             raise
+        except Exception as e:      # a crash of the check or of an engine: shrunk and reported like a divergence
+            last["case"], last["msg"] = case, f"crash: {type(e).__name__}: {e}"[:2000]
+            raise Divergence(last["msg"]) from e
         report.programs += 1
         report.outcomes[outcome] += 1
         if outcome.startswith("skipped"):

@@ -123,3 +123,22 @@ def test_fuzz_command_exit_code(tmp_path):
                         "--corpus", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "divergences: 0" in r.stdout and "expressions: 40" in r.stdout
+
+
+def test_a_crash_of_the_check_is_reported_and_shrunk():
+    """An exception other than a divergence (an engine's crash, a bug of the
+    check) ends the campaign as a reported case, shrunk, not as a traceback."""
+    def check(case):
+        if isinstance(case.expr, Pow):
+            raise ValueError("boom")
+        return "agree"
+    report = run_campaign(C.cases(), check, 300, seed=4)
+    assert report.divergence is not None and report.divergence.startswith("crash: ValueError: boom")
+
+
+def test_huge_exact_values_cross_the_wire():
+    """Exact results of thousands of digits (past Python's default limit on
+    int/str conversion) are read back exactly."""
+    with CoqLibrary(timeout=60) as lib:
+        v = lib.diff("(^ (* x 100000000000000000000) 700)", 3, 0)
+    assert v == (3 * 10 ** 20) ** 700

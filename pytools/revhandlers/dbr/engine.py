@@ -11,6 +11,8 @@ expressions of :mod:`.expression`); numbers as exact integers, rationals
 from __future__ import annotations
 
 import math
+import re
+import sys
 from fractions import Fraction
 
 from ..errors import RevHandlersError, make_error
@@ -62,7 +64,25 @@ def expr_sexp(e) -> str:
     return "".join(out)
 
 
+class _any_digits:
+    """Lift Python's limit on converting long integers to and from text
+    (4300 digits) for the numbers exchanged with dbr-eval, which allows
+    exact numbers of up to 10⁶ bits."""
+
+    def __enter__(self):
+        self.old = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+
+    def __exit__(self, *exc):
+        sys.set_int_max_str_digits(self.old)
+
+
 def number_atom(x) -> str:
+    with _any_digits():
+        return _number_atom(x)
+
+
+def _number_atom(x) -> str:
     if isinstance(x, bool):
         raise TypeError("a number, not a bool")
     if isinstance(x, int):
@@ -77,6 +97,11 @@ def number_atom(x) -> str:
 
 
 def _number(text: str, numbers: str):
+    with _any_digits():
+        return _parse_number(text, numbers)
+
+
+def _parse_number(text: str, numbers: str):
     if numbers == "int":
         return int(text)
     if numbers == "rational":
@@ -84,9 +109,19 @@ def _number(text: str, numbers: str):
     return float(text)
 
 
+_RESULT = re.compile(r"\(result \((value|gradient)((?: [^()\s]+)*)\) \(operations (\d+)\) \(seconds ([^()\s]+)\)\)")
+
+
 def _answer(line: str, numbers: str):
     """``(result (value V) …)`` or ``(result (gradient V …) …)`` as
-    ``(kind, values, fields)``; an error line raises its error."""
+    ``(values, operations, seconds)``; an error line raises its error.  The
+    numbers are read from the text (exact integers may have 300,000
+    digits, past what an S-expression reader turns into numbers)."""
+    m = _RESULT.fullmatch(line.strip())
+    if m:
+        values = [_number(v, numbers) for v in m.group(2).split()]
+        value = values[0] if m.group(1) == "value" and len(values) == 1 else values
+        return value, int(m.group(3)), float(m.group(4))
     from ..sexp import loads
     s = loads(line)
 
@@ -101,14 +136,7 @@ def _answer(line: str, numbers: str):
         kind = text(f["kind"][1]) if "kind" in f else "internal"
         message = f["message"][1] if "message" in f else line
         raise make_error(kind, message if isinstance(message, str) else text(message))
-    if head(s) != "result":
-        raise RevHandlersError("internal", f"unexpected answer from dbr-eval: {line[:200]}")
-    fields = {head(x): x[1:] for x in s[1:]}
-    ops = int(text(fields["operations"][0])) if "operations" in fields else None
-    secs = float(text(fields["seconds"][0])) if "seconds" in fields else None
-    if "value" in fields:
-        return _number(text(fields["value"][0]), numbers), ops, secs
-    return [_number(text(v), numbers) for v in fields["gradient"]], ops, secs
+    raise RevHandlersError("internal", f"unexpected answer from dbr-eval: {line[:200]}")
 
 
 def _kind(xs) -> str:
