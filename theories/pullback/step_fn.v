@@ -490,4 +490,87 @@ Proof. apply stepf_evalf_sound. Qed.
 Theorem evalf_sound n t v : evalf n t = EVal v -> steps t v /\ value v.
 Proof. apply stepf_evalf_sound. Qed.
 
+(** ** More fuel does not change an answer *)
+Definition agree_s (f g : tm -> sres) : Prop := forall x r, f x = r -> r <> NoFuel -> g x = r.
+Definition agree_e (f g : tm -> eres) : Prop := forall x r, f x = r -> r <> EFuel -> g x = r.
+
+Lemma from_step_mono f g x k r :
+  agree_s f g -> from_step (f x) k = r -> r <> NoFuel -> from_step (g x) k = r.
+Proof.
+  intros A H Hr. destruct (f x) eqn:E; simpl in H.
+  - rewrite (A x _ E) by discriminate. exact H.
+  - rewrite (A x _ E) by discriminate. exact H.
+  - subst. contradiction.
+Qed.
+
+Lemma from_ev_mono f g x k r :
+  agree_e f g -> from_ev (f x) k = r -> r <> NoFuel -> from_ev (g x) k = r.
+Proof.
+  intros A H Hr. destruct (f x) eqn:E; simpl in H.
+  - rewrite (A x _ E) by discriminate. exact H.
+  - rewrite (A x _ E) by discriminate. exact H.
+  - subst. contradiction.
+Qed.
+
+Lemma ctx1_mono k a b r :
+  (forall r', a = r' -> r' <> NoFuel -> b = r') -> ctx1 k a = r -> r <> NoFuel -> ctx1 k b = r.
+Proof.
+  intros A H Hr. destruct a; simpl in H.
+  - rewrite (A _ eq_refl) by discriminate. exact H.
+  - rewrite (A _ eq_refl) by discriminate. exact H.
+  - subst. contradiction.
+Qed.
+
+Lemma pb_head_mono stp ev stp' ev' e w v r :
+  agree_s stp stp' -> agree_e ev ev' ->
+  pb_head stp ev e w v = r -> r <> NoFuel -> pb_head stp' ev' e w v = r.
+Proof.
+  intros As Ae. unfold pb_head.
+  repeat match goal with |- context [match ?x with _ => _ end] => destruct x end.
+  all: intros H Hr; try (subst; reflexivity).
+  all: first [ eapply from_step_mono; eassumption | eapply from_ev_mono; eassumption ].
+Qed.
+
+Lemma step_at_mono stp ev stp' ev' t res :
+  agree_s stp stp' -> agree_e ev ev' ->
+  step_at stp ev t = res -> res <> NoFuel -> step_at stp' ev' t = res.
+Proof.
+  intros As Ae. revert res.
+  induction t; intros res; simpl;
+    repeat match goal with
+      |- context [match ?x with _ => _ end] =>
+        lazymatch x with context [step_at] => fail | _ => destruct x end
+      end.
+  all: intros H Hr; try (subst; reflexivity).
+  all: first [ eapply pb_head_mono; eassumption
+             | eapply ctx1_mono; [|eassumption|eassumption]; auto ].
+Qed.
+
+Lemma stepf_evalf_mono n :
+  (forall t r, stepf n t = r -> r <> NoFuel -> stepf (S n) t = r) /\
+  (forall t r, evalf n t = r -> r <> EFuel -> evalf (S n) t = r).
+Proof.
+  induction n as [|n [IHs IHe]]; split.
+  - intros t r H Hr. simpl in H. subst. contradiction.
+  - intros t r H Hr. simpl in H. subst. contradiction.
+  - intros t r H Hr. cbn [stepf] in *. eapply step_at_mono; [| |exact H|exact Hr].
+    + exact IHs.
+    + exact IHe.
+  - intros t r H Hr. cbn [evalf] in *. destruct (valueb t); [exact H|].
+    destruct (stepf n t) as [t'| |] eqn:E.
+    + rewrite (IHs _ _ E) by discriminate. apply IHe; assumption.
+    + rewrite (IHs _ _ E) by discriminate. exact H.
+    + subst. contradiction.
+Qed.
+
+Theorem stepf_mono n m t r : n <= m -> stepf n t = r -> r <> NoFuel -> stepf m t = r.
+Proof.
+  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj1 (stepf_evalf_mono m)); auto.
+Qed.
+
+Lemma evalf_mono n m t r : n <= m -> evalf n t = r -> r <> EFuel -> evalf m t = r.
+Proof.
+  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj2 (stepf_evalf_mono m)); auto.
+Qed.
+
 End step_fn.
