@@ -1,23 +1,23 @@
 (** * The step function: one step of the call-by-value strategy, computed
 
-    [stepf n t] computes the step of [t] under [step] (reduction.v):
-    the evaluation context of §6, the A-step in the body of a pullback,
-    and the head rules 1-20.  The rules 16b, 16c, 17, 18, 19b, 19c evaluate
-    an auxiliary term to a value in their premise, and 20a steps one; the
-    function does this by calling itself, so it takes a fuel [n] that
-    bounds the depth and the length of these nested evaluations.  The
-    answer says which of three things happened:
-    - [Stepped t']: [step t t'] ([stepf_sound]);
-    - [Normal]: no rule applies, [t] is a normal form ([stepf_normal]);
-    - [NoFuel]: a premise needed more fuel; with more fuel the answer is
-      one of the two others.
-    Every test is on syntax ([decide.v]); scalars are only computed with,
-    never compared, so the function runs over any [signature].
-
-    Results: [stepf_sound], [stepf_complete] (every step is found with
-    enough fuel), [stepf_mono] (more fuel does not change an answer),
-    [step_det] (the relation is deterministic, from the three), and
-    [stepf_normal]. *)
+    [step_fn n t] computes the step of [t] under [step] (reduction.v):
+    the evaluation contexts of §6, the A-step in the body of a pullback,
+    and the head rules 1-20.  The rules 16b, 16c, 17, 18, 19b and 19c
+    evaluate an auxiliary term to a value in their premise, and 20a steps
+    one; the function does this by calling itself ([eval_fn], [step_fn]),
+    so it takes a fuel [n] that bounds the depth and the length of these
+    nested evaluations.  (No total function can do without: the premise of
+    18 runs an arbitrary program.)  The answer says which of three things
+    happened:
+    - [Stepped t']: [step t t'] ([step_fn_sound]);
+    - [Normal]: no rule applies, [t] is a normal form ([step_fn_normal]);
+    - [NoFuel]: a premise needed more fuel.
+    More fuel never changes an answer other than [NoFuel]
+    ([step_fn_mono]), and every step of the relation is computed once the
+    fuel suffices ([step_fn_complete]).  So the relation is deterministic
+    ([step_det], [steps_value_det]).  Every test is on syntax
+    ([decide.v]); scalars are only computed with, never compared, so the
+    function runs over any [signature]. *)
 From Pullback Require Import syntax typing anf backprop reduction progress decide.
 
 Section step_fn.
@@ -230,21 +230,21 @@ Fixpoint step_at (t : tm) : sres :=
 
 End heads.
 
-(** [stepf n t]: one step; [evalf n t]: the value [t] evaluates to, if
+(** [step_fn n t]: one step; [eval_fn n t]: the value [t] evaluates to, if
     it ends in one in at most [n] steps ([EStuck]: it ends in a normal
     form that is not a value). *)
-Fixpoint stepf (n : nat) (t : tm) {struct n} : sres :=
+Fixpoint step_fn (n : nat) (t : tm) {struct n} : sres :=
   match n with
   | 0 => NoFuel
-  | S k => step_at (stepf k) (evalf k) t
+  | S k => step_at (step_fn k) (eval_fn k) t
   end
-with evalf (n : nat) (t : tm) {struct n} : eres :=
+with eval_fn (n : nat) (t : tm) {struct n} : eres :=
   match n with
   | 0 => EFuel
   | S k =>
       if valueb t then EVal t
-      else match stepf k t with
-           | Stepped t' => evalf k t'
+      else match step_fn k t with
+           | Stepped t' => eval_fn k t'
            | Normal => EStuck
            | NoFuel => EFuel
            end
@@ -470,25 +470,25 @@ Qed.
 
 End sound.
 
-Lemma stepf_evalf_sound n :
-  (forall t t', stepf n t = Stepped t' -> step t t') /\
-  (forall t v, evalf n t = EVal v -> steps t v /\ value v).
+Lemma step_fn_eval_fn_sound n :
+  (forall t t', step_fn n t = Stepped t' -> step t t') /\
+  (forall t v, eval_fn n t = EVal v -> steps t v /\ value v).
 Proof.
   induction n as [|n [IHs IHe]]; split; simpl; try discriminate.
   - intros t t'. apply step_at_sound; assumption.
   - intros t v H. destruct (valueb t) eqn:Vt.
     + injection H as <-. split; [apply steps_refl|apply valueb_spec; exact Vt].
-    + destruct (stepf n t) as [t'| |] eqn:Hs; try discriminate.
+    + destruct (step_fn n t) as [t'| |] eqn:Hs; try discriminate.
       destruct (IHe _ _ H) as [H1 H2]. split; [|exact H2].
       eapply steps_cons; [apply IHs; exact Hs|exact H1].
 Qed.
 
 (** [step_fn_sound]: a computed step is a step of the relation. *)
-Theorem stepf_sound n t t' : stepf n t = Stepped t' -> step t t'.
-Proof. apply stepf_evalf_sound. Qed.
+Theorem step_fn_sound n t t' : step_fn n t = Stepped t' -> step t t'.
+Proof. apply step_fn_eval_fn_sound. Qed.
 
-Theorem evalf_sound n t v : evalf n t = EVal v -> steps t v /\ value v.
-Proof. apply stepf_evalf_sound. Qed.
+Theorem eval_fn_sound n t v : eval_fn n t = EVal v -> steps t v /\ value v.
+Proof. apply step_fn_eval_fn_sound. Qed.
 
 (** ** More fuel does not change an answer *)
 Definition agree_s (f g : tm -> sres) : Prop := forall x r, f x = r -> r <> NoFuel -> g x = r.
@@ -546,31 +546,377 @@ Proof.
              | eapply ctx1_mono; [|eassumption|eassumption]; auto ].
 Qed.
 
-Lemma stepf_evalf_mono n :
-  (forall t r, stepf n t = r -> r <> NoFuel -> stepf (S n) t = r) /\
-  (forall t r, evalf n t = r -> r <> EFuel -> evalf (S n) t = r).
+Lemma step_fn_eval_fn_mono n :
+  (forall t r, step_fn n t = r -> r <> NoFuel -> step_fn (S n) t = r) /\
+  (forall t r, eval_fn n t = r -> r <> EFuel -> eval_fn (S n) t = r).
 Proof.
   induction n as [|n [IHs IHe]]; split.
   - intros t r H Hr. simpl in H. subst. contradiction.
   - intros t r H Hr. simpl in H. subst. contradiction.
-  - intros t r H Hr. cbn [stepf] in *. eapply step_at_mono; [| |exact H|exact Hr].
+  - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
     + exact IHs.
     + exact IHe.
-  - intros t r H Hr. cbn [evalf] in *. destruct (valueb t); [exact H|].
-    destruct (stepf n t) as [t'| |] eqn:E.
+  - intros t r H Hr. cbn [eval_fn] in *. destruct (valueb t); [exact H|].
+    destruct (step_fn n t) as [t'| |] eqn:E.
     + rewrite (IHs _ _ E) by discriminate. apply IHe; assumption.
     + rewrite (IHs _ _ E) by discriminate. exact H.
     + subst. contradiction.
 Qed.
 
-Theorem stepf_mono n m t r : n <= m -> stepf n t = r -> r <> NoFuel -> stepf m t = r.
+Theorem step_fn_mono n m t r : n <= m -> step_fn n t = r -> r <> NoFuel -> step_fn m t = r.
 Proof.
-  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj1 (stepf_evalf_mono m)); auto.
+  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj1 (step_fn_eval_fn_mono m)); auto.
 Qed.
 
-Lemma evalf_mono n m t r : n <= m -> evalf n t = r -> r <> EFuel -> evalf m t = r.
+Lemma eval_fn_mono n m t r : n <= m -> eval_fn n t = r -> r <> EFuel -> eval_fn m t = r.
 Proof.
-  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj2 (stepf_evalf_mono m)); auto.
+  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj2 (step_fn_eval_fn_mono m)); auto.
+Qed.
+
+(** ** Completeness: every step is found, with enough fuel *)
+#[local] Arguments valueb : simpl never.
+#[local] Arguments noccb : simpl never.
+#[local] Arguments linb : simpl never.
+#[local] Arguments is_atom : simpl never.
+#[local] Arguments is_elem : simpl never.
+#[local] Arguments is_lets : simpl never.
+#[local] Arguments chain_bodyb : simpl never.
+#[local] Arguments as_path : simpl never.
+#[local] Arguments dense_num : simpl never.
+#[local] Arguments dual_out : simpl never.
+#[local] Arguments areduce : simpl never.
+#[local] Arguments atom_eqb : simpl never.
+
+Lemma noccb_false_of t : ~ nocc is0 t -> noccb is0b t = false.
+Proof. intros H. destruct (noccb is0b t) eqn:E; [|reflexivity]. apply noccb_is0 in E. contradiction. Qed.
+
+Lemma noccb_lift_false_of t : ~ nocc (lift is0) t -> noccb (liftb is0b) t = false.
+Proof.
+  intros H. destruct (noccb (liftb is0b) t) eqn:E; [|reflexivity].
+  apply noccb_lift_is0 in E. contradiction.
+Qed.
+
+Lemma value_lam s : value (Lam s).
+Proof. split; auto. Qed.
+
+Lemma value_ndual r : value (NDual r).
+Proof. split; auto. Qed.
+
+Lemma value_pair a b : value a -> value b -> value (Pair a b).
+Proof. intros. split; auto. Qed.
+
+Lemma value_jac_num f r : value (Jac f (num_tm r)).
+Proof. split; auto. apply value_num. Qed.
+
+Lemma value_pb e w : chain_body e -> value w -> value (Pb e w).
+Proof. intros Hc Hw. split; auto. apply chain_body_not_lets. exact Hc. Qed.
+
+Lemma step_not_valueb t t' : step t t' -> valueb t = false.
+Proof. intros H. apply valueb_false. exact (value_not_step t t' H). Qed.
+
+Lemma as_path_nocc a : nocc is0 a -> as_path a = None.
+Proof.
+  intros H. destruct (as_path a) eqn:E; [|reflexivity].
+  apply as_path_some in E. subst. exfalso. exact (yp_not_nocc _ H).
+Qed.
+
+Lemma yp_snoc p i : yp (p ++ [i]) = Proj i (yp p).
+Proof. unfold yp. rewrite ppath_app. reflexivity. Qed.
+
+Lemma is_var0_lets l : lets l -> is_var0 l = false.
+Proof. destruct 1; reflexivity. Qed.
+
+Lemma astep_not_lets p p' : astep p p' -> is_lets p = false.
+Proof. intros [C r HC Hr]. apply is_lets_afill. exact Hr. Qed.
+
+Lemma ren_up_yp ρ p : ren (up_ren ρ) (yp p) = yp p.
+Proof. unfold yp. rewrite ren_ppath. reflexivity. Qed.
+
+Lemma elem_chain e : elem e -> chain_body e.
+Proof. intros H. left. exact H. Qed.
+
+Lemma dual_out_swap s u : dual_out swap_inv 1 (Dual (ren swap s) (App (Var 1) u)) = Some (s, u).
+Proof. apply dual_out_complete. apply swap_inv_l. Qed.
+
+Lemma dual_out_upS s u : dual_out upS_inv 0 (Dual (ren (up_ren S) s) (App (Var 0) u)) = Some (s, u).
+Proof. apply dual_out_complete. apply upS_inv_l. Qed.
+
+Lemma step_at_pb stp ev e w v :
+  value (Pb e w) -> value v -> step_at stp ev (App (Pb e w) v) = pb_head stp ev e w v.
+Proof.
+  intros H1 H2. apply valueb_spec in H1, H2. simpl. rewrite H1, H2. reflexivity.
+Qed.
+
+Lemma noccb_yp p : noccb is0b (yp p) = false.
+Proof. apply noccb_false_of, yp_not_nocc. Qed.
+
+Lemma is_atom_yp p : is_atom (yp p) = true.
+Proof. apply is_atom_spec, atom_yp. Qed.
+
+Lemma lin_shape_not_nocc e : lin_shape e -> ~ nocc is0 e.
+Proof.
+  destruct 1; simpl; intros Hn; repeat match goal with Hc : _ /\ _ |- _ => destruct Hc end;
+    eapply yp_not_nocc; eassumption.
+Qed.
+
+Lemma elem_dual_inv l a : elem (Dual l a) -> lets l /\ atom a.
+Proof. intros H. inversion H; subst; auto. match goal with H : atom _ |- _ => inversion H end. Qed.
+
+Lemma elem_app_inv a b : elem (App a b) -> atom a /\ atom b.
+Proof. intros H. inversion H; subst; auto. match goal with H : atom _ |- _ => inversion H end. Qed.
+
+Lemma pb_head_path stp ev p w v : pb_head stp ev (yp p) w v = lin_red (yp p) w v.
+Proof.
+  unfold pb_head. rewrite noccb_yp. destruct p as [|i p _] using rev_ind; [reflexivity|].
+  generalize (as_path_yp (p ++ [i])). rewrite yp_snoc. intros E. simpl. rewrite E. reflexivity.
+Qed.
+
+Lemma value_zero : value Zero.
+Proof. split; auto. Qed.
+
+Lemma as_path_var0 : as_path (Var 0) = Some [].
+Proof. reflexivity. Qed.
+
+Ltac nn e := let H := fresh in
+  assert (H : ~ nocc is0 e) by
+    (simpl; intros ?; repeat match goal with Hc : _ /\ _ |- _ => destruct Hc end;
+     eapply yp_not_nocc; eassumption).
+
+Ltac facts :=
+  repeat match goal with
+  | H : value ?x |- _ => apply valueb_spec in H
+  | H : atom ?x |- _ => apply is_atom_spec in H
+  | H : lets ?x |- _ => apply is_lets_spec in H
+  | H : elem ?x |- _ => apply is_elem_spec in H
+  | H : nocc is0 ?x |- _ => apply noccb_is0 in H
+  | H : ~ nocc is0 ?x |- _ => apply noccb_false_of in H
+  | H : nocc (lift is0) ?x |- _ => apply noccb_lift_is0 in H
+  | H : ~ nocc (lift is0) ?x |- _ => apply noccb_lift_false_of in H
+  | H : lin is0 ?x |- _ => apply linb_is0 in H
+  | H : chain_body ?x |- _ => apply chain_bodyb_spec in H
+  end.
+
+Ltac comp :=
+  repeat (simpl;
+    repeat match goal with
+    | H : ?b = true |- context [?b] => rewrite H
+    | H : ?b = false |- context [?b] => rewrite H
+    | H : ?b = Some _ |- context [?b] => rewrite H
+    | H : ?b = None |- context [?b] => rewrite H
+    | H : ?b = Stepped _ |- context [?b] => rewrite H
+    | H : ?b = EVal _ |- context [?b] => rewrite H
+    | |- context [as_path (yp _)] => rewrite as_path_yp
+    | |- context [as_path (Var 0)] => rewrite as_path_var0
+    | |- context [noccb is0b (yp _)] => rewrite noccb_yp
+    | |- context [is_atom (yp _)] => rewrite is_atom_yp
+    | |- context [dual_out swap_inv 1 (Dual (ren swap _) (App (Var 1) _))] => rewrite dual_out_swap
+    | |- context [dual_out upS_inv 0 (Dual (ren (up_ren S) _) (App (Var 0) _))] => rewrite dual_out_upS
+    end).
+
+(** The body of the premise of 20a when it is a path: its step is the
+    linear rule (12), whose Jacobian body is the path itself. *)
+Lemma premise_path_inv q x s u :
+  step (App (Pb (yp q) (Var 0)) x) (Dual s (App (Var 0) u)) -> s = yp q.
+Proof.
+  destruct q as [|i q _] using rev_ind; [|rewrite yp_snoc]; simpl; intros H;
+    inversion H; subst; try reflexivity;
+    try match goal with F : eframe |- _ => destruct F; simpl in *; discriminate end;
+    try (exfalso; eapply yp_not_nocc; eassumption).
+Qed.
+
+Theorem step_fn_eval_fn_complete :
+  (forall t t', step t t' -> exists n, step_fn n t = Stepped t') /\
+  (forall t v, steps t v -> value v -> exists n, eval_fn n t = EVal v).
+Proof.
+  apply (step_steps_mut (fun t t' _ => exists n, step_fn n t = Stepped t')
+                        (fun t v _ => value v -> exists n, eval_fn n t = EVal v)).
+  - (* (1) *)
+    intros s v Hv. exists 1. pose proof (value_lam s). facts. comp. reflexivity.
+  - (* (2) *)
+    intros v1 v2 H1 H2. exists 1. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
+  - intros v1 v2 H1 H2. exists 1. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
+  - (* (3) *)
+    intros f r Hr. exists 1. pose proof (value_num r).
+    assert (dense_num (num_tm r) = Some r) by (apply dense_num_spec; auto). facts. comp. reflexivity.
+  - (* (4) *)
+    intros f r r' Hr Hr'. exists 1. pose proof (value_num r'). pose proof (value_jac_num f r).
+    assert (dense_num (num_tm r) = Some r) by (apply dense_num_spec; auto).
+    assert (dense_num (num_tm r') = Some r') by (apply dense_num_spec; auto).
+    facts. comp. reflexivity.
+  - (* (5+) *)
+    intros s c r Hn Hb. exists 1. pose proof (value_ndual c).
+    pose proof (proj1 (bp_value _ _ _ _ Hb)). facts. comp. reflexivity.
+  - (* (6) *)
+    intros v1 v2 v3 H1 H2. exists 1. facts. comp. reflexivity.
+  - (* let *)
+    intros v l Hv. exists 1. facts. comp. reflexivity.
+  - (* (7) *)
+    intros e w He. exists 1. assert (lets (Let e (Var 0))) by (constructor; auto).
+    facts. comp. reflexivity.
+  - (* (8) *)
+    intros e l w He Hl. exists 1. assert (lets (Let e l)) by (apply lets_cons; auto).
+    pose proof (is_var0_lets _ Hl). facts. comp. reflexivity.
+  - (* A-step *)
+    intros p p' w Ha Hc. exists 1. pose proof (astep_not_lets _ _ Ha).
+    pose proof (areduce_complete _ _ Ha).
+    assert (chain_bodyb p = false) by (destruct (chain_bodyb p) eqn:E; [apply chain_bodyb_spec in E; contradiction|reflexivity]).
+    facts. comp. reflexivity.
+  - (* (9) *)
+    intros e w v Hw Hv He Hn. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head. facts. comp. reflexivity.
+  - (* linear *)
+    intros e w v Hw Hv He Hs. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain).
+    pose proof (lin_shape_not_nocc _ Hs).
+    destruct Hs as [p|p q|p q|f p|l p Hl|p a Ha]; [apply pb_head_path|unfold pb_head..].
+    + facts. comp. reflexivity.
+    + facts. comp. destruct p; reflexivity.
+    + facts. comp. reflexivity.
+    + apply elem_dual_inv in He as [? ?]. facts. comp. reflexivity.
+    + apply elem_app_inv in He as [? ?]. pose proof (as_path_nocc _ Ha). facts. comp. reflexivity.
+  - (* (10a) *)
+    intros a q w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (Plus a (yp q)). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
+  - (* (10a), mirrored *)
+    intros p a w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (Plus (yp p) a). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
+  - (* (13a) *)
+    intros p a w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (Pair (yp p) a). pose proof (as_path_nocc _ Hn). pose proof (elem_atom _ Ha).
+    destruct p; facts; comp; reflexivity.
+  - (* (13b) *)
+    intros a q w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (Pair a (yp q)). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
+  - (* (15) *)
+    intros f p w v Hw Hv. exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (Fun f (yp p)). facts. comp. reflexivity.
+  - (* (16b) *)
+    intros l a s' u w v Hw Hv Hl Ha Hnl Hna Hlin Hval _ IH.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Dual l a)) by (simpl; tauto).
+    pose proof (as_path_nocc _ Hna). facts. comp. reflexivity.
+  - (* (16c) *)
+    intros l p s' u w v Hw Hv Hl Hnl Hlin Hval _ IH.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head, premise_pt.
+    nn (Dual l (yp p)). facts. comp. reflexivity.
+  - (* (17) *)
+    intros l z s0 u w v Hw Hv Hl Hz Hn Hval _ IH.
+    destruct (IH Hval) as [m Hm]. exists (S m). cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    pose proof (atom_eqb_refl _ (atom_ren S _ Hz)). fold (shift z) in *.
+    facts. comp. reflexivity.
+  - (* (18) *)
+    intros l s' u w v Hw Hv Hl Hnl Hval _ IH.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp. reflexivity.
+  - (* (19b) *)
+    intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (19c) *)
+    intros p q p' vq w v Hw Hv Hp Hq _ IH.
+    destruct (IH (value_zero)) as [n Hn]. exists (S n). cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    nn (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (20a) *)
+    intros e s0 u w v Hw Hv He Hn Hst IH.
+    assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).
+    assert (~ nocc is0 (Pair (Var 0) e)) by (simpl; intros [H0 _]; apply H0; reflexivity).
+    destruct (as_path e) as [q|] eqn:Eq.
+    + apply as_path_some in Eq. subst e.
+      rewrite ren_up_yp in Hst. apply premise_path_inv in Hst.
+      rewrite <- (ren_up_yp S q) in Hst. apply (ren_inj _ upS_inv) in Hst; [subst s0|apply upS_inv_l].
+      exists 1. cbn [step_fn]. rewrite step_at_pb by (auto using value_pb).
+      unfold pb_head, lin_red. facts. comp. reflexivity.
+    + destruct IH as [n Hn']. exists (S n). cbn [step_fn].
+      rewrite step_at_pb by (auto using value_pb). unfold pb_head. facts. comp. reflexivity.
+  - (* (20b) *)
+    intros e w v Hw Hv He Hn.
+    assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).
+    assert (~ nocc is0 (Pair (Var 0) e)) by (simpl; intros [H0 _]; apply H0; reflexivity).
+    pose proof (as_path_nocc _ Hn). exists 1. cbn [step_fn].
+    rewrite step_at_pb by (auto using value_pb). unfold pb_head. facts. comp. reflexivity.
+  - (* evaluation contexts *)
+    intros F t t' HF Hst [n Hn]. destruct n as [|n]; [discriminate|].
+    exists (S n). cbn [step_fn] in *. pose proof (step_not_valueb _ _ Hst) as Vt.
+    destruct F; simpl in HF;
+      try (assert (is_lets p = false) by
+             (destruct (is_lets p) eqn:E; [apply is_lets_spec in E; exfalso;
+                                          exact (chain_body_not_lets _ HF E)|reflexivity]));
+      facts; comp; reflexivity.
+  - (* steps: refl *)
+    intros t Hv. exists 1. facts. comp. reflexivity.
+  - (* steps: cons *)
+    intros t t' t'' Hst [n1 H1] _ IH2 Hv. destruct (IH2 Hv) as [n2 H2].
+    exists (S (Nat.max n1 n2)). cbn [eval_fn]. rewrite (step_not_valueb _ _ Hst).
+    rewrite (step_fn_mono n1 (Nat.max n1 n2) _ _ (PeanoNat.Nat.le_max_l _ _) H1) by discriminate.
+    apply (eval_fn_mono n2); [apply PeanoNat.Nat.le_max_r|exact H2|discriminate].
+Qed.
+
+(** [step_fn_complete]: every step of the relation is computed, once the
+    fuel suffices for its premises. *)
+Theorem step_fn_complete t t' :
+  step t t' -> exists n, forall m, n <= m -> step_fn m t = Stepped t'.
+Proof.
+  intros H. destruct (proj1 step_fn_eval_fn_complete _ _ H) as [n Hn].
+  exists n. intros m Hm. apply (step_fn_mono n); auto. discriminate.
+Qed.
+
+Theorem eval_fn_complete t v :
+  steps t v -> value v -> exists n, forall m, n <= m -> eval_fn m t = EVal v.
+Proof.
+  intros H Hv. destruct (proj2 step_fn_eval_fn_complete _ _ H Hv) as [n Hn].
+  exists n. intros m Hm. apply (eval_fn_mono n); auto. discriminate.
+Qed.
+
+(** The relation is deterministic: both steps are computed by the
+    function with enough fuel. *)
+Theorem step_det t t1 t2 : step t t1 -> step t t2 -> t1 = t2.
+Proof.
+  intros H1 H2. destruct (step_fn_complete _ _ H1) as [n1 E1].
+  destruct (step_fn_complete _ _ H2) as [n2 E2].
+  specialize (E1 (Nat.max n1 n2) (PeanoNat.Nat.le_max_l _ _)).
+  specialize (E2 (Nat.max n1 n2) (PeanoNat.Nat.le_max_r _ _)). congruence.
+Qed.
+
+(** A term evaluates to at most one value. *)
+Theorem steps_value_det t v1 v2 : steps t v1 -> value v1 -> steps t v2 -> value v2 -> v1 = v2.
+Proof.
+  intros H1 V1 H2 V2. destruct (eval_fn_complete _ _ H1 V1) as [n1 E1].
+  destruct (eval_fn_complete _ _ H2 V2) as [n2 E2].
+  specialize (E1 (Nat.max n1 n2) (PeanoNat.Nat.le_max_l _ _)).
+  specialize (E2 (Nat.max n1 n2) (PeanoNat.Nat.le_max_r _ _)). congruence.
+Qed.
+
+(** [Normal] is a normal form: no rule applies.  (With more fuel the
+    answer would still be [Normal], and a step would be found.) *)
+Theorem step_fn_normal n t : step_fn n t = Normal -> forall t', ~ step t t'.
+Proof.
+  intros H t' Hs. destruct (step_fn_complete _ _ Hs) as [m Hm].
+  specialize (Hm (Nat.max n m) (PeanoNat.Nat.le_max_r _ _)).
+  rewrite (step_fn_mono n (Nat.max n m) t Normal (PeanoNat.Nat.le_max_l _ _) H) in Hm
+    by discriminate.
+  discriminate.
+Qed.
+
+(** [EStuck]: the term evaluates to a normal form that is not a value, so
+    it evaluates to no value. *)
+Theorem eval_fn_stuck n t : eval_fn n t = EStuck -> forall v, steps t v -> ~ value v.
+Proof.
+  intros H v Hs Hv. destruct (eval_fn_complete _ _ Hs Hv) as [m Hm].
+  specialize (Hm (Nat.max n m) (PeanoNat.Nat.le_max_r _ _)).
+  rewrite (eval_fn_mono n (Nat.max n m) t EStuck (PeanoNat.Nat.le_max_l _ _) H) in Hm
+    by discriminate.
+  discriminate.
 Qed.
 
 End step_fn.
