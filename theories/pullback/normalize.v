@@ -34,14 +34,14 @@ Qed.
 (** [pf]: the fuel of the premises; [n]: the steps left; [k]: the steps
     taken so far. *)
 Fixpoint norm_loop (pf n k : nat) (t : tm) {struct n} : tm * nat * outcome :=
-  if valueb t then (t, k, OValue) else
-  match n with
-  | 0 => (t, k, OFuel)
-  | S n' =>
-      match step_fn pf t with
-      | Stepped t' => norm_loop pf n' (S k) t'
-      | Normal => (t, k, OStuck)
-      | NoFuel => (t, k, OFuel)
+  match step_fn pf t with
+  | Value => (t, k, OValue)
+  | Stuck => (t, k, OStuck)
+  | NoFuel => (t, k, OFuel)
+  | Stepped t' =>
+      match n with
+      | 0 => (t, k, OFuel)
+      | S n' => norm_loop pf n' (S k) t'
       end
   end.
 
@@ -54,24 +54,22 @@ Definition outcome_spec (u : tm) (o : outcome) : Prop :=
   | OFuel => ~ value u
   end.
 
+Lemma step_fn_not_value pf t r : step_fn pf t = r -> r <> Value -> ~ value t.
+Proof. intros H Hr Hv. rewrite (step_fn_value_complete pf t Hv) in H. subst. contradiction. Qed.
+
 Lemma norm_loop_sound pf n : forall k t u k' o,
   norm_loop pf n k t = (u, k', o) ->
   exists j, k' = k + j /\ nsteps j t u /\ outcome_spec u o.
 Proof.
   induction n as [|n IH]; intros k t u k' o H; simpl in H;
-    destruct (valueb t) eqn:Vt.
-  1, 3: injection H as <- <- <-; exists 0; split; [lia|split; [constructor|]];
-        apply valueb_spec; exact Vt.
-  - injection H as <- <- <-. exists 0. split; [lia|split; [constructor|]].
-    simpl. apply valueb_false. exact Vt.
-  - destruct (step_fn pf t) as [t'| |] eqn:E.
-    + destruct (IH _ _ _ _ _ H) as (j & -> & Hj & Ho).
-      exists (S j). split; [lia|split; [|exact Ho]].
-      econstructor; [eapply step_fn_sound; eassumption|exact Hj].
-    + injection H as <- <- <-. exists 0. split; [lia|split; [constructor|]].
-      simpl. split; [apply valueb_false; exact Vt|]. eapply step_fn_normal. exact E.
-    + injection H as <- <- <-. exists 0. split; [lia|split; [constructor|]].
-      simpl. apply valueb_false. exact Vt.
+    destruct (step_fn pf t) as [t'| | |] eqn:E.
+  all: try (injection H as <- <- <-; exists 0; split; [lia|split; [constructor|]]; simpl).
+  all: try (eapply step_fn_not_value; [exact E|discriminate]).
+  all: try (eapply step_fn_value; exact E).
+  all: try (apply step_fn_stuck in E; exact E).
+  destruct (IH _ _ _ _ _ H) as (j & -> & Hj & Ho).
+  exists (S j). split; [lia|split; [|exact Ho]].
+  econstructor; [eapply step_fn_sound; eassumption|exact Hj].
 Qed.
 
 (** [normalize] reaches its result in exactly the steps it counts, and
@@ -93,12 +91,11 @@ Lemma norm_loop_complete j t v :
   exists P, forall pf n k, P <= pf -> j <= n -> norm_loop pf n k t = (v, k + j, OValue).
 Proof.
   induction 1 as [t|j t t' v Hs _ IH]; intros Hv.
-  - exists 0. intros pf n k _ _. destruct n; simpl; apply valueb_spec in Hv; rewrite Hv;
+  - exists 0. intros pf n k _ _. destruct n; simpl; rewrite (step_fn_value_complete pf t Hv);
       f_equal; f_equal; lia.
   - destruct (IH Hv) as [P HP]. destruct (step_fn_complete _ _ Hs) as [n0 Hn0].
     exists (Nat.max n0 P). intros pf n k Hpf Hn.
     destruct n as [|n]; [lia|]. simpl.
-    rewrite (proj2 (valueb_false t) (value_not_step _ _ Hs)).
     rewrite Hn0 by lia. rewrite HP by lia. f_equal. f_equal. lia.
 Qed.
 
@@ -115,14 +112,14 @@ Qed.
 
 (** ** The trace: every term reached, in order *)
 Fixpoint trace_loop (pf n : nat) (acc : list tm) (t : tm) {struct n} : list tm * outcome :=
-  if valueb t then (rev_append acc [], OValue) else
-  match n with
-  | 0 => (rev_append acc [], OFuel)
-  | S n' =>
-      match step_fn pf t with
-      | Stepped t' => trace_loop pf n' (t' :: acc) t'
-      | Normal => (rev_append acc [], OStuck)
-      | NoFuel => (rev_append acc [], OFuel)
+  match step_fn pf t with
+  | Value => (rev_append acc [], OValue)
+  | Stuck => (rev_append acc [], OStuck)
+  | NoFuel => (rev_append acc [], OFuel)
+  | Stepped t' =>
+      match n with
+      | 0 => (rev_append acc [], OFuel)
+      | S n' => trace_loop pf n' (t' :: acc) t'
       end
   end.
 
@@ -145,22 +142,15 @@ Lemma trace_loop_sound pf n : forall acc t l o,
     forall k, norm_loop pf n k t = (last l' t, k + length l', o).
 Proof.
   induction n as [|n IH]; intros acc t l o H; simpl in H |- *;
-    destruct (valueb t) eqn:Vt.
-  1, 2, 3: injection H as <- <-; exists [];
-    (split; [rewrite rev_append_rev, app_nil_r; reflexivity|]);
-    (split; [constructor|]); intros k; simpl; rewrite PeanoNat.Nat.add_0_r; reflexivity.
-  destruct (step_fn pf t) as [t'| |] eqn:E.
-  - destruct (IH _ _ _ _ H) as (l'' & -> & Hc & Hn).
-    exists (t' :: l''). split; [simpl; rewrite <- app_assoc; reflexivity|].
-    split; [econstructor; [eapply step_fn_sound; eassumption|exact Hc]|].
-    intros k. rewrite Hn. replace (S k + length l'') with (k + length (t' :: l'')) by (simpl; lia).
-    rewrite last_cons. reflexivity.
-  - injection H as <- <-. exists [].
-    split; [rewrite rev_append_rev, app_nil_r; reflexivity|].
-    split; [constructor|]. intros k. rewrite PeanoNat.Nat.add_0_r. reflexivity.
-  - injection H as <- <-. exists [].
-    split; [rewrite rev_append_rev, app_nil_r; reflexivity|].
-    split; [constructor|]. intros k. rewrite PeanoNat.Nat.add_0_r. reflexivity.
+    destruct (step_fn pf t) as [t'| | |] eqn:E.
+  all: try (injection H as <- <-; exists [];
+            (split; [rewrite rev_append_rev, app_nil_r; reflexivity|]);
+            (split; [constructor|]); intros k; simpl; rewrite PeanoNat.Nat.add_0_r; reflexivity).
+  destruct (IH _ _ _ _ H) as (l'' & -> & Hc & Hn).
+  exists (t' :: l''). split; [simpl; rewrite <- app_assoc; reflexivity|].
+  split; [econstructor; [eapply step_fn_sound; eassumption|exact Hc]|].
+  intros k. rewrite Hn. replace (S k + length l'') with (k + length (t' :: l'')) by (simpl; lia).
+  rewrite last_cons. reflexivity.
 Qed.
 
 (** The trace is a chain of steps from [t], and ends where [normalize]

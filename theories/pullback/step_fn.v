@@ -7,11 +7,13 @@
     one; the function does this by calling itself ([eval_fn], [step_fn]),
     so it takes a fuel [n] that bounds the depth and the length of these
     nested evaluations.  (No total function can do without: the premise of
-    18 runs an arbitrary program.)  The answer says which of three things
+    18 runs an arbitrary program.)  The answer says which of four things
     happened:
     - [Stepped t']: [step t t'] ([step_fn_sound]);
-    - [Normal]: no rule applies, [t] is a normal form ([step_fn_normal]);
+    - [Value]: [t] is a value ([step_fn_value]);
+    - [Stuck]: [t] is not a value and no rule applies ([step_fn_stuck]);
     - [NoFuel]: a premise needed more fuel.
+    Values are recognised on the way down, in one pass over the term.
     More fuel never changes an answer other than [NoFuel]
     ([step_fn_mono]), and every step of the relation is computed once the
     fuel suffices ([step_fn_complete]).  So the relation is deterministic
@@ -23,17 +25,17 @@ From Pullback Require Import syntax typing anf backprop reduction progress decid
 Section step_fn.
 Context {Σ : signature}.
 
-Inductive sres : Type := Stepped (t : tm) | Normal | NoFuel.
+(** The answer of one step: a step, or the term is a value, or it is
+    stuck (a normal form that is not a value), or a premise needed more
+    fuel. *)
+Inductive sres : Type := Stepped (t : tm) | Value | Stuck | NoFuel.
 Inductive eres : Type := EVal (v : tm) | EStuck | EFuel.
 
-Definition ctx1 (k : tm -> tm) (r : sres) : sres :=
-  match r with Stepped x => Stepped (k x) | Normal => Normal | NoFuel => NoFuel end.
-
 Definition from_step (r : sres) (k : tm -> sres) : sres :=
-  match r with Stepped x => k x | Normal => Normal | NoFuel => NoFuel end.
+  match r with Stepped x => k x | Value | Stuck => Stuck | NoFuel => NoFuel end.
 
 Definition from_ev (r : eres) (k : tm -> sres) : sres :=
-  match r with EVal x => k x | EStuck => Normal | EFuel => NoFuel end.
+  match r with EVal x => k x | EStuck => Stuck | EFuel => NoFuel end.
 
 (** The value a premise ends in, [(λv.S)* · (ω′ V′)] with [S] under a
     renaming [ρ] whose inverse is [ρi] and [ω′] the index [k]: [(S, V′)]. *)
@@ -61,17 +63,17 @@ Variable ev : tm -> eres.
 (** [((Ω λy.e) · w) v], for a chain [Ω λy.e · w] and a value [v]:
     rules 9-20. *)
 Definition pb_head (e w v : tm) : sres :=
-  if noccb is0b e then (if is_elem e then Stepped Zero else Normal) else
+  if noccb is0b e then (if is_elem e then Stepped Zero else Stuck) else
   match e with
-  | Var _ | Proj _ _ => match as_path e with Some _ => lin_red e w v | None => Normal end
+  | Var _ | Proj _ _ => match as_path e with Some _ => lin_red e w v | None => Stuck end
   | Plus a1 a2 =>
       match as_path a1, as_path a2 with
       | Some _, Some _ => lin_red e w v
       | None, Some q =>
-          if is_atom a1 && noccb is0b a1 then Stepped (Dual (yp q) (out w v e)) else Normal
+          if is_atom a1 && noccb is0b a1 then Stepped (Dual (yp q) (out w v e)) else Stuck
       | Some p, None =>
-          if is_atom a2 && noccb is0b a2 then Stepped (Dual (yp p) (out w v e)) else Normal
-      | None, None => Normal
+          if is_atom a2 && noccb is0b a2 then Stepped (Dual (yp p) (out w v e)) else Stuck
+      | None, None => Stuck
       end
   | Pair a1 a2 =>
       match as_path a1, as_path a2 with
@@ -82,22 +84,22 @@ Definition pb_head (e w v : tm) : sres :=
             else from_step (stp (App (Pb (ren (up_ren S) a2) (Var 0)) (shift v)))
                    (fun V => match dual_out upS_inv 0 V with
                              | Some (s0, _) => Stepped (Dual (Pair (Var 0) s0) (out w v e))
-                             | None => Normal
+                             | None => Stuck
                              end)
-          else Normal
+          else Stuck
       | Some p, None =>
           if is_atom a2 && noccb is0b a2
-          then Stepped (Dual (Pair (yp p) Zero) (out w v e)) else Normal
+          then Stepped (Dual (Pair (yp p) Zero) (out w v e)) else Stuck
       | None, Some q =>
           if is_atom a1 && noccb is0b a1
-          then Stepped (Dual (Pair Zero (yp q)) (out w v e)) else Normal
-      | None, None => Normal
+          then Stepped (Dual (Pair Zero (yp q)) (out w v e)) else Stuck
+      | None, None => Stuck
       end
-  | Jac _ a => match as_path a with Some _ => lin_red e w v | None => Normal end
+  | Jac _ a => match as_path a with Some _ => lin_red e w v | None => Stuck end
   | Fun f a =>
       match as_path a with
       | Some p => Stepped (Dual (App (Jac f (yp p)) (shift (ppath p v))) (out w v e))
-      | None => Normal
+      | None => Stuck
       end
   | Dual l a =>
       if is_lets l && is_atom a then
@@ -111,8 +113,8 @@ Definition pb_head (e w v : tm) : sres :=
                                    Stepped (Dual (Plus (Dual (lsub v l) (yp p))
                                                        (Dual s' (shift (ppath p v))))
                                                  (out w v e))
-                                 else Normal
-                             | None => Normal
+                                 else Stuck
+                             | None => Stuck
                              end)
         | None =>
             if noccb is0b a && negb (noccb (liftb is0b) l) then
@@ -120,20 +122,20 @@ Definition pb_head (e w v : tm) : sres :=
                 (fun V => match dual_out swap_inv 1 V with
                           | Some (s', _) =>
                               if linb is0b s' then Stepped (Dual (Dual s' a) (out w v e))
-                              else Normal
-                          | None => Normal
+                              else Stuck
+                          | None => Stuck
                           end)
-            else Normal
+            else Stuck
         end
-      else Normal
+      else Stuck
   | Lam l =>
       if is_lets l && negb (noccb (liftb is0b) l) then
         from_ev (ev (App (Pb (ren swap l) (Var 1)) (premise_pt v)))
           (fun V => match dual_out swap_inv 1 V with
                     | Some (s', _) => Stepped (Dual (Lam s') (out w v e))
-                    | None => Normal
+                    | None => Stuck
                     end)
-      else Normal
+      else Stuck
   | Pb l z =>
       if is_lets l && is_atom z then
         from_ev (ev (App (Pb (ren (up_ren S) l) (shift z)) (Var 0)))
@@ -141,13 +143,13 @@ Definition pb_head (e w v : tm) : sres :=
                     | Dual s0 (App z' u) =>
                         if atom_eqb z' (shift z)
                         then Stepped (App (Pb (Lam (Dual s0 (App (shift z) u))) w) v)
-                        else Normal
-                    | _ => Normal
+                        else Stuck
+                    | _ => Stuck
                     end)
-      else Normal
+      else Stuck
   | App a1 a2 =>
       match as_path a1, as_path a2 with
-      | Some _, None => if is_atom a2 && noccb is0b a2 then lin_red e w v else Normal
+      | Some _, None => if is_atom a2 && noccb is0b a2 then lin_red e w v else Stuck
       | Some p, Some q =>
           match proj_val p v, proj_val q v with
           | Some (Lam p'), Some vq =>
@@ -159,95 +161,135 @@ Definition pb_head (e w v : tm) : sres :=
                               | Some (s0, _) =>
                                   Stepped (Dual (Plus (App (yp p) (shift vq)) (subst (vsub q) s0))
                                                 (out w v e))
-                              | None => Normal
+                              | None => Stuck
                               end
                           end)
-          | _, _ => Normal
+          | _, _ => Stuck
           end
-      | _, _ => Normal
+      | _, _ => Stuck
       end
-  | _ => Normal
+  | _ => Stuck
   end.
 
-(** One step: the first evaluation position that is not a value, else the
-    head rule. *)
+(** Head rules, for a term whose evaluation positions hold values. *)
+Definition head_app (a b : tm) : sres :=
+  match a with
+  | Lam s => Stepped (subst1 b s)
+  | Jac f q =>
+      match dense_num q, dense_num b with
+      | Some r, Some r' => Stepped (num_tm (fjac f r' r))
+      | _, _ => Stuck
+      end
+  | Pb e w => pb_head e w b
+  | _ => Stuck
+  end.
+
+Definition head_dual (s a : tm) : sres :=
+  match a with
+  | NDual c =>
+      if noccb is0b s then Stuck
+      else match bp s c NZ with Some r => Stepped (NDual r) | None => Stuck end
+  | Dual v2 v3 => Stepped (Dual (subst (scons s (fun n => Var (S n))) v2) v3)
+  | _ => Stuck
+  end.
+
+(** One step: the first evaluation position that steps (or is stuck),
+    else the head rule if the term has the shape of a redex, else the term
+    is a value. *)
 Fixpoint step_at (t : tm) : sres :=
   match t with
   | App a b =>
-      if valueb a then
-        if valueb b then
-          match a with
-          | Lam s => Stepped (subst1 b s)
-          | Jac f q =>
-              match dense_num q, dense_num b with
-              | Some r, Some r' => Stepped (num_tm (fjac f r' r))
-              | _, _ => Normal
-              end
-          | Pb e w => pb_head e w b
-          | _ => Normal
+      match step_at a with
+      | Stepped a' => Stepped (App a' b)
+      | Value =>
+          match step_at b with
+          | Stepped b' => Stepped (App a b')
+          | Value => if head_redexb (App a b) then head_app a b else Value
+          | r => r
           end
-        else ctx1 (App a) (step_at b)
-      else ctx1 (fun a' => App a' b) (step_at a)
+      | r => r
+      end
   | Proj i a =>
-      if valueb a then
-        match a with Pair v1 v2 => Stepped (if i then v2 else v1) | _ => Normal end
-      else ctx1 (Proj i) (step_at a)
+      match step_at a with
+      | Stepped a' => Stepped (Proj i a')
+      | Value =>
+          if head_redexb (Proj i a) then
+            match a with Pair v1 v2 => Stepped (if i then v2 else v1) | _ => Stuck end
+          else Value
+      | r => r
+      end
   | Pair a b =>
-      if valueb a then (if valueb b then Normal else ctx1 (Pair a) (step_at b))
-      else ctx1 (fun a' => Pair a' b) (step_at a)
+      match step_at a with
+      | Stepped a' => Stepped (Pair a' b)
+      | Value => match step_at b with Stepped b' => Stepped (Pair a b') | r => r end
+      | r => r
+      end
   | Plus a b =>
-      if valueb a then (if valueb b then Normal else ctx1 (Plus a) (step_at b))
-      else ctx1 (fun a' => Plus a' b) (step_at a)
+      match step_at a with
+      | Stepped a' => Stepped (Plus a' b)
+      | Value => match step_at b with Stepped b' => Stepped (Plus a b') | r => r end
+      | r => r
+      end
   | Fun f a =>
-      if valueb a then
-        match dense_num a with Some r => Stepped (num_tm (fsem f r)) | None => Normal end
-      else ctx1 (Fun f) (step_at a)
-  | Jac f a => if valueb a then Normal else ctx1 (Jac f) (step_at a)
+      match step_at a with
+      | Stepped a' => Stepped (Fun f a')
+      | Value =>
+          if head_redexb (Fun f a) then
+            match dense_num a with Some r => Stepped (num_tm (fsem f r)) | None => Stuck end
+          else Value
+      | r => r
+      end
+  | Jac f a => match step_at a with Stepped a' => Stepped (Jac f a') | r => r end
   | Dual s a =>
-      if valueb a then
-        if valueb s then
-          match a with
-          | NDual c =>
-              if noccb is0b s then Normal
-              else match bp s c NZ with Some r => Stepped (NDual r) | None => Normal end
-          | Dual v2 v3 => Stepped (Dual (subst (scons s (fun n => Var (S n))) v2) v3)
-          | _ => Normal
+      match step_at a with
+      | Stepped a' => Stepped (Dual s a')
+      | Value =>
+          match step_at s with
+          | Stepped s' => Stepped (Dual s' a)
+          | Value => if head_redexb (Dual s a) then head_dual s a else Value
+          | r => r
           end
-        else ctx1 (fun s' => Dual s' a) (step_at s)
-      else ctx1 (Dual s) (step_at a)
+      | r => r
+      end
   | Pb p w =>
       if is_lets p then
         match p with
         | Let e l => if is_var0 l then Stepped (Pb e w)
                      else Stepped (Pb (Pair (Var 0) e) (Pb (subst sub8 l) w))
-        | _ => Normal
+        | _ => Stuck
         end
-      else if chain_bodyb p then (if valueb w then Normal else ctx1 (Pb p) (step_at w))
-      else match areduce p with Some p' => Stepped (Pb p' w) | None => Normal end
-  | Let e l => if valueb e then Stepped (subst1 e l) else ctx1 (fun e' => Let e' l) (step_at e)
-  | Var _ | Lam _ | Real _ | NDual _ | Zero => Normal
+      else if chain_bodyb p then
+        match step_at w with Stepped w' => Stepped (Pb p w') | r => r end
+      else match areduce p with Some p' => Stepped (Pb p' w) | None => Stuck end
+  | Let e l =>
+      match step_at e with
+      | Stepped e' => Stepped (Let e' l)
+      | Value => Stepped (subst1 e l)
+      | r => r
+      end
+  | Var _ | Lam _ | Real _ | NDual _ | Zero => Value
   end.
 
 End heads.
 
-(** [step_fn n t]: one step; [eval_fn n t]: the value [t] evaluates to, if
-    it ends in one in at most [n] steps ([EStuck]: it ends in a normal
-    form that is not a value). *)
+(** [step_fn n t]: one step; [eval_fn n t]: the value [t] evaluates to,
+    if it ends in one in at most [n] steps ([EStuck]: it ends in a stuck
+    term).  With fuel [0] a step needs no premise. *)
 Fixpoint step_fn (n : nat) (t : tm) {struct n} : sres :=
   match n with
-  | 0 => NoFuel
+  | 0 => step_at (fun _ => NoFuel) (fun _ => EFuel) t
   | S k => step_at (step_fn k) (eval_fn k) t
   end
 with eval_fn (n : nat) (t : tm) {struct n} : eres :=
   match n with
   | 0 => EFuel
   | S k =>
-      if valueb t then EVal t
-      else match step_fn k t with
-           | Stepped t' => eval_fn k t'
-           | Normal => EStuck
-           | NoFuel => EFuel
-           end
+      match step_fn k t with
+      | Stepped t' => eval_fn k t'
+      | Value => EVal t
+      | Stuck => EStuck
+      | NoFuel => EFuel
+      end
   end.
 
 (** ** Soundness *)
@@ -271,9 +313,6 @@ Lemma dual_out_complete ρ ρi k s u :
 Proof.
   intros Hρ. simpl. rewrite PeanoNat.Nat.eqb_refl, unren_ren by exact Hρ. reflexivity.
 Qed.
-
-Lemma ctx1_inv k r t' : ctx1 k r = Stepped t' -> exists x, r = Stepped x /\ t' = k x.
-Proof. destruct r; simpl; intros H; try discriminate. injection H as <-. eauto. Qed.
 
 Lemma from_step_inv r k t' : from_step r k = Stepped t' -> exists x, r = Stepped x /\ k x = Stepped t'.
 Proof. destruct r; simpl; intros H; try discriminate. eauto. Qed.
@@ -406,119 +445,170 @@ Qed.
 Lemma value_pb_inv e w : value (Pb e w) -> chain_body e /\ value w.
 Proof. simpl. tauto. Qed.
 
-Lemma step_at_sound t t' : step_at stp ev t = Stepped t' -> step t t'.
+Lemma head_redexb_not_value t : head_redexb t = true -> ~ value t.
 Proof.
-  revert t'. induction t as [n|s IHs|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s IHs a IHa
-                 |p IHp w IHw|r| |a IHa b IHb|e IHe l IHl]; intros t' H; simpl in H;
-    try discriminate;
-    repeat match goal with
-      | H : (if valueb ?x then _ else _) = _ |- _ =>
-          let E := fresh "V" in destruct (valueb x) eqn:E; [apply valueb_spec in E|]
-      end;
-    try solve [
-      match goal with
-      | H : ctx1 _ (step_at _ _ ?x) = Stepped _,
-        IH : forall t', step_at _ _ ?x = Stepped t' -> step ?x t' |- _ =>
-          apply ctx1_inv in H as (x' & Hx & ->); apply IH in Hx;
-          first [ apply (step_ctx (EAppL _)) | apply (step_ctx (EAppR _))
-                | apply (step_ctx (EProj _)) | apply (step_ctx (EPairL _))
-                | apply (step_ctx (EPairR _)) | apply (step_ctx (EPlusL _))
-                | apply (step_ctx (EPlusR _)) | apply (step_ctx (EFun _))
-                | apply (step_ctx (EJac _)) | apply (step_ctx (EDualR _))
-                | apply (step_ctx (EDualL _)) | apply (step_ctx (EPbR _))
-                | apply (step_ctx (ELet _)) ]; simpl; auto
-      end ]; try discriminate.
+  intros H Hv. apply head_redexb_spec in H. destruct t; simpl in Hv; tauto.
+Qed.
+
+#[local] Arguments head_redexb : simpl never.
+
+Ltac nv := let Hv := fresh in intros Hv; simpl in Hv; tauto.
+Ltac nothead := let Hh := fresh in intros Hh; apply head_redexb_spec in Hh; congruence.
+
+Definition ssound (t : tm) (r : sres) : Prop :=
+  match r with
+  | Stepped t' => step t t'
+  | Value => value t
+  | Stuck => ~ value t
+  | NoFuel => True
+  end.
+
+Lemma pb_head_not_value e w v : pb_head stp ev e w v <> Value.
+Proof.
+  unfold pb_head, lin_red, from_step, from_ev.
+  repeat match goal with |- context [match ?x with _ => _ end] => destruct x end;
+    discriminate.
+Qed.
+
+Lemma step_at_sound t : ssound t (step_at stp ev t).
+Proof.
+  induction t as [n|s IHs|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s IHs a IHa
+                 |p IHp w IHw|r| |a IHa b IHb|e IHe l IHl]; simpl.
+  all: try (split; [intros []|exact I]).
   - (* application *)
-    destruct a as [| s| | | | | |f q| |e w| | | |]; try discriminate.
-    + injection H as <-. apply step_beta. assumption.
-    + destruct (dense_num q) as [r|] eqn:Eq; [|discriminate].
-      destruct (dense_num b) as [r'|] eqn:Eb; [|discriminate].
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EAppL b)); simpl; auto| |nv|exact I].
+    destruct (step_at stp ev b) as [b'| | |]; simpl in IHb |- *;
+      [apply (step_ctx (EAppR a)); simpl; auto| |nv|exact I].
+    destruct (head_redexb (App a b)) eqn:Hh;
+      [|split; [nothead|split; assumption]].
+    pose proof (head_redexb_not_value _ Hh) as Hn. unfold head_app.
+    destruct a as [| s| | | | | |f q| |e w| | | |]; simpl; try exact Hn.
+    + apply step_beta. exact IHb.
+    + destruct (dense_num q) as [r|] eqn:Eq; [destruct (dense_num b) as [r'|] eqn:Eb|];
+        simpl; try exact Hn.
       apply dense_num_spec in Eq as [Hr ->]. apply dense_num_spec in Eb as [Hr' ->].
-      injection H as <-. apply step_jac; auto.
-    + apply value_pb_inv in V as [_ Hw]. apply pb_head_sound; auto.
+      apply step_jac; auto.
+    + destruct (pb_head stp ev e w b) as [t'| | |] eqn:E; simpl; auto.
+      * apply pb_head_sound; [apply value_pb_inv in IHa; tauto|exact IHb|exact E].
+      * exfalso. exact (pb_head_not_value _ _ _ E).
   - (* projection *)
-    destruct a; try discriminate. simpl in V. destruct V as [_ [V1 V2]].
-    injection H as <-. destruct i; [apply step_proj2|apply step_proj1]; auto.
-  - (* f(r) *)
-    destruct (dense_num a) as [r|] eqn:Ea; [|discriminate].
-    apply dense_num_spec in Ea as [Hr ->]. injection H as <-. apply step_fun. exact Hr.
-  - (* dual maps *)
-    destruct a; try discriminate.
-    + injection H as <-. apply step_dual_comp; auto.
-    + destruct (noccb is0b s) eqn:Hn; [discriminate|].
-      destruct (bp s r NZ) as [r'|] eqn:Hb; [|discriminate]. injection H as <-.
-      apply step_bp; auto. apply noccb_false_is0. exact Hn.
-  - (* pullbacks: (7), (8), A-steps *)
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EProj i)); simpl; auto| |nv|exact I].
+    destruct (head_redexb (Proj i a)) eqn:Hh; [|split; [nothead|assumption]].
+    pose proof (head_redexb_not_value _ Hh) as Hn.
+    destruct a; simpl; try exact Hn. simpl in IHa. destruct IHa as [_ [V1 V2]].
+    destruct i; [apply step_proj2|apply step_proj1]; auto.
+  - (* pair *)
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EPairL b)); simpl; auto| |nv|exact I].
+    destruct (step_at stp ev b) as [b'| | |]; simpl in IHb |- *;
+      [apply (step_ctx (EPairR a)); simpl; auto| |nv|exact I].
+    split; [intros []|split; assumption].
+  - (* f(P) *)
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EFun f)); simpl; auto| |nv|exact I].
+    destruct (head_redexb (Fun f a)) eqn:Hh; [|split; [nothead|assumption]].
+    pose proof (head_redexb_not_value _ Hh) as Hn.
+    destruct (dense_num a) as [r|] eqn:Ea; simpl; [|exact Hn].
+    apply dense_num_spec in Ea as [Hr ->]. apply step_fun. exact Hr.
+  - (* J f · S *)
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EJac f)); simpl; auto| |nv|exact I].
+    split; [intros []|assumption].
+  - (* dual map *)
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EDualR s)); simpl; auto| |nv|exact I].
+    destruct (step_at stp ev s) as [s'| | |]; simpl in IHs |- *;
+      [apply (step_ctx (EDualL a)); simpl; auto| |nv|exact I].
+    destruct (head_redexb (Dual s a)) eqn:Hh; [|split; [nothead|split; assumption]].
+    pose proof (head_redexb_not_value _ Hh) as Hn. unfold head_dual.
+    destruct a; simpl; try exact Hn.
+    + apply step_dual_comp; auto.
+    + destruct (noccb is0b s) eqn:Hs; simpl; [exact Hn|].
+      destruct (bp s r NZ) as [r'|] eqn:Hb; simpl; [|exact Hn].
+      apply step_bp; auto. apply noccb_false_is0. exact Hs.
+  - (* pullback *)
     destruct (is_lets p) eqn:Hl.
-    + apply is_lets_spec in Hl. destruct p; try discriminate.
+    + apply is_lets_spec in Hl. destruct p; simpl;
+        try (intros [Hh _]; apply Hh; simpl; exact Hl).
       inversion Hl; subst.
-      * injection H as <-. apply step_pb_ret. assumption.
+      * apply step_pb_ret. assumption.
       * destruct (is_var0 p2) eqn:Hv.
-        -- apply is_var0_spec in Hv. subst. injection H as <-. apply step_pb_ret. assumption.
-        -- injection H as <-. apply step_pb_let; assumption.
+        -- apply is_var0_spec in Hv. subst. apply step_pb_ret. assumption.
+        -- apply step_pb_let; assumption.
     + destruct (chain_bodyb p) eqn:Hc.
       * apply chain_bodyb_spec in Hc.
-        destruct (valueb w) eqn:Vw; [discriminate|].
-        apply ctx1_inv in H as (x' & Hx & ->). apply IHw in Hx.
-        apply (step_ctx (EPbR _)); simpl; auto.
-      * destruct (areduce p) as [p'|] eqn:Ha; [|discriminate]. injection H as <-.
-        apply step_pb_anf; [apply areduce_sound; exact Ha|].
-        intros Hc'. apply chain_bodyb_spec in Hc'. congruence.
+        destruct (step_at stp ev w) as [w'| | |]; simpl in IHw |- *;
+          [apply (step_ctx (EPbR p)); simpl; auto| | nv | exact I].
+        split; [|split; assumption]. intros Hh. apply is_lets_spec in Hh. simpl in Hh. congruence.
+      * destruct (areduce p) as [p'|] eqn:Ha; simpl.
+        -- apply step_pb_anf; [apply areduce_sound; exact Ha|].
+           intros Hc'. apply chain_bodyb_spec in Hc'. congruence.
+        -- intros [_ [Hc' _]]. apply chain_bodyb_spec in Hc'. congruence.
+  - (* sum *)
+    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
+      [apply (step_ctx (EPlusL b)); simpl; auto| |nv|exact I].
+    destruct (step_at stp ev b) as [b'| | |]; simpl in IHb |- *;
+      [apply (step_ctx (EPlusR a)); simpl; auto| |nv|exact I].
+    split; [intros []|split; assumption].
   - (* let *)
-    injection H as <-. apply step_let. assumption.
+    destruct (step_at stp ev e) as [e'| | |]; simpl in IHe |- *;
+      [apply (step_ctx (ELet l)); simpl; auto| |nv|exact I].
+    apply step_let. exact IHe.
 Qed.
 
 End sound.
 
 Lemma step_fn_eval_fn_sound n :
-  (forall t t', step_fn n t = Stepped t' -> step t t') /\
+  (forall t, ssound t (step_fn n t)) /\
   (forall t v, eval_fn n t = EVal v -> steps t v /\ value v).
 Proof.
-  induction n as [|n [IHs IHe]]; split; simpl; try discriminate.
-  - intros t t'. apply step_at_sound; assumption.
-  - intros t v H. destruct (valueb t) eqn:Vt.
-    + injection H as <-. split; [apply steps_refl|apply valueb_spec; exact Vt].
-    + destruct (step_fn n t) as [t'| |] eqn:Hs; try discriminate.
-      destruct (IHe _ _ H) as [H1 H2]. split; [|exact H2].
-      eapply steps_cons; [apply IHs; exact Hs|exact H1].
+  induction n as [|n [IHs IHe]]; split; simpl.
+  - intros t. apply step_at_sound; intros x y H; discriminate.
+  - intros t v H. discriminate.
+  - intros t. apply step_at_sound.
+    + intros x y H. specialize (IHs x). rewrite H in IHs. exact IHs.
+    + exact IHe.
+  - intros t v H. specialize (IHs t).
+    destruct (step_fn n t) as [t'| | |]; try discriminate.
+    + destruct (IHe _ _ H) as [H1 H2]. split; [|exact H2].
+      eapply steps_cons; [exact IHs|exact H1].
+    + injection H as <-. split; [apply steps_refl|exact IHs].
 Qed.
 
-(** [step_fn_sound]: a computed step is a step of the relation. *)
+(** [step_fn_sound]: a computed step is a step of the relation; a term
+    found to be a value is one; a stuck term is not a value. *)
 Theorem step_fn_sound n t t' : step_fn n t = Stepped t' -> step t t'.
-Proof. apply step_fn_eval_fn_sound. Qed.
+Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+
+Theorem step_fn_value n t : step_fn n t = Value -> value t.
+Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+
+Theorem step_fn_stuck_not_value n t : step_fn n t = Stuck -> ~ value t.
+Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
 
 Theorem eval_fn_sound n t v : eval_fn n t = EVal v -> steps t v /\ value v.
 Proof. apply step_fn_eval_fn_sound. Qed.
 
 (** ** More fuel does not change an answer *)
+#[local] Arguments head_redexb : simpl never.
+
 Definition agree_s (f g : tm -> sres) : Prop := forall x r, f x = r -> r <> NoFuel -> g x = r.
 Definition agree_e (f g : tm -> eres) : Prop := forall x r, f x = r -> r <> EFuel -> g x = r.
 
 Lemma from_step_mono f g x k r :
   agree_s f g -> from_step (f x) k = r -> r <> NoFuel -> from_step (g x) k = r.
 Proof.
-  intros A H Hr. destruct (f x) eqn:E; simpl in H.
-  - rewrite (A x _ E) by discriminate. exact H.
-  - rewrite (A x _ E) by discriminate. exact H.
-  - subst. contradiction.
+  intros A H Hr. destruct (f x) eqn:E; simpl in H; [| | |subst; contradiction];
+    rewrite (A x _ E) by discriminate; exact H.
 Qed.
 
 Lemma from_ev_mono f g x k r :
   agree_e f g -> from_ev (f x) k = r -> r <> NoFuel -> from_ev (g x) k = r.
 Proof.
-  intros A H Hr. destruct (f x) eqn:E; simpl in H.
-  - rewrite (A x _ E) by discriminate. exact H.
-  - rewrite (A x _ E) by discriminate. exact H.
-  - subst. contradiction.
-Qed.
-
-Lemma ctx1_mono k a b r :
-  (forall r', a = r' -> r' <> NoFuel -> b = r') -> ctx1 k a = r -> r <> NoFuel -> ctx1 k b = r.
-Proof.
-  intros A H Hr. destruct a; simpl in H.
-  - rewrite (A _ eq_refl) by discriminate. exact H.
-  - rewrite (A _ eq_refl) by discriminate. exact H.
-  - subst. contradiction.
+  intros A H Hr. destruct (f x) eqn:E; simpl in H; [| |subst; contradiction];
+    rewrite (A x _ E) by discriminate; exact H.
 Qed.
 
 Lemma pb_head_mono stp ev stp' ev' e w v r :
@@ -538,12 +628,23 @@ Proof.
   intros As Ae. revert res.
   induction t; intros res; simpl;
     repeat match goal with
+      | IH : forall r, step_at stp ev ?x = r -> r <> NoFuel -> step_at stp' ev' ?x = r
+        |- context [step_at stp ev ?x] =>
+          let E := fresh "E" in
+          pose proof (IH _ eq_refl) as E;
+          destruct (step_at stp ev x);
+          [ rewrite E by discriminate; clear E .. | clear E ]
+      end;
+    repeat match goal with
       |- context [match ?x with _ => _ end] =>
         lazymatch x with context [step_at] => fail | _ => destruct x end
-      end.
-  all: intros H Hr; try (subst; reflexivity).
-  all: first [ eapply pb_head_mono; eassumption
-             | eapply ctx1_mono; [|eassumption|eassumption]; auto ].
+      end;
+    intros H Hr; subst; try reflexivity; try contradiction.
+  all: unfold head_app in *; repeat match goal with
+      |- context [match ?x with _ => _ end] =>
+        lazymatch x with context [step_at] => fail | _ => destruct x end
+      end; try (subst; reflexivity).
+  all: eapply pb_head_mono; [eassumption|eassumption|reflexivity|assumption].
 Qed.
 
 Lemma step_fn_eval_fn_mono n :
@@ -551,14 +652,17 @@ Lemma step_fn_eval_fn_mono n :
   (forall t r, eval_fn n t = r -> r <> EFuel -> eval_fn (S n) t = r).
 Proof.
   induction n as [|n [IHs IHe]]; split.
-  - intros t r H Hr. simpl in H. subst. contradiction.
+  - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
+    + intros x r' E. subst. contradiction.
+    + intros x r' E. subst. contradiction.
   - intros t r H Hr. simpl in H. subst. contradiction.
   - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
     + exact IHs.
     + exact IHe.
-  - intros t r H Hr. cbn [eval_fn] in *. destruct (valueb t); [exact H|].
-    destruct (step_fn n t) as [t'| |] eqn:E.
+  - intros t r H Hr. cbn [eval_fn] in *.
+    destruct (step_fn n t) as [t'| | |] eqn:E.
     + rewrite (IHs _ _ E) by discriminate. apply IHe; assumption.
+    + rewrite (IHs _ _ E) by discriminate. exact H.
     + rewrite (IHs _ _ E) by discriminate. exact H.
     + subst. contradiction.
 Qed.
@@ -586,6 +690,7 @@ Qed.
 #[local] Arguments dual_out : simpl never.
 #[local] Arguments areduce : simpl never.
 #[local] Arguments atom_eqb : simpl never.
+#[local] Arguments head_redexb : simpl never.
 
 Lemma noccb_false_of t : ~ nocc is0 t -> noccb is0b t = false.
 Proof. intros H. destruct (noccb is0b t) eqn:E; [|reflexivity]. apply noccb_is0 in E. contradiction. Qed.
@@ -641,10 +746,74 @@ Proof. apply dual_out_complete. apply swap_inv_l. Qed.
 Lemma dual_out_upS s u : dual_out upS_inv 0 (Dual (ren (up_ren S) s) (App (Var 0) u)) = Some (s, u).
 Proof. apply dual_out_complete. apply upS_inv_l. Qed.
 
-Lemma step_at_pb stp ev e w v :
-  value (Pb e w) -> value v -> step_at stp ev (App (Pb e w) v) = pb_head stp ev e w v.
+Lemma head_redexb_false_of t : value t -> head_redexb t = false.
 Proof.
-  intros H1 H2. apply valueb_spec in H1, H2. simpl. rewrite H1, H2. reflexivity.
+  intros Hv. destruct (head_redexb t) eqn:E; [|reflexivity].
+  exfalso. exact (head_redexb_not_value _ E Hv).
+Qed.
+
+(** On a value, [step_at] answers [Value], whatever the premises do. *)
+Lemma step_at_value stp ev t : valueb t = true -> step_at stp ev t = Value.
+Proof.
+  intros Hv. apply valueb_spec in Hv. revert Hv.
+  induction t; intros Hv; pose proof (head_redexb_false_of _ Hv) as Hh; simpl in Hv |- *;
+    repeat match goal with H : _ /\ _ |- _ => destruct H end; try contradiction;
+    repeat match goal with
+      | IH : value ?x -> step_at stp ev ?x = Value, H : value ?x |- _ => rewrite (IH H); clear IH
+      end;
+    rewrite ?Hh; try reflexivity.
+  destruct (is_lets t1) eqn:E; [apply is_lets_spec in E; contradiction|].
+  apply chain_bodyb_spec in H0. rewrite H0. reflexivity.
+Qed.
+
+Lemma hr_app a b t' : valueb a = true -> valueb b = true -> step (App a b) t' ->
+  head_redexb (App a b) = true.
+Proof.
+  intros Ha Hb H. apply valueb_spec in Ha, Hb. apply head_redexb_spec.
+  destruct (head_redex_dec (App a b)) as [Hh|Hh]; [exact Hh|].
+  exfalso. apply (value_not_step _ _ H). simpl. auto.
+Qed.
+
+Lemma hr_dual s a t' : valueb s = true -> valueb a = true -> step (Dual s a) t' ->
+  head_redexb (Dual s a) = true.
+Proof.
+  intros Ha Hb H. apply valueb_spec in Ha, Hb. apply head_redexb_spec.
+  destruct (head_redex_dec (Dual s a)) as [Hh|Hh]; [exact Hh|].
+  exfalso. apply (value_not_step _ _ H). simpl. auto.
+Qed.
+
+Lemma hr_proj i a t' : valueb a = true -> step (Proj i a) t' -> head_redexb (Proj i a) = true.
+Proof.
+  intros Ha H. apply valueb_spec in Ha. apply head_redexb_spec.
+  destruct (head_redex_dec (Proj i a)) as [Hh|Hh]; [exact Hh|].
+  exfalso. apply (value_not_step _ _ H). simpl. auto.
+Qed.
+
+Lemma hr_fun f a t' : valueb a = true -> step (Fun f a) t' -> head_redexb (Fun f a) = true.
+Proof.
+  intros Ha H. apply valueb_spec in Ha. apply head_redexb_spec.
+  destruct (head_redex_dec (Fun f a)) as [Hh|Hh]; [exact Hh|].
+  exfalso. apply (value_not_step _ _ H). simpl. auto.
+Qed.
+
+Lemma step_at_pb stp ev e w v t' :
+  value (Pb e w) -> value v -> step (App (Pb e w) v) t' ->
+  step_at stp ev (App (Pb e w) v) = pb_head stp ev e w v.
+Proof.
+  intros H1 H2 H. apply valueb_spec in H1, H2.
+  change (step_at stp ev (App (Pb e w) v)) with
+    (match step_at stp ev (Pb e w) with
+     | Stepped a' => Stepped (App a' v)
+     | Value =>
+         match step_at stp ev v with
+         | Stepped b' => Stepped (App (Pb e w) b')
+         | Value => if head_redexb (App (Pb e w) v) then head_app stp ev (Pb e w) v else Value
+         | r => r
+         end
+     | r => r
+     end).
+  rewrite (step_at_value _ _ _ H1), (step_at_value _ _ _ H2), (hr_app _ _ _ H1 H2 H).
+  reflexivity.
 Qed.
 
 Lemma noccb_yp p : noccb is0b (yp p) = false.
@@ -705,6 +874,15 @@ Ltac comp :=
     | H : ?b = None |- context [?b] => rewrite H
     | H : ?b = Stepped _ |- context [?b] => rewrite H
     | H : ?b = EVal _ |- context [?b] => rewrite H
+    | H : valueb ?x = true |- context [step_at ?f ?g ?x] => rewrite (step_at_value f g x H)
+    | Hs : step (App ?a ?b) _, Ha : valueb ?a = true, Hb : valueb ?b = true
+      |- context [head_redexb (App ?a ?b)] => rewrite (hr_app a b _ Ha Hb Hs)
+    | Hs : step (Dual ?a ?b) _, Ha : valueb ?a = true, Hb : valueb ?b = true
+      |- context [head_redexb (Dual ?a ?b)] => rewrite (hr_dual a b _ Ha Hb Hs)
+    | Hs : step (Proj ?i ?a) _, Ha : valueb ?a = true
+      |- context [head_redexb (Proj ?i ?a)] => rewrite (hr_proj i a _ Ha Hs)
+    | Hs : step (Fun ?f ?a) _, Ha : valueb ?a = true
+      |- context [head_redexb (Fun ?f ?a)] => rewrite (hr_fun f a _ Ha Hs)
     | |- context [as_path (yp _)] => rewrite as_path_yp
     | |- context [as_path (Var 0)] => rewrite as_path_var0
     | |- context [noccb is0b (yp _)] => rewrite noccb_yp
@@ -724,49 +902,58 @@ Proof.
     try (exfalso; eapply yp_not_nocc; eassumption).
 Qed.
 
+Ltac pb_at Hst :=
+  erewrite step_at_pb; [ | solve [auto using value_pb, elem_chain] | assumption | exact Hst ].
+
 Theorem step_fn_eval_fn_complete :
   (forall t t', step t t' -> exists n, step_fn n t = Stepped t') /\
   (forall t v, steps t v -> value v -> exists n, eval_fn n t = EVal v).
 Proof.
-  apply (step_steps_mut (fun t t' _ => exists n, step_fn n t = Stepped t')
+  assert (H : (forall t t', step t t' -> step t t' -> exists n, step_fn n t = Stepped t') /\
+              (forall t v, steps t v -> value v -> exists n, eval_fn n t = EVal v)).
+  2: { split; [intros t t' Hs; exact (proj1 H t t' Hs Hs)|exact (proj2 H)]. }
+  apply (step_steps_mut (fun t t' _ => step t t' -> exists n, step_fn n t = Stepped t')
                         (fun t v _ => value v -> exists n, eval_fn n t = EVal v)).
   - (* (1) *)
-    intros s v Hv. exists 1. pose proof (value_lam s). facts. comp. reflexivity.
+    intros s v Hv Hst. exists 1. pose proof (value_lam s). facts. comp. reflexivity.
   - (* (2) *)
-    intros v1 v2 H1 H2. exists 1. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
-  - intros v1 v2 H1 H2. exists 1. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
+    intros v1 v2 H1 H2 Hst. exists 1. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
+  - intros v1 v2 H1 H2 Hst. exists 1. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
   - (* (3) *)
-    intros f r Hr. exists 1. pose proof (value_num r).
+    intros f r Hr Hst. exists 1. pose proof (value_num r).
     assert (dense_num (num_tm r) = Some r) by (apply dense_num_spec; auto). facts. comp. reflexivity.
   - (* (4) *)
-    intros f r r' Hr Hr'. exists 1. pose proof (value_num r'). pose proof (value_jac_num f r).
+    intros f r r' Hr Hr' Hst. exists 1. pose proof (value_num r'). pose proof (value_jac_num f r).
+    pose proof (value_num r).
     assert (dense_num (num_tm r) = Some r) by (apply dense_num_spec; auto).
     assert (dense_num (num_tm r') = Some r') by (apply dense_num_spec; auto).
     facts. comp. reflexivity.
   - (* (5+) *)
-    intros s c r Hn Hb. exists 1. pose proof (value_ndual c).
+    intros s c r Hn Hb Hst. exists 1. pose proof (value_ndual c).
     pose proof (proj1 (bp_value _ _ _ _ Hb)). facts. comp. reflexivity.
   - (* (6) *)
-    intros v1 v2 v3 H1 H2. exists 1. facts. comp. reflexivity.
+    intros v1 v2 v3 H1 H2 Hst. exists 1. pose proof (head_redexb_false_of _ H2).
+    pose proof H2 as H3. simpl in H3. destruct H3 as [_ [H3 H4]]. facts. comp. reflexivity.
   - (* let *)
-    intros v l Hv. exists 1. facts. comp. reflexivity.
+    intros v l Hv Hst. exists 1. facts. comp. reflexivity.
   - (* (7) *)
-    intros e w He. exists 1. assert (lets (Let e (Var 0))) by (constructor; auto).
+    intros e w He Hst. exists 1. assert (lets (Let e (Var 0))) by (constructor; auto).
     facts. comp. reflexivity.
   - (* (8) *)
-    intros e l w He Hl. exists 1. assert (lets (Let e l)) by (apply lets_cons; auto).
+    intros e l w He Hl Hst. exists 1. assert (lets (Let e l)) by (apply lets_cons; auto).
     pose proof (is_var0_lets _ Hl). facts. comp. reflexivity.
   - (* A-step *)
-    intros p p' w Ha Hc. exists 1. pose proof (astep_not_lets _ _ Ha).
+    intros p p' w Ha Hc Hst. exists 1. pose proof (astep_not_lets _ _ Ha).
     pose proof (areduce_complete _ _ Ha).
     assert (chain_bodyb p = false) by (destruct (chain_bodyb p) eqn:E; [apply chain_bodyb_spec in E; contradiction|reflexivity]).
     facts. comp. reflexivity.
   - (* (9) *)
-    intros e w v Hw Hv He Hn. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head. facts. comp. reflexivity.
+    intros e w v Hw Hv He Hn Hst. exists 1. cbn [step_fn].
+    pb_at Hst.
+    unfold pb_head. facts. comp. reflexivity.
   - (* linear *)
-    intros e w v Hw Hv He Hs. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain).
+    intros e w v Hw Hv He Hs Hst. exists 1. cbn [step_fn].
+    pb_at Hst.
     pose proof (lin_shape_not_nocc _ Hs).
     destruct Hs as [p|p q|p q|f p|l p Hl|p a Ha]; [apply pb_head_path|unfold pb_head..].
     + facts. comp. reflexivity.
@@ -775,80 +962,86 @@ Proof.
     + apply elem_dual_inv in He as [? ?]. facts. comp. reflexivity.
     + apply elem_app_inv in He as [? ?]. pose proof (as_path_nocc _ Ha). facts. comp. reflexivity.
   - (* (10a) *)
-    intros a q w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    intros a q w v Hw Hv Ha Hn Hst. exists 1. cbn [step_fn].
+    pb_at Hst. unfold pb_head.
     nn (Plus a (yp q)). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
   - (* (10a), mirrored *)
-    intros p a w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    intros p a w v Hw Hv Ha Hn Hst. exists 1. cbn [step_fn].
+    pb_at Hst. unfold pb_head.
     nn (Plus (yp p) a). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
   - (* (13a) *)
-    intros p a w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    intros p a w v Hw Hv Ha Hn Hst. exists 1. cbn [step_fn].
+    pb_at Hst. unfold pb_head.
     nn (Pair (yp p) a). pose proof (as_path_nocc _ Hn). pose proof (elem_atom _ Ha).
     destruct p; facts; comp; reflexivity.
   - (* (13b) *)
-    intros a q w v Hw Hv Ha Hn. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    intros a q w v Hw Hv Ha Hn Hst. exists 1. cbn [step_fn].
+    pb_at Hst. unfold pb_head.
     nn (Pair a (yp q)). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
   - (* (15) *)
-    intros f p w v Hw Hv. exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    intros f p w v Hw Hv Hst. exists 1. cbn [step_fn].
+    pb_at Hst. unfold pb_head.
     nn (Fun f (yp p)). facts. comp. reflexivity.
   - (* (16b) *)
-    intros l a s' u w v Hw Hv Hl Ha Hnl Hna Hlin Hval _ IH.
+    intros l a s' u w v Hw Hv Hl Ha Hnl Hna Hlin Hval _ IH Hst.
     destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head, premise_pt.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
     assert (~ nocc is0 (Dual l a)) by (simpl; tauto).
     pose proof (as_path_nocc _ Hna). facts. comp. reflexivity.
   - (* (16c) *)
-    intros l p s' u w v Hw Hv Hl Hnl Hlin Hval _ IH.
+    intros l p s' u w v Hw Hv Hl Hnl Hlin Hval _ IH Hst.
     destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head, premise_pt.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
     nn (Dual l (yp p)). facts. comp. reflexivity.
   - (* (17) *)
-    intros l z s0 u w v Hw Hv Hl Hz Hn Hval _ IH.
+    intros l z s0 u w v Hw Hv Hl Hz Hn Hval _ IH Hst.
     destruct (IH Hval) as [m Hm]. exists (S m). cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    pb_at Hst. unfold pb_head.
     pose proof (atom_eqb_refl _ (atom_ren S _ Hz)). fold (shift z) in *.
     facts. comp. reflexivity.
   - (* (18) *)
-    intros l s' u w v Hw Hv Hl Hnl Hval _ IH.
+    intros l s' u w v Hw Hv Hl Hnl Hval _ IH Hst.
     destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head, premise_pt.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
     assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp. reflexivity.
   - (* (19b) *)
-    intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH.
+    intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH Hst.
     destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    pb_at Hst. unfold pb_head.
     nn (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (19c) *)
-    intros p q p' vq w v Hw Hv Hp Hq _ IH.
+    intros p q p' vq w v Hw Hv Hp Hq _ IH Hst.
     destruct (IH (value_zero)) as [n Hn]. exists (S n). cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb, elem_chain). unfold pb_head.
+    pb_at Hst. unfold pb_head.
     nn (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (20a) *)
-    intros e s0 u w v Hw Hv He Hn Hst IH.
+    intros e s0 u w v Hw Hv He Hn Hst0 IH Hst.
     assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).
     assert (~ nocc is0 (Pair (Var 0) e)) by (simpl; intros [H0 _]; apply H0; reflexivity).
     destruct (as_path e) as [q|] eqn:Eq.
     + apply as_path_some in Eq. subst e.
-      rewrite ren_up_yp in Hst. apply premise_path_inv in Hst.
-      rewrite <- (ren_up_yp S q) in Hst. apply (ren_inj _ upS_inv) in Hst; [subst s0|apply upS_inv_l].
-      exists 1. cbn [step_fn]. rewrite step_at_pb by (auto using value_pb).
+      rewrite ren_up_yp in Hst0. apply premise_path_inv in Hst0.
+      rewrite <- (ren_up_yp S q) in Hst0. apply (ren_inj _ upS_inv) in Hst0; [subst s0|apply upS_inv_l].
+      exists 1. cbn [step_fn].
+      pb_at Hst.
       unfold pb_head, lin_red. facts. comp. reflexivity.
-    + destruct IH as [n Hn']. exists (S n). cbn [step_fn].
-      rewrite step_at_pb by (auto using value_pb). unfold pb_head. facts. comp. reflexivity.
+    + destruct (IH Hst0) as [n Hn']. exists (S n). cbn [step_fn].
+      pb_at Hst.
+      unfold pb_head. facts. comp. reflexivity.
   - (* (20b) *)
-    intros e w v Hw Hv He Hn.
+    intros e w v Hw Hv He Hn Hst.
     assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).
     assert (~ nocc is0 (Pair (Var 0) e)) by (simpl; intros [H0 _]; apply H0; reflexivity).
     pose proof (as_path_nocc _ Hn). exists 1. cbn [step_fn].
-    rewrite step_at_pb by (auto using value_pb). unfold pb_head. facts. comp. reflexivity.
+    pb_at Hst.
+    unfold pb_head. facts. comp. reflexivity.
   - (* evaluation contexts *)
-    intros F t t' HF Hst [n Hn]. destruct n as [|n]; [discriminate|].
-    exists (S n). cbn [step_fn] in *. pose proof (step_not_valueb _ _ Hst) as Vt.
-    destruct F; simpl in HF;
+    intros F t t' HF Hst IH _. destruct (IH Hst) as [n Hn].
+    exists n. destruct n as [|n]; cbn [step_fn] in *;
+      destruct F; simpl in HF;
       try (assert (is_lets p = false) by
              (destruct (is_lets p) eqn:E; [apply is_lets_spec in E; exfalso;
                                           exact (chain_body_not_lets _ HF E)|reflexivity]));
@@ -856,8 +1049,8 @@ Proof.
   - (* steps: refl *)
     intros t Hv. exists 1. facts. comp. reflexivity.
   - (* steps: cons *)
-    intros t t' t'' Hst [n1 H1] _ IH2 Hv. destruct (IH2 Hv) as [n2 H2].
-    exists (S (Nat.max n1 n2)). cbn [eval_fn]. rewrite (step_not_valueb _ _ Hst).
+    intros t t' t'' Hst IH1 _ IH2 Hv. destruct (IH1 Hst) as [n1 H1]. destruct (IH2 Hv) as [n2 H2].
+    exists (S (Nat.max n1 n2)). cbn [eval_fn].
     rewrite (step_fn_mono n1 (Nat.max n1 n2) _ _ (PeanoNat.Nat.le_max_l _ _) H1) by discriminate.
     apply (eval_fn_mono n2); [apply PeanoNat.Nat.le_max_r|exact H2|discriminate].
 Qed.
@@ -897,13 +1090,21 @@ Proof.
   specialize (E2 (Nat.max n1 n2) (PeanoNat.Nat.le_max_r _ _)). congruence.
 Qed.
 
-(** [Normal] is a normal form: no rule applies.  (With more fuel the
-    answer would still be [Normal], and a step would be found.) *)
-Theorem step_fn_normal n t : step_fn n t = Normal -> forall t', ~ step t t'.
+(** On a value, [step_fn] answers [Value] with any fuel. *)
+Theorem step_fn_value_complete n t : value t -> step_fn n t = Value.
 Proof.
-  intros H t' Hs. destruct (step_fn_complete _ _ Hs) as [m Hm].
+  intros H. apply valueb_spec in H. destruct n; cbn [step_fn]; apply step_at_value; exact H.
+Qed.
+
+(** [Stuck] is a stuck term: not a value, and no rule applies to it.
+    (With more fuel the answer would still be [Stuck], and a step would
+    be found.) *)
+Theorem step_fn_stuck n t : step_fn n t = Stuck -> ~ value t /\ forall t', ~ step t t'.
+Proof.
+  intros H. split; [exact (step_fn_stuck_not_value _ _ H)|].
+  intros t' Hs. destruct (step_fn_complete _ _ Hs) as [m Hm].
   specialize (Hm (Nat.max n m) (PeanoNat.Nat.le_max_r _ _)).
-  rewrite (step_fn_mono n (Nat.max n m) t Normal (PeanoNat.Nat.le_max_l _ _) H) in Hm
+  rewrite (step_fn_mono n (Nat.max n m) t Stuck (PeanoNat.Nat.le_max_l _ _) H) in Hm
     by discriminate.
   discriminate.
 Qed.
