@@ -34,10 +34,10 @@ Arguments k_sin {K} _ _.
 Arguments k_cos {K} _ _.
 Arguments k_exp {K} _ _.
 
-Inductive prim : Type := Padd | Pmul | Pneg | Psin | Pcos | Pexp | Psq.
+Inductive fprim : Type := Padd | Pmul | Pneg | Psin | Pcos | Pexp | Psq.
 
-Definition pdom (f : prim) : nat := match f with Padd | Pmul => 2 | _ => 1 end.
-Definition pcod (f : prim) : nat := 1.
+Definition edom (f : fprim) : nat := match f with Padd | Pmul => 2 | _ => 1 end.
+Definition ecod (f : fprim) : nat := 1.
 
 Section exec.
 Context {K : Type} (o : scalar_ops K).
@@ -46,62 +46,62 @@ Notation "x + y" := (k_add o x y).
 Notation "x * y" := (k_mul o x y).
 
 (** A scalar, and a pair of scalars, read off a tuple. *)
-Definition cp (a : num K) : K := match a with NR z => z | _ => k_zero o end.
-Definition pr (a : num K) : K * K :=
-  match a with NP a1 a2 => (cp a1, cp a2) | _ => (k_zero o, k_zero o) end.
+Definition ecp (a : num K) : K := match a with NR z => z | _ => k_zero o end.
+Definition epr (a : num K) : K * K :=
+  match a with NP a1 a2 => (ecp a1, ecp a2) | _ => (k_zero o, k_zero o) end.
 
-Definition esem (f : prim) (x : num K) : num K :=
+Definition esem (f : fprim) (x : num K) : num K :=
   match f with
-  | Padd => let (a, b) := pr x in NR (a + b)
-  | Pmul => let (a, b) := pr x in NR (a * b)
-  | Pneg => NR (k_neg o (cp x))
-  | Psin => NR (k_sin o (cp x))
-  | Pcos => NR (k_cos o (cp x))
-  | Pexp => NR (k_exp o (cp x))
-  | Psq => NR (cp x * cp x)
+  | Padd => let (a, b) := epr x in NR (a + b)
+  | Pmul => let (a, b) := epr x in NR (a * b)
+  | Pneg => NR (k_neg o (ecp x))
+  | Psin => NR (k_sin o (ecp x))
+  | Pcos => NR (k_cos o (ecp x))
+  | Pexp => NR (k_exp o (ecp x))
+  | Psq => NR (ecp x * ecp x)
   end.
 
 (** [J(f)(x)(v)] *)
-Definition ejac (f : prim) (x v : num K) : num K :=
+Definition ejac (f : fprim) (x v : num K) : num K :=
   match f with
-  | Padd => let (v1, v2) := pr v in NR (v1 + v2)
-  | Pmul => let (a, b) := pr x in let (v1, v2) := pr v in NR (b * v1 + a * v2)
-  | Pneg => NR (k_neg o (cp v))
-  | Psin => NR (k_cos o (cp x) * cp v)
-  | Pcos => NR (k_neg o (k_sin o (cp x)) * cp v)
-  | Pexp => NR (k_exp o (cp x) * cp v)
-  | Psq => NR ((cp x + cp x) * cp v)
+  | Padd => let (v1, v2) := epr v in NR (v1 + v2)
+  | Pmul => let (a, b) := epr x in let (v1, v2) := epr v in NR (b * v1 + a * v2)
+  | Pneg => NR (k_neg o (ecp v))
+  | Psin => NR (k_cos o (ecp x) * ecp v)
+  | Pcos => NR (k_neg o (k_sin o (ecp x)) * ecp v)
+  | Pexp => NR (k_exp o (ecp x) * ecp v)
+  | Psq => NR ((ecp x + ecp x) * ecp v)
   end.
 
 (** [(J(f)(x))ᵀ c] *)
-Definition ejac_t (f : prim) (x c : num K) : num K :=
+Definition ejac_t (f : fprim) (x c : num K) : num K :=
   match f with
-  | Padd => NP (NR (cp c)) (NR (cp c))
-  | Pmul => let (a, b) := pr x in NP (NR (b * cp c)) (NR (a * cp c))
-  | Pneg => NR (k_neg o (cp c))
-  | Psin => NR (k_cos o (cp x) * cp c)
-  | Pcos => NR (k_neg o (k_sin o (cp x)) * cp c)
-  | Pexp => NR (k_exp o (cp x) * cp c)
-  | Psq => NR ((cp x + cp x) * cp c)
+  | Padd => NP (NR (ecp c)) (NR (ecp c))
+  | Pmul => let (a, b) := epr x in NP (NR (b * ecp c)) (NR (a * ecp c))
+  | Pneg => NR (k_neg o (ecp c))
+  | Psin => NR (k_cos o (ecp x) * ecp c)
+  | Pcos => NR (k_neg o (k_sin o (ecp x)) * ecp c)
+  | Pexp => NR (k_exp o (ecp x) * ecp c)
+  | Psq => NR ((ecp x + ecp x) * ecp c)
   end.
 
-Ltac shape_ok := unfold esem, ejac, ejac_t;
-  repeat match goal with |- context [pr ?x] => destruct (pr x) end; repeat constructor.
+Ltac eshape_ok := unfold esem, ejac, ejac_t;
+  repeat match goal with |- context [epr ?x] => destruct (epr x) end; repeat constructor.
 
-Lemma esem_ty f x : num_ty x (Rn (pdom f)) -> num_ty (esem f x) (Rn (pcod f)).
-Proof. intros _. destruct f; simpl; shape_ok. Qed.
+Lemma esem_ty f x : num_ty x (Rn (edom f)) -> num_ty (esem f x) (Rn (ecod f)).
+Proof. intros _. destruct f; simpl; eshape_ok. Qed.
 
 Lemma ejac_ty f x v :
-  num_ty x (Rn (pdom f)) -> num_ty v (Rn (pdom f)) -> num_ty (ejac f x v) (Rn (pcod f)).
-Proof. intros _ _. destruct f; simpl; shape_ok. Qed.
+  num_ty x (Rn (edom f)) -> num_ty v (Rn (edom f)) -> num_ty (ejac f x v) (Rn (ecod f)).
+Proof. intros _ _. destruct f; simpl; eshape_ok. Qed.
 
 Lemma ejac_t_ty f x c :
-  num_ty x (Rn (pdom f)) -> num_ty c (Rn (pcod f)) -> num_ty (ejac_t f x c) (Rn (pdom f)).
-Proof. intros _ _. destruct f; simpl; shape_ok. Qed.
+  num_ty x (Rn (edom f)) -> num_ty c (Rn (ecod f)) -> num_ty (ejac_t f x c) (Rn (edom f)).
+Proof. intros _ _. destruct f; simpl; eshape_ok. Qed.
 
 Definition exec_sig : signature := {|
   scalar := K; szero := k_zero o; sadd := k_add o; smul := k_mul o;
-  fsym := prim; fdom := pdom; fcod := pcod;
+  fsym := fprim; fdom := edom; fcod := ecod;
   fsem := esem; fjac := ejac; fjac_t := ejac_t;
   fsem_ty := esem_ty; fjac_ty := ejac_ty; fjac_t_ty := ejac_t_ty;
 |}.

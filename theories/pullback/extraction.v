@@ -54,8 +54,8 @@ Definition pb_trace (fuel : nat) (t : tm) : list tm * outcome := trace fuel t.
 
 Definition mk_real (x : flt) : @scalar pb_sig := x.
 Definition real_view (x : @scalar pb_sig) : flt := x.
-Definition mk_fsym (p : prim) : @fsym pb_sig := p.
-Definition fsym_view (f : @fsym pb_sig) : prim := f.
+Definition mk_fsym (p : fprim) : @fsym pb_sig := p.
+Definition fsym_view (f : @fsym pb_sig) : fprim := f.
 
 Extraction Language OCaml.
 Extraction "pullback_core.ml"
