@@ -366,3 +366,73 @@ def test_numbers_print_as_floats():
     assert result("(fun mul (pair 1e300 1e300))")[0] == "inf"
     assert result("(fun add (pair 0.1 0.2))")[0] == "0.30000000000000004"
     assert float(result("(fun exp 1.0)")[0]) == math.exp(1.0)
+
+
+# ---------- random first-order queries against forward-mode dual numbers ----------
+
+class Dual:
+    """a + b ε with ε² = 0: forward mode, one tangent direction."""
+
+    def __init__(self, a: float, b: float):
+        self.a, self.b = a, b
+
+
+PRIMS = {
+    "neg": lambda u: Dual(-u.a, -u.b),
+    "sin": lambda u: Dual(math.sin(u.a), math.cos(u.a) * u.b),
+    "cos": lambda u: Dual(math.cos(u.a), -math.sin(u.a) * u.b),
+    "exp": lambda u: Dual(math.exp(u.a), math.exp(u.a) * u.b),
+    "sq": lambda u: Dual(u.a * u.a, 2 * u.a * u.b),
+}
+
+
+def random_expr(rng, depth: int):
+    """(sexp, forward evaluator on a pair of duals) of a random expression in x, y."""
+    choice = rng.random()
+    if depth == 0 or choice < 0.2:
+        leaf = rng.choice(["x", "y", "c"])
+        if leaf == "x":
+            return x_(), lambda x, y: x
+        if leaf == "y":
+            return y_(), lambda x, y: y
+        c = round(rng.uniform(-2, 2), 3)
+        return repr(c), lambda x, y, c=c: Dual(c, 0.0)
+    if choice < 0.55:
+        op = rng.choice(["add", "mul"])
+        (sa, fa), (sb, fb) = random_expr(rng, depth - 1), random_expr(rng, depth - 1)
+        if op == "add":
+            ev = lambda x, y: (lambda u, v: Dual(u.a + v.a, u.b + v.b))(fa(x, y), fb(x, y))
+        else:
+            ev = lambda x, y: (lambda u, v: Dual(u.a * v.a, u.a * v.b + u.b * v.a))(fa(x, y), fb(x, y))
+        return f("{}".format(op), pair(sa, sb)), ev
+    name = rng.choice(sorted(PRIMS))
+    sa, fa = random_expr(rng, depth - 1)
+    return f(name, sa), lambda x, y: PRIMS[name](fa(x, y))
+
+
+def test_random_first_order_queries_against_forward_mode():
+    import random
+    rng = random.Random(20260212)
+    cases = []
+    for _ in range(120):
+        s, ev = random_expr(rng, 4)
+        x, y = round(rng.uniform(-1.5, 1.5), 3), round(rng.uniform(-1.5, 1.5), 3)
+        gx = ev(Dual(x, 1.0), Dual(y, 0.0)).b
+        gy = ev(Dual(x, 0.0), Dual(y, 1.0)).b
+        cases.append((query("(* R R)", s, f"(pair {x!r} {y!r})"), gx, gy))
+    rc, lines, err = run("\n".join(q for q, _, _ in cases) + "\n", "--serve")
+    assert rc == 0 and err == "" and len(lines) == len(cases)
+    compared = 0
+    for (q, gx, gy), line in zip(cases, lines):
+        ans = parse(line)
+        assert ans[0] == "result", (q, line)
+        value = field(ans, "value")[0]
+        got = [0.0, 0.0] if value == "zero" else ndual(value)   # rule 9: a constant body
+        if not all(math.isfinite(g) for g in (gx, gy)):
+            continue
+        # the variable that does not occur leaves a zero entry
+        assert len(got) == 2 or got == [0.0], (q, line)
+        got = got if len(got) == 2 else [0.0, 0.0]
+        assert all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(got, [gx, gy])), (q, got, gx, gy)
+        compared += 1
+    assert compared >= 100
