@@ -6,7 +6,8 @@
    symbols, their Jacobians, the scalars and their laws) enters as section
    variables: nothing is assumed. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction
-  preservation progress transpose reverse_phase examples.
+  preservation progress transpose reverse_phase examples decide step_fn normalize infer
+  exec_sig.
 
 (* Subject reduction for A-reduction (§4). *)
 Check @astep_typed.
@@ -58,3 +59,41 @@ Check @reverse_query_transpose.
 Print Assumptions reverse_query_transpose.
 Check @ho_query_result.
 Print Assumptions ho_query_result.
+
+(* The executable language: the step function is sound and complete for the
+   relation (the premises need fuel), more fuel changes no answer, and so
+   the relation is deterministic. *)
+Check @step_fn_sound.
+Print Assumptions step_fn_sound.
+Check @step_fn_value.
+Print Assumptions step_fn_value.
+Check @step_fn_stuck.
+Print Assumptions step_fn_stuck.
+Check @step_fn_complete.
+Print Assumptions step_fn_complete.
+Check @step_fn_mono.
+Print Assumptions step_fn_mono.
+Check @step_det.
+Print Assumptions step_det.
+Check @steps_value_det.
+Print Assumptions steps_value_det.
+
+(* The normaliser and the trace. *)
+Check @normalize_sound.
+Print Assumptions normalize_sound.
+Check @normalize_complete.
+Print Assumptions normalize_complete.
+Check @trace_sound.
+Print Assumptions trace_sound.
+
+(* The type checker for annotated terms. *)
+Check @infer_sound.
+Print Assumptions infer_sound.
+Check @check_sound.
+Print Assumptions check_sound.
+Check @ty_eq_dec.
+Print Assumptions ty_eq_dec.
+
+(* The signature of pullback-eval: its typing obligations are proved. *)
+Check @exec_sig.
+Print Assumptions exec_sig.

@@ -285,7 +285,7 @@ Ltac find_step :=
       | solve [ lazymatch t with App (Pb ?e _) _ =>
                   let p := eval compute in (as_path e) in
                   lazymatch p with Some ?p' =>
-                    apply step_pb_lin; [svalue | svalue | apply (lin_shape_path p')] end end ]
+                    apply step_pb_lin; [svalue | svalue | elem_tac | apply (lin_shape_path p')] end end ]
       | solve [ eapply step_pb_pair_step_fix; [svalue | svalue | elem_tac | not_nocc | find_step | reflexivity] ]
       | solve [ apply step_pb_pair_const; [svalue | svalue | elem_tac | simpl; unfold is0; auto] ]
       | solve [ apply (step_ctx (EAppL _)); [exact I | find_step] ]

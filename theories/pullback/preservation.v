@@ -322,7 +322,7 @@ Proof.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & _). constructor.
     + intros X _. exact I.
   - (* 10b, 11, 12, 13c, 14, 16a, 19a *)
-    intros e w v _ _ Hs. apply preserves_pbapp.
+    intros e w v _ _ _ Hs. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
       eapply typed_out; eauto. apply lin_shape_lin. exact Hs.
     + intros X H. apply nocc_out; auto. simpl in H. tauto.
@@ -356,7 +356,7 @@ Proof.
     + intros X H. apply nocc_out; auto. simpl in H |- *. split; [tauto|].
       apply nocc_shift. apply nocc_ppath. tauto.
   - (* (16b) *)
-    intros l a s' u w v _ _ _ Ha Hs' _ _ IH. apply preserves_pbapp.
+    intros l a s' u w v _ _ _ _ _ Ha Hs' _ _ IH. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
       inv He. destruct (premise_swap _ _ _ _ _ _ _ _ ltac:(eassumption) Hv IH) as [Ht Hl].
       eapply typed_out; [econstructor; eassumption|eassumption|eassumption| |].
@@ -365,7 +365,7 @@ Proof.
     + intros X H. apply nocc_out; auto. simpl in H |- *. destruct H as [[[Hl Ha'] Hw] Hv].
       split; auto. eapply premise_swap_nocc; eauto.
   - (* (16c) *)
-    intros l p s' u w v _ _ _ Hs' _ _ IH. apply preserves_pbapp.
+    intros l p s' u w v _ _ _ _ Hs' _ _ IH. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
       inv He. destruct (premise_swap _ _ _ _ _ _ _ _ ltac:(eassumption) Hv IH) as [Ht Hl].
       eapply typed_out; [econstructor; eassumption|eassumption|eassumption| |].
@@ -397,7 +397,7 @@ Proof.
       * eapply premise_swap_nocc; eauto.
       * apply nocc_shift. apply nocc_ppath. exact Hv.
   - (* (17) *)
-    intros l z s0 u w v _ _ _ _ _ [IHt [IHn _]]. apply preserves_pbapp.
+    intros l z s0 u w v _ _ _ _ _ _ _ [IHt [IHn _]]. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
       inv He. econstructor; [|eassumption]. econstructor; [|eassumption].
       constructor. apply IHt. econstructor.
@@ -412,7 +412,7 @@ Proof.
         - apply (nocc_ren (lift X)); [setx|exact Hz]. }
       apply IHn in Hp. simpl in Hp |- *. tauto.
   - (* (18) *)
-    intros l s' u w v _ _ _ _ _ IH. apply preserves_pbapp.
+    intros l s' u w v _ _ _ _ _ _ IH. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
       inv He. destruct (premise_swap _ _ _ _ _ _ _ _ ltac:(eassumption) Hv IH) as [Ht Hl].
       eapply typed_out; [constructor; eassumption|eassumption|eassumption| |].

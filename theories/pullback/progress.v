@@ -417,8 +417,9 @@ Proof.
         + right. right. right. right. eauto. }
   destruct (nocc_is0_dec e) as [Hn|Hn].
   { left. eexists. apply step_pb_const; eauto. }
+  pose proof He as He0. revert He0.
   destruct He as [ |a1 a2 Ha1 Ha2|a Ha|l Hl|a1 a2 Ha1 Ha2|a1 a2 Ha1 Ha2|r|f a Ha|f a Ha
-                 |l a Hl Ha|l a Hl Ha|r].
+                 |l a Hl Ha|l a Hl Ha|r]; intros He0.
   - simpl in Hn. tauto.
   - (* a1 + a2 *)
     pose proof Ha1 as Ha1'; pose proof Ha2 as Ha2'.
@@ -541,7 +542,7 @@ Ltac not_stuck :=
 
 Lemma value_not_step t t' : step t t' -> ~ value t.
 Proof.
-  induction 1 as [| | | | | | | | | | |e w v Hw Hv He Hn|e w v Hw Hv Hs|
+  induction 1 as [| | | | | | | | | | |e w v Hw Hv He Hn|e w v Hw Hv Hel Hs|
                   | | | | | | | | |p q p' vq s0 u w v Hw Hv Hp Hq _ _
                   |p q p' vq w v Hw Hv Hp Hq _|e s0 u w v Hw Hv He Hn _ _| |F t t' HF _ IH];
     intros Hval.

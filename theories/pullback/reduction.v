@@ -205,7 +205,15 @@ Inductive step : tm -> tm -> Prop :=
     (Ω λy.C_A[r_A]) · S  →  (Ω λy.C_A[L]) · S     (context (Ω λy.C_A)·S)
 >> *)
 | step_pb_anf p p' w : astep p p' -> ~ chain_body p -> step (Pb p w) (Pb p' w)
-(** *** Pullbacks along elementary terms applied to a value (§5.3) *)
+(** *** Pullbacks along elementary terms applied to a value (§5.3)
+
+    The body [E] of each rule 9-20 is elementary (spec §5.3): the rules
+    whose shape alone does not say so ([(λx.L)* · ·], [λx.L], [(Ω λx.L) · z],
+    [y^{π} a]) ask for it ([elem e], [lets l], [atom a]).  Without these
+    premises a body that is not yet A-normal, such as
+    [((Ω λy. (λx.x)* · y) · ω) V], could both take the A-step in its body
+    and fire the rule, and [step] would not be deterministic
+    ([step_det], [step_fn.v]). *)
 (**
 <<
     ((Ω λy.E) · ω) V  →  0                     y ∉ FV(E)          (9)
@@ -218,7 +226,7 @@ Inductive step : tm -> tm -> Prop :=
        E ∈ { y^p, y^p + y^q, ⟨y^p, y^q⟩, J f · y^p, (λx.L)*·y^p, y^p z }
                                          (11, 12, 10b, 13c, 14, 16a, 19a)
 >> *)
-| step_pb_lin e w v : value w -> value v -> lin_shape e ->
+| step_pb_lin e w v : value w -> value v -> elem e -> lin_shape e ->
     step (App (Pb e w) v) (Dual e (out w v e))
 (**
 <<
@@ -254,7 +262,8 @@ Inductive step : tm -> tm -> Prop :=
     ─────────────────────────────────────────────────────────────────  (16b)
     ((Ω λy. (λx.L)* · z) · ω) V  →  (λv. (λx.S)* · z)* · (ω ((λx.L[V/y])* · z))
 >> *)
-| step_pb_dual_z l a s' u w v : value w -> value v -> ~ nocc (lift is0) l ->
+| step_pb_dual_z l a s' u w v : value w -> value v -> lets l -> atom a ->
+    ~ nocc (lift is0) l ->
     nocc is0 a -> lin is0 s' ->
     value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
@@ -267,7 +276,8 @@ Inductive step : tm -> tm -> Prop :=
     ((Ω λy. (λx.L)* · y^p) · ω) V
       →  (λv. (λx.L[V/y])* · v^p + (λx.S)* · V^p)* · (ω ((λx.L[V/y])* · V^p))
 >> *)
-| step_pb_dual_y l p s' u w v : value w -> value v -> ~ nocc (lift is0) l -> lin is0 s' ->
+| step_pb_dual_y l p s' u w v : value w -> value v -> lets l -> ~ nocc (lift is0) l ->
+    lin is0 s' ->
     value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->
@@ -280,7 +290,7 @@ Inductive step : tm -> tm -> Prop :=
     ─────────────────────────────────────────────────────────────────  (17)
     ((Ω λy. (Ω λx.L) · z) · ω) V  →  ((Ω λy. λa. (λv.S)* · (z W)) · ω) V
 >> *)
-| step_pb_pb l z s0 u w v : value w -> value v -> ~ nocc is0 (Pb l z) ->
+| step_pb_pb l z s0 u w v : value w -> value v -> lets l -> atom z -> ~ nocc is0 (Pb l z) ->
     value (Dual s0 (App (shift z) u)) ->
     steps (App (Pb (ren (up_ren S) l) (shift z)) (Var 0)) (Dual s0 (App (shift z) u)) ->
     step (App (Pb (Pb l z) w) v) (App (Pb (Lam (Dual s0 (App (shift z) u))) w) v)
@@ -290,7 +300,7 @@ Inductive step : tm -> tm -> Prop :=
     ─────────────────────────────────────────────────────────────────  (18)
     ((Ω λy. λx.L) · ω) V  →  (λv. λx.S)* · (ω (λx. L[V/y]))
 >> *)
-| step_pb_lam l s' u w v : value w -> value v -> ~ nocc (lift is0) l ->
+| step_pb_lam l s' u w v : value w -> value v -> lets l -> ~ nocc (lift is0) l ->
     value (Dual (ren swap s') (App (Var 1) u)) ->
     steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v))
           (Dual (ren swap s') (App (Var 1) u)) ->

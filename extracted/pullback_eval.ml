@@ -1,0 +1,242 @@
+(* pullback-eval: the command-line driver of the pullback language (Mak and
+   Ong; theories/pullback).
+
+   What is computed is extracted from Coq (module Pullback_core, generated
+   at build time from theories/pullback/extraction.v): the type checker
+   (infer.v, infer_sound), the erasure of binder types, and the normaliser
+   (normalize.v, normalize_sound, over the step function of step_fn.v:
+   step_fn_sound, step_fn_complete).  This file only
+   - reads a request (docs/sexp-format.md, "pullback-eval") into an
+     annotated term, checking nesting, numbers and variable scopes;
+   - prints answers and errors, and chooses the exit code: 0 value, 1
+     stuck or out of fuel, 2 bad input (ill-typed included). *)
+
+module P = Pullback_core
+module S = Sexplib.Sexp
+open Driver_io
+
+let max_depth = 2000
+let fuel = ref 1_000_000
+
+(* ---------- reading ---------- *)
+
+let check_depth d = if d > max_depth then bad "too-deep" (Printf.sprintf "nesting deeper than %d levels" max_depth)
+
+let is_digits s = s <> "" && String.for_all (fun c -> c >= '0' && c <= '9') s
+
+(* [+-]?(d+.?d*|.d+)([eE][+-]?d+)? *)
+let decimal s =
+  let n = String.length s in
+  let i = ref 0 in
+  let digits () = let j = !i in while !i < n && s.[!i] >= '0' && s.[!i] <= '9' do incr i done; !i - j in
+  if !i < n && (s.[!i] = '+' || s.[!i] = '-') then incr i;
+  let a = digits () in
+  let b = if !i < n && s.[!i] = '.' then (incr i; digits ()) else 0 in
+  let mant = a + b > 0 in
+  let expo_ok =
+    if !i < n && (s.[!i] = 'e' || s.[!i] = 'E') then begin
+      incr i;
+      if !i < n && (s.[!i] = '+' || s.[!i] = '-') then incr i;
+      digits () > 0
+    end else true
+  in
+  mant && expo_ok && !i = n
+
+let non_finite = [ "nan"; "+nan"; "-nan"; "inf"; "+inf"; "-inf"; "infinity"; "+infinity"; "-infinity" ]
+
+(* A number atom: [Some f] for a finite decimal; non-finite numbers are
+   errors of kind number; other atoms are not numbers. *)
+let number_of a =
+  if decimal a then
+    match float_of_string_opt a with
+    | Some f when Float.is_finite f -> Some f
+    | _ -> bad "number" (Printf.sprintf "the number %s is not finite in binary64" a)
+  else if List.mem (String.lowercase_ascii a) non_finite then
+    bad "number" (Printf.sprintf "%s: numbers must be finite" a)
+  else None
+
+let rec ty_of d s =
+  check_depth d;
+  match s with
+  | S.Atom "R" -> P.TR
+  | S.List [ S.Atom "*"; a; b ] -> P.TProd (ty_of (d + 1) a, ty_of (d + 1) b)
+  | S.List [ S.Atom "->"; a; b ] -> P.TArr (ty_of (d + 1) a, ty_of (d + 1) b)
+  | S.List [ S.Atom "dual"; a ] -> P.TDual (ty_of (d + 1) a)
+  | S.Atom "?" -> bad "syntax" "a binder type ? is only printed (for erased terms); the input gives every binder a type"
+  | _ -> bad "syntax" ("a type is R, (* T T), (-> T T) or (dual T); found " ^ short s)
+
+let prims = [ ("add", P.Padd); ("mul", P.Pmul); ("neg", P.Pneg); ("sin", P.Psin); ("cos", P.Pcos); ("exp", P.Pexp); ("sq", P.Psq) ]
+
+let prim_of = function
+  | S.Atom f when List.mem_assoc f prims -> P.mk_fsym (List.assoc f prims)
+  | s -> bad "unbound" ("unknown function symbol " ^ short s ^ " (add, mul, neg, sin, cos, exp, sq)")
+
+let rec num_of d s =
+  check_depth d;
+  match s with
+  | S.Atom "zero" -> P.NZ
+  | S.Atom a -> (
+      match number_of a with
+      | Some f -> P.NR (P.mk_real f)
+      | None -> bad "syntax" ("a numeric tuple is a number, zero or (NUM NUM); found " ^ short s))
+  | S.List [ a; b ] -> P.NP (num_of (d + 1) a, num_of (d + 1) b)
+  | _ -> bad "syntax" ("a numeric tuple is a number, zero or (NUM NUM); found " ^ short s)
+
+(* [k]: the number of binders around the term, for the scope of (var N). *)
+let rec term_of k d s =
+  check_depth d;
+  let sub = term_of k (d + 1) and under = term_of (k + 1) (d + 1) in
+  match s with
+  | S.Atom "zero" -> P.XZero
+  | S.Atom a -> (
+      match number_of a with
+      | Some f -> P.XReal (P.mk_real f)
+      | None -> bad "syntax" ("expected a term, found the atom " ^ short s))
+  | S.List [ S.Atom "var"; S.Atom n ] when is_digits n ->
+      (match int_of_string_opt n with
+       | Some i when i < k -> P.XVar i
+       | _ -> bad "unbound" (Printf.sprintf "(var %s) under %d binder%s" n k (if k = 1 then "" else "s")))
+  | S.List [ S.Atom "lam"; t; b ] -> let t = ty_of (d + 1) t in P.XLam (t, under b)
+  | S.List [ S.Atom "app"; a; b ] -> P.XApp (sub a, sub b)
+  | S.List [ S.Atom "proj"; S.Atom "1"; a ] -> P.XProj (false, sub a)
+  | S.List [ S.Atom "proj"; S.Atom "2"; a ] -> P.XProj (true, sub a)
+  | S.List [ S.Atom "pair"; a; b ] -> P.XPair (sub a, sub b)
+  | S.List [ S.Atom "fun"; f; a ] -> let f = prim_of f in P.XFun (f, sub a)
+  | S.List [ S.Atom "jac"; f; a ] -> let f = prim_of f in P.XJac (f, sub a)
+  | S.List [ S.Atom "dual-map"; t; b; a ] -> let t = ty_of (d + 1) t in P.XDual (t, under b, sub a)
+  | S.List [ S.Atom "pullback"; t; b; a ] -> let t = ty_of (d + 1) t in P.XPb (t, under b, sub a)
+  | S.List [ S.Atom "ndual"; r ] -> P.XNDual (num_of (d + 1) r)
+  | S.List [ S.Atom "+"; a; b ] -> P.XPlus (sub a, sub b)
+  | S.List [ S.Atom "let"; e; l ] -> let e = sub e in P.XLet (e, under l)
+  | _ ->
+      bad "syntax"
+        ("a term is (var N), (lam T E), (app E E), (proj 1|2 E), (pair E E), a number, (fun F E), (jac F E), \
+          (dual-map T E E), (pullback T E E), (ndual NUM), zero, (+ E E) or (let E E); found " ^ short s)
+
+(* ---------- printing ---------- *)
+
+let float_str f =
+  if Float.is_nan f then "nan"
+  else if f = Float.infinity then "inf"
+  else if f = Float.neg_infinity then "-inf"
+  else
+    let s = Printf.sprintf "%.17g" f in
+    if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
+
+let real r = atom (float_str (P.real_view r))
+
+let rec ty_sexp = function
+  | P.TR -> atom "R"
+  | P.TProd (a, b) -> list "*" [ ty_sexp a; ty_sexp b ]
+  | P.TArr (a, b) -> list "->" [ ty_sexp a; ty_sexp b ]
+  | P.TDual a -> list "dual" [ ty_sexp a ]
+
+let prim_name f = fst (List.find (fun (_, p) -> p = P.fsym_view f) prims)
+
+let rec num_sexp = function
+  | P.NR r -> real r
+  | P.NP (a, b) -> S.List [ num_sexp a; num_sexp b ]
+  | P.NZ -> atom "zero"
+
+let rec tm_sexp = function
+  | P.Var n -> list "var" [ int_atom n ]
+  | P.Lam s -> list "lam" [ atom "?"; tm_sexp s ]
+  | P.App (a, b) -> list "app" [ tm_sexp a; tm_sexp b ]
+  | P.Proj (i, a) -> list "proj" [ atom (if i then "2" else "1"); tm_sexp a ]
+  | P.Pair (a, b) -> list "pair" [ tm_sexp a; tm_sexp b ]
+  | P.Real r -> real r
+  | P.Fun (f, a) -> list "fun" [ atom (prim_name f); tm_sexp a ]
+  | P.Jac (f, a) -> list "jac" [ atom (prim_name f); tm_sexp a ]
+  | P.Dual (b, a) -> list "dual-map" [ atom "?"; tm_sexp b; tm_sexp a ]
+  | P.Pb (b, a) -> list "pullback" [ atom "?"; tm_sexp b; tm_sexp a ]
+  | P.NDual r -> list "ndual" [ num_sexp r ]
+  | P.Zero -> atom "zero"
+  | P.Plus (a, b) -> list "+" [ tm_sexp a; tm_sexp b ]
+  | P.Let (e, l) -> list "let" [ tm_sexp e; tm_sexp l ]
+
+(* ---------- running ---------- *)
+
+let typed s =
+  let a = term_of 0 0 s in
+  match P.pb_infer a with
+  | Some t -> (P.pb_erase a, t)
+  | None ->
+      bad "type" ("the term has no type (the checker of theories/pullback/infer.v rejects it; 0 and (ndual ...) \
+                   with zero entries need a type from their context): " ^ short s)
+
+let result_line u t k =
+  to_line (list "result" [ list "value" [ tm_sexp u ]; list "type" [ ty_sexp t ]; list "steps" [ int_atom k ] ])
+
+(* The answer to a finished run: a value, or a runtime failure. *)
+let outcome u t k = function
+  | P.OValue -> result_line u t k
+  | P.OStuck -> raise (Runtime ("stuck", Printf.sprintf "no rule applies after %d steps, and the term is not a value: %s" k (short (tm_sexp u))))
+  | P.OFuel -> raise (Runtime ("out-of-fuel", Printf.sprintf "no value within the fuel of %d steps (after %d steps; --fuel N)" !fuel k))
+
+let run s =
+  let e, t = typed s in
+  let (u, k), o = P.pb_normalize !fuel e in
+  outcome u t k o
+
+let check_line s = to_line (list "ok" [ list "type" [ ty_sexp (snd (typed s)) ] ])
+
+(* The terms after each step, and the answer (or failure) at the end. *)
+let trace s =
+  let e, t = typed s in
+  let steps, o = P.pb_trace !fuel e in
+  let lines = List.map (fun u -> to_line (list "step" [ tm_sexp u ])) steps in
+  let u = List.fold_left (fun _ x -> x) e steps in
+  (lines, fun () -> outcome u t (List.length steps) o)
+
+let mode_of_request = function
+  | S.List [ S.Atom "run"; p ] -> (`Run, p)
+  | S.List [ S.Atom "check"; p ] -> (`Check, p)
+  | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
+  | S.List (S.Atom ("run" | "check" | "trace") :: _) -> bad "syntax" "a request is (run TERM), (check TERM), (trace TERM) or a TERM"
+  | p -> (`Run, p)
+
+let usage =
+  "usage: pullback-eval [--check | --trace] [--fuel N] [FILE]\n\
+  \       pullback-eval --serve [--fuel N]\n\
+   Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
+   (check TERM), (trace TERM) or a TERM, from FILE or standard input, and\n\
+   prints one answer line (--trace: one line per step first).  Exit codes:\n\
+   0 value, 1 stuck or out of fuel, 2 bad input.  --fuel N bounds the steps\n\
+   (default 1000000).  --serve answers one request per line."
+
+let () =
+  let mode = ref `Run and serve_mode = ref false and file = ref None in
+  let rec args = function
+    | [] -> ()
+    | "--check" :: rest -> mode := `Check; args rest
+    | "--trace" :: rest -> mode := `Trace; args rest
+    | "--serve" :: rest -> serve_mode := true; args rest
+    | "--fuel" :: n :: rest -> (
+        match int_of_string_opt n with
+        | Some f when f >= 0 && f <= 1_000_000_000 -> fuel := f; args rest
+        | _ -> prerr_endline usage; exit 2)
+    | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+    | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
+    | _ -> prerr_endline usage; exit 2
+  in
+  args (List.tl (Array.to_list Sys.argv));
+  if !serve_mode then
+    serve (fun req ->
+        let m, p = mode_of_request req in
+        match m with
+        | `Run -> run p
+        | `Check -> check_line p
+        | `Trace ->
+            let lines, fin = trace p in
+            let final = try fin () with Runtime (kind, msg) -> error_line kind "none" msg in
+            "(trace" ^ String.concat "" (List.map (fun l -> " " ^ l) lines) ^ " " ^ final ^ ")")
+  else
+    answer_one !file (fun req ->
+        let m, p = mode_of_request req in
+        match (if !mode = `Run then m else !mode) with
+        | `Run -> run p
+        | `Check -> check_line p
+        | `Trace ->
+            let lines, fin = trace p in
+            List.iter print_endline lines;
+            fin ())

@@ -1,0 +1,62 @@
+(** * Extraction of the executable pullback language (the only file of the
+    Pullback theory with [Extract] directives; see extracted/TRUSTED.md)
+
+    The extracted module [Pullback_core] exposes, for the signature
+    [exec_sig] (exec_sig.v) over OCaml's floats:
+    - [pb_infer]: the type checker of infer.v on closed terms
+      ([infer_sound]), and [pb_erase], the erasure of binder types;
+    - [pb_step]: one step ([step_fn], step_fn.v: [step_fn_sound],
+      [step_fn_complete], [step_fn_normal]);
+    - [pb_normalize]: the normaliser ([normalize], normalize.v:
+      [normalize_sound]) and [pb_trace], the same loop recording every term
+      ([trace_sound]);
+    - [mk_real], [real_view], [mk_fsym], [fsym_view]: the scalars and the
+      function symbols, which the generic development keeps abstract.
+
+    The scalars are the type [flt] with the operations of [float_ops].  In
+    Coq they are placeholders (the one-element type); the extraction
+    replaces them by OCaml's [float] and its operations.  No proof depends
+    on what the scalar operations compute: the theorems hold for every
+    [scalar_ops] (exec_sig.v). *)
+From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
+From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig.
+
+Definition flt : Type := unit.
+Definition flt_zero : flt := tt.
+Definition flt_add (x y : flt) : flt := tt.
+Definition flt_mul (x y : flt) : flt := tt.
+Definition flt_neg (x : flt) : flt := tt.
+Definition flt_sin (x : flt) : flt := tt.
+Definition flt_cos (x : flt) : flt := tt.
+Definition flt_exp (x : flt) : flt := tt.
+
+Extract Constant flt => "float".
+Extract Constant flt_zero => "0.0".
+Extract Constant flt_add => "( +. )".
+Extract Constant flt_mul => "( *. )".
+Extract Constant flt_neg => "Float.neg".
+Extract Constant flt_sin => "Float.sin".
+Extract Constant flt_cos => "Float.cos".
+Extract Constant flt_exp => "Float.exp".
+
+Definition float_ops : scalar_ops flt := {|
+  k_zero := flt_zero; k_add := flt_add; k_mul := flt_mul; k_neg := flt_neg;
+  k_sin := flt_sin; k_cos := flt_cos; k_exp := flt_exp;
+|}.
+
+#[local] Instance pb_sig : signature := exec_sig float_ops.
+
+Definition pb_infer (a : atm) : option ty := infer [] a.
+Definition pb_erase (a : atm) : tm := erase a.
+Definition pb_step (fuel : nat) (t : tm) : sres := step_fn fuel t.
+Definition pb_normalize (fuel : nat) (t : tm) : tm * nat * outcome := normalize fuel t.
+Definition pb_trace (fuel : nat) (t : tm) : list tm * outcome := trace fuel t.
+
+Definition mk_real (x : flt) : @scalar pb_sig := x.
+Definition real_view (x : @scalar pb_sig) : flt := x.
+Definition mk_fsym (p : fprim) : @fsym pb_sig := p.
+Definition fsym_view (f : @fsym pb_sig) : fprim := f.
+
+Extraction Language OCaml.
+Extraction "pullback_core.ml"
+  pb_infer pb_erase pb_step pb_normalize pb_trace mk_real real_view mk_fsym fsym_view.

@@ -1,0 +1,357 @@
+(** * A type checker for terms with annotated binders
+
+    [atm] is [tm] with the type of the bound variable on [λx:σ.S],
+    [(λx:σ.S1)* · S2] and [(Ω λx:σ.P) · S] ([erase] drops them).  The
+    checker is bidirectional, in one function [tc Γ a exp]: with
+    [exp = None] it infers a type, with [exp = Some A] it checks [A] and
+    answers [Some A].  [0] and numeric duals with [0] entries only check
+    (they have every type); an abstraction, a pair and a sum check their
+    parts against the expected type; a dual map and a pullback infer their
+    body, or else their argument, and check the other against it.
+    [infer Γ a = Some A] and [check Γ a A = true] give [typed Γ (erase a) A]
+    ([infer_sound], [check_sound]); the linearity side condition of (dual)
+    is decided by [linb] ([decide.v]).  Type equality is decidable
+    ([ty_eq_dec]). *)
+From Pullback Require Import syntax typing decide.
+
+Definition ty_eq_dec (A B : ty) : {A = B} + {A <> B}.
+Proof. decide equality. Defined.
+
+Section infer.
+Context {Σ : signature}.
+
+Inductive atm : Type :=
+| XVar (n : nat)
+| XLam (A : ty) (s : atm)
+| XApp (s p : atm)
+| XProj (i : bool) (s : atm)
+| XPair (s1 s2 : atm)
+| XReal (r : scalar)
+| XFun (f : fsym) (p : atm)
+| XJac (f : fsym) (s : atm)
+| XDual (A : ty) (s1 s2 : atm)
+| XPb (A : ty) (p s : atm)
+| XNDual (r : num scalar)
+| XZero
+| XPlus (s p : atm)
+| XLet (e l : atm).
+
+Fixpoint erase (a : atm) : tm :=
+  match a with
+  | XVar n => Var n
+  | XLam _ s => Lam (erase s)
+  | XApp s p => App (erase s) (erase p)
+  | XProj i s => Proj i (erase s)
+  | XPair s1 s2 => Pair (erase s1) (erase s2)
+  | XReal r => Real r
+  | XFun f p => Fun f (erase p)
+  | XJac f s => Jac f (erase s)
+  | XDual _ s1 s2 => Dual (erase s1) (erase s2)
+  | XPb _ p s => Pb (erase p) (erase s)
+  | XNDual r => NDual r
+  | XZero => Zero
+  | XPlus s p => Plus (erase s) (erase p)
+  | XLet e l => Let (erase e) (erase l)
+  end.
+
+(** The type of a numeric tuple without [0] entries, and the check of a
+    numeric tuple against a type. *)
+Fixpoint num_shape (r : num scalar) : option ty :=
+  match r with
+  | NR _ => Some TR
+  | NP a b => match num_shape a, num_shape b with
+              | Some A, Some B => Some (TProd A B)
+              | _, _ => None
+              end
+  | NZ => None
+  end.
+
+Fixpoint num_tyb (r : num scalar) (σ : ty) : bool :=
+  match r, σ with
+  | NR _, TR => true
+  | NP a b, TProd A B => num_tyb a A && num_tyb b B
+  | NZ, _ => true
+  | _, _ => false
+  end.
+
+Lemma num_shape_sound r σ : num_shape r = Some σ -> num_ty r σ.
+Proof.
+  revert σ. induction r as [x|a IHa b IHb|]; simpl; intros σ H; try discriminate.
+  - injection H as <-. constructor.
+  - destruct (num_shape a) as [A|]; [|discriminate].
+    destruct (num_shape b) as [B|]; [|discriminate]. injection H as <-. constructor; auto.
+Qed.
+
+Lemma num_tyb_sound r σ : num_tyb r σ = true -> num_ty r σ.
+Proof.
+  revert σ. induction r as [x|a IHa b IHb|]; intros σ H; destruct σ; simpl in H;
+    try discriminate; try (constructor; fail).
+  apply Bool.andb_true_iff in H as [H1 H2]. constructor; auto.
+Qed.
+
+Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
+  let ret (B : ty) : option ty :=
+    match exp with
+    | None => Some B
+    | Some A => if ty_eq_dec A B then Some A else None
+    end in
+  match a with
+  | XVar n => match nth_error Γ n with Some B => ret B | None => None end
+  | XLam A s =>
+      match exp with
+      | Some (TArr A' C) =>
+          if ty_eq_dec A A' then
+            match tc (A :: Γ) s (Some C) with Some _ => Some (TArr A C) | None => None end
+          else None
+      | Some _ => None
+      | None => match tc (A :: Γ) s None with Some C => Some (TArr A C) | None => None end
+      end
+  | XApp s p =>
+      match tc Γ s None with
+      | Some (TArr A B) => match tc Γ p (Some A) with Some _ => ret B | None => None end
+      | _ => None
+      end
+  | XProj i s =>
+      match tc Γ s None with
+      | Some (TProd A B) => ret (if i then B else A)
+      | _ => None
+      end
+  | XPair s1 s2 =>
+      match exp with
+      | Some (TProd A1 A2) =>
+          match tc Γ s1 (Some A1), tc Γ s2 (Some A2) with
+          | Some _, Some _ => Some (TProd A1 A2)
+          | _, _ => None
+          end
+      | Some _ => None
+      | None =>
+          match tc Γ s1 None, tc Γ s2 None with
+          | Some A1, Some A2 => Some (TProd A1 A2)
+          | _, _ => None
+          end
+      end
+  | XReal _ => ret TR
+  | XFun f p => match tc Γ p (Some (Rn (fdom f))) with Some _ => ret (Rn (fcod f)) | None => None end
+  | XJac f s =>
+      match tc Γ s (Some (Rn (fdom f))) with
+      | Some _ => ret (TArr (Rn (fdom f)) (Rn (fcod f)))
+      | None => None
+      end
+  | XDual A s1 s2 =>
+      if linb is0b (erase s1) then
+        match tc (A :: Γ) s1 None with
+        | Some τ => match tc Γ s2 (Some (TDual τ)) with Some _ => ret (TDual A) | None => None end
+        | None =>
+            match tc Γ s2 None with
+            | Some (TDual τ) =>
+                match tc (A :: Γ) s1 (Some τ) with Some _ => ret (TDual A) | None => None end
+            | _ => None
+            end
+        end
+      else None
+  | XPb A p s =>
+      match tc (A :: Γ) p None with
+      | Some τ => match tc Γ s (Some (TOmega τ)) with Some _ => ret (TOmega A) | None => None end
+      | None =>
+          match tc Γ s None with
+          | Some (TArr τ (TDual τ')) =>
+              if ty_eq_dec τ τ' then
+                match tc (A :: Γ) p (Some τ) with Some _ => ret (TOmega A) | None => None end
+              else None
+          | _ => None
+          end
+      end
+  | XNDual r =>
+      match exp with
+      | Some (TDual σ) => if num_tyb r σ then Some (TDual σ) else None
+      | Some _ => None
+      | None => match num_shape r with Some σ => Some (TDual σ) | None => None end
+      end
+  | XZero => exp
+  | XPlus s p =>
+      match exp with
+      | Some A =>
+          match tc Γ s (Some A), tc Γ p (Some A) with
+          | Some _, Some _ => Some A
+          | _, _ => None
+          end
+      | None =>
+          match tc Γ s None with
+          | Some A => match tc Γ p (Some A) with Some _ => Some A | None => None end
+          | None =>
+              match tc Γ p None with
+              | Some A => match tc Γ s (Some A) with Some _ => Some A | None => None end
+              | None => None
+              end
+          end
+      end
+  | XLet e l => match tc Γ e None with Some σ => tc (σ :: Γ) l exp | None => None end
+  end.
+
+Definition infer (Γ : list ty) (a : atm) : option ty := tc Γ a None.
+
+Definition check (Γ : list ty) (a : atm) (A : ty) : bool :=
+  match tc Γ a (Some A) with Some _ => true | None => false end.
+
+Lemma lin_is0_of t : linb is0b t = true -> lin is0 t.
+Proof. apply linb_is0. Qed.
+
+#[local] Arguments ty_eq_dec : simpl never.
+
+Lemma tc_sound a : forall Γ exp B,
+  tc Γ a exp = Some B -> typed Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
+Proof.
+  induction a as [n|A s IH|s IHs p IHp|i s IH|s1 IH1 s2 IH2|r|f p IH|f s IH|A s1 IH1 s2 IH2
+                 |A p IHp s IHs|r| |s IHs p IHp|e IHe l IHl];
+    intros Γ exp B H; simpl in H |- *.
+  - (* var *)
+    destruct (nth_error Γ n) as [T|] eqn:En; [|discriminate].
+    destruct exp as [A0|].
+    + destruct (ty_eq_dec A0 T) as [<-|]; [injection H as <-|discriminate].
+      split; [constructor; exact En|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [constructor; exact En|discriminate].
+  - (* λ *)
+    destruct exp as [[| |A' C|]|]; try discriminate.
+    + destruct (ty_eq_dec A A') as [<-|]; [|discriminate].
+      destruct (tc (A :: Γ) s (Some C)) as [C'|] eqn:Es; [|discriminate].
+      injection H as <-. destruct (IH _ _ _ Es) as [Ht Heq].
+      rewrite (Heq C eq_refl) in Ht. split; [constructor; exact Ht|].
+      intros ? E; injection E as ->; reflexivity.
+    + destruct (tc (A :: Γ) s None) as [C|] eqn:Es; [|discriminate].
+      injection H as <-. destruct (IH _ _ _ Es) as [Ht _].
+      split; [constructor; exact Ht|discriminate].
+  - (* application *)
+    destruct (tc Γ s None) as [[| |A1 B1|]|] eqn:Es; try discriminate.
+    destruct (tc Γ p (Some A1)) as [A2|] eqn:Ep; [|discriminate].
+    destruct (IHs _ _ _ Es) as [Hs _]. destruct (IHp _ _ _ Ep) as [Hp Hpe].
+    rewrite (Hpe A1 eq_refl) in Hp.
+    destruct exp as [A0|].
+    + destruct (ty_eq_dec A0 B1) as [<-|]; [injection H as <-|discriminate].
+      split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [econstructor; eassumption|discriminate].
+  - (* projection *)
+    destruct (tc Γ s None) as [[|A1 A2| |]|] eqn:Es; try discriminate.
+    destruct (IH _ _ _ Es) as [Hs _].
+    destruct i; destruct exp as [A0|].
+    1: destruct (ty_eq_dec A0 A2) as [<-|]; [injection H as <-|discriminate].
+    3: destruct (ty_eq_dec A0 A1) as [<-|]; [injection H as <-|discriminate].
+    1, 3: split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
+    all: injection H as <-; split; [econstructor; eassumption|discriminate].
+  - (* pair *)
+    destruct exp as [[|A1 A2| |]|]; try discriminate.
+    + destruct (tc Γ s1 (Some A1)) as [B1|] eqn:E1; [|discriminate].
+      destruct (tc Γ s2 (Some A2)) as [B2|] eqn:E2; [|discriminate].
+      injection H as <-.
+      destruct (IH1 _ _ _ E1) as [H1 He1]. destruct (IH2 _ _ _ E2) as [H2 He2].
+      rewrite (He1 _ eq_refl) in H1. rewrite (He2 _ eq_refl) in H2.
+      split; [constructor; assumption|intros ? E; injection E as ->; reflexivity].
+    + destruct (tc Γ s1 None) as [A1|] eqn:E1; [|discriminate].
+      destruct (tc Γ s2 None) as [A2|] eqn:E2; [|discriminate].
+      injection H as <-.
+      destruct (IH1 _ _ _ E1) as [H1 _]. destruct (IH2 _ _ _ E2) as [H2 _].
+      split; [constructor; assumption|discriminate].
+  - (* real *)
+    destruct exp as [A0|].
+    + destruct (ty_eq_dec A0 TR) as [->|]; [injection H as <-|discriminate].
+      split; [constructor|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [constructor|discriminate].
+  - (* f(P) *)
+    destruct (tc Γ p (Some (Rn (fdom f)))) as [Ap|] eqn:Ep; [|discriminate].
+    destruct (IH _ _ _ Ep) as [Hp Hpe]. rewrite (Hpe _ eq_refl) in Hp.
+    destruct exp as [A0|].
+    + destruct (ty_eq_dec A0 (Rn (fcod f))) as [->|]; [injection H as <-|discriminate].
+      split; [constructor; exact Hp|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [constructor; exact Hp|discriminate].
+  - (* J f · S *)
+    destruct (tc Γ s (Some (Rn (fdom f)))) as [As|] eqn:Es; [|discriminate].
+    destruct (IH _ _ _ Es) as [Hs Hse]. rewrite (Hse _ eq_refl) in Hs.
+    destruct exp as [A0|].
+    + destruct (ty_eq_dec A0 (TArr (Rn (fdom f)) (Rn (fcod f)))) as [->|];
+        [injection H as <-|discriminate].
+      split; [constructor; exact Hs|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [constructor; exact Hs|discriminate].
+  - (* dual map *)
+    destruct (linb is0b (erase s1)) eqn:Hl; [|discriminate]. apply lin_is0_of in Hl.
+    assert (Hty : typed Γ (Dual (erase s1) (erase s2)) (TDual A)).
+    { destruct (tc (A :: Γ) s1 None) as [τ|] eqn:E1.
+      - destruct (tc Γ s2 (Some (TDual τ))) as [B2|] eqn:E2; [|destruct exp; discriminate].
+        destruct (IH1 _ _ _ E1) as [H1 _]. destruct (IH2 _ _ _ E2) as [H2 He2].
+        rewrite (He2 _ eq_refl) in H2. econstructor; eassumption.
+      - destruct (tc Γ s2 None) as [[| | |τ]|] eqn:E2; try (destruct exp; discriminate).
+        destruct (tc (A :: Γ) s1 (Some τ)) as [B1|] eqn:E1'; [|destruct exp; discriminate].
+        destruct (IH1 _ _ _ E1') as [H1 He1]. destruct (IH2 _ _ _ E2) as [H2 _].
+        rewrite (He1 _ eq_refl) in H1. econstructor; eassumption. }
+    assert (Hret : forall X : option ty, match X with Some _ => match exp with
+                   | None => Some (TDual A)
+                   | Some A0 => if ty_eq_dec A0 (TDual A) then Some A0 else None end
+                   | None => None end = Some B -> B = TDual A /\ (forall A0, exp = Some A0 -> B = A0)).
+    { intros [X|] HX; [|discriminate]. destruct exp as [A0|].
+      - destruct (ty_eq_dec A0 (TDual A)) as [->|]; [injection HX as <-|discriminate].
+        split; [reflexivity|intros ? E; injection E as ->; reflexivity].
+      - injection HX as <-. split; [reflexivity|discriminate]. }
+    destruct (tc (A :: Γ) s1 None) as [τ|];
+      [|destruct (tc Γ s2 None) as [[| | |τ]|]; try discriminate];
+      destruct (Hret _ H) as [-> He]; split; assumption.
+  - (* pullback *)
+    assert (Hret : forall X : option ty, match X with Some _ => match exp with
+                   | None => Some (TOmega A)
+                   | Some A0 => if ty_eq_dec A0 (TOmega A) then Some A0 else None end
+                   | None => None end = Some B -> B = TOmega A /\ (forall A0, exp = Some A0 -> B = A0)).
+    { intros [X|] HX; [|discriminate]. destruct exp as [A0|].
+      - destruct (ty_eq_dec A0 (TOmega A)) as [->|]; [injection HX as <-|discriminate].
+        split; [reflexivity|intros ? E; injection E as ->; reflexivity].
+      - injection HX as <-. split; [reflexivity|discriminate]. }
+    destruct (tc (A :: Γ) p None) as [τ|] eqn:E1.
+    + destruct (Hret _ H) as [-> He]. split; [|exact He].
+      destruct (tc Γ s (Some (TOmega τ))) as [B2|] eqn:E2; [|discriminate].
+      destruct (IHp _ _ _ E1) as [H1 _]. destruct (IHs _ _ _ E2) as [H2 He2].
+      rewrite (He2 _ eq_refl) in H2. econstructor; eassumption.
+    + destruct (tc Γ s None) as [[| |τ [|? ?|? ?|τ']|]|] eqn:E2; try discriminate.
+      destruct (ty_eq_dec τ τ') as [<-|]; [|discriminate].
+      destruct (Hret _ H) as [-> He]. split; [|exact He].
+      destruct (tc (A :: Γ) p (Some τ)) as [B1|] eqn:E1'; [|discriminate].
+      destruct (IHp _ _ _ E1') as [H1 He1]. destruct (IHs _ _ _ E2) as [H2 _].
+      rewrite (He1 _ eq_refl) in H1. econstructor; eassumption.
+  - (* numeric dual *)
+    destruct exp as [[| | |σ]|]; try discriminate.
+    + destruct (num_tyb r σ) eqn:Hr; [|discriminate]. injection H as <-.
+      split; [constructor; apply num_tyb_sound; exact Hr|intros ? E; injection E as ->; reflexivity].
+    + destruct (num_shape r) as [σ|] eqn:Hr; [|discriminate]. injection H as <-.
+      split; [constructor; apply num_shape_sound; exact Hr|discriminate].
+  - (* 0 *)
+    destruct exp as [A0|]; [|discriminate]. injection H as <-.
+    split; [constructor|intros ? E; injection E as ->; reflexivity].
+  - (* sum *)
+    destruct exp as [A0|].
+    + destruct (tc Γ s (Some A0)) as [B1|] eqn:E1; [|discriminate].
+      destruct (tc Γ p (Some A0)) as [B2|] eqn:E2; [|discriminate].
+      injection H as <-.
+      destruct (IHs _ _ _ E1) as [H1 He1]. destruct (IHp _ _ _ E2) as [H2 He2].
+      rewrite (He1 _ eq_refl) in H1. rewrite (He2 _ eq_refl) in H2.
+      split; [constructor; assumption|intros ? E; injection E as ->; reflexivity].
+    + split; [|discriminate].
+      destruct (tc Γ s None) as [A1|] eqn:E1.
+      * destruct (tc Γ p (Some A1)) as [B2|] eqn:E2; [|discriminate]. injection H as <-.
+        destruct (IHs _ _ _ E1) as [H1 _]. destruct (IHp _ _ _ E2) as [H2 He2].
+        rewrite (He2 _ eq_refl) in H2. constructor; assumption.
+      * destruct (tc Γ p None) as [A2|] eqn:E2; [|discriminate].
+        destruct (tc Γ s (Some A2)) as [B1|] eqn:E3; [|discriminate]. injection H as <-.
+        destruct (IHs _ _ _ E3) as [H1 He1]. destruct (IHp _ _ _ E2) as [H2 _].
+        rewrite (He1 _ eq_refl) in H1. constructor; assumption.
+  - (* let *)
+    destruct (tc Γ e None) as [σ|] eqn:Ee; [|discriminate].
+    destruct (IHe _ _ _ Ee) as [He _]. destruct (IHl _ _ _ H) as [Hl Hle].
+    split; [econstructor; eassumption|exact Hle].
+Qed.
+
+(** The type checker is sound. *)
+Theorem infer_sound Γ a A : infer Γ a = Some A -> typed Γ (erase a) A.
+Proof. intros H. apply (tc_sound a Γ None A H). Qed.
+
+Theorem check_sound Γ a A : check Γ a A = true -> typed Γ (erase a) A.
+Proof.
+  unfold check. destruct (tc Γ a (Some A)) as [B|] eqn:E; [|discriminate]. intros _.
+  destruct (tc_sound a Γ (Some A) B E) as [H He]. rewrite (He A eq_refl) in H. exact H.
+Qed.
+
+End infer.
