@@ -12,12 +12,27 @@ Two representations differ from Coq on purpose and are checked by
 * a function symbol is :class:`FSym` ``(k, prim)``, the executable instance's
   ``rd^k[p]`` (``theories/rh/instance.v``), with ``prim`` one of the primitives
   of :data:`revhandlers.prims.PRIMS`.
+
+Terms, commands, clauses, handlers and declarations parsed from the surface
+syntax also carry ``pos``, the ``(line, column)`` (both from 1) where they
+start in the text, or ``None``.  It is the last field, has a default and
+takes no part in equality, hashing or ``repr``: ``Var("x")`` and a parsed
+``x`` are equal, and ``parse(pretty(p)) == p``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Optional, Union
+
+#: a source position ``(line, column)``, both counted from 1, or ``None``
+Pos = Optional[tuple[int, int]]
+
+
+def _pos():
+    """The ``pos`` field of the nodes that carry one: last, with a default,
+    and outside equality, hashing and ``repr`` (a new field per class)."""
+    return field(default=None, compare=False, hash=False, repr=False)
 
 
 # ----------------------------------------------------------------- types
@@ -67,12 +82,14 @@ class FSym:
 class Var:
     """A variable: Coq ``Var`` (syntax.v), here by name."""
     name: str
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
 class Const:
     """The constant ``v̲ : Real(len(values))``: Coq ``Const`` (syntax.v)."""
     values: tuple[float, ...]
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,7 @@ class App:
     """``f(M)``: Coq ``App`` (syntax.v)."""
     f: FSym
     arg: "Tm"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -87,12 +105,14 @@ class Add:
     """``M1 + M2`` at a base type: Coq ``Add`` (syntax.v)."""
     left: "Tm"
     right: "Tm"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
 class Tuple:
     """``<M1, …, Mn>``: Coq ``Tuple`` (syntax.v)."""
     items: tuple["Tm", ...]
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -100,6 +120,7 @@ class Proj:
     """``proj_{index+1}(M)``: Coq ``Proj`` (syntax.v), 0-based like Coq."""
     index: int
     arg: "Tm"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -108,6 +129,7 @@ class Let:
     var: str
     bound: "Tm"
     body: "Tm"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -117,6 +139,7 @@ class Rd:
     var: str
     body: "Tm"
     point: "Tm"
+    pos: Pos = _pos()
 
 
 Tm = Union[Var, Const, App, Add, Tuple, Proj, Let, Rd]
@@ -151,6 +174,7 @@ OpSym = Union[OpUser, OpGet, OpPut]
 class Ret:
     """``⌊M⌋``: Coq ``Ret`` (syntax.v)."""
     term: Tm
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -158,6 +182,7 @@ class Op:
     """``Op(M)``: Coq ``Op`` (syntax.v)."""
     op: OpSym
     arg: Tm
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -166,6 +191,7 @@ class CLet:
     var: str
     bound: "Cmd"
     body: "Cmd"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -176,6 +202,7 @@ class RevHandle:
     vars: tuple[str, ...]
     body: "Cmd"
     handler: "Handler"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -189,6 +216,7 @@ class CCons:
     y: str
     z: str
     bwd: "Cmd"
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -198,6 +226,7 @@ class Handler:
     var: str
     ret: "Cmd"
     clauses: tuple[CCons, ...] = ()
+    pos: Pos = _pos()
 
 
 Cmd = Union[Ret, Op, CLet, RevHandle]
@@ -211,6 +240,7 @@ class OpDecl:
     name: str
     coarity: Ty
     arity: Ty
+    pos: Pos = _pos()
 
 
 @dataclass(frozen=True)
@@ -218,6 +248,7 @@ class LocDecl:
     """A location ``name :: shape``, holding ``Real(∏ shape)``."""
     name: str
     shape: tuple[int, ...]
+    pos: Pos = _pos()
 
     @property
     def size(self) -> int:

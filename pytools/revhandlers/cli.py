@@ -107,6 +107,8 @@ def _load_heap(path: str | None) -> dict | None:
 
 def cmd_check(args, out) -> int:
     prog = load(args.file)
+    from .typecheck import handler_checks
+    warnings = handler_checks(prog)    # a second clause for one operation: an error; unhandled operations
     if args.engine == "reference":
         from .typecheck import check_program
         t = _bounded(args.timeout, check_program, prog)
@@ -117,11 +119,14 @@ def cmd_check(args, out) -> int:
         finally:
             ev.close()
     print(f"{args.file}: well typed, {pretty_ty(t)}", file=out)
+    _print_warnings(warnings, args)
     return 0
 
 
 def cmd_run(args, out) -> int:
     prog = load(args.file)
+    from .typecheck import handler_checks
+    handler_checks(prog)
     heap = _load_heap(args.heap)
     if args.engine == "reference":
         from .reference import run_reference
@@ -140,7 +145,9 @@ def cmd_run(args, out) -> int:
 
 def cmd_trace(args, out) -> int:
     from .evaluator import with_heap
+    from .typecheck import handler_checks
     prog = load(args.file)
+    handler_checks(prog)
     ev = _evaluator(args)
     try:
         steps, res = ev.trace(with_heap(prog, _load_heap(args.heap)))
@@ -264,6 +271,54 @@ def _extend(sub) -> None:
         module.register(sub)
 
 
+# ------------------------------------------------------ printing errors
+
+#: the commands whose errors on FILE (a program that :func:`load` reads)
+#: the Python checker locates
+_PROGRAM_COMMANDS = ("check", "run", "trace")
+
+
+def _source(path):
+    try:
+        return read_source(path)
+    except RevHandlersError:
+        return None
+
+
+def _describe_error(e: RevHandlersError, args) -> str:
+    """``FILE:LINE:COL: error (KIND) [RULE]: MESSAGE``, the source line and
+    a caret, and notes (err.format_diagnostic).  An error of rh-eval on a
+    program (no position) is first located by the Python checker
+    (typecheck.locate), which renders it in the surface syntax."""
+    try:
+        from .errors import format_diagnostic
+        from .typecheck import LOCATABLE, locate
+        path = getattr(args, "file", None)
+        if not isinstance(path, str):
+            path = None
+        if (path and e.pos is None and e.checker is None and getattr(args, "command", None) in _PROGRAM_COMMANDS
+                and (e.kind in LOCATABLE or e.kind == "unhandled-operation")):
+            try:
+                with room():
+                    e = locate(load(path), e)
+            except (RevHandlersError, RecursionError):
+                pass
+        return format_diagnostic(e, path, _source(path) if (path and e.pos) else None)
+    except Exception:              # a bug in the rendering: the error as rh-eval gave it, never a traceback
+        if os.environ.get("REVHANDLERS_TRACEBACK"):
+            raise
+        rule = f" [{e.rule}]" if e.rule != "none" else ""
+        return f"error ({e.kind}){rule}: {e.message}"
+
+
+def _print_warnings(warnings, args) -> None:
+    from .errors import format_diagnostic
+    path = getattr(args, "file", None)
+    source = _source(path) if warnings and path else None
+    for w in warnings:
+        print(format_diagnostic(w, path, source, severity="warning"), file=sys.stderr)
+
+
 def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     parser = build_parser()
@@ -276,8 +331,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         with room():
             return args.func(args, out)
     except RevHandlersError as e:
-        rule = f" [{e.rule}]" if e.rule != "none" else ""
-        print(f"error ({e.kind}){rule}: {e.message}", file=sys.stderr)
+        print(_describe_error(e, args), file=sys.stderr)
         return e.exit_code
     except BrokenPipeError:
         raise                      # the reader of the output went away: entry() handles it

@@ -32,6 +32,11 @@ parameters (``matmul[4,3,1](<w, x>)``, ``rd[swish[3]](<x, u>)``);
 ``M.rd(x. N)(L)`` is the reverse derivative; ``Get[l]()``, ``Put[l](M)``.
 In a clause the residual type of ``z`` may be written (``y, z : D -> …``)
 or left to be inferred from the forward clause.
+
+Every term, command, clause, handler and declaration read records where it
+starts (``pos``, outside equality), so that errors name the line and column
+of the offending node; parse errors say what is missing for the common
+mistakes (a primitive without ``[…]``, a missing ``in``, ``|]``, ``>``, ``;``).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from __future__ import annotations
 import math
 import re
 
-from lark import Lark, Token, Transformer
+from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
@@ -123,7 +128,22 @@ COMMENT: /#[^\n]*/
 %ignore COMMENT
 """
 
-_PARSER = Lark(GRAMMAR, parser="lalr", propagate_positions=False, maybe_placeholders=True)
+_PARSER = Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+#: the parameters of each primitive, as docs/surface-syntax.md writes them
+PRIM_PARAMS = {"swish": "n", "smul": "n", "sub": "n", "matmul": "m,n,k", "transpose": "m,n", "round": "n",
+               "pad": "c,n,m", "upscale": "c,n,m", "concat": "c,c',n", "conv1d": "c,c',n,m", "maxpool": "c,n,m"}
+
+
+def _at(meta):
+    """The (line, column) where a parse-tree node starts, or None."""
+    if meta is None or getattr(meta, "empty", True):
+        return None
+    return (meta.line, meta.column)
+
+
+def _tok_at(tok):
+    return (tok.line, tok.column) if getattr(tok, "line", None) is not None else None
 
 
 class _Build(Transformer):
@@ -138,7 +158,9 @@ class _Build(Transformer):
     def nat_param(self, a):
         name = str(a[0])
         if name not in self.params:
-            raise BadInput("unbound", f"unknown parameter {name} (declare it with `param {name} = N`)")
+            from .typecheck import did_you_mean
+            raise BadInput("unbound", f"unknown parameter {name} (declare it with `param {name} = N`)"
+                           + did_you_mean(name, self.params), pos=_tok_at(a[0]), checker="parser")
         return self.params[name]
 
     def nat_add(self, a):
@@ -154,11 +176,13 @@ class _Build(Transformer):
         return ("param", None)
 
     # ---- declarations
-    def op_decl(self, a):
-        return ("op", OpDecl(a[0], a[1], a[3]))
+    @v_args(meta=True)
+    def op_decl(self, meta, a):
+        return ("op", OpDecl(a[0], a[1], a[3], _at(meta)))
 
-    def loc_decl(self, a):
-        return ("loc", LocDecl(str(a[0]), tuple(int(x) for x in a[1:] if x is not None)))
+    @v_args(meta=True)
+    def loc_decl(self, meta, a):
+        return ("loc", LocDecl(str(a[0]), tuple(int(x) for x in a[1:] if x is not None), _at(meta)))
 
     def heap_decl(self, a):
         return ("heap", (str(a[0]), a[1]))
@@ -186,34 +210,42 @@ class _Build(Transformer):
         return TProd(tuple(x for x in a if not isinstance(x, Token)))
 
     # ---- commands
-    def clet(self, a):
-        return CLet(str(a[0]), a[2], a[3])
+    @v_args(meta=True)
+    def clet(self, meta, a):
+        return CLet(str(a[0]), a[2], a[3], _at(meta))
 
-    def revhandle(self, a):
+    @v_args(meta=True)
+    def revhandle(self, meta, a):
         # a = [arg, TUPL, name or None, ..., TUPR, body, handler]
         arg, body, handler = a[0], a[-2], a[-1]
         names = tuple(str(t) for t in a[2:-3] if t is not None)
-        return RevHandle(arg, names, body, handler)
+        return RevHandle(arg, names, body, handler, _at(meta))
 
-    def ret(self, a):
-        return Ret(a[1])
+    @v_args(meta=True)
+    def ret(self, meta, a):
+        return Ret(a[1], _at(meta))
 
-    def get(self, a):
-        return Op(OpGet(str(a[0])), a[1] if a[1] is not None else Const(()))
+    @v_args(meta=True)
+    def get(self, meta, a):
+        return Op(OpGet(str(a[0])), a[1] if a[1] is not None else Const(()), _at(meta))
 
-    def put(self, a):
-        return Op(OpPut(str(a[0])), a[1])
+    @v_args(meta=True)
+    def put(self, meta, a):
+        return Op(OpPut(str(a[0])), a[1], _at(meta))
 
-    def op(self, a):
-        return Op(OpUser(a[0]), a[1])
+    @v_args(meta=True)
+    def op(self, meta, a):
+        return Op(OpUser(a[0]), a[1], _at(meta))
 
-    def handler(self, a):
+    @v_args(meta=True)
+    def handler(self, meta, a):
         var, _arrow, ret, *clauses = a
-        return Handler(str(var), ret, tuple(c for c in clauses if c is not None))
+        return Handler(str(var), ret, tuple(c for c in clauses if c is not None), _at(meta))
 
-    def clause(self, a):
+    @v_args(meta=True)
+    def clause(self, meta, a):
         op, x, _a1, fwd, y, z, residual, _a2, bwd = a
-        return (op, residual, str(x), fwd, str(y), str(z), bwd)
+        return (op, residual, str(x), fwd, str(y), str(z), bwd, _at(meta))
 
     def opget(self, a):
         return OpGet(str(a[0]))
@@ -230,32 +262,41 @@ class _Build(Transformer):
         return str(base) + (f"[{','.join(idx)}]" if idx else "")
 
     # ---- terms
-    def tlet(self, a):
-        return Let(str(a[0]), a[2], a[3])
+    @v_args(meta=True)
+    def tlet(self, meta, a):
+        return Let(str(a[0]), a[2], a[3], _at(meta))
 
-    def add(self, a):
-        return Add(a[0], a[1])
+    @v_args(meta=True)
+    def add(self, meta, a):
+        return Add(a[0], a[1], _at(meta))
 
-    def rd(self, a):
-        return Rd(a[0], str(a[1]), a[2], a[3])
+    @v_args(meta=True)
+    def rd(self, meta, a):
+        return Rd(a[0], str(a[1]), a[2], a[3], _at(meta))
 
-    def var(self, a):
-        return Var(str(a[0]))
+    @v_args(meta=True)
+    def var(self, meta, a):
+        return Var(str(a[0]), _at(meta))
 
-    def const(self, a):
-        return Const(a[0])
+    @v_args(meta=True)
+    def const(self, meta, a):
+        return Const(a[0], _at(meta))
 
-    def tuple(self, a):
-        return Tuple(tuple(x for x in a[1:-1] if x is not None))
+    @v_args(meta=True)
+    def tuple(self, meta, a):
+        return Tuple(tuple(x for x in a[1:-1] if x is not None), _at(meta))
 
-    def app(self, a):
-        return App(a[0], a[1])
+    @v_args(meta=True)
+    def app(self, meta, a):
+        return App(a[0], a[1], _at(meta))
 
-    def proj(self, a):
+    @v_args(meta=True)
+    def proj(self, meta, a):
         i = _nat_literal(str(a[0])[len("proj_"):])
         if i < 1:
-            raise BadInput("syntax", "projections count from 1: proj_1, proj_2, …")
-        return Proj(i - 1, a[1])
+            raise BadInput("syntax", f"projections count from 1: proj_1, proj_2, … ({a[0]} does not exist; "
+                           f"proj_1 is the first component)", pos=_at(meta), checker="parser")
+        return Proj(i - 1, a[1], _at(meta))
 
     def vector(self, a):
         return tuple(x for x in a if x is not None)
@@ -263,7 +304,7 @@ class _Build(Transformer):
     def number(self, a):
         x = float(a[0])
         if not math.isfinite(x):
-            raise BadInput("number", f"not a finite number: {a[0]}")
+            raise BadInput("number", f"not a finite number: {a[0]}", pos=_tok_at(a[0]), checker="parser")
         return x
 
     def prim(self, a):
@@ -290,31 +331,34 @@ def _elaborate_residuals(prog: Program) -> Program:
     from dataclasses import replace
 
     from .errors import TypeCheckError
-    from .typecheck import _cmd, _op, ar, check_cmd, coar, show_ty
+    from .typecheck import _cmd, _op, _op_type, ar, check_cmd, coar, show_op, show_ty
 
     def fix_cmd(p: Cmd) -> Cmd:
         match p:
-            case CLet(x, b, body):
-                return CLet(x, fix_cmd(b), fix_cmd(body))
-            case RevHandle(arg, xs, body, h):
-                return RevHandle(arg, xs, fix_cmd(body), fix_handler(h))
+            case CLet(_, b, body):
+                return replace(p, bound=fix_cmd(b), body=fix_cmd(body))
+            case RevHandle(_, _, body, h):
+                return replace(p, body=fix_cmd(body), handler=fix_handler(h))
         return p
 
     def fix_handler(h: Handler) -> Handler:
         clauses = []
         for c in h.clauses:
-            op, residual, x, fwd, y, z, bwd = c
+            op, residual, x, fwd, y, z, bwd, pos = c
             fwd, bwd = fix_cmd(fwd), fix_cmd(bwd)
             if residual is None:
-                _op(op, prog)
+                _op(op, prog, pos)
                 _cmd(fwd, (x,), prog, 1)
                 t = check_cmd(((x, coar(op, prog)),), fwd, prog)
                 if not (isinstance(t, TProd) and len(t.items) == 2):
-                    raise TypeCheckError("typed_clauses_cons", f"the forward clause of {op} has type {show_ty(t)}, "
-                                         f"expected {show_ty(ar(op, prog))} × D")
+                    raise TypeCheckError(
+                        "typed_clauses_cons",
+                        f"the forward clause of {show_op(op)} has type {show_ty(t)}, expected {show_ty(ar(op, prog))} "
+                        f"* D: a pair of the result of {_op_type(op, prog)} and a residual D (its type, left out, "
+                        f"is inferred from this pair)", pos=fwd.pos or pos, checker="python")
                 residual = t.items[1]
-            clauses.append(CCons(op, residual, x, fwd, y, z, bwd))
-        return Handler(h.var, fix_cmd(h.ret), tuple(clauses))
+            clauses.append(CCons(op, residual, x, fwd, y, z, bwd, pos))
+        return replace(h, ret=fix_cmd(h.ret), clauses=tuple(clauses))
 
     return replace(prog, main=fix_cmd(prog.main))
 
@@ -338,7 +382,8 @@ def parse(text: str, params: dict[str, int] | None = None) -> Program:
         with nesting.room():
             prog = _Build(values).transform(tree)
     except UnexpectedInput as e:
-        raise BadInput("parse", f"line {e.line}, column {e.column}: {_describe(e, text)}") from None
+        pos, detail = _describe(e, text)
+        raise BadInput("parse", detail, pos=pos, checker="parser") from None
     except VisitError as e:
         if isinstance(e.orig_exc, RevHandlersError):
             raise e.orig_exc from None
@@ -370,18 +415,145 @@ def _terminal_text(name: str) -> str:
             "TIMES": "'*'"}.get(name, name.lower())
 
 
-def _describe(e: UnexpectedInput, text: str) -> str:
-    if isinstance(e, UnexpectedEOF):
-        return "unexpected end of input"
-    if isinstance(e, UnexpectedToken):
-        tok = e.token
-        if tok.type == "$END":
-            return "unexpected end of input"
-        expected = sorted({_terminal_text(t) for t in e.expected})[:10]
-        return f"unexpected {tok.value!r}; expected one of {' '.join(expected)}"
+_OPENERS = {"[|": "|]", "⌊": "⌋", "<": ">", "⟨": "⟩", "(": ")", "[": "]", "{": "}", "let": "in"}
+_CLOSER_TYPES = {"|]": "RETR", "⌋": "RETR", ">": "TUPR", "⟩": "TUPR", ")": "RPAR", "]": "RSQB", "}": "RBRACE",
+                 "in": "IN"}
+_WHAT = {"[|": "the return `[|`", "⌊": "the return `⌊`", "<": "the tuple `<`", "⟨": "the tuple `⟨`",
+         "(": "the `(`", "[": "the `[`", "{": "the handler's `{`"}
+
+
+def _tokens_before(text: str, end: int | None):
+    """The tokens of ``text`` that start before offset ``end`` (all if None),
+    as far as the lexer gets."""
+    out = []
+    try:
+        for tok in _PARSER.lex(text):
+            if end is not None and tok.start_pos >= end:
+                break
+            out.append(tok)
+    except Exception:                 # a lexing error further on: the tokens so far
+        pass
+    return out
+
+
+def _open_constructs(tokens) -> list:
+    """The brackets and ``let``s still open after ``tokens``: a stack of
+    tokens, innermost last."""
+    stack: list = []
+    for tok in tokens:
+        v = str(tok)
+        if v in _OPENERS:
+            stack.append(tok)
+        elif v in _CLOSER_TYPES:
+            for i in range(len(stack) - 1, -1, -1):
+                if _OPENERS[str(stack[i])] == v or (v in (">", "⟩") and str(stack[i]) in ("<", "⟨")) \
+                        or (v in ("|]", "⌋") and str(stack[i]) in ("[|", "⌊")):
+                    del stack[i:]
+                    break
+                if str(stack[i]) != "let":          # a closer never skips an open bracket
+                    break
+    return stack
+
+
+def _declared_ops(text: str) -> set[str]:
+    return set(re.findall(r"^[ \t]*op[ \t]+([A-Za-z_][A-Za-z0-9_']*)", text, re.M))
+
+
+def _describe(e: UnexpectedInput, text: str):
+    """``(pos, message)`` for a parse error: specific for the common
+    mistakes (a primitive without ``[…]``, a missing ``in``, ``|]``, ``>``,
+    ``)``, ``;``, the two let arrows, ``->`` for ``~>``), else what was found
+    and what was expected."""
     if isinstance(e, UnexpectedCharacters):
-        return f"unexpected character {text[e.pos_in_stream]!r}"
-    return str(e).splitlines()[0]
+        ch = text[e.pos_in_stream]
+        hint = ""
+        if ch == "=" and text[e.pos_in_stream:e.pos_in_stream + 2] != "==":
+            hint = " (a command let binds with `<=`, a term let with `<-`; `=` appears only in heap and param)"
+        elif ch == "|":
+            hint = " (a return is `[| M |]`; `|` alone separates the two parts of a handler clause)"
+        return (e.line, e.column), f"unexpected character {ch!r}{hint}"
+    if isinstance(e, UnexpectedEOF) or not isinstance(e, UnexpectedToken):
+        return (e.line, e.column) if getattr(e, "line", -1) > 0 else None, \
+            ("unexpected end of input" if isinstance(e, UnexpectedEOF) else str(e).splitlines()[0])
+    tok = e.token
+    expected = set(e.expected)
+    eof = tok.type == "$END"
+    before = _tokens_before(text, None if eof else tok.start_pos)
+    if eof:
+        last = before[-1] if before else None
+        pos = (last.end_line, last.end_column) if last is not None and last.end_line else (e.line, e.column)
+        found = "the end of the input"
+    else:
+        pos = (tok.line, tok.column)
+        found = repr(str(tok))
+
+    # 1. something applied in a term that is not a primitive with [params]
+    if tok.type == "LPAR" and before and before[-1].type == "NAME" and "LSQB" in expected:
+        name = str(before[-1])
+        pos = (before[-1].line, before[-1].column)
+        if name in PRIM_PARAMS:
+            return pos, f"the primitive {name} needs its parameters in brackets: {name}[{PRIM_PARAMS[name]}](…)"
+        if name in _declared_ops(text):
+            return pos, (f"{name} is an operation: perform it in a command, `let y <= {name}(…) in …`, "
+                         "not inside a term")
+        from .typecheck import did_you_mean
+        return pos, (f"{name}(…) inside a term: only a primitive is applied there, written with its "
+                     f"parameters, name[params](…)" + did_you_mean(name, PRIM_PARAMS))
+    # 2. the two lets, and the arrow of an operation's type
+    if tok.type == "TLARROW" and "CLARROW" in expected:
+        return pos, ("a command let binds with `<=` (`let x <= P in Q`); `<-` binds in a term let, "
+                     "inside [| … |]")
+    if tok.type == "CLARROW" and "TLARROW" in expected:
+        return pos, ("a term let binds with `<-` (`let x <- M in N`); `<=` binds a command, "
+                     "outside [| … |]")
+    if tok.type == "ARROW" and "OPARROW" in expected:
+        return pos, "an operation's type is written A ~> B (or A ▷ B), not with ->"
+    # 3. a construct left open: say which and where it opened
+    stack = _open_constructs(before)
+    if stack:
+        top = stack[-1]
+        opened = f"line {top.line}, column {top.column}"
+        closer = _OPENERS[str(top)]
+        if str(top) == "let" and "IN" in expected:
+            return pos, f"missing `in` after the let at {opened} (`let x <= P in Q`); found {found}"
+        if str(top) == "{" and "SEMICOLON" in expected and not eof and tok.type in ("NAME", "GET", "PUT"):
+            return pos, "missing `;` before this clause (the clauses of a handler are separated by `;`)"
+        if str(top) != "let" and _CLOSER_TYPES.get(closer) in expected:
+            return pos, f"missing `{closer}` to close {_WHAT[str(top)]} at {opened}; found {found}"
+    if tok.type == "RBRACE" and "SEMICOLON" not in expected and before and str(before[-1]) == "{":
+        return pos, "a handler starts with its return clause: { return x -> P; … }"
+    # 4. a few more shapes of the same mistakes
+    if expected == {"VBAR"}:
+        return pos, (f"missing `|` between the forward and the backward part of a clause "
+                     f"(OP : (x -> Pf | y, z -> Pb)); found {found}")
+    if expected == {"LPAR"} and len(before) >= 4 and str(before[-4]) in ("Get", "Put"):
+        return pos, f"{before[-4]}[{before[-2]}] takes its argument in parentheses: Get[l](), Put[l](M)"
+    if expected == {"RD"} and tok.type in ("INT", "SIGNED_NUMBER"):
+        return pos, "a projection is written proj_1(M) (counting from 1), not M.1"
+    if eof and {"RETL", "LET", "REV"} <= expected:
+        return pos, "missing the main command: a program is declarations followed by one command"
+    if eof:
+        return pos, "unexpected end of input" + _expected(expected)
+    return pos, f"unexpected {found}" + _expected(expected)
+
+
+def _expected(expected) -> str:
+    names = sorted({_terminal_text(t) for t in expected if t != "$END"})[:10]
+    return f"; expected one of {' '.join(names)}" if names else ""
+
+
+def show_tm(m: Tm, width: int = 100) -> str:
+    """A term in the surface syntax for a message: at most ``width``
+    characters (cut with …)."""
+    try:
+        text = pretty_tm(m)
+    except (TypeError, RecursionError, RevHandlersError):
+        from .sexp import tm_sexp
+        try:
+            text = tm_sexp(m)
+        except Exception:
+            text = repr(m)
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 # ------------------------------------------------------------ printing

@@ -3,16 +3,25 @@
 same order, failing with the same Coq rule names.  Before it,
 :func:`validate_program` makes the checks that ``rh-eval`` makes while
 reading a program (names, shapes, numbers, nesting), in the same order, so
-that both report the same first error."""
+that both report the same first error.
+
+Errors carry the position of the offending node when the program was read
+from the surface syntax, and render terms and types in that syntax
+(``Real(2)``, ``proj_3(z)``, the program's names); unknown names come with
+a "did you mean" among the names in scope.  :func:`locate` finds the node
+of an error that ``rh-eval`` reports, and :func:`handler_checks` makes the
+checks of handlers that the Coq checker does not make (a second clause for
+one operation, an operation that no handler handles)."""
 
 from __future__ import annotations
 
+import difflib
 import math
 
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut,
                   OpSym, OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty,
                   Var)
-from .errors import BadInput, TypeCheckError
+from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
 from .prims import PRIMS, fsym_cod, fsym_dom, prim_ok
 
 MAX_DEPTH = 2000
@@ -22,11 +31,41 @@ UNIT = TBase(0)
 
 
 def show_ty(t: Ty | None) -> str:
+    """A type in the surface syntax: ``Real(2)``, ``Real(1) * Real(3)``."""
+    from .surface import pretty_ty
     if t is None:
         return "?"
-    if isinstance(t, TBase):
-        return f"(real {t.n})"
-    return "(prod" + "".join(" " + show_ty(a) for a in t.items) + ")"
+    return pretty_ty(t)
+
+
+def show_tm(m: Tm) -> str:
+    """A term in the surface syntax, with its names, abbreviated if long."""
+    from .surface import show_tm as show
+    return show(m)
+
+
+def show_op(o: OpSym) -> str:
+    """An operation as written in the surface syntax: ``FC``, ``Get[l]``."""
+    from .surface import pretty_op
+    try:
+        return pretty_op(o)
+    except TypeError:
+        return repr(o)
+
+
+def did_you_mean(name: str, candidates) -> str:
+    """``"; did you mean y?"`` (or ``"y or z?"``) for the closest of
+    ``candidates`` (difflib), or ``""``."""
+    names = sorted({c for c in candidates if c != name})
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(close) + "?"
+
+
+def _pyerr(cls, *args, pos=None, **kw):
+    """An error of the Python checker (``checker="python"``)."""
+    return cls(*args, pos=pos, checker="python", **kw)
 
 
 # ------------------------------------------------------------- validation
@@ -56,94 +95,117 @@ def _float(x: float) -> None:
         raise BadInput("number", f"not a finite number: {x}")
 
 
-def _fsym(f: FSym, d: int) -> None:
+def _fsym(f: FSym, d: int, pos=None) -> None:
+    from .surface import PRIM_PARAMS
     _depth(d)
     for i in range(f.k):
         _depth(d + f.k - i)
     for n in f.prim.params:
         _nat(n)
-    if f.prim.name not in PRIMS or PRIMS[f.prim.name][1] != len(f.prim.params):
-        raise BadInput("unbound", f"unknown function symbol {f.prim.name} with {len(f.prim.params)} parameters")
+    name, n = f.prim.name, len(f.prim.params)
+    if name not in PRIMS:
+        raise _pyerr(BadInput, "unbound", f"unknown function symbol {name} with {n} parameters"
+                     + did_you_mean(name, PRIMS), pos=pos)
+    if PRIMS[name][1] != n:
+        raise _pyerr(BadInput, "unbound", f"unknown function symbol {name} with {n} parameters "
+                     f"({name} takes {PRIMS[name][1]}: {name}[{PRIM_PARAMS[name]}])", pos=pos)
     if not prim_ok(f.prim):
-        raise BadInput("shape", f"impossible parameters for ({f.prim.name} "
-                       + " ".join(map(str, f.prim.params)) + ") (conv1d needs 0 < m <= n; maxpool and upscale need m > 0)")
+        raise _pyerr(BadInput, "shape", f"impossible parameters for {name}[{','.join(map(str, f.prim.params))}] "
+                     "(conv1d needs 0 < m <= n; maxpool and upscale need m > 0)", pos=pos)
 
 
-def _var(x: str, vars: tuple[str, ...]) -> None:
+def _var(x: str, vars: tuple[str, ...], pos=None, hidden: tuple[str, ...] = ()) -> None:
     if x not in vars:
-        raise BadInput("unbound", f"unbound variable {x} (a rev handle body and a handler clause see only their own binders)")
+        if x in hidden:
+            why = (f"{x} is bound outside: a rev handle body and a handler clause see only their own binders"
+                   + (f" ({', '.join(dict.fromkeys(vars))})" if vars else " (none here)"))
+        else:
+            why = "a rev handle body and a handler clause see only their own binders"
+        raise _pyerr(BadInput, "unbound", f"unbound variable {x} ({why})" + did_you_mean(x, vars), pos=pos)
 
 
-def _tm(m: Tm, vars: tuple[str, ...], d: int) -> None:
+def _tm(m: Tm, vars: tuple[str, ...], d: int, hidden: tuple[str, ...] = ()) -> None:
+    """``hidden``: the names bound around a rev handle body or a handler
+    clause, which they do not see (for the message only)."""
     _depth(d)
     match m:
         case Var(x):
-            _var(x, vars)
+            _var(x, vars, m.pos, hidden)
         case Const(values):
             for v in values:
                 _float(v)
         case App(f, arg):
-            _fsym(f, d + 1)
-            _tm(arg, vars, d + 1)
+            _fsym(f, d + 1, m.pos)
+            _tm(arg, vars, d + 1, hidden)
         case Add(a, b):
-            _tm(a, vars, d + 1)
-            _tm(b, vars, d + 1)
+            _tm(a, vars, d + 1, hidden)
+            _tm(b, vars, d + 1, hidden)
         case Tuple(items):
             for x in items:
-                _tm(x, vars, d + 1)
+                _tm(x, vars, d + 1, hidden)
         case Proj(i, arg):
             _nat(i)
-            _tm(arg, vars, d + 1)
+            _tm(arg, vars, d + 1, hidden)
         case Let(x, bound, body):
-            _tm(bound, vars, d + 1)
-            _tm(body, (x,) + vars, d + 1)
+            _tm(bound, vars, d + 1, hidden)
+            _tm(body, (x,) + vars, d + 1, hidden)
         case Rd(cot, x, body, point):
-            _tm(cot, vars, d + 1)
-            _tm(body, (x,) + vars, d + 1)
-            _tm(point, vars, d + 1)
+            _tm(cot, vars, d + 1, hidden)
+            _tm(body, (x,) + vars, d + 1, hidden)
+            _tm(point, vars, d + 1, hidden)
         case _:
             raise BadInput("syntax", f"not a term: {m!r}")
 
 
-def _op(o: OpSym, prog: Program) -> None:
+def _op(o: OpSym, prog: Program, pos=None) -> None:
+    from .surface import PRIM_PARAMS
     match o:
         case OpUser(name):
             if prog.op_decl(name) is None:
-                raise BadInput("unbound", f"unknown operation {name}")
+                hint = did_you_mean(name, [d.name for d in prog.ops])
+                if not hint and name in PRIMS:
+                    hint = (f"; {name} is a primitive, applied in a term: "
+                            f"[| {name}[{PRIM_PARAMS[name]}](…) |]")
+                elif not hint and not prog.ops:
+                    hint = f" (declare it: op {name} : A ~> B)"
+                raise _pyerr(BadInput, "unbound", f"unknown operation {name}" + hint, pos=pos)
         case OpGet(loc) | OpPut(loc):
             if prog.loc_decl(loc) is None:
-                raise BadInput("unbound", f"unknown location {loc}")
+                hint = did_you_mean(loc, [d.name for d in prog.locs])
+                if not hint and not prog.locs:
+                    hint = f" (declare it: loc {loc} :: (n))"
+                raise _pyerr(BadInput, "unbound", f"unknown location {loc}" + hint, pos=pos)
         case _:
             raise BadInput("syntax", f"not an operation: {o!r}")
 
 
-def _cmd(p: Cmd, vars: tuple[str, ...], prog: Program, d: int) -> None:
+def _cmd(p: Cmd, vars: tuple[str, ...], prog: Program, d: int, hidden: tuple[str, ...] = ()) -> None:
     _depth(d)
     match p:
         case Ret(m):
-            _tm(m, vars, d + 1)
+            _tm(m, vars, d + 1, hidden)
         case Op(o, m):
-            _op(o, prog)
-            _tm(m, vars, d + 1)
+            _op(o, prog, p.pos)
+            _tm(m, vars, d + 1, hidden)
         case CLet(x, bound, body):
-            _cmd(bound, vars, prog, d + 1)
-            _cmd(body, (x,) + vars, prog, d + 1)
+            _cmd(bound, vars, prog, d + 1, hidden)
+            _cmd(body, (x,) + vars, prog, d + 1, hidden)
         case RevHandle(arg, xs, body, h):
-            _tm(arg, vars, d + 1)
-            _cmd(body, tuple(xs), prog, d + 1)
-            _handler(h, prog, d + 1)
+            _tm(arg, vars, d + 1, hidden)
+            _cmd(body, tuple(xs), prog, d + 1, vars + hidden)
+            _handler(h, prog, d + 1, tuple(xs) + vars + hidden)
         case _:
             raise BadInput("syntax", f"not a command: {p!r}")
 
 
-def _handler(h: Handler, prog: Program, d: int) -> None:
+def _handler(h: Handler, prog: Program, d: int, hidden: tuple[str, ...] = ()) -> None:
     _depth(d)
-    _cmd(h.ret, (h.var,), prog, d + 1)
+    _cmd(h.ret, (h.var,), prog, d + 1, hidden)
     for c in h.clauses:
-        _op(c.op, prog)
+        _op(c.op, prog, c.pos)
         _ty(c.residual, d + 1)
-        _cmd(c.fwd, (c.x,), prog, d + 1)
-        _cmd(c.bwd, (c.y, c.z), prog, d + 1)
+        _cmd(c.fwd, (c.x,), prog, d + 1, hidden)
+        _cmd(c.bwd, (c.y, c.z), prog, d + 1, hidden)
 
 
 def validate_program(prog: Program) -> None:
@@ -159,10 +221,13 @@ def validate_program(prog: Program) -> None:
                 size *= n
         if size > MAX_LOC_SIZE:
             raise BadInput("shape", f"location {decl.name} holds more than {MAX_LOC_SIZE} numbers")
-    for what, names in (("operation", [d.name for d in prog.ops]), ("location", [d.name for d in prog.locs])):
+    for what, decls in (("operation", prog.ops), ("location", prog.locs)):
+        names = [d.name for d in decls]
         for i, n in enumerate(names):
             if n in names[:i]:
-                raise BadInput("syntax", f"{what} {n} declared twice")
+                first = decls[names.index(n)].pos
+                raise _pyerr(BadInput, "syntax", f"{what} {n} declared twice"
+                             + (f" (first at line {first[0]}, column {first[1]})" if first else ""), pos=decls[i].pos)
     for name, values in prog.heap:
         decl = prog.loc_decl(name)
         if decl is None:
@@ -212,40 +277,55 @@ def _lookup(ctx: Ctx, x: str) -> Ty | None:
     return None
 
 
+def _scope(ctx: Ctx) -> str:
+    names = list(dict.fromkeys(x for x, _ in ctx))
+    return ", ".join(names) if names else "none"
+
+
 def check_tm(ctx: Ctx, m: Tm) -> Ty:
     """The type of ``m`` in ``ctx`` (innermost binding first), or raises
     :class:`TypeCheckError` naming the rule (Coq ``check_tm``)."""
-    from .sexp import tm_sexp
     match m:
         case Var(x):
             t = _lookup(ctx, x)
             if t is None:
-                raise TypeCheckError("typed_tm_var", f"variable out of scope in {x}")
+                raise _pyerr(TypeCheckError, "typed_tm_var", f"variable {x} is out of scope (in scope: {_scope(ctx)})"
+                             + did_you_mean(x, [y for y, _ in ctx]), pos=m.pos)
             return t
         case Const(values):
             return TBase(len(values))
         case App(f, arg):
             a = check_tm(ctx, arg)
             if a != fsym_dom(f):
-                raise TypeCheckError("typed_tm_app", f"the argument has type {show_ty(a)}, the function symbol "
-                                     f"expects {show_ty(fsym_dom(f))} in {tm_sexp(m)}")
+                from .surface import pretty_fsym
+                raise _pyerr(TypeCheckError, "typed_tm_app",
+                             f"{pretty_fsym(f)} expects {show_ty(fsym_dom(f))}, its argument {show_tm(arg)} has type "
+                             f"{show_ty(a)}, in {show_tm(m)}", pos=m.pos)
             return fsym_cod(f)
         case Add(a, b):
             t1 = check_tm(ctx, a)
             t2 = check_tm(ctx, b)
             if isinstance(t1, TBase) and isinstance(t2, TBase) and t1 == t2:
                 return t1
-            if isinstance(t1, TBase):
-                raise TypeCheckError("typed_tm_add", f"+ needs two terms of one base type, found {show_ty(t1)} "
-                                     f"and {show_ty(t2)} in {tm_sexp(m)}")
-            raise TypeCheckError("typed_tm_add", f"+ needs two terms of one base type, found ? and {show_ty(t1)} in {tm_sexp(m)}")
+            raise _pyerr(TypeCheckError, "typed_tm_add",
+                         f"+ needs two terms of one base type Real(n), found {show_ty(t1)} + {show_ty(t2)} "
+                         f"in {show_tm(m)}", pos=m.pos)
         case Tuple(items):
             return TProd(tuple(check_tm(ctx, x) for x in items))
         case Proj(i, arg):
             t = check_tm(ctx, arg)
             if isinstance(t, TProd) and i < len(t.items):
                 return t.items[i]
-            raise TypeCheckError("typed_tm_proj", f"projection out of range of {show_ty(t)} in {tm_sexp(m)}")
+            if isinstance(t, TProd):
+                n = len(t.items)
+                have = ("a product with no components" if n == 0 else
+                        f"a product with {n} component{'s' if n > 1 else ''} (proj_1"
+                        + (f" to proj_{n})" if n > 1 else " only)"))
+            else:
+                have = "not a product"
+            raise _pyerr(TypeCheckError, "typed_tm_proj",
+                         f"projection out of range: {show_tm(m)}, but {show_tm(arg)} has type {show_ty(t)}, "
+                         f"{have}", pos=m.pos)
         case Let(x, bound, body):
             a = check_tm(ctx, bound)
             return check_tm(((x, a),) + ctx, body)
@@ -254,23 +334,28 @@ def check_tm(ctx: Ctx, m: Tm) -> Ty:
             a = check_tm(ctx, point)
             b2 = check_tm(((x, a),) + ctx, body)
             if b != b2:
-                raise TypeCheckError("typed_tm_rd", f"the cotangent has type {show_ty(b)}, the differentiated body "
-                                     f"has type {show_ty(b2)} in {tm_sexp(m)}")
+                raise _pyerr(TypeCheckError, "typed_tm_rd",
+                             f"the cotangent {show_tm(cot)} has type {show_ty(b)}, the differentiated body "
+                             f"{show_tm(body)} has type {show_ty(b2)}, in {show_tm(m)}", pos=m.pos)
             return a
     raise TypeError(f"not a term: {m!r}")
 
 
+def _op_type(o: OpSym, prog: Program) -> str:
+    return f"{show_op(o)} : {show_ty(coar(o, prog))} ~> {show_ty(ar(o, prog))}"
+
+
 def check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
     """Coq ``check_cmd``."""
-    from .sexp import cmd_sexp
     match p:
         case Ret(m):
             return check_tm(ctx, m)
         case Op(o, m):
             a = check_tm(ctx, m)
             if a != coar(o, prog):
-                raise TypeCheckError("typed_cmd_op", f"the argument has type {show_ty(a)}, the operation's coarity "
-                                     f"is {show_ty(coar(o, prog))} in {cmd_sexp(p)}")
+                raise _pyerr(TypeCheckError, "typed_cmd_op",
+                             f"the argument {show_tm(m)} has type {show_ty(a)}, the coarity of {show_op(o)} is "
+                             f"{show_ty(coar(o, prog))} ({_op_type(o, prog)})", pos=p.pos)
             return ar(o, prog)
         case CLet(x, bound, body):
             a = check_cmd(ctx, bound, prog)
@@ -278,8 +363,9 @@ def check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
         case RevHandle(arg, xs, body, h):
             a = check_tm(ctx, arg)
             if not isinstance(a, TProd):
-                raise TypeCheckError("typed_cmd_revhandle", f"the argument of rev handle has type {show_ty(a)}, "
-                                     f"not a product in {cmd_sexp(p)}")
+                raise _pyerr(TypeCheckError, "typed_cmd_revhandle",
+                             f"the argument of rev handle, {show_tm(arg)}, has type {show_ty(a)}, not a product "
+                             f"(write a tuple: rev handle(<{show_tm(arg)}>))", pos=arg.pos or p.pos)
             # The Coq body context is the list of binder types; names beyond
             # the product's arity do not exist there.
             body_ctx = tuple(zip(xs, a.items))
@@ -291,20 +377,25 @@ def check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
 
 def check_handler(h: Handler, c: Ty, prog: Program) -> None:
     """Coq ``check_handler`` and ``check_clauses``."""
-    from .sexp import op_sexp
     c2 = check_cmd(((h.var, c),), h.ret, prog)
     if c2 != c:
-        raise TypeCheckError("typed_handler_rev", f"the return clause has type {show_ty(c2)}, expected {show_ty(c)}")
+        raise _pyerr(TypeCheckError, "typed_handler_rev",
+                     f"the return clause has type {show_ty(c2)}, expected {show_ty(c)} (the type of the handled "
+                     f"command, which the return clause maps to its cotangent)", pos=h.ret.pos or h.pos)
     for cl in h.clauses:
         want_f = TProd((ar(cl.op, prog), cl.residual))
         af = check_cmd(((cl.x, coar(cl.op, prog)),), cl.fwd, prog)
         if af != want_f:
-            raise TypeCheckError("typed_clauses_cons", f"the forward clause of {op_sexp(cl.op)} has type "
-                                 f"{show_ty(af)}, expected {show_ty(want_f)}")
+            raise _pyerr(TypeCheckError, "typed_clauses_cons",
+                         f"the forward clause of {show_op(cl.op)} has type {show_ty(af)}, expected "
+                         f"{show_ty(want_f)} (the result of {_op_type(cl.op, prog)} and the residual "
+                         f"{show_ty(cl.residual)})", pos=cl.fwd.pos or cl.pos)
         ab = check_cmd(((cl.y, ar(cl.op, prog)), (cl.z, cl.residual)), cl.bwd, prog)
         if ab != coar(cl.op, prog):
-            raise TypeCheckError("typed_clauses_cons", f"the backward clause of {op_sexp(cl.op)} has type "
-                                 f"{show_ty(ab)}, expected {show_ty(coar(cl.op, prog))}")
+            raise _pyerr(TypeCheckError, "typed_clauses_cons",
+                         f"the backward clause of {show_op(cl.op)} has type {show_ty(ab)}, expected "
+                         f"{show_ty(coar(cl.op, prog))} (the coarity of {_op_type(cl.op, prog)})",
+                         pos=cl.bwd.pos or cl.pos)
 
 
 def check_program(prog: Program) -> Ty:
@@ -312,3 +403,160 @@ def check_program(prog: Program) -> Ty:
     the main command, or raises the first error."""
     validate_program(prog)
     return check_cmd((), prog.main, prog)
+
+
+# ------------------------------------------------- locating rh-eval's errors
+
+#: the kinds of bad input whose first error the Python checker finds at the
+#: same node as rh-eval
+LOCATABLE = {"type", "unbound", "shape", "syntax", "number"}
+
+
+def locate(prog: Program, err: RevHandlersError) -> RevHandlersError:
+    """``err`` as ``rh-eval`` reported it for ``prog``, located: the Python
+    checker, which makes the same checks in the same order, finds the same
+    first error (same kind and rule) at a node with a position; the result
+    has that node's position and the Python message (surface syntax, names,
+    suggestions), and says that the verified checker found it (a type error
+    the Python checker does not find alike gets a note saying so).  An
+    ``unhandled-operation`` runtime failure is located at the operation
+    that no handler handles.  Otherwise ``err`` unchanged."""
+    from . import nesting
+    if err.pos is not None or err.checker is not None:
+        return err
+    if err.kind == "unhandled-operation":
+        return _locate_unhandled(prog, err)
+    if err.kind not in LOCATABLE:
+        return err
+    try:
+        with nesting.room():
+            check_program(prog)
+    except RevHandlersError as mine:
+        if (mine.kind, mine.rule) == (err.kind, err.rule) and mine.pos is not None:
+            return err.relocated(mine.detail, pos=mine.pos, checker="verified+python")
+        if (mine.kind, mine.rule) == (err.kind, err.rule):
+            return err.relocated(mine.detail, checker="verified+python")
+        if err.kind != "type":        # e.g. a heap given apart from the program: not the program's error
+            return err
+        return err.relocated(checker="verified", notes=err.notes + (
+            f"its Python mirror (typecheck.py) reports another first error: {mine}",))
+    except RecursionError:
+        return err
+    if err.kind != "type":
+        return err
+    return err.relocated(checker="verified", notes=err.notes + ("its Python mirror (typecheck.py) finds no error",))
+
+
+def _locate_unhandled(prog: Program, err: RevHandlersError) -> RevHandlersError:
+    import re
+    m = re.match(r"operation (\S+) (?:performed on (.*) )?is handled by no handler", err.detail)
+    if not m:
+        return err
+    name, value = m.group(1), m.group(2)
+    where = [pos for o, pos in unhandled_operations(prog) if isinstance(o, OpUser) and o.name == name]
+    message = err.detail
+    if value is not None:
+        try:
+            from .sexp import loads, read_tm
+            from .surface import show_tm as show
+            message = f"operation {name} performed on {show(read_tm(loads(value)))} is handled by no handler"
+        except Exception:            # the message as rh-eval wrote it
+            pass
+    notes = list(err.notes)
+    if len(where) > 1:
+        notes.append(f"{name} is performed outside every handler with a clause for it at "
+                     + ", ".join(f"line {l}, column {c}" for l, c in where[:8]) + (", …" if len(where) > 8 else ""))
+    return err.relocated(message, pos=where[0] if where else None, notes=tuple(notes))
+
+
+# ------------------------------------------------------- handler checks
+
+def _walk_cmds(p: Cmd):
+    """Every command under ``p`` (``p`` first), in the order of the text."""
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        yield q
+        match q:
+            case CLet(_, a, b):
+                stack += [b, a]
+            case RevHandle(_, _, body, h):
+                kids = [body, h.ret]
+                for c in h.clauses:
+                    kids += [c.fwd, c.bwd]
+                stack += reversed(kids)
+
+
+def duplicate_clauses(prog: Program) -> list[tuple[CCons, CCons]]:
+    """Every clause of a handler for an operation an earlier clause of the
+    same handler already handles, with that earlier clause (the Coq
+    ``find_clause`` takes the first: the second is dead code)."""
+    out = []
+    for q in _walk_cmds(prog.main):
+        if isinstance(q, RevHandle):
+            first: dict = {}
+            for c in q.handler.clauses:
+                if c.op in first:
+                    out.append((c, first[c.op]))
+                else:
+                    first[c.op] = c
+    return out
+
+
+def _escaping(p: Cmd) -> list:
+    """The operations ``p`` performs that no handler inside ``p`` handles,
+    with their positions: ``[(opsym, pos)]``, in the order of the text.  A
+    rev handle passes on the operations of its body without a clause (the
+    default clause performs them again outside), and runs its return
+    clause and the clauses of the operations its body performs outside
+    itself."""
+    match p:
+        case Op(o, _):
+            return [(o, p.pos)]
+        case CLet(_, a, b):
+            return _escaping(a) + _escaping(b)
+        case RevHandle(_, _, body, h):
+            inner = _escaping(body)
+            first: dict = {}
+            for c in h.clauses:
+                first.setdefault(c.op, c)
+            out = [(o, pos) for o, pos in inner if o not in first]
+            out += _escaping(h.ret)
+            performed = {o for o, _ in inner}
+            for o, c in first.items():
+                if o in performed:
+                    out += _escaping(c.fwd) + _escaping(c.bwd)
+            return out
+    return []
+
+
+def unhandled_operations(prog: Program) -> list:
+    """The user operations of ``prog`` that reach the top level, handled by
+    no enclosing handler (a run that performs one fails with
+    ``unhandled-operation``): ``[(OpUser, pos)]``, each place once."""
+    from . import nesting
+    with nesting.room():
+        found = _escaping(prog.main)
+    seen, out = set(), []
+    for o, pos in found:
+        if isinstance(o, OpUser) and (o, pos) not in seen:
+            seen.add((o, pos))
+            out.append((o, pos))
+    return sorted(out, key=lambda e: e[1] or (0, 0))
+
+
+def handler_checks(prog: Program) -> list[RuntimeFailure]:
+    """The checks of handlers the Coq checker does not make.  A second
+    clause for one operation in one handler is a ``syntax`` error (raised,
+    at the second clause).  An operation that no enclosing handler handles
+    is a warning: returned, one per place, as the ``unhandled-operation``
+    failure a run would meet there."""
+    for dup, first in duplicate_clauses(prog):
+        where = f" (the first is at line {first.pos[0]}, column {first.pos[1]})" if first.pos else ""
+        raise BadInput("syntax", f"a second clause for {show_op(dup.op)} in one handler{where}: a handler has at "
+                       "most one clause per operation", pos=dup.pos or first.pos)
+    return [RuntimeFailure("unhandled-operation",
+                           f"operation {o.name} is handled by no enclosing handler (a handler without a clause "
+                           f"for it passes it on to the enclosing ones): running it fails with unhandled-operation",
+                           pos=pos)
+            for o, pos in unhandled_operations(prog)]
