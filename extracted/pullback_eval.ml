@@ -115,14 +115,6 @@ let rec term_of k d s =
 
 (* ---------- printing ---------- *)
 
-let float_str f =
-  if Float.is_nan f then "nan"
-  else if f = Float.infinity then "inf"
-  else if f = Float.neg_infinity then "-inf"
-  else
-    let s = Printf.sprintf "%.17g" f in
-    if String.contains s '.' || String.contains s 'e' then s else s ^ ".0"
-
 let real r = atom (float_str (P.real_view r))
 
 let rec ty_sexp = function
@@ -196,13 +188,14 @@ let mode_of_request = function
   | p -> (`Run, p)
 
 let usage =
-  "usage: pullback-eval [--check | --trace] [--fuel N] [FILE]\n\
-  \       pullback-eval --serve [--fuel N]\n\
+  "usage: pullback-eval [--check | --trace] [--fuel N] [--timeout SECONDS] [FILE]\n\
+  \       pullback-eval --serve [--fuel N] [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
    (check TERM), (trace TERM) or a TERM, from FILE or standard input, and\n\
    prints one answer line (--trace: one line per step first).  Exit codes:\n\
    0 value, 1 stuck or out of fuel, 2 bad input.  --fuel N bounds the steps\n\
-   (default 1000000).  --serve answers one request per line."
+   (default 1000000).  --serve answers one request per line.  --timeout\n\
+   stops a request after SECONDS (default 60; 0: no limit)."
 
 let () =
   let mode = ref `Run and serve_mode = ref false and file = ref None in
@@ -215,7 +208,10 @@ let () =
         match int_of_string_opt n with
         | Some f when f >= 0 && f <= 1_000_000_000 -> fuel := f; args rest
         | _ -> prerr_endline usage; exit 2)
+    | "--timeout" :: t :: rest -> (
+        match timeout_of t with Some s -> time_limit := s; args rest | None -> prerr_endline usage; exit 2)
     | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+    | "--version" :: _ -> print_endline ("pullback-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2
   in

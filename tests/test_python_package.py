@@ -287,7 +287,7 @@ def test_cli_trace_shows_the_lets_of_the_rewriting():
 
 
 def test_versions_agree():
-    """revhandlers --version, rh-eval --version and dbr-eval --version print
+    """revhandlers --version and every driver's --version print
     pyproject.toml's version."""
     import re
     import subprocess
@@ -297,7 +297,8 @@ def test_versions_agree():
     version = re.search(r'^version = "([^"]+)"', (root / "pyproject.toml").read_text(), re.M).group(1)
     runs = {"revhandlers": [sys.executable, "-m", "revhandlers", "--version"],
             "rh-eval": [str(root / "_build/default/extracted/rh-eval"), "--version"],
-            "dbr-eval": [str(root / "_build/default/extracted/dbr-eval"), "--version"]}
+            "dbr-eval": [str(root / "_build/default/extracted/dbr-eval"), "--version"],
+            "pullback-eval": [str(root / "_build/default/extracted/pullback-eval"), "--version"]}
     for name, cmd in runs.items():
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
         assert r.returncode == 0 and r.stdout.strip() == f"{name} {version}", (name, r.stdout, r.stderr)
