@@ -37,7 +37,7 @@ from ..harness import Divergence, Report, count_done, could_not_run, run_campaig
 from ..harness import write_corpus as _write_corpus
 from . import IMPLEMENTATIONS, diff_n, grad
 from .dictionary import FLOATS, FRACTIONS, INTS
-from .engine import MODES, CoqLibrary, expr_sexp
+from .engine import MODES, CoqLibrary, any_digits, expr_sexp
 from .expression import Let, Name, Nat, Pow, Prod, Sum, client
 
 FLOAT_RTOL = 1e-9
@@ -224,8 +224,13 @@ def _engines(case: Case):
 def check(case: Case, lib: CoqLibrary, python=None) -> str:
     """Compare the six implementations with sympy on ``case``; the outcome's
     name, or :class:`Divergence`.  ``python`` replaces the Python library's
-    implementations (a dict name -> function(case, impl, numbers)) to test
-    the check itself."""
+    implementations (a function(case, impl, numbers)) to test the check
+    itself.  Exact values of any number of digits are printed in messages."""
+    with any_digits():
+        return _check(case, lib, python)
+
+
+def _check(case: Case, lib: CoqLibrary, python=None) -> str:
     run_py = python or _python
     expected = oracle(case)
     py_engines, coq_engines = _engines(case)

@@ -64,7 +64,7 @@ def expr_sexp(e) -> str:
     return "".join(out)
 
 
-class _any_digits:
+class any_digits:
     """Lift Python's limit on converting long integers to and from text
     (4300 digits) for the numbers exchanged with dbr-eval, which allows
     exact numbers of up to 10⁶ bits."""
@@ -78,7 +78,7 @@ class _any_digits:
 
 
 def number_atom(x) -> str:
-    with _any_digits():
+    with any_digits():
         return _number_atom(x)
 
 
@@ -97,7 +97,7 @@ def _number_atom(x) -> str:
 
 
 def _number(text: str, numbers: str):
-    with _any_digits():
+    with any_digits():
         return _parse_number(text, numbers)
 
 
