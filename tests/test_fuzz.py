@@ -158,9 +158,11 @@ def _free_names(m) -> set[str]:
 
 
 def test_a_program_over_time_is_skipped_and_the_evaluator_recovers():
-    """A request that gets no answer within the timeout kills rh-eval and
-    fails with kind ``timeout``; the next request starts a new process; a
-    campaign counts such a program as skipped."""
+    """A request that gets no answer within the timeout fails with kind
+    ``timeout``: rh-eval stops it itself (its --timeout, a little under the
+    wrapper's, and the process survives), or the wrapper kills the process
+    and the next request starts a new one; a campaign counts such a program
+    as skipped."""
     from revhandlers.errors import RuntimeFailure
     from revhandlers.families import op_chain
     # a rev handle around a chain of 400 operations: on the small-step
@@ -172,7 +174,8 @@ def test_a_program_over_time_is_skipped_and_the_evaluator_recovers():
     try:
         with pytest.raises(RuntimeFailure) as err:
             ev.run(slow)
-        assert err.value.kind == "timeout" and ev._proc is None
+        assert err.value.kind == "timeout"
+        assert ev._proc is None or ev._proc.poll() is None
         assert ev.run(small).value is not None
         assert fuzz.crosscheck(slow, ev).kind == "skipped"
     finally:
