@@ -14,6 +14,10 @@ Differentiation*, arXiv:2002.08241), whose Coq theory is
   semantics with forward-mode dual numbers, and the meaning of a pullback
   query as a transposed Jacobian), which never uses the pullback reductions;
 * :mod:`.gen`: Hypothesis generators of terms and of well-typed programs;
+* :mod:`.engine`: the extracted driver ``pullback-eval`` from Python
+  (:class:`~.engine.PullbackEvaluator`, ``run``, ``check``, ``trace``);
+* :mod:`.campaign`: ``revhandlers pullback fuzz``, pullback-eval against the
+  reference on generated queries;
 * :mod:`.command`: ``revhandlers pullback``.
 """
 

@@ -4,14 +4,20 @@
     revhandlers pullback fmt examples/pullback/paper_f.pb --ascii # pretty-printed
     revhandlers pullback sexp examples/pullback/paper_f.pb        # the driver's S-expression
     revhandlers pullback reference examples/pullback/paper_f.pb   # [660, 528]*
+    revhandlers pullback run examples/pullback/paper_f.pb         # [660, 528]*, by pullback-eval
+    revhandlers pullback run --trace examples/pullback/paper_f.pb # and the term after each step
+    revhandlers pullback fuzz --n 1000 --seed 1                   # pullback-eval against the reference
 
 A file ending in ``.sexp`` holds a term (or a request ``(run TERM)``) in the
 S-expression format; any other file holds a term in the surface syntax.
 Bad input (unreadable files, syntax, unbound names, type errors) exits with
-code 2 and one line on standard error, as every ``revhandlers`` command."""
+code 2 and one line on standard error, as every ``revhandlers`` command;
+``run`` exits with code 1 when the run is stuck, out of fuel or past its
+time limit."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from ..errors import BadInput
@@ -21,6 +27,8 @@ from .syntax import Tm
 
 #: the largest file read (the drivers' ``max_input``)
 MAX_INPUT = 1 << 30
+#: the largest ``--fuel`` pullback-eval takes
+MAX_FUEL = 1_000_000_000
 
 
 def read_text(path: str) -> str:
@@ -92,11 +100,45 @@ def cmd_reference(args, out) -> int:
     return 0
 
 
+def cmd_run(args, out) -> int:
+    """The file's term run by pullback-eval (the normaliser extracted from
+    Coq): the value in the surface syntax, its type and the step count;
+    with ``--trace``, the term after each step first."""
+    from .engine import PullbackEvaluator, default_evaluator
+    if args.fuel is not None and not 0 <= args.fuel <= MAX_FUEL:
+        raise BadInput("syntax", f"--fuel is between 0 and {MAX_FUEL}, not {args.fuel}")
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise BadInput("syntax", f"--timeout is a positive number of seconds, not {args.timeout}")
+    t = load(args.file)
+    own = args.fuel is not None or args.timeout is not None
+    ev = PullbackEvaluator(timeout=args.timeout, fuel=args.fuel) if own else default_evaluator()
+
+    def show(u):
+        return u if isinstance(u, str) else pretty(u, ascii=args.ascii, lenient=True)
+
+    try:
+        if args.trace:
+            tr = ev.trace(t)
+            width = len(str(len(tr.steps)))
+            for i, u in enumerate(tr.steps, 1):
+                print(f"{i:>{width}}: {show(u)}", file=out)
+            res = tr.result
+        else:
+            res = ev.result(t)
+    finally:
+        if own:
+            ev.close()
+    print(f"value: {show(res.value)}", file=out)
+    print(f"type: {pretty_type(res.type, ascii=args.ascii)}", file=out)
+    print(f"steps: {res.steps}", file=out)
+    return 0
+
+
 def register(sub) -> None:
     p = sub.add_parser("pullback", help="the differential-form pullback language of Mak and Ong",
                        description="Programs of the pullback language (surface syntax, or S-expressions in a "
                                    ".sexp file).  Exit codes: 0 success, 1 runtime failure, 2 bad input.")
-    s = p.add_subparsers(dest="pullback_command", required=True, metavar="{check,fmt,sexp,reference}")
+    s = p.add_subparsers(dest="pullback_command", required=True, metavar="{check,fmt,sexp,reference,run,fuzz}")
     c = s.add_parser("check", help="type-check a program and print its type")
     c.set_defaults(func=cmd_check)
     f = s.add_parser("fmt", help="print a program in the surface syntax")
@@ -110,7 +152,14 @@ def register(sub) -> None:
                    help="for a query ((Ω λy. P) · ω) V, also Jᵀ c computed from the Jacobian matrix by forward "
                         "mode and by finite differences")
     r.set_defaults(func=cmd_reference)
-    for q in (c, f, x, r):
+    u = s.add_parser("run", help="run a program with pullback-eval, the normaliser extracted from Coq")
+    u.add_argument("--trace", action="store_true", help="print the term after each step first")
+    u.add_argument("--fuel", type=int, help="steps at most (pullback-eval's default: 1000000)")
+    u.add_argument("--timeout", type=float, help="seconds at most (default: no limit)")
+    u.set_defaults(func=cmd_run)
+    for q in (c, f, x, r, u):
         q.add_argument("file", help="a program: surface syntax (.pb), or an S-expression (.sexp)")
         if q is not x:
             q.add_argument("--ascii", action="store_true", help="print in ASCII rather than Unicode")
+    from .campaign import register as register_fuzz
+    register_fuzz(s)

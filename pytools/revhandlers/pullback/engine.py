@@ -1,0 +1,149 @@
+"""The pullback language extracted from Coq, from Python: a long-lived
+``pullback-eval --serve`` process (:class:`PullbackEvaluator`), whose type
+checker (``infer``, ``theories/pullback/infer.v``) and normaliser
+(``normalize``, ``normalize.v``, over the step function of ``step_fn.v``)
+are the Coq definitions.
+
+Terms travel as S-expressions (:mod:`.sexp`, ``docs/sexp-format.md``,
+"pullback-eval"); errors come back as the project's errors
+(:func:`revhandlers.errors.make_error`): bad input (exit code 2, kinds
+``parse``, ``syntax``, ``unbound``, ``number``, ``too-deep``, ``type``, …)
+or runtime failures (exit code 1: ``stuck``, ``out-of-fuel``, ``internal``,
+and ``timeout`` when the process gives no answer in time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sexpdata
+
+from ..errors import BadInput, RevHandlersError, RuntimeFailure
+from ..paths import driver_path
+from ..process import ServeProcess, lazily
+from ..sexp import loads, ocaml_float
+from .sexp import Result, from_sexp, read_answer, read_type, request_sexp
+from .syntax import NP, NR, NZ, NDual, Real, Tm, Ty
+
+
+def pullback_eval_path():
+    """The extracted driver: ``PULLBACK_EVAL``, the checkout's build, or
+    ``PATH`` (:func:`revhandlers.paths.driver_path`)."""
+    return driver_path("pullback-eval", "PULLBACK_EVAL")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The answer to ``(trace TERM)``: the term after each step (its
+    S-expression text when it holds ``nan`` or an infinity), and the final
+    answer, a :class:`~.sexp.Result` or the error the run ended with
+    (``stuck``, ``out-of-fuel``)."""
+    steps: list
+    outcome: Result | RevHandlersError
+
+    @property
+    def result(self) -> Result:
+        """The result, or raises the error the run ended with."""
+        if isinstance(self.outcome, RevHandlersError):
+            raise self.outcome
+        return self.outcome
+
+
+class PullbackEvaluator(ServeProcess):
+    """A ``pullback-eval --serve`` process: the type checker and the
+    normaliser extracted from Coq.  ``fuel`` bounds the steps (the driver's
+    default is 1,000,000); ``timeout`` the seconds per request."""
+
+    def __init__(self, path=None, timeout: float | None = None, fuel: int | None = None):
+        extra = ("--fuel", str(int(fuel))) if fuel is not None else ()
+        super().__init__(path or pullback_eval_path(), timeout=timeout, flags=extra)
+        self.fuel = fuel
+
+    def _ask(self, kind: str, term: Tm | str) -> str:
+        """The answer line to a request on ``term`` (a term, or the text of
+        one S-expression term)."""
+        return self.request(f"({kind} {term})" if isinstance(term, str) else request_sexp(kind, term))
+
+    def result(self, term: Tm | str) -> Result:
+        """The :class:`~.sexp.Result` of running ``term``: its value (binder
+        types erased, ``None``), its type and the number of steps."""
+        return _result(self._ask("run", term))
+
+    def run(self, term: Tm | str) -> tuple[Tm, Ty, int]:
+        """``(value, type, steps)``: the normal form ``term`` reaches (a
+        value), its type and the number of steps."""
+        r = self.result(term)
+        return r.value, r.type, r.steps
+
+    def check(self, term: Tm | str) -> Ty:
+        """The type the extracted checker gives ``term``."""
+        return read_answer(self._ask("check", term))
+
+    def trace(self, term: Tm | str) -> Trace:
+        """The term after each step and the final answer (a failure at run
+        time is kept in :attr:`Trace.outcome`; bad input raises)."""
+        line = self._ask("trace", term).rstrip()
+        if not line.startswith("(trace "):
+            return Trace([], read_answer(line))     # an error about the input itself: raises it
+        # (trace (step TERM) … ANSWER): no term holds "(step " or a string,
+        # and the answer is the last "(result (value " or "(error (kind "
+        end = max(line.rfind(" (result (value "), line.rfind(" (error (kind "))
+        steps = [part.rstrip()[:-1] for part in line[:end].split("(step ")[1:]]
+        try:
+            outcome = _result(line[end + 1:-1])
+        except RevHandlersError as e:
+            if e.exit_code == 2:
+                raise
+            outcome = e
+        return Trace([_step(x) for x in steps], outcome)
+
+
+def _result(line: str):
+    """:func:`~.sexp.read_answer`, and a value that holds ``nan`` or an
+    infinity (which :func:`~.sexp.from_sexp` does not read: input numbers
+    are finite) when it is a number or a numeric dual."""
+    try:
+        return read_answer(line)
+    except BadInput as e:
+        if e.kind != "number" or not line.startswith("(result "):
+            raise
+    s = loads(line, program=True)
+    fields = {f[0].value(): f[1] for f in s[1:] if isinstance(f, list) and len(f) == 2}
+    v = fields.get("value")
+    if isinstance(v, list) and len(v) == 2 and v[0] == sexpdata.Symbol("ndual"):
+        value = NDual(_num(v[1]))
+    elif v is not None and not isinstance(v, list):
+        value = Real(_float(v))
+    else:
+        raise RuntimeFailure("non-finite", f"pullback-eval's value holds a non-finite number, which is read only "
+                                           f"in a number or a numeric dual: {line[:300]}")
+    return Result(value, read_type(fields["type"], erased=False), int(fields["steps"]))
+
+
+def _step(text: str):
+    """The term of a step; its text when it holds a non-finite number
+    (which :func:`~.sexp.from_sexp` does not read)."""
+    try:
+        return from_sexp(text)
+    except BadInput as e:
+        if e.kind != "number":
+            raise
+        return text
+
+
+def _float(x) -> float:
+    f = ocaml_float(x.value()) if isinstance(x, sexpdata.Symbol) else float(x)
+    if f is None:
+        raise BadInput("syntax", f"not a number in an answer of pullback-eval: {x}")
+    return f
+
+
+def _num(x):
+    if x == sexpdata.Symbol("zero"):
+        return NZ()
+    if isinstance(x, list) and len(x) == 2:
+        return NP(_num(x[0]), _num(x[1]))
+    return NR(_float(x))
+
+
+#: the process shared by ``revhandlers pullback run``
+default_evaluator = lazily(PullbackEvaluator)

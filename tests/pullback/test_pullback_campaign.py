@@ -1,0 +1,250 @@
+"""The pullback language's campaign (``revhandlers pullback fuzz``):
+pullback-eval (extracted from Coq) against the numpy reference on
+generated queries, at a fixed seed; the corpus replayed; the check shown
+able to fail (a wrong evaluator and a wrong reference are caught and
+shrunk); and ``revhandlers pullback run`` on the paper's query.
+
+Expected numbers are the paper's ([660 528] for Example 4.9) or the
+reference's (``reference.py``, forward mode, never the pullback
+reductions), never pullback-eval's."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from revhandlers.cli import main
+from revhandlers.harness import Divergence, run_campaign
+from revhandlers.pullback import campaign as C
+from revhandlers.pullback import reference
+from revhandlers.pullback.engine import PullbackEvaluator
+from revhandlers.pullback.sexp import Result
+from revhandlers.pullback.syntax import NP, NR, NDual
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "corpus" / "pullback"
+PAPER = ROOT / "examples" / "pullback" / "paper_f.pb"
+
+#: the outcome of each seeded corpus case (the others are shrunk divergences)
+SEEDED = {
+    "paper-f.sexp": "agree (first-order, numeric value)",
+    "example-3-9.sexp": "agree (not a query, numeric value)",
+    "higher-order.sexp": "value (higher-order, not numeric: not compared)",
+    # the let series of Example 3.3 pairs constants (⟨a, 1⟩), which is not
+    # A-normal (anf.v, elem_pair takes atoms): outside pb_wf
+    "example-3-3.sexp": "stuck (first-order, not pb_wf)",
+    # within pb_wf, and the reference's value is [1, -4]*: pullback-eval's
+    # rules do not reach it
+    "sum-gradient.sexp": "stuck (higher-order, pb_wf)",
+}
+#: shrunk divergences still there: the Coq checker (infer.v) needs a type
+#: from the context for 0, the Python checker (the declarative relation)
+#: does not
+KNOWN = {"divergence-1-08069facb6d1.sexp": "pullback-eval rejects `let z = 0 in …`, which typecheck.py accepts"}
+
+
+@pytest.fixture(scope="module")
+def ev():
+    with PullbackEvaluator(timeout=30, fuel=C.FUEL) as ev:
+        yield ev
+
+
+def test_campaign_fixed_seed():
+    """1,200 queries (15 to 20 s): no divergence, first-order and higher-order queries
+    checked, and values compared both ways (numeric duals, and normal
+    forms by their meaning).  The queries pullback-eval rejects for a 0
+    without a type from its context are counted (``allow_checker_gap``;
+    :func:`test_the_checker_gap_is_a_divergence` shows them caught)."""
+    n = 1200
+    report = C.campaign(n, seed=20261202, allow_checker_gap=True)
+    assert report.divergence is None, report.divergence
+    assert report.programs == n
+    out = report.outcomes
+
+    def count(*words):
+        return sum(v for k, v in out.items() if all(w in k for w in words))
+
+    assert count("agree", "first-order", "numeric value") > 200
+    assert count("agree", "first-order", "by its meaning") > 50
+    assert count("higher-order") > 100 and count("agree", "higher-order") > 10
+    values = count("agree") + count("value (")
+    assert values == report.coverage["values"]
+    # Most queries within pb_wf (progress's hypothesis) reach a value; the
+    # others are stuck.  Queries outside pb_wf are all stuck.
+    outside = count("not pb_wf") + count(C.CHECKER_GAP)
+    assert values > 0.6 * (n - outside), out
+    assert values > 0.4 * n, out
+    assert "steps to a value" in C.steps_table(report.coverage)
+
+
+def test_the_checker_gap_is_a_divergence(tmp_path):
+    """By default a query the Coq checker rejects and the Python checker
+    accepts is a divergence, shrunk and written to the corpus."""
+    report = C.campaign(1000, seed=1, corpus=tmp_path)     # found after 272 queries
+    assert report.divergence is not None and "the Coq checker (pullback-eval) rejects" in report.divergence
+    written = Path(report.corpus_file)
+    assert written.parent == tmp_path and written.name.startswith("divergence-1-")
+    text = written.read_text()
+    assert text.startswith("; found by `revhandlers pullback fuzz --seed 1`, shrunk by Hypothesis\n")
+    case = C.read_case(text)
+    with PullbackEvaluator(timeout=30) as ev, pytest.raises(Divergence, match="rejects"):
+        C.check(case, ev)
+    assert len(text.splitlines()[-1]) < 200         # shrunk
+
+
+def _corpus_files():
+    return sorted(p.name for p in CORPUS.glob("*.sexp"))
+
+
+def test_corpus_is_seeded():
+    assert set(SEEDED) <= set(_corpus_files())
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(raises=Divergence, strict=True,
+                                                                            reason=KNOWN[n]))
+                                  if n in KNOWN else n for n in _corpus_files()])
+def test_corpus_replayed(ev, name):
+    case = C.read_case((CORPUS / name).read_text())
+    outcome = C.check(case, ev)
+    if name in SEEDED:
+        assert outcome == SEEDED[name]
+    else:           # a shrunk divergence, since fixed
+        assert not outcome.startswith(C.CHECKER_GAP)
+
+
+def test_the_papers_numbers_through_the_reference():
+    """The reference itself on Example 4.9: the gradient of
+    ((x+1)(2x+y²))² at (1, 3) is 2·f·∂ = (2·22·15, 2·22·12) = (660, 528)."""
+    res = reference.run(C.read_case((CORPUS / "paper-f.sexp").read_text()))
+    assert list(C.numbers(res.value, res.type)) == [660.0, 528.0]
+
+
+class _Perturbed(PullbackEvaluator):
+    """A wrong evaluator: the last number of a numeric dual off by one part
+    in 10⁷."""
+
+    def result(self, term):
+        r = super().result(term)
+        if isinstance(r.value, NDual):
+            return replace(r, value=NDual(_nudge(r.value.r)))
+        return r
+
+
+def _nudge(r):
+    if isinstance(r, NP):
+        return NP(r.a, _nudge(r.b))
+    return NR(r.r * (1 + 1e-7) + 1e-7) if isinstance(r, NR) else NR(1e-7)
+
+
+def test_a_wrong_evaluator_is_caught_and_shrunk():
+    with _Perturbed(timeout=30, fuel=C.FUEL) as bad:
+        report = run_campaign(C.cases(), lambda c: C.check(c, bad, allow_checker_gap=True), 300, seed=3)
+    assert report.divergence is not None and "pullback-eval computes" in report.divergence
+    assert "numeric value" in report.divergence and len(report.divergence) < 400, report.divergence
+    # and on the paper's query
+    with _Perturbed(timeout=30) as bad, pytest.raises(Divergence, match="660"):
+        C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), bad)
+
+
+def test_a_wrong_reference_is_caught(ev, monkeypatch):
+    """A mutant of the reference whose product rule drops a·b'."""
+    def bad_mul(a, b):
+        t = max(reference._tag(a), reference._tag(b))
+        if t == 0:
+            return a * b
+        ap, at = reference._split(a, t)
+        bp, _ = reference._split(b, t)
+        return reference.Jet(t, bad_mul(ap, bp), bad_mul(at, bp))
+
+    monkeypatch.setattr(reference, "s_mul", bad_mul)
+    with pytest.raises(Divergence, match=r"pullback-eval computes \[660\.0, 528\.0\]"):
+        C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), ev)
+    report = run_campaign(C.cases(), lambda c: C.check(c, ev, allow_checker_gap=True), 300, seed=4)
+    assert report.divergence is not None and "the reference" in report.divergence
+
+
+def test_a_checker_disagreement_on_types_is_caught(ev):
+    class _WrongType(PullbackEvaluator):
+        def result(self, term):
+            r = super().result(term)
+            return Result(r.value, r.type.A if hasattr(r.type, "A") else r.type, r.steps)
+
+    with _WrongType(timeout=30) as bad, pytest.raises(Divergence, match="different types"):
+        C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), bad)
+
+
+def test_pb_wf_transcribes_progress_hypothesis():
+    from revhandlers.pullback.surface import parse
+    inside = parse("((Ω λy:R. let z = sq(y) in z) · (λx:R. [1]*)) 2")
+    outside = parse("((Ω λy:R. let z = sq(y) in ⟨z, 1⟩) · (λp:R^2. [1, 1]*)) 2")
+    assert C.pb_wf(inside) and not C.pb_wf(outside)
+    assert C.order_of(inside) == "first-order"
+
+
+def test_non_finite_values_are_read(ev):
+    """exp⁷(0) overflows: pullback-eval answers (ndual inf), which the
+    engine reads (the term reader takes finite numbers only)."""
+    t = "(app (pullback R (fun exp (fun exp (fun exp (fun exp (fun exp (fun exp (fun exp (var 0)))))))) " \
+        "(lam R (ndual 1.0))) 0.0)"
+    value, ty, steps = ev.run(t)
+    assert value == NDual(NR(float("inf"))) and steps > 0
+    assert ev.trace(t).result.value == value
+
+
+# ------------------------------------------------------------ the commands
+
+def _cli(argv, capsys):
+    out = io.StringIO()
+    code = main(["pullback", *argv], out=out)
+    return code, out.getvalue(), capsys.readouterr().err
+
+
+def test_run_prints_the_papers_gradient(capsys):
+    code, out, err = _cli(["run", str(PAPER)], capsys)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "value: [660, 528]*" and lines[1] == "type: (R^2)*"
+    assert lines[2].startswith("steps: ") and int(lines[2].split()[1]) > 0
+
+
+def test_run_subprocess_paper():
+    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "run", str(PAPER)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "660" in r.stdout and "528" in r.stdout
+
+
+def test_run_trace(capsys):
+    code, out, _ = _cli(["run", "--trace", "--ascii", str(ROOT / "examples" / "pullback" / "example_3_9.pb")], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[-3:] == ["value: [660, 528]*", "type: (R^2)*", "steps: 4"]
+    assert lines[0].startswith("1: ") and lines[3] == "4: [660, 528]*"
+
+
+def test_run_exit_codes(tmp_path, capsys):
+    code, out, err = _cli(["run", str(ROOT / "examples" / "pullback" / "example_3_3.pb")], capsys)
+    assert code == 1 and out == "" and err.startswith("error (stuck): ")
+    code, _, err = _cli(["run", "--fuel", "10", str(PAPER)], capsys)
+    assert code == 1 and err.startswith("error (out-of-fuel): ")
+    bad = tmp_path / "bad.sexp"
+    bad.write_text("(app (lam R (var 0)) (pair 1.0 2.0))")
+    code, _, err = _cli(["run", str(bad)], capsys)
+    assert code == 2 and err.startswith("error (type): ")
+    code, _, err = _cli(["run", str(tmp_path / "missing.pb")], capsys)
+    assert code == 2 and err.startswith("error (io): ")
+    code, _, err = _cli(["run", "--fuel", "-1", str(PAPER)], capsys)
+    assert code == 2 and "--fuel" in err
+
+
+def test_fuzz_command(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", "40", "--seed", "3",
+                        "--allow-checker-gap", "--corpus", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "queries: 40" in r.stdout and "divergences: 0" in r.stdout
+    assert "reduction rules: not counted" in r.stdout
