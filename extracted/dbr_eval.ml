@@ -305,15 +305,15 @@ let usage =
 
 let () =
   let serve_mode = ref false and file = ref None in
-  let rec args = function
+  let rec args l =
+    match common_flag "dbr-eval" usage l with
+    | Some rest -> args rest
+    | None -> (
+    match l with
     | [] -> ()
     | "--serve" :: rest -> serve_mode := true; args rest
-    | "--timeout" :: t :: rest -> (
-        match timeout_of t with Some s -> time_limit := s; args rest | None -> prerr_endline usage; exit 2)
-    | ("-h" | "--help") :: _ -> print_endline usage; exit 0
-    | "--version" :: _ -> print_endline ("dbr-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
-    | _ -> prerr_endline usage; exit 2
+    | _ -> prerr_endline usage; exit 2)
   in
   args (List.tl (Array.to_list Sys.argv));
   if !serve_mode then serve answer else answer_one !file answer

@@ -149,6 +149,15 @@ let limited f =
     | exception e -> stop (); raise e
   end
 
+(* The flags every driver takes: [Some rest] after one of them (--help and
+   --version exit), [None] when the arguments start otherwise. *)
+let common_flag name usage = function
+  | "--timeout" :: t :: rest -> (
+      match timeout_of t with Some s -> time_limit := s; Some rest | None -> prerr_endline usage; exit 2)
+  | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+  | "--version" :: _ -> print_endline (name ^ " " ^ version); exit 0
+  | _ -> None
+
 (* Read the whole input: FILE, or standard input. *)
 let read_text file =
   try

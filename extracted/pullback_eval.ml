@@ -199,7 +199,11 @@ let usage =
 
 let () =
   let mode = ref `Run and serve_mode = ref false and file = ref None in
-  let rec args = function
+  let rec args l =
+    match common_flag "pullback-eval" usage l with
+    | Some rest -> args rest
+    | None -> (
+    match l with
     | [] -> ()
     | "--check" :: rest -> mode := `Check; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
@@ -208,12 +212,8 @@ let () =
         match int_of_string_opt n with
         | Some f when f >= 0 && f <= 1_000_000_000 -> fuel := f; args rest
         | _ -> prerr_endline usage; exit 2)
-    | "--timeout" :: t :: rest -> (
-        match timeout_of t with Some s -> time_limit := s; args rest | None -> prerr_endline usage; exit 2)
-    | ("-h" | "--help") :: _ -> print_endline usage; exit 0
-    | "--version" :: _ -> print_endline ("pullback-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
-    | _ -> prerr_endline usage; exit 2
+    | _ -> prerr_endline usage; exit 2)
   in
   args (List.tl (Array.to_list Sys.argv));
   if !serve_mode then

@@ -678,7 +678,11 @@ let () =
      what it has, rather than mapping fresh pages for every run. *)
   Gc.set { (Gc.get ()) with Gc.major_heap_increment = 1 lsl 22; space_overhead = 200 };
   let mode = ref `Run and serve_mode = ref false and file = ref None in
-  let rec args = function
+  let rec args l =
+    match common_flag "rh-eval" usage l with
+    | Some rest -> args rest
+    | None -> (
+    match l with
     | [] -> ()
     | "--check" :: rest -> mode := `Check; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
@@ -686,16 +690,12 @@ let () =
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--small-step" :: rest -> small_step := true; args rest
-    | "--timeout" :: t :: rest -> (
-        match timeout_of t with Some s -> time_limit := s; args rest | None -> prerr_endline usage; exit 2)
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
         | Some f when f >= 0 -> default_fuel := f; args rest
         | _ -> prerr_endline usage; exit 2)
-    | ("-h" | "--help") :: _ -> print_endline usage; exit 0
-    | "--version" :: _ -> print_endline ("rh-eval " ^ version); exit 0
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
-    | _ -> prerr_endline usage; exit 2
+    | _ -> prerr_endline usage; exit 2)
   in
   args (List.tl (Array.to_list Sys.argv));
   if !serve_mode then serve ()

@@ -25,29 +25,14 @@ from .sexp import read_term_or_request, request_sexp, to_sexp
 from .surface import parse, pretty, pretty_type
 from .syntax import Tm
 
-#: the largest file read (the drivers' ``max_input``)
-MAX_INPUT = 1 << 30
 #: the largest ``--fuel`` pullback-eval takes
 MAX_FUEL = 1_000_000_000
 
 
 def read_text(path: str) -> str:
-    """The UTF-8 text of ``path``, at most :data:`MAX_INPUT` bytes."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_INPUT + 1)
-    except OSError as e:
-        raise BadInput("io", f"cannot read {path}: {e.strerror or e}") from None
-    if len(data) > MAX_INPUT:
-        raise BadInput("too-large", f"{path} is larger than {MAX_INPUT} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise BadInput("parse", f"{path} is not UTF-8 text: byte 0x{data[e.start]:02x} at line {line}") from None
-    if "\x00" in text:
-        raise BadInput("parse", f"{path} contains a NUL character (offset {text.index(chr(0))})")
-    return text
+    """The UTF-8 text of ``path``, at most ``revhandlers.cli.MAX_INPUT`` bytes."""
+    from ..cli import read_source
+    return read_source(path)
 
 
 def load(path: str) -> Tm:
