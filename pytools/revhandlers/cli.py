@@ -168,14 +168,19 @@ def cmd_trace(args, out) -> int:
 def cmd_fmt(args, out) -> int:
     prog = load(args.file)
     text = program_sexp(prog) + "\n" if args.to == "sexp" else pretty(prog)
-    if args.in_place:
-        try:
-            Path(args.file).write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise BadInput("io", f"cannot write {args.file}: {e.strerror or e}") from None
-    else:
-        out.write(text)
+    write_formatted(args.file, text, args.in_place, out)
     return 0
+
+
+def write_formatted(path: str, text: str, in_place: bool, out) -> None:
+    """``fmt``'s output: back into ``path`` (``-i``), else to ``out``."""
+    if not in_place:
+        out.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise BadInput("io", f"cannot write {path}: {e.strerror or e}") from None
 
 
 def _seconds(text: str) -> float:

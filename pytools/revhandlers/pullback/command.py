@@ -18,7 +18,6 @@ time limit."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from ..errors import BadInput
 from .sexp import read_term_or_request, request_sexp, to_sexp
@@ -53,14 +52,8 @@ def cmd_check(args, out) -> int:
 
 def cmd_fmt(args, out) -> int:
     t = load(args.file)
-    text = pretty(t, ascii=args.ascii) + "\n"
-    if args.in_place:
-        try:
-            Path(args.file).write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise BadInput("io", f"cannot write {args.file}: {e.strerror or e}") from None
-    else:
-        out.write(text)
+    from ..cli import write_formatted
+    write_formatted(args.file, pretty(t, ascii=args.ascii) + "\n", args.in_place, out)
     return 0
 
 
