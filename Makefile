@@ -34,12 +34,12 @@ build: proofs
 	@dune build 2>&1
 	@echo "build: $(RH_EVAL)"
 
-## install: build, then copy rh-eval and dbr-eval to $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
+## install: build, then copy rh-eval, dbr-eval and pullback-eval to $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
 ##          and pip-install the package, not editable, into $(PY) (PIP= skips it)
 install: build
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 755 $(RH_EVAL) _build/default/extracted/dbr-eval "$(DESTDIR)$(PREFIX)/bin/"
-	@echo "install: rh-eval and dbr-eval in $(DESTDIR)$(PREFIX)/bin"
+	install -m 755 $(RH_EVAL) _build/default/extracted/dbr-eval _build/default/extracted/pullback-eval "$(DESTDIR)$(PREFIX)/bin/"
+	@echo "install: rh-eval, dbr-eval and pullback-eval in $(DESTDIR)$(PREFIX)/bin"
 	@# setuptools builds in ./build: removed afterwards unless it was there before
 	@if [ -n "$(PIP)" ]; then \
 	  had_build=$$([ -e build ] && echo yes); \

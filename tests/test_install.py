@@ -29,7 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRACTED = ROOT / "_build" / "default" / "extracted"
-DRIVERS = ("rh-eval", "dbr-eval")
+DRIVERS = ("rh-eval", "dbr-eval", "pullback-eval")
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 # what a source tree needs to build the wheel is copied, not built in place:
 # setuptools writes ./build into the tree it builds (and other runs may share
@@ -67,8 +67,8 @@ class Installed:
             shutil.copy(EXTRACTED / name, self.bin / name)
         self.work = tmp / "work"
         self.work.mkdir()
-        for example in ("one_layer.rh", "mlp.rh"):
-            shutil.copy(ROOT / "examples" / example, self.work / example)
+        for example in ("one_layer.rh", "mlp.rh", "pullback/paper_f.pb"):
+            shutil.copy(ROOT / "examples" / example, self.work / Path(example).name)
         # PATH without the drivers: the venv's scripts and the system's programs
         self.bare_path = os.pathsep.join([str(self.venv / "bin"), "/usr/bin", "/bin"])
         for name in DRIVERS:
@@ -97,7 +97,7 @@ class Installed:
 
     def env(self, drivers_on_path: bool = True, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
-               if k not in ("RH_EVAL", "DBR_EVAL", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+               if k not in ("RH_EVAL", "DBR_EVAL", "PULLBACK_EVAL", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
         env["PATH"] = (str(self.bin) + os.pathsep if drivers_on_path else "") + self.bare_path
         env["MPLBACKEND"] = "Agg"
         env["MPLCONFIGDIR"] = str(self.tmp / "mpl")
@@ -152,6 +152,31 @@ def test_run_finds_rh_eval_on_path(installed):
     assert "engine: verified" in p.stdout
     assert "value: <[-2.75, -3.6 ]>" in p.stdout
     assert "steps: 28" in p.stdout
+
+
+def test_check_finds_rh_eval_on_path(installed):
+    p = installed.cli("check", "mlp.rh")
+    assert p.returncode == 0, p.stderr
+    # a rev handle over one variable x_in : Real(n_in) = Real(64) answers the 1-tuple of its gradient
+    assert p.stdout.strip() == "mlp.rh: well typed, Prod(Real(64))", p.stdout
+
+
+def test_fuzz_runs_outside_the_checkout(installed):
+    # --allow-holes: 50 programs may leave a rule unfired (exit code 3), which is not what is tested here
+    p = installed.cli("fuzz", "--n", "50", "--seed", "1", "--allow-holes",
+                      "--corpus", str(installed.tmp / "fuzz-corpus"), timeout=600)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 0, (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+    assert re.search(r"^programs: 50 ", p.stdout, re.M), p.stdout
+    assert re.search(r"^divergences: 0$", p.stdout, re.M), p.stdout
+    assert not (installed.tmp / "fuzz-corpus").exists()
+
+
+def test_pullback_run_finds_pullback_eval_on_path(installed):
+    p = installed.cli("pullback", "run", "paper_f.pb")
+    assert p.returncode == 0, p.stderr
+    # the paper's example (Mak and Ong, the pullback of f at its point, worked in the paper)
+    assert re.search(r"^value: \[660, 528\]\*$", p.stdout, re.M), p.stdout
 
 
 def test_dbr_diff_finds_dbr_eval_on_path(installed):
