@@ -64,23 +64,44 @@ def _program(p) -> Program:
     return check_depth(p) if isinstance(p, Program) else load(p)
 
 
+def _located(prog: Program, e: RevHandlersError) -> RevHandlersError:
+    """``e`` (an error of ``rh-eval``, which knows no positions) at the
+    construct of ``prog`` it is about, in the surface syntax, when the
+    Python checker finds the same error (:func:`revhandlers.typecheck.locate`);
+    else ``e`` itself."""
+    from .typecheck import LOCATABLE, locate
+    if e.pos is not None or e.checker is not None or not (e.kind in LOCATABLE or e.kind == "unhandled-operation"):
+        return e
+    try:
+        return locate(prog, e)
+    except (RevHandlersError, RecursionError):
+        return e
+
+
 @deep
 def check(program, engine: str = "verified"):
     """The type of the main command; raises :class:`TypeCheckError` (with the
-    Coq rule) or :class:`BadInput`."""
+    Coq rule) or :class:`BadInput`.  An error of the verified checker is
+    located (``e.pos``, line and column, and a message in the surface
+    syntax) when the program has positions (it was parsed from the surface
+    syntax) and the Python checker finds the same error."""
     prog = _program(program)
     if engine == "reference":
         from .typecheck import check_program
         return check_program(prog)
     from .evaluator import default_evaluator
-    return default_evaluator().check(prog)
+    try:
+        return default_evaluator().check(prog)
+    except RevHandlersError as e:
+        raise _located(prog, e) from None
 
 
 @deep
 def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
     """Run a program; ``heap`` (location -> array) updates its initial heap.
     ``engine`` is ``"verified"`` (the extracted evaluator) or ``"reference"``
-    (the numpy reference semantics)."""
+    (the numpy reference semantics).  Errors are located as by :func:`check`
+    (an unhandled operation at the operation)."""
     prog = _program(program)
     if engine == "reference":
         from .reference import run_reference
@@ -88,7 +109,10 @@ def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
     if engine != "verified":
         raise ValueError(f"engine must be one of {ENGINES}")
     from .evaluator import default_evaluator, with_heap
-    return default_evaluator().run(with_heap(prog, heap))
+    try:
+        return default_evaluator().run(with_heap(prog, heap))
+    except RevHandlersError as e:
+        raise _located(prog, e) from None
 
 
 @deep
