@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -166,17 +167,102 @@ def cmd_trace(args, out) -> int:
 
 
 def cmd_fmt(args, out) -> int:
-    prog = load(args.file)
-    text = program_sexp(prog) + "\n" if args.to == "sexp" else pretty(prog)
+    """A ``.rh`` file in the surface syntax is laid out again keeping its
+    comments, ``param`` declarations and notation (revhandlers.fmt); any
+    other conversion prints the program itself, and ``-i`` refuses it when
+    the file has what the output cannot keep (comments, parameters)."""
+    from .fmt import format_source
+    source = read_source(args.file)
+    surface = not _is_sexp(source)
+    if surface and args.to == "rh":
+        try:
+            text = format_source(source)
+        except BadInput as e:
+            if e.kind != "fmt":
+                raise
+            raise BadInput("fmt", f"{args.file}: {e.message}") from None
+    else:
+        prog = parse(source)
+        text = program_sexp(prog) + "\n" if args.to == "sexp" else pretty(prog)
+        if args.in_place:
+            lost = _lost_by_conversion(source, surface, args.to)
+            if lost:
+                raise BadInput("fmt", f"fmt -i would delete the {lost} of {args.file} (the "
+                                      f"{'S-expression' if args.to == 'sexp' else 'surface'} output cannot keep "
+                                      f"them); the file is left as it is (without -i the output goes to "
+                                      f"standard output)")
     write_formatted(args.file, text, args.in_place, out)
     return 0
 
 
+def _is_sexp(text: str) -> bool:
+    """Whether ``text`` is an S-expression program (as revhandlers.parse decides)."""
+    stripped = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).lstrip()
+    return stripped.startswith("(program")
+
+
+def _lost_by_conversion(source: str, surface: bool, to: str) -> str:
+    """What printing ``source`` in the notation ``to`` leaves out: its
+    comments, its ``param`` declarations (as words), or ''."""
+    lost = []
+    if surface:
+        from .fmt import has_params, source_tokens
+        if any(t.startswith("#") for t in source_tokens(source)):
+            lost.append("comments")
+        if has_params(source):
+            lost.append("param declarations")
+    elif _sexp_has_comment(source):
+        lost.append("comments")
+    return " and ".join(lost)
+
+
+def _sexp_has_comment(text: str) -> bool:
+    """Whether an S-expression text has a ``;`` comment (outside strings)."""
+    return bool(_comments(text, True))
+
+
+def _comments(text: str, sexp_like: bool) -> list[str]:
+    """The comments of a program text (without trailing whitespace): ``;``
+    to the end of the line outside strings in an S-expression, else ``#``
+    to the end of the line."""
+    if not sexp_like:
+        return [m.group(0).rstrip() for m in re.finditer(r"#[^\n]*", text)]
+    found, i, in_string, n = [], 0, False, len(text)
+    while i < n:
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == ";":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            found.append(text[i:end].rstrip())
+            i = end
+        i += 1
+    return found
+
+
 def write_formatted(path: str, text: str, in_place: bool, out) -> None:
-    """``fmt``'s output: back into ``path`` (``-i``), else to ``out``."""
+    """``fmt``'s output: back into ``path`` (``-i``), else to ``out``.
+    ``-i`` leaves the file as it is when one of its comments is missing from
+    ``text`` (a ``bad input`` error, exit code 2)."""
     if not in_place:
         out.write(text)
         return
+    original = read_source(path)
+    sexp_like = str(path).endswith(".sexp") or _is_sexp(original)
+    missing = _comments(original, sexp_like)
+    for c in _comments(text, sexp_like and _is_sexp(text)):
+        if c in missing:
+            missing.remove(c)
+    if missing:
+        raise BadInput("fmt", f"fmt -i would delete {len(missing)} comment(s) of {path} (the first: "
+                              f"{missing[0][:60]!r}); the file is left as it is (without -i the output "
+                              f"goes to standard output)")
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as e:
@@ -253,10 +339,13 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
     t.set_defaults(func=cmd_trace)
 
-    f = sub.add_parser("fmt", help="print a program in the surface syntax (or as an S-expression)")
+    f = sub.add_parser("fmt", help="print a program in the surface syntax (or as an S-expression); "
+                                   "a .rh file keeps its comments and param declarations")
     f.add_argument("file")
     f.add_argument("--to", choices=("rh", "sexp"), default="rh")
-    f.add_argument("-i", "--in-place", action="store_true", help="rewrite the file")
+    f.add_argument("-i", "--in-place", action="store_true",
+                   help="rewrite the file (refused, exit code 2, when the output would lose comments or "
+                        "parameters)")
     f.set_defaults(func=cmd_fmt)
 
     _extend(sub)

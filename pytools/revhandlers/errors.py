@@ -16,7 +16,8 @@ warning) the way the command line prints it::
 
 from __future__ import annotations
 
-BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io"}
+# "fmt": revhandlers fmt cannot print a file without losing some of it (comments, parameters)
+BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io", "fmt"}
 # "timeout": a driver's --timeout, or the Python wrapper's (VerifiedEvaluator(timeout=...))
 RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory", "timeout"}
 
