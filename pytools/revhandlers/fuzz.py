@@ -8,7 +8,7 @@ environment machine of machine.v, proved equal to the small-step one, on
 the float arrays of extracted/vec.ml); and the independent numpy
 **reference** semantics.  For every program drawn by :mod:`revhandlers.gen`:
 
-* both type checkers must accept it;
+* both type checkers must accept it, with the same type;
 * the model and the fast evaluator must give the same answer bit for bit
   (value, heap, step count, or the same failure): they perform the same
   IEEE operations in the same order;
@@ -16,24 +16,38 @@ the float arrays of extracted/vec.ml); and the independent numpy
   (relative tolerance 1e-7, absolute 1e-9; NaN agrees with NaN and an
   infinity with the same infinity), or the same runtime failure;
 * every ``M.rd(x.N)(L)`` the reference evaluates must agree with central
-  finite differences of ``x ↦ N`` at ``L`` (relative tolerance 1e-4), unless
-  ``N`` uses ``round`` or ``maxpool``, which are not smooth.
+  finite differences of ``x ↦ N`` at ``L`` in a random direction ``u``
+  (``<rd, u>`` against ``(<C, N(L + hu)> - <C, N(L - hu)>) / 2h``, relative
+  tolerance 1e-4, as PyTorch's fast gradcheck does), unless ``N`` uses
+  ``round`` or ``maxpool``, which are not smooth.
 
 A program the verified evaluator cannot finish within its fuel, or within
 the per-program time limit (``--timeout``), is skipped, not compared, and
 counted as such in the report.
 
-A divergence is shrunk by Hypothesis to a smallest program, written to the
-corpus directory as an S-expression file that names the seed, and replayed
-by the test suite from then on (``tests/test_fuzz.py``).  Exit codes, like
-Csmith's comparison driver: 0 no divergence, 1 divergence, 2 could not run;
-and 3: no divergence, but a rule never fired (``--allow-holes`` accepts it).
+A campaign is fast: program ``i`` of seed ``s`` comes from a seeded
+``random.Random`` (:func:`revhandlers.gen.seeded_program`), each
+``rh-eval --serve`` process gets the requests of a batch of programs in one
+write and answers them in order (:class:`Pipe`), the reference runs in
+this process, and answers are compared as text where text suffices.  A
+divergence is shrunk by shrinking the program's recorded choices
+(:func:`revhandlers.gen.shrink_choices`), written to the corpus directory as
+an S-expression file that names the seed, and replayed by the test suite
+from then on (``tests/test_fuzz.py``).  Exit codes, like Csmith's
+comparison driver: 0 no divergence, 1 divergence, 2 could not run; and 3:
+no divergence, but a rule never fired (``--allow-holes`` accepts it).
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
+import os
+import re
+import select
+import subprocess
+import threading
+import time
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,12 +56,14 @@ import numpy as np
 
 from . import reference
 from . import autodiff as ad
-from .ast import App, Program, Rd, Tm
-from .errors import BadInput, RevHandlersError
+from .ast import App, Program, Rd
+from .errors import BadInput, RevHandlersError, RuntimeFailure
 from .evaluator import VerifiedEvaluator
-from .harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
+from .harness import Divergence, Report, count_done, could_not_run, run_jobs, summarize
 from .harness import write_corpus as _write_corpus
-from .sexp import program_sexp
+from .paths import rh_eval_path
+from .process import EvaluatorNotBuilt
+from .sexp import Result, program_sexp, read_answer, ty_sexp
 from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
@@ -56,13 +72,16 @@ NONSMOOTH = ("round", "maxpool")
 
 
 def _values_agree(a, b) -> bool:
+    """Within RTOL and ATOL (as ``numpy.isclose``), NaN with NaN, an
+    infinity with the same infinity; the same tuple structure."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
             return False
-        both_nan = np.isnan(a) & np.isnan(b)
-        same_inf = np.isinf(a) & (a == b)
-        ok = both_nan | same_inf | np.isclose(a, b, rtol=RTOL, atol=ATOL)
-        return bool(np.all(ok))
+        if a.tobytes() == b.tobytes():
+            return True
+        with np.errstate(invalid="ignore", over="ignore"):
+            ok = (np.abs(a - b) <= ATOL + RTOL * np.abs(b)) | (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+        return bool(ok.all())
     return isinstance(b, tuple) and len(a) == len(b) and all(_values_agree(x, y) for x, y in zip(a, b))
 
 
@@ -113,6 +132,11 @@ def _leaves(v):
     return [x for item in v for x in _leaves(item)]
 
 
+def _flat(v) -> np.ndarray:
+    parts = _leaves(v)
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def _rebuild(like, flat):
     it = iter(flat)
 
@@ -122,39 +146,50 @@ def _rebuild(like, flat):
     return go(like)
 
 
+#: directions of the finite differences: fixed standard normal numbers, a
+#: window of them chosen by the point (so a program checks the same way in
+#: a campaign, alone, and in the corpus)
+_DIRECTIONS = np.random.default_rng(20261202).standard_normal(1 << 14)
+
+
 def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
-    """Central finite differences of <cot, N(x)> at the point."""
+    """Central finite differences of ``x ↦ <cot, N(x)>`` at the point in a
+    direction ``u``, against ``<result, u>``: a wrong component of the
+    reverse derivative shows in almost every direction."""
     if _uses(term.body, NONSMOOTH):
         RD_CHECKS["rd terms not checked (round or maxpool)"] += 1
         return
-    flat = [x.copy() for x in _leaves(point)]
-    cflat = np.concatenate(_leaves(cot)) if _leaves(cot) else np.zeros(0)
-    got = np.concatenate(_leaves(result)) if _leaves(result) else np.zeros(0)
-    if not np.all(np.isfinite(got)) or np.max(np.abs(np.concatenate(flat) if flat else [0.0]), initial=0) > 1e3:
+    total = _flat(point)
+    got = _flat(result)
+    if not np.all(np.isfinite(got)) or np.max(np.abs(total), initial=0) > 1e3:
         return
-    sizes = [x.size for x in flat]
-    total = np.concatenate(flat) if flat else np.zeros(0)
-    want = np.zeros_like(total)
+    cflat = _flat(cot)
+    sizes = [x.size for x in _leaves(point)]
+    k = total.size
+    start = zlib.crc32(total.tobytes()) % (_DIRECTIONS.size - k) if k < _DIRECTIONS.size else 0
+    u = _DIRECTIONS[start:start + k]
+    cuts = np.cumsum(sizes)[:-1]
     saved = reference.rd_observer
     reference.rd_observer = None        # the body's own rd terms are checked where they are evaluated
     try:
-        for i in range(total.size):
-            vals = []
-            for sign in (1, -1):
-                t = total.copy()
-                t[i] += sign * h
-                parts = np.split(t, np.cumsum(sizes)[:-1]) if sizes else []
-                out = reference.eval_tm(term.body, {**env, term.var: _rebuild(point, parts)})
-                o = np.concatenate(_leaves(out)) if _leaves(out) else np.zeros(0)
-                vals.append(float(cflat @ o))
-            want[i] = (vals[0] - vals[1]) / (2 * h)
+        vals = []
+        for sign in (1, -1):
+            parts = np.split(total + sign * h * u, cuts) if sizes else []
+            out = reference.eval_tm(term.body, {**env, term.var: _rebuild(point, parts)})
+            vals.append(float(cflat @ _flat(out)))
     finally:
         reference.rd_observer = saved
-    if not np.all(np.isfinite(want)):
+    want = (vals[0] - vals[1]) / (2 * h)
+    if not np.isfinite(want):
         return
-    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
-    if not np.allclose(got, want, rtol=FD_RTOL, atol=FD_ATOL * scale):
-        raise Divergence(f"rd term disagrees with finite differences: AD {got}, FD {want}")
+    gu = got * u
+    have = float(np.sum(gu))
+    scale = max(1.0, float(np.sum(np.abs(gu))), abs(want))
+    # rounding in the two evaluations: about eps |<cot, N>| / h
+    noise = 1e-9 * max(abs(vals[0]), abs(vals[1]))
+    if abs(have - want) > FD_RTOL * scale + FD_ATOL * scale + noise:
+        raise Divergence(f"rd term disagrees with finite differences in direction {u}: "
+                         f"AD {have!r} (gradient {got}), FD {want!r}")
     RD_CHECKS["rd terms checked against finite differences"] += 1
 
 
@@ -167,54 +202,140 @@ class Outcome:
 #: the flags of the model engine (rh-eval extracted from Coq throughout)
 MODEL_FLAGS = ("--small-step", "--list-vectors")
 
+#: the answer put in place of one that did not come in time, or at all
+TIMEOUT_ANSWER = '(error (kind timeout) (rule none) (message "no answer within the time limit"))'
+STOPPED_ANSWER = '(error (kind internal) (rule none) (message "rh-eval stopped without answering"))'
 
-def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True,
-               fast: VerifiedEvaluator | None = None) -> Outcome:
-    """Raise :class:`Divergence` if the engines disagree on ``prog``.
-    ``verified`` is the model engine (it also counts the rule coverage);
-    ``fast``, when given, the default ``rh-eval``."""
-    try:
-        ty_py = check_program(prog)
-    except RevHandlersError as e:
-        raise Divergence(f"the Python checker rejects a generated program: {e}") from None
-    try:
-        ty_v = verified.check(prog)
-    except RevHandlersError as e:
-        if e.kind == "timeout":
-            return Outcome("skipped", e.kind)
-        if e.kind in ("io", "internal"):
-            raise                     # the evaluator could not run: not a divergence
-        raise Divergence(f"the extracted checker rejects a generated program: {e}") from None
-    if ty_py != ty_v:
-        raise Divergence(f"the checkers give different types: {ty_py} and {ty_v}")
-    try:
-        counts, a = verified.coverage(prog)
-    except RevHandlersError as e:
-        if e.kind == "timeout":
-            return Outcome("skipped", e.kind)
-        raise
-    a_err = a if isinstance(a, RevHandlersError) else None
-    COVERAGE.update(counts)
-    if fast is not None:
-        try:
-            f = fast.run(prog)
-        except RevHandlersError as e:
-            f = e
-        if isinstance(f, RevHandlersError) and f.kind == "timeout":
-            return Outcome("skipped", "timeout (fast evaluator)")
-        if isinstance(a, RevHandlersError) or isinstance(f, RevHandlersError):
-            if not (isinstance(a, RevHandlersError) and isinstance(f, RevHandlersError) and a.kind == f.kind):
-                raise Divergence(f"model: {a}; fast evaluator: {f}")
-        elif not (_identical(a.value, f.value) and a.steps == f.steps and set(a.heap) == set(f.heap)
-                  and all(_identical(a.heap[k], f.heap[k]) for k in a.heap)):
-            raise Divergence(f"the fast evaluator differs from the model: {f} and {a}")
+
+# ------------------------------------------------------ reading answers
+
+_TOKEN = re.compile(r'[()]|[^\s()"]+')
+_COVERAGE = re.compile(r"\(coverage \(counts((?: \([^()\s\"]+ \d+\))*)\) (.*)\)\Z", re.S)
+_COUNT = re.compile(r"\(([^()\s\"]+) (\d+)\)")
+
+
+def _tree(text: str):
+    stack: list[list] = [[]]
+    for t in _TOKEN.findall(text):
+        if t == "(":
+            stack.append([])
+        elif t == ")":
+            x = stack.pop()
+            stack[-1].append(x)
         else:
-            RD_CHECKS["fast evaluator identical to the model"] += 1
+            stack[-1].append(t)
+    return stack[0][0]
+
+
+def _value(s):
+    if s[0] == "const":
+        return np.array([float(x) for x in s[1:]], dtype=float)
+    if s[0] == "tuple":
+        return tuple(_value(x) for x in s[1:])
+    raise ValueError(s[0])
+
+
+def _answer(line: str):
+    """A result line of rh-eval as a :class:`Result`, an error line as the
+    error (returned, not raised).  Lines with quoted names or anything
+    unusual go through :func:`revhandlers.sexp.read_answer`."""
+    if line.startswith("(result (value ") and '"' not in line:
+        try:
+            s = _tree(line)
+            fields = {f[0]: f for f in s[1:]}
+            heap = {e[0]: np.array([float(x) for x in e[1]], dtype=float) for e in fields["heap"][1:]}
+            return Result(_value(fields["value"][1]), heap, int(fields["steps"][1]))
+        except (ValueError, KeyError, IndexError, TypeError):
+            pass
+    try:
+        return read_answer(line)
+    except RevHandlersError as e:
+        return e
+
+
+def _ask(ev, line: str) -> str:
+    """One request to a :class:`VerifiedEvaluator`; a timeout as an answer."""
+    try:
+        return ev.request(line).rstrip("\r\n")
+    except RevHandlersError as e:
+        if e.kind == "timeout":
+            return TIMEOUT_ANSWER
+        raise
+
+
+# ---------------------------------------------------------- comparing
+
+def _reference(prog: Program, checked: bool) -> Result:
+    """The reference's result; ``checked``: the Python checker has already
+    accepted ``prog`` (it is not checked again)."""
+    if not checked:
+        return reference.run_reference(prog)
+    try:
+        state = {d.name: np.zeros(d.size) for d in prog.locs}
+        for name, values in prog.heap:
+            state[name] = np.array(values, dtype=float)
+        value = reference._Machine(prog, state).exec(prog.main, {}, None)
+    except MemoryError:
+        raise RuntimeFailure("out-of-memory", "the evaluation ran out of memory") from None
+    return Result(reference.numpy_value(value), {d.name: state[d.name] for d in prog.locs}, None)
+
+
+def compare(prog: Program, ty_py, check_answer: str, coverage_answer: str, fast=None,
+            check_rd: bool = True, checked: bool = False) -> Outcome:
+    """Raise :class:`Divergence` if the engines disagree on ``prog``, given
+    the Python checker's type ``ty_py`` (or its error), the model's answers
+    to ``(check P)`` and ``(coverage P)``, and the fast evaluator's answer
+    to ``(run P)`` (a line, a :class:`Result` or an error; None: no fast
+    evaluator).  Counts the rule coverage in ``COVERAGE``."""
+    if isinstance(ty_py, RevHandlersError):
+        raise Divergence(f"the Python checker rejects a generated program: {ty_py}")
+    if check_answer != f"(ok (type {ty_sexp(ty_py)}))":
+        ty_v = _answer(check_answer)
+        if isinstance(ty_v, RevHandlersError):
+            if ty_v.kind == "timeout":
+                return Outcome("skipped", ty_v.kind)
+            if ty_v.kind in ("io", "internal"):
+                raise ty_v                    # the evaluator could not run
+            raise Divergence(f"the extracted checker rejects a generated program: {ty_v}")
+        if ty_py != ty_v:
+            raise Divergence(f"the checkers give different types: {ty_py} and {ty_v}")
+    m = _COVERAGE.match(coverage_answer)
+    if m is None:
+        e = _answer(coverage_answer)
+        if isinstance(e, RevHandlersError) and e.kind == "timeout":
+            return Outcome("skipped", e.kind)
+        if isinstance(e, RevHandlersError):
+            raise e
+        raise RevHandlersError("internal", f"unexpected answer to coverage: {coverage_answer[:200]}")
+    for name, k in _COUNT.findall(m.group(1)):
+        COVERAGE[name] += int(k)
+    model_line = m.group(2)
+    a = _answer(model_line)
+    a_err = a if isinstance(a, RevHandlersError) else None
+    if a_err is not None and a_err.kind == "timeout":
+        return Outcome("skipped", a_err.kind)
+    if fast is not None:
+        if isinstance(fast, str) and fast == model_line and a_err is None:
+            RD_CHECKS["fast evaluator identical to the model"] += 1     # the same text: the same bits
+        else:
+            f = _answer(fast) if isinstance(fast, str) else fast
+            if isinstance(f, RevHandlersError) and f.kind == "timeout":
+                return Outcome("skipped", "timeout (fast evaluator)")
+            if isinstance(a, RevHandlersError) or isinstance(f, RevHandlersError):
+                if not (isinstance(a, RevHandlersError) and isinstance(f, RevHandlersError) and a.kind == f.kind):
+                    raise Divergence(f"model: {a}; fast evaluator: {f}")
+            elif not (_identical(a.value, f.value) and a.steps == f.steps and set(a.heap) == set(f.heap)
+                      and all(_identical(a.heap[k], f.heap[k]) for k in a.heap)):
+                raise Divergence(f"the fast evaluator differs from the model: {f} and {a}")
+            else:
+                RD_CHECKS["fast evaluator identical to the model"] += 1
     if a_err is not None and a_err.kind in ("out-of-fuel", "out-of-memory", "too-deep"):
         return Outcome("skipped", a_err.kind)
+    if a_err is not None and a_err.kind in ("io", "internal"):
+        raise a_err
     reference.rd_observer = _check_rd if check_rd else None
     try:
-        b = reference.run_reference(prog)
+        b = _reference(prog, checked)
         b_err = None
     except RevHandlersError as e:
         b, b_err = None, e
@@ -238,6 +359,163 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
     return Outcome("agree")
 
 
+def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True,
+               fast: VerifiedEvaluator | None = None) -> Outcome:
+    """Raise :class:`Divergence` if the engines disagree on ``prog`` (one
+    program, one request at a time).  ``verified`` is the model engine (it
+    also counts the rule coverage); ``fast``, when given, the default
+    ``rh-eval`` (or anything with ``run(prog)``)."""
+    try:
+        ty_py = check_program(prog)
+    except RevHandlersError as e:
+        ty_py = e
+    if isinstance(ty_py, RevHandlersError):
+        raise Divergence(f"the Python checker rejects a generated program: {ty_py}")
+    text = program_sexp(prog)
+    check_line = _ask(verified, f"(check {text})")
+    coverage_line = _ask(verified, f"(coverage {text})")
+    f = None
+    if fast is not None:
+        if hasattr(fast, "request"):
+            f = _ask(fast, f"(run {text})")
+        else:
+            try:
+                f = fast.run(prog)
+            except RevHandlersError as e:
+                f = e
+    return compare(prog, ty_py, check_line, coverage_line, f, check_rd=check_rd)
+
+
+# ------------------------------------------------------------- batches
+
+class Pipe:
+    """An ``rh-eval --serve`` process that gets the requests of a batch in
+    one write (from a thread, so that neither side waits on a full pipe)
+    and answers them in order.  An answer that does not come within
+    ``timeout`` seconds of the previous one (rh-eval's own ``--timeout``, a
+    little shorter, normally answers first) is :data:`TIMEOUT_ANSWER`; the
+    process is then stopped and the requests after it go to a new one."""
+
+    def __init__(self, flags: tuple[str, ...] = (), timeout: float = 10.0, path=None):
+        self.args = [str(path or rh_eval_path()), "--serve", *flags, "--timeout", repr(0.9 * timeout)]
+        self.timeout = timeout
+        self.proc: subprocess.Popen | None = None
+        self.buf = b""
+        self.pending: list[str] = []
+
+    def _start(self) -> None:
+        if not os.path.exists(self.args[0]):
+            raise EvaluatorNotBuilt(self.args[0])
+        try:
+            self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        except OSError as e:
+            raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
+        self.buf = b""
+
+    @staticmethod
+    def _write(proc, data: bytes) -> None:
+        try:
+            proc.stdin.write(data)
+            proc.stdin.flush()
+        except (OSError, ValueError):
+            pass                         # the process went away: the reader sees it
+
+    def send(self, lines: list[str]) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        self.pending = list(lines)
+        data = "".join(line + "\n" for line in lines).encode("utf-8", errors="surrogatepass")
+        threading.Thread(target=self._write, args=(self.proc, data), daemon=True).start()
+
+    def _line(self) -> str | None:
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return STOPPED_ANSWER
+            self.buf += chunk
+        i = self.buf.index(b"\n")
+        line, self.buf = self.buf[:i], self.buf[i + 1:]
+        return line.decode("utf-8", errors="replace")
+
+    def receive(self) -> list[str]:
+        """The answers to the requests of the last :meth:`send`, in order."""
+        answers: list[str] = []
+        lines = self.pending
+        while lines:
+            line = self._line()
+            if line is None or line is STOPPED_ANSWER:
+                answers.append(TIMEOUT_ANSWER if line is None else STOPPED_ANSWER)
+                self.kill()
+                lines = lines[1:]
+                if lines:
+                    self.send(lines)
+                continue
+            answers.append(line)
+            lines = lines[1:]
+        self.pending = []
+        return answers
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+            except OSError:  # pragma: no cover
+                pass
+            self.proc.wait()
+            for f in (self.proc.stdin, self.proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            self.proc = None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+
+def check_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = True,
+                stop_at_divergence: bool = True) -> list[tuple[str | None, str | None]]:
+    """Cross-check a batch of programs: ``(outcome, None)`` or ``(None,
+    divergence message)`` for each, up to the first divergence (with
+    ``stop_at_divergence``).  A crash of a check is a divergence too."""
+    texts = [program_sexp(p) for p in progs]
+    model.send([f"({req} {t})" for t in texts for req in ("check", "coverage")])
+    fast.send([f"(run {t})" for t in texts])
+    tys = []
+    for p in progs:          # while the evaluators work
+        try:
+            tys.append(check_program(p))
+        except RevHandlersError as e:
+            tys.append(e)
+        except Exception as e:  # noqa: BLE001 - a crash of the checker: the program's divergence
+            tys.append(RevHandlersError("internal", f"crash: {type(e).__name__}: {e}"))
+    m = model.receive()
+    f = fast.receive()
+    out = []
+    for j, p in enumerate(progs):
+        try:
+            o = compare(p, tys[j], m[2 * j], m[2 * j + 1], f[j], check_rd=check_rd, checked=True)
+            out.append((o.kind + (f" ({o.detail})" if o.detail else ""), None))
+        except Divergence as e:
+            out.append((None, str(e)))
+        except Exception as e:  # noqa: BLE001 - a crash of a check or an engine: reported like a divergence
+            out.append((None, f"crash: {type(e).__name__}: {e}"[:2000]))
+        if out[-1][1] is not None and stop_at_divergence:
+            break
+    return out
+
+
 # ------------------------------------------------------------- campaigns
 
 def _corpus_name(prog: Program) -> str:
@@ -245,38 +523,92 @@ def _corpus_name(prog: Program) -> str:
 
 
 def write_corpus(prog: Program, corpus: Path, seed: int, message: str) -> Path:
-    return _write_corpus(program_sexp(prog), corpus, seed, message, "revhandlers fuzz")
+    return _write_corpus(program_sexp(prog), corpus, seed, message, "revhandlers fuzz",
+                         shrunk_by="reducing its generator's choices")
 
 
 #: seconds the verified evaluator may spend on one generated program
 TIMEOUT = 10.0
+#: programs per round trip to the evaluators
+BATCH = 100
+#: candidates, and seconds, the shrinker may spend on a divergence
+SHRINK_BUDGET, SHRINK_SECONDS = 3000, 600.0
+
+
+def _kind(message: str) -> str:
+    """What a divergence is about (a shrunk program must keep it)."""
+    return re.sub(r"\d+", "N", message.split(":")[0])
+
+
+def shrink(seed: int, index: int, max_size: int, model: Pipe, fast: Pipe, message: str,
+           check_rd: bool = True) -> tuple[Program, str]:
+    """The smallest program found, by reducing the choices that made
+    program ``index`` of ``seed``, that still diverges the same way, and
+    its divergence."""
+    from .gen import recorded_program, replayed_program, shrink_choices
+    prog, choices = recorded_program(seed, index, max_size)
+    kind = _kind(message)
+    found = {}
+    deadline = time.monotonic() + SHRINK_SECONDS
+
+    def fails(ch) -> bool:
+        if time.monotonic() > deadline:
+            return False
+        p = replayed_program(ch, max_size)
+        saved = RD_CHECKS.copy(), COVERAGE.copy()
+        try:
+            (_, msg), = check_batch([p], model, fast, check_rd)
+        finally:
+            RD_CHECKS.clear(), COVERAGE.clear()
+            RD_CHECKS.update(saved[0]), COVERAGE.update(saved[1])
+        if msg is not None and _kind(msg) == kind:
+            found[tuple(ch)] = (p, msg)
+            return True
+        return False
+
+    best = shrink_choices(choices, fails, budget=SHRINK_BUDGET)
+    return found.get(tuple(best), (prog, message))
 
 
 def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
-             progress=None, verified: VerifiedEvaluator | None = None, timeout: float = TIMEOUT) -> Report:
-    """Cross-check ``n`` generated programs, reproducibly from ``seed``
-    (the programs are; which of them are skipped for time may vary with the
-    machine's speed)."""
-    from .gen import programs
+             progress=None, timeout: float = TIMEOUT, batch: int = BATCH, check_rd: bool = True) -> Report:
+    """Cross-check programs ``0 … n-1`` of ``seed`` (the programs are the
+    same on every machine; which of them are skipped for time may vary with
+    its speed).  The first divergence is shrunk; with ``corpus``, the
+    smallest program is written there.  ``progress(report, k)`` after each
+    batch of ``k`` programs."""
+    from .gen import seeded_program
 
-    own = verified is None
-    verified = verified or VerifiedEvaluator(timeout=timeout, flags=MODEL_FLAGS)
-    fast = VerifiedEvaluator(timeout=timeout)
-
-    def check(prog):
-        out = crosscheck(prog, verified, fast=fast)
-        return out.kind + (f" ({out.detail})" if out.detail else "")
-
+    model = Pipe(MODEL_FLAGS, timeout)
+    fast = Pipe((), timeout)
     RD_CHECKS.clear()
     COVERAGE.clear()
+    report = Report()
+    start = time.time()
     try:
-        report = run_campaign(programs(max_size), check, n, seed,
-                              save=(lambda p, m: write_corpus(p, corpus, seed, m)) if corpus is not None else None,
-                              progress=progress)
+        for b0 in range(0, n, batch):
+            idx = range(b0, min(n, b0 + batch))
+            progs = [seeded_program(seed, i, max_size) for i in idx]
+            results = check_batch(progs, model, fast, check_rd)
+            for i, (outcome, msg) in zip(idx, results):
+                if msg is not None:
+                    prog, msg = shrink(seed, i, max_size, model, fast, msg, check_rd)
+                    report.divergence = f"program {i}: {msg}"
+                    if corpus is not None:
+                        report.corpus_file = str(write_corpus(prog, corpus, seed, msg))
+                    break
+                report.programs += 1
+                report.outcomes[outcome] += 1
+                if outcome.startswith("skipped"):
+                    report.skipped += 1
+            if progress:
+                progress(report, len(results))
+            if report.divergence:
+                break
     finally:
-        if own:
-            verified.close()
+        model.close()
         fast.close()
+        report.seconds = time.time() - start
     report.outcomes.update(RD_CHECKS)
     report.coverage.update(COVERAGE)
     return report
@@ -305,7 +637,6 @@ def require_extra(command: str, *modules: str) -> None:
 
 
 def cmd_fuzz(args, out) -> int:
-    require_extra("revhandlers fuzz", "hypothesis")     # before anything starts: one line, exit code 2
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz")

@@ -1,6 +1,6 @@
-"""Type-directed generation of well-typed programs (Hypothesis strategies).
+"""Type-directed generation of well-typed programs.
 
-Every strategy is given the goal type and a size budget and only builds
+Every generator is given the goal type and a size budget and only builds
 what the typing rules accept (QuickChick style: no generate-and-filter), so
 every program it draws is well typed: terms with nested ``let``, tuples,
 projections, primitives and their reverse derivatives, sums and nested
@@ -8,16 +8,30 @@ projections, primitives and their reverse derivatives, sums and nested
 handlers have explicit clauses (which may perform other operations, and
 ``Get``/``Put``) and default clauses; declared operations and locations of
 random shapes; initial heaps.  One program in eight is a chain of
-operations (:func:`chains`) whose backward clauses hand cotangents from
-layer to layer, as in the paper's networks.  (Requires the ``test`` extra.)
+operations (:func:`gen_chain`) whose backward clauses hand cotangents from
+layer to layer, as in the paper's networks.
 
 An operation may be performed where a handler will take it: under a
 ``rev handle`` whose handler has a clause for it, or whose default clause
-passes it on to one that does; ``Get`` and ``Put`` anywhere."""
+passes it on to one that does; ``Get`` and ``Put`` anywhere.
+
+The generators take their decisions from a *source* of choices, so that
+one description of the programs serves three ways:
+
+* :class:`RandomSource`, a seeded ``random.Random``: the fast campaign of
+  ``revhandlers fuzz`` (Csmith style: program ``i`` of seed ``s`` is
+  :func:`seeded_program` ``(s, i)``, whatever else the campaign did);
+* :class:`ReplaySource`, a recorded sequence of choices: a divergence is
+  shrunk by shrinking that sequence (:func:`shrink_choices`, in the manner
+  of Hypothesis's internal reduction); every sequence gives a well-typed
+  program, since the choices only steer the type-directed generator;
+* Hypothesis: :func:`programs` and :func:`chains` are strategies (they
+  need the ``test`` extra), for property tests and the input fuzzer.
+"""
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
+import random
 
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet,
                   OpPut, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty,
@@ -27,25 +41,148 @@ from .prims import fsym_cod, fsym_dom
 Ctx = tuple[tuple[str, Ty], ...]
 
 #: steps allowed to a generated program (out of fuel: skipped, not compared)
-FUEL = 100_000
+FUEL = 10_000
 
-values = st.floats(min_value=-2, max_value=2, allow_nan=False, allow_infinity=False)
-
-
-def small_types(depth: int = 1) -> st.SearchStrategy[Ty]:
-    base = st.sampled_from([1, 1, 2, 2, 3, 0]).map(TBase)   # Real(0) is rarer: its derivatives are trivial
-    if depth <= 0:
-        return base
-    return st.one_of(base, base, st.lists(small_types(depth - 1), min_size=0, max_size=3)
-                     .map(lambda xs: TProd(tuple(xs))))
+#: the interval of the generated numbers
+LO, HI = -2.0, 2.0
+#: numbers drawn more often than the others (rounding ties, zeros, the bounds)
+SPECIAL = (0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0)
 
 
-def const(n: int) -> st.SearchStrategy[Tm]:
-    return st.lists(values, min_size=n, max_size=n).map(lambda xs: Const(tuple(xs)))
+# ------------------------------------------------------------ sources
+
+class RandomSource:
+    """Choices from a seeded ``random.Random``."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def choice(self, seq):
+        return seq[int(self.rng.random() * len(seq))]
+
+    def integer(self, lo: int, hi: int) -> int:
+        return lo + int(self.rng.random() * (hi - lo + 1))
+
+    def boolean(self) -> bool:
+        return self.rng.random() < 0.5
+
+    def real(self, lo: float, hi: float) -> float:
+        r = self.rng.random()
+        if r < 0.2:
+            s = SPECIAL[int(r * 50)]
+            if lo <= s <= hi:
+                return s
+        return lo + (hi - lo) * self.rng.random()
+
+
+class Overrun(Exception):
+    """A replayed sequence of choices ran out before the program was complete."""
+
+
+class RecordingSource(RandomSource):
+    """A :class:`RandomSource` that records its choices (for :class:`ReplaySource`)."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.choices: list = []
+
+    def choice(self, seq):
+        i = int(self.rng.random() * len(seq))
+        self.choices.append(i)
+        return seq[i]
+
+    def integer(self, lo, hi):
+        v = super().integer(lo, hi)
+        self.choices.append(v - lo)
+        return v
+
+    def boolean(self):
+        v = super().boolean()
+        self.choices.append(int(v))
+        return v
+
+    def real(self, lo, hi):
+        v = super().real(lo, hi)
+        self.choices.append(float(v))
+        return v
+
+
+class ReplaySource:
+    """Choices read from a recorded sequence, clamped to what each decision
+    allows (a shrunk sequence need not fit the decisions it now meets)."""
+
+    def __init__(self, choices, limit: int | None = None):
+        self.choices = list(choices)
+        self.i = 0
+
+    def _next(self):
+        if self.i >= len(self.choices):
+            raise Overrun()
+        c = self.choices[self.i]
+        self.i += 1
+        return c
+
+    def choice(self, seq):
+        return seq[min(max(int(self._next()), 0), len(seq) - 1)]
+
+    def integer(self, lo, hi):
+        return lo + min(max(int(self._next()), 0), hi - lo)
+
+    def boolean(self):
+        return bool(self._next())
+
+    def real(self, lo, hi):
+        return min(max(float(self._next()), lo), hi)
+
+
+class HypothesisSource:
+    """Choices drawn by Hypothesis (inside a composite strategy)."""
+
+    def __init__(self, draw):
+        from hypothesis import strategies as st
+        self.draw, self.st = draw, st
+
+    def choice(self, seq):
+        return self.draw(self.st.sampled_from(seq))
+
+    def integer(self, lo, hi):
+        return self.draw(self.st.integers(lo, hi))
+
+    def boolean(self):
+        return self.draw(self.st.booleans())
+
+    def real(self, lo, hi):
+        return self.draw(self.st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False))
+
+
+# -------------------------------------------------------------- types
+
+_BASE = (TBase(1), TBase(1), TBase(2), TBase(2), TBase(3), TBase(0))   # Real(0) is rarer: its derivatives are trivial
+
+
+def small_type(src, depth: int = 1) -> Ty:
+    if depth <= 0 or src.integer(0, 2) < 2:
+        return src.choice(_BASE)
+    return TProd(tuple(small_type(src, depth - 1) for _ in range(src.integer(0, 3))))
+
+
+def const(src, n: int) -> Const:
+    return Const(tuple(src.real(LO, HI) for _ in range(n)))
+
+
+def nonzero_const(src, n: int) -> Const:
+    return Const(tuple((1.0 if src.boolean() else -1.0) * src.real(0.25, 2.0) for _ in range(n)))
+
+
+# -------------------------------------------------------------- terms
+
+_PRIMS_TO: dict = {}
 
 
 def _prims_to(goal: Ty) -> list[FSym]:
     """Function symbols ``f`` (levels 0 to 2) with codomain ``goal``."""
+    if goal in _PRIMS_TO:
+        return _PRIMS_TO[goal]
     out = []
     if isinstance(goal, TBase):
         n = goal.n
@@ -69,7 +206,9 @@ def _prims_to(goal: Ty) -> list[FSym]:
             out.append(FSym(1, Prim("smul", (b,))))
         if a == b * 2 and b > 0:
             out.append(FSym(1, Prim("matmul", (2, b, 1))))
-    return [f for f in out if fsym_cod(f) == goal]
+    out = [(f, fsym_dom(f)) for f in out if fsym_cod(f) == goal]
+    _PRIMS_TO[goal] = out
+    return out
 
 
 def _lookup(ctx: Ctx, x: str) -> Ty | None:
@@ -83,51 +222,65 @@ def _fresh(ctx: Ctx) -> str:
     return f"v{len(ctx)}"
 
 
-@st.composite
-def terms(draw, ctx: Ctx, goal: Ty, size: int) -> Tm:
-    options = ["var", "var", "intro"]
-    if size > 0:
-        options += ["let", "proj", "rd", "app", "app", "app"] + (["add"] if isinstance(goal, TBase) else [])
-    names = [x for x, t in ctx if _lookup(ctx, x) == t and t == goal]
+#: ``rd`` bodies nested in a generated term, at most (two: an ``rd`` in the
+#: body of another, as the R rewriting's R-Rd case needs)
+MAX_RD_NESTING = 2
+
+_TERM_SMALL = ("var", "var", "intro")
+_TERM_BASE = _TERM_SMALL + ("let", "proj", "rd", "app", "app", "app", "add")
+_TERM_PROD = _TERM_SMALL + ("let", "proj", "rd", "app", "app", "app")
+
+
+def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
+    """A term of type ``goal`` in ``ctx``; ``rds`` is how many ``rd`` bodies
+    enclose it (at most :data:`MAX_RD_NESTING`: the R rewriting of nested
+    ``rd`` grows exponentially with their depth)."""
+    options = (_TERM_SMALL if size <= 0 else _TERM_BASE if isinstance(goal, TBase) else _TERM_PROD)
+    if size > 0 and (rds >= MAX_RD_NESTING or (rds and not isinstance(goal, TBase))):
+        # and an rd nested in another has a point of type Real(n)
+        options = tuple(o for o in options if o != "rd")
+    names = [x for x, t in ctx if t == goal and _lookup(ctx, x) == t]
     while True:
-        kind = draw(st.sampled_from(options))
+        kind = src.choice(options)
         if kind == "var":
             if names:   # the innermost binder (e.g. the variable an rd differentiates) more often
-                return Var(draw(st.sampled_from(names[:1] * 3 + names)))
+                return Var(src.choice(names[:1] * 3 + names))
             continue
         if kind == "intro":
             if isinstance(goal, TBase):
-                return draw(const(goal.n))
+                return const(src, goal.n)
             k = max(len(goal.items), 1)
-            return Tuple(tuple(draw(terms(ctx, t, (size - 1) // k)) for t in goal.items))
+            return Tuple(tuple(gen_term(src, ctx, t, (size - 1) // k, rds) for t in goal.items))
         half = (size - 1) // 2
         if kind == "add":
-            return Add(draw(terms(ctx, goal, half)), draw(terms(ctx, goal, half)))
+            return Add(gen_term(src, ctx, goal, half, rds), gen_term(src, ctx, goal, half, rds))
         if kind == "app":
             fs = _prims_to(goal)
             if not fs:
                 continue
-            f = draw(st.sampled_from(fs))
-            return App(f, draw(terms(ctx, fsym_dom(f), size - 1)))
+            f, dom = src.choice(fs)
+            return App(f, gen_term(src, ctx, dom, size - 1, rds))
         if kind == "let":
-            b = draw(small_types(1))
+            b = small_type(src, 1)
             x = _fresh(ctx)
-            return Let(x, draw(terms(ctx, b, half)), draw(terms(((x, b),) + ctx, goal, half)))
+            return Let(x, gen_term(src, ctx, b, half, rds), gen_term(src, ((x, b),) + ctx, goal, half, rds))
         if kind == "proj":
-            others = draw(st.lists(small_types(0), max_size=2))
-            i = draw(st.integers(0, len(others)))
+            others = [small_type(src, 0) for _ in range(src.integer(0, 2))]
+            i = src.integer(0, len(others))
             items = tuple(others[:i]) + (goal,) + tuple(others[i:])
-            return Proj(i, draw(terms(ctx, TProd(items), size - 1)))
+            return Proj(i, gen_term(src, ctx, TProd(items), size - 1, rds))
         if kind == "rd":
             # a body of the point's type can mention an enclosing rd's variable
-            b = draw(st.one_of(st.just(goal), small_types(1)))
+            b = goal if src.boolean() else small_type(src, 1 - min(rds, 1))
             x = _fresh(ctx)
             quarter = (size - 1) // 4
-            cot = draw(terms(ctx, b, quarter))
-            body = draw(terms(((x, goal),) + ctx, b, size - 1 - 2 * quarter))
-            point = draw(terms(ctx, goal, quarter))
+            cot = gen_term(src, ctx, b, quarter, rds)
+            body = gen_term(src, ((x, goal),) + ctx, b, size - 1 - 2 * quarter, rds + 1)
+            point = gen_term(src, ctx, goal, quarter, rds)
             return Rd(cot, x, body, point)
 
+
+# ----------------------------------------------------------- commands
 
 def _coar(o, prog_ops, prog_locs) -> Ty:
     match o:
@@ -149,91 +302,85 @@ def _ar(o, prog_ops, prog_locs) -> Ty:
             return TBase(0)
 
 
-@st.composite
-def commands(draw, ctx: Ctx, goal: Ty, size: int, ops: tuple[OpDecl, ...], locs: tuple[LocDecl, ...],
-             avail: frozenset[str]) -> Cmd:
+def gen_command(src, ctx: Ctx, goal: Ty, size: int, ops: tuple[OpDecl, ...], locs: tuple[LocDecl, ...],
+                avail: frozenset[str], rds: int = 0) -> Cmd:
     """A command of type ``goal``; the user operations in ``avail`` are the
-    ones some enclosing handler takes."""
+    ones some enclosing handler takes; ``rds`` differentiations enclose it
+    (a ``rev handle`` body counts as an ``rd`` body for :data:`MAX_RD_NESTING`)."""
     options = ["ret", "op"]
     if size > 0:
         options += ["let", "let", "op"] + (["revhandle", "revhandle"] if isinstance(goal, TProd) else [])
     while True:
-        kind = draw(st.sampled_from(options))
+        kind = src.choice(options)
         if kind == "ret":
-            return Ret(draw(terms(ctx, goal, max(size - 1, 0))))
+            return Ret(gen_term(src, ctx, goal, max(size - 1, 0), rds))
         if kind == "op":
             cands = [OpUser(d.name) for d in ops if d.name in avail and d.arity == goal]
             cands += [OpGet(d.name) for d in locs if TBase(d.size) == goal]
             cands += [OpPut(d.name) for d in locs if goal == TBase(0)]
             if not cands:
                 continue
-            o = draw(st.sampled_from(cands))
-            return Op(o, draw(terms(ctx, _coar(o, ops, locs), max(size - 1, 0))))
+            o = src.choice(cands)
+            return Op(o, gen_term(src, ctx, _coar(o, ops, locs), max(size - 1, 0), rds))
         half = (size - 1) // 2
         if kind == "let":
-            b = draw(small_types(1))
+            b = small_type(src, 1)
             x = _fresh(ctx)
-            return CLet(x, draw(commands(ctx, b, half, ops, locs, avail)),
-                        draw(commands(((x, b),) + ctx, goal, half, ops, locs, avail)))
+            return CLet(x, gen_command(src, ctx, b, half, ops, locs, avail, rds),
+                        gen_command(src, ((x, b),) + ctx, goal, half, ops, locs, avail, rds))
         if kind == "revhandle":
-            arg = draw(terms(ctx, goal, half // 2))
+            arg = gen_term(src, ctx, goal, half // 2, rds)
             xs = tuple(f"x{i}" for i in range(len(goal.items)))
-            inner = draw(small_types(1))
-            explicit = draw(st.lists(st.sampled_from([OpUser(d.name) for d in ops] + [OpGet(d.name) for d in locs]
-                                                     + [OpPut(d.name) for d in locs]) if (ops or locs) else st.nothing(),
-                                     max_size=2, unique=True)) if (ops or locs) else []
+            inner = small_type(src, 1)
+            pool = [OpUser(d.name) for d in ops] + [OpGet(d.name) for d in locs] + [OpPut(d.name) for d in locs]
+            explicit = []
+            for _ in range(src.integer(0, min(2, len(pool)))):
+                explicit.append(pool.pop(src.integer(0, len(pool) - 1)))
             clauses = []
             for o in explicit:
                 a, b = _coar(o, ops, locs), _ar(o, ops, locs)
-                if a == b and draw(st.booleans()):
+                if a == b and src.boolean():
                     # a layer passing its cotangent straight through (as the STE does),
                     # so that cotangents flow along chains of operations
                     clauses.append(CCons(o, a, "x", Ret(Tuple((Var("x"), Var("x")))), "y", "z", Ret(Var("y"))))
                     continue
-                d = draw(small_types(0))
-                qf = draw(commands((("x", a),), TProd((b, d)), half // 3, ops, locs, avail))
-                qb = draw(commands((("y", b), ("z", d)), a, half // 3, ops, locs, avail))
+                d = small_type(src, 0)
+                qf = gen_command(src, (("x", a),), TProd((b, d)), half // 3, ops, locs, avail, rds)
+                qb = gen_command(src, (("y", b), ("z", d)), a, half // 3, ops, locs, avail, rds)
                 clauses.append(CCons(o, d, "x", qf, "y", "z", qb))
             body_avail = avail | {o.name for o in explicit if isinstance(o, OpUser)}
-            body = draw(commands(tuple(zip(xs, goal.items)), inner, half, ops, locs, frozenset(body_avail)))
-            ret = draw(commands((("r", inner),), inner, half // 3, ops, locs, avail))
+            body = gen_command(src, tuple(zip(xs, goal.items)), inner, half, ops, locs, frozenset(body_avail), rds + 1)
+            ret = gen_command(src, (("r", inner),), inner, half // 3, ops, locs, avail, rds)
             return RevHandle(arg, xs, body, Handler("r", ret, tuple(clauses)))
 
 
-nonzero = st.builds(lambda sign, m: sign * m, st.sampled_from([1.0, -1.0]), st.floats(0.25, 2.0))
+# ------------------------------------------------------------- chains
 
-
-def nonzero_const(n: int) -> st.SearchStrategy[Tm]:
-    return st.lists(nonzero, min_size=n, max_size=n).map(lambda xs: Const(tuple(xs)))
-
-
-@st.composite
-def through(draw, ctx: Ctx, v: str, n: int, size: int) -> Tm:
+def gen_through(src, ctx: Ctx, v: str, n: int, size: int, rds: int = 0) -> Tm:
     """A term of type ``Real(n)`` built around the variable ``v : Real(n)``
     by smooth maps whose derivative is not zero in general (swish, a scaling
     by a nonzero constant, a sum or difference with another term), so a
-    cotangent of the term reaches ``v``."""
+    cotangent of the term reaches ``v``; ``rds`` as for :func:`gen_term`."""
     m: Tm = Var(v)
-    for _ in range(draw(st.integers(0, 2))):
-        kind = draw(st.sampled_from(["swish", "transpose", "smul", "add", "sub", "let"]))
+    for _ in range(src.integer(0, 2)):
+        kind = src.choice(("swish", "transpose", "smul", "add", "sub", "let"))
         if kind == "swish":
             m = App(FSym(0, Prim("swish", (n,))), m)
         elif kind == "transpose":
             m = App(FSym(0, Prim("transpose", (1, n))), m)
         elif kind == "smul":
-            m = App(FSym(0, Prim("smul", (n,))), Tuple((draw(nonzero_const(1)), m)))
+            m = App(FSym(0, Prim("smul", (n,))), Tuple((nonzero_const(src, 1), m)))
         elif kind == "add":
-            m = Add(m, draw(terms(ctx, TBase(n), size)))
+            m = Add(m, gen_term(src, ctx, TBase(n), size, rds))
         elif kind == "sub":
-            m = App(FSym(0, Prim("sub", (n,))), Tuple((draw(terms(ctx, TBase(n), size)), m)))
+            m = App(FSym(0, Prim("sub", (n,))), Tuple((gen_term(src, ctx, TBase(n), size, rds), m)))
         else:
             x = _fresh(ctx)
             m = Let(x, m, Add(Var(x), App(FSym(0, Prim("swish", (n,))), Var(x))))
     return m
 
 
-@st.composite
-def chains(draw, size: int) -> Program:
+def gen_chain(src, size: int) -> Program:
     """A layered network in miniature: a ``rev handle`` whose body performs
     ``Chain : Real(n) ▷ Real(n)`` two to four times, each link's argument a
     term of the previous link's result, and whose clause for ``Chain``
@@ -242,83 +389,187 @@ def chains(draw, size: int) -> Program:
     cotangent of each link comes from the backward clause of the next one,
     so these programs fail if the backward clauses run in any order but the
     reverse, or if the contributions to a cotangent are not summed."""
-    n = draw(st.integers(1, 3))
+    n = src.integer(1, 3)
     a = TBase(n)
     chain = OpDecl("Chain", a, a)
-    loc = LocDecl("l0", (draw(st.sampled_from([n, n, 1, 2, 3])),))
-    heap = ((loc.name, tuple(draw(st.lists(values, min_size=loc.size, max_size=loc.size)))),)
+    loc = LocDecl("l0", (src.choice((n, n, 1, 2, 3)),))
+    heap = ((loc.name, tuple(src.real(LO, HI) for _ in range(loc.size))),)
     small = max(1, min(size, 3))
-    inputs = [a] + draw(st.lists(small_types(0), max_size=1))
+    inputs = [a] + [small_type(src, 0) for _ in range(src.integer(0, 1))]
     xs = tuple(f"x{i}" for i in range(len(inputs)))
     ctx: Ctx = tuple(reversed(list(zip(xs, inputs))))
     links, prev = [], "x0"
-    for _ in range(draw(st.integers(2, 4))):
+    for _ in range(src.integer(2, 4)):
         y = _fresh(ctx)
-        links.append((y, Op(OpUser("Chain"), draw(through(ctx, prev, n, small)))))
+        links.append((y, Op(OpUser("Chain"), gen_through(src, ctx, prev, n, small, 1))))
         ctx, prev = ((y, a),) + ctx, y
-    out = draw(st.sampled_from(["same", "dot", "pair"]))
+    out = src.choice(("same", "dot", "pair"))
     if out == "same":
-        inner, result = a, draw(through(ctx, prev, n, small))
+        inner, result = a, gen_through(src, ctx, prev, n, small, 1)
     elif out == "dot":
         inner = TBase(1)
-        result = App(FSym(0, Prim("matmul", (1, n, 1))), Tuple((draw(nonzero_const(n)), draw(through(ctx, prev, n, small)))))
+        result = App(FSym(0, Prim("matmul", (1, n, 1))), Tuple((nonzero_const(src, n), gen_through(src, ctx, prev, n, small, 1))))
     else:
-        other = draw(st.sampled_from([y for y, _ in links] + ["x0"]))
+        other = src.choice([y for y, _ in links] + ["x0"])
         inner = TProd((a, a))
-        result = Tuple((draw(through(ctx, prev, n, small)), draw(through(ctx, other, n, small))))
+        result = Tuple((gen_through(src, ctx, prev, n, small, 1), gen_through(src, ctx, other, n, small, 1)))
     body: Cmd = Ret(result)
     for y, link in reversed(links):
         body = CLet(y, link, body)
-    if draw(st.booleans()):
+    if src.boolean():
         clause = CCons(OpUser("Chain"), a, "x", Ret(Tuple((Var("x"), Var("x")))), "y", "z", Ret(Var("y")))
     else:
-        d = draw(st.sampled_from([a, a, TBase(0), TBase(1)]))
+        d = src.choice((a, a, TBase(0), TBase(1)))
         fctx, bctx = (("x", a),), (("y", a), ("z", d))
-        qf = Ret(Tuple((draw(through(fctx, "x", n, small)),
-                        draw(through(fctx, "x", n, small)) if d == a else draw(terms(fctx, d, small)))))
-        back = draw(through(bctx, "y", n, small))
-        if d == a and draw(st.booleans()):
-            back = Add(back, draw(through(bctx, "z", n, small)))
+        first = gen_through(src, fctx, "x", n, small)
+        qf = Ret(Tuple((first, gen_through(src, fctx, "x", n, small) if d == a else gen_term(src, fctx, d, small))))
+        back = gen_through(src, bctx, "y", n, small)
+        if d == a and src.boolean():
+            back = Add(back, gen_through(src, bctx, "z", n, small))
         qb: Cmd = Ret(back)
-        if draw(st.booleans()):
+        if src.boolean():
             # a backward clause with an effect: the order of the writes shows
-            put = (through(bctx, "y", n, small) if loc.size == n else terms(bctx, TBase(loc.size), small))
-            qb = CLet("u", Op(OpPut(loc.name), draw(put)), qb)
+            put = (gen_through(src, bctx, "y", n, small) if loc.size == n
+                   else gen_term(src, bctx, TBase(loc.size), small))
+            qb = CLet("u", Op(OpPut(loc.name), put), qb)
         clause = CCons(OpUser("Chain"), d, "x", qf, "y", "z", qb)
-    cot = nonzero_const(n) if inner == a else nonzero_const(1) if inner == TBase(1) else \
-        st.tuples(nonzero_const(n), nonzero_const(n)).map(Tuple)
-    ret = Ret(Var("r") if draw(st.booleans()) else draw(cot))
-    arg = Tuple(tuple(draw(const(t.n)) for t in inputs))
+    if src.boolean():
+        ret = Ret(Var("r"))
+    elif inner == a:
+        ret = Ret(nonzero_const(src, n))
+    elif inner == TBase(1):
+        ret = Ret(nonzero_const(src, 1))
+    else:
+        ret = Ret(Tuple((nonzero_const(src, n), nonzero_const(src, n))))
+    arg = Tuple(tuple(const(src, t.n) for t in inputs))
     main = RevHandle(arg, xs, body, Handler("r", ret, (clause,)))
     return Program(main, (chain,), (loc,), heap, fuel=FUEL)
 
 
-@st.composite
-def programs(draw, max_size: int = 10) -> Program:
-    if draw(st.integers(0, 7)) == 0:
-        return draw(chains(max_size))
-    n_ops = draw(st.integers(0, 2))
-    def op_decl(i):
-        a = draw(small_types(1))
-        return OpDecl(f"Op{i}", a, a if draw(st.booleans()) else draw(small_types(1)))
+# ----------------------------------------------------------- programs
 
-    ops = tuple(op_decl(i) for i in range(n_ops))
-    n_locs = draw(st.integers(0, 2))
-    locs = tuple(LocDecl(f"l{i}", (draw(st.integers(1, 3)),)) for i in range(n_locs))
-    heap = tuple((d.name, tuple(draw(st.lists(values, min_size=d.size, max_size=d.size))))
-                 for d in locs if draw(st.booleans()))
-    size = draw(st.integers(1, max_size))
-    if draw(st.integers(0, 3)) == 0:
+def gen_program(src, max_size: int = 10) -> Program:
+    if src.integer(0, 7) == 0:
+        return gen_chain(src, max_size)
+    ops = []
+    for i in range(src.integer(0, 2)):
+        a = small_type(src, 1)
+        ops.append(OpDecl(f"Op{i}", a, a if src.boolean() else small_type(src, 1)))
+    ops = tuple(ops)
+    locs = tuple(LocDecl(f"l{i}", (src.integer(1, 3),)) for i in range(src.integer(0, 2)))
+    heap = tuple((d.name, tuple(src.real(LO, HI) for _ in range(d.size))) for d in locs if src.boolean())
+    size = src.integer(1, max_size)
+    if src.integer(0, 3) == 0:
         # a reverse derivative of a body that depends on its variable
-        a = TBase(draw(st.integers(1, 3)))
-        b = draw(st.one_of(st.just(a), small_types(1)))
+        a = TBase(src.integer(1, 3))
+        b = a if src.boolean() else small_type(src, 1)
         x = "v0"
-        body = draw(terms(((x, a),), b, size + 2))
-        main = Ret(Rd(draw(terms((), b, 1)), x, body, draw(terms((), a, 1))))
+        body = gen_term(src, ((x, a),), b, size + 2, 1)
+        main = Ret(Rd(gen_term(src, (), b, 1), x, body, gen_term(src, (), a, 1)))
     else:
-        goal = draw(small_types(1))
-        main = draw(commands((), goal, size, ops, locs, frozenset()))
+        goal = small_type(src, 1)
+        main = gen_command(src, (), goal, size, ops, locs, frozenset())
     # A few programs blow up under the RH rewriting (see "Cost of the
     # evaluator" in docs/decisions.md); a campaign skips those (fuel here,
     # and a time limit per program) instead of spending minutes on one.
     return Program(main, ops, locs, heap, fuel=FUEL)
+
+
+def program_seed(seed: int, index: int) -> int:
+    """The ``random.Random`` seed of program ``index`` of a campaign's ``seed``."""
+    return (seed << 40) ^ index
+
+
+def seeded_program(seed: int, index: int, max_size: int = 10) -> Program:
+    """Program ``index`` of the campaign of ``seed``: the same on every machine."""
+    return gen_program(RandomSource(program_seed(seed, index)), max_size)
+
+
+def recorded_program(seed: int, index: int, max_size: int = 10) -> tuple[Program, list]:
+    """:func:`seeded_program` and the choices that made it."""
+    src = RecordingSource(program_seed(seed, index))
+    return gen_program(src, max_size), src.choices
+
+
+def replayed_program(choices, max_size: int = 10) -> Program:
+    """The program a sequence of choices makes (raises :class:`Overrun`)."""
+    return gen_program(ReplaySource(choices), max_size)
+
+
+# ---------------------------------------------------------- shrinking
+
+def _simpler(c):
+    """Candidate replacements of one choice, simplest first."""
+    if isinstance(c, float):
+        out = [0.0, 1.0, -1.0, float(round(c)), round(c, 1)]
+        return [x for x in out if abs(x) < abs(c) or (abs(x) == abs(c) and x > c) or
+                (x != c and len(repr(x)) < len(repr(c)))]
+    return [v for v in (0, c // 2, c - 1) if 0 <= v < c]
+
+
+def _key(choices):
+    return (len(choices), [abs(c) if isinstance(c, float) else c for c in choices])
+
+
+def shrink_choices(choices: list, fails, budget: int = 2000) -> list:
+    """A smaller sequence of choices on which ``fails`` still holds
+    (``fails(choices) -> bool``; it must catch :class:`Overrun` itself or
+    let :func:`replayed_program` raise it, which counts as not failing):
+    greedy deletion of runs of choices, then simpler values for each one,
+    until neither helps or ``budget`` candidates were tried."""
+    best = list(choices)
+    tried = 0
+
+    def attempt(cand) -> bool:
+        nonlocal tried, best
+        if tried >= budget or _key(cand) >= _key(best):
+            return False
+        tried += 1
+        try:
+            ok = fails(cand)
+        except Overrun:
+            ok = False
+        if ok:
+            best = cand
+        return ok
+
+    improved = True
+    while improved and tried < budget:
+        improved = False
+        for k in (32, 16, 8, 4, 2, 1):
+            i = len(best) - k
+            while i >= 0 and tried < budget:
+                if attempt(best[:i] + best[i + k:]):
+                    improved = True
+                i = min(i, len(best) - k) - 1
+        for i in range(len(best)):
+            if i >= len(best) or tried >= budget:
+                break
+            for v in _simpler(best[i]):
+                if attempt(best[:i] + [v] + best[i + 1:]):
+                    improved = True
+                    break
+    return best
+
+
+# ---------------------------------------------------- Hypothesis strategies
+
+def _composite(fn):
+    """A Hypothesis strategy drawing ``fn(source, *args)``."""
+    from hypothesis import strategies as st
+    return st.composite(lambda draw, *args: fn(HypothesisSource(draw), *args))
+
+
+def programs(max_size: int = 10):
+    """Hypothesis strategy: :func:`gen_program`."""
+    return _composite(gen_program)(max_size)
+
+
+def chains(size: int):
+    """Hypothesis strategy: :func:`gen_chain`."""
+    return _composite(gen_chain)(size)
+
+
+def terms(ctx: Ctx, goal: Ty, size: int):
+    """Hypothesis strategy: :func:`gen_term`."""
+    return _composite(gen_term)(ctx, goal, size)

@@ -36,13 +36,14 @@ class Report:
     coverage: Counter = field(default_factory=Counter)
 
 
-def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str, suffix: str = ".sexp") -> Path:
+def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str, suffix: str = ".sexp",
+                 shrunk_by: str = "Hypothesis") -> Path:
     """A shrunk divergence as a corpus file: ``text`` (one S-expression)
-    under a header naming the seed, the command and the message."""
+    under a header naming the seed, the command, the shrinker and the message."""
     corpus.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = corpus / f"divergence-{seed}-{digest}{suffix}"
-    header = (f"; found by `{command} --seed {seed}`, shrunk by Hypothesis\n"
+    header = (f"; found by `{command} --seed {seed}`, shrunk by {shrunk_by}\n"
               + "".join(f"; {line}\n" for line in message.splitlines()[:5]))
     path.write_text(header + text + "\n")
     return path
@@ -103,11 +104,11 @@ def _init_worker(done) -> None:
     _DONE = done
 
 
-def count_done(_report) -> None:
-    """The ``progress`` of a campaign run by :func:`run_jobs`."""
+def count_done(_report, k: int = 1) -> None:
+    """The ``progress`` of a campaign run by :func:`run_jobs` (``k`` cases more)."""
     if _DONE is not None:
         with _DONE.get_lock():
-            _DONE.value += 1
+            _DONE.value += k
         if _BAR is not None:
             _BAR.update(_DONE.value)
 
