@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PIP ?= $(PY) -m pip
 
-.PHONY: all help deps proofs build install demo headline test bench clean
+.PHONY: all help deps deps-coq proofs build install demo headline html test bench clean
 
 all: build
 
@@ -22,15 +22,20 @@ help:
 deps:
 	@PY=$(PY) bash scripts/install-deps.sh
 
-## proofs: check every proof in theories/ (and report the time it took)
-proofs: deps
+## deps-coq: install only what the proofs need (Coq, dune, Coquelicot): no OCaml libraries, pip or torch
+deps-coq:
+	@bash scripts/install-deps.sh --coq
+
+## proofs: check every proof in theories/ (and report the time it took); needs only deps-coq
+proofs: deps-coq
 	@start=$$(date +%s.%N); \
-	dune build @theories/default 2>&1; \
+	dune build @theories/default 2>&1; status=$$?; \
 	end=$$(date +%s.%N); \
-	$(PY) -c "print('proofs: theories/ checked in %.1f s' % ($$end - $$start))"
+	awk "BEGIN { printf \"proofs: theories/ checked in %.1f s\\n\", $$end - $$start }"; \
+	exit $$status
 
 ## build: the proofs, then the evaluator extracted from them (rh-eval)
-build: proofs
+build: deps proofs
 	@dune build 2>&1
 	@echo "build: $(RH_EVAL)"
 
@@ -53,6 +58,10 @@ headline: proofs
 	@tmp=$$(mktemp -d); \
 	coqc -Q $(COQ_THEORIES) RevHandlers -o $$tmp/headline.vo tests/coq/headline.v; \
 	rm -rf $$tmp
+
+## html: the theories' documentation (coqdoc) in docs/html/ (not committed; docs/paper-map.md links into it)
+html: proofs
+	@bash scripts/coqdoc-html.sh docs/html
 
 ## demo: the main job: train the paper's MLP through the verified evaluator
 demo: build

@@ -6,18 +6,28 @@
 #     and Graphviz (for `revhandlers diagram`);
 #   - this repository's Python package, editable, with its test and torch
 #     extras (torch==2.13.0, a CPU build).
+# With --coq (`make deps-coq`, used by `make proofs` and `make html`): only
+# what checking the proofs needs, Coq, dune and Coquelicot (for
+# theories/analysis), no OCaml libraries, pip or torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+coq_only=""
+[ "${1:-}" = "--coq" ] && coq_only=yes
 
 need=()
 command -v coqc >/dev/null 2>&1 || need+=(coq)
-command -v ocamlfind >/dev/null 2>&1 || need+=(ocaml-findlib)
-command -v ocamlopt >/dev/null 2>&1 || need+=(ocaml)
 command -v dune >/dev/null 2>&1 || need+=(dune)
-ocamlfind query sexplib >/dev/null 2>&1 || need+=(libsexplib-ocaml-dev)
-# zarith (exact numbers of dbr-eval): the runtime package lacks zarith.cmxa
-[ -f "$(ocamlfind query zarith 2>/dev/null)/zarith.cmxa" ] || need+=(libzarith-ocaml-dev)
-command -v dot >/dev/null 2>&1 || need+=(graphviz)
+if [ -d theories/analysis ] && ! [ -d "$(coqc -where 2>/dev/null)/user-contrib/Coquelicot" ]; then
+  need+=(libcoq-coquelicot)
+fi
+if [ -z "$coq_only" ]; then
+  command -v ocamlfind >/dev/null 2>&1 || need+=(ocaml-findlib)
+  command -v ocamlopt >/dev/null 2>&1 || need+=(ocaml)
+  ocamlfind query sexplib >/dev/null 2>&1 || need+=(libsexplib-ocaml-dev)
+  # zarith (exact numbers of dbr-eval): the runtime package lacks zarith.cmxa
+  [ -f "$(ocamlfind query zarith 2>/dev/null)/zarith.cmxa" ] || need+=(libzarith-ocaml-dev)
+  command -v dot >/dev/null 2>&1 || need+=(graphviz)
+fi
 if ((${#need[@]})); then
   echo "install-deps: installing Debian packages: ${need[*]}"
   sudo=""
@@ -25,6 +35,8 @@ if ((${#need[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+
+[ -z "$coq_only" ] || exit 0
 
 PY="${PY:-python3}"
 # The package must be importable *from this checkout* (an editable install
