@@ -176,8 +176,10 @@ def test_diagram_draws_operations_wires_and_the_handled_region():
     dot = to_dot(rh.load(ROOT / "examples" / "mlp.rh"))
     assert dot.count("subgraph cluster_") == 1
     assert 'label="rev handle with {FC[l0], FC[l1]}"' in dot
-    for box in ("FC[l0]", "FC[l1]", "swish[32]", "Get[input]()"):
+    for box in ("swish[32]", "Get[input]()"):
         assert f'label="{box}"' in dot
+    for box in ("FC[l0]", "FC[l1]"):           # handled: the box says what its clause does
+        assert f"<TR><TD>{box}</TD></TR>" in dot
     nested = to_dot(rh.load(ROOT / "examples" / "autoencoder.rh"))
     assert nested.count("subgraph cluster_") == 2
 
@@ -189,3 +191,101 @@ def test_diagram_command_renders_svg(tmp_path):
     assert proc.returncode == 0, proc.stderr
     svg = out.read_text()
     assert svg.lstrip().startswith("<?xml") and "Conv1D[n,lk]" in svg
+
+
+# ------------------------------------------------ what a handled box says
+
+def test_the_ste_box_shows_round_forward_and_identity_backward():
+    dot = to_dot(rh.load(ROOT / "examples" / "ste.rh"))
+    layer = next(line for line in dot.splitlines() if "<TD>Layer</TD>" in line)
+    assert "forward: round<" in layer and "backward: identity<" in layer
+    fc = next(line for line in dot.splitlines() if "<TD>FC[l0]</TD>" in line)
+    # forward: w := Get[l0]; matmul.  backward: Put[l0](sub(..., matmul(...)));
+    # matmul(transpose(...), y) -- in the order the clause's text has them
+    assert "forward: Get[l0], matmul<" in fc
+    assert "backward: Put[l0], sub, matmul, transpose<" in fc
+
+
+def test_an_unhandled_operation_is_a_plain_box():
+    dot = to_dot(rh.load(ROOT / "examples" / "mlp.rh"))
+    assert 'label="Get[input]()" shape="box"' in dot and "forward: Get[input]" not in dot
+
+
+# ------------------------------------------------------------- --backward
+
+def test_backward_draws_each_clause_forward_and_backward():
+    prog = rh.load(ROOT / "examples" / "ste.rh")
+    plain, full = to_dot(prog), to_dot(prog, backward=True)
+    assert plain.count("subgraph cluster_") == 1
+    # the rev handle, then per clause (Layer, FC[l0], FC[l1]) a frame holding its two parts
+    assert full.count("subgraph cluster_") == 1 + 3 * 3
+    for op in ("Layer", "FC[l0]", "FC[l1]"):
+        assert f'label="{op} : its clause"' in full
+    assert full.count('label="forward x ↦ …"') == 3 and full.count('label="backward y, z ↦ …"') == 3
+    assert 'label="round[3]"' in full and 'label="round[3]"' not in plain
+    assert 'label="Put[l0]"' in full and 'label="Put[l0]"' not in plain
+
+
+def test_backward_option_renders(tmp_path):
+    out = tmp_path / "ste.svg"
+    proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "diagram", "examples/ste.rh", "--backward",
+                           "-o", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    svg = out.read_text()
+    assert "Layer : its clause" in svg and "backward result" in svg and "round[3]" in svg
+
+
+# --------------------------------------------- the committed diagrams
+
+DIAGRAMS = ROOT / "docs" / "diagrams"
+PAGE_PX = 1400
+
+
+def svg_size_px(svg: str) -> tuple[float, float]:
+    import re
+    w, h = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
+    return float(w) * 4 / 3, float(h) * 4 / 3           # 72 pt and 96 px to the inch
+
+
+def smallest_text_px(svg: str) -> float:
+    """The smallest font of the diagram when it is shown at page width (scaled down if wider)."""
+    import re
+    width, _ = svg_size_px(svg)
+    sizes = [float(x) for x in re.findall(r'font-size="([\d.]+)"', svg)]
+    return min(sizes) * 4 / 3 * min(1.0, PAGE_PX / width)
+
+
+@pytest.mark.parametrize("name", ["autoencoder", "cnn", "mlp", "resnet", "ste", "unet"])
+def test_the_committed_diagrams_fit_a_page(name):
+    svg = (DIAGRAMS / f"{name}.svg").read_text()
+    width, _ = svg_size_px(svg)
+    assert width <= PAGE_PX, f"{name}.svg is {width:.0f} px wide"
+    assert smallest_text_px(svg) >= 12          # 9 pt at full size
+
+
+def test_the_backward_diagram_is_readable_at_page_width():
+    assert smallest_text_px((DIAGRAMS / "ste-backward.svg").read_text()) >= 8
+
+
+def test_the_unet_is_drawn_top_to_bottom():
+    # drawn left to right, its chain of 20-odd nodes is about 3,300 px wide
+    dot = to_dot(rh.load(ROOT / "examples" / "unet.rh"))
+    assert "rankdir=TB;" in dot
+    assert "rankdir=LR;" in to_dot(rh.load(ROOT / "examples" / "one_layer.rh"))
+
+
+@pytest.mark.parametrize("name,options", [("autoencoder", []), ("cnn", []), ("mlp", []), ("resnet", []),
+                                          ("ste", []), ("unet", []), ("ste-backward", ["--backward"])])
+def test_the_committed_diagrams_are_up_to_date(name, options, tmp_path):
+    import re
+    source = ROOT / "examples" / (name.split("-")[0] + ".rh")
+    out = tmp_path / f"{name}.svg"
+    proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "diagram", f"examples/{source.name}", *options,
+                           "-o", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+    def texts(svg: str) -> list[str]:
+        return sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+
+    assert texts(out.read_text()) == texts((DIAGRAMS / f"{name}.svg").read_text()), \
+        f"regenerate docs/diagrams/{name}.svg (docs/examples.md says how)"
