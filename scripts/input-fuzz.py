@@ -4,6 +4,7 @@ inputs for the Python S-expression reader, the surface parser, rh-eval
 command line; counts of the outcomes by class.
 
     python3 scripts/input-fuzz.py --n 100000 [--seed 0] [--cli-every 2000] [--oneshot-every 500]
+                                 [--batch 50] [--max-seconds S]
 
 An input is a seed program (the examples, and programs drawn by
 ``revhandlers.gen``) as an S-expression or in the surface syntax, or a
@@ -19,6 +20,12 @@ not one well-formed line ``(result …)``, ``(ok …)`` or ``(error …)``.
 Every other outcome is counted by its class: ``ok``, ``bad-input:KIND``,
 ``runtime:KIND``.  Exit code 1 if there was a failure (the first few are
 printed with their input), else 0.
+
+The ``--serve`` requests of ``--batch`` inputs go to rh-eval in one write
+and are answered in order, each within the bound; the first request left
+without an answer (a hang, or the process gone) is the failure, and the
+requests after it go to a new process.  ``--max-seconds`` ends the
+campaign early, with the counts of the inputs it reached.
 
 ``tests/test_input_fuzz.py`` uses the same mutations and drivers under
 Hypothesis, with a fixed seed and a small budget."""
@@ -168,24 +175,13 @@ def random_sexp(rng: random.Random, budget: int = 30) -> str:
 
 
 def seed_programs(count: int, seed: int) -> list:
-    """The example programs and ``count`` programs drawn by revhandlers.gen."""
+    """The example programs and programs ``0 … count-1`` of ``seed`` of revhandlers.gen."""
     import revhandlers as rh
     progs = [rh.load(p) for p in sorted((ROOT / "examples").glob("*.rh"))]
     progs += [rh.load(p) for p in sorted((ROOT / "examples" / "sexp").glob("*.sexp"))]
     if count:
-        from hypothesis import HealthCheck, given, settings
-        from hypothesis import seed as hseed
         from revhandlers import gen
-        drawn = []
-
-        @hseed(seed)
-        @settings(max_examples=count, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-        @given(gen.programs(max_size=8))
-        def collect(p):
-            drawn.append(p)
-
-        collect()
-        progs += drawn[:count]
+        progs += [gen.seeded_program(seed, i, max_size=8) for i in range(count)]
     return progs
 
 
@@ -330,6 +326,66 @@ class Server:
             return f"FAIL:more than one answer line {answer[:100]!r} {self.buf[:100]!r}"
         return check_answer(answer)
 
+    def ask_many(self, lines: list[bytes]) -> list[str]:
+        """The classes of rh-eval's answers to several request lines, sent in
+        one write (from a thread) and answered in order, each within the
+        bound; after a request left without an answer the process is
+        restarted and the later requests sent again."""
+        import threading
+        out: list[str | None] = [None] * len(lines)
+        todo = []
+        for i, line in enumerate(lines):
+            if line.strip(b" \t\x0c") == b"":
+                out[i] = "skipped:blank line"
+            else:
+                todo.append(i)
+        while todo:
+            if self.proc is None or self.proc.poll() is not None:
+                self._reset()
+                self._start()
+            data = b"".join(lines[i] + b"\n" for i in todo)
+            proc = self.proc
+
+            def write():
+                try:
+                    proc.stdin.write(data)
+                    proc.stdin.flush()
+                except (OSError, ValueError):
+                    pass
+
+            threading.Thread(target=write, daemon=True).start()
+            fd = self.proc.stdout.fileno()
+            done = 0
+            for i in todo:
+                deadline = time.monotonic() + self.timeout
+                why = None
+                while b"\n" not in self.buf:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([fd], [], [], left)[0]:
+                        why = f"FAIL:hang: no answer within {self.timeout:g} s"
+                        break
+                    chunk = os.read(fd, 1 << 20)
+                    if not chunk:
+                        why = "FAIL:rh-eval stopped"
+                        break
+                    self.buf += chunk
+                if why is not None:
+                    out[i] = why + ": " + self._reset() if why.startswith("FAIL:rh-eval") else why
+                    if why.startswith("FAIL:hang"):
+                        self._reset()
+                    done += 1
+                    break
+                j = self.buf.index(b"\n")
+                answer, self.buf = self.buf[:j + 1], self.buf[j + 1:]
+                out[i] = check_answer(answer)
+                done += 1
+            else:
+                if self.buf:
+                    out[todo[-1]] = f"FAIL:more answer lines than requests {self.buf[:100]!r}"
+                    self._reset()
+            todo = todo[done:]
+        return out
+
     def close(self):
         if self.proc is not None:
             try:
@@ -417,9 +473,12 @@ def main(argv=None) -> int:
     ap.add_argument("--cli-every", type=int, default=2000, help="one input in K also through the CLI")
     ap.add_argument("--oneshot-every", type=int, default=500, help="one input in K also through rh-eval FILE")
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per rh-eval request or CLI run")
+    ap.add_argument("--batch", type=int, default=50, help="rh-eval --serve requests per write (default 50)")
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="stop after this many seconds (at the end of a batch), with the counts reached")
     args = ap.parse_args(argv)
-    if args.n < 1 or args.cli_every < 1 or args.oneshot_every < 1 or not args.timeout > 0:
-        ap.error("--n, --cli-every and --oneshot-every are at least 1, --timeout above 0")
+    if args.n < 1 or args.cli_every < 1 or args.oneshot_every < 1 or not args.timeout > 0 or args.batch < 1:
+        ap.error("--n, --cli-every, --oneshot-every and --batch are at least 1, --timeout above 0")
     rng = random.Random(args.seed)
     start = time.monotonic()
     seeds = seed_texts(seed_programs(args.programs, args.seed))
@@ -428,23 +487,34 @@ def main(argv=None) -> int:
     failures = []
     agreement, disagreements, examples = Counter(), Counter(), {}
     server = Server(args.timeout)
+    done = 0
     try:
-        for i in range(args.n):
-            if rng.random() < 0.15:
-                text, is_surface = random_sexp(rng).encode(), False
-            else:
-                text, is_surface = rng.choice(seeds)
-            for op in random_ops(rng):
-                text = mutate(text, op, is_surface)
-            outcomes = {}
-            if is_surface:
-                outcomes["surface"] = surface_parser(text)
-            else:
-                outcomes["python-reader"] = python_reader(text)
-                form = rng.randrange(3)
-                outcomes["rh-eval-serve"] = server.ask(request_line(text, form))
-                if (form == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values())
-                        and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8")):
+        for b0 in range(0, args.n, args.batch):
+            if args.max_seconds is not None and time.monotonic() - start > args.max_seconds:
+                break
+            batch = []            # (i, text, is_surface, form, outcomes)
+            for i in range(b0, min(args.n, b0 + args.batch)):
+                if rng.random() < 0.15:
+                    text, is_surface = random_sexp(rng).encode(), False
+                else:
+                    text, is_surface = rng.choice(seeds)
+                for op in random_ops(rng):
+                    text = mutate(text, op, is_surface)
+                outcomes = {}
+                if is_surface:
+                    outcomes["surface"] = surface_parser(text)
+                    form = None
+                else:
+                    outcomes["python-reader"] = python_reader(text)
+                    form = rng.randrange(3)
+                batch.append((i, text, is_surface, form, outcomes))
+            served = [x for x in batch if x[3] is not None]
+            for (i, text, _, form, outcomes), answer in zip(
+                    served, server.ask_many([request_line(x[1], x[3]) for x in served])):
+                outcomes["rh-eval-serve"] = answer
+            for i, text, is_surface, form, outcomes in batch:
+                if form == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values()) \
+                        and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8"):
                     # (check P), for P one S-expression of UTF-8 text: the two readers
                     # and checkers, class for class (information, not a failure)
                     same = outcomes["python-reader"] == outcomes["rh-eval-serve"]
@@ -452,24 +522,27 @@ def main(argv=None) -> int:
                     if not same:
                         disagreements[(outcomes["python-reader"], outcomes["rh-eval-serve"])] += 1
                         examples.setdefault((outcomes["python-reader"], outcomes["rh-eval-serve"]), text)
-                if i % args.oneshot_every == 0:
+                if not is_surface and i % args.oneshot_every == 0:
                     outcomes["rh-eval-oneshot"] = oneshot(text, via_file=rng.random() < 0.5, timeout=args.timeout)
-            if i % args.cli_every == 0:
-                outcomes["cli"] = cli(text, rng.choice(CLI_COMMANDS), is_surface, args.timeout)
-            for target, outcome in outcomes.items():
-                cls = "FAIL" if outcome.startswith("FAIL") else outcome
-                counts[target][cls] += 1
-                if cls == "FAIL":
-                    failures.append((i, target, outcome, text))
-                    print(f"FAILURE at input {i} ({target}): {outcome[:300]}\n    {text[:300]!r}",
+                if i % args.cli_every == 0:
+                    outcomes["cli"] = cli(text, rng.choice(CLI_COMMANDS), is_surface, args.timeout)
+                for target, outcome in outcomes.items():
+                    cls = "FAIL" if outcome.startswith("FAIL") else outcome
+                    counts[target][cls] += 1
+                    if cls == "FAIL":
+                        failures.append((i, target, outcome, text))
+                        print(f"FAILURE at input {i} ({target}): {outcome[:300]}\n    {text[:300]!r}",
+                              file=sys.stderr, flush=True)
+                done += 1
+                if done % 10_000 == 0:
+                    print(f"... {done} inputs, {len(failures)} failures, {time.monotonic() - start:.0f} s",
                           file=sys.stderr, flush=True)
-            if (i + 1) % 10_000 == 0:
-                print(f"... {i + 1} inputs, {len(failures)} failures, {time.monotonic() - start:.0f} s",
-                      file=sys.stderr, flush=True)
     finally:
         server.close()
     seconds = time.monotonic() - start
-    print(f"inputs: {args.n} (seed {args.seed}) in {seconds:.0f} s")
+    stopped = f", stopped by --max-seconds {args.max_seconds:g}" if done < args.n else ""
+    print(f"inputs: {done} of {args.n} (seed {args.seed}) in {seconds:.0f} s ({done / max(seconds, 1e-9):.1f} inputs/s)"
+          f"{stopped}")
     for target, c in counts.items():
         total = sum(c.values())
         print(f"{target}: {total}")

@@ -1,5 +1,5 @@
 """Input fuzzing of every entry point, with a fixed seed and a small budget
-(the longer campaign is ``scripts/input-fuzz.py --n N``): S-expressions
+(the longer campaign is ``scripts/input-fuzz.py --n N [--max-seconds S]``): S-expressions
 over the format's grammar, programs drawn by ``revhandlers.gen`` (as
 S-expressions and in the surface syntax), then subtree and byte-level
 mutations (insertions, deletions, duplications, bytes that are not UTF-8,
@@ -150,6 +150,17 @@ def test_rh_eval_serve_answers_every_request(server, text, form):
 @pytest.mark.parametrize("text", EDGES, ids=range(len(EDGES)))
 def test_edges_on_rh_eval_serve(server, text):
     ok(server.ask(F.request_line(text, 0)))
+
+
+def test_rh_eval_serve_answers_a_batch_as_one_at_a_time(server):
+    """The campaign's batches (one write, answers in order) classify every
+    request as requests sent one at a time do; blank lines get no answer."""
+    lines = [F.request_line(t, k) for k, t in enumerate(EDGES)] + [b"", b"  "]
+    one = [server.ask(line) for line in lines]
+    assert server.ask_many(lines) == one
+    assert one[-2:] == ["skipped:blank line"] * 2
+    for outcome in one:
+        ok(outcome)
 
 
 @pytest.mark.parametrize("i", range(6))

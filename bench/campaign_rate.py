@@ -1,0 +1,164 @@
+"""How fast ``revhandlers fuzz`` cross-checks programs, against the
+evaluators alone on the same programs, measured in the same run.
+
+    python3 bench/campaign_rate.py [--n 20000] [--seed 0] [--jobs 2] [--old 200]
+
+Rows (programs/s, wall; and CPU milliseconds per program, this process and
+its rh-eval children):
+
+* ``evaluators only``: the baseline.  Programs ``0 … n-1`` of the seed,
+  generated and printed beforehand (not timed); their ``(check P)`` and
+  ``(coverage P)`` requests to the model (``rh-eval --serve --small-step
+  --list-vectors``) and ``(run P)`` to the fast evaluator (``rh-eval
+  --serve``), in batches as the campaign sends them, answers read and not
+  parsed.  A campaign cannot be faster than this on one core.
+* ``campaign, 1 job``: ``fuzz.campaign(n, seed)``, everything included:
+  generation, both checkers, the three engines, finite differences,
+  comparisons, rule coverage.
+* ``campaign, J jobs``: ``revhandlers fuzz --n n --jobs J`` in a
+  subprocess (J processes, seeds seed … seed+J-1), wall time of the whole
+  command (start-up included).
+* ``one program at a time``: the former loop, for comparison: programs
+  drawn by the Hypothesis strategy ``gen.programs()`` and checked by
+  ``fuzz.crosscheck`` one request per round trip (``--old`` programs; 0
+  skips it).
+
+``x eval`` is each rate over the baseline's.  On a machine other jobs load,
+wall rates fall with the share of the CPUs this run gets; the CPU times do
+not (``uptime`` is printed first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "pytools"))
+
+from revhandlers import fuzz, gen  # noqa: E402
+from revhandlers.sexp import program_sexp  # noqa: E402
+
+
+def _cpu() -> tuple[float, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def evaluators_only(texts: list[str], batch: int = fuzz.BATCH) -> tuple[float, float, float]:
+    """Wall seconds, and CPU seconds of this process and of the children."""
+    c0, k0 = _cpu()
+    t0 = time.perf_counter()
+    model = fuzz.Pipe(fuzz.MODEL_FLAGS, fuzz.TIMEOUT)
+    fast = fuzz.Pipe((), fuzz.TIMEOUT)
+    try:
+        for b in range(0, len(texts), batch):
+            chunk = texts[b:b + batch]
+            model.send([f"({req} {t})" for t in chunk for req in ("check", "coverage")])
+            fast.send([f"(run {t})" for t in chunk])
+            model.receive()
+            fast.receive()
+    finally:
+        model.close()
+        fast.close()
+    wall = time.perf_counter() - t0
+    c1, k1 = _cpu()
+    return wall, c1 - c0, k1 - k0
+
+
+def campaign_one_job(n: int, seed: int) -> tuple[float, float, float, object]:
+    c0, k0 = _cpu()
+    t0 = time.perf_counter()
+    report = fuzz.campaign(n, seed)
+    wall = time.perf_counter() - t0
+    c1, k1 = _cpu()
+    return wall, c1 - c0, k1 - k0, report
+
+
+def campaign_jobs(n: int, seed: int, jobs: int) -> tuple[float, float, str]:
+    import tempfile
+    c0, k0 = _cpu()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as corpus:
+        proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", str(n), "--seed", str(seed),
+                               "--jobs", str(jobs), "--corpus", corpus, "--allow-holes"],
+                              cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT / "pytools")})
+    wall = time.perf_counter() - t0
+    c1, k1 = _cpu()
+    if proc.returncode != 0:
+        raise SystemExit(f"revhandlers fuzz failed ({proc.returncode}):\n{proc.stdout}{proc.stderr[-2000:]}")
+    return wall, k1 - k0, proc.stdout.splitlines()[0]
+
+
+def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
+    from revhandlers.evaluator import VerifiedEvaluator
+
+    model = VerifiedEvaluator(timeout=fuzz.TIMEOUT, flags=fuzz.MODEL_FLAGS)
+    fast = VerifiedEvaluator(timeout=fuzz.TIMEOUT)
+    c0, k0 = _cpu()
+    t0 = time.perf_counter()
+
+    @hseed(seed)
+    @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck),
+              phases=[__import__("hypothesis").Phase.generate])
+    @given(gen.programs())
+    def one(prog):
+        fuzz.crosscheck(prog, model, fast=fast)
+
+    try:
+        one()
+    finally:
+        model.close()
+        fast.close()
+    wall = time.perf_counter() - t0
+    c1, k1 = _cpu()
+    return wall, c1 - c0, k1 - k0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--old", type=int, default=200, help="programs for the one-at-a-time row (0: none)")
+    args = ap.parse_args()
+    print("load:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(f"{os.cpu_count()} CPUs; n = {args.n}, seed {args.seed}")
+    texts = [program_sexp(gen.seeded_program(args.seed, i)) for i in range(args.n)]
+
+    rows = []
+    w, c, k = evaluators_only(texts)
+    base = args.n / w
+    rows.append(("evaluators only (baseline)", args.n, w, c, k))
+    w, c, k, report = campaign_one_job(args.n, args.seed)
+    if report.divergence:
+        raise SystemExit(f"divergence: {report.divergence}")
+    rows.append(("campaign, 1 job", args.n, w, c, k))
+    if args.jobs > 1:
+        w, k, line = campaign_jobs(args.n, args.seed, args.jobs)
+        rows.append((f"campaign, {args.jobs} jobs (whole command)", args.n, w, None, k))
+    if args.old:
+        w, c, k = one_at_a_time(args.old, args.seed)
+        rows.append(("one program at a time (former loop)", args.old, w, c, k))
+
+    print(f"{'':42s} {'programs':>9s} {'wall s':>8s} {'programs/s':>11s} {'x eval':>7s} "
+          f"{'CPU ms/program (py + rh-eval)':>30s}")
+    for name, n, w, c, k in rows:
+        cpu = (f"{(c or 0) * 1e3 / n:.3f} + {k * 1e3 / n:.3f}" if c is not None
+               else f"{k * 1e3 / n:.3f} (all processes)")
+        print(f"{name:42s} {n:9d} {w:8.2f} {n / w:11.1f} {n / w / base:7.3f} {cpu:>30s}")
+    print("skipped in the campaign:", report.skipped, "; coverage holes:", fuzz.coverage_holes(report.coverage) or "none")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
