@@ -326,3 +326,14 @@ def test_pullback_fmt_in_place_refuses_to_delete_comments(tmp_path):
     p = cli("pullback", "fmt", "-i", g)
     assert p.returncode == 0, p.stderr
     assert g.read_text() == "let z = 1 in z\n"
+
+
+def test_pullback_fmt_in_place_refuses_to_delete_the_comments_of_an_s_expression(tmp_path):
+    p = cli("pullback", "sexp", "examples/pullback/sum_list.pb")
+    assert p.returncode == 0, p.stderr
+    f = tmp_path / "sum_list.sexp"
+    original = "; the sum of a list, as the driver reads it\n" + p.stdout
+    f.write_text(original)
+    p = cli("pullback", "fmt", "-i", f)
+    assert p.returncode == 2 and "would delete 1 comment" in p.stderr
+    assert f.read_text() == original

@@ -195,10 +195,14 @@ def cmd_fmt(args, out) -> int:
     return 0
 
 
+def _code(text: str) -> str:
+    """``text`` without its leading ``;`` comment lines and blanks."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).lstrip()
+
+
 def _is_sexp(text: str) -> bool:
     """Whether ``text`` is an S-expression program (as revhandlers.parse decides)."""
-    stripped = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).lstrip()
-    return stripped.startswith("(program")
+    return _code(text).startswith("(program")
 
 
 def _lost_by_conversion(source: str, surface: bool, to: str) -> str:
@@ -254,7 +258,7 @@ def write_formatted(path: str, text: str, in_place: bool, out) -> None:
         out.write(text)
         return
     original = read_source(path)
-    sexp_like = str(path).endswith(".sexp") or _is_sexp(original)
+    sexp_like = _is_sexp(original) or (str(path).endswith(".sexp") and _code(original).startswith("("))
     missing = _comments(original, sexp_like)
     for c in _comments(text, sexp_like and _is_sexp(text)):
         if c in missing:
