@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Link the Coq names of docs/paper-map.md to the theories' HTML
 documentation (`make html`, docs/html/): in every table row, each name of
-the Coq column defined in one of the files of its File column becomes
+the Coq column defined in one of the files of its File column (in the
+theory of the section: the one its text names, "logical name `NAME`",
+before its first table, else RevHandlers) becomes
 [`name`](html/LOGICAL.FILE.html#ANCHOR), the anchor coqdoc gives it.  The
 definitions are read from the .glob files of _build/default/theories/ (run
 `make proofs` first).  Names already linked are left as they are; a name
@@ -91,10 +93,16 @@ def main(argv: list[str]) -> int:
         print(f"paper-map-links: no compiled theories in {BUILD} (run make proofs)", file=sys.stderr)
         return 2
     text = PAPER_MAP.read_text()
-    theory, missing, out = "RevHandlers", [], []
+    theory, missing, out, named = "RevHandlers", [], [], False
     for line in text.splitlines():
         if line.startswith("## "):
             theory = next((t for h, t in SECTIONS.items() if line.startswith(h)), "RevHandlers")
+            named = False
+        elif not line.startswith("|") and not named:
+            # a section about another theory says so before its tables: (logical name `NAME`)
+            m = re.search(r"logical name `([A-Za-z0-9_.]+)`", line)
+            if m and m.group(1) in dirs:
+                theory, named = m.group(1), True
         out.append(link_line(line, theory, dirs, missing) if line.startswith("|") else line)
     new = "\n".join(out) + ("\n" if text.endswith("\n") else "")
     for m in missing:
