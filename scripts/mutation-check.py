@@ -6,7 +6,9 @@ campaign against each, and report which mutants the campaign catches.
 
 Reference mutants patch a copy of pytools/revhandlers; evaluator mutants
 patch a copy of the repository (theories/ or extracted/) and rebuild it
-with dune, so the mutated evaluator is still extracted from Coq.  A bug in
+with dune, so the mutated evaluator is still extracted from Coq (the copy
+starts from the checkout's _build, so only what the mutant changes is
+rebuilt; --fresh-build builds everything).  A bug in
 the executable instance (theories/rh/instance.v) keeps every proof valid (the
 theorems hold for any Ev); after a bug in the calculus itself
 (theories/rh/rh.v) the proof scripts no longer go through, and to see whether
@@ -85,6 +87,8 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--fresh-build", action="store_true",
+                    help="build each evaluator mutant from scratch (default: from a copy of the checkout's _build)")
     args = ap.parse_args()
     rows = []
     for name, (where, rel, old, new, what) in MUTANTS.items():
@@ -104,6 +108,10 @@ def main() -> int:
             else:
                 repo = tmp / "repo"
                 shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns("_build", ".git", "results", "*.egg-info"))
+                if (ROOT / "_build").is_dir() and not args.fresh_build:
+                    # the checkout's build, so that dune rebuilds only what the mutant changes
+                    shutil.copytree(ROOT / "_build", repo / "_build", symlinks=True,
+                                    ignore=shutil.ignore_patterns("log", ".lock"))
                 patch(repo / rel, old, new)
                 target = "extracted/rh-eval"
                 build = subprocess.run(["dune", "build", target], cwd=repo, capture_output=True, text=True)
