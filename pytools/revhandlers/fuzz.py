@@ -637,6 +637,9 @@ def require_extra(command: str, *modules: str) -> None:
 
 
 def cmd_fuzz(args, out) -> int:
+    # the package's test extra, as for the other campaigns (the program
+    # strategies of revhandlers.gen for property tests are Hypothesis's)
+    require_extra("revhandlers fuzz", "hypothesis")     # before anything starts: one line, exit code 2
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz")

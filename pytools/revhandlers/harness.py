@@ -5,7 +5,10 @@ check compares the engines on each, a divergence is shrunk by Hypothesis to
 a smallest case and written to a corpus directory (replayed by the test
 suite), and ``--jobs`` runs seeds ``seed, seed+1, …`` in parallel
 processes with one progress bar.  Exit codes, like Csmith's comparison
-driver: 0 no divergence, 1 divergence, 2 could not run."""
+driver: 0 no divergence, 1 divergence, 2 could not run.  (``revhandlers
+fuzz`` draws from a seeded generator and shrinks by itself, in
+:mod:`revhandlers.fuzz`; it shares the jobs, the summary and the corpus
+files.)"""
 
 from __future__ import annotations
 
