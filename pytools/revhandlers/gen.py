@@ -56,23 +56,24 @@ class RandomSource:
 
     def __init__(self, seed):
         self.rng = random.Random(seed)
+        self.random = self.rng.random
 
     def choice(self, seq):
-        return seq[int(self.rng.random() * len(seq))]
+        return seq[int(self.random() * len(seq))]
 
     def integer(self, lo: int, hi: int) -> int:
-        return lo + int(self.rng.random() * (hi - lo + 1))
+        return lo + int(self.random() * (hi - lo + 1))
 
     def boolean(self) -> bool:
-        return self.rng.random() < 0.5
+        return self.random() < 0.5
 
     def real(self, lo: float, hi: float) -> float:
-        r = self.rng.random()
+        r = self.random()
         if r < 0.2:
             s = SPECIAL[int(r * 50)]
             if lo <= s <= hi:
                 return s
-        return lo + (hi - lo) * self.rng.random()
+        return lo + (hi - lo) * self.random()
 
 
 class Overrun(Exception):
@@ -239,7 +240,12 @@ def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
     if size > 0 and (rds >= MAX_RD_NESTING or (rds and not isinstance(goal, TBase))):
         # and an rd nested in another has a point of type Real(n)
         options = tuple(o for o in options if o != "rd")
-    names = [x for x, t in ctx if t == goal and _lookup(ctx, x) == t]
+    names, seen = [], set()
+    for x, t in ctx:               # the visible binders of type goal, innermost first
+        if x not in seen:
+            seen.add(x)
+            if t == goal:
+                names.append(x)
     while True:
         kind = src.choice(options)
         if kind == "var":
