@@ -67,7 +67,7 @@ Definition out_of_fuel (r : run_result) : Prop :=
 
 (** An answer of [run] other than "out of fuel" is the answer for every
     larger fuel. *)
-Theorem run_stable fuel fuel' n hp P :
+Lemma run_stable fuel fuel' n hp P :
   fuel <= fuel' -> ~ out_of_fuel (run fuel n hp P) ->
   run fuel' n hp P = run fuel n hp P.
 Proof.
@@ -170,7 +170,7 @@ Qed.
     every fuel from some bound on.  The bound is the number of steps plus
     the fuel the [RH] rewritings on the way need, each rewriting being
     given the fuel left when it happens. *)
-Theorem run_complete n hp P hp' P' k r :
+Lemma run_complete n hp P hp' P' k r :
   nsteps_conf n hp P hp' P' -> final_result hp' P' (k + n) r ->
   exists fuel0, forall fuel, fuel0 <= fuel -> run fuel k hp P = r.
 Proof.
