@@ -182,6 +182,51 @@ Proof.
     rewrite (HF0 (S fuel)) by lia. apply HF1. lia.
 Qed.
 
+(** ** The step count [run] reports is the number of steps taken *)
+
+Lemma step_conf_fn_done fuel hp P V :
+  step_conf_fn fuel hp P = CSDone V -> P = Ret V /\ value V.
+Proof.
+  unfold step_conf_fn. pose proof (split_c_spec P) as [HP Hnl].
+  destruct (split_c P) as [K P0]. simpl in HP, Hnl. subst P. unfold term_conf_step.
+  destruct P0 as [M|o M|P Q|M R H]; [| |contradiction|];
+    destruct (step_tm_fn M) as [M''| | |] eqn:HsM; try discriminate.
+  - destruct K; [|discriminate]. intros [= <-]. split; [reflexivity|].
+    apply step_tm_fn_value_inv. exact HsM.
+  - destruct o as [o|l|l]; try discriminate. destruct M; discriminate.
+  - destruct M; try discriminate. destruct (infer_tm [] _) as [[]|]; try discriminate.
+    destruct (rh_fn _ _ _ _ _); discriminate.
+Qed.
+
+(** Soundness of [run] with step counts: an answer other than "out of
+    fuel" or a wrong shape is the final configuration reached in the
+    number of steps it reports (minus the [n] counted before). *)
+Lemma run_nsteps fuel n hp P :
+  match run fuel n hp P with
+  | ROutOfFuel hp' P' m | RWrong hp' P' m => exists j, m = n + j /\ nsteps_conf j hp P hp' P'
+  | r => exists j hp' P', nsteps_conf j hp P hp' P' /\ final_result hp' P' (n + j) r
+  end.
+Proof.
+  revert n hp P. induction fuel as [|fuel IH]; intros n hp P.
+  - exists 0. split; [lia|constructor].
+  - pose proof (run_sound (S fuel) n hp P) as Hsound. cbn [run] in Hsound |- *.
+    destruct (step_conf_fn (S fuel) hp P) as [hp1 P1|V|f V|o V| |] eqn:Hs.
+    + apply step_conf_fn_sound in Hs. specialize (IH (S n) hp1 P1).
+      destruct (run fuel (S n) hp1 P1);
+        try (destruct IH as [j [-> Hj]]; exists (S j); split; [lia|econstructor; eassumption]);
+        destruct IH as [j [hp' [P' [Hj Hr]]]]; exists (S j), hp', P';
+        (split; [econstructor; eassumption|rewrite <- Nat.add_succ_comm; exact Hr]).
+    + destruct (step_conf_fn_done _ _ _ _ Hs) as [-> HV].
+      exists 0, hp, (Ret V). split; [constructor|]. left. exists V. rewrite Nat.add_0_r. auto.
+    + exists 0, hp, P. split; [constructor|]. right; left. exists f, V.
+      rewrite Nat.add_0_r. split; [apply Hsound|reflexivity].
+    + destruct o as [o|l|l]; try contradiction.
+      exists 0, hp, P. split; [constructor|]. right; right. exists o, V.
+      rewrite Nat.add_0_r. split; [apply Hsound|reflexivity].
+    + exists 0. split; [lia|constructor].
+    + exists 0. split; [lia|constructor].
+Qed.
+
 (** The counted steps are deterministic. *)
 Lemma nsteps_final_unique n1 n2 hp P hp1 P1 hp2 P2 r1 r2 :
   nsteps_conf n1 hp P hp1 P1 -> final_result hp1 P1 n1 r1 ->

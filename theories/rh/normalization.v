@@ -615,5 +615,24 @@ Proof.
   intros fuel Hle. rewrite run_machine_correct. apply Hrun. exact Hle.
 Qed.
 
+(** Whatever the fuel, on a well-typed program [run] answers "out of fuel"
+    or the final configuration, with the number of steps to it; with
+    [run_total], some fuel gives the latter. *)
+Lemma run_final_or_out_of_fuel fuel hp P A :
+  heap_ok hp -> typed_cmd [] P A ->
+  out_of_fuel (run fuel 0 hp P) \/
+  exists n hp' P', nsteps_conf n hp P hp' P' /\ final_result hp' P' n (run fuel 0 hp P).
+Proof.
+  intros Hhp HP. pose proof (run_nsteps fuel 0 hp P) as Hn.
+  pose proof (run_not_wrong fuel 0 hp P A Hhp HP) as Hw.
+  destruct (run fuel 0 hp P); try contradiction; [right; exact Hn..|left; exact I].
+Qed.
+
+Lemma run_machine_final_or_out_of_fuel fuel hp P A :
+  heap_ok hp -> typed_cmd [] P A ->
+  out_of_fuel (run_machine fuel 0 hp P) \/
+  exists n hp' P', nsteps_conf n hp P hp' P' /\ final_result hp' P' n (run_machine fuel 0 hp P).
+Proof. rewrite run_machine_correct. apply run_final_or_out_of_fuel. Qed.
+
 End decrease.
 End normalize.
