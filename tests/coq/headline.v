@@ -144,10 +144,10 @@ Print Assumptions run_machine_total.
 (* Whatever the fuel, on a well-typed program the evaluator and the
    environment machine answer "out of fuel" or the final configuration,
    with the number of steps to it. *)
-Check @run_final_or_out_of_fuel.
-Print Assumptions run_final_or_out_of_fuel.
-Check @run_machine_final_or_out_of_fuel.
-Print Assumptions run_machine_final_or_out_of_fuel.
+Check @run_answer_typed.
+Print Assumptions run_answer_typed.
+Check @run_machine_answer_typed.
+Print Assumptions run_machine_answer_typed.
 
 (* The executable instance satisfies the signature's hypotheses. *)
 Check @exec_evaluator_ok.

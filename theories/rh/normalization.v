@@ -618,7 +618,7 @@ Qed.
 (** Whatever the fuel, on a well-typed program [run] answers "out of fuel"
     or the final configuration, with the number of steps to it; with
     [run_total], some fuel gives the latter. *)
-Lemma run_final_or_out_of_fuel fuel hp P A :
+Lemma run_answer_typed fuel hp P A :
   heap_ok hp -> typed_cmd [] P A ->
   out_of_fuel (run fuel 0 hp P) \/
   exists n hp' P', nsteps_conf n hp P hp' P' /\ final_result hp' P' n (run fuel 0 hp P).
@@ -628,11 +628,11 @@ Proof.
   destruct (run fuel 0 hp P); try contradiction; [right; exact Hn..|left; exact I].
 Qed.
 
-Lemma run_machine_final_or_out_of_fuel fuel hp P A :
+Lemma run_machine_answer_typed fuel hp P A :
   heap_ok hp -> typed_cmd [] P A ->
   out_of_fuel (run_machine fuel 0 hp P) \/
   exists n hp' P', nsteps_conf n hp P hp' P' /\ final_result hp' P' n (run_machine fuel 0 hp P).
-Proof. rewrite run_machine_correct. apply run_final_or_out_of_fuel. Qed.
+Proof. rewrite run_machine_correct. apply run_answer_typed. Qed.
 
 End decrease.
 End normalize.
