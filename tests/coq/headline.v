@@ -127,13 +127,16 @@ Check @run_stable.
 Print Assumptions run_stable.
 Check @run_complete.
 Print Assumptions run_complete.
+Check @run_complete_fuel.
+Print Assumptions run_complete_fuel.
 
 (* Normalization: a well-typed closed configuration, with a heap that
    respects the shapes, reaches in finitely many steps a value, an
    undefined Ev or an unhandled operation.  So the evaluator and the
-   environment machine are total on well-typed programs: from some fuel
-   on they answer that final configuration, with its step count, never
-   out of fuel. *)
+   environment machine are total on well-typed programs: from fuel
+   n + m + 1 on (n steps, m enough for every RH rewriting on the way) they
+   answer that final configuration, with its step count, never out of
+   fuel. *)
 Check @normalization.
 Print Assumptions normalization.
 Check @run_total.

@@ -7,7 +7,10 @@
       [run] ([run_stable]);
     - if [(hp, P)] reaches in [n] steps a value or a stuck form, then
       [run] answers exactly that configuration, with [n] steps counted,
-      from some fuel on ([run_complete]). *)
+      from some fuel on ([run_complete]); explicitly, from fuel [n + m + 1]
+      on, if fuel [m] is enough for each step ([run_complete_fuel]);
+    - the step count [run] reports is the number of steps taken
+      ([run_nsteps]). *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem interp interp_facts.
 
@@ -180,6 +183,54 @@ Proof.
     destruct (step_conf_fn_complete _ _ _ _ Hs) as [F0 HF0].
     exists (S (Nat.max F0 F1)). intros [|fuel] Hle; [lia|]. cbn [run].
     rewrite (HF0 (S fuel)) by lia. apply HF1. lia.
+Qed.
+
+(** ** An explicit fuel
+
+    [nsteps_fuel m n hp P hp' P']: [n] steps, each computed by
+    [step_conf_fn] with fuel [m] (the fuel only bounds the [RH]
+    rewritings, so [m = 0] when no [rev handle] fires).  Fuel [n + m + 1]
+    is then enough for [run]. *)
+Inductive nsteps_fuel (m : nat) : nat -> heap -> cmd -> heap -> cmd -> Prop :=
+| nsteps_fuel_refl hp P : nsteps_fuel m 0 hp P hp P
+| nsteps_fuel_step n hp P hp' P' hp'' P'' :
+    step_conf_fn m hp P = CSStep hp' P' -> nsteps_fuel m n hp' P' hp'' P'' ->
+    nsteps_fuel m (S n) hp P hp'' P''.
+
+Lemma nsteps_fuel_mono m m' n hp P hp' P' :
+  m <= m' -> nsteps_fuel m n hp P hp' P' -> nsteps_fuel m' n hp P hp' P'.
+Proof.
+  intros Hle. induction 1 as [|n hp P hp1 P1 hp' P' Hs _ IH]; [constructor|].
+  econstructor; [|exact IH]. rewrite (step_conf_fn_stable m m') by (auto; congruence). exact Hs.
+Qed.
+
+Lemma nsteps_fuel_nsteps m n hp P hp' P' :
+  nsteps_fuel m n hp P hp' P' -> nsteps_conf n hp P hp' P'.
+Proof. induction 1; econstructor; eauto using step_conf_fn_sound. Qed.
+
+Lemma nsteps_nsteps_fuel n hp P hp' P' :
+  nsteps_conf n hp P hp' P' -> exists m, nsteps_fuel m n hp P hp' P'.
+Proof.
+  induction 1 as [|n hp P hp1 P1 hp' P' Hs _ [m IH]]; [exists 0; constructor|].
+  destruct (step_conf_fn_complete _ _ _ _ Hs) as [m0 Hm0].
+  exists (Nat.max m0 m). econstructor.
+  - apply Hm0. lia.
+  - eapply nsteps_fuel_mono; [|exact IH]. lia.
+Qed.
+
+(** Completeness with an explicit fuel: [n] steps, each computed with
+    fuel [m], to a value or a stuck form, and [run] answers it from fuel
+    [n + m + 1] on. *)
+Lemma run_complete_fuel m n hp P hp' P' k r fuel :
+  nsteps_fuel m n hp P hp' P' -> final_result hp' P' (k + n) r -> n + m < fuel ->
+  run fuel k hp P = r.
+Proof.
+  intros Hn. revert k fuel.
+  induction Hn as [hp P|n hp P hp1 P1 hp' P' Hs Hn IH]; intros k fuel Hr Hfuel.
+  - destruct fuel as [|fuel]; [lia|]. apply run_final. rewrite Nat.add_0_r in Hr. exact Hr.
+  - destruct fuel as [|fuel]; [lia|]. cbn [run].
+    rewrite (step_conf_fn_stable m (S fuel)) by (lia || congruence). rewrite Hs.
+    apply IH; [rewrite Nat.add_succ_r in Hr; exact Hr|lia].
 Qed.
 
 (** ** The step count [run] reports is the number of steps taken *)

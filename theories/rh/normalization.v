@@ -5,9 +5,12 @@
     undefined [Ev] or an operation no handler covers ([normalization]).
     With the completeness of [run] ([complete.v]) this makes [run], and the
     environment machine the drivers extract, total on well-typed programs:
-    from some fuel on they answer the final configuration, never "out of
-    fuel", and every larger fuel gives the same answer ([run_total],
-    [run_machine_total]).
+    from fuel [n + m + 1] on, [n] being the number of steps and [m] a fuel
+    enough for every [RH] rewriting on the way, they answer the final
+    configuration with [n] steps, never "out of fuel" ([run_total],
+    [run_machine_total]).  Neither [n] nor [m] is computed from the
+    program: the [rd] rewriting and [RH] copy terms and clauses, so a bound
+    read off the measure would be a tower of exponentials.
 
     The measure, compared lexicographically:
     + for each depth [d] from the command's depth down to [1], the number
@@ -585,18 +588,21 @@ Proof. intros Hhp HP. eapply normalization_depth; [apply le_n|exact Hhp|exact HP
 (** ** A total evaluator *)
 
 (** On a well-typed program, from some fuel on, [run] answers the final
-    configuration that the program reaches, with the number of steps it
-    takes, never "out of fuel"; every larger fuel gives the same answer. *)
+    configuration that the program reaches, with the number [n] of steps it
+    takes, never "out of fuel": from fuel [n + m + 1] on, [m] being a fuel
+    with which [step_conf_fn] computes every step on the way (it bounds the
+    [RH] rewritings only). *)
 Lemma run_total hp P A :
   heap_ok hp -> typed_cmd [] P A ->
-  exists n hp' P' r fuel0,
-    nsteps_conf n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, fuel0 <= fuel -> run fuel 0 hp P = r.
+  exists n m hp' P' r,
+    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
+    forall fuel, n + m < fuel -> run fuel 0 hp P = r.
 Proof.
   intros Hhp HP. destruct (normalization hp P A Hhp HP) as [n [hp' [P' [Hn Hfin]]]].
   destruct (final_conf_result hp' P' n Hfin) as [r Hr].
-  destruct (run_complete n hp P hp' P' 0 r Hn Hr) as [fuel0 Hfuel].
-  exists n, hp', P', r, fuel0. auto.
+  destruct (nsteps_nsteps_fuel n hp P hp' P' Hn) as [m Hm].
+  exists n, m, hp', P', r. split; [exact Hm|split; [exact Hr|]].
+  intros fuel Hfuel. eapply run_complete_fuel; eassumption.
 Qed.
 
 Lemma final_result_not_out_of_fuel hp P n r : final_result hp P n r -> ~ out_of_fuel r.
@@ -606,12 +612,12 @@ Proof. intros [[? [? [? ->]]]|[[? [? [? ->]]]|[? [? [? ->]]]]]; simpl; tauto. Qe
     [run]'s answer ([run_machine_correct]), so the same number of steps. *)
 Lemma run_machine_total hp P A :
   heap_ok hp -> typed_cmd [] P A ->
-  exists n hp' P' r fuel0,
-    nsteps_conf n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, fuel0 <= fuel -> run_machine fuel 0 hp P = r.
+  exists n m hp' P' r,
+    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
+    forall fuel, n + m < fuel -> run_machine fuel 0 hp P = r.
 Proof.
-  intros Hhp HP. destruct (run_total hp P A Hhp HP) as [n [hp' [P' [r [fuel0 [Hn [Hr Hrun]]]]]]].
-  exists n, hp', P', r, fuel0. split; [exact Hn|split; [exact Hr|]].
+  intros Hhp HP. destruct (run_total hp P A Hhp HP) as [n [m [hp' [P' [r [Hn [Hr Hrun]]]]]]].
+  exists n, m, hp', P', r. split; [exact Hn|split; [exact Hr|]].
   intros fuel Hle. rewrite run_machine_correct. apply Hrun. exact Hle.
 Qed.
 
