@@ -152,6 +152,12 @@ Print Assumptions run_answer_typed.
 Check @run_machine_answer_typed.
 Print Assumptions run_machine_answer_typed.
 
+(* What the driver runs: in the executable instance, for every program the
+   checker accepts and a heap that respects the shapes, the environment
+   machine answers the final configuration from fuel n + m + 1 on. *)
+Check @exec_run_machine_total.
+Print Assumptions exec_run_machine_total.
+
 (* The executable instance satisfies the signature's hypotheses. *)
 Check @exec_evaluator_ok.
 Print Assumptions exec_evaluator_ok.
