@@ -9,8 +9,10 @@
     enough for every [RH] rewriting on the way, they answer the final
     configuration with [n] steps, never "out of fuel" ([run_total],
     [run_machine_total]).  Neither [n] nor [m] is computed from the
-    program: the [rd] rewriting and [RH] copy terms and clauses, so a bound
-    read off the measure would be a tower of exponentials.
+    program: the [rd] rewriting and [RH] copy terms and clauses, so each
+    decrease of a higher component of the measure may multiply the lower
+    ones, and a bound read off it would be far too large to be a useful
+    fuel.
 
     The measure, compared lexicographically:
     + for each depth [d] from the command's depth down to [1], the number
