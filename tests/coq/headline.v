@@ -9,7 +9,7 @@
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance mlp_run.
+  machine instance mlp_run complete normalization.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -119,6 +119,44 @@ Print Assumptions run_not_wrong.
    (result, heap, value, stuck command and step count). *)
 Check @run_machine_correct.
 Print Assumptions run_machine_correct.
+
+(* The evaluator is complete: more fuel never changes an answer other than
+   "out of fuel", and a value or stuck form reached in n steps is what run
+   answers, with n steps counted, from some fuel on. *)
+Check @run_stable.
+Print Assumptions run_stable.
+Check @run_complete.
+Print Assumptions run_complete.
+Check @run_complete_fuel.
+Print Assumptions run_complete_fuel.
+
+(* Normalization: a well-typed closed configuration, with a heap that
+   respects the shapes, reaches in finitely many steps a value, an
+   undefined Ev or an unhandled operation.  So the evaluator and the
+   environment machine are total on well-typed programs: from fuel
+   n + m + 1 on (n steps, m enough for every RH rewriting on the way) they
+   answer that final configuration, with its step count, never out of
+   fuel. *)
+Check @normalization.
+Print Assumptions normalization.
+Check @run_total.
+Print Assumptions run_total.
+Check @run_machine_total.
+Print Assumptions run_machine_total.
+
+(* Whatever the fuel, on a well-typed program the evaluator and the
+   environment machine answer "out of fuel" or the final configuration,
+   with the number of steps to it. *)
+Check @run_answer_typed.
+Print Assumptions run_answer_typed.
+Check @run_machine_answer_typed.
+Print Assumptions run_machine_answer_typed.
+
+(* What the driver runs: in the executable instance, for every program the
+   checker accepts and a heap that respects the shapes, the environment
+   machine answers the final configuration from fuel n + m + 1 on. *)
+Check @exec_run_machine_total.
+Print Assumptions exec_run_machine_total.
 
 (* The executable instance satisfies the signature's hypotheses. *)
 Check @exec_evaluator_ok.
