@@ -462,8 +462,8 @@ Definition pointwise (f f1 f2 : Vec -> Vec) (k : nat) (xs : list (Vec)) : option
   | _, _ => None
   end.
 
-(** Softmax cross-entropy of logits [z] and target [t] (decisions.md
-    item 10): with [S = Σ t], [p = softmax(z)] and [r = logsumexp(z)·1 − z],
+(** Softmax cross-entropy of logits [z] and target [t] (docs/decisions.md,
+    the primitive library): with [S = Σ t], [p = softmax(z)] and [r = logsumexp(z)·1 − z],
     [sce(z, t) = <t, r> = S·logsumexp(z) − <t, z>], and
     [rd[sce]((z,t),g) = (g(S·p − t), g·r)],
     [rd²[sce](((z,t),g),(cz,ct)) =
