@@ -17,7 +17,7 @@ the float arrays of extracted/vec.ml); and the independent numpy
   infinity with the same infinity), or the same runtime failure;
 * every ``M.rd(x.N)(L)`` the reference evaluates must agree with central
   finite differences of ``x ↦ N`` at ``L`` (relative tolerance 1e-4), unless
-  ``N`` uses ``round`` or ``maxpool``, which are not smooth.
+  ``N`` uses ``round``, ``maxpool`` or ``relu``, which are not smooth.
 
 A program the verified evaluator cannot finish within its fuel, or within
 the per-program time limit (``--timeout``), is skipped, not compared, and
@@ -52,7 +52,7 @@ from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
 FD_RTOL, FD_ATOL = 1e-4, 1e-6
-NONSMOOTH = ("round", "maxpool")
+NONSMOOTH = ("round", "maxpool", "relu")
 
 
 def _values_agree(a, b) -> bool:
@@ -125,7 +125,7 @@ def _rebuild(like, flat):
 def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     """Central finite differences of <cot, N(x)> at the point."""
     if _uses(term.body, NONSMOOTH):
-        RD_CHECKS["rd terms not checked (round or maxpool)"] += 1
+        RD_CHECKS["rd terms not checked (round, maxpool or relu)"] += 1
         return
     flat = [x.copy() for x in _leaves(point)]
     cflat = np.concatenate(_leaves(cot)) if _leaves(cot) else np.zeros(0)
