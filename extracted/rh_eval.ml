@@ -73,6 +73,14 @@ let prim_sexp (p : C.prim) =
   | C.PConcat (c, c', n) -> l "concat" [ c; c'; n ]
   | C.PConv1d (c, c', n, m) -> l "conv1d" [ c; c'; n; m ]
   | C.PMaxpool (c, n, m) -> l "maxpool" [ c; n; m ]
+  | C.PRelu n -> l "relu" [ n ]
+  | C.PSigmoid n -> l "sigmoid" [ n ]
+  | C.PTanh n -> l "tanh" [ n ]
+  | C.PExp n -> l "exp" [ n ]
+  | C.PLog n -> l "log" [ n ]
+  | C.PMul n -> l "mul" [ n ]
+  | C.PSum n -> l "sum" [ n ]
+  | C.PSce n -> l "sce" [ n ]
 
 let fsym_sexp f =
   let k, p = C.fsym_view f in
@@ -223,6 +231,14 @@ let prim_of name args =
     | "concat", [ c; c'; n ] -> C.PConcat (c, c', n)
     | "conv1d", [ c; c'; n; m ] -> C.PConv1d (c, c', n, m)
     | "maxpool", [ c; n; m ] -> C.PMaxpool (c, n, m)
+    | "relu", [ n ] -> C.PRelu n
+    | "sigmoid", [ n ] -> C.PSigmoid n
+    | "tanh", [ n ] -> C.PTanh n
+    | "exp", [ n ] -> C.PExp n
+    | "log", [ n ] -> C.PLog n
+    | "mul", [ n ] -> C.PMul n
+    | "sum", [ n ] -> C.PSum n
+    | "sce", [ n ] -> C.PSce n
     | _ -> bad "unbound" (Printf.sprintf "unknown function symbol %s with %d parameters" name (List.length ns))
   in
   if not (C.prim_ok p) then

@@ -27,7 +27,8 @@ module C = Revhandlers_core
 (* The scalars of the list model: IEEE binary64. *)
 let float_ops : float C.scalar_ops =
   { C.s_zero = 0.0; s_one = 1.0; s_add = ( +. ); s_sub = ( -. ); s_mul = ( *. );
-    s_div = ( /. ); s_exp = exp; s_round = Float.round; s_lt = (fun (a : float) b -> a < b) }
+    s_div = ( /. ); s_exp = exp; s_log = log; s_tanh = tanh; s_round = Float.round;
+    s_lt = (fun (a : float) b -> a < b) }
 
 let need name cond = if not cond then invalid_arg ("vector kernel " ^ name ^ ": argument of the wrong length")
 
@@ -112,6 +113,57 @@ let round (u : float array) =
   let w = Array.create_float n in
   for i = 0 to n - 1 do set w i (Float.round (get u i)) done;
   w
+
+(* The pointwise maps of relu, sigmoid, tanh, exp, log and their
+   derivatives, with the formulas of instance.v. *)
+let map f (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (f (get u i)) done;
+  w
+
+let relu = map (fun x -> if x < 0.0 then 0.0 else x)
+let relu1 = map (fun x -> if 0.0 < x then 1.0 else 0.0)
+let sigm x = 1.0 /. (1.0 +. exp (0.0 -. x))
+let sigmoid = map sigm
+let sigmoid1 = map (fun x -> let s = sigm x in s *. (1.0 -. s))
+let sigmoid2 = map (fun x -> let s = sigm x in (s *. (1.0 -. s)) *. (1.0 -. (two *. s)))
+let tanh_ = map tanh
+let tanh1 = map (fun x -> let y = tanh x in 1.0 -. (y *. y))
+let tanh2 = map (fun x -> let y = tanh x in (0.0 -. (two *. y)) *. (1.0 -. (y *. y)))
+let exp_ = map exp
+let log_ = map log
+let log1 = map (fun x -> 1.0 /. x)
+let log2 = map (fun x -> let r = 1.0 /. x in 0.0 -. (r *. r))
+
+(* Σ v from 0.0, left to right (vsum), as a one-entry vector. *)
+let sum_ (u : float array) =
+  let acc = ref 0.0 in
+  for i = 0 to Array.length u - 1 do acc := !acc +. get u i done;
+  [| !acc |]
+
+let bcast n (a : float array) = Array.make n (if Array.length a > 0 then get a 0 else 0.0)
+
+(* The first maximal entry by strict comparison (vmax), 0.0 when empty. *)
+let vmax (u : float array) =
+  let n = Array.length u in
+  if n = 0 then 0.0
+  else begin
+    let b = ref (get u 0) in
+    for i = 1 to n - 1 do let x = get u i in if !b < x then b := x done;
+    !b
+  end
+
+(* exp(z_i − m) for the maximum m (shifted_exp). *)
+let shifted_exp (z : float array) = let m = vmax z in map (fun x -> exp (x -. m)) z
+
+let softmax (z : float array) =
+  let e = shifted_exp z in
+  let s = (sum_ e).(0) in
+  for i = 0 to Array.length e - 1 do set e i (get e i /. s) done;
+  e
+
+let lse (z : float array) = [| vmax z +. log (sum_ (shifted_exp z)).(0) |]
 
 (* A·B, A m×n and B n×k row-major: c[i][j] = ((0 + a[i][0]·b[0][j]) + …),
    each row of c accumulated in place over t (the same additions, in the
@@ -449,6 +501,22 @@ let ops : t C.vec_ops =
     v_swish1 = lift1 swish1;
     v_swish2 = lift1 swish2;
     v_round = lift1 round;
+    v_relu = lift1 relu;
+    v_relu1 = lift1 relu1;
+    v_sigmoid = lift1 sigmoid;
+    v_sigmoid1 = lift1 sigmoid1;
+    v_sigmoid2 = lift1 sigmoid2;
+    v_tanh = lift1 tanh_;
+    v_tanh1 = lift1 tanh1;
+    v_tanh2 = lift1 tanh2;
+    v_exp = lift1 exp_;
+    v_log = lift1 log_;
+    v_log1 = lift1 log1;
+    v_log2 = lift1 log2;
+    v_sum = lift1 sum_;
+    v_bcast = (fun n -> lift1 (bcast n));
+    v_softmax = lift1 softmax;
+    v_lse = lift1 lse;
     v_matmul = matmul_t;
     v_transpose = transpose_t;
     v_pad = (fun c n m -> lift1 (pad c n m));

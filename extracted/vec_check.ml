@@ -16,6 +16,14 @@ let a : float array C.vec_ops =
     v_scale = (fun u v -> f (o.C.v_scale (p u) (p v))); v_dot = (fun u v -> f (o.C.v_dot (p u) (p v)));
     v_swish = (fun u -> f (o.C.v_swish (p u))); v_swish1 = (fun u -> f (o.C.v_swish1 (p u)));
     v_swish2 = (fun u -> f (o.C.v_swish2 (p u))); v_round = (fun u -> f (o.C.v_round (p u)));
+    v_relu = (fun u -> f (o.C.v_relu (p u))); v_relu1 = (fun u -> f (o.C.v_relu1 (p u)));
+    v_sigmoid = (fun u -> f (o.C.v_sigmoid (p u))); v_sigmoid1 = (fun u -> f (o.C.v_sigmoid1 (p u)));
+    v_sigmoid2 = (fun u -> f (o.C.v_sigmoid2 (p u))); v_tanh = (fun u -> f (o.C.v_tanh (p u)));
+    v_tanh1 = (fun u -> f (o.C.v_tanh1 (p u))); v_tanh2 = (fun u -> f (o.C.v_tanh2 (p u)));
+    v_exp = (fun u -> f (o.C.v_exp (p u))); v_log = (fun u -> f (o.C.v_log (p u)));
+    v_log1 = (fun u -> f (o.C.v_log1 (p u))); v_log2 = (fun u -> f (o.C.v_log2 (p u)));
+    v_sum = (fun u -> f (o.C.v_sum (p u))); v_bcast = (fun n u -> f (o.C.v_bcast n (p u)));
+    v_softmax = (fun u -> f (o.C.v_softmax (p u))); v_lse = (fun u -> f (o.C.v_lse (p u)));
     v_matmul = (fun m n k u v -> f (o.C.v_matmul m n k (p u) (p v)));
     v_transpose = (fun m n u -> f (o.C.v_transpose m n (p u)));
     v_pad = (fun c n m u -> f (o.C.v_pad c n m (p u))); v_upscale = (fun c n m u -> f (o.C.v_upscale c n m (p u)));
@@ -78,6 +86,21 @@ let one () =
   check "swish1" [ u ] (a.C.v_swish1 u) (l.C.v_swish1 (tl u));
   check "swish2" [ u ] (a.C.v_swish2 u) (l.C.v_swish2 (tl u));
   check "round" [ u ] (a.C.v_round u) (l.C.v_round (tl u));
+  let unary = [ ("relu", a.C.v_relu, l.C.v_relu); ("relu1", a.C.v_relu1, l.C.v_relu1);
+                ("sigmoid", a.C.v_sigmoid, l.C.v_sigmoid); ("sigmoid1", a.C.v_sigmoid1, l.C.v_sigmoid1);
+                ("sigmoid2", a.C.v_sigmoid2, l.C.v_sigmoid2); ("tanh", a.C.v_tanh, l.C.v_tanh);
+                ("tanh1", a.C.v_tanh1, l.C.v_tanh1); ("tanh2", a.C.v_tanh2, l.C.v_tanh2);
+                ("exp", a.C.v_exp, l.C.v_exp); ("log", a.C.v_log, l.C.v_log);
+                ("log1", a.C.v_log1, l.C.v_log1); ("log2", a.C.v_log2, l.C.v_log2);
+                ("sum", a.C.v_sum, l.C.v_sum); ("softmax", a.C.v_softmax, l.C.v_softmax);
+                ("lse", a.C.v_lse, l.C.v_lse) ] in
+  List.iter (fun (name, fa, fl) -> check name [ u ] (fa u) (fl (tl u))) unary;
+  (* the entries of a softmax's input a few units apart, as logits are *)
+  let z = Array.map (fun x -> if Float.abs x < 1e3 then x else 1.0) u in
+  check "softmax of logits" [ z ] (a.C.v_softmax z) (l.C.v_softmax (tl z));
+  check "lse of logits" [ z ] (a.C.v_lse z) (l.C.v_lse (tl z));
+  check "bcast" [ s ] (a.C.v_bcast n s) (l.C.v_bcast n (tl s));
+  check "bcast of the empty vector" [] (a.C.v_bcast n [||]) (l.C.v_bcast n []);
   check "append" [ u; s ] (a.C.v_append u s) (l.C.v_append (tl u) (tl s));
   let k = Random.int (n + 2) in
   check "firstn" [ u ] (a.C.v_firstn k u) (l.C.v_firstn k (tl u));

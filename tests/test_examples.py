@@ -6,7 +6,9 @@ from independent oracles: central finite differences of a numpy
 implementation of the network, and PyTorch autograd.
 
 L = ½‖f(θ, v) − t‖² is the loss whose cotangent α(f − t) the return clause
-gives, so the step is θ − ∇(α L).  For the autoencoder the network f is the
+gives, so the step is θ − ∇(α L); for the classifier (mlp_sce) L is the
+softmax cross-entropy −Σ tᵢ log softmax(f)ᵢ (numpy: written directly;
+PyTorch: ``F.cross_entropy`` with a probability target).  For the autoencoder the network f is the
 one its handler defines (encode by the forward clause, decode by the
 backward clause, so f(v) = W' W v), and the target is the input.  For the
 straight-through estimator the oracle is the backward pass the paper
@@ -43,6 +45,11 @@ def pad(x, c, n, m):
     return out.ravel()
 
 
+def sce(z, t):
+    """−Σ tᵢ log softmax(z)ᵢ, without the max shift (the logits are small)."""
+    return -np.sum(t * (z - np.log(np.sum(np.exp(z)))))
+
+
 def maxpool(x, c, n, m):
     xs = x.reshape(c, n)
     return np.array([[xs[ch, lo:lo + m].max() for lo in range(0, n, m)] for ch in range(c)]).ravel()
@@ -52,6 +59,10 @@ def maxpool(x, c, n, m):
 
 def mlp(p, th, v, **_):
     return th["l1"].reshape(p["n_out"], p["hidden"]) @ swish(th["l0"].reshape(p["hidden"], p["n_in"]) @ v)
+
+
+def mlp_sce(p, th, v, **_):
+    return th["l1"].reshape(p["n_out"], p["hidden"]) @ np.maximum(th["l0"].reshape(p["hidden"], p["n_in"]) @ v, 0)
 
 
 def resnet(p, th, v, **_):
@@ -90,12 +101,20 @@ def unet(p, th, v, **_):
 # name: (numpy network, parameter overrides, weight locations, input location size, target = input?)
 EXAMPLES = {
     "mlp": (mlp, {"n_in": 4, "hidden": 3, "n_out": 2}, ["l0", "l1"]),
+    "mlp_sce": (mlp_sce, {"n_in": 4, "hidden": 5, "n_out": 3}, ["l0", "l1"]),
     "resnet": (resnet, {"n": 3, "hidden": 4}, ["l0", "l1"]),
     "autoencoder": (autoencoder, {"n": 4, "m": 2}, ["l", "l'"]),
     "ste": (ste, {}, ["l0", "l1"]),
     "cnn": (cnn, {}, ["lk", "lf"]),
     "unet": (unet, {"n": 5}, ["l0", "l0'", "l0''", "l1", "l1'", "l1''"]),
 }
+
+#: the loss of each example whose return clause is not the squared error's
+LOSSES = {"mlp_sce": sce}
+
+
+def loss_of(name, out, t):
+    return LOSSES[name](out, t) if name in LOSSES else 0.5 * np.sum((out - t) ** 2)
 
 
 def setup(name):
@@ -106,6 +125,8 @@ def setup(name):
     theta = {w: RNG.normal(0, 0.5, sizes[w]) for w in weights}
     v = RNG.normal(0, 1.0, sizes["input"])
     t = v.copy() if "target" not in sizes else RNG.normal(0, 1.0, sizes["target"])
+    if name in LOSSES:  # a distribution over the classes
+        t = RNG.dirichlet(np.ones(sizes["target"]))
     alpha = 0.1
     heap = {**theta, "input": v, "lr": [alpha]}
     if "target" in sizes:
@@ -165,7 +186,7 @@ def expected_step_fd(name, net, params, theta, v, t, alpha):
         shift = np.sign(h) * np.floor(np.abs(h) + 0.5) - h
 
     def loss(th):
-        return 0.5 * alpha * np.sum((net(params, th, v, shift=shift) - t) ** 2)
+        return alpha * loss_of(name, net(params, th, v, shift=shift), t)
 
     g = fd_grad(loss, theta)
     return {w: theta[w] - g[w] for w in theta}
@@ -181,6 +202,8 @@ def test_training_step_matches_finite_differences(verified, name):
         np.testing.assert_allclose(res.heap[w], want[w], **FD_TOL)
         assert not np.allclose(res.heap[w], theta[w]), f"{w} did not move"
     np.testing.assert_allclose(res.heap["output"], net(params, theta, v), **TOL)
+    if "loss" in res.heap:
+        np.testing.assert_allclose(res.heap["loss"], [loss_of(name, net(params, theta, v), t)], **TOL)
 
 
 # ----------------------------------------------------------------- torch
@@ -192,6 +215,9 @@ def torch_net(name, params, th, v):
     F = torch.nn.functional
     if name == "mlp":
         return th["l1"].reshape(params["n_out"], params["hidden"]) @ F.silu(
+            th["l0"].reshape(params["hidden"], params["n_in"]) @ v)
+    if name == "mlp_sce":
+        return th["l1"].reshape(params["n_out"], params["hidden"]) @ torch.relu(
             th["l0"].reshape(params["hidden"], params["n_in"]) @ v)
     if name == "resnet":
         return v + th["l1"].reshape(params["n"], params["hidden"]) @ F.silu(
@@ -228,7 +254,12 @@ def test_training_step_matches_pytorch_autograd(verified, name):
     th = {w: torch.tensor(val, dtype=torch.float64, requires_grad=True) for w, val in theta.items()}
     out = torch_net(name, params, th, torch.tensor(v, dtype=torch.float64))
     np.testing.assert_allclose(out.detach().numpy(), res.heap["output"], rtol=1e-9, atol=1e-12)
-    loss = 0.5 * alpha * torch.sum((out - torch.tensor(t, dtype=torch.float64)) ** 2)
+    tt = torch.tensor(t, dtype=torch.float64)
+    if name == "mlp_sce":
+        loss = alpha * torch.nn.functional.cross_entropy(out[None], tt[None], reduction="sum")
+        np.testing.assert_allclose(res.heap["loss"], [loss.item() / alpha], rtol=1e-9, atol=1e-12)
+    else:
+        loss = 0.5 * alpha * torch.sum((out - tt) ** 2)
     loss.backward()
     for w in theta:
         np.testing.assert_allclose(res.heap[w], theta[w] - th[w].grad.numpy(), rtol=1e-9, atol=1e-12)

@@ -203,7 +203,7 @@ BAD_INPUT = {
                                "unbound", None, "unbound variable y"),
     "unknown-operation": (wrap("(op Foo (const 1.0))"), "unbound", None, "unknown operation Foo"),
     "unknown-location": (wrap("(op (get nowhere) (const))"), "unbound", None, "unknown location nowhere"),
-    "unknown-function": (wrap("(ret (app (tanh 3) (const 1.0 2.0 3.0)))"), "unbound", None, "unknown function symbol tanh"),
+    "unknown-function": (wrap("(ret (app (softplus 3) (const 1.0 2.0 3.0)))"), "unbound", None, "unknown function symbol softplus"),
     "heap-shape": (wrap("(ret (const))", heap="(l (1.0 2.0 3.0))"), "shape", None, "holds 2 numbers"),
     "primitive-params": (wrap("(ret (app (conv1d 1 1 2 3) (tuple (const 1.0 2.0 3.0) (const 1.0 2.0))))"), "shape", None, "conv1d"),
     "nan": (wrap("(ret (const 1.0 nan))"), "number", None, "nan"),

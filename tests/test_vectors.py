@@ -57,7 +57,7 @@ def test_arrays_and_list_model_print_the_same_answer(path):
     assert arrays.stdout == lists.stdout
 
 
-@pytest.mark.parametrize("name", ["resnet", "cnn", "unet", "ste", "autoencoder"])
+@pytest.mark.parametrize("name", ["resnet", "cnn", "unet", "ste", "autoencoder", "mlp_sce"])
 def test_example_networks_agree_on_both_vector_representations(name):
     prog = rh.load(ROOT / "examples" / f"{name}.rh")
     rng = np.random.default_rng(7)

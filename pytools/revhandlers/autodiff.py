@@ -134,6 +134,84 @@ def swish_deriv(order: int, x: Node) -> Node:
     return _op(val, (x, lambda g: mul(g, swish_deriv(order + 1, x))))
 
 
+# ------------------------------------------------------ pointwise primitives
+
+def _self_op(value, parent: Node, vjp_of) -> Node:
+    """A node whose vector–Jacobian product ``vjp_of(node)`` refers to the
+    node itself (the derivative of exp is exp, of tanh is 1 − tanh²)."""
+    node = Node(value)
+    node.parents = ((parent, vjp_of(node), None),)
+    return node
+
+
+def one_minus(a: Node) -> Node:
+    return sub(const(np.ones(a.value.size)), a)
+
+
+def relu(x: Node) -> Node:
+    """``max(x, 0)``, NaN kept; derivative 1 where ``x > 0``, else 0 (also at 0)."""
+    step = const(np.where(x.value > 0, 1.0, 0.0))
+    return _op(np.where(x.value < 0, 0.0, x.value), (x, lambda g: mul(g, step)))
+
+
+def sigmoid(x: Node) -> Node:
+    """``σ(x) = 1/(1 + e^(−x))``, ``σ' = σ(1 − σ)``."""
+    return _self_op(_sig(x.value), x, lambda s: lambda g: mul(g, mul(s, one_minus(s))))
+
+
+def tanh(x: Node) -> Node:
+    """``tanh' = 1 − tanh²``."""
+    return _self_op(np.tanh(x.value), x, lambda t: lambda g: mul(g, one_minus(mul(t, t))))
+
+
+def exp(x: Node) -> Node:
+    with np.errstate(over="ignore"):
+        value = np.exp(x.value)
+    return _self_op(value, x, lambda e: lambda g: mul(g, e))
+
+
+def recip(x: Node) -> Node:
+    """``1/x``, derivative ``−1/x²``."""
+    with np.errstate(divide="ignore"):
+        value = 1.0 / x.value
+    return _self_op(value, x, lambda r: lambda g: neg(mul(g, mul(r, r))))
+
+
+def log(x: Node) -> Node:
+    """The natural logarithm (IEEE: ``log 0 = −inf``, NaN below 0); ``log' = 1/x``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log(x.value)
+    return _op(value, (x, lambda g: mul(g, recip(x))))
+
+
+# ----------------------------------------------------- softmax cross-entropy
+
+def softmax(z: Node) -> Node:
+    """``p = softmax(z)``; its Jacobian ``diag(p) − p pᵀ`` is symmetric, so
+    the VJP of ``h`` is ``p ⊙ h − <p, h> p``."""
+    v = z.value
+    e = np.exp(v - v.max()) if v.size else v
+    return _self_op(e / e.sum() if v.size else v, z,
+                    lambda p: lambda h: sub(mul(p, h), scale(vsum(mul(p, h)), p)))
+
+
+def logsumexp(z: Node) -> Node:
+    """``log Σ exp(z)`` with the max shift (``−inf`` for an empty ``z``);
+    its gradient is ``softmax(z)``."""
+    v = z.value
+    with np.errstate(divide="ignore"):
+        value = v.max() + np.log(np.exp(v - v.max()).sum()) if v.size else -np.inf
+    return _op(np.array([value]), (z, lambda g: scale(g, softmax(z))))
+
+
+def sce(z: Node, t: Node) -> Node:
+    """Softmax cross-entropy ``−Σ tᵢ log softmax(z)ᵢ = (Σ t)·logsumexp(z) − <t, z>``
+    (0 for empty vectors)."""
+    if z.value.size == 0:
+        return _op(np.zeros(1), (z, lambda g: zeros(0)), (t, lambda g: zeros(0)))
+    return sub(mul(vsum(t), logsumexp(z)), vsum(mul(t, z)))
+
+
 # ----------------------------------------------------------- other primitives
 
 def round_half_away(v: np.ndarray) -> np.ndarray:

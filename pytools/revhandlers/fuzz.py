@@ -19,7 +19,7 @@ the float arrays of extracted/vec.ml); and the independent numpy
   finite differences of ``x ↦ N`` at ``L`` in a random direction ``u``
   (``<rd, u>`` against ``(<C, N(L + hu)> - <C, N(L - hu)>) / 2h``, relative
   tolerance 1e-4, as PyTorch's fast gradcheck does), unless ``N`` uses
-  ``round`` or ``maxpool``, which are not smooth.
+  ``round``, ``maxpool`` or ``relu``, which are not smooth.
 
 A program the verified evaluator cannot finish within its fuel, or within
 the per-program time limit (``--timeout``), is skipped, not compared, and
@@ -68,7 +68,7 @@ from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
 FD_RTOL, FD_ATOL = 1e-4, 1e-6
-NONSMOOTH = ("round", "maxpool")
+NONSMOOTH = ("round", "maxpool", "relu")
 
 
 def _values_agree(a, b) -> bool:
@@ -157,7 +157,7 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     direction ``u``, against ``<result, u>``: a wrong component of the
     reverse derivative shows in almost every direction."""
     if _uses(term.body, NONSMOOTH):
-        RD_CHECKS["rd terms not checked (round or maxpool)"] += 1
+        RD_CHECKS["rd terms not checked (round, maxpool or relu)"] += 1
         return
     total = _flat(point)
     got = _flat(result)

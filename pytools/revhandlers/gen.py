@@ -189,7 +189,10 @@ def _prims_to(goal: Ty) -> list[FSym]:
         n = goal.n
         cands = [Prim("swish", (n,)), Prim("sub", (n,)), Prim("smul", (n,)), Prim("round", (n,)),
                  Prim("transpose", (1, n)), Prim("matmul", (n, 1, 1)), Prim("matmul", (n, 2, 1)),
-                 Prim("pad", (1, 2, n)), Prim("upscale", (1, 2, n))]
+                 Prim("pad", (1, 2, n)), Prim("upscale", (1, 2, n)),
+                 Prim("relu", (n,)), Prim("sigmoid", (n,)), Prim("tanh", (n,)), Prim("mul", (n,))]
+        if n == 1:
+            cands += [Prim("sum", (2,)), Prim("sce", (2,))]
         if n % 2 == 0:
             cands.append(Prim("concat", (1, 1, n // 2)))
         if n >= 1:
@@ -197,12 +200,14 @@ def _prims_to(goal: Ty) -> list[FSym]:
         out += [FSym(0, p) for p in cands if p.name != "upscale" or n > 0]
         # rd[f] with dom f = Real(n) and rd[rd[f]] landing in Real(n) are products; rd[f] : Real(n) here
         out += [FSym(1, Prim("swish", (n,))), FSym(1, Prim("transpose", (1, n))),
-                FSym(1, Prim("pad", (1, n, 2))), FSym(1, Prim("round", (n,)))]
+                FSym(1, Prim("pad", (1, n, 2))), FSym(1, Prim("round", (n,))),
+                FSym(1, Prim("tanh", (n,))), FSym(1, Prim("sum", (n,)))]
     elif isinstance(goal, TProd) and len(goal.items) == 2 and all(isinstance(t, TBase) for t in goal.items):
         a, b = goal.items[0].n, goal.items[1].n
         if a == b:
             out += [FSym(1, Prim("sub", (a,))), FSym(1, Prim("concat", (1, 1, a))),
-                    FSym(2, Prim("swish", (a,))), FSym(2, Prim("transpose", (1, a)))]
+                    FSym(2, Prim("swish", (a,))), FSym(2, Prim("transpose", (1, a))),
+                    FSym(1, Prim("mul", (a,))), FSym(1, Prim("sce", (a,))), FSym(2, Prim("sigmoid", (a,)))]
         if a == 1:
             out.append(FSym(1, Prim("smul", (b,))))
         if a == b * 2 and b > 0:

@@ -18,7 +18,18 @@ PRIMS: dict[str, tuple[str, int]] = {
     "concat": ("PConcat", 3),
     "conv1d": ("PConv1d", 4),
     "maxpool": ("PMaxpool", 3),
+    "relu": ("PRelu", 1),
+    "sigmoid": ("PSigmoid", 1),
+    "tanh": ("PTanh", 1),
+    "exp": ("PExp", 1),
+    "log": ("PLog", 1),
+    "mul": ("PMul", 1),
+    "sum": ("PSum", 1),
+    "sce": ("PSce", 1),
 }
+
+#: the pointwise primitives ``Real(n) → Real(n)``
+POINTWISE = ("swish", "round", "relu", "sigmoid", "tanh", "exp", "log")
 
 
 def ceil_div(n: int, m: int) -> int:
@@ -28,11 +39,11 @@ def ceil_div(n: int, m: int) -> int:
 def prim_dom(p: Prim) -> list[int]:
     a = p.params
     match p.name:
-        case "swish" | "round":
+        case "swish" | "round" | "relu" | "sigmoid" | "tanh" | "exp" | "log" | "sum":
             return [a[0]]
         case "smul":
             return [1, a[0]]
-        case "sub":
+        case "sub" | "mul" | "sce":
             return [a[0], a[0]]
         case "matmul":
             m, n, k = a
@@ -55,8 +66,10 @@ def prim_dom(p: Prim) -> list[int]:
 def prim_cod(p: Prim) -> int:
     a = p.params
     match p.name:
-        case "swish" | "round" | "smul" | "sub":
+        case "swish" | "round" | "smul" | "sub" | "relu" | "sigmoid" | "tanh" | "exp" | "log" | "mul":
             return a[0]
+        case "sum" | "sce":
+            return 1
         case "matmul":
             m, _, k = a
             return m * k

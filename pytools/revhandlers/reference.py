@@ -115,6 +115,22 @@ def prim_forward(f: FSym, xs: list[ad.Node]) -> ad.Node:
             return ad.conv1d(*a, xs[0], xs[1])
         case "maxpool":
             return ad.maxpool(*a, xs[0])
+        case "relu":
+            return ad.relu(xs[0])
+        case "sigmoid":
+            return ad.sigmoid(xs[0])
+        case "tanh":
+            return ad.tanh(xs[0])
+        case "exp":
+            return ad.exp(xs[0])
+        case "log":
+            return ad.log(xs[0])
+        case "mul":
+            return ad.mul(xs[0], xs[1])
+        case "sum":
+            return ad.vsum(xs[0])
+        case "sce":
+            return ad.sce(xs[0], xs[1])
     raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
 
 

@@ -23,6 +23,8 @@ small_prims = st.sampled_from([
     Prim("matmul", (1, 2, 1)), Prim("matmul", (2, 1, 1)), Prim("transpose", (1, 2)), Prim("round", (2,)),
     Prim("pad", (1, 2, 1)), Prim("upscale", (1, 1, 2)), Prim("concat", (1, 1, 1)),
     Prim("conv1d", (1, 1, 2, 1)), Prim("maxpool", (1, 2, 2)),
+    Prim("relu", (2,)), Prim("sigmoid", (1,)), Prim("tanh", (2,)), Prim("exp", (1,)), Prim("log", (2,)),
+    Prim("mul", (2,)), Prim("sum", (2,)), Prim("sce", (2,)),
 ])
 
 fsyms = st.builds(FSym, st.integers(0, 2), small_prims)

@@ -132,7 +132,8 @@ _PARSER = Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placehold
 
 #: the parameters of each primitive, as docs/surface-syntax.md writes them
 PRIM_PARAMS = {"swish": "n", "smul": "n", "sub": "n", "matmul": "m,n,k", "transpose": "m,n", "round": "n",
-               "pad": "c,n,m", "upscale": "c,n,m", "concat": "c,c',n", "conv1d": "c,c',n,m", "maxpool": "c,n,m"}
+               "pad": "c,n,m", "upscale": "c,n,m", "concat": "c,c',n", "conv1d": "c,c',n,m", "maxpool": "c,n,m",
+               "relu": "n", "sigmoid": "n", "tanh": "n", "exp": "n", "log": "n", "mul": "n", "sum": "n", "sce": "n"}
 
 
 def _at(meta):

@@ -34,6 +34,9 @@ Record scalar_ops (R : Type) : Type := {
   s_mul : R -> R -> R;
   s_div : R -> R -> R;
   s_exp : R -> R;
+  (** the natural logarithm and the hyperbolic tangent *)
+  s_log : R -> R;
+  s_tanh : R -> R;
   s_round : R -> R;
   (** [s_lt a b] is [a < b]. *)
   s_lt : R -> R -> bool;
@@ -45,6 +48,8 @@ Arguments s_sub {R} _ _ _.
 Arguments s_mul {R} _ _ _.
 Arguments s_div {R} _ _ _.
 Arguments s_exp {R} _ _.
+Arguments s_log {R} _ _.
+Arguments s_tanh {R} _ _.
 Arguments s_round {R} _ _.
 Arguments s_lt {R} _ _ _.
 
@@ -62,7 +67,15 @@ Inductive prim : Type :=
 | PUpscale (c n m : nat)           (** [Real(c·n) → Real(c·m)]: nearest neighbour, [y_t = x_{⌊t·n/m⌋}] *)
 | PConcat (c c' n : nat)           (** [Real(c·n) × Real(c'·n) → Real((c+c')·n)] *)
 | PConv1d (c c' n m : nat)         (** kernel [Real(c'·c·m)] × signal [Real(c·n)] → [Real(c'·(n−m+1))] *)
-| PMaxpool (c n m : nat).          (** [Real(c·n) → Real(c·⌈n/m⌉)], windows of [m] *)
+| PMaxpool (c n m : nat)           (** [Real(c·n) → Real(c·⌈n/m⌉)], windows of [m] *)
+| PRelu (n : nat)                  (** [relu_n : Real(n) → Real(n)], [max(x, 0)] *)
+| PSigmoid (n : nat)               (** [sigmoid_n : Real(n) → Real(n)], [1/(1 + e^(−x))] *)
+| PTanh (n : nat)                  (** [tanh_n : Real(n) → Real(n)] *)
+| PExp (n : nat)                   (** [exp_n : Real(n) → Real(n)] *)
+| PLog (n : nat)                   (** [log_n : Real(n) → Real(n)], the natural logarithm *)
+| PMul (n : nat)                   (** [mul_n : Real(n) × Real(n) → Real(n)], elementwise product *)
+| PSum (n : nat)                   (** [sum_n : Real(n) → Real(1)] *)
+| PSce (n : nat).                  (** [sce_n : Real(n) × Real(n) → Real(1)], softmax cross-entropy of logits and target *)
 
 Definition prim_eq_dec (p q : prim) : {p = q} + {p <> q}.
 Proof. decide equality; apply Nat.eq_dec. Defined.
@@ -72,9 +85,9 @@ Definition ceil_div (n m : nat) : nat := (n + m - 1) / m.
 (** Leaf dimensions of the domain and codomain. *)
 Definition prim_dom (p : prim) : list nat :=
   match p with
-  | PSwish n | PRound n => [n]
+  | PSwish n | PRound n | PRelu n | PSigmoid n | PTanh n | PExp n | PLog n | PSum n => [n]
   | PSmul n => [1; n]
-  | PSub n => [n; n]
+  | PSub n | PMul n | PSce n => [n; n]
   | PMatmul m n k => [m * n; n * k]
   | PTranspose m n => [m * n]
   | PPad c n _ | PUpscale c n _ | PMaxpool c n _ => [c * n]
@@ -84,7 +97,9 @@ Definition prim_dom (p : prim) : list nat :=
 
 Definition prim_cod (p : prim) : nat :=
   match p with
-  | PSwish n | PRound n | PSmul n | PSub n => n
+  | PSwish n | PRound n | PSmul n | PSub n
+  | PRelu n | PSigmoid n | PTanh n | PExp n | PLog n | PMul n => n
+  | PSum _ | PSce _ => 1
   | PMatmul m _ k => m * k
   | PTranspose m n => n * m
   | PPad c _ m | PUpscale c _ m => c * m
@@ -155,6 +170,37 @@ Definition swish'' (x : R) : R :=
   let s := sigm x in
   s_mul sc (s_mul sc s (s_sub sc (s_one sc) s))
            (s_add sc two (s_mul sc x (s_sub sc (s_one sc) (s_mul sc two s)))).
+
+(** [relu(x) = 0] if [x < 0], else [x] (so a NaN stays NaN);
+    [relu'(x) = 1] if [0 < x], else [0]: the derivative at [0] is [0]. *)
+Definition relu (x : R) : R := if s_lt sc x (s_zero sc) then s_zero sc else x.
+Definition relu' (x : R) : R := if s_lt sc (s_zero sc) x then s_one sc else s_zero sc.
+(** [σ' = σ(1−σ)], [σ'' = σ(1−σ)(1−2σ)]. *)
+Definition sigm' (x : R) : R := let s := sigm x in s_mul sc s (s_sub sc (s_one sc) s).
+Definition sigm'' (x : R) : R :=
+  let s := sigm x in
+  s_mul sc (s_mul sc s (s_sub sc (s_one sc) s)) (s_sub sc (s_one sc) (s_mul sc two s)).
+(** [tanh' = 1 − tanh²], [tanh'' = −2·tanh·(1 − tanh²)]. *)
+Definition tanh' (x : R) : R := let y := s_tanh sc x in s_sub sc (s_one sc) (s_mul sc y y).
+Definition tanh'' (x : R) : R :=
+  let y := s_tanh sc x in
+  s_mul sc (s_sub sc (s_zero sc) (s_mul sc two y)) (s_sub sc (s_one sc) (s_mul sc y y)).
+(** [log' = 1/x], [log'' = −(1/x)²]. *)
+Definition log' (x : R) : R := s_div sc (s_one sc) x.
+Definition log'' (x : R) : R := let r := s_div sc (s_one sc) x in s_sub sc (s_zero sc) (s_mul sc r r).
+
+(** The first maximal entry (strict comparison, as [argmax]); [0] for the
+    empty vector. *)
+Definition vmax (v : list R) : R :=
+  match v with [] => s_zero sc | a :: v' => fold_left (fun b x => if s_lt sc b x then x else b) v' a end.
+(** [exp(x_i − m)] for [m] the maximum: every entry in [[0, 1]], one of them [1]. *)
+Definition shifted_exp (v : list R) : list R := let m := vmax v in map (fun x => s_exp sc (s_sub sc x m)) v.
+(** [softmax(z)_i = exp(z_i − m) / Σ_j exp(z_j − m)]. *)
+Definition softmax (z : list R) : list R :=
+  let e := shifted_exp z in let s := vsum e in map (fun y => s_div sc y s) e.
+(** [logsumexp(z) = m + log Σ_j exp(z_j − m)] (the one entry); [log 0] for
+    the empty vector. *)
+Definition logsumexp (z : list R) : R := s_add sc (vmax z) (s_log sc (vsum (shifted_exp z))).
 
 (** Each channel (of length [n]) cut or zero-extended to length [m]. *)
 Definition resize (n m : nat) (ch : list R) : list R := firstn m ch ++ vzero (m - n).
@@ -227,8 +273,13 @@ End list_model.
 (** ** The vector interface of the instance.  [v_scale a v] scales [v] by
     the first entry of [a]; [v_dot u v] is the one-entry vector [<u·v>];
     [v_swish], [v_swish1], [v_swish2] and [v_round] map [swish], [swish'],
-    [swish''] and [round] over a vector.  The other operations are the
-    primitives' building blocks above, with their parameters. *)
+    [swish''] and [round] over a vector, and so do [v_relu] ... [v_log2]
+    for [relu], [relu'], [sigm], [sigm'], [sigm''], [tanh], [tanh'],
+    [tanh''], [exp], [log], [log'], [log''];  [v_sum v] is the one-entry
+    vector [<Σ v>], [v_bcast n a] the [n] copies of the first entry of
+    [a], [v_lse z] the one-entry vector [<logsumexp z>].  The other
+    operations are the primitives' building blocks above, with their
+    parameters. *)
 Record vec_ops (V : Type) : Type := {
   v_len : V -> nat;
   v_zero : nat -> V;
@@ -242,6 +293,22 @@ Record vec_ops (V : Type) : Type := {
   v_swish1 : V -> V;
   v_swish2 : V -> V;
   v_round : V -> V;
+  v_relu : V -> V;
+  v_relu1 : V -> V;
+  v_sigmoid : V -> V;
+  v_sigmoid1 : V -> V;
+  v_sigmoid2 : V -> V;
+  v_tanh : V -> V;
+  v_tanh1 : V -> V;
+  v_tanh2 : V -> V;
+  v_exp : V -> V;
+  v_log : V -> V;
+  v_log1 : V -> V;
+  v_log2 : V -> V;
+  v_sum : V -> V;
+  v_bcast : nat -> V -> V;
+  v_softmax : V -> V;
+  v_lse : V -> V;
   v_matmul : nat -> nat -> nat -> V -> V -> V;
   v_transpose : nat -> nat -> V -> V;
   v_pad : nat -> nat -> nat -> V -> V;
@@ -269,6 +336,22 @@ Arguments v_swish {V} _ _.
 Arguments v_swish1 {V} _ _.
 Arguments v_swish2 {V} _ _.
 Arguments v_round {V} _ _.
+Arguments v_relu {V} _ _.
+Arguments v_relu1 {V} _ _.
+Arguments v_sigmoid {V} _ _.
+Arguments v_sigmoid1 {V} _ _.
+Arguments v_sigmoid2 {V} _ _.
+Arguments v_tanh {V} _ _.
+Arguments v_tanh1 {V} _ _.
+Arguments v_tanh2 {V} _ _.
+Arguments v_exp {V} _ _.
+Arguments v_log {V} _ _.
+Arguments v_log1 {V} _ _.
+Arguments v_log2 {V} _ _.
+Arguments v_sum {V} _ _.
+Arguments v_bcast {V} _ _ _.
+Arguments v_softmax {V} _ _.
+Arguments v_lse {V} _ _.
 Arguments v_matmul {V} _ _ _ _ _ _.
 Arguments v_transpose {V} _ _ _ _.
 Arguments v_pad {V} _ _ _ _ _.
@@ -298,6 +381,22 @@ Definition list_vec_ops {R : Type} (sc : scalar_ops R) : vec_ops (list R) := {|
   v_swish1 := map (swish' sc);
   v_swish2 := map (swish'' sc);
   v_round := map (s_round sc);
+  v_relu := map (relu sc);
+  v_relu1 := map (relu' sc);
+  v_sigmoid := map (sigm sc);
+  v_sigmoid1 := map (sigm' sc);
+  v_sigmoid2 := map (sigm'' sc);
+  v_tanh := map (s_tanh sc);
+  v_tanh1 := map (tanh' sc);
+  v_tanh2 := map (tanh'' sc);
+  v_exp := map (s_exp sc);
+  v_log := map (s_log sc);
+  v_log1 := map (log' sc);
+  v_log2 := map (log'' sc);
+  v_sum := fun v => [vsum sc v];
+  v_bcast := fun n a => repeat (vget sc a 0) n;
+  v_softmax := softmax sc;
+  v_lse := fun z => [logsumexp sc z];
   v_matmul := matmul sc;
   v_transpose := transpose sc;
   v_pad := pad sc;
@@ -352,6 +451,44 @@ Definition linear (L Lt : Vec -> Vec) (k : nat) (xs : list (Vec)) : option (list
   | _, _ => None
   end.
 
+(** A pointwise [f] with derivatives [f'] and [f'']:
+    [rd[f](x, u) = u ⊙ f'(x)] and
+    [rd²[f]((x, u), c) = (c ⊙ u ⊙ f''(x), c ⊙ f'(x))]. *)
+Definition pointwise (f f1 f2 : Vec -> Vec) (k : nat) (xs : list (Vec)) : option (list (Vec)) :=
+  match k, xs with
+  | 0, [x] => Some [f x]
+  | 1, [x; u] => Some [v_mul vo u (f1 x)]
+  | 2, [x; u; c] => Some [v_mul vo c (v_mul vo u (f2 x)); v_mul vo c (f1 x)]
+  | _, _ => None
+  end.
+
+(** Softmax cross-entropy of logits [z] and target [t] (docs/decisions.md,
+    the primitive library): with [S = Σ t], [p = softmax(z)] and [r = logsumexp(z)·1 − z],
+    [sce(z, t) = <t, r> = S·logsumexp(z) − <t, z>], and
+    [rd[sce]((z,t),g) = (g(S·p − t), g·r)],
+    [rd²[sce](((z,t),g),(cz,ct)) =
+       (g·S·(p ⊙ cz − <p,cz>·p) + g·(Σct·p − ct), g·(<p,cz>·1 − cz),
+        <S·p − t, cz> + <r, ct>)]. *)
+Definition sce_r (n : nat) (z : Vec) : Vec := v_sub vo (v_bcast vo n (v_lse vo z)) z.
+
+Definition eval_sce (n k : nat) (xs : list (Vec)) : option (list (Vec)) :=
+  match k, xs with
+  | 0, [z; t] => Some [v_dot vo t (sce_r n z)]
+  | 1, [z; t; g] =>
+      let dz := v_sub vo (v_scale vo (v_sum vo t) (v_softmax vo z)) t in
+      Some [v_scale vo g dz; v_scale vo g (sce_r n z)]
+  | 2, [z; t; g; cz; ct] =>
+      let p := v_softmax vo z in
+      let S := v_sum vo t in
+      let pc := v_dot vo p cz in
+      let dz := v_sub vo (v_scale vo S p) t in
+      Some [v_add vo (v_scale vo g (v_scale vo S (v_sub vo (v_mul vo p cz) (v_scale vo pc p))))
+                     (v_scale vo g (v_sub vo (v_scale vo (v_sum vo ct) p) ct));
+            v_scale vo g (v_sub vo (v_bcast vo n pc) cz);
+            v_add vo (v_dot vo dz cz) (v_dot vo (sce_r n z) ct)]
+  | _, _ => None
+  end.
+
 Definition eval_prim (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)) :=
   match p with
   | PSwish n =>
@@ -399,6 +536,20 @@ Definition eval_prim (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)
       | 2, [x; g; cx] => Some [v_zero vo (c * n); v_maxpool_gather vo c n m x cx]
       | _, _ => None
       end
+  | PRelu n =>
+      match k, xs with
+      | 0, [x] => Some [v_relu vo x]
+      | 1, [x; u] => Some [v_mul vo u (v_relu1 vo x)]
+      | 2, [x; u; c] => Some [v_zero vo n; v_mul vo c (v_relu1 vo x)]
+      | _, _ => None
+      end
+  | PSigmoid n => pointwise (v_sigmoid vo) (v_sigmoid1 vo) (v_sigmoid2 vo) k xs
+  | PTanh n => pointwise (v_tanh vo) (v_tanh1 vo) (v_tanh2 vo) k xs
+  | PExp n => pointwise (v_exp vo) (v_exp vo) (v_exp vo) k xs
+  | PLog n => pointwise (v_log vo) (v_log1 vo) (v_log2 vo) k xs
+  | PMul n => bilinear (v_mul vo) (v_mul vo) (v_mul vo) k xs
+  | PSum n => linear (v_sum vo) (v_bcast vo n) k xs
+  | PSce n => eval_sce n k xs
   end.
 
 (** ** Types of [rd^k[p]] *)

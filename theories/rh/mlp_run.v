@@ -67,14 +67,17 @@ Inductive sx : Type :=
 | SMul (a b : sx)
 | SDiv (a b : sx)
 | SExp (a : sx)
+| SLog (a : sx)
+| STanh (a : sx)
 | SRound (a : sx).
 
 (** The scalar operations build terms.  A comparison of two terms cannot
     be decided; [s_lt] answers [false], and the MLP uses no primitive that
-    compares (only [maxpool] does). *)
+    compares (only [maxpool], [relu] and [sce] do). *)
 Definition sx_scalars : scalar_ops sx := {|
   s_zero := SZero; s_one := SOne; s_add := SAdd; s_sub := SSub; s_mul := SMul;
-  s_div := SDiv; s_exp := SExp; s_round := SRound; s_lt := fun _ _ => false;
+  s_div := SDiv; s_exp := SExp; s_log := SLog; s_tanh := STanh; s_round := SRound;
+  s_lt := fun _ _ => false;
 |}.
 
 (** ** Normalization by the unit laws of [(+, 0)] *)
@@ -90,6 +93,8 @@ Fixpoint nf (e : sx) : sx :=
   | SMul a b => SMul (nf a) (nf b)
   | SDiv a b => SDiv (nf a) (nf b)
   | SExp a => SExp (nf a)
+  | SLog a => SLog (nf a)
+  | STanh a => STanh (nf a)
   | SRound a => SRound (nf a)
   | e => e
   end.
@@ -105,6 +110,8 @@ Fixpoint sx_eval {A : Type} (sc : scalar_ops A) (env : sym -> A) (e : sx) : A :=
   | SMul a b => s_mul sc (sx_eval sc env a) (sx_eval sc env b)
   | SDiv a b => s_div sc (sx_eval sc env a) (sx_eval sc env b)
   | SExp a => s_exp sc (sx_eval sc env a)
+  | SLog a => s_log sc (sx_eval sc env a)
+  | STanh a => s_tanh sc (sx_eval sc env a)
   | SRound a => s_round sc (sx_eval sc env a)
   end.
 
@@ -115,7 +122,7 @@ Lemma nf_sound {A : Type} (sc : scalar_ops A) (env : sym -> A) :
   (forall x, s_add sc x (s_zero sc) = x) ->
   forall e, sx_eval sc env (nf e) = sx_eval sc env e.
 Proof.
-  intros Hl Hr. induction e as [s| | |a IHa b IHb|a IHa b IHb|a IHa b IHb|a IHa b IHb|a IHa|a IHa];
+  intros Hl Hr. induction e as [s| | |a IHa b IHb|a IHa b IHb|a IHa b IHb|a IHa b IHb|a IHa|a IHa|a IHa|a IHa];
     simpl; try congruence.
   rewrite <- IHa, <- IHb.
   destruct (nf a) eqn:Ha; destruct (nf b) eqn:Hb; simpl; rewrite ?Hl, ?Hr; reflexivity.

@@ -3,14 +3,16 @@
     The notebooks only import, inspect and state; the terms they compute
     with are defined here.  Computing inside Coq needs concrete scalars:
     [nat_scalars] gives natural numbers (enough for polynomials such as
-    [x·x]; [exp] is not meaningful there, so these examples avoid swish).
+    [x·x]; [exp], [log] and [tanh] are not meaningful there, so these
+    examples avoid swish and the other transcendental primitives).
     The extracted evaluator uses IEEE floats instead. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts progress instance.
 
 Definition nat_scalars : scalar_ops nat := {|
   s_zero := 0; s_one := 1; s_add := Nat.add; s_sub := Nat.sub; s_mul := Nat.mul;
-  s_div := Nat.div; s_exp := fun _ => 1; s_round := fun x => x; s_lt := Nat.ltb;
+  s_div := Nat.div; s_exp := fun _ => 1; s_log := fun _ => 0; s_tanh := fun _ => 0;
+  s_round := fun x => x; s_lt := Nat.ltb;
 |}.
 
 (** Vectors are lists: the list model of the vector interface. *)
