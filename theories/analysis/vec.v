@@ -636,3 +636,53 @@ Proof.
   revert v w; induction u; intros [|b v] [|c w]; simpl; try ring;
     rewrite ?dot_nil_r, ?IHu; try ring; destruct v; simpl; ring.
 Qed.
+
+(** ** Extensionality on the vectors of the right length *)
+Lemma lin_ext n m L L' : (forall h, length h = n -> L h = L' h) -> lin n m L -> lin n m L'.
+Proof.
+  intros E HL. constructor.
+  - intros v Hv. rewrite <- E by auto. apply HL; auto.
+  - intros h k Hh Hk. rewrite <- !E; auto. apply HL; auto. rewrite length_vp. lia.
+  - intros a h Hh. rewrite <- !E; auto. apply HL; auto. rewrite length_vs. auto.
+Qed.
+
+Lemma has_deriv_ext n m f g x L L' :
+  (forall v, length v = n -> f v = g v) -> (forall h, length h = n -> L h = L' h) ->
+  has_deriv n m f x L -> has_deriv n m g x L'.
+Proof.
+  intros Ef EL [Hx [Hf [HL D]]]. split; [auto|]. split.
+  { intros v Hv. rewrite <- Ef by auto. auto. }
+  split; [apply lin_ext with L; auto|].
+  intros eps Heps. destruct (D eps Heps) as [d [Hd H]]. exists d. split; auto.
+  intros h Hh Hnh. rewrite <- !Ef, <- EL; auto. rewrite length_vp. lia.
+Qed.
+
+Lemma is_rev_deriv_ext n m f g x r r' :
+  (forall v, length v = n -> f v = g v) -> (forall y, length y = m -> r y = r' y) ->
+  is_rev_deriv n m f x r -> is_rev_deriv n m g x r'.
+Proof.
+  intros Ef Er [L [HD [Hr Ha]]]. exists L. split; [apply has_deriv_ext with f L; auto|]. split.
+  - intros y Hy. rewrite <- Er by auto. auto.
+  - intros h y Hh Hy. rewrite <- Er by auto. auto.
+Qed.
+
+Lemma firstn_app_exact (u w : vec) k : length u = k -> firstn k (u ++ w) = u.
+Proof. intros <-. induction u; simpl; [reflexivity|]. f_equal. auto. Qed.
+Lemma skipn_app_exact (u w : vec) k : length u = k -> skipn k (u ++ w) = w.
+Proof. intros <-. induction u; simpl; auto. Qed.
+
+(** The product rule, for any bilinear product. *)
+Lemma has_deriv_prod n p q r F G B x LF LG :
+  bilin p q r B -> has_deriv n p F x LF -> has_deriv n q G x LG ->
+  has_deriv n r (fun v => B (F v) (G v)) x (fun h => vp (B (LF h) (G x)) (B (F x) (LG h))).
+Proof.
+  intros HB HF HG.
+  pose proof (has_deriv_pair _ _ _ _ _ _ _ _ HF HG) as HP.
+  destruct HF as [Hx [HFm [HLF _]]]. destruct HG as [_ [HGm [HLG _]]].
+  assert (Hl : length (F x ++ G x) = (p + q)%nat) by (rewrite app_length, HFm, HGm; auto).
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ HP (has_deriv_bilin _ _ _ _ _ HB Hl)) as HC.
+  eapply has_deriv_ext; [| |exact HC]; simpl.
+  - intros v Hv. rewrite firstn_app_exact, skipn_app_exact by auto. reflexivity.
+  - intros h Hh. rewrite !firstn_app_exact, !skipn_app_exact by (try apply HLF; try apply HLG; auto).
+    reflexivity.
+Qed.
