@@ -188,3 +188,217 @@ Proof.
     + intros a b g Ha Hb Hg. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto.
 Qed.
 End smul.
+
+Ltac lens := repeat (rewrite ?length_vp, ?length_vs, ?length_vm, ?length_zeros, ?app_length,
+                  ?map_length, ?length_vmul, ?length_proj in *; try lia); simpl in *; try lia.
+
+(** ** sub: [Real(n) × Real(n) → Real(n)], linear *)
+Section sub.
+Variable n : nat.
+Definition sub_L (v : vec) : vec := vm (proj 0 n v) (proj n n v).
+Definition sub_Lt (w : vec) : vec := w ++ vs (-1) w.
+
+Lemma sub_lin : lin (n + n) n sub_L.
+Proof.
+  unfold sub_L. constructor.
+  - intros v Hv. rewrite length_vm, !length_proj; lia.
+  - intros h k Hh Hk. unfold proj. rewrite !skipn_vp, !firstn_vp. simpl.
+    apply vec_ext; [rewrite !length_vm, !length_vp, !length_vm, !firstn_length, !skipn_length; lia|].
+    intros i. rewrite !nth_vm, !nth_vp, !nth_vm. ring.
+  - intros a h Hh. unfold proj. rewrite !skipn_vs, !firstn_vs. simpl.
+    apply vec_ext; [rewrite !length_vm, !length_vs, !length_vm; lia|].
+    intros i. rewrite !nth_vm, !nth_vs, !nth_vm. ring.
+Qed.
+
+Lemma sub_Lt_lin : lin n (n + n) sub_Lt.
+Proof.
+  unfold sub_Lt. constructor.
+  - intros v Hv. rewrite app_length, length_vs. lia.
+  - intros h k Hh Hk. rewrite vp_app by lia.
+    f_equal. apply vec_ext; [rewrite !length_vs, !length_vp, !length_vs; lia|].
+    intros i. rewrite !nth_vs, !nth_vp, !nth_vs. ring.
+  - intros a h Hh. rewrite vs_app. f_equal.
+    apply vec_ext; [rewrite !length_vs; lia|]. intros i. rewrite !nth_vs. ring.
+Qed.
+
+Lemma sub_adj h y : length h = (n + n)%nat -> length y = n -> dot (sub_L h) y = dot h (sub_Lt y).
+Proof.
+  intros Hh Hy. unfold sub_L, sub_Lt, vm. rewrite (dot_split2 n n) by auto.
+  rewrite dot_vp_l, dot_vs_l, dot_vs_r. ring.
+Qed.
+
+Lemma sub_forms0 v : length v = (n + n)%nat -> prim_fun 0 (PSub n) v = sub_L v.
+Proof.
+  intros Hv. unfold prim_fun, sub_L. simpl. rewrite app_nil_r. apply vsub_vm. lens.
+Qed.
+
+Lemma sub_forms1 v : length v = (n + n + n)%nat -> prim_fun 1 (PSub n) v = lin1 (n + n) n sub_Lt v.
+Proof.
+  intros Hv. unfold prim_fun, lin1, sub_Lt. simpl. rewrite vneg_vs, app_nil_r.
+  replace (n + n)%nat with (n + n)%nat by lia. reflexivity.
+Qed.
+
+Lemma sub_forms2 v : length v = (n + n + n + (n + n))%nat ->
+  prim_fun 2 (PSub n) v = lin2 (n + n) n sub_L v.
+Proof.
+  intros Hv. unfold prim_fun, lin2, sub_L. simpl. rewrite app_nil_r, zeros_app, <- app_assoc.
+  rewrite !proj_proj by lia. rewrite vsub_vm by lens. unfold zeros.
+  rewrite Nat.add_0_r. reflexivity.
+Qed.
+
+Lemma sub_rd0 : rd_correct_at 0 (PSub n).
+Proof.
+  apply (rd_from_template 0 _ (n + n) n sub_L (lin1 (n + n) n sub_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sub_forms0.
+  - exact sub_forms1.
+  - intros x Hx. apply linear_rd0; auto. apply sub_lin. apply sub_Lt_lin. apply sub_adj.
+Qed.
+
+Lemma sub_rd1 : rd_correct_at 1 (PSub n).
+Proof.
+  apply (rd_from_template 1 _ (n + n + n) (n + n) (lin1 (n + n) n sub_Lt) (lin2 (n + n) n sub_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sub_forms1.
+  - exact sub_forms2.
+  - intros x Hx. apply linear_rd1; auto. apply sub_lin. apply sub_Lt_lin. apply sub_adj.
+Qed.
+End sub.
+
+(** ** concat: [Real(c·n) × Real(c'·n) → Real((c+c')·n)], the identity of the flat vector *)
+Section concat.
+Variables c c' n : nat.
+Let N := (c * n + c' * n)%nat.
+Definition idv (v : vec) : vec := v.
+
+Lemma idv_lin k : lin k k idv.
+Proof. unfold idv. constructor; auto. intros v Hv. auto. Qed.
+
+Lemma cc_N : ((c + c') * n)%nat = N.
+Proof. unfold N. apply Nat.mul_add_distr_r. Qed.
+
+Lemma cc_forms0 v : length v = N -> prim_fun 0 (PConcat c c' n) v = idv v.
+Proof.
+  intros Hv. unfold prim_fun, idv. simpl. rewrite app_nil_r, proj_concat.
+  unfold proj. simpl. apply firstn_all2. unfold N in Hv. lia.
+Qed.
+
+Lemma cc_forms1 v : length v = (N + N)%nat -> prim_fun 1 (PConcat c c' n) v = lin1 N N idv v.
+Proof.
+  intros Hv. unfold prim_fun, lin1, idv. simpl. rewrite app_nil_r, firstn_skipn, cc_N.
+  unfold N. reflexivity.
+Qed.
+
+Lemma cc_forms2 v : length v = (N + N + N)%nat -> prim_fun 2 (PConcat c c' n) v = lin2 N N idv v.
+Proof.
+  intros Hv. unfold prim_fun, lin2, idv. simpl. rewrite app_nil_r, cc_N.
+  unfold N. rewrite proj_concat, zeros_app, <- app_assoc. reflexivity.
+Qed.
+
+Lemma cc_rd0 : rd_correct_at 0 (PConcat c c' n).
+Proof.
+  apply (rd_from_template 0 _ N N idv (lin1 N N idv)).
+  - unfold pdom, dsum, N. simpl. lia.
+  - unfold pcod, dsum. simpl. rewrite Nat.add_0_r. apply cc_N.
+  - exact cc_forms0.
+  - exact cc_forms1.
+  - intros x Hx. apply linear_rd0; auto; apply idv_lin.
+Qed.
+
+Lemma cc_rd1 : rd_correct_at 1 (PConcat c c' n).
+Proof.
+  apply (rd_from_template 1 _ (N + N) N (lin1 N N idv) (lin2 N N idv)).
+  - unfold pdom, dsum, N. simpl. rewrite cc_N. unfold N. lia.
+  - unfold pcod, dsum, N. simpl. lia.
+  - exact cc_forms1.
+  - exact cc_forms2.
+  - intros x Hx. apply linear_rd1; auto; apply idv_lin.
+Qed.
+End concat.
+
+(** ** swish: [Real(n) → Real(n)], pointwise *)
+Lemma vmul_comm u v : vmul u v = vmul v u.
+Proof. revert v; induction u; intros [|b v]; simpl; auto. f_equal; [ring|auto]. Qed.
+
+Lemma vmul_bilin n : bilin n n n vmul.
+Proof.
+  constructor.
+  - intros b Hb. apply lin_ext with (vmul b); [intros; apply vmul_comm|]. apply lin_vmul_r. auto.
+  - intros a Ha. apply lin_vmul_r. auto.
+Qed.
+
+Section swish.
+Variable n : nat.
+Definition sw0 (v : vec) : vec := map (swish Rsc) v.
+Definition sw1 (v : vec) : vec := vmul (proj n n v) (map (swish' Rsc) (proj 0 n v)).
+Definition sw2 (v : vec) : vec :=
+  let x := proj 0 n v in let u := proj n n v in let c := proj (n + n) n v in
+  vmul c (vmul u (map (swish'' Rsc) x)) ++ vmul c (map (swish' Rsc) x).
+
+Lemma sw_forms0 v : length v = n -> prim_fun 0 (PSwish n) v = sw0 v.
+Proof.
+  intros Hv. unfold prim_fun, sw0. simpl. rewrite app_nil_r. unfold proj. simpl.
+  rewrite firstn_all2 by lia. reflexivity.
+Qed.
+
+Lemma sw_forms1 v : length v = (n + n)%nat -> prim_fun 1 (PSwish n) v = sw1 v.
+Proof. intros Hv. unfold prim_fun, sw1. simpl. rewrite app_nil_r, vmul_inst. reflexivity. Qed.
+
+Lemma sw_forms2 v : length v = (n + n + n)%nat -> prim_fun 2 (PSwish n) v = sw2 v.
+Proof. intros Hv. unfold prim_fun, sw2. simpl. rewrite app_nil_r, !vmul_inst. reflexivity. Qed.
+
+Lemma sw_rd0 : rd_correct_at 0 (PSwish n).
+Proof.
+  apply (rd_from_template 0 _ n n sw0 sw1).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sw_forms0.
+  - exact sw_forms1.
+  - intros x Hx. exists (vmul (map (swish' Rsc) x)). split.
+    + apply has_deriv_map; auto. intros i _. apply is_derive_swish.
+    + assert (E : forall y, length y = n -> sw1 (x ++ y) = vmul y (map (swish' Rsc) x)).
+      { intros y Hy. unfold sw1. rewrite (proj_app_l 0 n), (proj_app_r n n) by lia. unfold proj. simpl.
+        rewrite !firstn_all2 by lia. reflexivity. }
+      split.
+      * intros y Hy. rewrite E by auto. rewrite length_vmul, map_length. lia.
+      * intros h y Hh Hy. rewrite E by auto. rewrite dot_vmul, vmul_comm. reflexivity.
+Qed.
+
+Lemma sw_rd1 : rd_correct_at 1 (PSwish n).
+Proof.
+  apply (rd_from_template 1 _ (n + n) n sw1 sw2).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sw_forms1.
+  - exact sw_forms2.
+  - intros x Hx.
+    set (x0 := proj 0 n x). set (u0 := proj n n x).
+    assert (Hx0 : length x0 = n) by (apply length_proj; lia).
+    assert (Hu0 : length u0 = n) by (apply length_proj; lia).
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)
+                  (has_deriv_map n (swish' Rsc) (swish'' Rsc) x0 Hx0
+                     (fun i _ => is_derive_swish' _))) as HG.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n)
+                  (has_deriv_proj (n + n) n n x ltac:(lia) Hx) HG) as HD.
+    eexists. split; [exact HD|].
+    assert (E : forall y, length y = n -> sw2 (x ++ y) =
+      vmul y (vmul u0 (map (swish'' Rsc) x0)) ++ vmul y (map (swish' Rsc) x0)).
+    { intros y Hy. unfold sw2. rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_r (n + n) n) by lia.
+      rewrite firstn_all2 by lia. reflexivity. }
+    split.
+    + intros y Hy. rewrite E by auto. rewrite app_length, !length_vmul, !map_length. lia.
+    + intros h y Hh Hy. rewrite E by auto.
+      assert (Hha : length (proj 0 n h) = n) by (apply length_proj; lia).
+      assert (Hhb : length (proj n n h) = n) by (apply length_proj; lia).
+      rewrite (dot_split2 n n) by (rewrite ?length_vmul, ?map_length; lia).
+      fold x0 u0. rewrite dot_vp_l.
+      rewrite (vmul_comm (proj n n h)), dot_vmul, dot_vmul, dot_vmul.
+      rewrite (vmul_comm (map (swish' Rsc) x0) y).
+      replace (vmul (map (swish'' Rsc) x0) (vmul u0 y)) with (vmul y (vmul u0 (map (swish'' Rsc) x0))).
+      * ring.
+      * apply vec_ext; [rewrite !length_vmul, !map_length; lia|].
+        intros i. rewrite !nth_vmul. ring.
+Qed.
+End swish.
