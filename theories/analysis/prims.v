@@ -1,7 +1,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates.
+From RevHandlers.Analysis Require Import vec templates sums.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -402,3 +402,147 @@ Proof.
         intros i. rewrite !nth_vmul. ring.
 Qed.
 End swish.
+
+(** ** The instance's list functions in coordinates *)
+Lemma rows_tab r n A : (r * n <= length A)%nat ->
+  rows r n A = map (fun i => tab n (fun j => A@@(i * n + j))) (seq 0 r).
+Proof.
+  intros H. unfold rows. apply map_ext_in. intros i Hi. apply in_seq in Hi.
+  fold (proj (i * n) n A). apply proj_tab.
+  assert (i * n + n = S i * n)%nat by (simpl; lia).
+  assert (S i * n <= r * n)%nat by (apply Nat.mul_le_mono_r; lia). lia.
+Qed.
+
+Lemma columns_tab k r n g : (k <= n)%nat ->
+  columns Rsc k (map (fun i => tab n (g i)) (seq 0 r)) = map (fun j => tab r (fun i => g i j)) (seq 0 k).
+Proof.
+  intros H. unfold columns. apply map_ext_in. intros j Hj. apply in_seq in Hj.
+  rewrite map_map. unfold tab at 2. apply map_ext. intros i. unfold vget. simpl.
+  apply nth_tab_lt. lia.
+Qed.
+
+Lemma transpose_tab m n A : length A = (m * n)%nat ->
+  transpose Rsc m n A = tab2 n m (fun j i => A@@(i * n + j)).
+Proof.
+  intros H. unfold transpose. rewrite rows_tab by lia. rewrite columns_tab by lia. reflexivity.
+Qed.
+
+Lemma resize_tab n m f : resize Rsc n m (tab n f) = tab m (fun t => if Nat.ltb t n then f t else 0).
+Proof.
+  unfold resize. apply vec_ext.
+  - rewrite app_length, firstn_length, length_tab, length_tab. unfold vzero. rewrite repeat_length. lia.
+  - intros t. rewrite nth_tab. destruct (Nat.ltb_spec t m).
+    + destruct (Nat.ltb_spec t n).
+      * rewrite nth_app_lt by (rewrite firstn_length, length_tab; lia).
+        rewrite nth_firstn_lt, nth_tab_lt by lia. reflexivity.
+      * rewrite nth_app_ge by (rewrite firstn_length, length_tab; lia).
+        unfold vzero. apply nth_zeros.
+    + apply nth_overflow. rewrite app_length, firstn_length, length_tab. unfold vzero.
+      rewrite repeat_length. lia.
+Qed.
+
+Lemma pad_tab c n m x : length x = (c * n)%nat ->
+  pad Rsc c n m x = tab2 c m (fun i t => if Nat.ltb t n then x@@(i * n + t) else 0).
+Proof.
+  intros H. unfold pad. rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext. intros i. apply resize_tab.
+Qed.
+
+(** Maps whose coordinates are weighted coordinates of the argument are linear. *)
+Lemma lin_tab2_w N a b (w : nat -> nat -> R) (φ : nat -> nat -> nat) :
+  lin N (a * b) (fun A => tab2 a b (fun j i => w j i * A@@(φ j i))).
+Proof.
+  constructor.
+  - intros v _. apply length_tab2.
+  - intros h k _ _. rewrite tab2_vp. apply tab2_ext. intros j i _ _. rewrite nth_vp. ring.
+  - intros c h _. rewrite tab2_vs. apply tab2_ext. intros j i _ _. rewrite nth_vs. ring.
+Qed.
+
+Lemma v_len_zero (v : vec) : v_zero Rvo (v_len Rvo v) = zeros (length v).
+Proof. reflexivity. Qed.
+
+(** ** transpose: [Real(m·n) → Real(n·m)], linear *)
+Section transpose.
+Variables m n : nat.
+Definition tr_L (A : vec) : vec := tab2 n m (fun j i => 1 * A@@(i * n + j)).
+Definition tr_Lt (Y : vec) : vec := tab2 m n (fun i j => 1 * Y@@(j * m + i)).
+
+Lemma tr_L_eq A : length A = (m * n)%nat -> transpose Rsc m n A = tr_L A.
+Proof. intros H. rewrite transpose_tab by auto. apply tab2_ext. intros. ring. Qed.
+Lemma tr_Lt_eq Y : length Y = (n * m)%nat -> transpose Rsc n m Y = tr_Lt Y.
+Proof. intros H. rewrite transpose_tab by auto. apply tab2_ext. intros. ring. Qed.
+
+Lemma tr_adj h y : length h = (m * n)%nat -> length y = (n * m)%nat -> dot (tr_L h) y = dot h (tr_Lt y).
+Proof.
+  intros Hh Hy. unfold tr_L, tr_Lt. rewrite (dot_comm h), !dot_tab2, sumn_swap.
+  apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj. ring.
+Qed.
+
+Lemma tr_rd0 : rd_correct_at 0 (PTranspose m n).
+Proof.
+  apply (rd_from_template 0 _ (m * n) (n * m) tr_L (lin1 (m * n) (n * m) tr_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, tr_L_eq; auto;
+      rewrite ?skipn_length; simpl; lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, tr_Lt_eq; auto. apply length_proj. lia.
+  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_w|apply tr_adj].
+Qed.
+
+Lemma tr_rd1 : rd_correct_at 1 (PTranspose m n).
+Proof.
+  apply (rd_from_template 1 _ (m * n + n * m) (m * n) (lin1 (m * n) (n * m) tr_Lt) (lin2 (m * n) (n * m) tr_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, tr_Lt_eq; auto. apply length_proj. lia.
+  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, tr_L_eq by (apply length_proj; lia).
+    rewrite length_proj by lia. reflexivity.
+  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply tr_adj].
+Qed.
+End transpose.
+
+(** ** pad: [Real(c·n) → Real(c·m)], linear, adjoint [pad c m n] *)
+Section pad.
+Variables c n m : nat.
+Definition pad_L (n m : nat) (x : vec) : vec :=
+  tab2 c m (fun i t => (if Nat.ltb t n then 1 else 0) * x@@(i * n + t)).
+
+Lemma pad_L_eq n' m' x : length x = (c * n')%nat -> pad Rsc c n' m' x = pad_L n' m' x.
+Proof.
+  intros H. rewrite pad_tab by auto. apply tab2_ext. intros. destruct (Nat.ltb _ _); ring.
+Qed.
+
+Lemma pad_adj h y : length h = (c * n)%nat -> length y = (c * m)%nat ->
+  dot (pad_L n m h) y = dot h (pad_L m n y).
+Proof.
+  intros Hh Hy. unfold pad_L. rewrite (dot_comm h), !dot_tab2.
+  apply sumn_ext. intros i Hi.
+  transitivity (sumn m (fun t => if Nat.ltb t n then h@@(i * n + t) * y@@(i * m + t) else 0)).
+  { apply sumn_ext. intros t _. destruct (Nat.ltb _ _); ring. }
+  transitivity (sumn n (fun t => if Nat.ltb t m then h@@(i * n + t) * y@@(i * m + t) else 0)).
+  2: { apply sumn_ext. intros t _. destruct (Nat.ltb _ _); ring. }
+  rewrite !sumn_cut, Nat.min_comm. reflexivity.
+Qed.
+
+Lemma pad_rd0 : rd_correct_at 0 (PPad c n m).
+Proof.
+  apply (rd_from_template 0 _ (c * n) (c * m) (pad_L n m) (lin1 (c * n) (c * m) (pad_L m n))).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, pad_L_eq; auto;
+      rewrite ?skipn_length; simpl; lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, pad_L_eq; auto. apply length_proj. lia.
+  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
+Qed.
+
+Lemma pad_rd1 : rd_correct_at 1 (PPad c n m).
+Proof.
+  apply (rd_from_template 1 _ (c * n + c * m) (c * n) (lin1 (c * n) (c * m) (pad_L m n)) (lin2 (c * n) (c * m) (pad_L n m))).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, pad_L_eq; auto. apply length_proj. lia.
+  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, pad_L_eq by (apply length_proj; lia).
+    rewrite length_proj by lia. reflexivity.
+  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
+Qed.
+End pad.
