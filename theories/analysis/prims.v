@@ -546,3 +546,129 @@ Proof.
   - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
 Qed.
 End pad.
+
+(** ** matmul: [Real(m·n) × Real(n·k) → Real(m·k)], bilinear *)
+Section matmul.
+Variables m n k : nat.
+Definition mm_B (A B : vec) : vec := tab2 m k (fun i j => sumn n (fun l => A@@(i * n + l) * B@@(l * k + j))).
+Definition mm_P (G B : vec) : vec := tab2 m n (fun i l => sumn k (fun j => G@@(i * k + j) * B@@(l * k + j))).
+Definition mm_Q (A G : vec) : vec := tab2 n k (fun l j => sumn m (fun i => A@@(i * n + l) * G@@(i * k + j))).
+
+Lemma matmul_tab a b d A B : length A = (a * b)%nat -> length B = (b * d)%nat ->
+  matmul Rsc a b d A B = tab2 a d (fun i j => sumn b (fun l => A@@(i * b + l) * B@@(l * d + j))).
+Proof.
+  intros HA HB. unfold matmul. rewrite (rows_tab b d) by lia. rewrite columns_tab by lia.
+  rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal. apply map_ext. intros i.
+  rewrite map_map. unfold tab. apply map_ext. intros j. rewrite vdot_dot. fold (tab b (fun l => A@@(i * b + l))).
+  change (map (fun i => nth (i * d + j) B 0) (seq 0 b)) with (tab b (fun i => B@@(i * d + j))).
+  rewrite dot_tab. apply sumn_ext. intros l Hl. rewrite nth_tab_lt; auto.
+Qed.
+
+Lemma mm_B_eq A B : length A = (m * n)%nat -> length B = (n * k)%nat -> matmul Rsc m n k A B = mm_B A B.
+Proof. apply matmul_tab. Qed.
+
+Lemma mm_P_eq G B : length G = (m * k)%nat -> length B = (n * k)%nat ->
+  matmul Rsc m k n G (transpose Rsc n k B) = mm_P G B.
+Proof.
+  intros HG HB. rewrite transpose_tab by auto. rewrite matmul_tab; auto; [|apply length_tab2].
+  apply tab2_ext. intros i l Hi Hl. apply sumn_ext. intros j Hj. rewrite nth_tab2; auto.
+Qed.
+
+Lemma mm_Q_eq A G : length A = (m * n)%nat -> length G = (m * k)%nat ->
+  matmul Rsc n m k (transpose Rsc m n A) G = mm_Q A G.
+Proof.
+  intros HA HG. rewrite transpose_tab by auto. rewrite matmul_tab; auto; [|apply length_tab2].
+  apply tab2_ext. intros l j Hl Hj. apply sumn_ext. intros i Hi. rewrite nth_tab2; auto.
+Qed.
+
+Lemma mm_bilin : bilin (m * n) (n * k) (m * k) mm_B.
+Proof.
+  constructor.
+  - intros B _. apply (lin_tab2_sum (m * n) m k n (fun i j l => B@@(l * k + j)) (fun i j l => i * n + l)%nat)
+      || (eapply lin_ext; [|apply (lin_tab2_sum (m * n) m k n (fun i j l => B@@(l * k + j)) (fun i j l => i * n + l)%nat)];
+          intros h _; unfold mm_B; apply tab2_ext; intros; apply sumn_ext; intros; ring).
+  - intros A _. eapply lin_ext; [|apply (lin_tab2_sum (n * k) m k n (fun i j l => A@@(i * n + l)) (fun i j l => l * k + j)%nat)].
+    intros h _. unfold mm_B. reflexivity.
+Qed.
+
+Lemma mm_P_bilin : bilin (m * k) (n * k) (m * n) mm_P.
+Proof.
+  constructor.
+  - intros B _. eapply lin_ext; [|apply (lin_tab2_sum (m * k) m n k (fun i l j => B@@(l * k + j)) (fun i l j => i * k + j)%nat)].
+    intros h _. unfold mm_P. apply tab2_ext; intros; apply sumn_ext; intros; ring.
+  - intros G _. eapply lin_ext; [|apply (lin_tab2_sum (n * k) m n k (fun i l j => G@@(i * k + j)) (fun i l j => l * k + j)%nat)].
+    intros h _. unfold mm_P. reflexivity.
+Qed.
+
+Lemma mm_Q_bilin : bilin (m * n) (m * k) (n * k) mm_Q.
+Proof.
+  constructor.
+  - intros G _. eapply lin_ext; [|apply (lin_tab2_sum (m * n) n k m (fun l j i => G@@(i * k + j)) (fun l j i => i * n + l)%nat)].
+    intros h _. unfold mm_Q. apply tab2_ext; intros; apply sumn_ext; intros; ring.
+  - intros A _. eapply lin_ext; [|apply (lin_tab2_sum (m * k) n k m (fun l j i => A@@(i * n + l)) (fun l j i => i * k + j)%nat)].
+    intros h _. unfold mm_Q. reflexivity.
+Qed.
+
+Lemma mm_adjP A B G : length A = (m * n)%nat -> length B = (n * k)%nat -> length G = (m * k)%nat ->
+  dot (mm_B A B) G = dot A (mm_P G B).
+Proof.
+  intros HA HB HG. unfold mm_B, mm_P. rewrite (dot_comm A), !dot_tab2.
+  apply sumn_ext. intros i Hi.
+  transitivity (sumn k (fun j => sumn n (fun l => A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j)))).
+  { apply sumn_ext. intros j Hj. apply sumn_mul_r. }
+  rewrite sumn_swap. apply sumn_ext. intros l Hl. rewrite sumn_mul_r. apply sumn_ext. intros j Hj. ring.
+Qed.
+
+Lemma mm_adjQ A B G : length A = (m * n)%nat -> length B = (n * k)%nat -> length G = (m * k)%nat ->
+  dot (mm_B A B) G = dot B (mm_Q A G).
+Proof.
+  intros HA HB HG. unfold mm_B, mm_Q. rewrite (dot_comm B), !dot_tab2.
+  transitivity (sumn m (fun i => sumn k (fun j => sumn n (fun l =>
+    A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j))))).
+  { apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj. rewrite sumn_mul_r. reflexivity. }
+  transitivity (sumn n (fun l => sumn k (fun j => sumn m (fun i =>
+    A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j))))).
+  { rewrite (sumn_ext m _ (fun i => sumn n (fun l => sumn k (fun j =>
+      A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j))))).
+    - rewrite sumn_swap. apply sumn_ext. intros l Hl. apply sumn_swap.
+    - intros i Hi. apply sumn_swap. }
+  apply sumn_ext. intros l Hl. apply sumn_ext. intros j Hj. rewrite sumn_mul_r.
+  apply sumn_ext. intros i Hi. ring.
+Qed.
+
+Lemma mm_rd0 : rd_correct_at 0 (PMatmul m n k).
+Proof.
+  apply (rd_from_template 0 _ (m * n + n * k) (m * k) (bil0 (m * n) (n * k) mm_B) (bil1 (m * n) (n * k) (m * k) mm_P mm_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, mm_B_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros x Hx. apply bilinear_rd0; auto.
+    + apply mm_bilin.
+    + apply mm_P_bilin.
+    + apply mm_Q_bilin.
+    + apply mm_adjP.
+    + apply mm_adjQ.
+Qed.
+
+Lemma mm_rd1 : rd_correct_at 1 (PMatmul m n k).
+Proof.
+  apply (rd_from_template 1 _ (m * n + n * k + m * k) (m * n + n * k)
+           (bil1 (m * n) (n * k) (m * k) mm_P mm_Q) (bil2 (m * n) (n * k) (m * k) mm_B mm_P mm_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq, !mm_B_eq
+      by (apply length_proj; lia).
+    unfold mm_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
+  - intros x Hx. apply bilinear_rd1; auto.
+    + apply mm_bilin.
+    + apply mm_P_bilin.
+    + apply mm_Q_bilin.
+    + apply mm_adjP.
+    + apply mm_adjQ.
+Qed.
+End matmul.

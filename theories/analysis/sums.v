@@ -168,3 +168,18 @@ Qed.
 Lemma tab2_vs c a b h : vs c (tab2 a b h) = tab2 a b (fun j i => c * h j i).
 Proof. unfold tab2, vs, tab. rewrite concat_map, map_map. f_equal. apply map_ext. intros j. rewrite map_map. reflexivity. Qed.
 
+
+Lemma sumn_mul_r n f c : sumn n f * c = sumn n (fun i => f i * c).
+Proof. induction n; simpl; [ring|]. rewrite <- IHn. ring. Qed.
+
+(** Maps whose coordinates are linear combinations of the argument's are linear. *)
+Lemma lin_tab2_sum N a b s (c : nat -> nat -> nat -> R) (φ : nat -> nat -> nat -> nat) :
+  lin N (a * b) (fun A => tab2 a b (fun j i => sumn s (fun l => c j i l * A@@(φ j i l)))).
+Proof.
+  constructor.
+  - intros v _. apply length_tab2.
+  - intros h k _ _. rewrite tab2_vp. apply tab2_ext. intros j i _ _. rewrite <- sumn_add.
+    apply sumn_ext. intros l _. rewrite nth_vp. ring.
+  - intros e h _. rewrite tab2_vs. apply tab2_ext. intros j i _ _. rewrite <- sumn_scal.
+    apply sumn_ext. intros l _. rewrite nth_vs. ring.
+Qed.
