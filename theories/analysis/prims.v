@@ -672,3 +672,63 @@ Proof.
     + apply mm_adjQ.
 Qed.
 End matmul.
+
+Lemma vsum_sumn n f : vsum Rsc (map f (seq 0 n)) = sumn n f.
+Proof. unfold vsum. rewrite vsum_fold, sumn_seq. simpl. ring. Qed.
+
+(** ** upscale: [Real(c·n) → Real(c·m)], linear, nearest neighbour *)
+Section upscale.
+Variables c n m : nat.
+Definition up_L (x : vec) : vec :=
+  tab2 c m (fun i t => (if Nat.ltb (t * n / m) n then 1 else 0) * x@@(i * n + t * n / m)).
+Definition up_Lt (g : vec) : vec :=
+  tab2 c n (fun i s => sumn m (fun t => (if Nat.eqb (t * n / m) s then 1 else 0) * g@@(i * m + t))).
+
+Lemma up_L_eq x : length x = (c * n)%nat -> upscale Rsc c n m x = up_L x.
+Proof.
+  intros H. unfold upscale, up_L. rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext. intros i. unfold tabulate. fold (tab m (fun t => vget Rsc (tab n (fun j => x@@(i * n + j))) (t * n / m))).
+  apply tab_ext. intros t Ht. unfold vget. simpl. rewrite nth_tab. destruct (Nat.ltb _ _); ring.
+Qed.
+
+Lemma up_Lt_eq g : length g = (c * m)%nat -> upscale_adj Rsc c n m g = up_Lt g.
+Proof.
+  intros H. unfold upscale_adj, up_Lt. rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext. intros i. unfold tabulate. fold (tab n (fun s => vsum Rsc (map (fun t =>
+    if Nat.eqb (t * n / m) s then vget Rsc (tab m (fun j => g@@(i * m + j))) t else s_zero Rsc) (seq 0 m)))).
+  apply tab_ext. intros s Hs. rewrite vsum_sumn. apply sumn_ext. intros t Ht. unfold vget. simpl.
+  rewrite nth_tab_lt by auto. destruct (Nat.eqb _ _); ring.
+Qed.
+
+Lemma up_adj h y : length h = (c * n)%nat -> length y = (c * m)%nat -> dot (up_L h) y = dot h (up_Lt y).
+Proof.
+  intros Hh Hy. unfold up_L, up_Lt. rewrite (dot_comm h), !dot_tab2. apply sumn_ext. intros i Hi.
+  transitivity (sumn m (fun t => sumn n (fun s =>
+    if Nat.eqb (t * n / m) s then y@@(i * m + t) * h@@(i * n + s) else 0))).
+  - apply sumn_ext. intros t Ht. rewrite sumn_single. destruct (Nat.ltb _ _); ring.
+  - rewrite sumn_swap. apply sumn_ext. intros s Hs. rewrite sumn_mul_r. apply sumn_ext. intros t Ht.
+    destruct (Nat.eqb_spec (t * n / m) s); [subst|]; ring.
+Qed.
+
+Lemma up_rd0 : rd_correct_at 0 (PUpscale c n m).
+Proof.
+  apply (rd_from_template 0 _ (c * n) (c * m) up_L (lin1 (c * n) (c * m) up_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, up_L_eq; auto;
+      rewrite ?skipn_length; simpl; lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, up_Lt_eq; auto. apply length_proj. lia.
+  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
+Qed.
+
+Lemma up_rd1 : rd_correct_at 1 (PUpscale c n m).
+Proof.
+  apply (rd_from_template 1 _ (c * n + c * m) (c * n) (lin1 (c * n) (c * m) up_Lt) (lin2 (c * n) (c * m) up_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, up_Lt_eq; auto. apply length_proj. lia.
+  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, up_L_eq by (apply length_proj; lia).
+    rewrite length_proj by lia. reflexivity.
+  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
+Qed.
+End upscale.

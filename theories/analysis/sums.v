@@ -183,3 +183,18 @@ Proof.
   - intros e h _. rewrite tab2_vs. apply tab2_ext. intros j i _ _. rewrite <- sumn_scal.
     apply sumn_ext. intros l _. rewrite nth_vs. ring.
 Qed.
+
+Lemma fold_right_Rplus_acc l c : fold_right Rplus c l = fold_right Rplus 0 l + c.
+Proof. induction l; simpl; [ring|]. rewrite IHl. ring. Qed.
+
+Lemma sumn_seq n f : fold_right Rplus 0 (map f (seq 0 n)) = sumn n f.
+Proof.
+  induction n; [reflexivity|]. rewrite seq_S, map_app, fold_right_app. simpl.
+  rewrite fold_right_Rplus_acc, IHn. ring.
+Qed.
+
+Lemma sumn_single n j f : sumn n (fun i => if Nat.eqb j i then f i else 0) = if Nat.ltb j n then f j else 0.
+Proof.
+  induction n; simpl; [reflexivity|]. rewrite IHn.
+  destruct (Nat.eqb_spec j n), (Nat.ltb_spec j n), (Nat.ltb_spec j (S n)); subst; try lia; ring.
+Qed.
