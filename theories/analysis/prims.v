@@ -732,3 +732,224 @@ Proof.
   - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
 Qed.
 End upscale.
+
+Lemma combine_map_seq {A B} (f : nat -> A) (g : nat -> B) a k :
+  combine (map f (seq a k)) (map g (seq a k)) = map (fun i => (f i, g i)) (seq a k).
+Proof. revert a; induction k; intros a; simpl; auto. f_equal. auto. Qed.
+
+Lemma nth_map_seq {A} (f : nat -> A) k i d : (i < k)%nat -> nth i (map f (seq 0 k)) d = f i.
+Proof.
+  intros H. rewrite nth_indep with (d' := f 0%nat) by (rewrite map_length, seq_length; auto).
+  rewrite map_nth, seq_nth; auto.
+Qed.
+
+Lemma window_tab n f t m : (t + m <= n)%nat -> window (tab n f) t m = tab m (fun j => f (t + j)%nat).
+Proof.
+  intros H. unfold window. fold (proj t m (tab n f)). rewrite proj_tab by (rewrite length_tab; lia).
+  apply tab_ext. intros j Hj. apply nth_tab_lt. lia.
+Qed.
+
+Lemma rows_tab' r n d f : (r * n <= d)%nat ->
+  rows r n (tab d f) = map (fun i => tab n (fun j => f (i * n + j)%nat)) (seq 0 r).
+Proof.
+  intros H. rewrite rows_tab by (rewrite length_tab; lia). apply map_ext_in. intros i Hi.
+  apply in_seq in Hi. apply tab_ext. intros j Hj. apply nth_tab_lt.
+  assert (i * n + n <= r * n)%nat by nia. lia.
+Qed.
+
+(** ** conv1d: kernel [Real(c'·c·m)] × signal [Real(c·n)] → [Real(c'·(n−m+1))], bilinear *)
+Section conv1d.
+Variables c c' n m : nat.
+Hypotheses (Hm : (0 < m)%nat) (Hmn : (m <= n)%nat).
+
+Definition cv_B (K x : vec) : vec :=
+  tab2 c' (n - m + 1) (fun o t => sumn c (fun i => sumn m (fun j =>
+    K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j))))).
+Definition cv_P (g x : vec) : vec :=
+  tab2 c' (c * m) (fun o r => sumn (n - m + 1) (fun t =>
+    g@@(o * (n - m + 1) + t) * x@@(r / m * n + (r mod m + t)))).
+Definition cv_Q (K g : vec) : vec :=
+  tab2 c n (fun i s => sumn c' (fun o => sumn m (fun j =>
+    (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) *
+    K@@(o * (c * m) + (i * m + j)) * g@@(o * (n - m + 1) + (s - j))))).
+
+Lemma cv_B_eq K x : length K = (c' * c * m)%nat -> length x = (c * n)%nat ->
+  conv1d Rsc c c' n m K x = cv_B K x.
+Proof.
+  intros HK Hx. unfold conv1d, cv_B. rewrite (rows_tab c n x) by lia.
+  rewrite (rows_tab c' (c * m) K) by (rewrite HK, Nat.mul_assoc; lia).
+  rewrite map_map. unfold tab2. f_equal. apply map_ext. intros o.
+  rewrite rows_tab' by lia. unfold tabulate.
+  fold (tab (n - m + 1) (fun t => vsum Rsc (map (fun p => vdot Rsc (fst p) (window (snd p) t m))
+    (combine (map (fun i => tab m (fun j => K@@(o * (c * m) + (i * m + j)))) (seq 0 c))
+             (map (fun i => tab n (fun j => x@@(i * n + j))) (seq 0 c)))))).
+  apply tab_ext. intros t Ht. rewrite combine_map_seq, map_map, vsum_sumn.
+  apply sumn_ext. intros i Hi. simpl. rewrite window_tab by lia. rewrite vdot_dot, dot_tab.
+  apply sumn_ext. intros j Hj. rewrite nth_tab_lt; auto.
+Qed.
+
+Lemma cv_P_eq g x : length g = (c' * (n - m + 1))%nat -> length x = (c * n)%nat ->
+  conv1d_dK Rsc c c' n m g x = cv_P g x.
+Proof.
+  intros Hg Hx. unfold conv1d_dK, cv_P. rewrite (rows_tab c n x) by lia.
+  rewrite (rows_tab c' (n - m + 1) g) by lia. rewrite map_map. unfold tab2 at 1. f_equal.
+  apply map_ext. intros o. rewrite map_map. unfold tabulate.
+  transitivity (tab2 c m (fun i j => vdot Rsc (tab (n - m + 1) (fun t => g@@(o * (n - m + 1) + t)))
+                                    (window (tab n (fun s => x@@(i * n + s))) j (n - m + 1)))).
+  { reflexivity. }
+  rewrite tab2_flat by auto. apply tab_ext. intros r Hr.
+  assert (Hi : (r / m < c)%nat) by (apply Nat.div_lt_upper_bound; lia).
+  assert (Hj : (r mod m < m)%nat) by (apply Nat.mod_upper_bound; lia).
+  rewrite window_tab by lia. rewrite vdot_dot, dot_tab. apply sumn_ext. intros t Ht.
+  rewrite nth_tab_lt by auto. reflexivity.
+Qed.
+
+Lemma cv_Q_eq K g : length K = (c' * c * m)%nat -> length g = (c' * (n - m + 1))%nat ->
+  conv1d_dx Rsc c c' n m K g = cv_Q K g.
+Proof.
+  intros HK Hg. unfold conv1d_dx, cv_Q.
+  rewrite (rows_tab c' (c * m) K) by (rewrite HK, Nat.mul_assoc; lia).
+  rewrite (rows_tab c' (n - m + 1) g) by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext_in. intros i Hi. apply in_seq in Hi. unfold tabulate.
+  match goal with |- map ?f (seq 0 n) = _ => change (map f (seq 0 n)) with (tab n f) end.
+  apply tab_ext. intros s Hs. rewrite combine_map_seq, map_map, vsum_sumn.
+  apply sumn_ext. intros o Ho. simpl. rewrite rows_tab' by lia. rewrite nth_map_seq by lia.
+  rewrite vsum_sumn. apply sumn_ext. intros j Hj.
+  destruct (Nat.leb j s && Nat.ltb (s - j) (n - m + 1)) eqn:E; [|ring].
+  apply andb_true_iff in E. destruct E as [_ E]. apply Nat.ltb_lt in E.
+  unfold vget. simpl. rewrite !nth_tab_lt by lia. ring.
+Qed.
+
+Lemma lin_dim N M1 M2 L : M1 = M2 -> lin N M1 L -> lin N M2 L.
+Proof. intros ->. auto. Qed.
+
+Lemma cv_assoc : (c' * c * m = c' * (c * m))%nat.
+Proof. ring. Qed.
+
+Lemma cv_B_bilin : bilin (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B.
+Proof.
+  constructor.
+  - intros x _. eapply lin_ext; [|apply (lin_tab2_sum2 (c' * c * m) c' (n - m + 1) c m
+      (fun o t i j => x@@(i * n + (t + j))) (fun o t i j => o * (c * m) + (i * m + j))%nat)].
+    intros h _. unfold cv_B. apply tab2_ext. intros. apply sumn_ext. intros. apply sumn_ext. intros. ring.
+  - intros K _. apply (lin_tab2_sum2 (c * n) c' (n - m + 1) c m
+      (fun o t i j => K@@(o * (c * m) + (i * m + j))) (fun o t i j => i * n + (t + j))%nat).
+Qed.
+
+Lemma cv_P_bilin : bilin (c' * (n - m + 1)) (c * n) (c' * c * m) cv_P.
+Proof.
+  constructor.
+  - intros x _. apply (lin_dim _ _ _ _ (eq_sym cv_assoc)).
+    eapply lin_ext; [|apply (lin_tab2_sum (c' * (n - m + 1)) c' (c * m) (n - m + 1)
+      (fun o r t => x@@(r / m * n + (r mod m + t))) (fun o r t => o * (n - m + 1) + t)%nat)].
+    intros h _. unfold cv_P. apply tab2_ext. intros. apply sumn_ext. intros. ring.
+  - intros g _. apply (lin_dim _ _ _ _ (eq_sym cv_assoc)).
+    apply (lin_tab2_sum (c * n) c' (c * m) (n - m + 1)
+      (fun o r t => g@@(o * (n - m + 1) + t)) (fun o r t => r / m * n + (r mod m + t))%nat).
+Qed.
+
+Lemma cv_Q_bilin : bilin (c' * c * m) (c' * (n - m + 1)) (c * n) cv_Q.
+Proof.
+  constructor.
+  - intros g _. eapply lin_ext; [|apply (lin_tab2_sum2 (c' * c * m) c n c' m
+      (fun i s o j => (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) * g@@(o * (n - m + 1) + (s - j)))
+      (fun i s o j => o * (c * m) + (i * m + j))%nat)].
+    intros h _. unfold cv_Q. apply tab2_ext. intros. apply sumn_ext. intros. apply sumn_ext. intros. ring.
+  - intros K _. apply (lin_tab2_sum2 (c' * (n - m + 1)) c n c' m
+      (fun i s o j => (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) * K@@(o * (c * m) + (i * m + j)))
+      (fun i s o j => o * (n - m + 1) + (s - j))%nat).
+Qed.
+
+Lemma sumn_cm (f : nat -> nat -> nat -> R) :
+  sumn (c * m) (fun r => f (r / m) (r mod m) r)%nat = sumn c (fun i => sumn m (fun j => f i j (i * m + j)))%nat.
+Proof.
+  rewrite sumn_mul. apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj.
+  replace ((i * m + j) / m)%nat with i by (rewrite Nat.div_add_l, Nat.div_small by lia; lia).
+  replace ((i * m + j) mod m)%nat with j by (rewrite Nat.add_comm, Nat.mod_add, Nat.mod_small by lia; lia).
+  reflexivity.
+Qed.
+
+Lemma cv_adjP K x g : length K = (c' * c * m)%nat -> length x = (c * n)%nat ->
+  length g = (c' * (n - m + 1))%nat -> dot (cv_B K x) g = dot K (cv_P g x).
+Proof.
+  intros HK Hx Hg. unfold cv_B, cv_P. rewrite (dot_comm K), !dot_tab2. apply sumn_ext. intros o Ho.
+  rewrite (sumn_cm (fun i j r => sumn (n - m + 1) (fun t => g@@(o * (n - m + 1) + t) * x@@(i * n + (j + t)))
+                                   * K@@(o * (c * m) + r))).
+  transitivity (sumn c (fun i => sumn m (fun j => sumn (n - m + 1) (fun t =>
+    K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j)) * g@@(o * (n - m + 1) + t))))).
+  - transitivity (sumn (n - m + 1) (fun t => sumn c (fun i => sumn m (fun j =>
+      K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j)) * g@@(o * (n - m + 1) + t))))).
+    + apply sumn_ext. intros t Ht. rewrite sumn_mul_r. apply sumn_ext. intros i Hi. apply sumn_mul_r.
+    + rewrite sumn_swap. apply sumn_ext. intros i Hi. apply sumn_swap.
+  - apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj. rewrite sumn_mul_r. apply sumn_ext.
+    intros t Ht. rewrite (Nat.add_comm t j). ring.
+Qed.
+
+Lemma cv_adjQ K x g : length K = (c' * c * m)%nat -> length x = (c * n)%nat ->
+  length g = (c' * (n - m + 1))%nat -> dot (cv_B K x) g = dot x (cv_Q K g).
+Proof.
+  intros HK Hx Hg. unfold cv_B, cv_Q. rewrite (dot_comm x), !dot_tab2.
+  set (F := fun o i j t => K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j)) * g@@(o * (n - m + 1) + t)).
+  transitivity (sumn c (fun i => sumn c' (fun o => sumn m (fun j => sumn (n - m + 1) (fun t => F o i j t))))).
+  - transitivity (sumn c' (fun o => sumn c (fun i => sumn m (fun j => sumn (n - m + 1) (fun t => F o i j t))))).
+    2: apply sumn_swap.
+    apply sumn_ext. intros o Ho.
+    transitivity (sumn (n - m + 1) (fun t => sumn c (fun i => sumn m (fun j => F o i j t)))).
+    + apply sumn_ext. intros t Ht. rewrite sumn_mul_r. apply sumn_ext. intros i Hi. apply sumn_mul_r.
+    + rewrite sumn_swap. apply sumn_ext. intros i Hi. apply sumn_swap.
+  - apply sumn_ext. intros i Hi.
+    transitivity (sumn c' (fun o => sumn m (fun j => sumn n (fun s =>
+      (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) *
+      K@@(o * (c * m) + (i * m + j)) * g@@(o * (n - m + 1) + (s - j)) * x@@(i * n + s))))).
+    + apply sumn_ext. intros o Ho. apply sumn_ext. intros j Hj.
+      rewrite <- (sumn_reindex n (n - m + 1) j (fun t => F o i j t)) by lia.
+      apply sumn_ext. intros s Hs. unfold F.
+      destruct (Nat.leb_spec j s); simpl; [|ring].
+      destruct (Nat.ltb (s - j) (n - m + 1)); [|ring].
+      replace (s - j + j)%nat with s by lia. ring.
+    + transitivity (sumn n (fun s => sumn c' (fun o => sumn m (fun j =>
+        (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) *
+        K@@(o * (c * m) + (i * m + j)) * g@@(o * (n - m + 1) + (s - j)) * x@@(i * n + s))))).
+      * apply sumn_swap3.
+      * apply sumn_ext. intros s Hs. rewrite sumn_mul_r. apply sumn_ext. intros o Ho.
+        rewrite sumn_mul_r. reflexivity.
+Qed.
+
+Lemma cv_rd0 : rd_correct_at 0 (PConv1d c c' n m).
+Proof.
+  apply (rd_from_template 0 _ (c' * c * m + c * n) (c' * (n - m + 1))
+           (bil0 (c' * c * m) (c * n) cv_B) (bil1 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_P cv_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, cv_B_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros x Hx. apply bilinear_rd0; auto.
+    + apply cv_B_bilin.
+    + apply cv_P_bilin.
+    + apply cv_Q_bilin.
+    + apply cv_adjP.
+    + apply cv_adjQ.
+Qed.
+
+Lemma cv_rd1 : rd_correct_at 1 (PConv1d c c' n m).
+Proof.
+  apply (rd_from_template 1 _ (c' * c * m + c * n + c' * (n - m + 1)) (c' * c * m + c * n)
+           (bil1 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_P cv_Q)
+           (bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq, !cv_B_eq
+      by (apply length_proj; lia).
+    unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
+  - intros x Hx. apply bilinear_rd1; auto.
+    + apply cv_B_bilin.
+    + apply cv_P_bilin.
+    + apply cv_Q_bilin.
+    + apply cv_adjP.
+    + apply cv_adjQ.
+Qed.
+End conv1d.

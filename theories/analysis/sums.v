@@ -5,7 +5,7 @@
     row-major [a×b] matrix, or [a] channels of length [b]).  The instance's
     list functions (rows, columns, concat) are brought to these forms in
     [prims.v]. *)
-From Coq Require Import Reals Lra List Lia.
+From Coq Require Import Reals Lra List Lia Bool.
 From RevHandlers.Analysis Require Import vec templates.
 Import ListNotations.
 Open Scope R_scope.
@@ -197,4 +197,56 @@ Lemma sumn_single n j f : sumn n (fun i => if Nat.eqb j i then f i else 0) = if 
 Proof.
   induction n; simpl; [reflexivity|]. rewrite IHn.
   destruct (Nat.eqb_spec j n), (Nat.ltb_spec j n), (Nat.ltb_spec j (S n)); subst; try lia; ring.
+Qed.
+
+Lemma lin_tab2_sum2 N a b s1 s2 (c : nat -> nat -> nat -> nat -> R) (φ : nat -> nat -> nat -> nat -> nat) :
+  lin N (a * b) (fun A => tab2 a b (fun j i => sumn s1 (fun l1 => sumn s2 (fun l2 =>
+                                      c j i l1 l2 * A@@(φ j i l1 l2))))).
+Proof.
+  constructor.
+  - intros v _. apply length_tab2.
+  - intros h k _ _. rewrite tab2_vp. apply tab2_ext. intros j i _ _. rewrite <- sumn_add.
+    apply sumn_ext. intros l1 _. rewrite <- sumn_add. apply sumn_ext. intros l2 _. rewrite nth_vp. ring.
+  - intros e h _. rewrite tab2_vs. apply tab2_ext. intros j i _ _. rewrite <- sumn_scal.
+    apply sumn_ext. intros l1 _. rewrite <- sumn_scal. apply sumn_ext. intros l2 _. rewrite nth_vs. ring.
+Qed.
+
+Lemma tab2_flat a b h : (0 < b)%nat -> tab2 a b h = tab (a * b) (fun r => h (r / b) (r mod b))%nat.
+Proof.
+  intros Hb. apply vec_ext; [rewrite length_tab2, length_tab; auto|]. intros r.
+  rewrite nth_tab. destruct (Nat.ltb_spec r (a * b)).
+  - rewrite (Nat.div_mod_eq r b) at 1. rewrite Nat.mul_comm. apply nth_tab2.
+    + apply Nat.div_lt_upper_bound; lia.
+    + apply Nat.mod_upper_bound. lia.
+  - apply nth_overflow. rewrite length_tab2. lia.
+Qed.
+
+Lemma sumn_divmod a b f : (0 < b)%nat ->
+  sumn (a * b) (fun r => f (r / b) (r mod b))%nat = sumn a (fun j => sumn b (fun i => f j i)).
+Proof.
+  intros Hb. rewrite sumn_mul. apply sumn_ext. intros j Hj. apply sumn_ext. intros i Hi.
+  f_equal.
+  - rewrite Nat.div_add_l by lia. rewrite Nat.div_small by lia. lia.
+  - rewrite Nat.add_comm, Nat.mod_add by lia. apply Nat.mod_small. lia.
+Qed.
+
+Lemma sumn_reindex n L j f : (j + L <= n)%nat ->
+  sumn n (fun s => if Nat.leb j s && Nat.ltb (s - j) L then f (s - j)%nat else 0) = sumn L f.
+Proof.
+  intros H. replace n with (j + (n - j))%nat at 1 by lia. rewrite sumn_plus.
+  rewrite sumn_0.
+  2: { intros s Hs. destruct (Nat.leb_spec j s); [lia|]. reflexivity. }
+  rewrite Rplus_0_l.
+  transitivity (sumn (n - j) (fun t => if Nat.ltb t L then f t else 0)).
+  - apply sumn_ext. intros t Ht. destruct (Nat.leb_spec j (j + t)); [|lia]. simpl.
+    replace (j + t - j)%nat with t by lia. reflexivity.
+  - rewrite sumn_cut. f_equal. lia.
+Qed.
+
+Lemma sumn_swap3 a b d f : sumn a (fun o => sumn b (fun j => sumn d (fun s => f o j s))) =
+  sumn d (fun s => sumn a (fun o => sumn b (fun j => f o j s))).
+Proof.
+  transitivity (sumn a (fun o => sumn d (fun s => sumn b (fun j => f o j s)))).
+  - apply sumn_ext. intros. apply sumn_swap.
+  - apply sumn_swap.
 Qed.
