@@ -953,3 +953,25 @@ Proof.
     + apply cv_adjQ.
 Qed.
 End conv1d.
+
+(** ** Every smooth primitive *)
+(** [round] and [maxpool] are not differentiable everywhere; they are
+    excluded here ([round] is treated in [round.v]). *)
+Definition smooth_prim (p : prim) : bool :=
+  match p with PRound _ | PMaxpool _ _ _ => false | _ => true end.
+
+(** For every smooth primitive [p] with sensible parameters, at every point:
+    [rd[p]] is the reverse derivative of [p] ([k = 0]), and [rd²[p]] that of
+    [rd[p]] ([k = 1]). *)
+Theorem prim_rd_correct p k :
+  smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> rd_correct_at k p.
+Proof.
+  intros Hs Hok Hk. assert (Hk' : k = 0%nat \/ k = 1%nat) by lia.
+  destruct p as [n|n|n|m n k'|m n|n|c n m|c n m|c c' n|c c' n m|c n m]; simpl in Hs; try discriminate;
+    destruct Hk' as [->| ->].
+  all: try solve [apply sw_rd0 | apply sw_rd1 | apply sm_rd0 | apply sm_rd1 | apply sub_rd0 | apply sub_rd1
+    | apply mm_rd0 | apply mm_rd1 | apply tr_rd0 | apply tr_rd1 | apply pad_rd0 | apply pad_rd1
+    | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1].
+  all: simpl in Hok; apply andb_true_iff in Hok; destruct Hok as [H1 H2];
+    apply Nat.ltb_lt in H1; apply Nat.leb_le in H2; first [apply cv_rd0; auto | apply cv_rd1; auto].
+Qed.
