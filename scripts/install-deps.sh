@@ -18,6 +18,8 @@ ocamlfind query sexplib >/dev/null 2>&1 || need+=(libsexplib-ocaml-dev)
 # zarith (exact numbers of dbr-eval): the runtime package lacks zarith.cmxa
 [ -f "$(ocamlfind query zarith 2>/dev/null)/zarith.cmxa" ] || need+=(libzarith-ocaml-dev)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
+# Coquelicot (real analysis, theories/analysis)
+[ -d "$(coqc -where 2>/dev/null)/user-contrib/Coquelicot" ] || need+=(libcoq-coquelicot)
 if ((${#need[@]})); then
   echo "install-deps: installing Debian packages: ${need[*]}"
   sudo=""

@@ -1,0 +1,46 @@
+(* The headline theorems of the real analysis of the instance
+   (theories/analysis, logical name RevHandlers.Analysis): the reverse
+   derivatives of the primitives are real derivatives.  Compile with
+     coqc -Q _build/default/theories/rh RevHandlers \
+          -Q _build/default/theories/analysis RevHandlers.Analysis \
+          tests/coq/analysis_headline.v
+   and compare with analysis_headline.expected.  The theorems are about the
+   real numbers, so they rest on the axioms of Coq's standard real numbers
+   (Coquelicot adds none of its own): the assumptions printed below are
+   those, and nothing else. *)
+From Coq Require Import Reals List.
+From RevHandlers.Analysis Require Import vec templates sums prims round.
+Open Scope R_scope.
+
+(* The derivative on R^n is Coquelicot's on R (n = 1). *)
+Check @has_deriv_is_derive.
+Print Assumptions has_deriv_is_derive.
+
+(* The chain rule, the product rule for any bilinear product. *)
+Check @has_deriv_comp.
+Print Assumptions has_deriv_comp.
+Check @has_deriv_prod.
+Print Assumptions has_deriv_prod.
+
+(* Linear and bilinear maps in the instance's shapes: rd and rd² are the
+   reverse derivatives. *)
+Check @linear_rd0.
+Print Assumptions linear_rd0.
+Check @linear_rd1.
+Print Assumptions linear_rd1.
+Check @bilinear_rd0.
+Print Assumptions bilinear_rd0.
+Check @bilinear_rd1.
+Print Assumptions bilinear_rd1.
+
+(* Every smooth primitive (all but round and maxpool), at every point. *)
+Print rd_correct_at.
+Print smooth_prim.
+Check @prim_rd_correct.
+Print Assumptions prim_rd_correct.
+
+(* round: derivative 0 off the half-integers. *)
+Check @round_rd0.
+Print Assumptions round_rd0.
+Check @round_rd1.
+Print Assumptions round_rd1.
