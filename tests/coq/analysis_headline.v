@@ -9,7 +9,7 @@
    (Coquelicot adds none of its own): the assumptions printed below are
    those, and nothing else. *)
 From Coq Require Import Reals List.
-From RevHandlers.Analysis Require Import vec templates sums prims round.
+From RevHandlers.Analysis Require Import vec templates sums prims round ev.
 Open Scope R_scope.
 
 (* The derivative on R^n is Coquelicot's on R (n = 1). *)
@@ -44,3 +44,11 @@ Check @round_rd0.
 Print Assumptions round_rd0.
 Check @round_rd1.
 Print Assumptions round_rd1.
+
+(* At the level of the instance's Ev (exec_ev): Ev of rd^k[p] is prim_fun k p
+   on the flat vectors of leaves, so when Ev answers U for rd^{k+1}[p] at
+   <V, W>, U is the transposed Jacobian of rd^k[p] at V applied to W. *)
+Check @ev_flat.
+Print Assumptions ev_flat.
+Check @ev_rd_correct.
+Print Assumptions ev_rd_correct.
