@@ -1,3 +1,18 @@
+(** * The primitives of the instance over the reals
+
+    The instance's scalars at ℝ ([Rsc]: [exp] is the real exponential,
+    [round x = ⌊x + 1/2⌋], [s_lt] is [Rlt_dec]) and its vectors at the list
+    model [list_vec_ops Rsc] ([Rvo]): the very definitions the evaluator
+    runs.  [prim_fun k p] is [rd^k[p]] ([eval_prim Rvo k p]) as a map of
+    flat vectors [ℝ^{pdom k p} → ℝ^{pcod k p}]: the leaves of the argument
+    are its consecutive blocks, the result's leaves are concatenated.
+
+    [rd_correct_at k p]: at every point [x], [rd^{k+1}[p](x, ·)] is the
+    reverse derivative of [rd^k[p]] at [x].  Each primitive's list
+    functions are first given a formula for their coordinates, then fed to
+    the linear or bilinear template of [templates.v]; [swish] is a
+    pointwise map.  [prim_rd_correct] collects them: every primitive but
+    [round] ([round.v]) and [maxpool] (not proved), for [k = 0, 1]. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
