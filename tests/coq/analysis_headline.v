@@ -9,7 +9,7 @@
    (Coquelicot adds none of its own): the assumptions printed below are
    those, and nothing else. *)
 From Coq Require Import Reals List.
-From RevHandlers.Analysis Require Import vec templates sums prims round ev.
+From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2.
 Open Scope R_scope.
 
 (* The derivative on R^n is Coquelicot's on R (n = 1). *)
@@ -52,3 +52,21 @@ Check @ev_flat.
 Print Assumptions ev_flat.
 Check @ev_rd_correct.
 Print Assumptions ev_rd_correct.
+
+(* The rules of the reverse derivative (Fig. 4) as theorems of R^n. *)
+Check @rd_proj.
+Print Assumptions rd_proj.
+Check @rd_const.
+Print Assumptions rd_const.
+Check @rd_comp.
+Print Assumptions rd_comp.
+Check @rd_add.
+Print Assumptions rd_add.
+Check @rd_pair.
+Print Assumptions rd_pair.
+Check @rd_let.
+Print Assumptions rd_let.
+
+(* rd²[p] is differentiable everywhere, for every primitive but maxpool. *)
+Check @prim_level2_differentiable.
+Print Assumptions prim_level2_differentiable.
