@@ -9,7 +9,7 @@
    (Coquelicot adds none of its own): the assumptions printed below are
    those, and nothing else. *)
 From Coq Require Import Reals List.
-From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2.
+From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim.
 Open Scope R_scope.
 
 (* The derivative on R^n is Coquelicot's on R (n = 1). *)
@@ -70,3 +70,20 @@ Print Assumptions rd_let.
 (* rd²[p] is differentiable everywhere, for every primitive but maxpool. *)
 Check @prim_level2_differentiable.
 Print Assumptions prim_level2_differentiable.
+
+(* A denotation of terms in the real model (rd by the real reverse
+   derivative of its body, through Coquelicot's Derive): the substitution
+   lemma, and soundness of every step but the rd step. *)
+Check @den_subst.
+Print Assumptions den_subst.
+Check @step_tm_den.
+Print Assumptions step_tm_den.
+
+(* The denotation of rd is the transposed Jacobian of the body applied to the
+   cotangent, wherever the body is differentiable. *)
+Check @rd_den_correct.
+Print Assumptions rd_den_correct.
+
+(* [[W.rd(x.f(x))(V)]] = rd[f](V, W) for every smooth primitive f (k <= 1). *)
+Check @den_rd_prim.
+Print Assumptions den_rd_prim.
