@@ -6,8 +6,11 @@
           tests/coq/analysis_headline.v
    and compare with analysis_headline.expected.  The theorems are about the
    real numbers, so they rest on the axioms of Coq's standard real numbers
-   (Coquelicot adds none of its own): the assumptions printed below are
-   those, and nothing else. *)
+   (ClassicalDedekindReals.sig_forall_dec, sig_not_dec,
+   FunctionalExtensionality.functional_extensionality_dep) and, where
+   Coquelicot's lemmas are used (derivatives of swish and round, Derive),
+   the excluded middle (Classical_Prop.classic): the assumptions printed
+   below are those, and nothing else. *)
 From Coq Require Import Reals List.
 From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim.
 Open Scope R_scope.
