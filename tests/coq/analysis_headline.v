@@ -90,3 +90,5 @@ Print Assumptions rd_den_correct.
 (* [[W.rd(x.f(x))(V)]] = rd[f](V, W) for every smooth primitive f (k <= 1). *)
 Check @den_rd_prim.
 Print Assumptions den_rd_prim.
+Check @den_rd_prim_ev.
+Print Assumptions den_rd_prim_ev.

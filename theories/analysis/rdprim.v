@@ -122,4 +122,18 @@ Proof.
     + intros y Hy. reflexivity.
   - rewrite rflat_tval. auto.
 Qed.
+
+(** The value [Ev] gives to [rd[f](<V, W>)] (the first step of the
+    rewriting of [W.rd(x.f(x))(V)]) is the denotation of [W.rd(x.f(x))(V)]. *)
+Corollary den_rd_prim_ev ρ k p V W U :
+  smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat ->
+  typed_tm [] V (@fdom vec k p) -> value V -> typed_tm [] W (@fcod vec k p) -> value W ->
+  Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec (@fdom vec k p)) (map snd (@leaves vec V)) ->
+  length (flat W) = pcod k p ->
+  exec_ev Rvo (S k, p) (Tuple [V; W]) = Some U ->
+  rflat (den ρ (Rd W (App (k, p) (Var 0)) V)) = flat U.
+Proof.
+  intros Hs Hok Hk HTV HV HTW HW HF HlW Hev.
+  rewrite (den_rd_prim ρ k p V W); auto. apply ev_flat in Hev. rewrite flat_pair in Hev. auto.
+Qed.
 End rdprim.
