@@ -1,0 +1,94 @@
+(* The headline theorems of the real analysis of the instance
+   (theories/analysis, logical name RevHandlers.Analysis): the reverse
+   derivatives of the primitives are real derivatives.  Compile with
+     coqc -Q _build/default/theories/rh RevHandlers \
+          -Q _build/default/theories/analysis RevHandlers.Analysis \
+          tests/coq/analysis_headline.v
+   and compare with analysis_headline.expected.  The theorems are about the
+   real numbers, so they rest on the axioms of Coq's standard real numbers
+   (ClassicalDedekindReals.sig_forall_dec, sig_not_dec,
+   FunctionalExtensionality.functional_extensionality_dep) and, where
+   Coquelicot's lemmas are used (derivatives of swish and round, Derive),
+   the excluded middle (Classical_Prop.classic): the assumptions printed
+   below are those, and nothing else. *)
+From Coq Require Import Reals List.
+From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim.
+Open Scope R_scope.
+
+(* The derivative on R^n is Coquelicot's on R (n = 1). *)
+Check @has_deriv_is_derive.
+Print Assumptions has_deriv_is_derive.
+
+(* The chain rule, the product rule for any bilinear product. *)
+Check @has_deriv_comp.
+Print Assumptions has_deriv_comp.
+Check @has_deriv_prod.
+Print Assumptions has_deriv_prod.
+
+(* Linear and bilinear maps in the instance's shapes: rd and rd² are the
+   reverse derivatives. *)
+Check @linear_rd0.
+Print Assumptions linear_rd0.
+Check @linear_rd1.
+Print Assumptions linear_rd1.
+Check @bilinear_rd0.
+Print Assumptions bilinear_rd0.
+Check @bilinear_rd1.
+Print Assumptions bilinear_rd1.
+
+(* Every smooth primitive (all but round and maxpool), at every point. *)
+Print rd_correct_at.
+Print smooth_prim.
+Check @prim_rd_correct.
+Print Assumptions prim_rd_correct.
+
+(* round: derivative 0 off the half-integers. *)
+Check @round_rd0.
+Print Assumptions round_rd0.
+Check @round_rd1.
+Print Assumptions round_rd1.
+
+(* At the level of the instance's Ev (exec_ev): Ev of rd^k[p] is prim_fun k p
+   on the flat vectors of leaves, so when Ev answers U for rd^{k+1}[p] at
+   <V, W>, U is the transposed Jacobian of rd^k[p] at V applied to W. *)
+Check @ev_flat.
+Print Assumptions ev_flat.
+Check @ev_rd_correct.
+Print Assumptions ev_rd_correct.
+
+(* The rules of the reverse derivative (Fig. 4) as theorems of R^n. *)
+Check @rd_proj.
+Print Assumptions rd_proj.
+Check @rd_const.
+Print Assumptions rd_const.
+Check @rd_comp.
+Print Assumptions rd_comp.
+Check @rd_add.
+Print Assumptions rd_add.
+Check @rd_pair.
+Print Assumptions rd_pair.
+Check @rd_let.
+Print Assumptions rd_let.
+
+(* rd²[p] is differentiable everywhere, for every primitive but maxpool. *)
+Check @prim_level2_differentiable.
+Print Assumptions prim_level2_differentiable.
+
+(* A denotation of terms in the real model (rd by the real reverse
+   derivative of its body, through Coquelicot's Derive): the substitution
+   lemma, and soundness of every step but the rd step. *)
+Check @den_subst.
+Print Assumptions den_subst.
+Check @step_tm_den.
+Print Assumptions step_tm_den.
+
+(* The denotation of rd is the transposed Jacobian of the body applied to the
+   cotangent, wherever the body is differentiable. *)
+Check @rd_den_correct.
+Print Assumptions rd_den_correct.
+
+(* [[W.rd(x.f(x))(V)]] = rd[f](V, W) for every smooth primitive f (k <= 1). *)
+Check @den_rd_prim.
+Print Assumptions den_rd_prim.
+Check @den_rd_prim_ev.
+Print Assumptions den_rd_prim_ev.

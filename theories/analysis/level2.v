@@ -1,0 +1,164 @@
+(** * [rd²[p]] is differentiable
+
+    The reverse derivative of a body that already contains [rd[p]] involves
+    [rd²[p]] (the instance evaluates it); a denotational account of nested
+    [rd] needs it differentiable.  It is, at every point, for every
+    primitive but [maxpool] ([prim_level2_differentiable]). *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature instance.
+From RevHandlers.Analysis Require Import vec templates sums prims round rdcalc.
+Import ListNotations.
+Open Scope R_scope.
+
+Definition differentiable_at (n m : nat) (f : vec -> vec) (x : vec) : Prop :=
+  exists L, has_deriv n m f x L.
+
+Lemma has_deriv_dim n m1 m2 f x L : m1 = m2 -> has_deriv n m1 f x L -> has_deriv n m2 f x L.
+Proof. intros ->. auto. Qed.
+
+Lemma lin2_differentiable n m L x : lin n m L -> length x = (n + m + n)%nat ->
+  differentiable_at (n + m + n) (n + m) (lin2 n m L) x.
+Proof.
+  intros HL Hx. exists (lin2 n m L). apply has_deriv_lin; auto. unfold lin2.
+  apply (lin_pair (n + m + n) n m (fun _ => zeros n) (fun v => L (proj (n + m) n v))).
+  - apply lin_zero.
+  - apply (lin_comp _ n _ L (proj (n + m) n)); auto. apply lin_proj. lia.
+Qed.
+
+Lemma bil2_differentiable p q r B P Q x :
+  bilin p q r B -> bilin r q p P -> bilin p r q Q -> length x = (p + q + r + (p + q))%nat ->
+  differentiable_at (p + q + r + (p + q)) (p + q + r) (bil2 p q r B P Q) x.
+Proof.
+  intros HB HP HQ Hx. set (N := (p + q + r + (p + q))%nat).
+  assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
+    by (intros; apply has_deriv_proj; auto).
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ HP (Pr (p + q)%nat r ltac:(unfold N; lia))
+                (Pr (p + q + r + p)%nat q ltac:(unfold N; lia))) as D1.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ HQ (Pr (p + q + r)%nat p ltac:(unfold N; lia))
+                (Pr (p + q)%nat r ltac:(unfold N; lia))) as D2.
+  pose proof (has_deriv_vp _ _ _ _ _ _ _
+                (has_deriv_prod _ _ _ _ _ _ _ x _ _ HB (Pr (p + q + r)%nat p ltac:(unfold N; lia))
+                   (Pr p q ltac:(unfold N; lia)))
+                (has_deriv_prod _ _ _ _ _ _ _ x _ _ HB (Pr 0%nat p ltac:(unfold N; lia))
+                   (Pr (p + q + r + p)%nat q ltac:(unfold N; lia)))) as D3.
+  pose proof (has_deriv_pair _ _ _ _ _ _ _ _ D1 (has_deriv_pair _ _ _ _ _ _ _ _ D2 D3)) as D.
+  eexists. apply has_deriv_dim with (p + (q + r))%nat; [lia|]. exact D.
+Qed.
+
+Lemma diff_from_form k p n m f :
+  pdom k p = n -> pcod k p = m -> (forall v, length v = n -> prim_fun k p v = f v) ->
+  (forall x, length x = n -> differentiable_at n m f x) ->
+  forall x, length x = pdom k p -> differentiable_at (pdom k p) (pcod k p) (prim_fun k p) x.
+Proof.
+  intros Hn Hm Hf H x Hx. rewrite Hn, Hm in *. destruct (H x Hx) as [L HL]. exists L.
+  eapply has_deriv_ext; [| |exact HL]; auto. intros v Hv. symmetry. auto.
+Qed.
+
+Lemma ex_derive_swish'' x : ex_derive (swish'' Rsc) x.
+Proof.
+  unfold swish'', sigm, two. simpl. auto_derive.
+  pose proof (sigm_pos x). unfold Rminus in *. rewrite ?Rplus_0_l in *. lra.
+Qed.
+
+Lemma sw2_differentiable n x : length x = (n + n + n)%nat ->
+  differentiable_at (n + n + n) (n + n) (sw2 n) x.
+Proof.
+  intros Hx. set (N := (n + n + n)%nat).
+  assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
+    by (intros; apply has_deriv_proj; auto).
+  assert (Hx0 : length (proj 0 n x) = n) by (apply length_proj; lia).
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
+                (has_deriv_map n (swish'' Rsc) (Derive (swish'' Rsc)) _ Hx0
+                   (fun i _ => Derive_correct _ _ (ex_derive_swish'' _)))) as G2.
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
+                (has_deriv_map n (swish' Rsc) (swish'' Rsc) _ Hx0
+                   (fun i _ => is_derive_swish' _))) as G1.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr n n ltac:(unfold N; lia)) G2) as D0.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) D0) as D1.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) G1) as D2.
+  eexists. exact (has_deriv_pair _ _ _ _ _ _ _ _ D1 D2).
+Qed.
+
+Lemma round2_differentiable n x : length x = (n + n + n)%nat ->
+  differentiable_at (n + n + n) (n + n) (fun _ => zeros n ++ zeros n) x.
+Proof.
+  intros Hx. destruct (rd_const (n + n + n) (n + n) (zeros n ++ zeros n) x) as [L [HL _]]; auto.
+  - rewrite app_length, length_zeros. auto.
+  - exists L. exact HL.
+Qed.
+
+(** Every primitive but [maxpool], with parameters accepted by [prim_ok]:
+    [rd²[p]] is differentiable at every point. *)
+Theorem prim_level2_differentiable p :
+  (smooth_prim p = true \/ exists n, p = PRound n) -> prim_ok p = true ->
+  forall x, length x = pdom 2 p -> differentiable_at (pdom 2 p) (pcod 2 p) (prim_fun 2 p) x.
+Proof.
+  intros Hs Hok.
+  destruct p as [n|n|n|m n k|m n|n|c n m|c n m|c c' n|c c' n m|c n m].
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (sw2 n)).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + apply sw_forms2.
+    + apply sw2_differentiable.
+  - apply (diff_from_form 2 _ (1 + n + n + (1 + n)) (1 + n + n) (bil2 1 n n sm_B sm_P sm_Q)).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
+      rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
+    + intros x Hx. apply bil2_differentiable; auto; [apply sm_bilin|apply sm_P_bilin|apply sm_bilin].
+  - apply (diff_from_form 2 _ (n + n + n + (n + n)) (n + n + n) (lin2 (n + n) n (sub_L n))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + apply sub_forms2.
+    + intros x Hx. apply lin2_differentiable; auto. apply sub_lin.
+  - apply (diff_from_form 2 _ (m * n + n * k + m * k + (m * n + n * k)) (m * n + n * k + m * k)
+             (bil2 (m * n) (n * k) (m * k) (mm_B m n k) (mm_P m n k) (mm_Q m n k))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq, !mm_B_eq
+        by (apply length_proj; lia).
+      unfold mm_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
+    + intros x Hx. apply bil2_differentiable; auto; [apply mm_bilin|apply mm_P_bilin|apply mm_Q_bilin].
+  - apply (diff_from_form 2 _ (m * n + n * m + m * n) (m * n + n * m) (lin2 (m * n) (n * m) (tr_L m n))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, tr_L_eq by (apply length_proj; lia).
+      rewrite length_proj by lia. reflexivity.
+    + intros x Hx. apply lin2_differentiable; auto. apply lin_tab2_w.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (fun _ => zeros n ++ zeros n)).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. apply round_forms2.
+    + apply round2_differentiable.
+  - apply (diff_from_form 2 _ (c * n + c * m + c * n) (c * n + c * m) (lin2 (c * n) (c * m) (pad_L c n m))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, pad_L_eq by (apply length_proj; lia).
+      rewrite length_proj by lia. reflexivity.
+    + intros x Hx. apply lin2_differentiable; auto. apply lin_tab2_w.
+  - apply (diff_from_form 2 _ (c * n + c * m + c * n) (c * n + c * m) (lin2 (c * n) (c * m) (up_L c n m))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, up_L_eq by (apply length_proj; lia).
+      rewrite length_proj by lia. reflexivity.
+    + intros x Hx. apply lin2_differentiable; auto. apply lin_tab2_w.
+  - set (N := (c * n + c' * n)%nat).
+    apply (diff_from_form 2 _ (N + N + N) (N + N) (lin2 N N idv)).
+    + unfold pdom, dsum, N. simpl. rewrite cc_N. lia.
+    + unfold pcod, dsum, N. simpl. rewrite cc_N. lia.
+    + apply cc_forms2.
+    + intros x Hx. apply lin2_differentiable; auto. apply idv_lin.
+  - simpl in Hok. apply andb_true_iff in Hok. destruct Hok as [H1 H2].
+    apply Nat.ltb_lt in H1. apply Nat.leb_le in H2.
+    apply (diff_from_form 2 _ (c' * c * m + c * n + c' * (n - m + 1) + (c' * c * m + c * n))
+             (c' * c * m + c * n + c' * (n - m + 1))
+             (bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) (cv_B c c' n m) (cv_P c c' n m) (cv_Q c c' n m))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq, !cv_B_eq
+        by (auto; apply length_proj; lia).
+      unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
+    + intros x Hx. apply bil2_differentiable; auto; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin]; auto.
+  - exfalso. destruct Hs as [Hs|[n' Hs]]; [discriminate|discriminate].
+Qed.

@@ -1,0 +1,992 @@
+(** * The primitives of the instance over the reals
+
+    The instance's scalars at ℝ ([Rsc]: [exp] is the real exponential,
+    [round x = ⌊x + 1/2⌋], [s_lt] is [Rlt_dec]) and its vectors at the list
+    model [list_vec_ops Rsc] ([Rvo]): the very definitions the evaluator
+    runs.  [prim_fun k p] is [rd^k[p]] ([eval_prim Rvo k p]) as a map of
+    flat vectors [ℝ^{pdom k p} → ℝ^{pcod k p}]: the leaves of the argument
+    are its consecutive blocks, the result's leaves are concatenated.
+
+    [rd_correct_at k p]: at every point [x], [rd^{k+1}[p](x, ·)] is the
+    reverse derivative of [rd^k[p]] at [x].  Each primitive's list
+    functions are first given a formula for their coordinates, then fed to
+    the linear or bilinear template of [templates.v]; [swish] is a
+    pointwise map.  [prim_rd_correct] collects them: every primitive but
+    [round] ([round.v]) and [maxpool] (not proved), for [k = 0, 1]. *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature instance.
+From RevHandlers.Analysis Require Import vec templates sums.
+Import ListNotations.
+Open Scope R_scope.
+
+Definition Rround (x : R) : R := IZR (Int_part (x + / 2)).
+
+Definition Rsc : scalar_ops R := {|
+  s_zero := 0; s_one := 1; s_add := Rplus; s_sub := Rminus; s_mul := Rmult; s_div := Rdiv;
+  s_exp := exp; s_round := Rround;
+  s_lt := fun a b => if Rlt_dec a b then true else false |}.
+
+Lemma sigm_pos x : 0 < 1 + exp (0 - x).
+Proof. pose proof (exp_pos (0 - x)). lra. Qed.
+
+Lemma is_derive_swish x : is_derive (swish Rsc) x (swish' Rsc x).
+Proof.
+  unfold swish, swish', sigm, two. simpl.
+  auto_derive.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
+    field. lra.
+Qed.
+
+Lemma is_derive_swish' x : is_derive (swish' Rsc) x (swish'' Rsc x).
+Proof.
+  unfold swish', swish'', sigm, two. simpl.
+  auto_derive.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
+    field. lra.
+Qed.
+
+(** ** The instance over the reals *)
+Definition Rvo : vec_ops (list R) := list_vec_ops Rsc.
+
+Fixpoint split_at (k : nat) (ds : list nat) (v : vec) : list vec :=
+  match ds with [] => [] | d :: ds' => proj k d v :: split_at (k + d) ds' v end.
+
+Definition dsum (ds : list nat) : nat := fold_right Nat.add 0%nat ds.
+Definition pdom (k : nat) (p : prim) : nat := dsum (@ty_dims vec (@fdom vec k p)).
+Definition pcod (k : nat) (p : prim) : nat := dsum (@ty_dims vec (@fcod vec k p)).
+
+(** [rd^k[p]] as a map of [ℝ^{pdom k p}] to [ℝ^{pcod k p}]: the leaves of its
+    argument are the consecutive blocks of the flat vector, and the leaves
+    of its result are concatenated. *)
+Definition prim_fun (k : nat) (p : prim) (v : vec) : vec :=
+  match eval_prim Rvo k p (split_at 0 (@ty_dims vec (@fdom vec k p)) v) with
+  | Some outs => concat outs
+  | None => []
+  end.
+
+(** [rd[p]] is the reverse derivative of [p] at every point, and [rd²[p]]
+    that of [rd[p]]. *)
+Definition rd_correct_at (k : nat) (p : prim) : Prop :=
+  forall x, length x = pdom k p ->
+    is_rev_deriv (pdom k p) (pcod k p) (prim_fun k p) x (fun y => prim_fun (S k) p (x ++ y)).
+
+Lemma rd_from_template k p n m f r :
+  pdom k p = n -> pcod k p = m ->
+  (forall v, length v = n -> prim_fun k p v = f v) ->
+  (forall v, length v = (n + m)%nat -> prim_fun (S k) p v = r v) ->
+  (forall x, length x = n -> is_rev_deriv n m f x (fun y => r (x ++ y))) ->
+  rd_correct_at k p.
+Proof.
+  intros Hn Hm Hf Hr H x Hx. rewrite Hn, Hm in *.
+  eapply is_rev_deriv_ext; [| |apply (H x Hx)].
+  - intros v Hv. symmetry. auto.
+  - intros y Hy. symmetry. apply Hr. rewrite app_length. lia.
+Qed.
+
+(** ** The instance's vector operations, on vectors of equal length *)
+Lemma vadd_vp u v : length u = length v -> vadd Rsc u v = vp u v.
+Proof.
+  revert v; induction u; intros [|b v] H; simpl in *; try discriminate; auto.
+  unfold vadd, vmap2 in *. simpl. f_equal. apply IHu. lia.
+Qed.
+
+Lemma vsub_vm u v : length u = length v -> vsub Rsc u v = vm u v.
+Proof.
+  revert v; induction u; intros [|b v] H; simpl in *; try discriminate; auto.
+  unfold vsub, vmap2, vm, vs in *. simpl. f_equal; [ring|]. apply IHu. lia.
+Qed.
+
+Lemma vneg_vs v : vneg Rsc v = vs (-1) v.
+Proof. unfold vneg, vs. apply map_ext. intros a. simpl. ring. Qed.
+
+Lemma vmul_inst u v : instance.vmul Rsc u v = vmul u v.
+Proof.
+  revert v; induction u; intros [|b v]; simpl; auto.
+  unfold instance.vmul, vmap2 in *. simpl. f_equal. apply IHu.
+Qed.
+
+Lemma vsum_fold l a : fold_left (s_add Rsc) l a = a + fold_right Rplus 0 l.
+Proof.
+  revert a; induction l as [|b l IH]; intros a; simpl; [ring|]. rewrite IH. ring.
+Qed.
+
+Lemma vdot_dot u v : vdot Rsc u v = dot u v.
+Proof.
+  unfold vdot, vsum. rewrite vsum_fold, vmul_inst. rewrite Rplus_0_l.
+  revert v; induction u; intros [|b v]; simpl; try ring. rewrite IHu. ring.
+Qed.
+
+Lemma proj_proj a b k d v : (a + b <= d)%nat -> proj a b (proj k d v) = proj (k + a) b v.
+Proof.
+  intros H. unfold proj. rewrite skipn_firstn_comm, firstn_firstn, skipn_skipn'.
+  f_equal; [lia|]. f_equal. lia.
+Qed.
+
+Lemma firstn_add' a b (w : vec) : firstn (a + b) w = firstn a w ++ firstn b (skipn a w).
+Proof.
+  revert w; induction a; intros [|x w]; simpl; auto. rewrite firstn_nil. auto. f_equal; auto.
+Qed.
+
+Lemma proj_concat k a b v : proj k a v ++ proj (k + a) b v = proj k (a + b) v.
+Proof.
+  unfold proj. replace (k + a)%nat with (a + k)%nat by lia. rewrite <- skipn_skipn'.
+  symmetry. apply firstn_add'.
+Qed.
+
+Lemma zeros_app a b : zeros (a + b) = zeros a ++ zeros b.
+Proof. apply repeat_app. Qed.
+
+(** ** smul: [Real(1) × Real(n) → Real(n)], bilinear *)
+Section smul.
+Variable n : nat.
+Definition sm_B (a b : vec) : vec := vs (a@@0) b.
+Definition sm_P (g b : vec) : vec := [dot g b].
+Definition sm_Q (a g : vec) : vec := vs (a@@0) g.
+
+Lemma sm_bilin : bilin 1 n n sm_B.
+Proof.
+  constructor.
+  - intros b Hb. constructor.
+    + intros a _. unfold sm_B. rewrite length_vs. auto.
+    + intros h k _ _. unfold sm_B. rewrite nth_vp. apply vec_ext; [rewrite length_vp, !length_vs; lia|].
+      intros i. rewrite nth_vp, !nth_vs. ring.
+    + intros a h _. unfold sm_B. rewrite nth_vs. apply vec_ext; [rewrite !length_vs; lia|].
+      intros i. rewrite !nth_vs. ring.
+  - intros a Ha. unfold sm_B. apply lin_vs.
+Qed.
+
+Lemma sm_P_bilin : bilin n n 1 sm_P.
+Proof.
+  unfold sm_P. constructor.
+  - intros b Hb. constructor; [intros ? ?; reflexivity| |].
+    + intros h k _ _. rewrite dot_vp_l. reflexivity.
+    + intros a h _. rewrite dot_vs_l. reflexivity.
+  - intros a Ha. constructor; [intros ? ?; reflexivity| |].
+    + intros h k _ _. rewrite dot_vp_r. reflexivity.
+    + intros c h _. rewrite dot_vs_r. reflexivity.
+Qed.
+
+Lemma dot_single a v : length v = 1%nat -> dot v [a] = v@@0 * a.
+Proof. destruct v as [|b [|]]; simpl; intros H; try discriminate. ring. Qed.
+
+Lemma sm_rd0 : rd_correct_at 0 (PSmul n).
+Proof.
+  apply (rd_from_template 0 _ (1 + n) n (bil0 1 n sm_B) (bil1 1 n n sm_P sm_Q)).
+  - unfold pdom, pcod, dsum. simpl. lia.
+  - unfold pdom, pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. apply app_nil_r.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite vdot_dot, app_nil_r. reflexivity.
+  - intros x Hx. apply bilinear_rd0; auto.
+    + apply sm_bilin.
+    + exact sm_P_bilin.
+    + apply sm_bilin.
+    + intros a b g Ha Hb Hg. unfold sm_B, sm_P. rewrite dot_single, dot_vs_l, dot_comm by auto. auto.
+    + intros a b g Ha Hb Hg. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto.
+Qed.
+
+Lemma sm_rd1 : rd_correct_at 1 (PSmul n).
+Proof.
+  apply (rd_from_template 1 _ (1 + n + n) (1 + n) (bil1 1 n n sm_P sm_Q) (bil2 1 n n sm_B sm_P sm_Q)).
+  - unfold pdom, pcod, dsum. simpl. lia.
+  - unfold pdom, pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite vdot_dot, app_nil_r. reflexivity.
+  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
+    rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
+  - intros x Hx. apply bilinear_rd1; auto.
+    + apply sm_bilin.
+    + exact sm_P_bilin.
+    + apply sm_bilin.
+    + intros a b g Ha Hb Hg. unfold sm_B, sm_P. rewrite dot_single, dot_vs_l, dot_comm by auto. auto.
+    + intros a b g Ha Hb Hg. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto.
+Qed.
+End smul.
+
+Ltac lens := repeat (rewrite ?length_vp, ?length_vs, ?length_vm, ?length_zeros, ?app_length,
+                  ?map_length, ?length_vmul, ?length_proj in *; try lia); simpl in *; try lia.
+
+(** ** sub: [Real(n) × Real(n) → Real(n)], linear *)
+Section sub.
+Variable n : nat.
+Definition sub_L (v : vec) : vec := vm (proj 0 n v) (proj n n v).
+Definition sub_Lt (w : vec) : vec := w ++ vs (-1) w.
+
+Lemma sub_lin : lin (n + n) n sub_L.
+Proof.
+  unfold sub_L. constructor.
+  - intros v Hv. rewrite length_vm, !length_proj; lia.
+  - intros h k Hh Hk. unfold proj. rewrite !skipn_vp, !firstn_vp. simpl.
+    apply vec_ext; [rewrite !length_vm, !length_vp, !length_vm, !firstn_length, !skipn_length; lia|].
+    intros i. rewrite !nth_vm, !nth_vp, !nth_vm. ring.
+  - intros a h Hh. unfold proj. rewrite !skipn_vs, !firstn_vs. simpl.
+    apply vec_ext; [rewrite !length_vm, !length_vs, !length_vm; lia|].
+    intros i. rewrite !nth_vm, !nth_vs, !nth_vm. ring.
+Qed.
+
+Lemma sub_Lt_lin : lin n (n + n) sub_Lt.
+Proof.
+  unfold sub_Lt. constructor.
+  - intros v Hv. rewrite app_length, length_vs. lia.
+  - intros h k Hh Hk. rewrite vp_app by lia.
+    f_equal. apply vec_ext; [rewrite !length_vs, !length_vp, !length_vs; lia|].
+    intros i. rewrite !nth_vs, !nth_vp, !nth_vs. ring.
+  - intros a h Hh. rewrite vs_app. f_equal.
+    apply vec_ext; [rewrite !length_vs; lia|]. intros i. rewrite !nth_vs. ring.
+Qed.
+
+Lemma sub_adj h y : length h = (n + n)%nat -> length y = n -> dot (sub_L h) y = dot h (sub_Lt y).
+Proof.
+  intros Hh Hy. unfold sub_L, sub_Lt, vm. rewrite (dot_split2 n n) by auto.
+  rewrite dot_vp_l, dot_vs_l, dot_vs_r. ring.
+Qed.
+
+Lemma sub_forms0 v : length v = (n + n)%nat -> prim_fun 0 (PSub n) v = sub_L v.
+Proof.
+  intros Hv. unfold prim_fun, sub_L. simpl. rewrite app_nil_r. apply vsub_vm. lens.
+Qed.
+
+Lemma sub_forms1 v : length v = (n + n + n)%nat -> prim_fun 1 (PSub n) v = lin1 (n + n) n sub_Lt v.
+Proof.
+  intros Hv. unfold prim_fun, lin1, sub_Lt. simpl. rewrite vneg_vs, app_nil_r.
+  replace (n + n)%nat with (n + n)%nat by lia. reflexivity.
+Qed.
+
+Lemma sub_forms2 v : length v = (n + n + n + (n + n))%nat ->
+  prim_fun 2 (PSub n) v = lin2 (n + n) n sub_L v.
+Proof.
+  intros Hv. unfold prim_fun, lin2, sub_L. simpl. rewrite app_nil_r, zeros_app, <- app_assoc.
+  rewrite !proj_proj by lia. rewrite vsub_vm by lens. unfold zeros.
+  rewrite Nat.add_0_r. reflexivity.
+Qed.
+
+Lemma sub_rd0 : rd_correct_at 0 (PSub n).
+Proof.
+  apply (rd_from_template 0 _ (n + n) n sub_L (lin1 (n + n) n sub_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sub_forms0.
+  - exact sub_forms1.
+  - intros x Hx. apply linear_rd0; auto. apply sub_lin. apply sub_Lt_lin. apply sub_adj.
+Qed.
+
+Lemma sub_rd1 : rd_correct_at 1 (PSub n).
+Proof.
+  apply (rd_from_template 1 _ (n + n + n) (n + n) (lin1 (n + n) n sub_Lt) (lin2 (n + n) n sub_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sub_forms1.
+  - exact sub_forms2.
+  - intros x Hx. apply linear_rd1; auto. apply sub_lin. apply sub_Lt_lin. apply sub_adj.
+Qed.
+End sub.
+
+(** ** concat: [Real(c·n) × Real(c'·n) → Real((c+c')·n)], the identity of the flat vector *)
+Section concat.
+Variables c c' n : nat.
+Let N := (c * n + c' * n)%nat.
+Definition idv (v : vec) : vec := v.
+
+Lemma idv_lin k : lin k k idv.
+Proof. unfold idv. constructor; auto. intros v Hv. auto. Qed.
+
+Lemma cc_N : ((c + c') * n)%nat = N.
+Proof. unfold N. apply Nat.mul_add_distr_r. Qed.
+
+Lemma cc_forms0 v : length v = N -> prim_fun 0 (PConcat c c' n) v = idv v.
+Proof.
+  intros Hv. unfold prim_fun, idv. simpl. rewrite app_nil_r, proj_concat.
+  unfold proj. simpl. apply firstn_all2. unfold N in Hv. lia.
+Qed.
+
+Lemma cc_forms1 v : length v = (N + N)%nat -> prim_fun 1 (PConcat c c' n) v = lin1 N N idv v.
+Proof.
+  intros Hv. unfold prim_fun, lin1, idv. simpl. rewrite app_nil_r, firstn_skipn, cc_N.
+  unfold N. reflexivity.
+Qed.
+
+Lemma cc_forms2 v : length v = (N + N + N)%nat -> prim_fun 2 (PConcat c c' n) v = lin2 N N idv v.
+Proof.
+  intros Hv. unfold prim_fun, lin2, idv. simpl. rewrite app_nil_r, cc_N.
+  unfold N. rewrite proj_concat, zeros_app, <- app_assoc. reflexivity.
+Qed.
+
+Lemma cc_rd0 : rd_correct_at 0 (PConcat c c' n).
+Proof.
+  apply (rd_from_template 0 _ N N idv (lin1 N N idv)).
+  - unfold pdom, dsum, N. simpl. lia.
+  - unfold pcod, dsum. simpl. rewrite Nat.add_0_r. apply cc_N.
+  - exact cc_forms0.
+  - exact cc_forms1.
+  - intros x Hx. apply linear_rd0; auto; apply idv_lin.
+Qed.
+
+Lemma cc_rd1 : rd_correct_at 1 (PConcat c c' n).
+Proof.
+  apply (rd_from_template 1 _ (N + N) N (lin1 N N idv) (lin2 N N idv)).
+  - unfold pdom, dsum, N. simpl. rewrite cc_N. unfold N. lia.
+  - unfold pcod, dsum, N. simpl. lia.
+  - exact cc_forms1.
+  - exact cc_forms2.
+  - intros x Hx. apply linear_rd1; auto; apply idv_lin.
+Qed.
+End concat.
+
+(** ** swish: [Real(n) → Real(n)], pointwise *)
+Lemma vmul_comm u v : vmul u v = vmul v u.
+Proof. revert v; induction u; intros [|b v]; simpl; auto. f_equal; [ring|auto]. Qed.
+
+Lemma vmul_bilin n : bilin n n n vmul.
+Proof.
+  constructor.
+  - intros b Hb. apply lin_ext with (vmul b); [intros; apply vmul_comm|]. apply lin_vmul_r. auto.
+  - intros a Ha. apply lin_vmul_r. auto.
+Qed.
+
+Section swish.
+Variable n : nat.
+Definition sw0 (v : vec) : vec := map (swish Rsc) v.
+Definition sw1 (v : vec) : vec := vmul (proj n n v) (map (swish' Rsc) (proj 0 n v)).
+Definition sw2 (v : vec) : vec :=
+  let x := proj 0 n v in let u := proj n n v in let c := proj (n + n) n v in
+  vmul c (vmul u (map (swish'' Rsc) x)) ++ vmul c (map (swish' Rsc) x).
+
+Lemma sw_forms0 v : length v = n -> prim_fun 0 (PSwish n) v = sw0 v.
+Proof.
+  intros Hv. unfold prim_fun, sw0. simpl. rewrite app_nil_r. unfold proj. simpl.
+  rewrite firstn_all2 by lia. reflexivity.
+Qed.
+
+Lemma sw_forms1 v : length v = (n + n)%nat -> prim_fun 1 (PSwish n) v = sw1 v.
+Proof. intros Hv. unfold prim_fun, sw1. simpl. rewrite app_nil_r, vmul_inst. reflexivity. Qed.
+
+Lemma sw_forms2 v : length v = (n + n + n)%nat -> prim_fun 2 (PSwish n) v = sw2 v.
+Proof. intros Hv. unfold prim_fun, sw2. simpl. rewrite app_nil_r, !vmul_inst. reflexivity. Qed.
+
+Lemma sw_rd0 : rd_correct_at 0 (PSwish n).
+Proof.
+  apply (rd_from_template 0 _ n n sw0 sw1).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sw_forms0.
+  - exact sw_forms1.
+  - intros x Hx. exists (vmul (map (swish' Rsc) x)). split.
+    + apply has_deriv_map; auto. intros i _. apply is_derive_swish.
+    + assert (E : forall y, length y = n -> sw1 (x ++ y) = vmul y (map (swish' Rsc) x)).
+      { intros y Hy. unfold sw1. rewrite (proj_app_l 0 n), (proj_app_r n n) by lia. unfold proj. simpl.
+        rewrite !firstn_all2 by lia. reflexivity. }
+      split.
+      * intros y Hy. rewrite E by auto. rewrite length_vmul, map_length. lia.
+      * intros h y Hh Hy. rewrite E by auto. rewrite dot_vmul, vmul_comm. reflexivity.
+Qed.
+
+Lemma sw_rd1 : rd_correct_at 1 (PSwish n).
+Proof.
+  apply (rd_from_template 1 _ (n + n) n sw1 sw2).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sw_forms1.
+  - exact sw_forms2.
+  - intros x Hx.
+    set (x0 := proj 0 n x). set (u0 := proj n n x).
+    assert (Hx0 : length x0 = n) by (apply length_proj; lia).
+    assert (Hu0 : length u0 = n) by (apply length_proj; lia).
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)
+                  (has_deriv_map n (swish' Rsc) (swish'' Rsc) x0 Hx0
+                     (fun i _ => is_derive_swish' _))) as HG.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n)
+                  (has_deriv_proj (n + n) n n x ltac:(lia) Hx) HG) as HD.
+    eexists. split; [exact HD|].
+    assert (E : forall y, length y = n -> sw2 (x ++ y) =
+      vmul y (vmul u0 (map (swish'' Rsc) x0)) ++ vmul y (map (swish' Rsc) x0)).
+    { intros y Hy. unfold sw2. rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_r (n + n) n) by lia.
+      rewrite firstn_all2 by lia. reflexivity. }
+    split.
+    + intros y Hy. rewrite E by auto. rewrite app_length, !length_vmul, !map_length. lia.
+    + intros h y Hh Hy. rewrite E by auto.
+      assert (Hha : length (proj 0 n h) = n) by (apply length_proj; lia).
+      assert (Hhb : length (proj n n h) = n) by (apply length_proj; lia).
+      rewrite (dot_split2 n n) by (rewrite ?length_vmul, ?map_length; lia).
+      fold x0 u0. rewrite dot_vp_l.
+      rewrite (vmul_comm (proj n n h)), dot_vmul, dot_vmul, dot_vmul.
+      rewrite (vmul_comm (map (swish' Rsc) x0) y).
+      replace (vmul (map (swish'' Rsc) x0) (vmul u0 y)) with (vmul y (vmul u0 (map (swish'' Rsc) x0))).
+      * ring.
+      * apply vec_ext; [rewrite !length_vmul, !map_length; lia|].
+        intros i. rewrite !nth_vmul. ring.
+Qed.
+End swish.
+
+(** ** The instance's list functions in coordinates *)
+Lemma rows_tab r n A : (r * n <= length A)%nat ->
+  rows r n A = map (fun i => tab n (fun j => A@@(i * n + j))) (seq 0 r).
+Proof.
+  intros H. unfold rows. apply map_ext_in. intros i Hi. apply in_seq in Hi.
+  fold (proj (i * n) n A). apply proj_tab.
+  assert (i * n + n = S i * n)%nat by (simpl; lia).
+  assert (S i * n <= r * n)%nat by (apply Nat.mul_le_mono_r; lia). lia.
+Qed.
+
+Lemma columns_tab k r n g : (k <= n)%nat ->
+  columns Rsc k (map (fun i => tab n (g i)) (seq 0 r)) = map (fun j => tab r (fun i => g i j)) (seq 0 k).
+Proof.
+  intros H. unfold columns. apply map_ext_in. intros j Hj. apply in_seq in Hj.
+  rewrite map_map. unfold tab at 2. apply map_ext. intros i. unfold vget. simpl.
+  apply nth_tab_lt. lia.
+Qed.
+
+Lemma transpose_tab m n A : length A = (m * n)%nat ->
+  transpose Rsc m n A = tab2 n m (fun j i => A@@(i * n + j)).
+Proof.
+  intros H. unfold transpose. rewrite rows_tab by lia. rewrite columns_tab by lia. reflexivity.
+Qed.
+
+Lemma resize_tab n m f : resize Rsc n m (tab n f) = tab m (fun t => if Nat.ltb t n then f t else 0).
+Proof.
+  unfold resize. apply vec_ext.
+  - rewrite app_length, firstn_length, length_tab, length_tab. unfold vzero. rewrite repeat_length. lia.
+  - intros t. rewrite nth_tab. destruct (Nat.ltb_spec t m).
+    + destruct (Nat.ltb_spec t n).
+      * rewrite nth_app_lt by (rewrite firstn_length, length_tab; lia).
+        rewrite nth_firstn_lt, nth_tab_lt by lia. reflexivity.
+      * rewrite nth_app_ge by (rewrite firstn_length, length_tab; lia).
+        unfold vzero. apply nth_zeros.
+    + apply nth_overflow. rewrite app_length, firstn_length, length_tab. unfold vzero.
+      rewrite repeat_length. lia.
+Qed.
+
+Lemma pad_tab c n m x : length x = (c * n)%nat ->
+  pad Rsc c n m x = tab2 c m (fun i t => if Nat.ltb t n then x@@(i * n + t) else 0).
+Proof.
+  intros H. unfold pad. rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext. intros i. apply resize_tab.
+Qed.
+
+(** Maps whose coordinates are weighted coordinates of the argument are linear. *)
+Lemma lin_tab2_w N a b (w : nat -> nat -> R) (φ : nat -> nat -> nat) :
+  lin N (a * b) (fun A => tab2 a b (fun j i => w j i * A@@(φ j i))).
+Proof.
+  constructor.
+  - intros v _. apply length_tab2.
+  - intros h k _ _. rewrite tab2_vp. apply tab2_ext. intros j i _ _. rewrite nth_vp. ring.
+  - intros c h _. rewrite tab2_vs. apply tab2_ext. intros j i _ _. rewrite nth_vs. ring.
+Qed.
+
+Lemma v_len_zero (v : vec) : v_zero Rvo (v_len Rvo v) = zeros (length v).
+Proof. reflexivity. Qed.
+
+(** ** transpose: [Real(m·n) → Real(n·m)], linear *)
+Section transpose.
+Variables m n : nat.
+Definition tr_L (A : vec) : vec := tab2 n m (fun j i => 1 * A@@(i * n + j)).
+Definition tr_Lt (Y : vec) : vec := tab2 m n (fun i j => 1 * Y@@(j * m + i)).
+
+Lemma tr_L_eq A : length A = (m * n)%nat -> transpose Rsc m n A = tr_L A.
+Proof. intros H. rewrite transpose_tab by auto. apply tab2_ext. intros. ring. Qed.
+Lemma tr_Lt_eq Y : length Y = (n * m)%nat -> transpose Rsc n m Y = tr_Lt Y.
+Proof. intros H. rewrite transpose_tab by auto. apply tab2_ext. intros. ring. Qed.
+
+Lemma tr_adj h y : length h = (m * n)%nat -> length y = (n * m)%nat -> dot (tr_L h) y = dot h (tr_Lt y).
+Proof.
+  intros Hh Hy. unfold tr_L, tr_Lt. rewrite (dot_comm h), !dot_tab2, sumn_swap.
+  apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj. ring.
+Qed.
+
+Lemma tr_rd0 : rd_correct_at 0 (PTranspose m n).
+Proof.
+  apply (rd_from_template 0 _ (m * n) (n * m) tr_L (lin1 (m * n) (n * m) tr_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, tr_L_eq; auto;
+      rewrite ?skipn_length; simpl; lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, tr_Lt_eq; auto. apply length_proj. lia.
+  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_w|apply tr_adj].
+Qed.
+
+Lemma tr_rd1 : rd_correct_at 1 (PTranspose m n).
+Proof.
+  apply (rd_from_template 1 _ (m * n + n * m) (m * n) (lin1 (m * n) (n * m) tr_Lt) (lin2 (m * n) (n * m) tr_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, tr_Lt_eq; auto. apply length_proj. lia.
+  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, tr_L_eq by (apply length_proj; lia).
+    rewrite length_proj by lia. reflexivity.
+  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply tr_adj].
+Qed.
+End transpose.
+
+(** ** pad: [Real(c·n) → Real(c·m)], linear, adjoint [pad c m n] *)
+Section pad.
+Variables c n m : nat.
+Definition pad_L (n m : nat) (x : vec) : vec :=
+  tab2 c m (fun i t => (if Nat.ltb t n then 1 else 0) * x@@(i * n + t)).
+
+Lemma pad_L_eq n' m' x : length x = (c * n')%nat -> pad Rsc c n' m' x = pad_L n' m' x.
+Proof.
+  intros H. rewrite pad_tab by auto. apply tab2_ext. intros. destruct (Nat.ltb _ _); ring.
+Qed.
+
+Lemma pad_adj h y : length h = (c * n)%nat -> length y = (c * m)%nat ->
+  dot (pad_L n m h) y = dot h (pad_L m n y).
+Proof.
+  intros Hh Hy. unfold pad_L. rewrite (dot_comm h), !dot_tab2.
+  apply sumn_ext. intros i Hi.
+  transitivity (sumn m (fun t => if Nat.ltb t n then h@@(i * n + t) * y@@(i * m + t) else 0)).
+  { apply sumn_ext. intros t _. destruct (Nat.ltb _ _); ring. }
+  transitivity (sumn n (fun t => if Nat.ltb t m then h@@(i * n + t) * y@@(i * m + t) else 0)).
+  2: { apply sumn_ext. intros t _. destruct (Nat.ltb _ _); ring. }
+  rewrite !sumn_cut, Nat.min_comm. reflexivity.
+Qed.
+
+Lemma pad_rd0 : rd_correct_at 0 (PPad c n m).
+Proof.
+  apply (rd_from_template 0 _ (c * n) (c * m) (pad_L n m) (lin1 (c * n) (c * m) (pad_L m n))).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, pad_L_eq; auto;
+      rewrite ?skipn_length; simpl; lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, pad_L_eq; auto. apply length_proj. lia.
+  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
+Qed.
+
+Lemma pad_rd1 : rd_correct_at 1 (PPad c n m).
+Proof.
+  apply (rd_from_template 1 _ (c * n + c * m) (c * n) (lin1 (c * n) (c * m) (pad_L m n)) (lin2 (c * n) (c * m) (pad_L n m))).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, pad_L_eq; auto. apply length_proj. lia.
+  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, pad_L_eq by (apply length_proj; lia).
+    rewrite length_proj by lia. reflexivity.
+  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
+Qed.
+End pad.
+
+(** ** matmul: [Real(m·n) × Real(n·k) → Real(m·k)], bilinear *)
+Section matmul.
+Variables m n k : nat.
+Definition mm_B (A B : vec) : vec := tab2 m k (fun i j => sumn n (fun l => A@@(i * n + l) * B@@(l * k + j))).
+Definition mm_P (G B : vec) : vec := tab2 m n (fun i l => sumn k (fun j => G@@(i * k + j) * B@@(l * k + j))).
+Definition mm_Q (A G : vec) : vec := tab2 n k (fun l j => sumn m (fun i => A@@(i * n + l) * G@@(i * k + j))).
+
+Lemma matmul_tab a b d A B : length A = (a * b)%nat -> length B = (b * d)%nat ->
+  matmul Rsc a b d A B = tab2 a d (fun i j => sumn b (fun l => A@@(i * b + l) * B@@(l * d + j))).
+Proof.
+  intros HA HB. unfold matmul. rewrite (rows_tab b d) by lia. rewrite columns_tab by lia.
+  rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal. apply map_ext. intros i.
+  rewrite map_map. unfold tab. apply map_ext. intros j. rewrite vdot_dot. fold (tab b (fun l => A@@(i * b + l))).
+  change (map (fun i => nth (i * d + j) B 0) (seq 0 b)) with (tab b (fun i => B@@(i * d + j))).
+  rewrite dot_tab. apply sumn_ext. intros l Hl. rewrite nth_tab_lt; auto.
+Qed.
+
+Lemma mm_B_eq A B : length A = (m * n)%nat -> length B = (n * k)%nat -> matmul Rsc m n k A B = mm_B A B.
+Proof. apply matmul_tab. Qed.
+
+Lemma mm_P_eq G B : length G = (m * k)%nat -> length B = (n * k)%nat ->
+  matmul Rsc m k n G (transpose Rsc n k B) = mm_P G B.
+Proof.
+  intros HG HB. rewrite transpose_tab by auto. rewrite matmul_tab; auto; [|apply length_tab2].
+  apply tab2_ext. intros i l Hi Hl. apply sumn_ext. intros j Hj. rewrite nth_tab2; auto.
+Qed.
+
+Lemma mm_Q_eq A G : length A = (m * n)%nat -> length G = (m * k)%nat ->
+  matmul Rsc n m k (transpose Rsc m n A) G = mm_Q A G.
+Proof.
+  intros HA HG. rewrite transpose_tab by auto. rewrite matmul_tab; auto; [|apply length_tab2].
+  apply tab2_ext. intros l j Hl Hj. apply sumn_ext. intros i Hi. rewrite nth_tab2; auto.
+Qed.
+
+Lemma mm_bilin : bilin (m * n) (n * k) (m * k) mm_B.
+Proof.
+  constructor.
+  - intros B _. apply (lin_tab2_sum (m * n) m k n (fun i j l => B@@(l * k + j)) (fun i j l => i * n + l)%nat)
+      || (eapply lin_ext; [|apply (lin_tab2_sum (m * n) m k n (fun i j l => B@@(l * k + j)) (fun i j l => i * n + l)%nat)];
+          intros h _; unfold mm_B; apply tab2_ext; intros; apply sumn_ext; intros; ring).
+  - intros A _. eapply lin_ext; [|apply (lin_tab2_sum (n * k) m k n (fun i j l => A@@(i * n + l)) (fun i j l => l * k + j)%nat)].
+    intros h _. unfold mm_B. reflexivity.
+Qed.
+
+Lemma mm_P_bilin : bilin (m * k) (n * k) (m * n) mm_P.
+Proof.
+  constructor.
+  - intros B _. eapply lin_ext; [|apply (lin_tab2_sum (m * k) m n k (fun i l j => B@@(l * k + j)) (fun i l j => i * k + j)%nat)].
+    intros h _. unfold mm_P. apply tab2_ext; intros; apply sumn_ext; intros; ring.
+  - intros G _. eapply lin_ext; [|apply (lin_tab2_sum (n * k) m n k (fun i l j => G@@(i * k + j)) (fun i l j => l * k + j)%nat)].
+    intros h _. unfold mm_P. reflexivity.
+Qed.
+
+Lemma mm_Q_bilin : bilin (m * n) (m * k) (n * k) mm_Q.
+Proof.
+  constructor.
+  - intros G _. eapply lin_ext; [|apply (lin_tab2_sum (m * n) n k m (fun l j i => G@@(i * k + j)) (fun l j i => i * n + l)%nat)].
+    intros h _. unfold mm_Q. apply tab2_ext; intros; apply sumn_ext; intros; ring.
+  - intros A _. eapply lin_ext; [|apply (lin_tab2_sum (m * k) n k m (fun l j i => A@@(i * n + l)) (fun l j i => i * k + j)%nat)].
+    intros h _. unfold mm_Q. reflexivity.
+Qed.
+
+Lemma mm_adjP A B G : length A = (m * n)%nat -> length B = (n * k)%nat -> length G = (m * k)%nat ->
+  dot (mm_B A B) G = dot A (mm_P G B).
+Proof.
+  intros HA HB HG. unfold mm_B, mm_P. rewrite (dot_comm A), !dot_tab2.
+  apply sumn_ext. intros i Hi.
+  transitivity (sumn k (fun j => sumn n (fun l => A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j)))).
+  { apply sumn_ext. intros j Hj. apply sumn_mul_r. }
+  rewrite sumn_swap. apply sumn_ext. intros l Hl. rewrite sumn_mul_r. apply sumn_ext. intros j Hj. ring.
+Qed.
+
+Lemma mm_adjQ A B G : length A = (m * n)%nat -> length B = (n * k)%nat -> length G = (m * k)%nat ->
+  dot (mm_B A B) G = dot B (mm_Q A G).
+Proof.
+  intros HA HB HG. unfold mm_B, mm_Q. rewrite (dot_comm B), !dot_tab2.
+  transitivity (sumn m (fun i => sumn k (fun j => sumn n (fun l =>
+    A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j))))).
+  { apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj. rewrite sumn_mul_r. reflexivity. }
+  transitivity (sumn n (fun l => sumn k (fun j => sumn m (fun i =>
+    A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j))))).
+  { rewrite (sumn_ext m _ (fun i => sumn n (fun l => sumn k (fun j =>
+      A@@(i * n + l) * B@@(l * k + j) * G@@(i * k + j))))).
+    - rewrite sumn_swap. apply sumn_ext. intros l Hl. apply sumn_swap.
+    - intros i Hi. apply sumn_swap. }
+  apply sumn_ext. intros l Hl. apply sumn_ext. intros j Hj. rewrite sumn_mul_r.
+  apply sumn_ext. intros i Hi. ring.
+Qed.
+
+Lemma mm_rd0 : rd_correct_at 0 (PMatmul m n k).
+Proof.
+  apply (rd_from_template 0 _ (m * n + n * k) (m * k) (bil0 (m * n) (n * k) mm_B) (bil1 (m * n) (n * k) (m * k) mm_P mm_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, mm_B_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros x Hx. apply bilinear_rd0; auto.
+    + apply mm_bilin.
+    + apply mm_P_bilin.
+    + apply mm_Q_bilin.
+    + apply mm_adjP.
+    + apply mm_adjQ.
+Qed.
+
+Lemma mm_rd1 : rd_correct_at 1 (PMatmul m n k).
+Proof.
+  apply (rd_from_template 1 _ (m * n + n * k + m * k) (m * n + n * k)
+           (bil1 (m * n) (n * k) (m * k) mm_P mm_Q) (bil2 (m * n) (n * k) (m * k) mm_B mm_P mm_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq, !mm_B_eq
+      by (apply length_proj; lia).
+    unfold mm_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
+  - intros x Hx. apply bilinear_rd1; auto.
+    + apply mm_bilin.
+    + apply mm_P_bilin.
+    + apply mm_Q_bilin.
+    + apply mm_adjP.
+    + apply mm_adjQ.
+Qed.
+End matmul.
+
+Lemma vsum_sumn n f : vsum Rsc (map f (seq 0 n)) = sumn n f.
+Proof. unfold vsum. rewrite vsum_fold, sumn_seq. simpl. ring. Qed.
+
+(** ** upscale: [Real(c·n) → Real(c·m)], linear, nearest neighbour *)
+Section upscale.
+Variables c n m : nat.
+Definition up_L (x : vec) : vec :=
+  tab2 c m (fun i t => (if Nat.ltb (t * n / m) n then 1 else 0) * x@@(i * n + t * n / m)).
+Definition up_Lt (g : vec) : vec :=
+  tab2 c n (fun i s => sumn m (fun t => (if Nat.eqb (t * n / m) s then 1 else 0) * g@@(i * m + t))).
+
+Lemma up_L_eq x : length x = (c * n)%nat -> upscale Rsc c n m x = up_L x.
+Proof.
+  intros H. unfold upscale, up_L. rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext. intros i. unfold tabulate. fold (tab m (fun t => vget Rsc (tab n (fun j => x@@(i * n + j))) (t * n / m))).
+  apply tab_ext. intros t Ht. unfold vget. simpl. rewrite nth_tab. destruct (Nat.ltb _ _); ring.
+Qed.
+
+Lemma up_Lt_eq g : length g = (c * m)%nat -> upscale_adj Rsc c n m g = up_Lt g.
+Proof.
+  intros H. unfold upscale_adj, up_Lt. rewrite rows_tab by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext. intros i. unfold tabulate. fold (tab n (fun s => vsum Rsc (map (fun t =>
+    if Nat.eqb (t * n / m) s then vget Rsc (tab m (fun j => g@@(i * m + j))) t else s_zero Rsc) (seq 0 m)))).
+  apply tab_ext. intros s Hs. rewrite vsum_sumn. apply sumn_ext. intros t Ht. unfold vget. simpl.
+  rewrite nth_tab_lt by auto. destruct (Nat.eqb _ _); ring.
+Qed.
+
+Lemma up_adj h y : length h = (c * n)%nat -> length y = (c * m)%nat -> dot (up_L h) y = dot h (up_Lt y).
+Proof.
+  intros Hh Hy. unfold up_L, up_Lt. rewrite (dot_comm h), !dot_tab2. apply sumn_ext. intros i Hi.
+  transitivity (sumn m (fun t => sumn n (fun s =>
+    if Nat.eqb (t * n / m) s then y@@(i * m + t) * h@@(i * n + s) else 0))).
+  - apply sumn_ext. intros t Ht. rewrite sumn_single. destruct (Nat.ltb _ _); ring.
+  - rewrite sumn_swap. apply sumn_ext. intros s Hs. rewrite sumn_mul_r. apply sumn_ext. intros t Ht.
+    destruct (Nat.eqb_spec (t * n / m) s); [subst|]; ring.
+Qed.
+
+Lemma up_rd0 : rd_correct_at 0 (PUpscale c n m).
+Proof.
+  apply (rd_from_template 0 _ (c * n) (c * m) up_L (lin1 (c * n) (c * m) up_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, up_L_eq; auto;
+      rewrite ?skipn_length; simpl; lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, up_Lt_eq; auto. apply length_proj. lia.
+  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
+Qed.
+
+Lemma up_rd1 : rd_correct_at 1 (PUpscale c n m).
+Proof.
+  apply (rd_from_template 1 _ (c * n + c * m) (c * n) (lin1 (c * n) (c * m) up_Lt) (lin2 (c * n) (c * m) up_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, up_Lt_eq; auto. apply length_proj. lia.
+  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, up_L_eq by (apply length_proj; lia).
+    rewrite length_proj by lia. reflexivity.
+  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
+Qed.
+End upscale.
+
+Lemma combine_map_seq {A B} (f : nat -> A) (g : nat -> B) a k :
+  combine (map f (seq a k)) (map g (seq a k)) = map (fun i => (f i, g i)) (seq a k).
+Proof. revert a; induction k; intros a; simpl; auto. f_equal. auto. Qed.
+
+Lemma nth_map_seq {A} (f : nat -> A) k i d : (i < k)%nat -> nth i (map f (seq 0 k)) d = f i.
+Proof.
+  intros H. rewrite nth_indep with (d' := f 0%nat) by (rewrite map_length, seq_length; auto).
+  rewrite map_nth, seq_nth; auto.
+Qed.
+
+Lemma window_tab n f t m : (t + m <= n)%nat -> window (tab n f) t m = tab m (fun j => f (t + j)%nat).
+Proof.
+  intros H. unfold window. fold (proj t m (tab n f)). rewrite proj_tab by (rewrite length_tab; lia).
+  apply tab_ext. intros j Hj. apply nth_tab_lt. lia.
+Qed.
+
+Lemma rows_tab' r n d f : (r * n <= d)%nat ->
+  rows r n (tab d f) = map (fun i => tab n (fun j => f (i * n + j)%nat)) (seq 0 r).
+Proof.
+  intros H. rewrite rows_tab by (rewrite length_tab; lia). apply map_ext_in. intros i Hi.
+  apply in_seq in Hi. apply tab_ext. intros j Hj. apply nth_tab_lt.
+  assert (i * n + n <= r * n)%nat by nia. lia.
+Qed.
+
+(** ** conv1d: kernel [Real(c'·c·m)] × signal [Real(c·n)] → [Real(c'·(n−m+1))], bilinear *)
+Section conv1d.
+Variables c c' n m : nat.
+Hypotheses (Hm : (0 < m)%nat) (Hmn : (m <= n)%nat).
+
+Definition cv_B (K x : vec) : vec :=
+  tab2 c' (n - m + 1) (fun o t => sumn c (fun i => sumn m (fun j =>
+    K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j))))).
+Definition cv_P (g x : vec) : vec :=
+  tab2 c' (c * m) (fun o r => sumn (n - m + 1) (fun t =>
+    g@@(o * (n - m + 1) + t) * x@@(r / m * n + (r mod m + t)))).
+Definition cv_Q (K g : vec) : vec :=
+  tab2 c n (fun i s => sumn c' (fun o => sumn m (fun j =>
+    (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) *
+    K@@(o * (c * m) + (i * m + j)) * g@@(o * (n - m + 1) + (s - j))))).
+
+Lemma cv_B_eq K x : length K = (c' * c * m)%nat -> length x = (c * n)%nat ->
+  conv1d Rsc c c' n m K x = cv_B K x.
+Proof.
+  intros HK Hx. unfold conv1d, cv_B. rewrite (rows_tab c n x) by lia.
+  rewrite (rows_tab c' (c * m) K) by (rewrite HK, Nat.mul_assoc; lia).
+  rewrite map_map. unfold tab2. f_equal. apply map_ext. intros o.
+  rewrite rows_tab' by lia. unfold tabulate.
+  fold (tab (n - m + 1) (fun t => vsum Rsc (map (fun p => vdot Rsc (fst p) (window (snd p) t m))
+    (combine (map (fun i => tab m (fun j => K@@(o * (c * m) + (i * m + j)))) (seq 0 c))
+             (map (fun i => tab n (fun j => x@@(i * n + j))) (seq 0 c)))))).
+  apply tab_ext. intros t Ht. rewrite combine_map_seq, map_map, vsum_sumn.
+  apply sumn_ext. intros i Hi. simpl. rewrite window_tab by lia. rewrite vdot_dot, dot_tab.
+  apply sumn_ext. intros j Hj. rewrite nth_tab_lt; auto.
+Qed.
+
+Lemma cv_P_eq g x : length g = (c' * (n - m + 1))%nat -> length x = (c * n)%nat ->
+  conv1d_dK Rsc c c' n m g x = cv_P g x.
+Proof.
+  intros Hg Hx. unfold conv1d_dK, cv_P. rewrite (rows_tab c n x) by lia.
+  rewrite (rows_tab c' (n - m + 1) g) by lia. rewrite map_map. unfold tab2 at 1. f_equal.
+  apply map_ext. intros o. rewrite map_map. unfold tabulate.
+  transitivity (tab2 c m (fun i j => vdot Rsc (tab (n - m + 1) (fun t => g@@(o * (n - m + 1) + t)))
+                                    (window (tab n (fun s => x@@(i * n + s))) j (n - m + 1)))).
+  { reflexivity. }
+  rewrite tab2_flat by auto. apply tab_ext. intros r Hr.
+  assert (Hi : (r / m < c)%nat) by (apply Nat.div_lt_upper_bound; lia).
+  assert (Hj : (r mod m < m)%nat) by (apply Nat.mod_upper_bound; lia).
+  rewrite window_tab by lia. rewrite vdot_dot, dot_tab. apply sumn_ext. intros t Ht.
+  rewrite nth_tab_lt by auto. reflexivity.
+Qed.
+
+Lemma cv_Q_eq K g : length K = (c' * c * m)%nat -> length g = (c' * (n - m + 1))%nat ->
+  conv1d_dx Rsc c c' n m K g = cv_Q K g.
+Proof.
+  intros HK Hg. unfold conv1d_dx, cv_Q.
+  rewrite (rows_tab c' (c * m) K) by (rewrite HK, Nat.mul_assoc; lia).
+  rewrite (rows_tab c' (n - m + 1) g) by lia. rewrite map_map. unfold tab2. f_equal.
+  apply map_ext_in. intros i Hi. apply in_seq in Hi. unfold tabulate.
+  match goal with |- map ?f (seq 0 n) = _ => change (map f (seq 0 n)) with (tab n f) end.
+  apply tab_ext. intros s Hs. rewrite combine_map_seq, map_map, vsum_sumn.
+  apply sumn_ext. intros o Ho. simpl. rewrite rows_tab' by lia. rewrite nth_map_seq by lia.
+  rewrite vsum_sumn. apply sumn_ext. intros j Hj.
+  destruct (Nat.leb j s && Nat.ltb (s - j) (n - m + 1)) eqn:E; [|ring].
+  apply andb_true_iff in E. destruct E as [_ E]. apply Nat.ltb_lt in E.
+  unfold vget. simpl. rewrite !nth_tab_lt by lia. ring.
+Qed.
+
+Lemma lin_dim N M1 M2 L : M1 = M2 -> lin N M1 L -> lin N M2 L.
+Proof. intros ->. auto. Qed.
+
+Lemma cv_assoc : (c' * c * m = c' * (c * m))%nat.
+Proof. ring. Qed.
+
+Lemma cv_B_bilin : bilin (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B.
+Proof.
+  constructor.
+  - intros x _. eapply lin_ext; [|apply (lin_tab2_sum2 (c' * c * m) c' (n - m + 1) c m
+      (fun o t i j => x@@(i * n + (t + j))) (fun o t i j => o * (c * m) + (i * m + j))%nat)].
+    intros h _. unfold cv_B. apply tab2_ext. intros. apply sumn_ext. intros. apply sumn_ext. intros. ring.
+  - intros K _. apply (lin_tab2_sum2 (c * n) c' (n - m + 1) c m
+      (fun o t i j => K@@(o * (c * m) + (i * m + j))) (fun o t i j => i * n + (t + j))%nat).
+Qed.
+
+Lemma cv_P_bilin : bilin (c' * (n - m + 1)) (c * n) (c' * c * m) cv_P.
+Proof.
+  constructor.
+  - intros x _. apply (lin_dim _ _ _ _ (eq_sym cv_assoc)).
+    eapply lin_ext; [|apply (lin_tab2_sum (c' * (n - m + 1)) c' (c * m) (n - m + 1)
+      (fun o r t => x@@(r / m * n + (r mod m + t))) (fun o r t => o * (n - m + 1) + t)%nat)].
+    intros h _. unfold cv_P. apply tab2_ext. intros. apply sumn_ext. intros. ring.
+  - intros g _. apply (lin_dim _ _ _ _ (eq_sym cv_assoc)).
+    apply (lin_tab2_sum (c * n) c' (c * m) (n - m + 1)
+      (fun o r t => g@@(o * (n - m + 1) + t)) (fun o r t => r / m * n + (r mod m + t))%nat).
+Qed.
+
+Lemma cv_Q_bilin : bilin (c' * c * m) (c' * (n - m + 1)) (c * n) cv_Q.
+Proof.
+  constructor.
+  - intros g _. eapply lin_ext; [|apply (lin_tab2_sum2 (c' * c * m) c n c' m
+      (fun i s o j => (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) * g@@(o * (n - m + 1) + (s - j)))
+      (fun i s o j => o * (c * m) + (i * m + j))%nat)].
+    intros h _. unfold cv_Q. apply tab2_ext. intros. apply sumn_ext. intros. apply sumn_ext. intros. ring.
+  - intros K _. apply (lin_tab2_sum2 (c' * (n - m + 1)) c n c' m
+      (fun i s o j => (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) * K@@(o * (c * m) + (i * m + j)))
+      (fun i s o j => o * (n - m + 1) + (s - j))%nat).
+Qed.
+
+Lemma sumn_cm (f : nat -> nat -> nat -> R) :
+  sumn (c * m) (fun r => f (r / m) (r mod m) r)%nat = sumn c (fun i => sumn m (fun j => f i j (i * m + j)))%nat.
+Proof.
+  rewrite sumn_mul. apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj.
+  replace ((i * m + j) / m)%nat with i by (rewrite Nat.div_add_l, Nat.div_small by lia; lia).
+  replace ((i * m + j) mod m)%nat with j by (rewrite Nat.add_comm, Nat.mod_add, Nat.mod_small by lia; lia).
+  reflexivity.
+Qed.
+
+Lemma cv_adjP K x g : length K = (c' * c * m)%nat -> length x = (c * n)%nat ->
+  length g = (c' * (n - m + 1))%nat -> dot (cv_B K x) g = dot K (cv_P g x).
+Proof.
+  intros HK Hx Hg. unfold cv_B, cv_P. rewrite (dot_comm K), !dot_tab2. apply sumn_ext. intros o Ho.
+  rewrite (sumn_cm (fun i j r => sumn (n - m + 1) (fun t => g@@(o * (n - m + 1) + t) * x@@(i * n + (j + t)))
+                                   * K@@(o * (c * m) + r))).
+  transitivity (sumn c (fun i => sumn m (fun j => sumn (n - m + 1) (fun t =>
+    K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j)) * g@@(o * (n - m + 1) + t))))).
+  - transitivity (sumn (n - m + 1) (fun t => sumn c (fun i => sumn m (fun j =>
+      K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j)) * g@@(o * (n - m + 1) + t))))).
+    + apply sumn_ext. intros t Ht. rewrite sumn_mul_r. apply sumn_ext. intros i Hi. apply sumn_mul_r.
+    + rewrite sumn_swap. apply sumn_ext. intros i Hi. apply sumn_swap.
+  - apply sumn_ext. intros i Hi. apply sumn_ext. intros j Hj. rewrite sumn_mul_r. apply sumn_ext.
+    intros t Ht. rewrite (Nat.add_comm t j). ring.
+Qed.
+
+Lemma cv_adjQ K x g : length K = (c' * c * m)%nat -> length x = (c * n)%nat ->
+  length g = (c' * (n - m + 1))%nat -> dot (cv_B K x) g = dot x (cv_Q K g).
+Proof.
+  intros HK Hx Hg. unfold cv_B, cv_Q. rewrite (dot_comm x), !dot_tab2.
+  set (F := fun o i j t => K@@(o * (c * m) + (i * m + j)) * x@@(i * n + (t + j)) * g@@(o * (n - m + 1) + t)).
+  transitivity (sumn c (fun i => sumn c' (fun o => sumn m (fun j => sumn (n - m + 1) (fun t => F o i j t))))).
+  - transitivity (sumn c' (fun o => sumn c (fun i => sumn m (fun j => sumn (n - m + 1) (fun t => F o i j t))))).
+    2: apply sumn_swap.
+    apply sumn_ext. intros o Ho.
+    transitivity (sumn (n - m + 1) (fun t => sumn c (fun i => sumn m (fun j => F o i j t)))).
+    + apply sumn_ext. intros t Ht. rewrite sumn_mul_r. apply sumn_ext. intros i Hi. apply sumn_mul_r.
+    + rewrite sumn_swap. apply sumn_ext. intros i Hi. apply sumn_swap.
+  - apply sumn_ext. intros i Hi.
+    transitivity (sumn c' (fun o => sumn m (fun j => sumn n (fun s =>
+      (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) *
+      K@@(o * (c * m) + (i * m + j)) * g@@(o * (n - m + 1) + (s - j)) * x@@(i * n + s))))).
+    + apply sumn_ext. intros o Ho. apply sumn_ext. intros j Hj.
+      rewrite <- (sumn_reindex n (n - m + 1) j (fun t => F o i j t)) by lia.
+      apply sumn_ext. intros s Hs. unfold F.
+      destruct (Nat.leb_spec j s); simpl; [|ring].
+      destruct (Nat.ltb (s - j) (n - m + 1)); [|ring].
+      replace (s - j + j)%nat with s by lia. ring.
+    + transitivity (sumn n (fun s => sumn c' (fun o => sumn m (fun j =>
+        (if Nat.leb j s && Nat.ltb (s - j) (n - m + 1) then 1 else 0) *
+        K@@(o * (c * m) + (i * m + j)) * g@@(o * (n - m + 1) + (s - j)) * x@@(i * n + s))))).
+      * apply sumn_swap3.
+      * apply sumn_ext. intros s Hs. rewrite sumn_mul_r. apply sumn_ext. intros o Ho.
+        rewrite sumn_mul_r. reflexivity.
+Qed.
+
+Lemma cv_rd0 : rd_correct_at 0 (PConv1d c c' n m).
+Proof.
+  apply (rd_from_template 0 _ (c' * c * m + c * n) (c' * (n - m + 1))
+           (bil0 (c' * c * m) (c * n) cv_B) (bil1 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_P cv_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, cv_B_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros x Hx. apply bilinear_rd0; auto.
+    + apply cv_B_bilin.
+    + apply cv_P_bilin.
+    + apply cv_Q_bilin.
+    + apply cv_adjP.
+    + apply cv_adjQ.
+Qed.
+
+Lemma cv_rd1 : rd_correct_at 1 (PConv1d c c' n m).
+Proof.
+  apply (rd_from_template 1 _ (c' * c * m + c * n + c' * (n - m + 1)) (c' * c * m + c * n)
+           (bil1 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_P cv_Q)
+           (bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq by (apply length_proj; lia).
+    reflexivity.
+  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq, !cv_B_eq
+      by (apply length_proj; lia).
+    unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
+  - intros x Hx. apply bilinear_rd1; auto.
+    + apply cv_B_bilin.
+    + apply cv_P_bilin.
+    + apply cv_Q_bilin.
+    + apply cv_adjP.
+    + apply cv_adjQ.
+Qed.
+End conv1d.
+
+(** ** Every smooth primitive *)
+(** [round] and [maxpool] are not differentiable everywhere; they are
+    excluded here ([round] is treated in [round.v]). *)
+Definition smooth_prim (p : prim) : bool :=
+  match p with PRound _ | PMaxpool _ _ _ => false | _ => true end.
+
+(** For every smooth primitive [p] with sensible parameters, at every point:
+    [rd[p]] is the reverse derivative of [p] ([k = 0]), and [rd²[p]] that of
+    [rd[p]] ([k = 1]). *)
+Theorem prim_rd_correct p k :
+  smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> rd_correct_at k p.
+Proof.
+  intros Hs Hok Hk. assert (Hk' : k = 0%nat \/ k = 1%nat) by lia.
+  destruct p as [n|n|n|m n k'|m n|n|c n m|c n m|c c' n|c c' n m|c n m]; simpl in Hs; try discriminate;
+    destruct Hk' as [->| ->].
+  all: try solve [apply sw_rd0 | apply sw_rd1 | apply sm_rd0 | apply sm_rd1 | apply sub_rd0 | apply sub_rd1
+    | apply mm_rd0 | apply mm_rd1 | apply tr_rd0 | apply tr_rd1 | apply pad_rd0 | apply pad_rd1
+    | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1].
+  all: simpl in Hok; apply andb_true_iff in Hok; destruct Hok as [H1 H2];
+    apply Nat.ltb_lt in H1; apply Nat.leb_le in H2; first [apply cv_rd0; auto | apply cv_rd1; auto].
+Qed.
