@@ -72,15 +72,20 @@ NONSMOOTH = ("round", "maxpool")
 
 
 def _values_agree(a, b) -> bool:
-    """Within RTOL and ATOL (as ``numpy.isclose``), NaN with NaN, an
-    infinity with the same infinity; the same tuple structure."""
+    """Each number within ATOL + RTOL times the largest finite magnitude in
+    its vector (a component that is the small difference of large terms
+    carries their rounding error: summed in another order it can be off by
+    far more than RTOL of itself), NaN with NaN, an infinity with the same
+    infinity; the same tuple structure."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
             return False
         if a.tobytes() == b.tobytes():
             return True
         with np.errstate(invalid="ignore", over="ignore"):
-            ok = (np.abs(a - b) <= ATOL + RTOL * np.abs(b)) | (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+            mag = np.where(np.isfinite(b), np.abs(b), 0.0)
+            scale = np.maximum(mag, mag.max(initial=0.0))
+            ok = (np.abs(a - b) <= ATOL + RTOL * scale) | (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
         return bool(ok.all())
     return isinstance(b, tuple) and len(a) == len(b) and all(_values_agree(x, y) for x, y in zip(a, b))
 
