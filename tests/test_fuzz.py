@@ -312,3 +312,30 @@ def test_the_campaign_catches_a_fast_evaluator_off_by_one_bit(monkeypatch):
     monkeypatch.setattr(fuzz.Pipe, "receive", receive)
     report = fuzz.campaign(500, seed=20261201, max_size=10, timeout=2.0)
     assert report.divergence is not None and "fast evaluator" in report.divergence, report.divergence
+
+
+def test_a_program_near_overflow_agrees_within_its_vectors_scale(model, verified):
+    """Values near 1e284 (a chain of operations feeding its own growth): the
+    reference, which differentiates another way, overflows in a matrix
+    product on the way back, and a component 13 orders below the largest
+    comes out 0 where the evaluators give -4.99e178; compared to the
+    largest magnitude of the vector, that is within the tolerance."""
+    prog = rh.load(ROOT / "tests" / "corpus" / "overflow" / "chain-overflow.sexp")
+    a = model.run(prog).value[0]
+    assert abs(a[0]) > 1e284 and np.isfinite(a).all() and a[1] != 0
+    assert fuzz.crosscheck(prog, model, fast=verified).kind == "agree"
+
+
+def test_values_agree_within_the_largest_magnitude_of_each_vector():
+    agree = fuzz._values_agree
+    big = 1.157e31
+    assert agree(np.array([-4.288e6, -big]), np.array([-4.2897e6, -big]))       # 1.7e3 off, 1e-28 of the largest
+    assert not agree(np.array([1.0, 2.0]), np.array([1.0, 2.001]))
+    assert not agree(np.array([1.0, 1e6]), np.array([1.0 + 1e-6 * 1e6, 1e6]))
+    assert agree(np.array([1.0, 1e6]), np.array([1.0 + 1e-8 * 1e6, 1e6]))
+    assert not agree(np.array([5.0, 1.0]), np.array([np.inf, 1.0]))
+    assert not agree(np.array([np.inf, 1.0]), np.array([1e300, 1.0]))
+    assert not agree(np.array([-np.inf]), np.array([np.inf]))
+    assert agree(np.array([np.inf, np.nan]), np.array([np.inf, np.nan]))
+    assert not agree(np.array([np.nan, 1.0]), np.array([2.0, 1.0]))
+    assert not agree((np.array([1.0]),), (np.array([1.0]), np.array([2.0])))

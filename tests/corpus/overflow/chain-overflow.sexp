@@ -1,0 +1,4 @@
+; found by `revhandlers fuzz --seed 3` (program 86824), shrunk by reducing its generator's choices
+; the values pass 1e284; on the way back the reference's matmul VJP overflows (-7.7e56 * 7.5e283),
+; and the second component comes out 0 in the reference, -4.99e178 in both evaluators (1e-106 of the largest)
+(program (ops (Chain (real 2) (real 2))) (locs (l0 (2))) (heap (l0 (0.0 0.0))) (fuel 10000) (main (revhandle (tuple (const -1.0 1.0)) (x0) (let v1 (op Chain (add (add x0 (add x0 x0)) x0)) (let v2 (op Chain (app (swish 2) v1)) (let v3 (op Chain v2) (let v4 (op Chain v3) (ret (add (app (swish 2) v4) (app (matmul 2 1 1) (app (rd (matmul 2 1 1)) (tuple (tuple v4 (const -0.2723529998361083)) v4))))))))) (handler (return r (ret r)) (clause Chain (real 2) (x (ret (tuple (add (app (swish 2) x) (app (matmul 2 1 1) (rd (tuple x (const -1.0)) v1 (app (rd (matmul 2 1 1)) (tuple v1 x)) (tuple x (const 0.0))))) x))) (y z (ret y)))))))
