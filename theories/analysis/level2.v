@@ -95,7 +95,7 @@ Theorem prim_level2_differentiable p :
   forall x, length x = pdom 2 p -> differentiable_at (pdom 2 p) (pcod 2 p) (prim_fun 2 p) x.
 Proof.
   intros Hs Hok.
-  destruct p as [n|n|n|m n k|m n|n|c n m|c n m|c c' n|c c' n m|c n m].
+  destruct p as [n|n|n|m n k|m n|n|c n m|c n m|c c' n|c c' n m|c n m|n|n|n|n|n|n|n|n].
   - apply (diff_from_form 2 _ (n + n + n) (n + n) (sw2 n)).
     + unfold pdom, dsum. simpl. lia.
     + unfold pcod, dsum. simpl. lia.
@@ -160,5 +160,5 @@ Proof.
         by (auto; apply length_proj; lia).
       unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
     + intros x Hx. apply bil2_differentiable; auto; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin]; auto.
-  - exfalso. destruct Hs as [Hs|[n' Hs]]; [discriminate|discriminate].
+  all: exfalso; destruct Hs as [Hs|[n' Hs]]; discriminate.
 Qed.

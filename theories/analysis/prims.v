@@ -22,9 +22,12 @@ Open Scope R_scope.
 
 Definition Rround (x : R) : R := IZR (Int_part (x + / 2)).
 
+(** The hyperbolic tangent over ℝ (the float evaluator's [tanh] is libm's). *)
+Definition Rtanh (x : R) : R := (exp x - exp (- x)) / (exp x + exp (- x)).
+
 Definition Rsc : scalar_ops R := {|
   s_zero := 0; s_one := 1; s_add := Rplus; s_sub := Rminus; s_mul := Rmult; s_div := Rdiv;
-  s_exp := exp; s_round := Rround;
+  s_exp := exp; s_log := ln; s_tanh := Rtanh; s_round := Rround;
   s_lt := fun a b => if Rlt_dec a b then true else false |}.
 
 Lemma sigm_pos x : 0 < 1 + exp (0 - x).
@@ -973,7 +976,11 @@ End conv1d.
 (** [round] and [maxpool] are not differentiable everywhere; they are
     excluded here ([round] is treated in [round.v]). *)
 Definition smooth_prim (p : prim) : bool :=
-  match p with PRound _ | PMaxpool _ _ _ => false | _ => true end.
+  match p with
+  | PSwish _ | PSmul _ | PSub _ | PMatmul _ _ _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _
+  | PConcat _ _ _ | PConv1d _ _ _ _ => true
+  | _ => false
+  end.
 
 (** For every smooth primitive [p] with sensible parameters, at every point:
     [rd[p]] is the reverse derivative of [p] ([k = 0]), and [rd²[p]] that of
@@ -982,7 +989,8 @@ Theorem prim_rd_correct p k :
   smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> rd_correct_at k p.
 Proof.
   intros Hs Hok Hk. assert (Hk' : k = 0%nat \/ k = 1%nat) by lia.
-  destruct p as [n|n|n|m n k'|m n|n|c n m|c n m|c c' n|c c' n m|c n m]; simpl in Hs; try discriminate;
+  destruct p as [n|n|n|m n k'|m n|n|c n m|c n m|c c' n|c c' n m|c n m|n|n|n|n|n|n|n|n]; simpl in Hs;
+    try discriminate;
     destruct Hk' as [->| ->].
   all: try solve [apply sw_rd0 | apply sw_rd1 | apply sm_rd0 | apply sm_rd1 | apply sub_rd0 | apply sub_rd1
     | apply mm_rd0 | apply mm_rd1 | apply tr_rd0 | apply tr_rd1 | apply pad_rd0 | apply pad_rd1
