@@ -160,5 +160,15 @@ Proof.
         by (auto; apply length_proj; lia).
       unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
     + intros x Hx. apply bil2_differentiable; auto; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin]; auto.
-  all: exfalso; destruct Hs as [Hs|[n' Hs]]; discriminate.
+  all: try solve [exfalso; destruct Hs as [Hs|[n' Hs]]; discriminate].
+  - apply (diff_from_form 2 _ (n + n + n + (n + n)) (n + n + n) (bil2 n n n vmul vmul vmul)).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + apply mul_forms2.
+    + intros x Hx. apply bil2_differentiable; auto; apply vmul_bilin.
+  - apply (diff_from_form 2 _ (n + 1 + n) (n + 1) (lin2 n 1 (sum_L n))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + apply sum_forms2.
+    + intros x Hx. apply lin2_differentiable; auto. apply sum_lin.
 Qed.

@@ -972,13 +972,139 @@ Proof.
 Qed.
 End conv1d.
 
+(** ** mul: [Real(n) × Real(n) → Real(n)], the elementwise product, bilinear *)
+Section mul.
+Variable n : nat.
+
+Lemma mul_adjP a b g : dot (vmul a b) g = dot a (vmul g b).
+Proof. rewrite (vmul_comm a b), dot_vmul, (vmul_comm b g). reflexivity. Qed.
+
+Lemma mul_forms0 v : length v = (n + n)%nat -> prim_fun 0 (PMul n) v = bil0 n n vmul v.
+Proof. intros Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, vmul_inst. reflexivity. Qed.
+
+Lemma mul_forms1 v : length v = (n + n + n)%nat -> prim_fun 1 (PMul n) v = bil1 n n n vmul vmul v.
+Proof. intros Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, !vmul_inst. reflexivity. Qed.
+
+Lemma mul_forms2 v : length v = (n + n + n + (n + n))%nat ->
+  prim_fun 2 (PMul n) v = bil2 n n n vmul vmul vmul v.
+Proof.
+  intros Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, !vmul_inst.
+  rewrite vadd_vp; [reflexivity|]. rewrite !length_vmul, !length_proj; lia.
+Qed.
+
+Lemma mul_rd0 : rd_correct_at 0 (PMul n).
+Proof.
+  apply (rd_from_template 0 _ (n + n) n (bil0 n n vmul) (bil1 n n n vmul vmul)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact mul_forms0.
+  - exact mul_forms1.
+  - intros x Hx. apply bilinear_rd0; auto; try apply vmul_bilin.
+    + intros a b g _ _ _. apply mul_adjP.
+    + intros a b g _ _ _. apply dot_vmul.
+Qed.
+
+Lemma mul_rd1 : rd_correct_at 1 (PMul n).
+Proof.
+  apply (rd_from_template 1 _ (n + n + n) (n + n) (bil1 n n n vmul vmul) (bil2 n n n vmul vmul vmul)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact mul_forms1.
+  - exact mul_forms2.
+  - intros x Hx. apply bilinear_rd1; auto; try apply vmul_bilin.
+    + intros a b g _ _ _. apply mul_adjP.
+    + intros a b g _ _ _. apply dot_vmul.
+Qed.
+End mul.
+
+(** ** sum: [Real(n) → Real(1)], linear: [Σ x = <1, x>], adjoint [g ↦ g·1] *)
+Section sum.
+Variable n : nat.
+Definition ones : vec := repeat 1 n.
+Definition sum_L (v : vec) : vec := [dot ones v].
+Definition sum_Lt (g : vec) : vec := vs (g@@0) ones.
+
+Lemma length_ones : length ones = n.
+Proof. apply repeat_length. Qed.
+
+Lemma sum_lin : lin n 1 sum_L.
+Proof.
+  unfold sum_L. constructor.
+  - intros v _. reflexivity.
+  - intros h k _ _. simpl. rewrite dot_vp_r. reflexivity.
+  - intros a h _. simpl. rewrite dot_vs_r. reflexivity.
+Qed.
+
+Lemma sum_Lt_lin : lin 1 n sum_Lt.
+Proof.
+  unfold sum_Lt. constructor.
+  - intros v _. rewrite length_vs. apply length_ones.
+  - intros h k _ _. apply vec_ext; [rewrite length_vp, !length_vs, Nat.max_id; reflexivity|].
+    intros i. repeat rewrite ?nth_vp, ?nth_vs. ring.
+  - intros a h _. apply vec_ext; [rewrite !length_vs; reflexivity|].
+    intros i. rewrite !nth_vs. ring.
+Qed.
+
+Lemma sum_adj h y : length h = n -> length y = 1%nat -> dot (sum_L h) y = dot h (sum_Lt y).
+Proof.
+  intros Hh Hy. unfold sum_L, sum_Lt. rewrite dot_vs_r, (dot_comm h).
+  destruct y as [|b [|]]; simpl in *; try discriminate. ring.
+Qed.
+
+Lemma vsum_ones w : vsum Rsc w = dot (repeat 1 (length w)) w.
+Proof.
+  unfold vsum. rewrite vsum_fold, Rplus_0_l. induction w as [|a w IH]; simpl; [ring|].
+  rewrite IH. ring.
+Qed.
+
+Lemma repeat_vs a k : repeat a k = vs a (repeat 1 k).
+Proof. unfold vs. induction k; simpl; auto. f_equal; [ring|auto]. Qed.
+
+Lemma sum_forms0 v : length v = n -> prim_fun 0 (PSum n) v = sum_L v.
+Proof.
+  intros Hv. unfold prim_fun, sum_L, ones. simpl. rewrite vsum_ones.
+  unfold proj. simpl. rewrite firstn_all2 by lia. rewrite Hv. reflexivity.
+Qed.
+
+Lemma sum_forms1 v : length v = (n + 1)%nat -> prim_fun 1 (PSum n) v = lin1 n 1 sum_Lt v.
+Proof.
+  intros Hv. unfold prim_fun, lin1, sum_Lt, ones. simpl. rewrite app_nil_r, repeat_vs. reflexivity.
+Qed.
+
+Lemma sum_forms2 v : length v = (n + 1 + n)%nat -> prim_fun 2 (PSum n) v = lin2 n 1 sum_L v.
+Proof.
+  intros Hv. unfold prim_fun, lin2, sum_L, ones. simpl.
+  rewrite vsum_ones, !length_proj by lia. reflexivity.
+Qed.
+
+Lemma sum_rd0 : rd_correct_at 0 (PSum n).
+Proof.
+  apply (rd_from_template 0 _ n 1 sum_L (lin1 n 1 sum_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sum_forms0.
+  - exact sum_forms1.
+  - intros x Hx. apply linear_rd0; auto. apply sum_lin. apply sum_Lt_lin. apply sum_adj.
+Qed.
+
+Lemma sum_rd1 : rd_correct_at 1 (PSum n).
+Proof.
+  apply (rd_from_template 1 _ (n + 1) n (lin1 n 1 sum_Lt) (lin2 n 1 sum_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sum_forms1.
+  - exact sum_forms2.
+  - intros x Hx. apply linear_rd1; auto. apply sum_lin. apply sum_Lt_lin. apply sum_adj.
+Qed.
+End sum.
+
 (** ** Every smooth primitive *)
 (** [round] and [maxpool] are not differentiable everywhere; they are
     excluded here ([round] is treated in [round.v]). *)
 Definition smooth_prim (p : prim) : bool :=
   match p with
   | PSwish _ | PSmul _ | PSub _ | PMatmul _ _ _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _
-  | PConcat _ _ _ | PConv1d _ _ _ _ => true
+  | PConcat _ _ _ | PConv1d _ _ _ _ | PMul _ | PSum _ => true
   | _ => false
   end.
 
@@ -994,7 +1120,8 @@ Proof.
     destruct Hk' as [->| ->].
   all: try solve [apply sw_rd0 | apply sw_rd1 | apply sm_rd0 | apply sm_rd1 | apply sub_rd0 | apply sub_rd1
     | apply mm_rd0 | apply mm_rd1 | apply tr_rd0 | apply tr_rd1 | apply pad_rd0 | apply pad_rd1
-    | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1].
+    | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1
+    | apply mul_rd0 | apply mul_rd1 | apply sum_rd0 | apply sum_rd1].
   all: simpl in Hok; apply andb_true_iff in Hok; destruct Hok as [H1 H2];
     apply Nat.ltb_lt in H1; apply Nat.leb_le in H2; first [apply cv_rd0; auto | apply cv_rd1; auto].
 Qed.
