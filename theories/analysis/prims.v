@@ -972,6 +972,136 @@ Proof.
 Qed.
 End conv1d.
 
+(** ** Pointwise primitives [map f : ℝⁿ → ℝⁿ] with [f' = f1], [f1' = f2], in
+    the shape of the instance's [pointwise] ([sigmoid], [tanh], [exp]) *)
+Section pointwise.
+Variables (n : nat) (p : prim) (f f1 f2 : R -> R).
+Definition pw1 (v : vec) : vec := vmul (proj n n v) (map f1 (proj 0 n v)).
+Definition pw2 (v : vec) : vec :=
+  let x := proj 0 n v in let u := proj n n v in let c := proj (n + n) n v in
+  vmul c (vmul u (map f2 x)) ++ vmul c (map f1 x).
+Hypotheses (Hd1 : forall a, is_derive f a (f1 a)) (Hd2 : forall a, is_derive f1 a (f2 a))
+  (Hdom0 : pdom 0 p = n) (Hcod0 : pcod 0 p = n) (Hdom1 : pdom 1 p = (n + n)%nat) (Hcod1 : pcod 1 p = n)
+  (Hf0 : forall v, length v = n -> prim_fun 0 p v = map f v)
+  (Hf1 : forall v, length v = (n + n)%nat -> prim_fun 1 p v = pw1 v)
+  (Hf2 : forall v, length v = (n + n + n)%nat -> prim_fun 2 p v = pw2 v).
+
+Lemma pw_rd0 : rd_correct_at 0 p.
+Proof.
+  apply (rd_from_template 0 _ n n (map f) pw1).
+  - exact Hdom0.
+  - exact Hcod0.
+  - exact Hf0.
+  - exact Hf1.
+  - intros x Hx. exists (vmul (map (f1) x)). split.
+    + apply has_deriv_map; auto; intros i _; apply Hd1.
+    + assert (E : forall y, length y = n -> pw1 (x ++ y) = vmul y (map (f1) x)).
+      { intros y Hy. unfold pw1. rewrite (proj_app_l 0 n), (proj_app_r n n) by lia. unfold proj. simpl.
+        rewrite !firstn_all2 by lia. reflexivity. }
+      split.
+      * intros y Hy. rewrite E by auto. rewrite length_vmul, map_length. lia.
+      * intros h y Hh Hy. rewrite E by auto. rewrite dot_vmul, vmul_comm. reflexivity.
+Qed.
+
+Lemma pw_rd1 : rd_correct_at 1 p.
+Proof.
+  apply (rd_from_template 1 _ (n + n) n pw1 pw2).
+  - exact Hdom1.
+  - exact Hcod1.
+  - exact Hf1.
+  - exact Hf2.
+  - intros x Hx.
+    set (x0 := proj 0 n x). set (u0 := proj n n x).
+    assert (Hx0 : length x0 = n) by (apply length_proj; lia).
+    assert (Hu0 : length u0 = n) by (apply length_proj; lia).
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)
+                  (has_deriv_map n (f1) (f2) x0 Hx0
+                     (fun i _ => Hd2 _))) as HG.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n)
+                  (has_deriv_proj (n + n) n n x ltac:(lia) Hx) HG) as HD.
+    eexists. split; [exact HD|].
+    assert (E : forall y, length y = n -> pw2 (x ++ y) =
+      vmul y (vmul u0 (map (f2) x0)) ++ vmul y (map (f1) x0)).
+    { intros y Hy. unfold pw2. rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_r (n + n) n) by lia.
+      rewrite firstn_all2 by lia. reflexivity. }
+    split.
+    + intros y Hy. rewrite E by auto. rewrite app_length, !length_vmul, !map_length. lia.
+    + intros h y Hh Hy. rewrite E by auto.
+      assert (Hha : length (proj 0 n h) = n) by (apply length_proj; lia).
+      assert (Hhb : length (proj n n h) = n) by (apply length_proj; lia).
+      rewrite (dot_split2 n n) by (rewrite ?length_vmul, ?map_length; lia).
+      fold x0 u0. rewrite dot_vp_l.
+      rewrite (vmul_comm (proj n n h)), dot_vmul, dot_vmul, dot_vmul.
+      rewrite (vmul_comm (map (f1) x0) y).
+      replace (vmul (map (f2) x0) (vmul u0 y)) with (vmul y (vmul u0 (map (f2) x0))).
+      * ring.
+      * apply vec_ext; [rewrite !length_vmul, !map_length; lia|].
+        intros i. rewrite !nth_vmul. ring.
+Qed.
+End pointwise.
+
+Lemma is_derive_sigm x : is_derive (sigm Rsc) x (sigm' Rsc x).
+Proof.
+  unfold sigm', sigm, two. simpl.
+  auto_derive.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
+    field. lra.
+Qed.
+
+Lemma is_derive_sigm' x : is_derive (sigm' Rsc) x (sigm'' Rsc x).
+Proof.
+  unfold sigm', sigm'', sigm, two. simpl.
+  auto_derive.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
+    field. lra.
+Qed.
+
+Lemma tanh_den x : exp x + exp (- x) <> 0.
+Proof. pose proof (exp_pos x). pose proof (exp_pos (- x)). lra. Qed.
+
+Lemma is_derive_tanh x : is_derive Rtanh x (tanh' Rsc x).
+Proof.
+  unfold tanh'. simpl. unfold Rtanh.
+  auto_derive; [repeat split; apply tanh_den|]. pose proof (tanh_den x).
+  set (e := exp x) in *. set (e' := exp (- x)) in *. field. auto.
+Qed.
+
+Lemma is_derive_tanh' x : is_derive (tanh' Rsc) x (tanh'' Rsc x).
+Proof.
+  unfold tanh', tanh'', two. simpl. unfold Rtanh.
+  auto_derive; [repeat split; apply tanh_den|]. pose proof (tanh_den x).
+  set (e := exp x) in *. set (e' := exp (- x)) in *. field. auto.
+Qed.
+
+Lemma is_derive_exp' x : is_derive exp x (exp x).
+Proof. auto_derive; auto. ring. Qed.
+
+Ltac pw_forms := intros v Hv; unfold prim_fun;
+  first [ unfold pw1; simpl; rewrite app_nil_r, vmul_inst; reflexivity
+        | unfold pw2; simpl; rewrite app_nil_r, !vmul_inst; reflexivity
+        | simpl; rewrite app_nil_r; unfold proj; simpl; rewrite firstn_all2 by lia; reflexivity ].
+
+Ltac pw_dims := unfold pdom, pcod, dsum; simpl; lia.
+
+Lemma sg_rd0 n : rd_correct_at 0 (PSigmoid n).
+Proof. apply (pw_rd0 n _ (sigm Rsc) (sigm' Rsc)); try pw_dims; try pw_forms. apply is_derive_sigm. Qed.
+Lemma sg_rd1 n : rd_correct_at 1 (PSigmoid n).
+Proof.
+  apply (pw_rd1 n _ (sigm' Rsc) (sigm'' Rsc)); try pw_dims; try pw_forms. apply is_derive_sigm'.
+Qed.
+Lemma th_rd0 n : rd_correct_at 0 (PTanh n).
+Proof. apply (pw_rd0 n _ Rtanh (tanh' Rsc)); try pw_dims; try pw_forms. apply is_derive_tanh. Qed.
+Lemma th_rd1 n : rd_correct_at 1 (PTanh n).
+Proof.
+  apply (pw_rd1 n _ (tanh' Rsc) (tanh'' Rsc)); try pw_dims; try pw_forms. apply is_derive_tanh'.
+Qed.
+Lemma exp_rd0 n : rd_correct_at 0 (PExp n).
+Proof. apply (pw_rd0 n _ exp exp); try pw_dims; try pw_forms. apply is_derive_exp'. Qed.
+Lemma exp_rd1 n : rd_correct_at 1 (PExp n).
+Proof. apply (pw_rd1 n _ exp exp); try pw_dims; try pw_forms. apply is_derive_exp'. Qed.
+
 (** ** mul: [Real(n) × Real(n) → Real(n)], the elementwise product, bilinear *)
 Section mul.
 Variable n : nat.
@@ -1104,7 +1234,7 @@ End sum.
 Definition smooth_prim (p : prim) : bool :=
   match p with
   | PSwish _ | PSmul _ | PSub _ | PMatmul _ _ _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _
-  | PConcat _ _ _ | PConv1d _ _ _ _ | PMul _ | PSum _ => true
+  | PConcat _ _ _ | PConv1d _ _ _ _ | PMul _ | PSum _ | PSigmoid _ | PTanh _ | PExp _ => true
   | _ => false
   end.
 
@@ -1121,7 +1251,8 @@ Proof.
   all: try solve [apply sw_rd0 | apply sw_rd1 | apply sm_rd0 | apply sm_rd1 | apply sub_rd0 | apply sub_rd1
     | apply mm_rd0 | apply mm_rd1 | apply tr_rd0 | apply tr_rd1 | apply pad_rd0 | apply pad_rd1
     | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1
-    | apply mul_rd0 | apply mul_rd1 | apply sum_rd0 | apply sum_rd1].
+    | apply mul_rd0 | apply mul_rd1 | apply sum_rd0 | apply sum_rd1
+    | apply sg_rd0 | apply sg_rd1 | apply th_rd0 | apply th_rd1 | apply exp_rd0 | apply exp_rd1].
   all: simpl in Hok; apply andb_true_iff in Hok; destruct Hok as [H1 H2];
     apply Nat.ltb_lt in H1; apply Nat.leb_le in H2; first [apply cv_rd0; auto | apply cv_rd1; auto].
 Qed.
