@@ -36,6 +36,11 @@ Check @bilinear_rd0.
 Print Assumptions bilinear_rd0.
 Check @bilinear_rd1.
 Print Assumptions bilinear_rd1.
+(* Pointwise maps in the instance's shape (sigmoid, tanh, exp). *)
+Check @pw_rd0.
+Print Assumptions pw_rd0.
+Check @pw_rd1.
+Print Assumptions pw_rd1.
 
 (* Every smooth primitive, at every point: all but round, maxpool, relu,
    sigmoid, tanh, exp, log and sce (see smooth_prim; decisions.md). *)

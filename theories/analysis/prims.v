@@ -10,9 +10,11 @@
     [rd_correct_at k p]: at every point [x], [rd^{k+1}[p](x, ·)] is the
     reverse derivative of [rd^k[p]] at [x].  Each primitive's list
     functions are first given a formula for their coordinates, then fed to
-    the linear or bilinear template of [templates.v]; [swish] is a
-    pointwise map.  [prim_rd_correct] collects them: every primitive but
-    [round] ([round.v]) and [maxpool] (not proved), for [k = 0, 1]. *)
+    the linear or bilinear template of [templates.v] ([sum], [mul] too);
+    [swish] is a pointwise map, and so are [sigmoid], [tanh] and [exp]
+    (the template [pw_rd0], [pw_rd1]).  [prim_rd_correct] collects them:
+    every primitive but [round] ([round.v]), [maxpool], [relu], [log] and
+    [sce] (not proved), for [k = 0, 1]. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
@@ -1229,8 +1231,11 @@ Qed.
 End sum.
 
 (** ** Every smooth primitive *)
-(** [round] and [maxpool] are not differentiable everywhere; they are
-    excluded here ([round] is treated in [round.v]). *)
+(** Excluded: [round], [maxpool] and [relu] are not differentiable
+    everywhere ([round] is treated in [round.v]; [relu], differentiable
+    off 0, and [maxpool] are not proved); [log] is smooth on the positive
+    coordinates only (not proved); [sce] is smooth everywhere but not
+    proved. *)
 Definition smooth_prim (p : prim) : bool :=
   match p with
   | PSwish _ | PSmul _ | PSub _ | PMatmul _ _ _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _
@@ -1238,7 +1243,8 @@ Definition smooth_prim (p : prim) : bool :=
   | _ => false
   end.
 
-(** For every smooth primitive [p] with sensible parameters, at every point:
+(** For every smooth primitive [p] with sensible parameters (all but
+    [round], [maxpool], [relu], [log] and [sce]), at every point:
     [rd[p]] is the reverse derivative of [p] ([k = 0]), and [rd²[p]] that of
     [rd[p]] ([k = 1]). *)
 Theorem prim_rd_correct p k :
