@@ -9,11 +9,13 @@ import re
 from pathlib import Path
 
 from revhandlers.coq import run_coqc
+from test_coq import paper_map_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADLINE = ROOT / "tests" / "coq" / "analysis_headline.v"
 HEADLINE_EXPECTED = ROOT / "tests" / "coq" / "analysis_headline.expected"
 CLOSED = "Closed under the global context"
+MODULES = sorted(p.stem for p in (ROOT / "theories" / "analysis").glob("*.v"))
 ANALYSIS = {"theory": "analysis", "logical": "RevHandlers.Analysis", "needs": [("rh", "RevHandlers")]}
 
 # The axioms of Coq's standard real numbers (Reals), and the excluded middle
@@ -91,3 +93,42 @@ def test_assumption_check_detects_a_project_axiom():
     answers = assumptions(result.stdout)
     assert len(answers) == 1 and answers[0] is not None
     assert "bogus" in answers[0] and not answers[0] <= STANDARD
+
+
+def resolve(names: list[str]) -> list[str | None]:
+    """The qualified name of each name, with every analysis module imported
+    (``None`` if there is no such object)."""
+    source = ("From RevHandlers.Analysis Require Import " + " ".join(MODULES) + ".\n"
+              + "".join(f"About {name}.\n" for name in names))
+    result = run_coqc(source, **ANALYSIS)
+    assert result.ok, result.stderr
+    answers: list[str | None] = []
+    for line in result.stdout.splitlines():
+        if line.startswith("Expands to:"):
+            answers.append(line.split()[-1])
+        elif line.endswith("not a defined object."):
+            answers.append(None)
+    assert len(answers) == len(names), result.stdout
+    return answers
+
+
+def test_paper_map_names_exist_where_the_map_says():
+    rows = paper_map_rows("RevHandlers.Analysis")
+    assert len(rows) >= 15
+    for must in ["prim_rd_correct", "smooth_prim", "pw_rd0", "mul_rd0", "sum_rd0", "den_rd_prim"]:
+        assert any(must in names for _, names, _ in rows), must
+    queries = [(item, name, files) for item, names, files in rows for name in names]
+    problems = []
+    for (item, name, files), qualified in zip(queries, resolve([n for _, n, _ in queries])):
+        if qualified is None:
+            problems.append(f"{name} ({item}): no such Coq object")
+            continue
+        parts = qualified.split(".")
+        if parts[:2] != ["RevHandlers", "Analysis"] or parts[-1] != name or parts[2] not in files:
+            problems.append(f"{name} ({item}): is {qualified}, the map says {files}")
+    assert not problems, "\n".join(problems)
+
+
+def test_paper_map_check_detects_missing_names():
+    assert resolve(["prim_rd_correct_does_not_exist", "prim_rd_correct"]) == [
+        None, "RevHandlers.Analysis.prims.prim_rd_correct"]
