@@ -25,7 +25,8 @@ PAPER_MAP = ROOT / "docs" / "paper-map.md"
 BUILD = ROOT / "_build" / "default" / "theories"
 
 #: the sections of the paper map about other theories than RevHandlers (as tests/test_coq.py reads them)
-SECTIONS = {"## The define-by-run AD library": "DefineByRun", "## The pullback language": "Pullback"}
+SECTIONS = {"## The define-by-run AD library": "DefineByRun", "## The pullback language": "Pullback",
+            "## The real model of the primitives": "RevHandlers.Analysis"}
 #: the kinds of .glob entries that define something coqdoc anchors
 DEFINING = {"def", "prf", "ind", "constr", "rec", "corec", "proj", "abbrev", "class", "inst", "coe",
             "thm", "lemma", "ax", "scheme", "meth", "vardef", "defax", "prfax", "inductive",

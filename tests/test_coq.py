@@ -133,10 +133,12 @@ def test_assumption_check_detects_an_axiom():
     assert blocks[1] == CLOSED
 
 
-# Sections of the paper map that map another system's theory: the start of
-# their heading, and that theory's logical name.  Every other section maps
+# Sections of the paper map that map another theory (another system's, or
+# the real analysis of this one): the start of their heading, and that
+# theory's logical name.  Every other section maps
 # RevHandlers.
-OTHER_THEORIES = {"## The define-by-run AD library": "DefineByRun", "## The pullback language": "Pullback"}
+OTHER_THEORIES = {"## The define-by-run AD library": "DefineByRun", "## The pullback language": "Pullback",
+                  "## The real model of the primitives": "RevHandlers.Analysis"}
 
 
 def section_theory(heading: str) -> str:

@@ -31,7 +31,8 @@ def coqproject_flags() -> list[str]:
 
 
 @pytest.mark.parametrize("theory, logical, module", [
-    ("rh", "RevHandlers", "progress"), ("dbr", "DefineByRun", "reverse"), ("pullback", "Pullback", "progress")])
+    ("rh", "RevHandlers", "progress"), ("dbr", "DefineByRun", "reverse"), ("pullback", "Pullback", "progress"),
+    ("analysis", "RevHandlers.Analysis", "templates")])
 def test_a_theory_file_compiles_with_the_coqproject_flags(tmp_path, theory, logical, module):
     flags = coqproject_flags()
     assert logical in flags, flags

@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from .paths import build_dir, repo_root, theories_build_dir
 
@@ -35,15 +36,28 @@ class CoqResult:
         return self.returncode == 0
 
 
-def run_coqc(source: str | Path, *, timeout: float = 600.0, theory: str = "rh",
-             logical: str = LOGICAL_NAME) -> CoqResult:
-    """Compile ``source`` (a path, or the text of a .v file) against a
-    compiled theory: ``theories/<theory>`` under the logical name
-    ``logical`` (by default this calculus, ``RevHandlers``)."""
+def _compiled_theory(theory: str) -> Path:
+    """The build directory of ``theories/<theory>``, checked to be compiled."""
     build = theories_build_dir() if theory == "rh" else build_dir() / "theories" / theory
     sources = sorted((repo_root() / "theories" / theory).glob("*.v"))
     if not build.is_dir() or not all((build / f"{v.stem}.vo").exists() for v in sources if v.stem != "extraction"):
         raise CoqNotBuilt(f"no compiled theories in {build}; run `make proofs` first")
+    return build
+
+
+def run_coqc(source: str | Path, *, timeout: float = 600.0, theory: str = "rh",
+             logical: str = LOGICAL_NAME,
+             needs: Sequence[tuple[str, str]] = ()) -> CoqResult:
+    """Compile ``source`` (a path, or the text of a .v file) against a
+    compiled theory: ``theories/<theory>`` under the logical name
+    ``logical`` (by default this calculus, ``RevHandlers``).  ``needs``
+    lists the compiled theories that one imports, as ``(theory, logical)``
+    pairs, loaded too: the real analysis is
+    ``theory="analysis", logical="RevHandlers.Analysis",
+    needs=[("rh", "RevHandlers")]``."""
+    loadpath: list[str] = []
+    for th, lg in [*needs, (theory, logical)]:
+        loadpath += ["-Q", str(_compiled_theory(th)), lg]
     coqc = shutil.which("coqc")
     if coqc is None:
         raise CoqNotBuilt("coqc is not on PATH; run `make deps`")
@@ -54,7 +68,7 @@ def run_coqc(source: str | Path, *, timeout: float = 600.0, theory: str = "rh",
             path = Path(tmp) / "Input.v"
             path.write_text(source)
         proc = subprocess.run(
-            [coqc, "-Q", str(build), logical, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
+            [coqc, *loadpath, "-o", os.path.join(tmp, path.stem + ".vo"), str(path)],
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -8,9 +8,10 @@
    real numbers, so they rest on the axioms of Coq's standard real numbers
    (ClassicalDedekindReals.sig_forall_dec, sig_not_dec,
    FunctionalExtensionality.functional_extensionality_dep) and, where
-   Coquelicot's lemmas are used (derivatives of swish and round, Derive),
-   the excluded middle (Classical_Prop.classic): the assumptions printed
-   below are those, and nothing else. *)
+   Coquelicot's lemmas are used (derivatives of swish and round, Derive) or
+   the real scalars Rsc (whose s_log is the standard library's ln, defined
+   with it), the excluded middle (Classical_Prop.classic): the assumptions
+   printed below are those, and nothing else (tests/test_analysis_coq.py). *)
 From Coq Require Import Reals List.
 From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim.
 Open Scope R_scope.
@@ -35,8 +36,14 @@ Check @bilinear_rd0.
 Print Assumptions bilinear_rd0.
 Check @bilinear_rd1.
 Print Assumptions bilinear_rd1.
+(* Pointwise maps in the instance's shape (sigmoid, tanh, exp). *)
+Check @pw_rd0.
+Print Assumptions pw_rd0.
+Check @pw_rd1.
+Print Assumptions pw_rd1.
 
-(* Every smooth primitive (all but round and maxpool), at every point. *)
+(* Every smooth primitive, at every point: all but round, maxpool, relu,
+   sigmoid, tanh, exp, log and sce (see smooth_prim; decisions.md). *)
 Print rd_correct_at.
 Print smooth_prim.
 Check @prim_rd_correct.
@@ -70,7 +77,7 @@ Print Assumptions rd_pair.
 Check @rd_let.
 Print Assumptions rd_let.
 
-(* rd²[p] is differentiable everywhere, for every primitive but maxpool. *)
+(* rd²[p] is differentiable everywhere, for every smooth primitive and round. *)
 Check @prim_level2_differentiable.
 Print Assumptions prim_level2_differentiable.
 

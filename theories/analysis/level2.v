@@ -80,6 +80,38 @@ Proof.
   eexists. exact (has_deriv_pair _ _ _ _ _ _ _ _ D1 D2).
 Qed.
 
+Lemma pw2_differentiable n f1 f2 x :
+  (forall a, is_derive f1 a (f2 a)) -> (forall a, ex_derive f2 a) -> length x = (n + n + n)%nat ->
+  differentiable_at (n + n + n) (n + n) (pw2 n f1 f2) x.
+Proof.
+  intros Hd2 He2 Hx. set (N := (n + n + n)%nat).
+  assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
+    by (intros; apply has_deriv_proj; auto).
+  assert (Hx0 : length (proj 0 n x) = n) by (apply length_proj; lia).
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
+                (has_deriv_map n (f2) (Derive (f2)) _ Hx0
+                   (fun i _ => Derive_correct _ _ (He2 _)))) as G2.
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
+                (has_deriv_map n (f1) (f2) _ Hx0
+                   (fun i _ => Hd2 _))) as G1.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr n n ltac:(unfold N; lia)) G2) as D0.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) D0) as D1.
+  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) G1) as D2.
+  eexists. exact (has_deriv_pair _ _ _ _ _ _ _ _ D1 D2).
+Qed.
+
+Lemma ex_derive_sigm'' x : ex_derive (sigm'' Rsc) x.
+Proof.
+  unfold sigm'', sigm, two. simpl. auto_derive.
+  pose proof (sigm_pos x). unfold Rminus in *. rewrite ?Rplus_0_l in *. lra.
+Qed.
+
+Lemma ex_derive_tanh'' x : ex_derive (tanh'' Rsc) x.
+Proof. unfold tanh'', two. simpl. unfold Rtanh. auto_derive. repeat split; apply tanh_den. Qed.
+
+Lemma ex_derive_exp x : ex_derive exp x.
+Proof. auto_derive. auto. Qed.
+
 Lemma round2_differentiable n x : length x = (n + n + n)%nat ->
   differentiable_at (n + n + n) (n + n) (fun _ => zeros n ++ zeros n) x.
 Proof.
@@ -95,7 +127,7 @@ Theorem prim_level2_differentiable p :
   forall x, length x = pdom 2 p -> differentiable_at (pdom 2 p) (pcod 2 p) (prim_fun 2 p) x.
 Proof.
   intros Hs Hok.
-  destruct p as [n|n|n|m n k|m n|n|c n m|c n m|c c' n|c c' n m|c n m].
+  destruct p as [n|n|n|m n k|m n|n|c n m|c n m|c c' n|c c' n m|c n m|n|n|n|n|n|n|n|n].
   - apply (diff_from_form 2 _ (n + n + n) (n + n) (sw2 n)).
     + unfold pdom, dsum. simpl. lia.
     + unfold pcod, dsum. simpl. lia.
@@ -160,5 +192,21 @@ Proof.
         by (auto; apply length_proj; lia).
       unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
     + intros x Hx. apply bil2_differentiable; auto; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin]; auto.
-  - exfalso. destruct Hs as [Hs|[n' Hs]]; [discriminate|discriminate].
+  all: try solve [exfalso; destruct Hs as [Hs|[n' Hs]]; discriminate].
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (sigm' Rsc) (sigm'' Rsc))); try pw_dims; try pw_forms.
+    intros x Hx. apply pw2_differentiable; auto. apply is_derive_sigm'. apply ex_derive_sigm''.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (tanh' Rsc) (tanh'' Rsc))); try pw_dims; try pw_forms.
+    intros x Hx. apply pw2_differentiable; auto. apply is_derive_tanh'. apply ex_derive_tanh''.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n exp exp)); try pw_dims; try pw_forms.
+    intros x Hx. apply pw2_differentiable; auto. apply is_derive_exp'. apply ex_derive_exp.
+  - apply (diff_from_form 2 _ (n + n + n + (n + n)) (n + n + n) (bil2 n n n vmul vmul vmul)).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + apply mul_forms2.
+    + intros x Hx. apply bil2_differentiable; auto; apply vmul_bilin.
+  - apply (diff_from_form 2 _ (n + 1 + n) (n + 1) (lin2 n 1 (sum_L n))).
+    + unfold pdom, dsum. simpl. lia.
+    + unfold pcod, dsum. simpl. lia.
+    + apply sum_forms2.
+    + intros x Hx. apply lin2_differentiable; auto. apply sum_lin.
 Qed.

@@ -10,9 +10,11 @@
     [rd_correct_at k p]: at every point [x], [rd^{k+1}[p](x, ·)] is the
     reverse derivative of [rd^k[p]] at [x].  Each primitive's list
     functions are first given a formula for their coordinates, then fed to
-    the linear or bilinear template of [templates.v]; [swish] is a
-    pointwise map.  [prim_rd_correct] collects them: every primitive but
-    [round] ([round.v]) and [maxpool] (not proved), for [k = 0, 1]. *)
+    the linear or bilinear template of [templates.v] ([sum], [mul] too);
+    [swish] is a pointwise map, and so are [sigmoid], [tanh] and [exp]
+    (the template [pw_rd0], [pw_rd1]).  [prim_rd_correct] collects them:
+    every primitive but [round] ([round.v]), [maxpool], [relu], [log] and
+    [sce] (not proved), for [k = 0, 1]. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
@@ -22,9 +24,12 @@ Open Scope R_scope.
 
 Definition Rround (x : R) : R := IZR (Int_part (x + / 2)).
 
+(** The hyperbolic tangent over ℝ (the float evaluator's [tanh] is libm's). *)
+Definition Rtanh (x : R) : R := (exp x - exp (- x)) / (exp x + exp (- x)).
+
 Definition Rsc : scalar_ops R := {|
   s_zero := 0; s_one := 1; s_add := Rplus; s_sub := Rminus; s_mul := Rmult; s_div := Rdiv;
-  s_exp := exp; s_round := Rround;
+  s_exp := exp; s_log := ln; s_tanh := Rtanh; s_round := Rround;
   s_lt := fun a b => if Rlt_dec a b then true else false |}.
 
 Lemma sigm_pos x : 0 < 1 + exp (0 - x).
@@ -969,24 +974,291 @@ Proof.
 Qed.
 End conv1d.
 
-(** ** Every smooth primitive *)
-(** [round] and [maxpool] are not differentiable everywhere; they are
-    excluded here ([round] is treated in [round.v]). *)
-Definition smooth_prim (p : prim) : bool :=
-  match p with PRound _ | PMaxpool _ _ _ => false | _ => true end.
+(** ** Pointwise primitives [map f : ℝⁿ → ℝⁿ] with [f' = f1], [f1' = f2], in
+    the shape of the instance's [pointwise] ([sigmoid], [tanh], [exp]) *)
+Section pointwise.
+Variables (n : nat) (p : prim) (f f1 f2 : R -> R).
+Definition pw1 (v : vec) : vec := vmul (proj n n v) (map f1 (proj 0 n v)).
+Definition pw2 (v : vec) : vec :=
+  let x := proj 0 n v in let u := proj n n v in let c := proj (n + n) n v in
+  vmul c (vmul u (map f2 x)) ++ vmul c (map f1 x).
+Hypotheses (Hd1 : forall a, is_derive f a (f1 a)) (Hd2 : forall a, is_derive f1 a (f2 a))
+  (Hdom0 : pdom 0 p = n) (Hcod0 : pcod 0 p = n) (Hdom1 : pdom 1 p = (n + n)%nat) (Hcod1 : pcod 1 p = n)
+  (Hf0 : forall v, length v = n -> prim_fun 0 p v = map f v)
+  (Hf1 : forall v, length v = (n + n)%nat -> prim_fun 1 p v = pw1 v)
+  (Hf2 : forall v, length v = (n + n + n)%nat -> prim_fun 2 p v = pw2 v).
 
-(** For every smooth primitive [p] with sensible parameters, at every point:
+Lemma pw_rd0 : rd_correct_at 0 p.
+Proof.
+  apply (rd_from_template 0 _ n n (map f) pw1).
+  - exact Hdom0.
+  - exact Hcod0.
+  - exact Hf0.
+  - exact Hf1.
+  - intros x Hx. exists (vmul (map (f1) x)). split.
+    + apply has_deriv_map; auto; intros i _; apply Hd1.
+    + assert (E : forall y, length y = n -> pw1 (x ++ y) = vmul y (map (f1) x)).
+      { intros y Hy. unfold pw1. rewrite (proj_app_l 0 n), (proj_app_r n n) by lia. unfold proj. simpl.
+        rewrite !firstn_all2 by lia. reflexivity. }
+      split.
+      * intros y Hy. rewrite E by auto. rewrite length_vmul, map_length. lia.
+      * intros h y Hh Hy. rewrite E by auto. rewrite dot_vmul, vmul_comm. reflexivity.
+Qed.
+
+Lemma pw_rd1 : rd_correct_at 1 p.
+Proof.
+  apply (rd_from_template 1 _ (n + n) n pw1 pw2).
+  - exact Hdom1.
+  - exact Hcod1.
+  - exact Hf1.
+  - exact Hf2.
+  - intros x Hx.
+    set (x0 := proj 0 n x). set (u0 := proj n n x).
+    assert (Hx0 : length x0 = n) by (apply length_proj; lia).
+    assert (Hu0 : length u0 = n) by (apply length_proj; lia).
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)
+                  (has_deriv_map n (f1) (f2) x0 Hx0
+                     (fun i _ => Hd2 _))) as HG.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n)
+                  (has_deriv_proj (n + n) n n x ltac:(lia) Hx) HG) as HD.
+    eexists. split; [exact HD|].
+    assert (E : forall y, length y = n -> pw2 (x ++ y) =
+      vmul y (vmul u0 (map (f2) x0)) ++ vmul y (map (f1) x0)).
+    { intros y Hy. unfold pw2. rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_r (n + n) n) by lia.
+      rewrite firstn_all2 by lia. reflexivity. }
+    split.
+    + intros y Hy. rewrite E by auto. rewrite app_length, !length_vmul, !map_length. lia.
+    + intros h y Hh Hy. rewrite E by auto.
+      assert (Hha : length (proj 0 n h) = n) by (apply length_proj; lia).
+      assert (Hhb : length (proj n n h) = n) by (apply length_proj; lia).
+      rewrite (dot_split2 n n) by (rewrite ?length_vmul, ?map_length; lia).
+      fold x0 u0. rewrite dot_vp_l.
+      rewrite (vmul_comm (proj n n h)), dot_vmul, dot_vmul, dot_vmul.
+      rewrite (vmul_comm (map (f1) x0) y).
+      replace (vmul (map (f2) x0) (vmul u0 y)) with (vmul y (vmul u0 (map (f2) x0))).
+      * ring.
+      * apply vec_ext; [rewrite !length_vmul, !map_length; lia|].
+        intros i. rewrite !nth_vmul. ring.
+Qed.
+End pointwise.
+
+Lemma is_derive_sigm x : is_derive (sigm Rsc) x (sigm' Rsc x).
+Proof.
+  unfold sigm', sigm, two. simpl.
+  auto_derive.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
+    field. lra.
+Qed.
+
+Lemma is_derive_sigm' x : is_derive (sigm' Rsc) x (sigm'' Rsc x).
+Proof.
+  unfold sigm', sigm'', sigm, two. simpl.
+  auto_derive.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
+  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
+    field. lra.
+Qed.
+
+Lemma tanh_den x : exp x + exp (- x) <> 0.
+Proof. pose proof (exp_pos x). pose proof (exp_pos (- x)). lra. Qed.
+
+Lemma is_derive_tanh x : is_derive Rtanh x (tanh' Rsc x).
+Proof.
+  unfold tanh'. simpl. unfold Rtanh.
+  auto_derive; [repeat split; apply tanh_den|]. pose proof (tanh_den x).
+  set (e := exp x) in *. set (e' := exp (- x)) in *. field. auto.
+Qed.
+
+Lemma is_derive_tanh' x : is_derive (tanh' Rsc) x (tanh'' Rsc x).
+Proof.
+  unfold tanh', tanh'', two. simpl. unfold Rtanh.
+  auto_derive; [repeat split; apply tanh_den|]. pose proof (tanh_den x).
+  set (e := exp x) in *. set (e' := exp (- x)) in *. field. auto.
+Qed.
+
+Lemma is_derive_exp' x : is_derive exp x (exp x).
+Proof. auto_derive; auto. ring. Qed.
+
+Ltac pw_forms := intros v Hv; unfold prim_fun;
+  first [ unfold pw1; simpl; rewrite app_nil_r, vmul_inst; reflexivity
+        | unfold pw2; simpl; rewrite app_nil_r, !vmul_inst; reflexivity
+        | simpl; rewrite app_nil_r; unfold proj; simpl; rewrite firstn_all2 by lia; reflexivity ].
+
+Ltac pw_dims := unfold pdom, pcod, dsum; simpl; lia.
+
+Lemma sg_rd0 n : rd_correct_at 0 (PSigmoid n).
+Proof. apply (pw_rd0 n _ (sigm Rsc) (sigm' Rsc)); try pw_dims; try pw_forms. apply is_derive_sigm. Qed.
+Lemma sg_rd1 n : rd_correct_at 1 (PSigmoid n).
+Proof.
+  apply (pw_rd1 n _ (sigm' Rsc) (sigm'' Rsc)); try pw_dims; try pw_forms. apply is_derive_sigm'.
+Qed.
+Lemma th_rd0 n : rd_correct_at 0 (PTanh n).
+Proof. apply (pw_rd0 n _ Rtanh (tanh' Rsc)); try pw_dims; try pw_forms. apply is_derive_tanh. Qed.
+Lemma th_rd1 n : rd_correct_at 1 (PTanh n).
+Proof.
+  apply (pw_rd1 n _ (tanh' Rsc) (tanh'' Rsc)); try pw_dims; try pw_forms. apply is_derive_tanh'.
+Qed.
+Lemma exp_rd0 n : rd_correct_at 0 (PExp n).
+Proof. apply (pw_rd0 n _ exp exp); try pw_dims; try pw_forms. apply is_derive_exp'. Qed.
+Lemma exp_rd1 n : rd_correct_at 1 (PExp n).
+Proof. apply (pw_rd1 n _ exp exp); try pw_dims; try pw_forms. apply is_derive_exp'. Qed.
+
+(** ** mul: [Real(n) × Real(n) → Real(n)], the elementwise product, bilinear *)
+Section mul.
+Variable n : nat.
+
+Lemma mul_adjP a b g : dot (vmul a b) g = dot a (vmul g b).
+Proof. rewrite (vmul_comm a b), dot_vmul, (vmul_comm b g). reflexivity. Qed.
+
+Lemma mul_forms0 v : length v = (n + n)%nat -> prim_fun 0 (PMul n) v = bil0 n n vmul v.
+Proof. intros Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, vmul_inst. reflexivity. Qed.
+
+Lemma mul_forms1 v : length v = (n + n + n)%nat -> prim_fun 1 (PMul n) v = bil1 n n n vmul vmul v.
+Proof. intros Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, !vmul_inst. reflexivity. Qed.
+
+Lemma mul_forms2 v : length v = (n + n + n + (n + n))%nat ->
+  prim_fun 2 (PMul n) v = bil2 n n n vmul vmul vmul v.
+Proof.
+  intros Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, !vmul_inst.
+  rewrite vadd_vp; [reflexivity|]. rewrite !length_vmul, !length_proj; lia.
+Qed.
+
+Lemma mul_rd0 : rd_correct_at 0 (PMul n).
+Proof.
+  apply (rd_from_template 0 _ (n + n) n (bil0 n n vmul) (bil1 n n n vmul vmul)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact mul_forms0.
+  - exact mul_forms1.
+  - intros x Hx. apply bilinear_rd0; auto; try apply vmul_bilin.
+    + intros a b g _ _ _. apply mul_adjP.
+    + intros a b g _ _ _. apply dot_vmul.
+Qed.
+
+Lemma mul_rd1 : rd_correct_at 1 (PMul n).
+Proof.
+  apply (rd_from_template 1 _ (n + n + n) (n + n) (bil1 n n n vmul vmul) (bil2 n n n vmul vmul vmul)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact mul_forms1.
+  - exact mul_forms2.
+  - intros x Hx. apply bilinear_rd1; auto; try apply vmul_bilin.
+    + intros a b g _ _ _. apply mul_adjP.
+    + intros a b g _ _ _. apply dot_vmul.
+Qed.
+End mul.
+
+(** ** sum: [Real(n) → Real(1)], linear: [Σ x = <1, x>], adjoint [g ↦ g·1] *)
+Section sum.
+Variable n : nat.
+Definition ones : vec := repeat 1 n.
+Definition sum_L (v : vec) : vec := [dot ones v].
+Definition sum_Lt (g : vec) : vec := vs (g@@0) ones.
+
+Lemma length_ones : length ones = n.
+Proof. apply repeat_length. Qed.
+
+Lemma sum_lin : lin n 1 sum_L.
+Proof.
+  unfold sum_L. constructor.
+  - intros v _. reflexivity.
+  - intros h k _ _. simpl. rewrite dot_vp_r. reflexivity.
+  - intros a h _. simpl. rewrite dot_vs_r. reflexivity.
+Qed.
+
+Lemma sum_Lt_lin : lin 1 n sum_Lt.
+Proof.
+  unfold sum_Lt. constructor.
+  - intros v _. rewrite length_vs. apply length_ones.
+  - intros h k _ _. apply vec_ext; [rewrite length_vp, !length_vs, Nat.max_id; reflexivity|].
+    intros i. repeat rewrite ?nth_vp, ?nth_vs. ring.
+  - intros a h _. apply vec_ext; [rewrite !length_vs; reflexivity|].
+    intros i. rewrite !nth_vs. ring.
+Qed.
+
+Lemma sum_adj h y : length h = n -> length y = 1%nat -> dot (sum_L h) y = dot h (sum_Lt y).
+Proof.
+  intros Hh Hy. unfold sum_L, sum_Lt. rewrite dot_vs_r, (dot_comm h).
+  destruct y as [|b [|]]; simpl in *; try discriminate. ring.
+Qed.
+
+Lemma vsum_ones w : vsum Rsc w = dot (repeat 1 (length w)) w.
+Proof.
+  unfold vsum. rewrite vsum_fold, Rplus_0_l. induction w as [|a w IH]; simpl; [ring|].
+  rewrite IH. ring.
+Qed.
+
+Lemma repeat_vs a k : repeat a k = vs a (repeat 1 k).
+Proof. unfold vs. induction k; simpl; auto. f_equal; [ring|auto]. Qed.
+
+Lemma sum_forms0 v : length v = n -> prim_fun 0 (PSum n) v = sum_L v.
+Proof.
+  intros Hv. unfold prim_fun, sum_L, ones. simpl. rewrite vsum_ones.
+  unfold proj. simpl. rewrite firstn_all2 by lia. rewrite Hv. reflexivity.
+Qed.
+
+Lemma sum_forms1 v : length v = (n + 1)%nat -> prim_fun 1 (PSum n) v = lin1 n 1 sum_Lt v.
+Proof.
+  intros Hv. unfold prim_fun, lin1, sum_Lt, ones. simpl. rewrite app_nil_r, repeat_vs. reflexivity.
+Qed.
+
+Lemma sum_forms2 v : length v = (n + 1 + n)%nat -> prim_fun 2 (PSum n) v = lin2 n 1 sum_L v.
+Proof.
+  intros Hv. unfold prim_fun, lin2, sum_L, ones. simpl.
+  rewrite vsum_ones, !length_proj by lia. reflexivity.
+Qed.
+
+Lemma sum_rd0 : rd_correct_at 0 (PSum n).
+Proof.
+  apply (rd_from_template 0 _ n 1 sum_L (lin1 n 1 sum_Lt)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sum_forms0.
+  - exact sum_forms1.
+  - intros x Hx. apply linear_rd0; auto. apply sum_lin. apply sum_Lt_lin. apply sum_adj.
+Qed.
+
+Lemma sum_rd1 : rd_correct_at 1 (PSum n).
+Proof.
+  apply (rd_from_template 1 _ (n + 1) n (lin1 n 1 sum_Lt) (lin2 n 1 sum_L)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sum_forms1.
+  - exact sum_forms2.
+  - intros x Hx. apply linear_rd1; auto. apply sum_lin. apply sum_Lt_lin. apply sum_adj.
+Qed.
+End sum.
+
+(** ** Every smooth primitive *)
+(** Excluded: [round], [maxpool] and [relu] are not differentiable
+    everywhere ([round] is treated in [round.v]; [relu], differentiable
+    off 0, and [maxpool] are not proved); [log] is smooth on the positive
+    coordinates only (not proved); [sce] is smooth everywhere but not
+    proved. *)
+Definition smooth_prim (p : prim) : bool :=
+  match p with
+  | PSwish _ | PSmul _ | PSub _ | PMatmul _ _ _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _
+  | PConcat _ _ _ | PConv1d _ _ _ _ | PMul _ | PSum _ | PSigmoid _ | PTanh _ | PExp _ => true
+  | _ => false
+  end.
+
+(** For every smooth primitive [p] with sensible parameters (all but
+    [round], [maxpool], [relu], [log] and [sce]), at every point:
     [rd[p]] is the reverse derivative of [p] ([k = 0]), and [rd²[p]] that of
     [rd[p]] ([k = 1]). *)
 Theorem prim_rd_correct p k :
   smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> rd_correct_at k p.
 Proof.
   intros Hs Hok Hk. assert (Hk' : k = 0%nat \/ k = 1%nat) by lia.
-  destruct p as [n|n|n|m n k'|m n|n|c n m|c n m|c c' n|c c' n m|c n m]; simpl in Hs; try discriminate;
+  destruct p as [n|n|n|m n k'|m n|n|c n m|c n m|c c' n|c c' n m|c n m|n|n|n|n|n|n|n|n]; simpl in Hs;
+    try discriminate;
     destruct Hk' as [->| ->].
   all: try solve [apply sw_rd0 | apply sw_rd1 | apply sm_rd0 | apply sm_rd1 | apply sub_rd0 | apply sub_rd1
     | apply mm_rd0 | apply mm_rd1 | apply tr_rd0 | apply tr_rd1 | apply pad_rd0 | apply pad_rd1
-    | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1].
+    | apply up_rd0 | apply up_rd1 | apply cc_rd0 | apply cc_rd1
+    | apply mul_rd0 | apply mul_rd1 | apply sum_rd0 | apply sum_rd1
+    | apply sg_rd0 | apply sg_rd1 | apply th_rd0 | apply th_rd1 | apply exp_rd0 | apply exp_rd1].
   all: simpl in Hok; apply andb_true_iff in Hok; destruct Hok as [H1 H2];
     apply Nat.ltb_lt in H1; apply Nat.leb_le in H2; first [apply cv_rd0; auto | apply cv_rd1; auto].
 Qed.
