@@ -35,11 +35,14 @@ SEEDED = {
     "paper-f.sexp": "agree (first-order, numeric value)",
     "example-3-9.sexp": "agree (not a query, numeric value)",
     "higher-order.sexp": "value (higher-order, not numeric: not compared)",
-    # the let series of Example 3.3 pairs constants (⟨a, 1⟩), which is not
-    # A-normal (anf.v, elem_pair takes atoms): outside pb_wf
-    "example-3-3.sexp": "stuck (first-order, not pb_wf)",
+    # Example 3.3's let series, its constants bound by lets of their own
+    "example-3-3.sexp": "agree (first-order, numeric value)",
+    # lets pairing constants (⟨a, 1⟩), which is not A-normal (anf.v,
+    # elem_pair takes atoms): outside pb_wf
+    "let-not-a-series.sexp": "stuck (first-order, not pb_wf)",
     # within pb_wf, and the reference's value is [1, -4]*: pullback-eval's
-    # rules do not reach it
+    # rules do not reach it (the premise of 18 ends in the stuck value of
+    # Remark 3.6, examples/pullback/sum_gradient.pb)
     "sum-gradient.sexp": "stuck (higher-order, pb_wf)",
 }
 #: shrunk divergences still there: the Coq checker (infer.v) needs a type
@@ -142,12 +145,30 @@ def _nudge(r):
 
 
 def test_a_wrong_evaluator_is_caught_and_shrunk():
+    # against the reference (the machine left out, which would catch it first)
     with _Perturbed(timeout=30, fuel=C.FUEL) as bad:
-        report = run_campaign(C.cases(), lambda c: C.check(c, bad, allow_checker_gap=True), 300, seed=3)
+        report = run_campaign(C.cases(), lambda c: C.check(c, bad, allow_checker_gap=True, machine=False), 300,
+                              seed=3)
     assert report.divergence is not None and "pullback-eval computes" in report.divergence
     assert "numeric value" in report.divergence and len(report.divergence) < 400, report.divergence
     # and on the paper's query
     with _Perturbed(timeout=30) as bad, pytest.raises(Divergence, match="660"):
+        C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), bad, machine=False)
+    # against the continuation machine
+    with _Perturbed(timeout=30) as bad, pytest.raises(Divergence, match="the continuation machine gives"):
+        C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), bad)
+
+
+class _WrongMachine(PullbackEvaluator):
+    """A wrong continuation machine: one step more than it took."""
+
+    def cps(self, term):
+        r = super().cps(term)
+        return replace(r, steps=r.steps + 1)
+
+
+def test_a_wrong_machine_is_caught():
+    with _WrongMachine(timeout=30) as bad, pytest.raises(Divergence, match="the continuation machine gives"):
         C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), bad)
 
 
@@ -227,7 +248,7 @@ def test_run_trace(capsys):
 
 
 def test_run_exit_codes(tmp_path, capsys):
-    code, out, err = _cli(["run", str(ROOT / "examples" / "pullback" / "example_3_3.pb")], capsys)
+    code, out, err = _cli(["run", str(ROOT / "examples" / "pullback" / "sum_gradient.pb")], capsys)
     assert code == 1 and out == "" and err.startswith("error (stuck): ")
     code, _, err = _cli(["run", "--fuel", "10", str(PAPER)], capsys)
     assert code == 1 and err.startswith("error (out-of-fuel): ")
@@ -245,6 +266,26 @@ def test_fuzz_command(tmp_path):
     r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", "40", "--seed", "3",
                         "--allow-checker-gap", "--corpus", str(tmp_path)],
                        capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # 40 queries leave rules that never fired: exit code 3
+    assert r.returncode == 3, r.stdout + r.stderr
     assert "queries: 40" in r.stdout and "divergences: 0" in r.stdout
-    assert "reduction rules: not counted" in r.stdout
+    assert "rule coverage" in r.stdout and "COVERAGE HOLES: " in r.stdout
+    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", "40", "--seed", "3",
+                        "--allow-checker-gap", "--allow-holes", "--corpus", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_fixed_seed_campaign_fires_every_rule(tmp_path):
+    """A small campaign of fixed seed: no divergence among pullback-eval's
+    normaliser, its continuation machine and the reference, and every rule
+    fires."""
+    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", str(FIXED_N), "--seed",
+                        str(FIXED_SEED), "--allow-checker-gap", "--corpus", str(tmp_path)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "divergences: 0" in r.stdout and "COVERAGE HOLES" not in r.stdout
+
+
+#: the fixed-seed campaign of the test suite
+FIXED_N, FIXED_SEED = 800, 4
