@@ -244,7 +244,14 @@ def test_run_trace(capsys):
     code, out, _ = _cli(["run", "--trace", "--ascii", str(ROOT / "examples" / "pullback" / "example_3_9.pb")], capsys)
     lines = out.splitlines()
     assert code == 0 and lines[-3:] == ["value: [660, 528]*", "type: (R^2)*", "steps: 4"]
-    assert lines[0].startswith("1: ") and lines[3] == "4: [660, 528]*"
+    # the rules of Example 3.9's reverse phase: four numeric transposes (5)
+    assert lines[0].startswith("1 [5]: ") and lines[3] == "4 [5]: [660, 528]*"
+
+
+def test_run_on_the_machine(capsys):
+    code, out, _ = _cli(["run", "--machine", "cps", "--ascii", str(ROOT / "examples" / "pullback" / "example_3_9.pb")],
+                        capsys)
+    assert code == 0 and out.splitlines() == ["value: [660, 528]*", "type: (R^2)*", "steps: 4", "rules: 5 x4"]
 
 
 def test_run_exit_codes(tmp_path, capsys):
