@@ -23,7 +23,8 @@ from revhandlers.harness import Divergence, run_campaign
 from revhandlers.pullback import campaign as C
 from revhandlers.pullback import reference
 from revhandlers.pullback.engine import PullbackEvaluator
-from revhandlers.pullback.sexp import Result
+from revhandlers.errors import BadInput
+from revhandlers.pullback.sexp import Result, to_sexp
 from revhandlers.pullback.syntax import NP, NR, NDual
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,13 +59,14 @@ def ev():
 
 
 def test_campaign_fixed_seed():
-    """1,200 queries (15 to 20 s): no divergence, first-order and higher-order queries
-    checked, and values compared both ways (numeric duals, and normal
-    forms by their meaning).  The queries pullback-eval rejects for a 0
-    without a type from its context are counted (``allow_checker_gap``;
-    :func:`test_the_checker_gap_is_a_divergence` shows them caught)."""
-    n = 1200
-    report = C.campaign(n, seed=20261202, allow_checker_gap=True)
+    """The fixed-seed campaign of the test suite, 800 queries (about 25 s):
+    no divergence among pullback-eval's normaliser, its continuation
+    machine and the reference, with the checkers strict (no query the Coq
+    checker rejects), first-order and higher-order queries checked, values
+    compared both ways (numeric duals, and normal forms by their meaning),
+    and every rule fired."""
+    n = 800
+    report = C.campaign(n, seed=4)
     assert report.divergence is None, report.divergence
     assert report.programs == n
     out = report.outcomes
@@ -72,32 +74,45 @@ def test_campaign_fixed_seed():
     def count(*words):
         return sum(v for k, v in out.items() if all(w in k for w in words))
 
-    assert count("agree", "first-order", "numeric value") > 200
-    assert count("agree", "first-order", "by its meaning") > 50
+    assert count("agree", "first-order", "numeric value") > 80
+    assert count("agree", "first-order", "by its meaning") > 40
     assert count("higher-order") > 100 and count("agree", "higher-order") > 10
     values = count("agree") + count("value (")
     assert values == report.coverage["values"]
     # Most queries within pb_wf (progress's hypothesis) reach a value; the
     # others are stuck.  Queries outside pb_wf are all stuck.
-    outside = count("not pb_wf") + count(C.CHECKER_GAP)
-    assert values > 0.6 * (n - outside), out
+    assert values > 0.6 * (n - count("not pb_wf")), out
     assert values > 0.4 * n, out
     assert "steps to a value" in C.steps_table(report.coverage)
+    assert C.rule_holes(report.coverage) == [], C.rule_table(report.coverage)
 
 
-def test_the_checker_gap_is_a_divergence(tmp_path):
+class _Rejecting(PullbackEvaluator):
+    """A checker gap: pullback-eval rejecting as ill-typed every query with
+    a 0 in it."""
+
+    def result(self, term):
+        if "zero" in to_sexp(term):
+            raise BadInput("type", "the term has no type (simulated): " + to_sexp(term))
+        return super().result(term)
+
+
+def test_a_checker_gap_is_a_divergence(tmp_path):
     """By default a query the Coq checker rejects and the Python checker
-    accepts is a divergence, shrunk and written to the corpus."""
-    report = C.campaign(1000, seed=1, corpus=tmp_path)     # found after 272 queries
-    assert report.divergence is not None and "the Coq checker (pullback-eval) rejects" in report.divergence
-    written = Path(report.corpus_file)
-    assert written.parent == tmp_path and written.name.startswith("divergence-1-")
-    text = written.read_text()
-    assert text.startswith("; found by `revhandlers pullback fuzz --seed 1`, shrunk by Hypothesis\n")
-    case = C.read_case(text)
-    with PullbackEvaluator(timeout=30) as ev, pytest.raises(Divergence, match="rejects"):
-        C.check(case, ev)
-    assert len(text.splitlines()[-1]) < 200         # shrunk
+    accepts is a divergence, shrunk and written to the corpus
+    (``allow_checker_gap`` counts it instead)."""
+    with _Rejecting(timeout=30, fuel=C.FUEL) as bad:
+        report = run_campaign(C.cases(), lambda c: C.check(c, bad), 300, seed=1,
+                              save=lambda c, m: C.write_corpus(c, tmp_path, 1, m))
+        assert report.divergence is not None and "the Coq checker (pullback-eval) rejects" in report.divergence
+        written = Path(report.corpus_file)
+        assert written.parent == tmp_path and written.name.startswith("divergence-1-")
+        text = written.read_text()
+        case = C.read_case(text)
+        with pytest.raises(Divergence, match="rejects"):
+            C.check(case, bad)
+        assert len(text.splitlines()[-1]) < 200         # shrunk
+        assert C.check(case, bad, allow_checker_gap=True).startswith(C.CHECKER_GAP)
 
 
 def _corpus_files():
@@ -282,17 +297,3 @@ def test_fuzz_command(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
 
-
-def test_fixed_seed_campaign_fires_every_rule(tmp_path):
-    """A small campaign of fixed seed: no divergence among pullback-eval's
-    normaliser, its continuation machine and the reference, and every rule
-    fires."""
-    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", str(FIXED_N), "--seed",
-                        str(FIXED_SEED), "--allow-checker-gap", "--corpus", str(tmp_path)],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "divergences: 0" in r.stdout and "COVERAGE HOLES" not in r.stdout
-
-
-#: the fixed-seed campaign of the test suite
-FIXED_N, FIXED_SEED = 800, 4
