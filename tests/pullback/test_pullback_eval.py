@@ -349,6 +349,20 @@ def test_machine_agrees_and_counts_the_rules():
     assert rc == 1 and ERROR_LINE.match(lines[0]).group(1) == "stuck"
 
 
+def test_machine_counts_the_rules_of_premises():
+    """On the paper's query the body applies six function symbols (sq, mul,
+    and add three times, sq of y): 15 fires once for each (five times in
+    the premise of 20a, once at the end of the chain), and each forward
+    value f(r) is computed once (3, six times): call-by-value computes
+    1+1 once (Example 3.7).  The trace, which names the top-level steps
+    only, shows 15 once."""
+    rc, lines, _ = run(PAPER_QUERY, "--machine", "cps")
+    counts = {name: int(c) for name, c in field(parse(lines[0]), "rules")}
+    assert rc == 0 and counts["15"] == 6 and counts["3"] == 6
+    rc, lines, _ = run(PAPER_QUERY, "--trace")
+    assert [parse(line)[1][1] for line in lines[:-1]].count("15") == 1
+
+
 def test_trace_of_a_failure():
     rc, lines, _ = run(PAPER_QUERY, "--trace", "--fuel", "5")
     assert rc == 1 and len(lines) == 6
