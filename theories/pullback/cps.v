@@ -187,12 +187,12 @@ Definition plug_state (s : state) : tm := match s with St _ t K => plug K t end.
 Fixpoint run (n : nat) (s : state) (k : nat) (rs : list (rule * tm)) {struct n}
   : tm * nat * list (rule * tm) * outcome :=
   match n with
-  | 0 => (plug_state s, k, rev rs, OFuel)
+  | 0 => (plug_state s, k, rev_append rs [], OFuel)
   | S n' =>
       match transition s with
       | Next s' None => run n' s' k rs
       | Next s' (Some r) => run n' s' (S k) (r :: rs)
-      | Halt u o => (u, k, rev rs, o)
+      | Halt u o => (u, k, rev_append rs [], o)
       end
   end.
 
