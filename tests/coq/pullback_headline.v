@@ -7,7 +7,7 @@
    variables: nothing is assumed. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction
   preservation progress transpose reverse_phase examples decide step_fn normalize infer
-  exec_sig cps.
+  exec_sig cps cps_complete.
 
 (* Subject reduction for A-reduction (§4). *)
 Check @astep_typed.
@@ -97,6 +97,14 @@ Check @cps_normalize_agree.
 Print Assumptions cps_normalize_agree.
 Check @cps_normalize_value_det.
 Print Assumptions cps_normalize_value_det.
+
+(* The machine follows the step function: from any state it makes the step
+   step_at makes of the term the state stands for, with one contraction,
+   or halts with it when it is a value. *)
+Check @descend.
+Print Assumptions descend.
+Check @ascend.
+Print Assumptions ascend.
 
 (* The type checker for annotated terms. *)
 Check @infer_sound.
