@@ -5,7 +5,9 @@
    at build time from theories/pullback/extraction.v): the type checker
    (infer.v, infer_sound), the erasure of binder types, and the normaliser
    (normalize.v, normalize_sound, over the step function of step_fn.v:
-   step_fn_sound, step_fn_complete).  This file only
+   step_fn_sound, step_fn_complete), the continuation machine (cps.v,
+   cps_run_sound, cps_normalize_agree) and the names of the rules that fired
+   (cps.v, rule_of, step_rule).  This file only
    - reads a request (docs/sexp-format.md, "pullback-eval") into an
      annotated term, checking nesting, numbers and variable scopes;
    - prints answers and errors, and chooses the exit code: 0 value, 1
@@ -17,6 +19,9 @@ open Driver_io
 
 let max_depth = 2000
 let fuel = ref 1_000_000
+
+(* The machine's transitions per run: this many per unit of fuel. *)
+let transitions_per_fuel = 64
 
 (* ---------- reading ---------- *)
 
@@ -146,6 +151,14 @@ let rec tm_sexp = function
   | P.Plus (a, b) -> list "+" [ tm_sexp a; tm_sexp b ]
   | P.Let (e, l) -> list "let" [ tm_sexp e; tm_sexp l ]
 
+let rule_name = function
+  | P.R1 -> "1" | P.R2 -> "2" | P.R3 -> "3" | P.R4 -> "4" | P.R5 -> "5" | P.R6 -> "6"
+  | P.RLet -> "let" | P.R7 -> "7" | P.R8 -> "8" | P.RA -> "A" | P.R9 -> "9"
+  | P.R10a -> "10a" | P.R10a' -> "10a-mirror" | P.R10b -> "10b" | P.R11 -> "11" | P.R12 -> "12"
+  | P.R13a -> "13a" | P.R13b -> "13b" | P.R13c -> "13c" | P.R14 -> "14" | P.R15 -> "15"
+  | P.R16a -> "16a" | P.R16b -> "16b" | P.R16c -> "16c" | P.R17 -> "17" | P.R18 -> "18"
+  | P.R19a -> "19a" | P.R19b -> "19b" | P.R19c -> "19c" | P.R20a -> "20a" | P.R20b -> "20b"
+
 (* ---------- running ---------- *)
 
 let typed s =
@@ -170,13 +183,37 @@ let run s =
   let (u, k), o = P.pb_normalize !fuel e in
   outcome u t k o
 
+(* The continuation machine: the same answer, and how often each rule fired,
+   the rules of the premises of 16b-20a included (in the order of first
+   firing). *)
+let run_cps s =
+  let e, t = typed s in
+  let transitions = min (!fuel * transitions_per_fuel) (max_int / 2) in
+  let ((u, k), log), o = P.pb_cps !fuel transitions e in
+  match o with
+  | P.OValue ->
+      let counts = Hashtbl.create 32 and order = ref [] in
+      List.iter (fun r ->
+          let n = rule_name r in
+          match Hashtbl.find_opt counts n with
+          | Some c -> Hashtbl.replace counts n (c + 1)
+          | None -> Hashtbl.add counts n 1; order := n :: !order)
+        (P.pb_log_rules !fuel transitions log);
+      let rules = List.rev_map (fun n -> S.List [ atom n; int_atom (Hashtbl.find counts n) ]) !order in
+      to_line (list "result" [ list "value" [ tm_sexp u ]; list "type" [ ty_sexp t ]; list "steps" [ int_atom k ];
+                               S.List (atom "rules" :: rules) ])
+  | P.OStuck -> outcome u t k o
+  | P.OFuel ->
+      raise (Runtime ("out-of-fuel", Printf.sprintf "no value within the fuel of %d (the continuation machine, after %d steps; --fuel N)" !fuel k))
+
 let check_line s = to_line (list "ok" [ list "type" [ ty_sexp (snd (typed s)) ] ])
 
 (* The terms after each step, and the answer (or failure) at the end. *)
 let trace s =
   let e, t = typed s in
   let steps, o = P.pb_trace !fuel e in
-  let lines = List.map (fun u -> to_line (list "step" [ tm_sexp u ])) steps in
+  let _, rules = List.fold_left (fun (prev, acc) u -> (u, P.pb_step_rule prev u :: acc)) (e, []) steps in
+  let lines = List.map2 (fun r u -> to_line (list "step" [ list "rule" [ atom (rule_name r) ]; tm_sexp u ])) (List.rev rules) steps in
   let u = List.fold_left (fun _ x -> x) e steps in
   (lines, fun () -> outcome u t (List.length steps) o)
 
@@ -184,21 +221,26 @@ let mode_of_request = function
   | S.List [ S.Atom "run"; p ] -> (`Run, p)
   | S.List [ S.Atom "check"; p ] -> (`Check, p)
   | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
-  | S.List (S.Atom ("run" | "check" | "trace") :: _) -> bad "syntax" "a request is (run TERM), (check TERM), (trace TERM) or a TERM"
+  | S.List [ S.Atom "cps"; p ] -> (`Cps, p)
+  | S.List (S.Atom ("run" | "check" | "trace" | "cps") :: _) ->
+      bad "syntax" "a request is (run TERM), (check TERM), (trace TERM), (cps TERM) or a TERM"
   | p -> (`Run, p)
 
 let usage =
-  "usage: pullback-eval [--check | --trace] [--fuel N] [--timeout SECONDS] [FILE]\n\
+  "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
   \       pullback-eval --serve [--fuel N] [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
-   (check TERM), (trace TERM) or a TERM, from FILE or standard input, and\n\
-   prints one answer line (--trace: one line per step first).  Exit codes:\n\
-   0 value, 1 stuck or out of fuel, 2 bad input.  --fuel N bounds the steps\n\
-   (default 1000000).  --serve answers one request per line.  --timeout\n\
-   stops a request after SECONDS (default 60; 0: no limit)."
+   (check TERM), (trace TERM), (cps TERM) or a TERM, from FILE or standard\n\
+   input, and prints one answer line (--trace: one line per step first,\n\
+   with the rule that fired).  --machine cps runs a TERM or (run TERM) on\n\
+   the continuation machine (as (cps TERM)), which also counts the rules\n\
+   that fired.  Exit codes: 0 value, 1 stuck or out of fuel, 2 bad input.\n\
+   --fuel N bounds the steps (default 1000000), and the machine's premises\n\
+   and (times 64) its transitions.  --serve answers one request per line.\n\
+   --timeout stops a request after SECONDS (default 60; 0: no limit)."
 
 let () =
-  let mode = ref `Run and serve_mode = ref false and file = ref None in
+  let mode = ref `Run and serve_mode = ref false and file = ref None and machine = ref `Run in
   let rec args l =
     match common_flag "pullback-eval" usage l with
     | Some rest -> args rest
@@ -208,6 +250,8 @@ let () =
     | "--check" :: rest -> mode := `Check; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
     | "--serve" :: rest -> serve_mode := true; args rest
+    | "--machine" :: "cps" :: rest -> machine := `Cps; args rest
+    | "--machine" :: "step" :: rest -> machine := `Run; args rest
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
         | Some f when f >= 0 && f <= 1_000_000_000 -> fuel := f; args rest
@@ -221,6 +265,7 @@ let () =
         let m, p = mode_of_request req in
         match m with
         | `Run -> run p
+        | `Cps -> run_cps p
         | `Check -> check_line p
         | `Trace ->
             let lines, fin = trace p in
@@ -229,8 +274,9 @@ let () =
   else
     answer_one !file (fun req ->
         let m, p = mode_of_request req in
-        match (if !mode = `Run then m else !mode) with
+        match (if !mode = `Run then (if m = `Run then !machine else m) else !mode) with
         | `Run -> run p
+        | `Cps -> run_cps p
         | `Check -> check_line p
         | `Trace ->
             let lines, fin = trace p in

@@ -4,15 +4,21 @@
 #
 # here with g written out in the signature add, mul, sq (each let binds one
 # elementary term), in the query of Example 4.9.  The let series means the same
-# function, so the query gives [660, 528]* as paper_f.pb does.
+# function, so the query gives [660, 528]* as paper_f.pb does.  An elementary
+# pair pairs variables (E ::= ⟨z, z⟩), so the constants 1 and 2 are bound by
+# lets of their own: with ⟨a, 1⟩ the body would not be a let series, and no
+# rule applies to a pullback whose body is a let that is neither a let series
+# nor an A-redex (A-contexts do not enter a let; progress.v asks pb_wf).
 (
   (Ω λ⟨x, y⟩:R^2.
       let z1 = ⟨x, y⟩ in
       let a = π1(z1) in
       let b = π2(z1) in
-      let c = ⟨a, 1⟩ in
+      let one = 1 in
+      let c = ⟨a, one⟩ in
       let d = add(c) in              # x + 1
-      let e = ⟨2, a⟩ in
+      let two = 2 in
+      let e = ⟨two, a⟩ in
       let h = mul(e) in              # 2x
       let k = sq(b) in               # y²
       let l = ⟨h, k⟩ in

@@ -7,7 +7,7 @@
    variables: nothing is assumed. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction
   preservation progress transpose reverse_phase examples decide step_fn normalize infer
-  exec_sig.
+  exec_sig cps cps_complete.
 
 (* Subject reduction for A-reduction (§4). *)
 Check @astep_typed.
@@ -85,6 +85,26 @@ Check @normalize_complete.
 Print Assumptions normalize_complete.
 Check @trace_sound.
 Print Assumptions trace_sound.
+
+(* The continuation machine (§3.5): what it returns is reached by the
+   relation in as many steps as it counts, a value when it says so; it
+   agrees with the normaliser. *)
+Check @cps_run_sound.
+Print Assumptions cps_run_sound.
+Check @cps_eval_sound.
+Print Assumptions cps_eval_sound.
+Check @cps_normalize_agree.
+Print Assumptions cps_normalize_agree.
+Check @cps_normalize_value_det.
+Print Assumptions cps_normalize_value_det.
+
+(* The machine follows the step function: from any state it makes the step
+   step_at makes of the term the state stands for, with one contraction,
+   or halts with it when it is a value. *)
+Check @descend.
+Print Assumptions descend.
+Check @ascend.
+Print Assumptions ascend.
 
 (* The type checker for annotated terms. *)
 Check @infer_sound.

@@ -306,20 +306,67 @@ def test_trace_counts_the_steps(text):
     assert rc == 0 and err == ""
     assert len(lines) == steps + 1
     terms = [parse(line) for line in lines[:-1]]
-    assert all(t[0] == "step" and len(t) == 2 for t in terms)
+    assert all(t[0] == "step" and len(t) == 3 and t[1][0] == "rule" and t[1][1] in RULES for t in terms)
     final = parse(lines[-1])
     assert final[0] == "result" and field(final, "value")[0] == value and int(field(final, "steps")[0]) == steps
     if steps:
-        assert terms[-1][1] == value
+        assert terms[-1][2] == value
     assert len(set(lines[:-1])) == len(lines) - 1   # every step changes the term
     rc, lines2, _ = run(f"(trace {text})")
     assert rc == 0 and lines2 == lines
 
 
+#: the rule names of pullback-eval (cps.v, ``rule``)
+RULES = {"1", "2", "3", "4", "5", "6", "let", "A", "7", "8", "9", "10a", "10a-mirror", "10b", "11", "12", "13a",
+         "13b", "13c", "14", "15", "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"}
+
+
+def test_trace_names_the_rules():
+    """The rule of each step, derived by hand from Fig. 3 for
+    ((Ω λy. sin y) · (λx.[1]*)) 0.5: the body sin(y) is elementary (f(z)),
+    so it is not A-normalised; 15 emits (λv. (J sin · v) 0.5)* · (ω sin(0.5));
+    CBV then computes sin 0.5 (3), applies the 1-form (1), and (5)
+    transposes: [15, 3, 1, 5]."""
+    text = query("R", f("sin", "(var 0)"), "0.5")
+    rc, lines, _ = run(text, "--trace")
+    assert rc == 0 and [parse(line)[1][1] for line in lines[:-1]] == ["15", "3", "1", "5"]
+
+
+def test_machine_agrees_and_counts_the_rules():
+    """--machine cps (and the request (cps TERM)) answers what the
+    normaliser answers, with how often each rule fired: (λx. x·sin x) 2 is
+    one β (1), then f(r) twice (3: sin 2, then mul), so 1 once and 3 twice,
+    in that order of first firing."""
+    text = "(app (lam R (fun mul (pair (var 0) (fun sin (var 0))))) 2.0)"
+    rc, lines, _ = run(text, "--machine", "cps")
+    answer = parse(lines[0])
+    assert rc == 0 and field(answer, "value")[0] == parse(run(text)[1][0])[1][1]
+    assert field(answer, "rules") == [["1", "1"], ["3", "2"]]
+    assert int(field(answer, "steps")[0]) == 3
+    rc, lines2, _ = run(f"(cps {text})")
+    assert rc == 0 and lines2 == lines
+    rc, lines, _ = run(STUCK, "--machine", "cps")
+    assert rc == 1 and ERROR_LINE.match(lines[0]).group(1) == "stuck"
+
+
+def test_machine_counts_the_rules_of_premises():
+    """On the paper's query the body applies six function symbols (sq, mul,
+    and add three times, sq of y): 15 fires once for each (five times in
+    the premise of 20a, once at the end of the chain), and each forward
+    value f(r) is computed once (3, six times): call-by-value computes
+    1+1 once (Example 3.7).  The trace, which names the top-level steps
+    only, shows 15 once."""
+    rc, lines, _ = run(PAPER_QUERY, "--machine", "cps")
+    counts = {name: int(c) for name, c in field(parse(lines[0]), "rules")}
+    assert rc == 0 and counts["15"] == 6 and counts["3"] == 6
+    rc, lines, _ = run(PAPER_QUERY, "--trace")
+    assert [parse(line)[1][1] for line in lines[:-1]].count("15") == 1
+
+
 def test_trace_of_a_failure():
     rc, lines, _ = run(PAPER_QUERY, "--trace", "--fuel", "5")
     assert rc == 1 and len(lines) == 6
-    assert all(line.startswith("(step ") for line in lines[:-1])
+    assert all(line.startswith("(step (rule ") for line in lines[:-1])
     assert ERROR_LINE.match(lines[-1]).group(1) == "out-of-fuel"
 
 

@@ -10,6 +10,11 @@
     - [pb_normalize]: the normaliser ([normalize], normalize.v:
       [normalize_sound]) and [pb_trace], the same loop recording every term
       ([trace_sound]);
+    - [pb_cps]: the continuation machine of §3.5 ([cps_run], cps.v:
+      [cps_run_sound], [cps_normalize_agree]), with the rules it fired,
+      and [pb_log_rules], those rules with the rules of their premises
+      ([log_rules]);
+      [pb_step_rule]: the rule of a step of the trace ([step_rule]);
     - [mk_real], [real_view], [mk_fsym], [fsym_view]: the scalars and the
       function symbols, which the generic development keeps abstract.
 
@@ -19,7 +24,7 @@
     on what the scalar operations compute: the theorems hold for every
     [scalar_ops] (exec_sig.v). *)
 From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig.
+From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps.
 
 Definition flt : Type := unit.
 Definition flt_zero : flt := tt.
@@ -52,6 +57,12 @@ Definition pb_step (fuel : nat) (t : tm) : sres := step_fn fuel t.
 Definition pb_normalize (fuel : nat) (t : tm) : tm * nat * outcome := normalize fuel t.
 Definition pb_trace (fuel : nat) (t : tm) : list tm * outcome := trace fuel t.
 
+Definition pb_cps (depth transitions : nat) (t : tm) : tm * nat * list (rule * tm) * outcome :=
+  cps_run depth transitions t.
+Definition pb_log_rules (depth transitions : nat) (log : list (rule * tm)) : list rule :=
+  log_rules depth transitions log.
+Definition pb_step_rule (t t' : tm) : rule := step_rule t t'.
+
 Definition mk_real (x : flt) : @scalar pb_sig := x.
 Definition real_view (x : @scalar pb_sig) : flt := x.
 Definition mk_fsym (p : fprim) : @fsym pb_sig := p.
@@ -59,4 +70,4 @@ Definition fsym_view (f : @fsym pb_sig) : fprim := f.
 
 Extraction Language OCaml.
 Extraction "pullback_core.ml"
-  pb_infer pb_erase pb_step pb_normalize pb_trace mk_real real_view mk_fsym fsym_view.
+  pb_infer pb_erase pb_step pb_normalize pb_trace pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.

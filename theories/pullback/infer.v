@@ -89,6 +89,65 @@ Proof.
   apply Bool.andb_true_iff in H as [H1 H2]. constructor; auto.
 Qed.
 
+(** The binder types written in a term. *)
+Fixpoint atys (a : atm) : list ty :=
+  match a with
+  | XLam A s => A :: atys s
+  | XDual A s1 s2 | XPb A s1 s2 => A :: atys s1 ++ atys s2
+  | XApp s p | XPair s p | XPlus s p | XLet s p => atys s ++ atys p
+  | XProj _ s | XFun _ s | XJac _ s => atys s
+  | _ => []
+  end.
+
+(** A type and its parts. *)
+Fixpoint ty_parts (A : ty) : list ty :=
+  A :: match A with
+       | TProd B C | TArr B C => ty_parts B ++ ty_parts C
+       | TDual B => ty_parts B
+       | TR => []
+       end.
+
+(** A guess of the type of a term whose type cannot be inferred: its
+    shape, [R] where nothing says more ([0], the body of [λx:A. 0]).  Only
+    a candidate: every guess is checked. *)
+Fixpoint guess (Γ : list ty) (a : atm) : ty :=
+  match a with
+  | XVar n => match nth_error Γ n with Some A => A | None => TR end
+  | XLam A s => TArr A (guess (A :: Γ) s)
+  | XApp s _ => match guess Γ s with TArr _ B => B | _ => TR end
+  | XProj i s => match guess Γ s with TProd A B => if i then B else A | _ => TR end
+  | XPair s1 s2 => TProd (guess Γ s1) (guess Γ s2)
+  | XFun f _ => Rn (fcod f)
+  | XJac f _ => TArr (Rn (fdom f)) (Rn (fcod f))
+  | XDual A _ _ => TDual A
+  | XPb A _ _ => TOmega A
+  | XNDual r => match num_shape r with Some A => TDual A | None => TDual TR end
+  | XPlus s _ => guess Γ s
+  | XLet e l => guess (guess Γ e :: Γ) l
+  | XReal _ | XZero => TR
+  end.
+
+(** The types tried for [z] in [let z = e in l] when [e]'s type cannot be
+    inferred (a [0], a numeric dual with [0] entries, [λx:A. 0]): the guess
+    of [e]'s type, [R], [R²], the expected type, and the binder types of
+    [l] and their parts.  Each is checked, so the choice only decides which
+    terms are accepted. *)
+Definition let_candidates (Γ : list ty) (e : atm) (exp : option ty) (l : atm) : list ty :=
+  guess Γ e :: TR :: Rn 2 :: match exp with Some A => [A] | None => [] end ++ flat_map ty_parts (atys l).
+
+(** The first answer of [f] on [cs]. *)
+Fixpoint first_ok (f : ty -> option ty) (cs : list ty) : option ty :=
+  match cs with
+  | [] => None
+  | σ :: cs' => match f σ with Some B => Some B | None => first_ok f cs' end
+  end.
+
+Lemma first_ok_some f cs B : first_ok f cs = Some B -> exists σ, f σ = Some B.
+Proof.
+  induction cs as [|σ cs IH]; simpl; [discriminate|].
+  destruct (f σ) as [B'|] eqn:E; [intros H; injection H as <-; eauto|exact IH].
+Qed.
+
 Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
   let ret (B : ty) : option ty :=
     match exp with
@@ -109,7 +168,20 @@ Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
   | XApp s p =>
       match tc Γ s None with
       | Some (TArr A B) => match tc Γ p (Some A) with Some _ => ret B | None => None end
-      | _ => None
+      | Some _ => None
+      | None =>
+          (* a function whose type is not inferred ([λz:A. 0]): checked
+             against the argument's type (inferred, or else guessed) and the
+             expected one *)
+          match exp with
+          | Some B =>
+              let A := match tc Γ p None with Some A => A | None => guess Γ p end in
+              match tc Γ s (Some (TArr A B)), tc Γ p (Some A) with
+              | Some _, Some _ => Some B
+              | _, _ => None
+              end
+          | None => None
+          end
       end
   | XProj i s =>
       match tc Γ s None with
@@ -185,7 +257,13 @@ Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
               end
           end
       end
-  | XLet e l => match tc Γ e None with Some σ => tc (σ :: Γ) l exp | None => None end
+  | XLet e l =>
+      match tc Γ e None with
+      | Some σ => tc (σ :: Γ) l exp
+      | None =>
+          first_ok (fun σ => match tc Γ e (Some σ) with Some _ => tc (σ :: Γ) l exp | None => None end)
+                   (let_candidates Γ e exp l)
+      end
   end.
 
 Definition infer (Γ : list ty) (a : atm) : option ty := tc Γ a None.
@@ -197,6 +275,8 @@ Lemma lin_is0_of t : linb is0b t = true -> lin is0 t.
 Proof. apply linb_is0. Qed.
 
 #[local] Arguments ty_eq_dec : simpl never.
+
+#[local] Arguments first_ok : simpl never.
 
 Lemma tc_sound a : forall Γ exp B,
   tc Γ a exp = Some B -> typed Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
@@ -222,13 +302,21 @@ Proof.
       split; [constructor; exact Ht|discriminate].
   - (* application *)
     destruct (tc Γ s None) as [[| |A1 B1|]|] eqn:Es; try discriminate.
-    destruct (tc Γ p (Some A1)) as [A2|] eqn:Ep; [|discriminate].
-    destruct (IHs _ _ _ Es) as [Hs _]. destruct (IHp _ _ _ Ep) as [Hp Hpe].
-    rewrite (Hpe A1 eq_refl) in Hp.
-    destruct exp as [A0|].
-    + destruct (ty_eq_dec A0 B1) as [<-|]; [injection H as <-|discriminate].
+    + destruct (tc Γ p (Some A1)) as [A2|] eqn:Ep; [|discriminate].
+      destruct (IHs _ _ _ Es) as [Hs _]. destruct (IHp _ _ _ Ep) as [Hp Hpe].
+      rewrite (Hpe A1 eq_refl) in Hp.
+      destruct exp as [A0|].
+      * destruct (ty_eq_dec A0 B1) as [<-|]; [injection H as <-|discriminate].
+        split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
+      * injection H as <-. split; [econstructor; eassumption|discriminate].
+    + destruct exp as [B0|]; [|discriminate].
+      set (A := match tc Γ p None with Some A => A | None => guess Γ p end) in H.
+      destruct (tc Γ s (Some (TArr A B0))) as [C|] eqn:Es2; [|discriminate].
+      destruct (tc Γ p (Some A)) as [A'|] eqn:Ep; [|discriminate].
+      injection H as <-.
+      destruct (IHs _ _ _ Es2) as [Hs Hse]. rewrite (Hse _ eq_refl) in Hs.
+      destruct (IHp _ _ _ Ep) as [Hp Hpe]. rewrite (Hpe _ eq_refl) in Hp.
       split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
-    + injection H as <-. split; [econstructor; eassumption|discriminate].
   - (* projection *)
     destruct (tc Γ s None) as [[|A1 A2| |]|] eqn:Es; try discriminate.
     destruct (IH _ _ _ Es) as [Hs _].
@@ -339,9 +427,14 @@ Proof.
         destruct (IHs _ _ _ E3) as [H1 He1]. destruct (IHp _ _ _ E2) as [H2 _].
         rewrite (He1 _ eq_refl) in H1. constructor; assumption.
   - (* let *)
-    destruct (tc Γ e None) as [σ|] eqn:Ee; [|discriminate].
-    destruct (IHe _ _ _ Ee) as [He _]. destruct (IHl _ _ _ H) as [Hl Hle].
-    split; [econstructor; eassumption|exact Hle].
+    destruct (tc Γ e None) as [σ|] eqn:Ee.
+    + destruct (IHe _ _ _ Ee) as [He _]. destruct (IHl _ _ _ H) as [Hl Hle].
+      split; [econstructor; eassumption|exact Hle].
+    + (* a candidate type for the let-bound term *)
+      apply first_ok_some in H as [σ H].
+      destruct (tc Γ e (Some σ)) as [σ'|] eqn:E1; [|discriminate].
+      destruct (IHe _ _ _ E1) as [He He']. rewrite (He' _ eq_refl) in He.
+      destruct (IHl _ _ _ H) as [Hl Hle]. split; [econstructor; eassumption|exact Hle].
 Qed.
 
 (** The type checker is sound. *)

@@ -4,10 +4,11 @@ fuzz``.
 Queries ``((Ω λy:R^n. P) · ω) V`` drawn by :func:`.gen.queries`
 (first-order bodies, and higher-order ones: λ-abstractions applied, pairs
 of functions, Church-list folds) are run through **pullback-eval** (the
-type checker and the normaliser extracted from Coq, :mod:`.engine`) and
-through the **numpy reference** (:mod:`.reference`, the denotational
-semantics by forward mode, which never uses the pullback reductions), and
-compared:
+type checker and the normaliser extracted from Coq, :mod:`.engine`),
+through **the continuation machine** extracted from Coq (``cps_run``,
+``theories/pullback/cps.v``, the request ``(cps TERM)``) and through the
+**numpy reference** (:mod:`.reference`, the denotational semantics by
+forward mode, which never uses the pullback reductions), and compared:
 
 * the Python checker (:mod:`.typecheck`) must accept the query (the
   generator claims it is well typed), and so must the Coq checker: a query
@@ -19,6 +20,9 @@ compared:
   the same infinity): a numeric dual ``r*`` by its numbers; another normal
   form (``0``, a dual map whose body still holds a Jacobian, …) by its
   meaning, the reference's evaluation of that normal form;
+* the machine must reach the same value as the normaliser in the same
+  number of steps, or fail in the same way (stuck; out of fuel or past
+  the time limit when the normaliser is);
 * a run that is stuck, out of fuel or past the time limit is a named
   outcome, not a divergence; it says whether the query satisfies ``pb_wf``,
   the hypothesis of ``progress`` (``theories/pullback/progress.v``: every
@@ -27,9 +31,12 @@ compared:
 
 A query is *higher-order* when its body holds a λ-abstraction or its point
 is not of a ground type (the generator's higher-order queries may draw
-none).  The reduction rules that fired are not counted: pullback-eval's
-trace gives the term after each step, not the rule; the campaign counts
-the steps instead.
+none).  The machine names the rule of every contraction (``rule_of``,
+``cps.v``: 1-6, ``let``, ``A`` for an A-step in a pullback's body, 7-20
+with 10a's mirror image ``10a-mirror``); the campaign counts them over
+the runs that end in a value (premises not included) and fails with exit
+code 3 when a rule never fired (``--allow-holes`` accepts it), as
+``revhandlers fuzz`` does.
 
 A divergence is shrunk by Hypothesis and written to the corpus
 (``tests/corpus/pullback``) as the query's S-expression under a comment
@@ -67,19 +74,23 @@ BUDGET = 10
 COMMAND = "revhandlers pullback fuzz"
 #: the outcome of a query the Coq checker rejects and the Python checker accepts, with ``allow_checker_gap``
 CHECKER_GAP = "ill-typed for pullback-eval only"
-#: what the report says about rule coverage
-NO_RULES = ("reduction rules: not counted (pullback-eval's trace gives the term after each step, "
-            "not the rule that fired)")
+#: the rules the machine names (cps.v, ``rule``; pullback-eval's ``rule_name``)
+RULES = ("1", "2", "3", "4", "5", "6", "let", "A", "7", "8", "9", "10a", "10a-mirror", "10b", "11", "12", "13a",
+         "13b", "13c", "14", "15", "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b")
 
 
 # ------------------------------------------------------------- the cases
 
 def cases(budget: int = BUDGET):
-    """First-order and higher-order queries (:class:`.gen.GenQuery`)."""
+    """First-order and higher-order queries (:class:`.gen.GenQuery`), and
+    one time in seven a query at a 1-form (:func:`.gen.form_queries`) or
+    along a bilinear dual map (:func:`.gen.bilinear_queries`), as terms."""
     from hypothesis import strategies as st
 
-    from .gen import queries
-    return st.one_of(queries(higher=False, budget=budget), queries(higher=True, budget=budget))
+    from .gen import bilinear_queries, form_queries, queries
+    first, higher = queries(higher=False, budget=budget), queries(higher=True, budget=budget)
+    special = st.one_of(form_queries(max(budget // 2, 1)), bilinear_queries())
+    return st.one_of(first, higher, first, higher, first, higher, special)
 
 
 def term_of(case) -> Tm:
@@ -206,11 +217,48 @@ def agree(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(ok))
 
 
+def _text(value) -> str:
+    """A value's S-expression, or its ``repr`` when it holds a non-finite
+    number (which the S-expression format does not write)."""
+    try:
+        return to_sexp(value)
+    except BadInput:
+        return repr(value)
+
+
+def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None) -> None:
+    """The continuation machine on ``t`` must give what the normaliser
+    gave: ``expected`` is the normaliser's ``(value, steps)`` or its
+    error.  False when the machine's run is past the time limit (not
+    compared), True when it agrees."""
+    try:
+        r = evaluator.cps(t)
+    except RevHandlersError as e:
+        if e.kind == "timeout":
+            return False            # past the time limit (a loaded machine): not compared
+        if isinstance(expected, RevHandlersError):
+            if e.kind == expected.kind or {e.kind, expected.kind} <= {"out-of-fuel", "timeout"}:
+                return True
+        got = f"{e.kind} ({e.message.split(': (')[0][:200]})"
+    else:
+        if not isinstance(expected, RevHandlersError) and (_text(r.value), r.steps) == expected:
+            if rules is not None:
+                for name, count in r.rules:
+                    rules[name] += count
+            return True
+        got = f"{_text(r.value)[:300]} in {r.steps} steps"
+    want = (expected.kind if isinstance(expected, RevHandlersError)
+            else f"{expected[0][:300]} in {expected[1]} steps")
+    raise Divergence(f"the continuation machine gives {got}, the normaliser {want}: {text}")
+
+
 def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps: Counter | None = None,
-          allow_checker_gap: bool = False) -> str:
-    """Compare pullback-eval with the reference on ``case``: the outcome's
+          allow_checker_gap: bool = False, rules: Counter | None = None, machine: bool = True) -> str:
+    """Compare pullback-eval's normaliser, its continuation machine (unless
+    ``machine`` is false) and the reference on ``case``: the outcome's
     name, or :class:`Divergence`.  ``reference_run`` replaces the reference
-    (to test the check itself); ``steps`` counts the steps to each value."""
+    (to test the check itself); ``steps`` counts the steps to each value,
+    ``rules`` the rules the machine fired."""
     t = term_of(case)
     order = order_of(t)
     text = to_sexp(t)
@@ -229,8 +277,12 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
         if e.kind == "non-finite":
             return f"value ({order}, a non-finite number inside a normal form: not compared)"
         if e.kind in ("stuck", "out-of-fuel", "timeout"):
+            if machine and e.kind != "timeout":
+                _machine(evaluator, t, text, e, None)
             return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
         raise Divergence(f"pullback-eval fails ({e.kind}: {e.message.split(': (')[0][:300]}): {text}") from None
+    if machine and not _machine(evaluator, t, text, (_text(value), k), rules):
+        return f"timeout ({order}, the continuation machine only)"
     if not types_agree(ty_py, ty):
         raise Divergence(f"the checkers give different types: {pretty_type(ty_py, ascii=True)} (Python), "
                          f"{pretty_type(ty, ascii=True)} (Coq): {text}")
@@ -280,28 +332,32 @@ def read_case(text: str) -> Tm:
 
 def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None, progress=None,
              evaluator: PullbackEvaluator | None = None, timeout: float = TIMEOUT, fuel: int = FUEL,
-             allow_checker_gap: bool = False, reference_run=reference.run) -> Report:
+             allow_checker_gap: bool = False, reference_run=reference.run, machine: bool = True) -> Report:
     """Cross-check ``n`` queries drawn reproducibly from ``seed``; the
-    report's ``coverage`` counts the steps to the values."""
+    report's ``coverage`` counts the steps to the values and (as ``rule
+    NAME``) the rules the machine fired."""
     own = evaluator is None
     evaluator = evaluator or PullbackEvaluator(timeout=timeout, fuel=fuel)
     steps: Counter = Counter()
+    rules: Counter = Counter({name: 0 for name in RULES}) if machine else Counter()
     try:
         report = run_campaign(cases(budget),
-                              lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap), n, seed,
+                              lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine),
+                              n, seed,
                               save=(lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None,
                               progress=progress)
     finally:
         if own:
             evaluator.close()
     report.coverage.update(steps)
+    report.coverage.update({f"rule {name}": c for name, c in rules.items()})
     return report
 
 
 def _job(args):
-    n, seed, budget, corpus, timeout, fuel, allow = args
+    n, seed, budget, corpus, timeout, fuel, allow, machine = args
     return campaign(n, seed, budget, Path(corpus) if corpus else None, progress=count_done, timeout=timeout,
-                    fuel=fuel, allow_checker_gap=allow)
+                    fuel=fuel, allow_checker_gap=allow, machine=machine)
 
 
 def steps_table(coverage: Counter) -> str:
@@ -311,7 +367,18 @@ def steps_table(coverage: Counter) -> str:
     buckets = sorted((k for k in coverage if k.startswith("steps ") and k != "steps to the values"),
                      key=lambda k: int(k.split()[1].split("-")[0]))
     lines += [f"  {k}: {coverage[k]}" for k in buckets]
-    return "\n".join(lines + [NO_RULES])
+    return "\n".join(lines)
+
+
+def rule_table(coverage: Counter) -> str:
+    """How often each rule fired (the machine's runs that end in a value)."""
+    rows = [f"  {name}: {coverage.get('rule ' + name, 0)}" for name in RULES]
+    return "rule coverage (continuation machine, steps of the runs to a value):\n" + "\n".join(rows)
+
+
+def rule_holes(coverage: Counter) -> list[str]:
+    """The rules that never fired."""
+    return [name for name in RULES if coverage.get("rule " + name, 0) == 0]
 
 
 def cmd_fuzz(args, out) -> int:
@@ -319,14 +386,24 @@ def cmd_fuzz(args, out) -> int:
     require_extra(COMMAND, "hypothesis")     # before anything starts: one line, exit code 2
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
-                           (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap),
+                           (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap,
+                            not args.no_machine),
                            "pullback fuzz")
     except RevHandlersError as e:
         return could_not_run("pullback fuzz", e)
     reproduce = (f"{COMMAND} --n {args.n} --budget {args.budget} --fuel {args.fuel}"
-                 + (" --allow-checker-gap" if args.allow_checker_gap else ""))
+                 + (" --allow-checker-gap" if args.allow_checker_gap else "")
+                 + (" --no-machine" if args.no_machine else ""))
     code = summarize(reports, args.seed, args.jobs, out, reproduce, unit="queries")
-    print(steps_table(sum((r.coverage for r in reports), Counter())), file=out)
+    coverage = sum((r.coverage for r in reports), Counter())
+    print(steps_table(coverage), file=out)
+    if args.no_machine:
+        return code
+    print(rule_table(coverage), file=out)
+    holes = rule_holes(coverage)
+    if code == 0 and holes and not args.allow_holes:
+        print("COVERAGE HOLES: " + ", ".join(holes), file=out)
+        return 3
     return code
 
 
@@ -343,5 +420,8 @@ def register(sub) -> None:
     t.add_argument("--allow-checker-gap", action="store_true",
                    help="count a query the Coq checker rejects and the Python checker accepts as an outcome, "
                         "not a divergence")
+    t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
+    t.add_argument("--no-machine", action="store_true",
+                   help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
     t.set_defaults(func=cmd_fuzz)

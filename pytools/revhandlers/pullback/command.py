@@ -5,7 +5,8 @@
     revhandlers pullback sexp examples/pullback/paper_f.pb        # the driver's S-expression
     revhandlers pullback reference examples/pullback/paper_f.pb   # [660, 528]*
     revhandlers pullback run examples/pullback/paper_f.pb         # [660, 528]*, by pullback-eval
-    revhandlers pullback run --trace examples/pullback/paper_f.pb # and the term after each step
+    revhandlers pullback run --trace examples/pullback/paper_f.pb # and each step: [its rule] the term
+    revhandlers pullback run --machine cps examples/pullback/paper_f.pb  # by the continuation machine
     revhandlers pullback fuzz --n 1000 --seed 1                   # pullback-eval against the reference
 
 A file ending in ``.sexp`` holds a term (or a request ``(run TERM)``) in the
@@ -80,8 +81,10 @@ def cmd_reference(args, out) -> int:
 
 def cmd_run(args, out) -> int:
     """The file's term run by pullback-eval (the normaliser extracted from
-    Coq): the value in the surface syntax, its type and the step count;
-    with ``--trace``, the term after each step first."""
+    Coq, or with ``--machine cps`` the continuation machine, which also
+    counts the rules): the value in the surface syntax, its type and the
+    step count; with ``--trace``, each step first: the rule that fired and
+    the term after it."""
     from .engine import PullbackEvaluator, default_evaluator
     if args.fuel is not None and not 0 <= args.fuel <= MAX_FUEL:
         raise BadInput("syntax", f"--fuel is between 0 and {MAX_FUEL}, not {args.fuel}")
@@ -98,9 +101,11 @@ def cmd_run(args, out) -> int:
         if args.trace:
             tr = ev.trace(t)
             width = len(str(len(tr.steps)))
-            for i, u in enumerate(tr.steps, 1):
-                print(f"{i:>{width}}: {show(u)}", file=out)
+            for i, (u, rule) in enumerate(zip(tr.steps, tr.rules), 1):
+                print(f"{i:>{width}} [{rule}]: {show(u)}", file=out)
             res = tr.result
+        elif args.machine == "cps":
+            res = ev.cps(t)
         else:
             res = ev.result(t)
     finally:
@@ -109,6 +114,9 @@ def cmd_run(args, out) -> int:
     print(f"value: {show(res.value)}", file=out)
     print(f"type: {pretty_type(res.type, ascii=args.ascii)}", file=out)
     print(f"steps: {res.steps}", file=out)
+    if args.machine == "cps" and not args.trace:
+        print("rules: " + ", ".join(f"{name} ×{count}" if not args.ascii else f"{name} x{count}"
+                                    for name, count in res.rules), file=out)
     return 0
 
 
@@ -131,7 +139,10 @@ def register(sub) -> None:
                         "mode and by finite differences")
     r.set_defaults(func=cmd_reference)
     u = s.add_parser("run", help="run a program with pullback-eval, the normaliser extracted from Coq")
-    u.add_argument("--trace", action="store_true", help="print the term after each step first")
+    u.add_argument("--trace", action="store_true", help="print each step first: its rule and the term after it")
+    u.add_argument("--machine", choices=("step", "cps"), default="step",
+                   help="the normaliser over the step function (default) or the continuation machine, "
+                        "which also counts the rules that fired (premises included)")
     u.add_argument("--fuel", type=int, help="steps at most (pullback-eval's default: 1000000)")
     u.add_argument("--timeout", type=float, help="seconds at most (default: no limit)")
     u.set_defaults(func=cmd_run)

@@ -2,7 +2,7 @@
 ``pullback-eval --serve`` process (:class:`PullbackEvaluator`), whose type
 checker (``infer``, ``theories/pullback/infer.v``) and normaliser
 (``normalize``, ``normalize.v``, over the step function of ``step_fn.v``)
-are the Coq definitions.
+and continuation machine (``cps_run``, ``cps.v``) are the Coq definitions.
 
 Terms travel as S-expressions (:mod:`.sexp`, ``docs/sexp-format.md``,
 "pullback-eval"); errors come back as the project's errors
@@ -13,7 +13,8 @@ and ``timeout`` when the process gives no answer in time)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import sexpdata
 
@@ -21,7 +22,7 @@ from ..errors import BadInput, RevHandlersError, RuntimeFailure
 from ..paths import driver_path
 from ..process import ServeProcess, lazily
 from ..sexp import loads, ocaml_float
-from .sexp import Result, from_sexp, read_answer, read_type, request_sexp
+from .sexp import Result, from_sexp, read_answer, read_rules, read_type, request_sexp
 from .syntax import NP, NR, NZ, NDual, Real, Tm, Ty
 
 
@@ -36,9 +37,11 @@ class Trace:
     """The answer to ``(trace TERM)``: the term after each step (its
     S-expression text when it holds ``nan`` or an infinity), and the final
     answer, a :class:`~.sexp.Result` or the error the run ended with
-    (``stuck``, ``out-of-fuel``)."""
+    (``stuck``, ``out-of-fuel``); ``rules``: the rule of each step
+    (``step_rule``, ``cps.v``)."""
     steps: list
     outcome: Result | RevHandlersError
+    rules: list = field(default_factory=list)
 
     @property
     def result(self) -> Result:
@@ -74,6 +77,11 @@ class PullbackEvaluator(ServeProcess):
         r = self.result(term)
         return r.value, r.type, r.steps
 
+    def cps(self, term: Tm | str) -> Result:
+        """The :class:`~.sexp.Result` of running ``term`` on the continuation
+        machine (``cps_run``): value, type, steps and the rules that fired."""
+        return _result(self._ask("cps", term))
+
     def check(self, term: Tm | str) -> Ty:
         """The type the extracted checker gives ``term``."""
         return read_answer(self._ask("check", term))
@@ -87,14 +95,21 @@ class PullbackEvaluator(ServeProcess):
         # (trace (step TERM) … ANSWER): no term holds "(step " or a string,
         # and the answer is the last "(result (value " or "(error (kind "
         end = max(line.rfind(" (result (value "), line.rfind(" (error (kind "))
-        steps = [part.rstrip()[:-1] for part in line[:end].split("(step ")[1:]]
+        parts = [_STEP.fullmatch(part.rstrip()[:-1]) for part in line[:end].split("(step ")[1:]]
+        if not all(parts):
+            raise RevHandlersError("internal", f"unexpected trace from pullback-eval: {line[:200]}")
+        steps = [m.group(2) for m in parts]
         try:
             outcome = _result(line[end + 1:-1])
         except RevHandlersError as e:
             if e.exit_code == 2:
                 raise
             outcome = e
-        return Trace([_step(x) for x in steps], outcome)
+        return Trace([_step(x) for x in steps], outcome, [m.group(1) for m in parts])
+
+
+#: a step of a trace, ``(rule NAME) TERM``
+_STEP = re.compile(r"\(rule ([^ ()]+)\) (.*)", re.S)
 
 
 def _result(line: str):
@@ -116,7 +131,8 @@ def _result(line: str):
     else:
         raise RuntimeFailure("non-finite", f"pullback-eval's value holds a non-finite number, which is read only "
                                            f"in a number or a numeric dual: {line[:300]}")
-    return Result(value, read_type(fields["type"], erased=False), int(fields["steps"]))
+    rules = next((f[1:] for f in s[1:] if isinstance(f, list) and f and f[0] == sexpdata.Symbol("rules")), [])
+    return Result(value, read_type(fields["type"], erased=False), int(fields["steps"]), read_rules(rules))
 
 
 def _step(text: str):

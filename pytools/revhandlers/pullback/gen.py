@@ -302,12 +302,13 @@ def _body_s(draw, ctx: tuple, ty: Ty, budget: int, higher: bool):
             return Pair(draw(_body(ctx, ty.A, b // 2, higher)), draw(_body(ctx, ty.B, b // 2, higher)))
         if kind == "plus":
             return Plus(draw(_body(ctx, ty, b // 2, higher)), draw(_body(ctx, ty, b // 2, higher)))
-        return Let(draw(_body(ctx, R, b // 2, higher)), draw(_body((R,) + ctx, ty, b // 2, higher)))
+        e, body = draw(_body(ctx, R, b // 2, higher)), draw(_body((R,) + ctx, ty, b // 2, higher))
+        return Let(e, body) if draw(_stop(4)) else App(Lam(R, body), e)
     if budget <= 1 or draw(_stop(5)):
         leaves = ([_choose(tuple(paths))] * 3 if paths else []) + [_small_real()]
         leaf = draw(_one_of(tuple(leaves)))
         return Zero() if draw(_stop(20)) else leaf
-    kinds = ["fun1", "fun1", "fun2", "fun2", "plus", "let", "jac"]
+    kinds = ["fun1", "fun1", "fun2", "fun2", "plus", "let", "jac", "rule"]
     if higher:
         kinds += ["beta", "beta", "pairfun", "church"]
     kind = draw(_choose(tuple(kinds)))
@@ -319,11 +320,16 @@ def _body_s(draw, ctx: tuple, ty: Ty, budget: int, higher: bool):
         return Plus(draw(_body(ctx, R, b // 2, higher)), draw(_body(ctx, R, b // 2, higher)))
     if kind == "let":
         a = draw(_choose((R, Rn(2))))
-        return Let(draw(_body(ctx, a, b // 2, higher)), draw(_body((a,) + ctx, R, b // 2, higher)))
+        e, body = draw(_body(ctx, a, b // 2, higher)), draw(_body((a,) + ctx, R, b // 2, higher))
+        # inside a pullback's body a let is a let series or nothing (pb_wf):
+        # mostly the paper's sugar (λz.L) E instead
+        return Let(e, body) if draw(_stop(4)) else App(Lam(a, body), e)
     if kind == "jac":
         f = draw(_choose(tuple(sorted(FUNCTIONS))))
         d = Rn(FUNCTIONS[f].dom)
         return App(Jac(f, draw(_body(ctx, d, b // 2, higher))), draw(_body(ctx, d, b // 2, higher)))
+    if kind == "rule":
+        return draw(_directed(ctx, b, higher))
     if kind == "beta":
         a = draw(_choose((R, Rn(2))))
         return App(Lam(a, draw(_body((a,) + ctx, R, b // 2, higher))), draw(_body(ctx, a, b // 2, higher)))
@@ -339,6 +345,50 @@ def _body_s(draw, ctx: tuple, ty: Ty, budget: int, higher: bool):
     k = draw(st.integers(1, 3))
     elems = [shift(draw(_body(ctx, R, max(b // (k + 1), 1), higher)), 2) for _ in range(k)]
     return church_fold(draw(_choose(("add", "mul", "plus"))), elems, draw(small_reals()))
+
+
+@st.composite
+def _directed_s(draw, ctx: tuple, budget: int, higher: bool):
+    """A term of type ``R`` in ``ctx`` shaped so that the rules that fire
+    only on open terms (in the premises of 18 and 19b: 10a, 13a, 13b, 19a)
+    or on a body that does not end in a real (14, 16a) fire: a function
+    (a λ-abstraction whose body is a let series over its variable ``x`` and
+    a path ``p`` of the context), a Jacobian or a dual map, computed and
+    passed to a closed λ that ignores it: ``(λ_. c) thing + rest``.
+    (Applying such a λ, or passing it to a λ whose body mentions the
+    pullback's variable, would be stuck: the rules substitute the point into
+    the let series of the λ's body, whose bound terms are then not
+    elementary, docs/decisions.md.)"""
+    paths = _paths(ctx, R)
+    b = max(budget - 1, 1)
+    rest = draw(_body(ctx, R, b // 2, higher))
+    c = Real(draw(small_reals()))
+    kinds = ("16a", "19a") + (("10a", "10a-mirror", "13a", "13b", "14") if paths else ())
+    kind = draw(_choose(kinds))
+    p = shift(draw(_choose(tuple(paths)))) if paths else None     # under x
+    x = Var(0)
+    if kind in ("10a", "10a-mirror", "13a", "13b"):
+        e = {"10a": Plus(x, p), "10a-mirror": Plus(p, x)}.get(kind)
+        series = (Let(e, Var(0)) if e is not None
+                  else Let(Pair(p, x) if kind == "13a" else Pair(x, p), Let(Fun("mul", Var(0)), Var(0))))
+        return Plus(App(Lam(TArr(R, R), c), Lam(R, series)), rest)
+    if kind == "19a":
+        # (λg:R⇒R. λx:R. let z = g x in z) (λa:R. e): in the premise of 19b,
+        # g is the variable of the pullback and x is free
+        fn = App(Lam(TArr(R, R), Lam(R, Let(App(Var(1), Var(0)), Var(0)))),
+                 Lam(R, draw(_body((R,) + ctx, R, b // 2, higher))))
+        return Plus(App(Lam(TArr(R, R), c), fn), rest)
+    if kind == "14":
+        f = draw(_choose(UNARY))
+        return Plus(App(Lam(TArr(R, R), c), Jac(f, shift(p, -1))), rest)
+    # 16a: (λd:R*. (λu:R*. c) ((λv:R. v + v)* · d)) c′*
+    dual = Dual(R, Plus(Var(0), Var(0)), Var(0))
+    return Plus(App(Lam(TDual(R), App(Lam(TDual(R), c), dual)), NDual(NR(draw(small_reals())))), rest)
+
+
+@lru_cache(maxsize=None)
+def _directed(ctx: tuple, budget: int, higher: bool):
+    return _directed_s(ctx, budget, higher)
 
 
 @lru_cache(maxsize=None)
@@ -380,8 +430,51 @@ def queries(draw, higher: bool = False, budget: int = 10, max_in: int = 3, max_o
     if g is None:
         cot = tuple(draw(st.lists(_choose((1.0, -1.0, 2.0, 0.5, -3.0, 0.0)), min_size=m, max_size=m)))
         form = Lam(Rn(m), NDual(vec(*cot)))
+        if draw(_stop(4)):
+            # the same constant 1-form, by way of a Jacobian applied to numbers (rule 4):
+            # λx. (λ_:R. c*) ((J f · r) r′)
+            f = draw(_choose(UNARY))
+            jac = App(Jac(f, Real(draw(small_reals()))), Real(draw(small_reals())))
+            form = Lam(Rn(m), App(Lam(R, NDual(vec(*cot))), jac))
     else:
         cot = ()
         form = Lam(R, Dual(R, App(Jac(g, Var(0)), Var(1)), NDual(NR(1.0))))
     term = App(Pb(Rn(n), body, form), num_tm(vec(*point)))
     return GenQuery(term, body, n, m, point, form, cot, g, higher)
+
+
+@st.composite
+def form_queries(draw, budget: int = 6):
+    """A query whose point is a 1-form: ``((Ω λy:Ω R. (Ω λx:R. P) · y) ·
+    (λk:Ω R. 0)) (λu:R. c*)`` with ``P : R`` a first-order body in ``x``:
+    its body is a pullback along a pullback, so that rule 17 fires (at the
+    top: its reduct is not a dual map, so it is never the one step of
+    20a's premise)."""
+    body = draw(_body((R,), R, budget, False))
+    c = draw(small_reals())
+    omega_r = TArr(R, TDual(R))
+    # body mentions only x (index 0 under the inner binder); Var(0) outside it is y
+    return App(Pb(omega_r, Pb(R, body, Var(0)), Lam(omega_r, Zero())), Lam(R, NDual(NR(c))))
+
+
+#: the bilinear dual maps of rules 16b and 16c: ``(λx. L)* · z`` with ``L``
+#: linear in ``x`` and mentioning the pullback's variable, whose premise
+#: ends in a dual map (through 19c); ``A``, ``C``: numbers
+_BILINEAR = {
+    "16c": "((Ω λy:R × R*. let d = (λx:R. let f = λw:R. (let b = x in b) in let q = f π1(y) in q)* · π2(y) in d)"
+           " · (λk:R*. 0)) ⟨A, [C]*⟩",
+    "16b": "((Ω λy:R. λz:R*. let d = (λx:R. let f = λw:R. (let b = x in b) in let q = f y in q)* · z in d)"
+           " · (λk:R* ⇒ R*. 0)) A",
+}
+
+
+@st.composite
+def bilinear_queries(draw):
+    """A query whose body is a dual map along a function bilinear in its
+    variable and the pullback's (:data:`_BILINEAR`), so that 16b or 16c
+    fires, with random numbers."""
+    from .surface import parse
+    text = _BILINEAR[draw(_choose(tuple(sorted(_BILINEAR))))]
+    for name in ("A", "C"):
+        text = text.replace(name, repr(draw(small_reals())))
+    return parse(text)

@@ -108,9 +108,10 @@ def to_sexp(t: Tm) -> str:
 
 
 def request_sexp(kind: str, t: Tm) -> str:
-    """A request line: ``(run TERM)``, ``(check TERM)`` or ``(trace TERM)``."""
-    if kind not in REQUESTS:
-        raise BadInput("syntax", f"a request is one of {', '.join(REQUESTS)}, not {kind}")
+    """A request line: ``(run TERM)``, ``(check TERM)``, ``(trace TERM)`` or
+    ``(cps TERM)`` (the continuation machine)."""
+    if kind not in REQUESTS + ("cps",):
+        raise BadInput("syntax", f"a request is one of {', '.join(REQUESTS + ('cps',))}, not {kind}")
     return f"({kind} {to_sexp(t)})"
 
 
@@ -303,10 +304,12 @@ def read_term_or_request(text: str) -> Tm:
 @dataclass(frozen=True)
 class Result:
     """The answer to ``(run TERM)``: the value (binder types may be erased),
-    its type and the number of steps."""
+    its type and the number of steps; for ``(cps TERM)`` also how often each
+    rule fired (``(name, count)`` pairs in the order of first firing)."""
     value: Tm
     type: Ty
     steps: int
+    rules: tuple = ()
 
 
 def read_answer(line: str):
@@ -322,7 +325,8 @@ def read_answer(line: str):
     match head:
         case "result" if {"value", "type", "steps"} <= fields.keys():
             value = from_sexp(fields["value"][0])
-            return Result(value, read_type(fields["type"][0], erased=False), _nat(fields["steps"][0], "steps"))
+            return Result(value, read_type(fields["type"][0], erased=False), _nat(fields["steps"][0], "steps"),
+                          read_rules(fields.get("rules", [])))
         case "ok" if "type" in fields:
             return read_type(fields["type"][0], erased=False)
         case "error" if {"kind", "message"} <= fields.keys():
@@ -330,6 +334,17 @@ def read_answer(line: str):
             rule = _sym(fields.get("rule", [None])[0]) or "none"
             return _raise(make_error(kind, str(fields["message"][0]), rule))
     raise RevHandlersError("internal", f"unexpected answer from pullback-eval: {line[:200]}")
+
+
+def read_rules(items) -> tuple:
+    """The ``(rules (NAME COUNT) …)`` field of an answer of ``(cps TERM)``."""
+    out = []
+    for item in items:
+        if not (isinstance(item, list) and len(item) == 2):
+            raise BadInput("syntax", f"a rule count is (NAME COUNT), found {_show(item)}")
+        name = _sym(item[0]) if _sym(item[0]) is not None else str(item[0])
+        out.append((name, _nat(item[1], "a rule count")))
+    return tuple(out)
 
 
 def _raise(e: RevHandlersError):
