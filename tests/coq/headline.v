@@ -125,12 +125,15 @@ Check @exec_evaluator_ok.
 Print Assumptions exec_evaluator_ok.
 
 (* The front end of rh-eval: a program read from its S-expression has a
-   well-scoped main command; its initial heap, and every heap a session's
+   well-scoped main command whose constants have the dimensions of their
+   vectors; its initial heap, and every heap a session's
    set entries make, respect the locations' shapes, so a program the type
    checker accepts never goes wrong from its initial heap (on either
    evaluator); the run with an observer (--trace, --coverage) is run. *)
 Check @read_program_scoped.
 Print Assumptions read_program_scoped.
+Check @read_program_consts.
+Print Assumptions read_program_consts.
 Check @init_heap_ok.
 Print Assumptions init_heap_ok.
 Check @heap_set_ok.

@@ -16,7 +16,8 @@
     - the printers of types, terms, commands, heaps, results and errors.
 
     Theorems: the reader's main command is closed and every variable is
-    bound ([read_program_scoped]); the initial heap, and every heap a
+    bound ([read_program_scoped]), and every constant in it has the
+    dimension of its vector ([read_program_consts]); the initial heap, and every heap a
     session's [set] entries make, respects the locations' shapes
     ([init_heap_ok], [heap_set_ok]), so a program that passes the type
     checker never goes wrong ([init_heap_not_wrong], for the small-step
@@ -622,7 +623,7 @@ Definition read_fields (fields : list sexp) : result program error :=
   do locs <- mapM loc_decl lfs;
   do _u <- distinct "operation" [] (map fst ops);
   do _u <- distinct "location" [] (map fst locs);
-  let total := fold_left Nat.add (map snd locs) 0 in
+  let total := fold_left (fun a n => a + n) (map snd locs) 0 in
   if Nat.ltb max_heap_size total then
     fail "shape" ("the locations hold " ++ io_num io total ++ " numbers in all, more than the "
                   ++ io_num io max_heap_size ++ " a heap may hold")
@@ -679,7 +680,7 @@ Fixpoint heap_set (p : program) (hp : list (nat * (nat * Vec))) (entries : list 
   | e :: rest =>
       do iv <- entry_of (p_locs p) (p_dims p) "" "a set entry is (LOC DATA), found " e;
       heap_set p ((fst iv, (nth (fst iv) (p_dims p) 0, snd iv))
-                  :: filter (fun lc => if Nat.eq_dec (fst iv) (fst lc) then false else true) hp) rest
+                  :: filter (fun lc => negb (Nat.eqb (fst iv) (fst lc))) hp) rest
   end.
 
 (** ** Theorems *)
@@ -784,6 +785,86 @@ Proof.
   destruct (String.eqb k "program"); [|discriminate].
   ok_inv; try discriminate.
   all: simpl; match goal with H : cmd_of _ _ _ [] _ = Ok _ |- _ => apply (proj1 (cmd_of_scoped _ _ _)) in H; exact H end.
+Qed.
+
+(** Constants: the dimension of every constant is its vector's length. *)
+Fixpoint consts_tm (M : tm) : bool :=
+  match M with
+  | Var _ => true
+  | Const c => Nat.eqb (fst c) (v_len vo (snd c))
+  | App _ N | Proj _ N => consts_tm N
+  | Add M1 M2 | Let M1 M2 => consts_tm M1 && consts_tm M2
+  | Tuple Ms => forallb consts_tm Ms
+  | Rd N1 N2 L => consts_tm N1 && consts_tm N2 && consts_tm L
+  end.
+
+Fixpoint consts_cmd (P : cmd) : bool :=
+  match P with
+  | Ret M | Op _ M => consts_tm M
+  | CLet P Q => consts_cmd P && consts_cmd Q
+  | RevHandle M R H => consts_tm M && consts_cmd R && consts_handler H
+  end
+with consts_handler (H : handler) : bool :=
+  match H with Handler P cls => consts_cmd P && consts_clauses cls end
+with consts_clauses (cls : clauses) : bool :=
+  match cls with
+  | CNil => true
+  | CCons _ _ Qf Qb rest => consts_cmd Qf && consts_cmd Qb && consts_clauses rest
+  end.
+
+Lemma tm_of_consts f vars s M : tm_of f vars s = Ok M -> consts_tm M = true.
+Proof.
+  revert vars s M. induction f as [|f IH]; intros vars s M H; simpl in H; [discriminate|].
+  ok_inv; simpl;
+    repeat match goal with
+    | H : tm_of f _ _ = Ok _ |- _ => apply IH in H
+    end;
+    rewrite ?andb_true_iff; repeat split; auto.
+  all: try solve [apply Nat.eqb_refl].
+  apply forallb_forall. intros x Hx.
+  match goal with H : mapM _ _ = Ok _ |- _ =>
+    pose proof (mapM_Forall (fun M => consts_tm M = true) _ _ _ H
+                  (fun _ _ H => IH _ _ _ H)) as HF end.
+  rewrite Forall_forall in HF. auto.
+Qed.
+
+Lemma mk_clauses_consts cls :
+  Forall (fun c => let '(o, D, Qf, Qb) := c in consts_cmd Qf = true /\ consts_cmd Qb = true) cls ->
+  consts_clauses (mk_clauses cls) = true.
+Proof.
+  induction 1 as [|[[[o D] Qf] Qb] cls [HQf HQb] _ IH]; simpl; auto.
+  rewrite HQf, HQb, IH. reflexivity.
+Qed.
+
+Lemma cmd_of_consts ops locs f :
+  (forall vars s P, cmd_of ops locs f vars s = Ok P -> consts_cmd P = true) /\
+  (forall s H, handler_of ops locs f s = Ok H -> consts_handler H = true).
+Proof.
+  induction f as [|f [IHc IHh]]; split; intros; simpl in *; try discriminate.
+  - ok_inv; repeat match goal with
+    | H : tm_of _ _ _ = Ok _ |- _ => apply tm_of_consts in H
+    | H : cmd_of _ _ _ _ _ = Ok _ |- _ => apply IHc in H
+    | H : handler_of _ _ _ _ = Ok _ |- _ => apply IHh in H
+    end; simpl; rewrite ?andb_true_iff; repeat split; auto.
+  - match goal with H : handler_of _ _ _ _ = Ok _ |- _ => cbn -[cmd_of mapM rbind] in H end.
+    fold (cmd_of ops locs) in *.
+    ok_inv. simpl. rewrite andb_true_iff. split.
+    + match goal with H : cmd_of _ _ _ _ _ = Ok _ |- _ => apply IHc in H; exact H end.
+    + apply mk_clauses_consts.
+      eapply mapM_Forall; [eassumption|]. intros c [[[o D] Qf] Qb] Hc. cbv beta in Hc.
+      ok_inv. split;
+      match goal with H : cmd_of _ _ _ _ _ = Ok ?Q |- consts_cmd ?Q = true => apply IHc in H; exact H end.
+Qed.
+
+(** The reader's main command is well scoped, and every constant in it
+    has the dimension of its vector. *)
+Theorem read_program_consts s p : read_program s = Ok p -> consts_cmd (p_main p) = true.
+Proof.
+  unfold read_program, read_fields. intros H.
+  destruct s as [|[|[k|] fields]]; try discriminate.
+  destruct (String.eqb k "program"); [|discriminate].
+  ok_inv; try discriminate.
+  all: simpl; match goal with H : cmd_of _ _ _ [] _ = Ok _ |- _ => apply (proj1 (cmd_of_consts _ _ _)) in H; exact H end.
 Qed.
 
 Lemma heap_from_ok decls given ds pre :
