@@ -10,6 +10,10 @@
     - [exec_run]: the small-step evaluator (interp.v);
     - [exec_run_machine]: the environment machine (machine.v), equal to
       [exec_run] on every input ([run_machine_correct]);
+    - [prog_read] and the other [prog_] functions: the front end
+      (frontend.v) on a program read from its S-expression: the reader,
+      the initial heap, a session's [set], the runs, the observed run of
+      [--trace] and [--coverage], the printers;
     and constructors/views for the representation of constants and
     function symbols, which are abstract in the generic development. *)
 From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlNativeString.
@@ -91,6 +95,9 @@ End entry.
     [Nat.max] and [Nat.div] from running in unary. *)
 Extract Inlined Constant Nat.max => "Stdlib.max".
 Extract Inlined Constant Nat.div => "(fun n m -> if m = 0 then 0 else n / m)".
+
+(** The error monad of the front end is inlined (a match, not a closure). *)
+Extraction Inline rbind.
 
 (** S-expressions are sexplib's. *)
 Extract Inductive sexp => "Sexplib.Sexp.t" [ "Sexplib.Sexp.Atom" "Sexplib.Sexp.List" ].
