@@ -9,7 +9,7 @@
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance mlp_run complete normalization.
+  machine instance mlp_run complete normalization frontend.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -161,6 +161,27 @@ Print Assumptions exec_run_machine_total.
 (* The executable instance satisfies the signature's hypotheses. *)
 Check @exec_evaluator_ok.
 Print Assumptions exec_evaluator_ok.
+
+(* The front end of rh-eval: a program read from its S-expression has a
+   well-scoped main command whose constants have the dimensions of their
+   vectors; its initial heap, and every heap a session's
+   set entries make, respect the locations' shapes, so a program the type
+   checker accepts never goes wrong from its initial heap (on either
+   evaluator); the run with an observer (--trace, --coverage) is run. *)
+Check @read_program_scoped.
+Print Assumptions read_program_scoped.
+Check @read_program_consts.
+Print Assumptions read_program_consts.
+Check @init_heap_ok.
+Print Assumptions init_heap_ok.
+Check @heap_set_ok.
+Print Assumptions heap_set_ok.
+Check @init_heap_not_wrong.
+Print Assumptions init_heap_not_wrong.
+Check @init_heap_not_wrong_machine.
+Print Assumptions init_heap_not_wrong_machine.
+Check @run_obs_run.
+Print Assumptions run_obs_run.
 
 (* The paper's §5.3 run: the MLP with H_train, its weights, input, target
    and learning rate symbolic (scalars are terms), reduces to a value and

@@ -10,11 +10,15 @@
     - [exec_run]: the small-step evaluator (interp.v);
     - [exec_run_machine]: the environment machine (machine.v), equal to
       [exec_run] on every input ([run_machine_correct]);
+    - [prog_read] and the other [prog_] functions: the front end
+      (frontend.v) on a program read from its S-expression: the reader,
+      the initial heap, a session's [set], the runs, the observed run of
+      [--trace] and [--coverage], the printers;
     and constructors/views for the representation of constants and
     function symbols, which are abstract in the generic development. *)
-From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
+From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlNativeString.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage.
+  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend.
 
 Section entry.
 Context {Vec : Type} (vo : vec_ops Vec).
@@ -42,6 +46,39 @@ Definition exec_step_tags (decls : list (ty * ty)) (locs : list nat) (fuel : nat
     : list rule_tag :=
   @step_tags _ (exec_signature vo decls locs) fuel P.
 
+(** The front end (frontend.v) on a program read by [read_program]: its
+    type, its run from a heap (the environment machine, or with [small]
+    the small-step evaluator), its run with an observer from the initial
+    heap ([run_obs], equal to [run]), and the printers. *)
+Section program.
+Variable io : reader_io Vec.
+
+Definition prog_read (s : sexp) : result (@program Vec) error := read_program vo io s.
+Definition prog_check (p : @program Vec) : result ty type_error :=
+  exec_check (p_decls p) (p_dims p) (p_main p).
+Definition prog_init_heap (p : @program Vec) : heap := init_heap vo p.
+Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : result heap error :=
+  heap_set vo io p hp es.
+Definition prog_run (small : bool) (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
+  if small then exec_run (p_decls p) (p_dims p) fuel hp (p_main p)
+  else exec_run_machine (p_decls p) (p_dims p) fuel hp (p_main p).
+Definition prog_observe {A : Type} (obs : A -> nat -> heap -> cmd -> nat -> A) (acc : A)
+    (p : @program Vec) (fuel : nat) : A * run_result :=
+  @run_obs _ (exec_signature vo (p_decls p) (p_dims p)) (exec_evaluator vo) A obs acc fuel 0
+    (init_heap vo p) (p_main p).
+Definition prog_tags (p : @program Vec) (fuel : nat) (P : cmd) : list rule_tag :=
+  exec_step_tags (p_decls p) (p_dims p) fuel P.
+Definition prog_type_error (p : @program Vec) (e : type_error) : string * string :=
+  type_error_message io (p_ops p) (p_locs p) e.
+Definition prog_outcome (p : @program Vec) (r : run_result) : result sexp error :=
+  outcome vo io (p_ops p) (p_locs p) (p_dims p) r.
+Definition prog_heap_sexp (p : @program Vec) (hp : heap) : sexp := heap_sexp vo io (p_locs p) (p_dims p) hp.
+Definition prog_cmd_sexp (p : @program Vec) (P : cmd) : sexp := cmd_sexp io (p_ops p) (p_locs p) [] P.
+Definition prog_loc_value (p : @program Vec) (hp : heap) (l : nat) : Vec := loc_value vo (p_dims p) hp l.
+Definition prog_ty_sexp (A : ty) : sexp := ty_sexp io A.
+Definition prog_tm_sexp (M : tm) : sexp := tm_sexp io [] M.
+End program.
+
 Definition mk_const (n : nat) (v : Vec) : const := (n, v).
 Definition const_view (c : const) : nat * Vec := c.
 Definition mk_fsym (k : nat) (p : prim) : fsym := (k, p).
@@ -59,8 +96,17 @@ End entry.
 Extract Inlined Constant Nat.max => "Stdlib.max".
 Extract Inlined Constant Nat.div => "(fun n m -> if m = 0 then 0 else n / m)".
 
+(** The error monad of the front end is inlined (a match, not a closure). *)
+Extraction Inline rbind.
+
+(** S-expressions are sexplib's. *)
+Extract Inductive sexp => "Sexplib.Sexp.t" [ "Sexplib.Sexp.Atom" "Sexplib.Sexp.List" ].
+
 Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
   exec_check exec_step exec_run exec_run_machine exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
-  prim_dom prim_cod prim_ok list_vec_ops.
+  prim_dom prim_cod prim_ok list_vec_ops
+  prog_read prog_check prog_init_heap prog_heap_set prog_run prog_observe prog_tags
+  prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
+  tag_name index_of.
