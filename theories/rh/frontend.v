@@ -145,6 +145,14 @@ Definition prim_sexp (p : prim) : sexp :=
   | PConcat c c' n => l "concat" [c; c'; n]
   | PConv1d c c' n m => l "conv1d" [c; c'; n; m]
   | PMaxpool c n m => l "maxpool" [c; n; m]
+  | PRelu n => l "relu" [n]
+  | PSigmoid n => l "sigmoid" [n]
+  | PTanh n => l "tanh" [n]
+  | PExp n => l "exp" [n]
+  | PLog n => l "log" [n]
+  | PMul n => l "mul" [n]
+  | PSum n => l "sum" [n]
+  | PSce n => l "sce" [n]
   end.
 
 Fixpoint wrap_rd (k : nat) (s : sexp) : sexp :=
@@ -364,6 +372,14 @@ Definition prim_of (name : string) (args : list sexp) : result prim error :=
               else if String.eqb name "smul" then Ok (PSmul n)
               else if String.eqb name "sub" then Ok (PSub n)
               else if String.eqb name "round" then Ok (PRound n)
+              else if String.eqb name "relu" then Ok (PRelu n)
+              else if String.eqb name "sigmoid" then Ok (PSigmoid n)
+              else if String.eqb name "tanh" then Ok (PTanh n)
+              else if String.eqb name "exp" then Ok (PExp n)
+              else if String.eqb name "log" then Ok (PLog n)
+              else if String.eqb name "mul" then Ok (PMul n)
+              else if String.eqb name "sum" then Ok (PSum n)
+              else if String.eqb name "sce" then Ok (PSce n)
               else unknown tt
           | [m; n] => if String.eqb name "transpose" then Ok (PTranspose m n) else unknown tt
           | [a; b; c] =>
