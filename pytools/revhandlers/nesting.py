@@ -2,7 +2,7 @@
 way on the Python side, and room on the Python stack for programs within it.
 
 ``rh-eval`` rejects a program whose syntax is nested deeper than
-:data:`MAX_NESTING` levels (``max_depth`` in ``extracted/rh_eval.ml``) with a
+:data:`MAX_NESTING` levels (``max_depth`` in ``theories/rh/frontend.v``) with a
 ``too-deep`` bad-input error.  The Python tools recurse on the syntax too, so
 they measure the depth the same way (:func:`depth`, without recursion),
 reject the same programs with the same error, and run under

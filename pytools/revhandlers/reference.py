@@ -39,7 +39,7 @@ from .sexp import Result
 from .typecheck import check_program, coar
 
 MAX_RD_LEVEL = 2
-#: rh-eval's ``max_heap_size``: all locations together
+#: rh-eval's ``max_heap_size`` (theories/rh/frontend.v): all locations together
 MAX_HEAP_SIZE = 100_000_000
 
 #: Called as ``observer(term, env, cotangent, point, result)`` after every

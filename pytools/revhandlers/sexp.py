@@ -204,7 +204,7 @@ def _name(x) -> str:
 # numbers and ``int_of_string`` for natural numbers (docs/sexp-format.md,
 # "Number atoms"); the functions below implement exactly what they accept.
 
-#: rh-eval's ``max_nat``: the largest natural number (dimension, index, fuel)
+#: rh-eval's ``max_nat`` (theories/rh/frontend.v): the largest natural number (dimension, index, fuel)
 MAX_NAT = 1_000_000
 
 _C_SPACE = " \t\n\x0b\x0c\r"     # isspace() in the C locale
