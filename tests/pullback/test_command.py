@@ -85,7 +85,13 @@ def test_fmt_and_sexp_roundtrip(name, tmp_path, capsys):
 
 def test_fmt_in_place(tmp_path, capsys):
     f = tmp_path / "q.pb"
-    f.write_text(r"((Omega \y:R. sin(y)) . (\x:R. [1]*)) 0.5  # a comment")
+    source = r"((Omega \y:R. sin(y)) . (\x:R. [1]*)) 0.5  # a comment"
+    f.write_text(source)
+    # the printer does not keep comments: -i refuses rather than delete one, and leaves the file
+    code, out, err = run(["fmt", "-i", str(f)], capsys)
+    assert code == 2 and out == "" and "comment" in err, err
+    assert f.read_text() == source
+    f.write_text(r"((Omega \y:R. sin(y)) . (\x:R. [1]*)) 0.5")
     code, out, _ = run(["fmt", "-i", str(f)], capsys)
     assert code == 0 and out == ""
     assert f.read_text() == "((Ω λy:R. sin(y)) · (λx:R. [1]*)) 0.5\n"
