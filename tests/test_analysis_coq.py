@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from revhandlers.coq import run_coqc
-from test_coq import paper_map_rows
+from revhandlers.coq import about_answers, run_coqc
+from test_coq import CLOSED, assumptions_blocks, paper_map_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADLINE = ROOT / "tests" / "coq" / "analysis_headline.v"
 HEADLINE_EXPECTED = ROOT / "tests" / "coq" / "analysis_headline.expected"
-CLOSED = "Closed under the global context"
 MODULES = sorted(p.stem for p in (ROOT / "theories" / "analysis").glob("*.v"))
 ANALYSIS = {"theory": "analysis", "logical": "RevHandlers.Analysis", "needs": [("rh", "RevHandlers")]}
 
@@ -32,23 +31,9 @@ def assumptions(output: str) -> list[set[str] | None]:
     """The answers of a file of `Print Assumptions` only, one per command:
     ``None`` if closed, else the names of the axioms listed (an axiom starts
     a line, ``name`` or ``name : type``; the rest of its type is indented)."""
-    answers: list[set[str] | None] = []
-    current: set[str] | None = None
-    for line in output.splitlines():
-        if line.startswith(CLOSED):
-            if current is not None:
-                answers.append(current)
-                current = None
-            answers.append(None)
-        elif line.startswith("Axioms:"):
-            if current is not None:
-                answers.append(current)
-            current = set()
-        elif current is not None and line and not line[0].isspace():
-            current.add(line.split()[0])
-    if current is not None:
-        answers.append(current)
-    return answers
+    return [None if block == CLOSED else
+            {line.split()[0] for line in block.splitlines()[1:] if line and not line[0].isspace()}
+            for block in assumptions_blocks(output)]
 
 
 def only_assumptions(source: str) -> str:
@@ -102,12 +87,7 @@ def resolve(names: list[str]) -> list[str | None]:
               + "".join(f"About {name}.\n" for name in names))
     result = run_coqc(source, **ANALYSIS)
     assert result.ok, result.stderr
-    answers: list[str | None] = []
-    for line in result.stdout.splitlines():
-        if line.startswith("Expands to:"):
-            answers.append(line.split()[-1])
-        elif line.endswith("not a defined object."):
-            answers.append(None)
+    answers = about_answers(result.stdout)
     assert len(answers) == len(names), result.stdout
     return answers
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from revhandlers.coq import run_coqc
+from revhandlers.coq import about_answers, run_coqc
 
 ROOT = Path(__file__).resolve().parents[1]
 THEORIES = ROOT / "theories" / "rh"
@@ -176,12 +176,7 @@ def test_paper_map_names_exist_where_the_map_says():
     source = IMPORT_ALL + "".join(f"About {name}.\n" for _, name, _ in queries)
     result = run_coqc(source)
     assert result.ok, result.stderr
-    answers = []
-    for line in result.stdout.splitlines():
-        if line.startswith("Expands to:"):
-            answers.append(line.split()[-1])
-        elif line.endswith("not a defined object."):
-            answers.append(None)
+    answers = about_answers(result.stdout)
     assert len(answers) == len(queries), result.stdout
     problems = []
     for (item, name, files), qualified in zip(queries, answers):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from revhandlers.coq import CoqResult, run_coqc
+from revhandlers.coq import CoqResult, about_answers, run_coqc
 
 from test_coq import CLOSED, assumptions_blocks, paper_map_rows, strip_comments
 
@@ -136,12 +136,7 @@ def resolve(th: Theory, names: list[str]) -> list[str | None]:
     """The qualified name of each Coq name, or None when it does not exist."""
     result = run_theory_coqc(th, th.import_all() + "".join(f"About {n}.\n" for n in names))
     assert result.returncode == 0, result.stderr
-    answers: list[str | None] = []
-    for line in result.stdout.splitlines():
-        if line.startswith("Expands to:"):
-            answers.append(line.split()[-1])
-        elif line.endswith("not a defined object."):
-            answers.append(None)
+    answers = about_answers(result.stdout)
     assert len(answers) == len(names), result.stdout
     return answers
 

@@ -74,3 +74,16 @@ def run_coqc(source: str | Path, *, timeout: float = 600.0, theory: str = "rh",
             timeout=timeout,
         )
     return CoqResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def about_answers(stdout: str) -> list[str | None]:
+    """The answers of the ``About NAME.`` commands of a compiled file, in
+    order: the qualified name (``Expands to: … Q``), or ``None`` for a name
+    that is not a defined object."""
+    answers: list[str | None] = []
+    for line in stdout.splitlines():
+        if line.startswith("Expands to:"):
+            answers.append(line.split()[-1])
+        elif line.endswith("not a defined object."):
+            answers.append(None)
+    return answers
