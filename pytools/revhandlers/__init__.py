@@ -67,11 +67,9 @@ def _program(p) -> Program:
 def _located(prog: Program, e: RevHandlersError) -> RevHandlersError:
     """``e`` (an error of ``rh-eval``, which knows no positions) at the
     construct of ``prog`` it is about, in the surface syntax, when the
-    Python checker finds the same error (:func:`revhandlers.typecheck.locate`);
-    else ``e`` itself."""
-    from .typecheck import LOCATABLE, locate
-    if e.pos is not None or e.checker is not None or not (e.kind in LOCATABLE or e.kind == "unhandled-operation"):
-        return e
+    Python checker finds the same error (:func:`revhandlers.typecheck.locate`,
+    which leaves every other error as it is)."""
+    from .typecheck import locate
     try:
         return locate(prog, e)
     except (RevHandlersError, RecursionError):
