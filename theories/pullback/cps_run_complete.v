@@ -1,0 +1,246 @@
+(** * The continuation machine is complete for whole runs
+
+    [cps.v] proves the machine sound, and [cps_complete.v] that from any
+    state it makes the step [step_at] makes ([descend], [ascend]).  Here
+    these single steps are chained along a whole run, with the machine's
+    own evaluation of the premises of 16b-20a ([cps_step], [cps_eval]):
+    - more fuel never changes an answer of the machine other than running
+      out of fuel ([run_mono], [cps_mono]);
+    - a run of [→] to a value whose steps [step_at] computes is followed
+      by the machine to that value, in as many contractions ([run_chain]);
+    - by induction on the derivations of [step] and [steps] (the premises
+      of 16b-20a included), every step of the relation is computed by
+      [cps_step], and every evaluation to a value by [cps_eval] and
+      [cps_run], once [d] and [m] are large enough ([cps_step_complete],
+      [cps_eval_complete], [cps_run_complete]);
+    - so the machine and the normaliser give the same answer whenever both
+      have enough fuel ([cps_normalize_complete], [cps_normalize_iff]). *)
+From Pullback Require Import syntax typing anf backprop reduction progress decide step_fn normalize
+  cps cps_complete.
+
+Section run_complete.
+Context {Σ : signature}.
+
+(** ** More fuel does not change an answer *)
+Lemma cps_step_0 m t : cps_step 0 m t = step_at (fun _ => NoFuel) (fun _ => EFuel) t.
+Proof. reflexivity. Qed.
+
+Lemma cps_step_S d m t : cps_step (S d) m t = step_at (cps_step d m) (cps_eval d m) t.
+Proof. reflexivity. Qed.
+
+Lemma cps_eval_S d m t :
+  cps_eval (S d) m t =
+  match run (cps_step d m) (cps_eval d m) m (St MEval t []) 0 [] with
+  | (u, _, _, OValue) => EVal u
+  | (_, _, _, OStuck) => EStuck
+  | _ => EFuel
+  end.
+Proof. reflexivity. Qed.
+
+Definition not_fuel (x : next) : Prop :=
+  match x with Halt _ OFuel => False | _ => True end.
+
+Lemma fire_mono stp ev stp' ev' t K x :
+  agree_s stp stp' -> agree_e ev ev' ->
+  fire stp ev t K = x -> not_fuel x -> fire stp' ev' t K = x.
+Proof.
+  intros As Ae. unfold fire. destruct (step_at stp ev t) eqn:E; intros H Hn.
+  all: try (rewrite (step_at_mono stp ev stp' ev' t _ As Ae E) by discriminate; exact H).
+  subst. contradiction.
+Qed.
+
+Lemma transition_mono stp ev stp' ev' s x :
+  agree_s stp stp' -> agree_e ev ev' ->
+  transition stp ev s = x -> not_fuel x -> transition stp' ev' s = x.
+Proof.
+  intros As Ae. destruct s as [[|] t K].
+  - destruct t; cbv [transition]; try (intros H _; exact H).
+    destruct (chain_bodyb _); [intros H _; exact H|]. apply fire_mono; assumption.
+  - destruct K as [|F K]; [cbv [transition]; intros H _; exact H|].
+    destruct F; cbv [transition close]; try (intros H _; exact H).
+    all: destruct (head_redexb _); [apply fire_mono; assumption|intros H _; exact H].
+Qed.
+
+Lemma run_mono stp ev stp' ev' n : forall n' s k rs res,
+  agree_s stp stp' -> agree_e ev ev' -> n <= n' ->
+  run stp ev n s k rs = res -> snd res <> OFuel -> run stp' ev' n' s k rs = res.
+Proof.
+  induction n as [|n IH]; intros n' s k rs res As Ae Hn H Ho.
+  - simpl in H. subst. simpl in Ho. contradiction.
+  - destruct n' as [|n']; [lia|]. simpl in H |- *.
+    destruct (transition stp ev s) as [s' r|u o] eqn:E.
+    + rewrite (transition_mono _ _ _ _ _ _ As Ae E I).
+      destruct r; eapply IH; eauto; lia.
+    + assert (Hf : not_fuel (Halt u o)) by (rewrite <- H in Ho; simpl in Ho; destruct o; simpl; auto).
+      rewrite (transition_mono _ _ _ _ _ _ As Ae E Hf). exact H.
+Qed.
+
+Lemma agree_s_trans f g h : agree_s f g -> agree_s g h -> agree_s f h.
+Proof. intros A B x r H Hr. apply B; [apply A|]; assumption. Qed.
+
+Lemma agree_e_trans f g h : agree_e f g -> agree_e g h -> agree_e f h.
+Proof. intros A B x r H Hr. apply B; [apply A|]; assumption. Qed.
+
+Lemma agree_s_refl f : agree_s f f.
+Proof. intros x r H _. exact H. Qed.
+
+Lemma agree_e_refl f : agree_e f f.
+Proof. intros x r H _. exact H. Qed.
+
+Lemma cps_eval_mono_run d m m' :
+  agree_s (cps_step d m) (cps_step d m') -> agree_e (cps_eval d m) (cps_eval d m') -> m <= m' ->
+  agree_e (cps_eval (S d) m) (cps_eval (S d) m').
+Proof.
+  intros As Ae Hm x r H Hr. rewrite cps_eval_S in H |- *.
+  destruct (run (cps_step d m) (cps_eval d m) m (St MEval x []) 0 []) as [[[u k] rs] o] eqn:E.
+  destruct o; try (subst; contradiction);
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae Hm E) by discriminate; exact H.
+Qed.
+
+Lemma cps_mono_m d : forall m m', m <= m' ->
+  agree_s (cps_step d m) (cps_step d m') /\ agree_e (cps_eval d m) (cps_eval d m').
+Proof.
+  induction d as [|d IH]; intros m m' Hm.
+  - split; [apply agree_s_refl|apply agree_e_refl].
+  - destruct (IH m m' Hm) as [As Ae]. split.
+    + intros x r H Hr. rewrite ?cps_step_S, ?cps_step_0 in H |- *. eapply step_at_mono; eassumption.
+    + apply cps_eval_mono_run; assumption.
+Qed.
+
+Lemma cps_mono_d d : forall m,
+  agree_s (cps_step d m) (cps_step (S d) m) /\ agree_e (cps_eval d m) (cps_eval (S d) m).
+Proof.
+  induction d as [|d IH]; intros m.
+  - split.
+    + intros x r H Hr. rewrite ?cps_step_S, ?cps_step_0 in H |- *. eapply step_at_mono; [| |exact H|exact Hr].
+      * intros y r' E. subst. contradiction.
+      * intros y r' E. subst. contradiction.
+    + intros x r H Hr. subst. contradiction.
+  - destruct (IH m) as [As Ae]. split.
+    + intros x r H Hr. rewrite ?cps_step_S, ?cps_step_0 in H |- *. eapply step_at_mono; eassumption.
+    + intros x r H Hr. rewrite cps_eval_S in H |- *.
+      destruct (run (cps_step d m) (cps_eval d m) m (St MEval x []) 0 []) as [[[u k] rs] o] eqn:E.
+      destruct o; try (subst; contradiction);
+        rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae (le_n m) E) by discriminate; exact H.
+Qed.
+
+(** With more depth and more transitions, the machine's premise
+    evaluators only replace [NoFuel] and [EFuel] by answers. *)
+Theorem cps_mono d m d' m' : d <= d' -> m <= m' ->
+  agree_s (cps_step d m) (cps_step d' m') /\ agree_e (cps_eval d m) (cps_eval d' m').
+Proof.
+  intros Hd Hm. induction Hd as [|d' Hd IH].
+  - apply cps_mono_m. exact Hm.
+  - destruct IH as [As Ae]. destruct (cps_mono_d d' m') as [Bs Be].
+    split; [exact (agree_s_trans _ _ _ As Bs)|exact (agree_e_trans _ _ _ Ae Be)].
+Qed.
+
+Lemma cps_step_mono d m d' m' t r :
+  d <= d' -> m <= m' -> cps_step d m t = r -> r <> NoFuel -> cps_step d' m' t = r.
+Proof. intros Hd Hm. apply (proj1 (cps_mono d m d' m' Hd Hm)). Qed.
+
+Lemma cps_eval_mono d m d' m' t r :
+  d <= d' -> m <= m' -> cps_eval d m t = r -> r <> EFuel -> cps_eval d' m' t = r.
+Proof. intros Hd Hm. apply (proj2 (cps_mono d m d' m' Hd Hm)). Qed.
+
+Lemma cps_run_mono d m d' m' t res :
+  d <= d' -> m <= m' -> cps_run d m t = res -> snd res <> OFuel -> cps_run d' m' t = res.
+Proof.
+  intros Hd Hm. destruct (cps_mono d m d' m' Hd Hm) as [As Ae]. unfold cps_run.
+  apply run_mono; assumption.
+Qed.
+
+(** ** Chaining the steps of [step_at] along a run *)
+
+(** [sa_steps stp ev j t u]: [step_at stp ev] goes from [t] to [u] in [j]
+    steps. *)
+Inductive sa_steps (stp : tm -> sres) (ev : tm -> eres) : nat -> tm -> tm -> Prop :=
+| sa_refl t : sa_steps stp ev 0 t t
+| sa_cons j t t' u : step_at stp ev t = Stepped t' -> sa_steps stp ev j t' u -> sa_steps stp ev (S j) t u.
+
+Lemma sa_steps_mono stp ev stp' ev' j t u :
+  agree_s stp stp' -> agree_e ev ev' -> sa_steps stp ev j t u -> sa_steps stp' ev' j t u.
+Proof.
+  intros As Ae. induction 1 as [t|j t t' u H _ IH]; [constructor|].
+  econstructor; [|exact IH]. eapply step_at_mono; [exact As|exact Ae|exact H|discriminate].
+Qed.
+
+Section chain.
+Variables (stp : tm -> sres) (ev : tm -> eres).
+Hypothesis stp_sound : forall x y, stp x = Stepped y -> step x y.
+Hypothesis ev_sound : forall x y, ev x = EVal y -> steps x y /\ value y.
+
+(** From every state of the invariant, the machine does what [step_at]
+    does on the term the state stands for. *)
+Lemma inv_goes s : inv s -> goes stp ev s.
+Proof.
+  destruct s as [[|] t K]; intros [HK Hm].
+  - pose proof (descend stp ev stp_sound ev_sound t K HK) as D. unfold follows in D.
+    destruct (step_at stp ev t) as [t'| | |] eqn:E.
+    + unfold goes. simpl plug_state. rewrite (step_at_plug stp ev K t HK) by congruence.
+      rewrite E. simpl. exact D.
+    + apply (goes_reaches stp ev _ _ D eq_refl).
+      exact (ascend stp ev stp_sound ev_sound K t HK (sa_value stp ev stp_sound ev_sound t E)).
+    + unfold goes. simpl plug_state. rewrite (step_at_plug stp ev K t HK) by congruence.
+      rewrite E. exact I.
+    + unfold goes. simpl plug_state. rewrite (step_at_plug stp ev K t HK) by congruence.
+      rewrite E. exact I.
+  - exact (ascend stp ev stp_sound ev_sound K t HK (Hm eq_refl)).
+Qed.
+
+(** The machine follows a run of [step_at] to a value: from any state
+    standing for its first term, it halts on the value after exactly as
+    many contractions. *)
+Theorem run_chain j t v : sa_steps stp ev j t v -> value v ->
+  forall s, inv s -> plug_state s = t ->
+  exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (v, k + j, rs', OValue).
+Proof.
+  induction 1 as [t|j t t' v Ht _ IH]; intros Hv s Hs Ep.
+  - pose proof (inv_goes s Hs) as G. unfold goes in G.
+    rewrite Ep, (value_step_at stp ev t Hv) in G. destruct G as [J G].
+    exists J. intros n k rs. destruct (G n k rs) as [rs' E]. exists rs'.
+    rewrite E, PeanoNat.Nat.add_0_r. reflexivity.
+  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
+    destruct G as (s' & [j1 R] & Ep' & Hs').
+    destruct (IH Hv s' Hs' Ep') as [J2 H2].
+    exists (j1 + J2). intros n k rs.
+    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
+    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
+    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
+Qed.
+
+End chain.
+
+Lemma cps_sound_s d m : forall x y, cps_step d m x = Stepped y -> step x y.
+Proof.
+  intros x y H. pose proof (proj1 (cps_step_eval_sound d m) x) as X. rewrite H in X. exact X.
+Qed.
+
+Lemma cps_sound_e d m : forall x y, cps_eval d m x = EVal y -> steps x y /\ value y.
+Proof. apply cps_step_eval_sound. Qed.
+
+Lemma inv_start t : inv (St MEval t []).
+Proof. split; [constructor|discriminate]. Qed.
+
+(** A run of [step_at] with the machine's premise evaluators at [(d0, m0)]
+    to a value: the machine reaches it, with enough transitions. *)
+Lemma cps_of_chain j t v d0 m0 :
+  sa_steps (cps_step d0 m0) (cps_eval d0 m0) j t v -> value v ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = EVal v /\ exists rs, cps_run d' m' t = (v, j, rs, OValue).
+Proof.
+  intros Hc Hv.
+  destruct (run_chain _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hv _ (inv_start t) eq_refl)
+    as [J HJ].
+  destruct (HJ 0 0 []) as [rs E]. simpl in E.
+  exists (S d0), (Nat.max m0 (J + 1)). intros d' m' Hd Hm.
+  destruct d' as [|d'']; [lia|].
+  assert (Hm0 : m0 <= m') by lia. assert (HJm : J + 1 <= m') by lia.
+  split.
+  - destruct (cps_mono d0 m0 d'' m' ltac:(lia) Hm0) as [As Ae]. rewrite cps_eval_S.
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
+  - destruct (cps_mono d0 m0 (S d'') m' ltac:(lia) Hm0) as [As Ae]. exists rs. unfold cps_run.
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
+Qed.
+
+End run_complete.
