@@ -243,4 +243,232 @@ Proof.
     rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
 Qed.
 
+(** ** Every step and every evaluation is found by the machine *)
+#[local] Hint Resolve elem_yp atom_yp : core.
+#[local] Hint Constructors atom elem lets lin_shape : core.
+#[local] Arguments valueb : simpl never.
+#[local] Arguments noccb : simpl never.
+#[local] Arguments linb : simpl never.
+#[local] Arguments is_atom : simpl never.
+#[local] Arguments is_elem : simpl never.
+#[local] Arguments is_lets : simpl never.
+#[local] Arguments chain_bodyb : simpl never.
+#[local] Arguments as_path : simpl never.
+#[local] Arguments dense_num : simpl never.
+#[local] Arguments dual_out : simpl never.
+#[local] Arguments areduce : simpl never.
+#[local] Arguments atom_eqb : simpl never.
+#[local] Arguments head_redexb : simpl never.
+
+Ltac nnocc e := let H := fresh in
+  assert (H : ~ nocc is0 e) by
+    (simpl; intros ?; repeat match goal with Hc : _ /\ _ |- _ => destruct Hc end;
+     eapply yp_not_nocc; eassumption).
+
+Ltac facts :=
+  repeat match goal with
+  | H : value ?x |- _ => apply valueb_spec in H
+  | H : atom ?x |- _ => apply is_atom_spec in H
+  | H : lets ?x |- _ => apply is_lets_spec in H
+  | H : elem ?x |- _ => apply is_elem_spec in H
+  | H : nocc is0 ?x |- _ => apply noccb_is0 in H
+  | H : ~ nocc is0 ?x |- _ => apply noccb_false_of in H
+  | H : nocc (syntax.lift is0) ?x |- _ => apply noccb_lift_is0 in H
+  | H : ~ nocc (syntax.lift is0) ?x |- _ => apply noccb_lift_false_of in H
+  | H : lin is0 ?x |- _ => apply linb_is0 in H
+  | H : chain_body ?x |- _ => apply chain_bodyb_spec in H
+  end.
+
+Ltac comp :=
+  repeat (simpl;
+    repeat match goal with
+    | H : ?b = true |- context [?b] => rewrite H
+    | H : ?b = false |- context [?b] => rewrite H
+    | H : ?b = Some _ |- context [?b] => rewrite H
+    | H : ?b = None |- context [?b] => rewrite H
+    | H : ?b = Stepped _ |- context [?b] => rewrite H
+    | H : ?b = EVal _ |- context [?b] => rewrite H
+    | H : valueb ?x = true |- context [step_at ?f ?g ?x] => rewrite (step_at_value f g x H)
+    | Hs : step (App ?a ?b) _, Ha : valueb ?a = true, Hb : valueb ?b = true
+      |- context [head_redexb (App ?a ?b)] => rewrite (hr_app a b _ Ha Hb Hs)
+    | Hs : step (Dual ?a ?b) _, Ha : valueb ?a = true, Hb : valueb ?b = true
+      |- context [head_redexb (Dual ?a ?b)] => rewrite (hr_dual a b _ Ha Hb Hs)
+    | Hs : step (Proj ?i ?a) _, Ha : valueb ?a = true
+      |- context [head_redexb (Proj ?i ?a)] => rewrite (hr_proj i a _ Ha Hs)
+    | Hs : step (Fun ?f ?a) _, Ha : valueb ?a = true
+      |- context [head_redexb (Fun ?f ?a)] => rewrite (hr_fun f a _ Ha Hs)
+    | |- context [as_path (yp _)] => rewrite as_path_yp
+    | |- context [as_path (Var 0)] => rewrite as_path_var0
+    | |- context [noccb is0b (yp _)] => rewrite noccb_yp
+    | |- context [is_atom (yp _)] => rewrite is_atom_yp
+    | |- context [dual_out swap_inv 1 (Dual (ren swap _) (App (Var 1) _))] => rewrite dual_out_swap
+    | |- context [dual_out upS_inv 0 (Dual (ren (up_ren S) _) (App (Var 0) _))] => rewrite dual_out_upS
+    end).
+
+
+Ltac pb_at Hst :=
+  erewrite step_at_pb; [ | solve [auto using value_pb, elem_chain] | assumption | exact Hst ].
+
+
+(** The premise of a rule, evaluated by the machine. *)
+Lemma prem t v :
+  (value v -> exists j d m, sa_steps (cps_step d m) (cps_eval d m) j t v) -> value v ->
+  exists d m, cps_eval d m t = EVal v.
+Proof.
+  intros H Hv. destruct (H Hv) as (j & d0 & m0 & Hc).
+  destruct (cps_of_chain _ _ _ _ _ Hc Hv) as (d & m & E).
+  exists d, m. apply (E d m (le_n d) (le_n m)).
+Qed.
+
+Theorem cps_step_steps_complete :
+  (forall t t', step t t' -> exists d m, cps_step d m t = Stepped t') /\
+  (forall t v, steps t v -> value v -> exists j d m, sa_steps (cps_step d m) (cps_eval d m) j t v).
+Proof.
+  assert (H : (forall t t', step t t' -> step t t' -> exists d m, cps_step d m t = Stepped t') /\
+              (forall t v, steps t v -> value v ->
+                 exists j d m, sa_steps (cps_step d m) (cps_eval d m) j t v)).
+  2: { split; [intros t t' Hs; exact (proj1 H t t' Hs Hs)|exact (proj2 H)]. }
+  apply (step_steps_mut (fun t t' _ => step t t' -> exists d m, cps_step d m t = Stepped t')
+           (fun t v _ => value v -> exists j d m, sa_steps (cps_step d m) (cps_eval d m) j t v)).
+  - (* (1) *)
+    intros s v Hv Hst. exists 1, 0. rewrite cps_step_S. pose proof (value_lam s). facts. comp. reflexivity.
+  - (* (2) *)
+    intros v1 v2 H1 H2 Hst. exists 1, 0. rewrite cps_step_S. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
+  - intros v1 v2 H1 H2 Hst. exists 1, 0. rewrite cps_step_S. pose proof (value_pair _ _ H1 H2). facts. comp. reflexivity.
+  - (* (3) *)
+    intros f r Hr Hst. exists 1, 0. rewrite cps_step_S. pose proof (value_num r).
+    assert (dense_num (num_tm r) = Some r) by (apply dense_num_spec; auto). facts. comp. reflexivity.
+  - (* (4) *)
+    intros f r r' Hr Hr' Hst. exists 1, 0. rewrite cps_step_S. pose proof (value_num r'). pose proof (value_jac_num f r).
+    pose proof (value_num r).
+    assert (dense_num (num_tm r) = Some r) by (apply dense_num_spec; auto).
+    assert (dense_num (num_tm r') = Some r') by (apply dense_num_spec; auto).
+    facts. comp. reflexivity.
+  - (* (5+) *)
+    intros s c r Hn Hb Hst. exists 1, 0. rewrite cps_step_S. pose proof (value_ndual c).
+    pose proof (proj1 (bp_value _ _ _ _ Hb)). facts. comp. reflexivity.
+  - (* (6) *)
+    intros v1 v2 v3 H1 H2 Hst. exists 1, 0. rewrite cps_step_S. pose proof (head_redexb_false_of _ H2).
+    pose proof H2 as H3. simpl in H3. destruct H3 as [_ [H3 H4]]. facts. comp. reflexivity.
+  - (* let *)
+    intros v l Hv Hst. exists 1, 0. rewrite cps_step_S. facts. comp. reflexivity.
+  - (* (7) *)
+    intros e w He Hst. exists 1, 0. rewrite cps_step_S. assert (lets (Let e (Var 0))) by (constructor; auto).
+    facts. comp. reflexivity.
+  - (* (8) *)
+    intros e l w He Hl Hst. exists 1, 0. rewrite cps_step_S. assert (lets (Let e l)) by (apply lets_cons; auto).
+    pose proof (is_var0_lets _ Hl). facts. comp. reflexivity.
+  - (* A-step *)
+    intros p p' w Ha Hc Hst. exists 1, 0. rewrite cps_step_S. pose proof (astep_not_lets _ _ Ha).
+    pose proof (areduce_complete _ _ Ha).
+    assert (chain_bodyb p = false) by (destruct (chain_bodyb p) eqn:E; [apply chain_bodyb_spec in E; contradiction|reflexivity]).
+    facts. comp. reflexivity.
+  - (* (9) *)
+    intros e w v Hw Hv He Hn Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst.
+    unfold pb_head. facts. comp. reflexivity.
+  - (* linear *)
+    intros e w v Hw Hv He Hs Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst.
+    pose proof (lin_shape_not_nocc _ Hs).
+    destruct Hs as [p|p q|p q|f p|l p Hl|p a Ha]; [apply pb_head_path|unfold pb_head..].
+    + facts. comp. reflexivity.
+    + facts. comp. destruct p; reflexivity.
+    + facts. comp. reflexivity.
+    + apply elem_dual_inv in He as [? ?]. facts. comp. reflexivity.
+    + apply elem_app_inv in He as [? ?]. pose proof (as_path_nocc _ Ha). facts. comp. reflexivity.
+  - (* (10a) *)
+    intros a q w v Hw Hv Ha Hn Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (Plus a (yp q)). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
+  - (* (10a), mirrored *)
+    intros p a w v Hw Hv Ha Hn Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (Plus (yp p) a). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
+  - (* (13a) *)
+    intros p a w v Hw Hv Ha Hn Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (Pair (yp p) a). pose proof (as_path_nocc _ Hn). pose proof (elem_atom _ Ha).
+    destruct p; facts; comp; reflexivity.
+  - (* (13b) *)
+    intros a q w v Hw Hv Ha Hn Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (Pair a (yp q)). pose proof (as_path_nocc _ Hn). facts. comp. reflexivity.
+  - (* (15) *)
+    intros f p w v Hw Hv Hst. exists 1, 0. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (Fun f (yp p)). facts. comp. reflexivity.
+  - (* (16b) *)
+    intros l a s' u w v Hw Hv Hl Ha Hnl Hna Hlin Hval _ IH Hst.
+    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Dual l a)) by (simpl; tauto).
+    pose proof (as_path_nocc _ Hna). facts. comp. reflexivity.
+  - (* (16c) *)
+    intros l p s' u w v Hw Hv Hl Hnl Hlin Hval _ IH Hst.
+    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
+    nnocc (Dual l (yp p)). facts. comp. reflexivity.
+  - (* (17) *)
+    intros l z s0 u w v Hw Hv Hl Hz Hn Hval _ IH Hst.
+    destruct (prem _ _ IH Hval) as (d & m & Hm). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    pose proof (atom_eqb_refl _ (atom_ren S _ Hz)). fold (shift z) in *.
+    facts. comp. reflexivity.
+  - (* (18) *)
+    intros l s' u w v Hw Hv Hl Hnl Hval _ IH Hst.
+    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp. reflexivity.
+  - (* (19b) *)
+    intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH Hst.
+    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (19c) *)
+    intros p q p' vq w v Hw Hv Hp Hq _ IH Hst.
+    destruct (prem _ _ IH value_zero) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (20a) *)
+    intros e s0 u w v Hw Hv He Hn Hst0 IH Hst.
+    assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).
+    assert (~ nocc is0 (Pair (Var 0) e)) by (simpl; intros [H0 _]; apply H0; reflexivity).
+    destruct (as_path e) as [q|] eqn:Eq.
+    + apply as_path_some in Eq. subst e.
+      rewrite ren_up_yp in Hst0. apply premise_path_inv in Hst0.
+      rewrite <- (ren_up_yp S q) in Hst0. apply (ren_inj _ upS_inv) in Hst0; [subst s0|apply upS_inv_l].
+      exists 1, 0. rewrite cps_step_S.
+      pb_at Hst.
+      unfold pb_head, lin_red. facts. comp. reflexivity.
+    + destruct (IH Hst0) as (d & m & Hn'). exists (S d), m. rewrite cps_step_S.
+      pb_at Hst.
+      unfold pb_head. facts. comp. reflexivity.
+  - (* (20b) *)
+    intros e w v Hw Hv He Hn Hst.
+    assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).
+    assert (~ nocc is0 (Pair (Var 0) e)) by (simpl; intros [H0 _]; apply H0; reflexivity).
+    pose proof (as_path_nocc _ Hn). exists 1, 0. rewrite cps_step_S.
+    pb_at Hst.
+    unfold pb_head. facts. comp. reflexivity.
+  - (* evaluation contexts *)
+    intros F t t' HF Hst IH _. destruct (IH Hst) as (d & m & Hn).
+    exists d, m. destruct d as [|d]; rewrite ?cps_step_0, ?cps_step_S in *;
+      (rewrite step_at_efill; [rewrite Hn; reflexivity|exact HF|rewrite Hn; discriminate]).
+  - (* steps: refl *)
+    intros t Hv. exists 0, 0, 0. constructor.
+  - (* steps: cons *)
+    intros t t' t'' Hst IH1 _ IH2 Hv. destruct (IH1 Hst) as (d1 & m1 & H1).
+    destruct (IH2 Hv) as (j & d2 & m2 & H2).
+    exists (S j), (Nat.max d1 d2), (Nat.max m1 m2). econstructor.
+    + change (step_at (cps_step (Nat.max d1 d2) (Nat.max m1 m2)) (cps_eval (Nat.max d1 d2) (Nat.max m1 m2)) t)
+        with (cps_step (S (Nat.max d1 d2)) (Nat.max m1 m2) t).
+      apply (cps_step_mono d1 m1); [lia|lia|exact H1|discriminate].
+    + destruct (cps_mono d2 m2 (Nat.max d1 d2) (Nat.max m1 m2)) as [As Ae]; [lia|lia|].
+      exact (sa_steps_mono _ _ _ _ _ _ _ As Ae H2).
+Qed.
+
 End run_complete.
