@@ -471,4 +471,86 @@ Proof.
       exact (sa_steps_mono _ _ _ _ _ _ _ As Ae H2).
 Qed.
 
+(** ** Completeness along whole runs *)
+
+Lemma sa_steps_nsteps stp ev j t u :
+  (forall x y, stp x = Stepped y -> step x y) ->
+  (forall x y, ev x = EVal y -> steps x y /\ value y) ->
+  sa_steps stp ev j t u -> nsteps j t u.
+Proof.
+  intros Hs He. induction 1 as [t|j t t' u H _ IH]; [constructor|].
+  econstructor; [|exact IH].
+  pose proof (step_at_sound stp ev Hs He t) as X. rewrite H in X. exact X.
+Qed.
+
+(** Every step of [→] (rules 1-20 with their premises, in evaluation
+    contexts) is computed by [cps_step], once [d] and [m] are large enough. *)
+Theorem cps_step_complete t t' :
+  step t t' -> exists d m, forall d' m', d <= d' -> m <= m' -> cps_step d' m' t = Stepped t'.
+Proof.
+  intros H. destruct (proj1 cps_step_steps_complete _ _ H) as (d & m & E).
+  exists d, m. intros d' m' Hd Hm. apply (cps_step_mono d m); [exact Hd|exact Hm|exact E|discriminate].
+Qed.
+
+(** A run of [→] to a value [v] in [k] steps: the machine, with its own
+    premise evaluation, reaches [v] after exactly [k] contractions, once
+    [d] and [m] are large enough. *)
+Theorem cps_run_complete k t v :
+  nsteps k t v -> value v ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = EVal v /\ exists rs, cps_run d' m' t = (v, k, rs, OValue).
+Proof.
+  intros Hk Hv.
+  destruct (proj2 cps_step_steps_complete _ _ (nsteps_steps _ _ _ Hk) Hv) as (j & d0 & m0 & Hc).
+  pose proof (sa_steps_nsteps _ _ _ _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) Hc) as Hj.
+  destruct (nsteps_value_det _ _ _ _ _ Hj Hv Hk Hv) as [_ ->].
+  exact (cps_of_chain _ _ _ _ _ Hc Hv).
+Qed.
+
+Theorem cps_eval_complete t v :
+  steps t v -> value v -> exists d m, forall d' m', d <= d' -> m <= m' -> cps_eval d' m' t = EVal v.
+Proof.
+  intros Hs Hv. destruct (steps_nsteps _ _ Hs) as [k Hk].
+  destruct (cps_run_complete _ _ _ Hk Hv) as (d & m & E).
+  exists d, m. intros d' m' Hd Hm. exact (proj1 (E d' m' Hd Hm)).
+Qed.
+
+(** What the normaliser reaches, the machine reaches, in as many
+    contractions. *)
+Theorem cps_normalize_complete fuel t v k :
+  normalize fuel t = (v, k, OValue) ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = EVal v /\ exists rs, cps_run d' m' t = (v, k, rs, OValue).
+Proof.
+  intros H. apply normalize_sound in H as (Hk & _ & Hv & _).
+  exact (cps_run_complete _ _ _ Hk (Hv eq_refl)).
+Qed.
+
+(** With enough fuel, the machine and the normaliser give the same value
+    after the same number of steps: one reaches [(v, k)] if and only if
+    the other does. *)
+Theorem cps_normalize_iff t v k :
+  (exists N, forall fuel, N <= fuel -> normalize fuel t = (v, k, OValue)) <->
+  (exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (v, k, rs, OValue)).
+Proof.
+  split.
+  - intros [N HN]. destruct (cps_normalize_complete _ _ _ _ (HN N (le_n N))) as (d & m & E).
+    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
+  - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
+    exact (cps_normalize_agree _ _ _ _ _ _ H).
+Qed.
+
+(** The same for the machine's evaluation and the step function's
+    ([eval_fn], the premise evaluation of the normaliser). *)
+Theorem cps_eval_fn_iff t v :
+  (exists n, forall n', n <= n' -> eval_fn n' t = EVal v) <->
+  (exists d m, forall d' m', d <= d' -> m <= m' -> cps_eval d' m' t = EVal v).
+Proof.
+  split.
+  - intros [n Hn]. destruct (eval_fn_sound _ _ _ (Hn n (le_n n))) as [Hs Hv].
+    exact (cps_eval_complete _ _ Hs Hv).
+  - intros (d & m & E). destruct (cps_eval_sound _ _ _ _ (E d m (le_n d) (le_n m))) as [Hs Hv].
+    exact (eval_fn_complete _ _ Hs Hv).
+Qed.
+
 End run_complete.
