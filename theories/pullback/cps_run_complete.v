@@ -209,6 +209,132 @@ Proof.
     replace (k + 1 + j) with (k + S j) by lia. reflexivity.
 Qed.
 
+(** ** What a transition says of [step_at] on the term the state stands for *)
+
+(** [next_sa s x]: the transition [x] from [s], in terms of [step_at] on
+    the term [s] stands for: an administrative transition keeps it, a
+    contraction makes its step, and a halt on a stuck term (or for want
+    of fuel) is [step_at] answering [Stuck] (or [NoFuel]) on it. *)
+Definition next_sa (s : state) (x : next) : Prop :=
+  match x with
+  | Next s' None => inv s' /\ plug_state s' = plug_state s
+  | Next s' (Some _) => inv s' /\ step_at stp ev (plug_state s) = Stepped (plug_state s')
+  | Halt u OValue => u = plug_state s /\ value u
+  | Halt u OStuck => u = plug_state s /\ step_at stp ev u = Stuck
+  | Halt u OFuel => u = plug_state s /\ step_at stp ev u = NoFuel
+  end.
+
+Lemma fire_sa s t K :
+  plug_state s = plug K t -> Forall eframe_ok K -> next_sa s (fire stp ev t K).
+Proof.
+  intros Ep HK. unfold fire. destruct (step_at stp ev t) as [t'| | |] eqn:E; simpl; rewrite Ep.
+  - split; [split; [exact HK|discriminate]|].
+    rewrite (step_at_plug stp ev K t HK) by congruence. rewrite E. reflexivity.
+  - split; [split; [exact HK|intros _; exact (sa_value stp ev stp_sound ev_sound t E)]|reflexivity].
+  - split; [reflexivity|]. rewrite (step_at_plug stp ev K t HK) by congruence. rewrite E. reflexivity.
+  - split; [reflexivity|]. rewrite (step_at_plug stp ev K t HK) by congruence. rewrite E. reflexivity.
+Qed.
+
+Lemma transition_sa s : inv s -> next_sa s (transition stp ev s).
+Proof.
+  intros Hs. pose proof (transition_ok stp ev stp_sound ev_sound s Hs) as T.
+  destruct s as [[|] t K]; destruct Hs as [HK Hm].
+  - destruct t; cbv [transition] in T |- *; try exact T.
+    destruct (chain_bodyb _); [exact T|apply fire_sa; [reflexivity|exact HK]].
+  - destruct K as [|F K].
+    + cbv [transition] in T |- *. destruct T as [Eu [Hv _]]. split; [exact Eu|apply Hv; reflexivity].
+    + inversion HK; subst. destruct F; cbv [transition close] in T |- *; try exact T.
+      all: destruct (head_redexb _); [apply fire_sa; [reflexivity|assumption]|exact T].
+Qed.
+
+(** Administrative transitions decrease a measure: the machine cannot
+    make them forever. *)
+Fixpoint tsize (t : tm) : nat :=
+  match t with
+  | App a b | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => S (tsize a + tsize b)
+  | Proj _ a | Fun _ a | Jac _ a | Lam a => S (tsize a)
+  | _ => 1
+  end.
+
+Definition fweight (F : eframe) : nat :=
+  match F with EPlusL b | EAppL b | EPairL b | EDualR b => 3 * tsize b + 2 | _ => 1 end.
+
+Definition sweight (K : list eframe) : nat := fold_right (fun F n => fweight F + n) 0 K.
+
+Definition measure (s : state) : nat :=
+  match s with St MEval t K => 3 * tsize t + sweight K | St MRet _ K => sweight K end.
+
+Lemma measure_admin s s' : transition stp ev s = Next s' None -> measure s' < measure s.
+Proof.
+  intros H. destruct s as [[|] t K].
+  - destruct t; cbv [transition fire] in H;
+      repeat match type of H with context [match ?x with _ => _ end] => destruct x end;
+      inversion H; subst; simpl; lia.
+  - destruct K as [|F K]; [discriminate H|].
+    destruct F; cbv [transition close fire] in H;
+      repeat match type of H with context [match ?x with _ => _ end] => destruct x end;
+      inversion H; subst; simpl; lia.
+Qed.
+
+(** From a state standing for a term on which [step_at] is stuck, the
+    machine halts with that term, stuck, without a contraction. *)
+Lemma run_stuck s : inv s -> step_at stp ev (plug_state s) = Stuck ->
+  exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (plug_state s, k, rs', OStuck).
+Proof.
+  induction s as [s IH] using (well_founded_induction (Wf_nat.well_founded_ltof _ measure)).
+  intros Hs Hst. pose proof (transition_sa s Hs) as T.
+  destruct (transition stp ev s) as [s' [r|]|u o] eqn:E.
+  - destruct T as [_ T]. congruence.
+  - destruct T as [Hs' Ep]. rewrite <- Ep in Hst.
+    destruct (IH s' (measure_admin _ _ E) Hs' Hst) as [J HJ].
+    exists (S J). intros n k rs. destruct (HJ n k rs) as [rs' E']. exists rs'.
+    simpl. rewrite E, E', Ep. reflexivity.
+  - destruct o; simpl in T; destruct T as [-> T].
+    + rewrite (value_step_at stp ev _ T) in Hst. discriminate.
+    + exists 0. intros n k rs. exists (rev_append rs []). simpl. rewrite E. reflexivity.
+    + congruence.
+Qed.
+
+(** The machine follows a run of [step_at] to a stuck term, and halts
+    there, stuck, after as many contractions. *)
+Theorem run_chain_stuck j t u : sa_steps stp ev j t u -> step_at stp ev u = Stuck ->
+  forall s, inv s -> plug_state s = t ->
+  exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (u, k + j, rs', OStuck).
+Proof.
+  induction 1 as [t|j t t' u Ht _ IH]; intros Hu s Hs Ep.
+  - rewrite <- Ep in Hu. destruct (run_stuck s Hs Hu) as [J HJ].
+    exists J. intros n k rs. destruct (HJ n k rs) as [rs' E]. exists rs'.
+    rewrite E, Ep, PeanoNat.Nat.add_0_r. reflexivity.
+  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
+    destruct G as (s' & [j1 R] & Ep' & Hs').
+    destruct (IH Hu s' Hs' Ep') as [J2 H2].
+    exists (j1 + J2). intros n k rs.
+    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
+    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
+    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
+Qed.
+
+(** Conversely, a run of the machine that ends in a value or stuck is a
+    run of [step_at], in as many steps as it counts contractions. *)
+Theorem run_sa n : forall s k rs u k' rs' o,
+  inv s -> run stp ev n s k rs = (u, k', rs', o) ->
+  exists j, k' = k + j /\ sa_steps stp ev j (plug_state s) u /\
+    (o = OValue -> value u) /\ (o = OStuck -> step_at stp ev u = Stuck).
+Proof.
+  induction n as [|n IH]; intros s k rs u k' rs' o Hs H; simpl in H.
+  - injection H as <- <- <- <-. exists 0. split; [lia|]. split; [constructor|]. split; discriminate.
+  - pose proof (transition_sa s Hs) as T.
+    destruct (transition stp ev s) as [s' [r|]|u' o'].
+    + destruct T as [Hs' Hst]. destruct (IH _ _ _ _ _ _ _ Hs' H) as (j & -> & Hj & Ho).
+      exists (S j). split; [lia|]. split; [econstructor; eassumption|exact Ho].
+    + destruct T as [Hs' Heq]. destruct (IH _ _ _ _ _ _ _ Hs' H) as (j & -> & Hj & Ho).
+      exists j. split; [lia|]. rewrite <- Heq. split; [exact Hj|exact Ho].
+    + injection H as <- <- <- <-. exists 0. split; [lia|]. split; [|split; intros ->].
+      * destruct o'; simpl in T; destruct T as [-> _]; constructor.
+      * simpl in T. exact (proj2 T).
+      * simpl in T. exact (proj2 T).
+Qed.
+
 End chain.
 
 Lemma cps_sound_s d m : forall x y, cps_step d m x = Stepped y -> step x y.
