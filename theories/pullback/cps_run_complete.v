@@ -369,6 +369,111 @@ Proof.
     rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
 Qed.
 
+(** ** [step_at] asks its premise evaluators only finitely many questions
+
+    [premq t] lists every premise term [step_at] may pass to [stp] or [ev]
+    on [t] (over-approximated: the premises of every head redex in an
+    evaluation position); two pairs of premise evaluators that agree on
+    these (except where the first runs out of fuel) make [step_at] agree. *)
+Definition head_q (e v : tm) : list tm :=
+  match e with
+  | Pair _ a2 => [App (Pb (ren (up_ren S) a2) (Var 0)) (shift v)]
+  | Dual l _ | Lam l => [App (Pb (ren swap l) (Var 1)) (premise_pt v)]
+  | Pb l z => [App (Pb (ren (up_ren S) l) (shift z)) (Var 0)]
+  | App a1 a2 =>
+      match as_path a1, as_path a2 with
+      | Some p, Some q =>
+          match proj_val p v, proj_val q v with
+          | Some (Lam p'), Some vq => [App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)]
+          | _, _ => []
+          end
+      | _, _ => []
+      end
+  | _ => []
+  end.
+
+Fixpoint premq (t : tm) : list tm :=
+  match t with
+  | App a b => premq a ++ premq b ++ match a with Pb e _ => head_q e b | _ => [] end
+  | Proj _ a | Fun _ a | Jac _ a => premq a
+  | Pair a b | Plus a b | Dual a b => premq a ++ premq b
+  | Pb _ w => premq w
+  | Let e _ => premq e
+  | _ => []
+  end.
+
+Definition agree_on (L : list tm) (stp stp' : tm -> sres) (ev ev' : tm -> eres) : Prop :=
+  forall y, In y L ->
+    (forall r, stp y = r -> r <> NoFuel -> stp' y = r) /\ (forall r, ev y = r -> r <> EFuel -> ev' y = r).
+
+Lemma agree_on_incl L L' stp stp' ev ev' :
+  incl L L' -> agree_on L' stp stp' ev ev' -> agree_on L stp stp' ev ev'.
+Proof. intros I A y Hy. apply A, I, Hy. Qed.
+
+Lemma from_step_on (f g : tm -> sres) y k r :
+  (forall r, f y = r -> r <> NoFuel -> g y = r) -> from_step (f y) k = r -> r <> NoFuel -> from_step (g y) k = r.
+Proof.
+  intros A H Hr. destruct (f y) eqn:E; simpl in H; [| | |subst; contradiction];
+    rewrite (A _ eq_refl) by discriminate; exact H.
+Qed.
+
+Lemma from_ev_on (f g : tm -> eres) y k r :
+  (forall r, f y = r -> r <> EFuel -> g y = r) -> from_ev (f y) k = r -> r <> NoFuel -> from_ev (g y) k = r.
+Proof.
+  intros A H Hr. destruct (f y) eqn:E; simpl in H; [| |subst; contradiction];
+    rewrite (A _ eq_refl) by discriminate; exact H.
+Qed.
+
+Section on.
+Variables (stp stp' : tm -> sres) (ev ev' : tm -> eres).
+
+Lemma pb_head_mono_on e w v r :
+  agree_on (head_q e v) stp stp' ev ev' ->
+  pb_head stp ev e w v = r -> r <> NoFuel -> pb_head stp' ev' e w v = r.
+Proof.
+  unfold pb_head, head_q.
+  repeat match goal with |- context [match ?x with _ => _ end] => destruct x end.
+  all: intros A H Hr; try (subst; reflexivity).
+  all: first [ eapply from_step_on; [apply (A _ (or_introl eq_refl))|exact H|exact Hr]
+             | eapply from_ev_on; [apply (A _ (or_introl eq_refl))|exact H|exact Hr] ].
+Qed.
+
+Ltac incl_app := let y := fresh in let Hy := fresh in
+  intros y Hy; rewrite ?in_app_iff in *; tauto.
+
+Lemma step_at_mono_on t : agree_on (premq t) stp stp' ev ev' ->
+  forall res, step_at stp ev t = res -> res <> NoFuel -> step_at stp' ev' t = res.
+Proof.
+  induction t; intros A res; simpl in A;
+    repeat match goal with
+      | IH : agree_on (premq ?x) stp stp' ev ev' -> _ |- _ =>
+          let H := fresh in
+          assert (H : agree_on (premq x) stp stp' ev ev') by (eapply agree_on_incl; [|exact A]; incl_app);
+          specialize (IH H); clear H
+      end;
+    simpl;
+    repeat match goal with
+      | IH : forall r, step_at stp ev ?x = r -> r <> NoFuel -> step_at stp' ev' ?x = r
+        |- context [step_at stp ev ?x] =>
+          let E := fresh "E" in
+          pose proof (IH _ eq_refl) as E;
+          destruct (step_at stp ev x);
+          [ rewrite E by discriminate; clear E .. | clear E ]
+      end;
+    repeat match goal with
+      |- context [match ?x with _ => _ end] =>
+        lazymatch x with context [step_at] => fail | _ => destruct x end
+      end;
+    intros H Hr; subst; try reflexivity; try contradiction.
+  all: unfold head_app in *; repeat match goal with
+      |- context [match ?x with _ => _ end] =>
+        lazymatch x with context [step_at] => fail | _ => destruct x end
+      end; try (subst; reflexivity).
+  all: simpl in A; eapply pb_head_mono_on; [eapply agree_on_incl; [|exact A]; incl_app|reflexivity|assumption].
+Qed.
+
+End on.
+
 (** ** Every step and every evaluation is found by the machine *)
 #[local] Hint Resolve elem_yp atom_yp : core.
 #[local] Hint Constructors atom elem lets lin_shape : core.
