@@ -784,4 +784,328 @@ Proof.
     exact (eval_fn_complete _ _ Hs Hv).
 Qed.
 
+(** ** The machine and the step function give the same answers
+
+    Not only values: on every term, [cps_step] and [step_fn] (resp.
+    [cps_eval] and [eval_fn]) give the same answer, stuck included,
+    whenever both have enough fuel ([cps_step_fn_agree],
+    [cps_eval_fn_agree]); the machine halts stuck exactly where the
+    normaliser does ([cps_normalize_stuck_iff]). *)
+
+Lemma eval_fn_S n x :
+  eval_fn (S n) x =
+  match step_fn n x with
+  | Stepped x' => eval_fn n x'
+  | Value => EVal x
+  | Stuck => EStuck
+  | NoFuel => EFuel
+  end.
+Proof. reflexivity. Qed.
+
+Lemma list_eventually2 (P : tm -> nat -> nat -> Prop) L :
+  (forall y, In y L -> exists d m, forall d' m', d <= d' -> m <= m' -> P y d' m') ->
+  exists d m, forall d' m', d <= d' -> m <= m' -> forall y, In y L -> P y d' m'.
+Proof.
+  induction L as [|y L IH]; intros H.
+  - exists 0, 0. intros d' m' _ _ y [].
+  - destruct (H y (or_introl eq_refl)) as (d1 & m1 & H1).
+    destruct IH as (d2 & m2 & H2); [intros z Hz; apply H; right; exact Hz|].
+    exists (Nat.max d1 d2), (Nat.max m1 m2). intros d' m' Hd Hm z [<-|Hz].
+    + apply H1; lia.
+    + apply H2; [lia|lia|exact Hz].
+Qed.
+
+Lemma list_eventually1 (P : tm -> nat -> Prop) L :
+  (forall y, In y L -> exists n, forall n', n <= n' -> P y n') ->
+  exists n, forall n', n <= n' -> forall y, In y L -> P y n'.
+Proof.
+  induction L as [|y L IH]; intros H.
+  - exists 0. intros n' _ y [].
+  - destruct (H y (or_introl eq_refl)) as (n1 & H1).
+    destruct IH as (n2 & H2); [intros z Hz; apply H; right; exact Hz|].
+    exists (Nat.max n1 n2). intros n' Hn z [<-|Hz].
+    + apply H1; lia.
+    + apply H2; [lia|exact Hz].
+Qed.
+
+(** A run of the machine's [step_at] that ends stuck. *)
+Lemma cps_of_chain_stuck j t u d0 m0 :
+  sa_steps (cps_step d0 m0) (cps_eval d0 m0) j t u -> cps_step (S d0) m0 u = Stuck ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = EStuck /\ exists rs, cps_run d' m' t = (u, j, rs, OStuck).
+Proof.
+  intros Hc Hu.
+  destruct (run_chain_stuck _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hu _ (inv_start t) eq_refl)
+    as [J HJ].
+  destruct (HJ 0 0 []) as [rs E]. simpl in E.
+  exists (S d0), (Nat.max m0 (J + 1)). intros d' m' Hd Hm.
+  destruct d' as [|d'']; [lia|].
+  assert (Hm0 : m0 <= m') by lia. assert (HJm : J + 1 <= m') by lia.
+  split.
+  - destruct (cps_mono d0 m0 d'' m' ltac:(lia) Hm0) as [As Ae]. rewrite cps_eval_S.
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
+  - destruct (cps_mono d0 m0 (S d'') m' ltac:(lia) Hm0) as [As Ae]. exists rs. unfold cps_run.
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
+Qed.
+
+(** What the machine's runs of [step_at] say of an answer of [eval_fn]. *)
+Definition eres_c (x : tm) (r : eres) : Prop :=
+  match r with
+  | EVal v => value v /\ exists j d m, sa_steps (cps_step d m) (cps_eval d m) j x v
+  | EStuck => exists j u d m, sa_steps (cps_step d m) (cps_eval d m) j x u /\ cps_step (S d) m u = Stuck
+  | EFuel => True
+  end.
+
+Lemma eres_c_eval x r : eres_c x r -> r <> EFuel ->
+  exists d m, forall d' m', d <= d' -> m <= m' -> cps_eval d' m' x = r.
+Proof.
+  destruct r as [v| |]; simpl; intros H Hr.
+  - destruct H as [Hv (j & d0 & m0 & Hc)]. destruct (cps_of_chain _ _ _ _ _ Hc Hv) as (d & m & E).
+    exists d, m. intros d' m' Hd Hm. exact (proj1 (E d' m' Hd Hm)).
+  - destruct H as (j & u & d0 & m0 & Hc & Hu). destruct (cps_of_chain_stuck _ _ _ _ _ Hc Hu) as (d & m & E).
+    exists d, m. intros d' m' Hd Hm. exact (proj1 (E d' m' Hd Hm)).
+  - contradiction.
+Qed.
+
+(** Every answer of the step function (other than [NoFuel]) is the
+    machine's, with enough fuel. *)
+Theorem step_fn_to_cps n :
+  (forall x r, step_fn n x = r -> r <> NoFuel ->
+     exists d m, forall d' m', d <= d' -> m <= m' -> cps_step d' m' x = r) /\
+  (forall x r, eval_fn n x = r -> eres_c x r).
+Proof.
+  induction n as [|n [IHs IHe]]; split.
+  - intros x r H Hr. change (step_fn 0 x) with (step_at (fun _ => NoFuel) (fun _ => EFuel) x) in H.
+    exists 0, 0. intros d' m' _ _. destruct d' as [|d']; rewrite ?cps_step_0, ?cps_step_S;
+      (eapply step_at_mono; [| |exact H|exact Hr]); intros y r' E; subst; contradiction.
+  - intros x r H. change (eval_fn 0 x) with EFuel in H. subst. exact I.
+  - intros x r H Hr. change (step_fn (S n) x) with (step_at (step_fn n) (eval_fn n) x) in H.
+    assert (Hl : exists d m, forall d' m', d <= d' -> m <= m' -> forall y, In y (premq x) ->
+              (forall r, step_fn n y = r -> r <> NoFuel -> cps_step d' m' y = r) /\
+              (forall r, eval_fn n y = r -> r <> EFuel -> cps_eval d' m' y = r)).
+    { apply list_eventually2. intros y _.
+      assert (A1 : exists d m, forall d' m', d <= d' -> m <= m' ->
+                forall r, step_fn n y = r -> r <> NoFuel -> cps_step d' m' y = r).
+      { destruct (step_fn n y) eqn:Es.
+        all: try (destruct (IHs y _ Es ltac:(discriminate)) as (d & m & Hd); exists d, m;
+                  intros d' m' Hd' Hm' r' <- _; exact (Hd d' m' Hd' Hm')).
+        exists 0, 0. intros d' m' _ _ r' <- Hr'. contradiction. }
+      assert (A2 : exists d m, forall d' m', d <= d' -> m <= m' ->
+                forall r, eval_fn n y = r -> r <> EFuel -> cps_eval d' m' y = r).
+      { destruct (eval_fn n y) eqn:Ee.
+        all: try (destruct (eres_c_eval _ _ (IHe y _ Ee) ltac:(discriminate)) as (d & m & Hd); exists d, m;
+                  intros d' m' Hd' Hm' r' <- _; exact (Hd d' m' Hd' Hm')).
+        exists 0, 0. intros d' m' _ _ r' <- Hr'. contradiction. }
+      destruct A1 as (d1 & m1 & A1). destruct A2 as (d2 & m2 & A2).
+      exists (Nat.max d1 d2), (Nat.max m1 m2). intros d' m' Hd Hm.
+      split; [apply A1|apply A2]; lia. }
+    destruct Hl as (d & m & Hl). exists (S d), m. intros d' m' Hd Hm.
+    destruct d' as [|d']; [lia|]. rewrite cps_step_S.
+    eapply step_at_mono_on; [|exact H|exact Hr]. intros y Hy. apply Hl; [lia|lia|exact Hy].
+  - intros x r H. rewrite eval_fn_S in H. destruct (step_fn n x) as [x'| | |] eqn:Es.
+    + destruct (IHs x _ Es ltac:(discriminate)) as (d1 & m1 & H1). pose proof (IHe x' r H) as Ec.
+      destruct r as [v| |]; simpl in Ec |- *.
+      * destruct Ec as [Hv (j & d2 & m2 & Hc)]. split; [exact Hv|].
+        exists (S j), (Nat.max d1 d2), (Nat.max m1 m2). econstructor.
+        -- change (step_at (cps_step (Nat.max d1 d2) (Nat.max m1 m2)) (cps_eval (Nat.max d1 d2) (Nat.max m1 m2)) x)
+             with (cps_step (S (Nat.max d1 d2)) (Nat.max m1 m2) x). apply H1; lia.
+        -- destruct (cps_mono d2 m2 (Nat.max d1 d2) (Nat.max m1 m2)) as [As Ae]; [lia|lia|].
+           exact (sa_steps_mono _ _ _ _ _ _ _ As Ae Hc).
+      * destruct Ec as (j & u & d2 & m2 & Hc & Hu).
+        exists (S j), u, (Nat.max d1 d2), (Nat.max m1 m2). split.
+        -- econstructor.
+           ++ change (step_at (cps_step (Nat.max d1 d2) (Nat.max m1 m2)) (cps_eval (Nat.max d1 d2) (Nat.max m1 m2)) x)
+                with (cps_step (S (Nat.max d1 d2)) (Nat.max m1 m2) x). apply H1; lia.
+           ++ destruct (cps_mono d2 m2 (Nat.max d1 d2) (Nat.max m1 m2)) as [As Ae]; [lia|lia|].
+              exact (sa_steps_mono _ _ _ _ _ _ _ As Ae Hc).
+        -- exact (cps_step_mono (S d2) m2 (S (Nat.max d1 d2)) (Nat.max m1 m2) u Stuck
+                    ltac:(lia) ltac:(lia) Hu ltac:(discriminate)).
+      * exact I.
+    + subst r. simpl. split; [exact (step_fn_value _ _ Es)|]. exists 0, 0, 0. constructor.
+    + subst r. simpl. destruct (IHs x _ Es ltac:(discriminate)) as (d & m & Hd).
+      exists 0, x, d, m. split; [constructor|]. exact (Hd (S d) m ltac:(lia) (le_n m)).
+    + subst r. exact I.
+Qed.
+
+(** A run of [step_at] whose steps the step function computes, with
+    enough fuel: [eval_fn] ends where it ends. *)
+Lemma sa_to_eval_fn stp ev j x u :
+  (forall y r, step_at stp ev y = r -> r <> NoFuel -> exists n, forall n', n <= n' -> step_fn n' y = r) ->
+  sa_steps stp ev j x u ->
+  (value u -> exists n, forall n', n <= n' -> eval_fn n' x = EVal u) /\
+  (step_at stp ev u = Stuck -> exists n, forall n', n <= n' -> eval_fn n' x = EStuck).
+Proof.
+  intros T. induction 1 as [x|j x x' u Hx _ IH].
+  - split.
+    + intros Hv. exists 1. intros n' Hn'. destruct n' as [|n']; [lia|].
+      rewrite eval_fn_S, (step_fn_value_complete n' x Hv). reflexivity.
+    + intros Hs. destruct (T _ _ Hs ltac:(discriminate)) as [n Hn]. exists (S n).
+      intros n' Hn'. destruct n' as [|n']; [lia|]. rewrite eval_fn_S, Hn by lia. reflexivity.
+  - destruct (T _ _ Hx ltac:(discriminate)) as [n1 H1]. destruct IH as [IHv IHs]. split.
+    + intros Hv. destruct (IHv Hv) as [n2 H2]. exists (S (Nat.max n1 n2)).
+      intros n' Hn'. destruct n' as [|n']; [lia|]. rewrite eval_fn_S, H1 by lia. apply H2. lia.
+    + intros Hs. destruct (IHs Hs) as [n2 H2]. exists (S (Nat.max n1 n2)).
+      intros n' Hn'. destruct n' as [|n']; [lia|]. rewrite eval_fn_S, H1 by lia. apply H2. lia.
+Qed.
+
+(** Every answer of the machine (other than for want of fuel) is the step
+    function's, with enough fuel. *)
+Theorem cps_to_step_fn d : forall m,
+  (forall x r, cps_step d m x = r -> r <> NoFuel -> exists n, forall n', n <= n' -> step_fn n' x = r) /\
+  (forall x r, cps_eval d m x = r -> r <> EFuel -> exists n, forall n', n <= n' -> eval_fn n' x = r).
+Proof.
+  induction d as [|d IH]; intros m.
+  - split.
+    + intros x r H Hr. rewrite cps_step_0 in H. exists 0. intros n' _.
+      apply (step_fn_mono 0); [lia|exact H|exact Hr].
+    + intros x r H Hr. change (cps_eval 0 m x) with EFuel in H. subst. contradiction.
+  - destruct (IH m) as [IHs IHe].
+    assert (Hs : forall x r, cps_step (S d) m x = r -> r <> NoFuel ->
+                   exists n, forall n', n <= n' -> step_fn n' x = r).
+    { intros x r H Hr. rewrite cps_step_S in H.
+      assert (Hl : exists n, forall n', n <= n' -> forall y, In y (premq x) ->
+                (forall r, cps_step d m y = r -> r <> NoFuel -> step_fn n' y = r) /\
+                (forall r, cps_eval d m y = r -> r <> EFuel -> eval_fn n' y = r)).
+      { apply list_eventually1. intros y _.
+        assert (A1 : exists n, forall n', n <= n' ->
+                  forall r, cps_step d m y = r -> r <> NoFuel -> step_fn n' y = r).
+        { destruct (cps_step d m y) eqn:Es.
+          all: try (destruct (IHs y _ Es ltac:(discriminate)) as [n Hn]; exists n;
+                    intros n' Hn' r' <- _; exact (Hn n' Hn')).
+          exists 0. intros n' _ r' <- Hr'. contradiction. }
+        assert (A2 : exists n, forall n', n <= n' ->
+                  forall r, cps_eval d m y = r -> r <> EFuel -> eval_fn n' y = r).
+        { destruct (cps_eval d m y) eqn:Ee.
+          all: try (destruct (IHe y _ Ee ltac:(discriminate)) as [n Hn]; exists n;
+                    intros n' Hn' r' <- _; exact (Hn n' Hn')).
+          exists 0. intros n' _ r' <- Hr'. contradiction. }
+        destruct A1 as [n1 A1]. destruct A2 as [n2 A2].
+        exists (Nat.max n1 n2). intros n' Hn'. split; [apply A1|apply A2]; lia. }
+      destruct Hl as [n Hl]. exists (S n). intros n' Hn'. destruct n' as [|n']; [lia|].
+      change (step_fn (S n') x) with (step_at (step_fn n') (eval_fn n') x).
+      eapply step_at_mono_on; [|exact H|exact Hr]. intros y Hy. apply Hl; [lia|exact Hy]. }
+    split; [exact Hs|].
+    intros x r H Hr. rewrite cps_eval_S in H.
+    destruct (run (cps_step d m) (cps_eval d m) m (St MEval x []) 0 []) as [[[u k] rs] o] eqn:E.
+    destruct (run_sa _ _ (cps_sound_s d m) (cps_sound_e d m) _ _ _ _ _ _ _ _ (inv_start x) E)
+      as (j & _ & Hc & Hv & Hst).
+    destruct (sa_to_eval_fn _ _ _ _ _ Hs Hc) as [Ev Es].
+    destruct o; subst r; [exact (Ev (Hv eq_refl))|exact (Es (Hst eq_refl))|contradiction].
+Qed.
+
+(** The machine's one step and the step function's agree, once both
+    have enough fuel: every answer of one (other than for want of fuel) is
+    eventually the other's. *)
+Theorem cps_step_fn_agree :
+  (forall n x r, step_fn n x = r -> r <> NoFuel ->
+     exists d m, forall d' m', d <= d' -> m <= m' -> cps_step d' m' x = r) /\
+  (forall d m x r, cps_step d m x = r -> r <> NoFuel ->
+     exists n, forall n', n <= n' -> step_fn n' x = r).
+Proof.
+  split.
+  - intros n. exact (proj1 (step_fn_to_cps n)).
+  - intros d m. exact (proj1 (cps_to_step_fn d m)).
+Qed.
+
+(** The machine's evaluation (a premise evaluation, [cps_eval]) and the
+    step function's ([eval_fn]) agree, values and stuck terms alike. *)
+Theorem cps_eval_fn_agree :
+  (forall n x r, eval_fn n x = r -> r <> EFuel ->
+     exists d m, forall d' m', d <= d' -> m <= m' -> cps_eval d' m' x = r) /\
+  (forall d m x r, cps_eval d m x = r -> r <> EFuel ->
+     exists n, forall n', n <= n' -> eval_fn n' x = r).
+Proof.
+  split.
+  - intros n x r H Hr. exact (eres_c_eval _ _ (proj2 (step_fn_to_cps n) x r H) Hr).
+  - intros d m. exact (proj2 (cps_to_step_fn d m)).
+Qed.
+
+(** ** Stuck runs: the machine and the normaliser *)
+Inductive fsteps (f : tm -> sres) : nat -> tm -> tm -> Prop :=
+| fs_refl t : fsteps f 0 t t
+| fs_cons j t t' u : f t = Stepped t' -> fsteps f j t' u -> fsteps f (S j) t u.
+
+Lemma norm_loop_stuck pf n : forall k t u k',
+  norm_loop pf n k t = (u, k', OStuck) ->
+  exists j, k' = k + j /\ fsteps (step_fn pf) j t u /\ step_fn pf u = Stuck.
+Proof.
+  induction n as [|n IH]; intros k t u k' H; simpl in H;
+    destruct (step_fn pf t) as [t'| | |] eqn:E; try discriminate.
+  all: try (injection H as <- <-; exists 0; split; [lia|split; [constructor|exact E]]).
+  destruct (IH _ _ _ _ H) as (j & -> & Hj & Hu).
+  exists (S j). split; [lia|split; [econstructor; eassumption|exact Hu]].
+Qed.
+
+Lemma fsteps_to_cps pf j t u :
+  fsteps (step_fn pf) j t u -> step_fn pf u = Stuck ->
+  exists d m, sa_steps (cps_step d m) (cps_eval d m) j t u /\ cps_step (S d) m u = Stuck.
+Proof.
+  induction 1 as [t|j t t' u Ht _ IH]; intros Hu.
+  - destruct (proj1 (step_fn_to_cps pf) _ _ Hu ltac:(discriminate)) as (d & m & Hd).
+    exists d, m. split; [constructor|apply Hd; lia].
+  - destruct (proj1 (step_fn_to_cps pf) _ _ Ht ltac:(discriminate)) as (d1 & m1 & H1).
+    destruct (IH Hu) as (d2 & m2 & Hc & Hs).
+    exists (Nat.max d1 d2), (Nat.max m1 m2). split.
+    + econstructor.
+      * change (step_at (cps_step (Nat.max d1 d2) (Nat.max m1 m2)) (cps_eval (Nat.max d1 d2) (Nat.max m1 m2)) t)
+          with (cps_step (S (Nat.max d1 d2)) (Nat.max m1 m2) t). apply H1; lia.
+      * destruct (cps_mono d2 m2 (Nat.max d1 d2) (Nat.max m1 m2)) as [As Ae]; [lia|lia|].
+        exact (sa_steps_mono _ _ _ _ _ _ _ As Ae Hc).
+    + apply (cps_step_mono (S d2) m2); [lia|lia|exact Hs|discriminate].
+Qed.
+
+(** Where the normaliser halts stuck, the machine halts stuck, on the same
+    term after as many contractions, once [d] and [m] are large enough. *)
+Theorem cps_normalize_stuck_complete fuel t u k :
+  normalize fuel t = (u, k, OStuck) ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = EStuck /\ exists rs, cps_run d' m' t = (u, k, rs, OStuck).
+Proof.
+  unfold normalize. intros H. destruct (norm_loop_stuck _ _ _ _ _ _ H) as (j & -> & Hj & Hu).
+  destruct (fsteps_to_cps _ _ _ _ Hj Hu) as (d & m & Hc & Hs).
+  exact (cps_of_chain_stuck _ _ _ _ _ Hc Hs).
+Qed.
+
+Lemma sa_to_norm_loop stp ev j t u :
+  (forall y r, step_at stp ev y = r -> r <> NoFuel -> exists n, forall n', n <= n' -> step_fn n' y = r) ->
+  sa_steps stp ev j t u -> step_at stp ev u = Stuck ->
+  exists P, forall pf n k, P <= pf -> j <= n -> norm_loop pf n k t = (u, k + j, OStuck).
+Proof.
+  intros T. induction 1 as [t|j t t' u Ht _ IH]; intros Hu.
+  - destruct (T _ _ Hu ltac:(discriminate)) as [P HP]. exists P. intros pf n k Hpf _.
+    destruct n; simpl; rewrite (HP pf Hpf), PeanoNat.Nat.add_0_r; reflexivity.
+  - destruct (IH Hu) as [P HP]. destruct (T _ _ Ht ltac:(discriminate)) as [n0 Hn0].
+    exists (Nat.max n0 P). intros pf n k Hpf Hn.
+    destruct n as [|n]; [lia|]. simpl.
+    rewrite Hn0 by lia. rewrite HP by lia. f_equal. f_equal. lia.
+Qed.
+
+(** Where the machine halts stuck, the normaliser halts stuck, on the same
+    term after as many steps, once its fuel suffices. *)
+Theorem cps_normalize_stuck_sound d m t u k rs :
+  cps_run d m t = (u, k, rs, OStuck) ->
+  exists N, forall fuel, N <= fuel -> normalize fuel t = (u, k, OStuck).
+Proof.
+  unfold cps_run. intros H.
+  destruct (run_sa _ _ (cps_sound_s d m) (cps_sound_e d m) _ _ _ _ _ _ _ _ (inv_start t) H)
+    as (j & -> & Hc & _ & Hst).
+  specialize (Hst eq_refl).
+  assert (T : forall y r, step_at (cps_step d m) (cps_eval d m) y = r -> r <> NoFuel ->
+                exists n, forall n', n <= n' -> step_fn n' y = r)
+    by (intros y r Hy Hr; exact (proj1 (cps_to_step_fn (S d) m) y r Hy Hr)).
+  destruct (sa_to_norm_loop _ _ _ _ _ T Hc Hst) as [P HP].
+  exists (Nat.max P j). intros fuel Hf. unfold normalize. rewrite HP by lia. reflexivity.
+Qed.
+
+Theorem cps_normalize_stuck_iff t u k :
+  (exists N, forall fuel, N <= fuel -> normalize fuel t = (u, k, OStuck)) <->
+  (exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (u, k, rs, OStuck)).
+Proof.
+  split.
+  - intros [N HN]. destruct (cps_normalize_stuck_complete _ _ _ _ (HN N (le_n N))) as (d & m & E).
+    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
+  - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
+    exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
+Qed.
+
 End run_complete.
