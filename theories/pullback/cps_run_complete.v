@@ -2,19 +2,35 @@
 
     [cps.v] proves the machine sound, and [cps_complete.v] that from any
     state it makes the step [step_at] makes ([descend], [ascend]).  Here
-    these single steps are chained along a whole run, with the machine's
+    these single steps are chained along whole runs, with the machine's
     own evaluation of the premises of 16b-20a ([cps_step], [cps_eval]):
     - more fuel never changes an answer of the machine other than running
       out of fuel ([run_mono], [cps_mono]);
-    - a run of [→] to a value whose steps [step_at] computes is followed
-      by the machine to that value, in as many contractions ([run_chain]);
-    - by induction on the derivations of [step] and [steps] (the premises
-      of 16b-20a included), every step of the relation is computed by
-      [cps_step], and every evaluation to a value by [cps_eval] and
-      [cps_run], once [d] and [m] are large enough ([cps_step_complete],
-      [cps_eval_complete], [cps_run_complete]);
-    - so the machine and the normaliser give the same answer whenever both
-      have enough fuel ([cps_normalize_complete], [cps_normalize_iff]). *)
+    - a run of [step_at] to a value (resp. to a term on which [step_at] is
+      stuck) is followed by the machine, from any state standing for its
+      first term, to that value (resp. to a stuck halt on that term), in
+      as many contractions ([run_chain], [run_chain_stuck]; the
+      administrative transitions terminate, [measure_admin]); conversely
+      a run of the machine is a run of [step_at] ([run_sa]);
+    - by induction on the derivations of [step] and [steps] (premises of
+      16b-20a included), every step of the relation is computed by
+      [cps_step], and every run to a value by [cps_eval] and [cps_run],
+      with the same count, once the depth [d] and the transitions [m] are
+      large enough ([cps_step_complete], [cps_run_complete],
+      [cps_eval_complete]);
+    - so the machine and the normaliser reach the same value after the
+      same number of steps whenever both have enough fuel
+      ([cps_normalize_complete], [cps_normalize_iff], [cps_eval_fn_iff]);
+    - [step_at] asks its premise evaluators only about the premises of
+      the redexes of its term ([premq], [step_at_mono_on]); so, by
+      induction on the fuel, every answer of [step_fn] / [eval_fn]
+      (a step, a value, stuck) is the machine's once its fuel suffices,
+      and conversely ([cps_step_fn_agree], [cps_eval_fn_agree]); the
+      machine halts stuck on the same term after as many contractions as
+      the normaliser ([cps_normalize_stuck_complete],
+      [cps_normalize_stuck_sound], [cps_normalize_stuck_iff]).
+    "Enough fuel" is always "all [d' >= d] and [m' >= m]" for some [d], [m]
+    (resp. all [fuel >= N]). *)
 From Pullback Require Import syntax typing anf backprop reduction progress decide step_fn normalize
   cps cps_complete.
 
@@ -261,10 +277,10 @@ Definition fweight (F : eframe) : nat :=
 
 Definition sweight (K : list eframe) : nat := fold_right (fun F n => fweight F + n) 0 K.
 
-Definition measure (s : state) : nat :=
+Definition state_measure (s : state) : nat :=
   match s with St MEval t K => 3 * tsize t + sweight K | St MRet _ K => sweight K end.
 
-Lemma measure_admin s s' : transition stp ev s = Next s' None -> measure s' < measure s.
+Lemma measure_admin s s' : transition stp ev s = Next s' None -> state_measure s' < state_measure s.
 Proof.
   intros H. destruct s as [[|] t K].
   - destruct t; cbv [transition fire] in H;
@@ -281,7 +297,7 @@ Qed.
 Lemma run_stuck s : inv s -> step_at stp ev (plug_state s) = Stuck ->
   exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (plug_state s, k, rs', OStuck).
 Proof.
-  induction s as [s IH] using (well_founded_induction (Wf_nat.well_founded_ltof _ measure)).
+  induction s as [s IH] using (well_founded_induction (Wf_nat.well_founded_ltof _ state_measure)).
   intros Hs Hst. pose proof (transition_sa s Hs) as T.
   destruct (transition stp ev s) as [s' [r|]|u o] eqn:E.
   - destruct T as [_ T]. congruence.
@@ -474,7 +490,15 @@ Qed.
 
 End on.
 
-(** ** Every step and every evaluation is found by the machine *)
+(** ** Every step and every evaluation is found by the machine
+
+    By induction on the derivations of [step] and [steps] (rules 1-20,
+    the premises of 16b-20a included), case by case as
+    [step_fn_eval_fn_complete] in [step_fn.v], whose tactics are repeated
+    here: each head rule is computed by [cps_step] with its premise
+    evaluated by the machine ([cps_eval], through [cps_of_chain]), and a
+    run of [→] is a run of [step_at] with the machine's premise
+    evaluators. *)
 #[local] Hint Resolve elem_yp atom_yp : core.
 #[local] Hint Constructors atom elem lets lin_shape : core.
 #[local] Arguments valueb : simpl never.
@@ -540,9 +564,8 @@ Ltac comp :=
 Ltac pb_at Hst :=
   erewrite step_at_pb; [ | solve [auto using value_pb, elem_chain] | assumption | exact Hst ].
 
-
 (** The premise of a rule, evaluated by the machine. *)
-Lemma prem t v :
+Lemma cps_eval_of_steps t v :
   (value v -> exists j d m, sa_steps (cps_step d m) (cps_eval d m) j t v) -> value v ->
   exists d m, cps_eval d m t = EVal v.
 Proof.
@@ -631,37 +654,37 @@ Proof.
     nnocc (Fun f (yp p)). facts. comp. reflexivity.
   - (* (16b) *)
     intros l a s' u w v Hw Hv Hl Ha Hnl Hna Hlin Hval _ IH Hst.
-    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst.
     unfold pb_head, premise_pt.
     assert (~ nocc is0 (Dual l a)) by (simpl; tauto).
     pose proof (as_path_nocc _ Hna). facts. comp. reflexivity.
   - (* (16c) *)
     intros l p s' u w v Hw Hv Hl Hnl Hlin Hval _ IH Hst.
-    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst.
     unfold pb_head, premise_pt.
     nnocc (Dual l (yp p)). facts. comp. reflexivity.
   - (* (17) *)
     intros l z s0 u w v Hw Hv Hl Hz Hn Hval _ IH Hst.
-    destruct (prem _ _ IH Hval) as (d & m & Hm). exists (S d), m. rewrite cps_step_S.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hm). exists (S d), m. rewrite cps_step_S.
     pb_at Hst. unfold pb_head.
     pose proof (atom_eqb_refl _ (atom_ren S _ Hz)). fold (shift z) in *.
     facts. comp. reflexivity.
   - (* (18) *)
     intros l s' u w v Hw Hv Hl Hnl Hval _ IH Hst.
-    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst.
     unfold pb_head, premise_pt.
     assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp. reflexivity.
   - (* (19b) *)
     intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH Hst.
-    destruct (prem _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst. unfold pb_head.
     nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (19c) *)
     intros p q p' vq w v Hw Hv Hp Hq _ IH Hst.
-    destruct (prem _ _ IH value_zero) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    destruct (cps_eval_of_steps _ _ IH value_zero) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst. unfold pb_head.
     nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (20a) *)
