@@ -7,7 +7,7 @@
    variables: nothing is assumed. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction
   preservation progress transpose reverse_phase examples decide step_fn normalize infer
-  exec_sig cps cps_complete.
+  exec_sig cps cps_complete cps_run_complete.
 
 (* Subject reduction for A-reduction (§4). *)
 Check @astep_typed.
@@ -117,3 +117,29 @@ Print Assumptions ty_eq_dec.
 (* The signature of pullback-eval: its typing obligations are proved. *)
 Check @exec_sig.
 Print Assumptions exec_sig.
+
+(* The machine is complete for whole runs, with its own premise evaluation:
+   every step of the relation is its step, every run to a value its run
+   (with the same count), every answer of the step function, stuck
+   included, its answer, once its fuel suffices; it halts stuck where the
+   normaliser does. *)
+Check @cps_step_complete.
+Print Assumptions cps_step_complete.
+Check @cps_run_complete.
+Print Assumptions cps_run_complete.
+Check @cps_eval_complete.
+Print Assumptions cps_eval_complete.
+Check @cps_normalize_complete.
+Print Assumptions cps_normalize_complete.
+Check @cps_normalize_iff.
+Print Assumptions cps_normalize_iff.
+Check @cps_step_fn_agree.
+Print Assumptions cps_step_fn_agree.
+Check @cps_eval_fn_agree.
+Print Assumptions cps_eval_fn_agree.
+Check @cps_normalize_stuck_complete.
+Print Assumptions cps_normalize_stuck_complete.
+Check @cps_normalize_stuck_sound.
+Print Assumptions cps_normalize_stuck_sound.
+Check @cps_normalize_stuck_iff.
+Print Assumptions cps_normalize_stuck_iff.
