@@ -143,3 +143,5 @@ Check @cps_normalize_stuck_sound.
 Print Assumptions cps_normalize_stuck_sound.
 Check @cps_normalize_stuck_iff.
 Print Assumptions cps_normalize_stuck_iff.
+Check @cps_normalize_same.
+Print Assumptions cps_normalize_same.

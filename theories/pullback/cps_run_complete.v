@@ -28,7 +28,8 @@
       and conversely ([cps_step_fn_agree], [cps_eval_fn_agree]); the
       machine halts stuck on the same term after as many contractions as
       the normaliser ([cps_normalize_stuck_complete],
-      [cps_normalize_stuck_sound], [cps_normalize_stuck_iff]).
+      [cps_normalize_stuck_sound], [cps_normalize_stuck_iff],
+      [cps_normalize_same]).
     "Enough fuel" is always "all [d' >= d] and [m' >= m]" for some [d], [m]
     (resp. all [fuel >= N]). *)
 From Pullback Require Import syntax typing anf backprop reduction progress decide step_fn normalize
@@ -1129,6 +1130,27 @@ Proof.
     exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
   - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
     exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
+Qed.
+
+(** The machine and the normaliser give the same answer, a value or a
+    stuck term, on the same term after as many steps, whenever both have
+    enough fuel: an answer of either (other than for want of fuel) is the
+    other's once its fuel suffices. *)
+Theorem cps_normalize_same :
+  (forall fuel t u k o, normalize fuel t = (u, k, o) -> o <> OFuel ->
+     exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (u, k, rs, o)) /\
+  (forall d m t u k rs o, cps_run d m t = (u, k, rs, o) -> o <> OFuel ->
+     exists N, forall fuel, N <= fuel -> normalize fuel t = (u, k, o)).
+Proof.
+  split.
+  - intros fuel t u k [| |] H Ho; [| |contradiction].
+    + destruct (cps_normalize_complete _ _ _ _ H) as (d & m & E).
+      exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
+    + destruct (cps_normalize_stuck_complete _ _ _ _ H) as (d & m & E).
+      exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
+  - intros d m t u k rs [| |] H Ho; [| |contradiction].
+    + exact (cps_normalize_agree _ _ _ _ _ _ H).
+    + exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
 Qed.
 
 End run_complete.
