@@ -82,21 +82,21 @@ Proof.
   - auto.
 Qed.
 
-Lemma enough_from N : (forall f, N < f -> ~ out_of_fuel (ev f)) -> enough 1.
+Lemma enough_from N f : (forall g, N < g -> ~ out_of_fuel (ev g)) -> 0 < f -> enough f.
 Proof.
   intros HN. assert (Hk : forall k f, S N - f <= k -> 0 < f -> enough f).
-  { induction k as [|k IH]; intros f Hk Hf.
+  { induction k as [|k IH]; intros f' Hk Hf.
     - apply enough_now, HN. lia.
-    - destruct (Nat.lt_ge_cases N f) as [Hlt|Hge]; [apply enough_now, HN; exact Hlt|].
+    - destruct (Nat.lt_ge_cases N f') as [Hlt|Hge]; [apply enough_now, HN; exact Hlt|].
       apply enough_later, IH; lia. }
   apply (Hk (S N)); lia.
 Qed.
 
-(** If a larger fuel never takes an answer away, the fuel found is at most
-    twice (and at least 1) any fuel with an answer. *)
-Lemma search_fuel_le f w g :
+(** If a larger fuel never takes an answer away, the fuel found from [f0]
+    is at most twice any fuel with an answer, or [f0]. *)
+Lemma search_fuel_le f0 f w g :
   (forall f1 f2, f1 <= f2 -> ~ out_of_fuel (ev f1) -> ~ out_of_fuel (ev f2)) ->
-  ~ out_of_fuel (ev g) -> f <= Nat.max 1 (2 * g) -> fst (search f w) <= Nat.max 1 (2 * g).
+  ~ out_of_fuel (ev g) -> f <= Nat.max f0 (2 * g) -> fst (search f w) <= Nat.max f0 (2 * g).
 Proof.
   intros Hmono Hg. induction w as [f Hn|f w IH] using enough_ind_dep; intros Hf; simpl;
     destruct (out_of_fuel_dec (ev f)) as [H|H]; simpl; [contradiction|exact Hf| |exact Hf].
@@ -105,6 +105,136 @@ Proof.
   - lia.
 Qed.
 End search.
+
+(** ** The machine without its fallback on fuel
+
+    When a term needs more steps than the fuel left, [mloop] finishes with
+    [run] (small steps, each of a cost that grows with the command), so a
+    run that ends "out of fuel" can cost far more than one that has enough
+    fuel.  [mloop_nf] is [mloop] answering "out of fuel" at once there;
+    the configuration it then carries is not specified.  It agrees with
+    [mloop] whenever it does not answer "out of fuel", and answers "out of
+    fuel" only when [mloop] does ([mloop_nf_spec]). *)
+Section nofallback.
+Context {Srt : sorts} {Σ : signature} {E : evaluator}.
+
+Fixpoint mloop_nf (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
+  let '(MConf hp K ρ P) := c in
+  match gas with
+  | 0 => mfallback fuel n hp K ρ P
+  | S gas' =>
+      let '(K1, P0) := descend K ρ P in
+      match P0 with
+      | Ret M =>
+          match meval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match K1 with
+                | [] => RDone hp V (n + k)
+                | (Q, ρ') :: K2 => mloop_nf gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
+                end
+              else ROutOfFuel hp P0 n
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | Op o M =>
+          match meval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match o with
+                | OpGet l =>
+                    mloop_nf gas' (fuel - S k) (S (n + k))
+                      (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
+                | OpPut l =>
+                    match V with
+                    | Const c =>
+                        mloop_nf gas' (fuel - S k) (S (n + k))
+                          (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
+                    | _ => mfallback fuel n hp K1 ρ P0
+                    end
+                | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
+                end
+              else ROutOfFuel hp P0 n
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | RevHandle M R H =>
+          match meval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match V with
+                | Tuple Vs =>
+                    match infer_tm [] V with
+                    | Some (TProd Bs) =>
+                        match rh_fn (fuel - k) H Bs Vs R with
+                        | RHOk R' => mloop_nf gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
+                        | _ => mfallback fuel n hp K1 ρ P0
+                        end
+                    | _ => mfallback fuel n hp K1 ρ P0
+                    end
+                | _ => mfallback fuel n hp K1 ρ P0
+                end
+              else ROutOfFuel hp P0 n
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | CLet _ _ => mfallback fuel n hp K1 ρ P0
+      end
+  end.
+
+Definition run_machine_nf (fuel : nat) (hp : heap) (P : cmd) : run_result :=
+  mloop_nf (S fuel) fuel 0 (MConf hp [] [] P).
+
+(** A term that needs at least [fuel] steps leaves [run] out of fuel. *)
+Lemma tstar_out_of_fuel k M V fuel n hp K F :
+  tstar k M V -> fuel <= k -> out_of_fuel (run fuel n hp (fill_t K F M)).
+Proof.
+  intros Hs. revert fuel n. induction Hs as [M|k M M' M'' Hs _ IH]; intros fuel n Hle.
+  - replace fuel with 0 by lia. exact I.
+  - destruct fuel as [|fuel]; [exact I|]. cbn [run]. rewrite (step_conf_fn_term _ _ _ _ _ _ Hs).
+    apply IH. lia.
+Qed.
+
+Lemma fallback_out_of_fuel fuel n hp K ρ F M V k :
+  env_ok ρ -> meval fuel ρ M = Some (V, k) -> fuel <= k ->
+  out_of_fuel (mfallback fuel n hp K ρ (plug_t F M)).
+Proof.
+  intros Hρ Hev Hle. destruct (meval_sound _ _ _ _ _ Hρ Hev) as [Hs _].
+  unfold mfallback. rewrite <- assemble_term. exact (tstar_out_of_fuel _ _ _ _ _ _ _ _ Hs Hle).
+Qed.
+
+Lemma mloop_nf_spec gas fuel n hp K ρ P :
+  env_ok ρ -> stack_ok K ->
+  mloop_nf gas fuel n (MConf hp K ρ P) = mloop gas fuel n (MConf hp K ρ P) \/
+  (out_of_fuel (mloop_nf gas fuel n (MConf hp K ρ P)) /\ out_of_fuel (mloop gas fuel n (MConf hp K ρ P))).
+Proof.
+  revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
+    [left; reflexivity|].
+  cbn [mloop mloop_nf]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [_ HK1].
+  destruct P0 as [M|o M|P1 Q|M R H]; [| |left; reflexivity|];
+    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|left; reflexivity]);
+    destruct (meval_sound _ _ _ _ _ Hρ Hev) as [_ HV];
+    (destruct (Nat.ltb_spec k fuel) as [Hlt|Hge];
+      [|right; split; [exact I|]]).
+  - destruct K1 as [|[Q ρ'] K2]; [left; reflexivity|].
+    inversion HK1 as [|? ? Hρ' HK2]; subst.
+    apply IH; [constructor; [exact HV|exact Hρ']|exact HK2].
+  - exact (fallback_out_of_fuel _ _ _ _ _ TRet _ _ _ Hρ Hev Hge).
+  - destruct o as [o|l|l]; [left; reflexivity|apply IH; [apply Forall_nil|exact HK1]|].
+    destruct V; try (left; reflexivity). apply IH; [apply Forall_nil|exact HK1].
+  - exact (fallback_out_of_fuel _ _ _ _ _ (TOp o) _ _ _ Hρ Hev Hge).
+  - destruct V as [| | | |Vs| | |]; try (left; reflexivity).
+    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|]; try (left; reflexivity).
+    destruct (rh_fn (fuel - k) H Bs Vs R); try (left; reflexivity).
+    apply IH; [apply Forall_nil|exact HK1].
+  - exact (fallback_out_of_fuel _ _ _ _ _ (TRev R H) _ _ _ Hρ Hev Hge).
+Qed.
+
+Lemma run_machine_nf_spec fuel hp P :
+  run_machine_nf fuel hp P = run fuel 0 hp P \/
+  (out_of_fuel (run_machine_nf fuel hp P) /\ out_of_fuel (run fuel 0 hp P)).
+Proof.
+  rewrite <- run_machine_correct. apply mloop_nf_spec; apply Forall_nil.
+Qed.
+End nofallback.
 
 (** ** Deciding the premises *)
 Section decide.
@@ -131,22 +261,35 @@ Context (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance total_evaluator : evaluator := exec_evaluator vo.
 
 (** The run with fuel [f]: the small-step evaluator with [small], the
-    environment machine without. *)
+    environment machine without its fallback on fuel otherwise. *)
 Definition total_ev (small : bool) (hp : heap) (P : cmd) (f : nat) : run_result :=
-  if small then run f 0 hp P else run_machine f 0 hp P.
+  if small then run f 0 hp P else run_machine_nf f hp P.
 
-Lemma total_ev_run small hp P f : total_ev small hp P f = run f 0 hp P.
-Proof. unfold total_ev. destruct small; [reflexivity|apply run_machine_correct]. Qed.
+Lemma total_ev_spec small hp P f :
+  total_ev small hp P f = run f 0 hp P \/
+  (out_of_fuel (total_ev small hp P f) /\ out_of_fuel (run f 0 hp P)).
+Proof. unfold total_ev. destruct small; [left; reflexivity|apply run_machine_nf_spec]. Qed.
+
+Lemma total_ev_run small hp P f :
+  ~ out_of_fuel (total_ev small hp P f) -> total_ev small hp P f = run f 0 hp P.
+Proof. intros H. destruct (total_ev_spec small hp P f) as [E|[Ho _]]; [exact E|contradiction]. Qed.
+
+Lemma total_ev_answers small hp P f :
+  ~ out_of_fuel (run f 0 hp P) -> ~ out_of_fuel (total_ev small hp P f).
+Proof. intros H. destruct (total_ev_spec small hp P f) as [->|[_ Ho]]; [exact H|contradiction]. Qed.
+
+(** The first fuel tried; with more, the search doubles it. *)
+Definition first_fuel : nat := 1024.
 
 Lemma total_enough small hp P A :
-  check_cmd [] P = Ok A -> heap_ok hp -> enough (total_ev small hp P) 1.
+  check_cmd [] P = Ok A -> heap_ok hp -> enough (total_ev small hp P) first_fuel.
 Proof.
   intros Hc Hhp.
   destruct (exec_run_machine_total vo decls locs hp P A Hc Hhp) as [n [m [hp' [P' [r [_ [Hr Hrun]]]]]]].
-  apply (enough_from _ (n + m)). intros f Hf.
+  apply (enough_from _ (n + m)); [|unfold first_fuel; lia]. intros f Hf.
   assert (Hf' : run_machine f 0 hp P = r) by exact (Hrun f Hf).
-  unfold total_ev. destruct small; [rewrite <- run_machine_correct|]; rewrite Hf'.
-  all: exact (final_result_not_out_of_fuel _ _ _ _ Hr).
+  apply total_ev_answers. rewrite <- run_machine_correct, Hf'.
+  exact (final_result_not_out_of_fuel _ _ _ _ Hr).
 Qed.
 
 (** [run_total_fn small hp P]: for a program [P] the checker accepts and
@@ -155,26 +298,29 @@ Qed.
 Definition run_total_fn (small : bool) (hp : heap) (P : cmd) : option (nat * run_result) :=
   match check_dec P, heap_ok_dec hp with
   | inleft (exist _ A Hc), left Hhp =>
-      Some (search (total_ev small hp P) 1 (total_enough small hp P A Hc Hhp))
+      Some (search (total_ev small hp P) first_fuel (total_enough small hp P A Hc Hhp))
   | _, _ => None
   end.
 
 Lemma run_total_fn_spec small hp P F r :
   run_total_fn small hp P = Some (F, r) ->
   (exists A, check_cmd [] P = Ok A) /\ heap_ok hp /\
-  run F 0 hp P = r /\ ~ out_of_fuel r /\ 1 <= F /\
-  forall g, ~ out_of_fuel (run g 0 hp P) -> F <= Nat.max 1 (2 * g).
+  run F 0 hp P = r /\ ~ out_of_fuel r /\ first_fuel <= F /\
+  forall g, ~ out_of_fuel (run g 0 hp P) -> F <= Nat.max first_fuel (2 * g).
 Proof.
   unfold run_total_fn. destruct (check_dec P) as [[A Hc]|Hn]; [|discriminate].
   destruct (heap_ok_dec hp) as [Hhp|Hn]; [|discriminate]. intros Heq. injection Heq as Heq.
-  pose proof (search_fuel_le (total_ev small hp P) 1 (total_enough small hp P A Hc Hhp)) as Hle.
-  destruct (search_spec _ 1 (total_enough small hp P A Hc Hhp)) as [H1 [H2 H3]].
-  rewrite Heq in H1, H2, H3, Hle. cbn [fst snd] in H1, H2, H3, Hle. rewrite total_ev_run in H1.
-  split; [eauto|]. split; [exact Hhp|]. split; [exact H1|]. split; [exact H2|]. split; [exact H3|].
+  pose proof (search_fuel_le (total_ev small hp P) first_fuel first_fuel
+    (total_enough small hp P A Hc Hhp)) as Hle.
+  destruct (search_spec _ first_fuel (total_enough small hp P A Hc Hhp)) as [H1 [H2 H3]].
+  rewrite Heq in H1, H2, H3, Hle. cbn [fst snd] in H1, H2, H3, Hle.
+  assert (Hrun : run F 0 hp P = r).
+  { rewrite <- H1. symmetry. apply total_ev_run. rewrite H1. exact H2. }
+  split; [eauto|]. split; [exact Hhp|]. split; [exact Hrun|]. split; [exact H2|]. split; [exact H3|].
   intros g Hg. apply Hle; [| |apply Nat.le_max_l].
-  - intros f1 f2 Hf12 Hf1. rewrite total_ev_run in *. rewrite (run_stable f1 f2) by assumption.
-    exact Hf1.
-  - rewrite total_ev_run. exact Hg.
+  - intros f1 f2 Hf12 Hf1. apply total_ev_answers. rewrite (total_ev_run _ _ _ _ Hf1) in Hf1.
+    rewrite (run_stable f1 f2) by assumption. exact Hf1.
+  - apply total_ev_answers. exact Hg.
 Qed.
 
 (** It answers on every checked program and heap that respects the shapes. *)
@@ -238,7 +384,7 @@ Qed.
 (** The fuel it found is at most twice any fuel with which [run] answers. *)
 Theorem run_total_fn_fuel_le small hp P F r fuel :
   run_total_fn small hp P = Some (F, r) ->
-  ~ out_of_fuel (run fuel 0 hp P) -> F <= Nat.max 1 (2 * fuel).
+  ~ out_of_fuel (run fuel 0 hp P) -> F <= Nat.max first_fuel (2 * fuel).
 Proof. intros Ht. apply (run_total_fn_spec _ _ _ _ _ Ht). Qed.
 
 (** The heap of a result respects the shapes. *)
