@@ -5,11 +5,18 @@
     and the environment machine [run_machine] answer the final
     configuration from some fuel on ([run_machine_total]), but that fuel
     is not computed from the program.  This file turns the existence into
-    a function: [run_total_fn] searches the fuel by doubling (1, 2, 4, ...)
-    until the answer is not "out of fuel", keeping the answer of the last
-    run.  The search is a structural recursion on a proof ([enough], the
-    pattern of [ConstructiveEpsilon]'s [before_witness]); the proof is
-    erased by extraction, which leaves a plain loop.
+    a function: [run_total_fn] searches the fuel by doubling ([first_fuel]
+    = 1024, 2048, 4096, ...) until the answer is not "out of fuel", keeping
+    the answer of the last run.  The search is a structural recursion on a
+    proof ([enough], the pattern of [ConstructiveEpsilon]'s
+    [before_witness]); the proof is erased by extraction, which leaves a
+    plain loop.  The runs are the environment machine's, but without its
+    fallback to small steps when a term needs more steps than the fuel
+    left ([mloop_nf]): a try that falls short stops there, at once, rather
+    than taking the remaining fuel in small steps, each of a cost that
+    grows with the command ([mloop_nf_spec]: it is the machine whenever
+    it answers, and "out of fuel" only when the machine is).  With
+    [small], the tries are the small-step evaluator's.
 
     Theorems, for the executable instance (the one [rh-eval] runs):
     - [run_total_fn_some]: on a checked program and a heap that respects
@@ -25,8 +32,9 @@
       reaches, with the number of steps to it ([final_result] of
       [nsteps_conf]);
     - [run_total_fn_fuel_le]: the fuel it found is at most twice any fuel
-      with which [run] answers (at least 1), so the runs of the search
-      together take at most about four times one run with enough fuel;
+      with which [run] answers, or [first_fuel]; each try stops within
+      its fuel, so the tries together take about as many steps as at most
+      four runs with enough fuel;
     - [run_total_fn_heap_ok]: the heap of a result respects the shapes
       (so a resident session's heap, which starts from [init_heap] and is
       changed by [heap_set] and results only, always does);
