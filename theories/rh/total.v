@@ -33,8 +33,10 @@
       [nsteps_conf]);
     - [run_total_fn_fuel_le]: the fuel it found is at most twice any fuel
       with which [run] answers, or [first_fuel]; each try stops within
-      its fuel, so the tries together take about as many steps as at most
-      four runs with enough fuel;
+      its fuel (but for a term the machine evaluates at once, evaluated
+      whole before its steps are compared with the fuel), so the tries
+      together take at most about twice the steps of the fuel found, four
+      times any fuel with an answer;
     - [run_total_fn_heap_ok]: the heap of a result respects the shapes
       (so a resident session's heap, which starts from [init_heap] and is
       changed by [heap_set] and results only, always does);
