@@ -19,10 +19,11 @@ open Driver_io
 
 (* The environment machine (machine.v, proved equal to the small-step
    evaluator: run_machine_correct), or with --small-step the small-step
-   evaluator itself. *)
+   evaluator itself; without a user's fuel (--fuel, (fuel N)), searching
+   the fuel (total.v: never out of fuel on a checked program). *)
 let small_step = ref false
 let list_vectors = ref false
-let default_fuel = ref 10_000_000
+let user_fuel = ref None
 
 (* ---------- numbers ---------- *)
 
@@ -93,7 +94,17 @@ module Driver (V : VECTORS) = struct
       io_atoms = (fun v -> floats_sexp (V.to_array v)) }
 
   let program_of s = ok (C.prog_read V.ops io s)
-  let fuel_of p = match p.C.p_fuel with Some f -> f | None -> !default_fuel
+  let fuel_of p = match p.C.p_fuel with Some f -> Some f | None -> !user_fuel
+
+  (* (fuel, answer) with the user's fuel, or the total evaluator's; it
+     refuses only an unchecked program or a heap of the wrong shapes, which
+     the driver never passes (run_total_fn_none, init_heap_ok, heap_set_ok,
+     run_total_fn_heap_ok). *)
+  let run_fuel p fuel hp =
+    match fuel with
+    | Some f -> (f, C.prog_run V.ops !small_step p f hp)
+    | None -> (match C.prog_run_total V.ops !small_step p hp with Some fr -> fr
+               | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap")))
 
   let check p =
     match C.prog_check V.ops p with
@@ -105,11 +116,15 @@ module Driver (V : VECTORS) = struct
 
   let run p =
     ignore (check p);
-    answer p (C.prog_run V.ops !small_step p (fuel_of p) (C.prog_init_heap V.ops p))
+    answer p (snd (run_fuel p (fuel_of p) (C.prog_init_heap V.ops p)))
 
   (* The small-step evaluator with an observer on every configuration
-     (run_obs, proved equal to run: run_obs_run). *)
-  let observe p obs = ignore (check p); answer p (snd (C.prog_observe V.ops obs () p (fuel_of p)))
+     (run_obs, proved equal to run: run_obs_run); without a user's fuel,
+     with the fuel the total evaluator found (run_total_fn_correct). *)
+  let observe p obs =
+    ignore (check p);
+    let fuel = match fuel_of p with Some f -> f | None -> fst (run_fuel p None (C.prog_init_heap V.ops p)) in
+    answer p (snd (C.prog_observe V.ops obs () p fuel))
 
   let trace p emit =
     observe p (fun () n hp q _ ->
@@ -179,7 +194,7 @@ module Driver (V : VECTORS) = struct
         | S.List (S.Atom "set" :: entries) -> sets := !sets @ entries
         | S.List (S.Atom "read" :: ls) ->
             reads := !reads @ List.map (function S.Atom a -> a | s -> bad "syntax" ("expected a name, found " ^ short s)) ls
-        | S.List [ S.Atom "fuel"; n ] -> fuel := fuel_atom n
+        | S.List [ S.Atom "fuel"; n ] -> fuel := Some (fuel_atom n)
         | S.List [ S.Atom "value"; S.Atom "text" ] -> value := `Text
         | S.List [ S.Atom "value"; S.Atom "f64" ] -> value := `F64
         | S.List [ S.Atom "value"; S.Atom "none" ] -> value := `None
@@ -188,7 +203,7 @@ module Driver (V : VECTORS) = struct
     let hp = ok (C.prog_heap_set V.ops io p s.heap !sets) in
     let reads = List.map (fun l -> (l, loc_index p l)) !reads in
     let t0 = Unix.gettimeofday () in
-    let r = C.prog_run V.ops !small_step p !fuel hp in
+    let r = snd (run_fuel p !fuel hp) in
     let seconds = Unix.gettimeofday () -. t0 in
     match r with
     | C.RDone (hp', v, n) ->
@@ -249,6 +264,8 @@ let usage =
    environment machine (machine.v); --small-step runs the small-step\n\
    evaluator instead (--trace and --coverage always do).  --list-vectors\n\
    runs on the list model of vectors extracted from Coq, not float arrays.\n\
+   Without --fuel a checked program runs to its end (the total evaluator,\n\
+   total.v); --fuel N stops it after N steps with the runtime error out-of-fuel.\n\
    --timeout stops a request after SECONDS (default 60; 0: no limit) with\n\
    the runtime error timeout."
 
@@ -271,7 +288,7 @@ let () =
     | "--small-step" :: rest -> small_step := true; args rest
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
-        | Some f when f >= 0 -> default_fuel := f; args rest
+        | Some f when f >= 0 -> user_fuel := Some f; args rest
         | _ -> prerr_endline usage; exit 2)
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2)

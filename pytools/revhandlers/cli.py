@@ -82,7 +82,7 @@ def _bounded(seconds: float, fn, *args):
 
 def _evaluator(args):
     from .evaluator import VerifiedEvaluator
-    return VerifiedEvaluator(timeout=args.timeout)
+    return VerifiedEvaluator(timeout=args.timeout, fuel=getattr(args, "fuel", None))
 
 
 def _fmt_value(v) -> str:
@@ -284,6 +284,17 @@ def _seconds(text: str) -> float:
     return x
 
 
+def _fuel(text: str) -> int:
+    """A user's bound on the steps: a natural number."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a natural number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a fuel is a natural number, not {text}")
+    return n
+
+
 # Options of the commands other modules register that those do not check
 # themselves, and the least value each takes (a bad value is bad input,
 # checked before the command runs).
@@ -323,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
     timeout_help = (f"time limit in seconds (default {DEFAULT_TIMEOUT:g}); past it the command fails "
                     "with a timeout runtime failure (exit code 1)")
 
+    fuel_help = ("at most N steps of the verified evaluator (default: no bound, a well-typed program "
+                 "always finishes); past it the command fails with out-of-fuel (exit code 1)")
+
     c = sub.add_parser("check", help="type-check a program (.rh or .sexp)")
     c.add_argument("file")
     c.add_argument("--engine", choices=ENGINES, default="verified",
@@ -335,12 +349,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--heap", metavar="H.npz", help="initial values of locations (one array per location)")
     r.add_argument("--engine", choices=ENGINES, default="verified")
     r.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
+    r.add_argument("--fuel", type=_fuel, metavar="N", help=fuel_help)
     r.set_defaults(func=cmd_run)
 
     t = sub.add_parser("trace", help="print every small step of the verified evaluator")
     t.add_argument("file")
     t.add_argument("--heap", metavar="H.npz")
     t.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
+    t.add_argument("--fuel", type=_fuel, metavar="N", help=fuel_help)
     t.set_defaults(func=cmd_trace)
 
     f = sub.add_parser("fmt", help="print a program in the surface syntax (or as an S-expression); "

@@ -82,7 +82,11 @@ def read_session_answer(line: str):
 
 
 class VerifiedEvaluator(ServeProcess):
-    """A ``rh-eval --serve`` process.  Thread-safe; restarted if it dies."""
+    """A ``rh-eval --serve`` process.  Thread-safe; restarted if it dies.
+
+    ``fuel`` is the user's bound on the steps of every run (``--fuel``);
+    by default there is none and a checked program runs to its end (the
+    total evaluator, ``theories/rh/total.v``)."""
 
     def __init__(self, path: str | os.PathLike | None = None, fuel: int | None = None,
                  timeout: float | None = None, flags: tuple[str, ...] = ()):
@@ -115,7 +119,8 @@ class VerifiedEvaluator(ServeProcess):
                      value: str = "f64"):
         """``(exec NAME (set …) (read …) (fuel N) (value …))``: run the
         session's main command on its heap updated by ``set`` (name ->
-        numbers).  ``value`` is how the answer carries the run's value:
+        numbers); ``fuel`` bounds this run (default: the evaluator's
+        ``fuel``, else no bound).  ``value`` is how the answer carries the run's value:
         ``"f64"`` (exact), ``"text"`` (decimal) or ``"none"`` (not at all:
         the value is ``None``).  Returns ``(value, read, steps, seconds)``
         with ``read`` name -> array."""

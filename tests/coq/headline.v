@@ -193,3 +193,32 @@ Check @mlp_run_heap.
 Print Assumptions mlp_run_heap.
 Check @mlp_run_steps.
 Print Assumptions mlp_run_steps.
+
+(* The total evaluator rh-eval runs without a fuel (total.v): the fuel is
+   searched by doubling, on the environment machine without its fallback
+   on fuel.  On a checked program and a heap that respects the shapes it
+   answers; its answer is run's and the machine's for every fuel from the
+   one it found on and for every fuel with an answer, never "out of fuel",
+   the final configuration with its number of steps; the fuel it found is
+   at most twice any enough fuel (or the first fuel tried). *)
+From RevHandlers Require Import total.
+Check @mloop_nf_spec.
+Print Assumptions mloop_nf_spec.
+Check @run_total_fn_some.
+Print Assumptions run_total_fn_some.
+Check @run_total_fn_none.
+Print Assumptions run_total_fn_none.
+Check @run_total_fn_correct.
+Print Assumptions run_total_fn_correct.
+Check @run_total_fn_agrees.
+Print Assumptions run_total_fn_agrees.
+Check @run_total_fn_not_out_of_fuel.
+Print Assumptions run_total_fn_not_out_of_fuel.
+Check @run_total_fn_final.
+Print Assumptions run_total_fn_final.
+Check @run_total_fn_fuel_le.
+Print Assumptions run_total_fn_fuel_le.
+Check @run_total_fn_heap_ok.
+Print Assumptions run_total_fn_heap_ok.
+Check @run_total_fn_init_heap.
+Print Assumptions run_total_fn_init_heap.

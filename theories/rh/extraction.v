@@ -10,6 +10,11 @@
     - [exec_run]: the small-step evaluator (interp.v);
     - [exec_run_machine]: the environment machine (machine.v), equal to
       [exec_run] on every input ([run_machine_correct]);
+    - [exec_run_total]: the total evaluator (total.v): no fuel; on a
+      checked program and a heap that respects the shapes, the fuel found
+      by doubling and the answer of [exec_run_machine] with every fuel
+      from it on, never "out of fuel" ([run_total_fn_correct],
+      [run_total_fn_not_out_of_fuel]);
     - [prog_read] and the other [prog_] functions: the front end
       (frontend.v) on a program read from its S-expression: the reader,
       the initial heap, a session's [set], the runs, the observed run of
@@ -18,7 +23,7 @@
     function symbols, which are abstract in the generic development. *)
 From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlNativeString.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend.
+  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total.
 
 Section entry.
 Context {Vec : Type} (vo : vec_ops Vec).
@@ -39,6 +44,12 @@ Definition exec_run_machine (decls : list (ty * ty)) (locs : list nat) (fuel : n
     (hp : heap) (P : cmd) : run_result :=
   @run_machine _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
+(** The total evaluator (total.v): [None] only if the check fails or the
+    heap does not respect the shapes ([run_total_fn_none]). *)
+Definition exec_run_total (decls : list (ty * ty)) (locs : list nat) (small : bool)
+    (hp : heap) (P : cmd) : option (nat * run_result) :=
+  run_total_fn vo decls locs small hp P.
+
 (** Constants are [(n, v)] and function symbols [(k, p)] in the instance;
     these convert between that representation and the abstract one. *)
 (** Rule coverage of one step (coverage.v); testing instrumentation only. *)
@@ -49,7 +60,8 @@ Definition exec_step_tags (decls : list (ty * ty)) (locs : list nat) (fuel : nat
 (** The front end (frontend.v) on a program read by [read_program]: its
     type, its run from a heap (the environment machine, or with [small]
     the small-step evaluator), its run with an observer from the initial
-    heap ([run_obs], equal to [run]), and the printers. *)
+    heap ([run_obs], equal to [run]), its run without fuel
+    ([prog_run_total]: the fuel found and the answer), and the printers. *)
 Section program.
 Variable io : reader_io Vec.
 
@@ -62,6 +74,8 @@ Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : resul
 Definition prog_run (small : bool) (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   if small then exec_run (p_decls p) (p_dims p) fuel hp (p_main p)
   else exec_run_machine (p_decls p) (p_dims p) fuel hp (p_main p).
+Definition prog_run_total (small : bool) (p : @program Vec) (hp : heap) : option (nat * run_result) :=
+  exec_run_total (p_decls p) (p_dims p) small hp (p_main p).
 Definition prog_observe {A : Type} (obs : A -> nat -> heap -> cmd -> nat -> A) (acc : A)
     (p : @program Vec) (fuel : nat) : A * run_result :=
   @run_obs _ (exec_signature vo (p_decls p) (p_dims p)) (exec_evaluator vo) A obs acc fuel 0
@@ -104,9 +118,9 @@ Extract Inductive sexp => "Sexplib.Sexp.t" [ "Sexplib.Sexp.Atom" "Sexplib.Sexp.L
 
 Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
-  exec_check exec_step exec_run exec_run_machine exec_step_tags
+  exec_check exec_step exec_run exec_run_machine exec_run_total exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
-  prog_read prog_check prog_init_heap prog_heap_set prog_run prog_observe prog_tags
+  prog_read prog_check prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
   prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
   tag_name index_of.
