@@ -269,7 +269,8 @@ let check_line s =
   sized (fun () -> to_line (list "ok" [ list "type" [ ty_sexp t ] ]))
 
 (* The terms after each step, and the answer (or the runtime failure) at the
-   end: [max_answer] characters at most together. *)
+   end; and the one line of --serve, (trace STEP ... ANSWER), which is
+   [max_answer] characters at most (the lines of --trace then are too). *)
 let trace s =
   let e, t = typed s in
   let steps, o = P.pb_trace !fuel e in
@@ -285,8 +286,9 @@ let trace s =
     | exception Too_large -> too_large ()
   in
   let final_text = match final with Ok l -> l | Error (kind, msg) -> error_line kind "none" msg in
-  if List.fold_left (fun n l -> n + String.length l + 1) (String.length final_text) lines > max_answer then too_large ();
-  (lines, final, final_text)
+  let line = "(trace" ^ String.concat "" (List.map (fun l -> " " ^ l) lines) ^ " " ^ final_text ^ ")" in
+  if String.length line > max_answer then too_large ();
+  (lines, final, line)
 
 let mode_of_request = function
   | S.List [ S.Atom "run"; p ] -> (`Run, p)
@@ -340,8 +342,8 @@ let () =
         | `Cps -> run_cps p
         | `Check -> check_line p
         | `Trace ->
-            let lines, _, final = trace p in
-            "(trace" ^ String.concat "" (List.map (fun l -> " " ^ l) lines) ^ " " ^ final ^ ")")
+            let _, _, line = trace p in
+            line)
   else
     answer_one !file (fun req ->
         let m, p = mode_of_request req in
