@@ -14,8 +14,9 @@ A file ending in ``.sexp`` holds a term (or a request ``(run TERM)``) in the
 S-expression format; any other file holds a term in the surface syntax.
 Bad input (unreadable files, syntax, unbound names, type errors) exits with
 code 2 and one line on standard error, as every ``revhandlers`` command;
-``run`` exits with code 1 when the run is stuck, out of fuel or past its
-time limit."""
+``run`` exits with code 1 when the run is stuck, out of fuel, past its
+time limit or its answer longer than pullback-eval's limit
+(``answer-too-large``)."""
 
 from __future__ import annotations
 
