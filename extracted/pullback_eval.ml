@@ -11,7 +11,8 @@
    - reads a request (docs/sexp-format.md, "pullback-eval") into an
      annotated term, checking nesting, numbers and variable scopes;
    - prints answers and errors, and chooses the exit code: 0 value, 1
-     stuck or out of fuel, 2 bad input (ill-typed included). *)
+     stuck, out of fuel or an answer longer than [max_answer] characters,
+     2 bad input (ill-typed included). *)
 
 module P = Pullback_core
 module S = Sexplib.Sexp
@@ -120,9 +121,59 @@ let rec term_of k d s =
 
 (* ---------- printing ---------- *)
 
+(* The longest answer pullback-eval prints, in characters (a trace's lines
+   together): past it the answer is the runtime error answer-too-large.  A
+   value may print far larger than it is in memory (a subterm shared n
+   times prints n times: a term doubled n times prints 2^n times), so the
+   S-expressions of an answer are built against a budget: every atom and
+   list is charged what it prints (no more: sexplib may only add quotes), and
+   building stops when the budget is spent, after at most [max_answer]
+   nodes. *)
+let max_answer = 1_000_000
+
+exception Too_large
+
+(* Characters left; [cutting]: past the budget, a term prints "..."
+   (messages) instead of failing (answers). *)
+let room = ref max_answer
+let cutting = ref false
+
+let charge n =
+  room := !room - n;
+  if !room < 0 && not !cutting then raise Too_large
+
+let atom s = charge (String.length s); atom s
+let int_atom n = atom (string_of_int n)
+
+(* (HEAD X1 ... Xk): 2 parentheses, k separators *)
+let list head xs = charge (String.length head + 2 + List.length xs); list head xs
+
+let sexp_list xs = charge (2 + max 0 (List.length xs - 1)); S.List xs
+
+(* [f ()] charged to a fresh budget of [n] characters, cut past it when [cut]. *)
+let within ?(cut = false) n f =
+  let r = !room and c = !cutting in
+  room := n;
+  cutting := cut;
+  Fun.protect ~finally:(fun () -> room := r; cutting := c) f
+
+let too_large () =
+  raise (Runtime ("answer-too-large",
+                  Printf.sprintf "the answer would print more than %d characters (max_answer, the limit on an \
+                                  answer of pullback-eval)" max_answer))
+
+(* The answer [f ()] builds, within [max_answer] characters. *)
+let sized f =
+  match within max_answer f with
+  | line when String.length line <= max_answer -> line
+  | _ | exception Too_large -> too_large ()
+
 let real r = atom (float_str (P.real_view r))
 
-let rec ty_sexp = function
+let rec ty_sexp t =
+  if !room < 0 then S.Atom "..."
+  else
+  match t with
   | P.TR -> atom "R"
   | P.TProd (a, b) -> list "*" [ ty_sexp a; ty_sexp b ]
   | P.TArr (a, b) -> list "->" [ ty_sexp a; ty_sexp b ]
@@ -130,12 +181,18 @@ let rec ty_sexp = function
 
 let prim_name f = fst (List.find (fun (_, p) -> p = P.fsym_view f) prims)
 
-let rec num_sexp = function
+let rec num_sexp r =
+  if !room < 0 then S.Atom "..."
+  else
+  match r with
   | P.NR r -> real r
-  | P.NP (a, b) -> S.List [ num_sexp a; num_sexp b ]
+  | P.NP (a, b) -> sexp_list [ num_sexp a; num_sexp b ]
   | P.NZ -> atom "zero"
 
-let rec tm_sexp = function
+let rec tm_sexp u =
+  if !room < 0 then S.Atom "..." (* past the budget of a message *)
+  else
+  match u with
   | P.Var n -> list "var" [ int_atom n ]
   | P.Lam s -> list "lam" [ atom "?"; tm_sexp s ]
   | P.App (a, b) -> list "app" [ tm_sexp a; tm_sexp b ]
@@ -175,13 +232,13 @@ let result_line u t k =
 (* The answer to a finished run: a value, or a runtime failure. *)
 let outcome u t k = function
   | P.OValue -> result_line u t k
-  | P.OStuck -> raise (Runtime ("stuck", Printf.sprintf "no rule applies after %d steps, and the term is not a value: %s" k (short (tm_sexp u))))
+  | P.OStuck -> raise (Runtime ("stuck", Printf.sprintf "no rule applies after %d steps, and the term is not a value: %s" k (short (within ~cut:true 400 (fun () -> tm_sexp u)))))
   | P.OFuel -> raise (Runtime ("out-of-fuel", Printf.sprintf "no value within the fuel of %d steps (after %d steps; --fuel N)" !fuel k))
 
 let run s =
   let e, t = typed s in
   let (u, k), o = P.pb_normalize !fuel e in
-  outcome u t k o
+  sized (fun () -> outcome u t k o)
 
 (* The continuation machine: the same answer, and how often each rule fired,
    the rules of the premises of 16b-20a included (in the order of first
@@ -199,23 +256,39 @@ let run_cps s =
           | Some c -> Hashtbl.replace counts n (c + 1)
           | None -> Hashtbl.add counts n 1; order := n :: !order)
         (P.pb_log_rules !fuel transitions log);
-      let rules = List.rev_map (fun n -> S.List [ atom n; int_atom (Hashtbl.find counts n) ]) !order in
-      to_line (list "result" [ list "value" [ tm_sexp u ]; list "type" [ ty_sexp t ]; list "steps" [ int_atom k ];
-                               S.List (atom "rules" :: rules) ])
-  | P.OStuck -> outcome u t k o
+      sized (fun () ->
+          let rules = List.rev_map (fun n -> sexp_list [ atom n; int_atom (Hashtbl.find counts n) ]) !order in
+          to_line (list "result" [ list "value" [ tm_sexp u ]; list "type" [ ty_sexp t ]; list "steps" [ int_atom k ];
+                                   list "rules" rules ]))
+  | P.OStuck -> sized (fun () -> outcome u t k o)
   | P.OFuel ->
       raise (Runtime ("out-of-fuel", Printf.sprintf "no value within the fuel of %d (the continuation machine, after %d steps; --fuel N)" !fuel k))
 
-let check_line s = to_line (list "ok" [ list "type" [ ty_sexp (snd (typed s)) ] ])
+let check_line s =
+  let t = snd (typed s) in
+  sized (fun () -> to_line (list "ok" [ list "type" [ ty_sexp t ] ]))
 
-(* The terms after each step, and the answer (or failure) at the end. *)
+(* The terms after each step, and the answer (or the runtime failure) at the
+   end; and the one line of --serve, (trace STEP ... ANSWER), which is
+   [max_answer] characters at most (the lines of --trace then are too). *)
 let trace s =
   let e, t = typed s in
   let steps, o = P.pb_trace !fuel e in
   let _, rules = List.fold_left (fun (prev, acc) u -> (u, P.pb_step_rule prev u :: acc)) (e, []) steps in
-  let lines = List.map2 (fun r u -> to_line (list "step" [ list "rule" [ atom (rule_name r) ]; tm_sexp u ])) (List.rev rules) steps in
   let u = List.fold_left (fun _ x -> x) e steps in
-  (lines, fun () -> outcome u t (List.length steps) o)
+  let lines, final =
+    match within max_answer (fun () ->
+        let lines = List.map2 (fun r u -> to_line (list "step" [ list "rule" [ atom (rule_name r) ]; tm_sexp u ]))
+            (List.rev rules) steps in
+        (lines, try Ok (outcome u t (List.length steps) o) with Runtime (kind, msg) -> Error (kind, msg)))
+    with
+    | r -> r
+    | exception Too_large -> too_large ()
+  in
+  let final_text = match final with Ok l -> l | Error (kind, msg) -> error_line kind "none" msg in
+  let line = "(trace" ^ String.concat "" (List.map (fun l -> " " ^ l) lines) ^ " " ^ final_text ^ ")" in
+  if String.length line > max_answer then too_large ();
+  (lines, final, line)
 
 let mode_of_request = function
   | S.List [ S.Atom "run"; p ] -> (`Run, p)
@@ -227,17 +300,18 @@ let mode_of_request = function
   | p -> (`Run, p)
 
 let usage =
-  "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
+  Printf.sprintf "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
   \       pullback-eval --serve [--fuel N] [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
    (check TERM), (trace TERM), (cps TERM) or a TERM, from FILE or standard\n\
    input, and prints one answer line (--trace: one line per step first,\n\
    with the rule that fired).  --machine cps runs a TERM or (run TERM) on\n\
    the continuation machine (as (cps TERM)), which also counts the rules\n\
-   that fired.  Exit codes: 0 value, 1 stuck or out of fuel, 2 bad input.\n\
+   that fired.  Exit codes: 0 value, 1 stuck, out of fuel or an answer\n\
+   longer than %d characters (answer-too-large), 2 bad input.\n\
    --fuel N bounds the steps (default 1000000), and the machine's premises\n\
    and (times 64) its transitions.  --serve answers one request per line.\n\
-   --timeout stops a request after SECONDS (default 60; 0: no limit)."
+   --timeout stops a request after SECONDS (default 60; 0: no limit)." max_answer
 
 let () =
   let mode = ref `Run and serve_mode = ref false and file = ref None and machine = ref `Run in
@@ -268,9 +342,8 @@ let () =
         | `Cps -> run_cps p
         | `Check -> check_line p
         | `Trace ->
-            let lines, fin = trace p in
-            let final = try fin () with Runtime (kind, msg) -> error_line kind "none" msg in
-            "(trace" ^ String.concat "" (List.map (fun l -> " " ^ l) lines) ^ " " ^ final ^ ")")
+            let _, _, line = trace p in
+            line)
   else
     answer_one !file (fun req ->
         let m, p = mode_of_request req in
@@ -279,6 +352,6 @@ let () =
         | `Cps -> run_cps p
         | `Check -> check_line p
         | `Trace ->
-            let lines, fin = trace p in
+            let lines, final, _ = trace p in
             List.iter print_endline lines;
-            fin ())
+            match final with Ok l -> l | Error (kind, msg) -> raise (Runtime (kind, msg)))

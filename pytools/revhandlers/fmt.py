@@ -33,7 +33,7 @@ from lark.exceptions import UnexpectedInput
 
 from .errors import BadInput
 
-__all__ = ["format_source", "source_tokens", "has_params"]
+__all__ = ["format_source", "source_tokens", "has_params", "Layout", "checked_layout"]
 
 
 class _Sink:
@@ -117,13 +117,19 @@ def _space(prev: Token, tok: Token) -> bool:
     return True
 
 
-class _Layout:
+class Layout:
     """The text being written, line by line, and the comments of the source
-    still to place."""
+    still to place.  It knows tokens only by their text and position (lark
+    :class:`~lark.Token`: ``value``, ``start_pos``, ``line``, ``end_line``,
+    ``column``), so that another language's formatter (the pullback
+    language's, :mod:`revhandlers.pullback.fmt`) lays its tokens out with it;
+    ``space(prev, tok)`` says whether one space separates two tokens on a
+    line (``tight``: tokens never preceded by one)."""
 
-    def __init__(self, comments: list[Token], tight: set[int]):
+    def __init__(self, comments: list[Token], tight: set[int] = frozenset(), space=None):
         self.lines = [""]
         self.tight = tight
+        self.space = space or _space
         self.comments = comments
         self.next_comment = 0
         self.prev: Token | None = None     # the last token written
@@ -186,7 +192,7 @@ class _Layout:
             self._newline(brk, blank=self._blank_before(tok.line))
         elif self.need_break or (seg is not None and self.prev is not None and tok.line > self.last_line):
             self._newline(seg_col(tok) if seg is not None else self._continuation())
-        elif self.prev is not None and not self._at_line_start() and id(tok) not in self.tight and _space(self.prev, tok):
+        elif self.prev is not None and not self._at_line_start() and id(tok) not in self.tight and self.space(self.prev, tok):
             self.lines[-1] += " "
         col = self.col
         self.lines[-1] += tok.value
@@ -204,7 +210,13 @@ class _Layout:
     def inline(self, node, brk: int | None = None, least: int = 0) -> int:
         """Every token of ``node`` as one segment (line breaks as in the
         source); returns the column of its first token."""
-        toks = _tokens(node)
+        return self.segment(_tokens(node), brk, least)
+
+    def segment(self, toks: list[Token], brk: int | None = None, least: int = 0) -> int:
+        """``toks`` as one segment: on the line of the first (a new line at
+        ``brk`` if given), then line breaks where the source has them, each
+        continuation line at its source column moved as the first token
+        moved (``least`` at least); returns the column of the first."""
         if not toks:
             return self.col
         first = toks[0]
@@ -230,7 +242,7 @@ def _is_tree(node, *names) -> bool:
 
 
 class _Printer:
-    def __init__(self, layout: _Layout):
+    def __init__(self, layout: Layout):
         self.out = layout
 
     def program(self, tree: Tree):
@@ -324,7 +336,7 @@ def _tight(tree: Tree) -> set[int]:
 
 def _layout(text: str) -> str:
     tree, comments = _concrete(text)
-    layout = _Layout(comments, _tight(tree))
+    layout = Layout(comments, _tight(tree))
     _Printer(layout).program(tree)
     return layout.finish()
 
@@ -339,11 +351,19 @@ def format_source(text: str, params: dict[str, int] | None = None) -> str:
     program = parse(text, params)
     with room():
         out = _layout(text)
-    if source_tokens(out) != source_tokens(text):
+    return checked_layout(text, out, source_tokens, program, lambda t: parse(t, params))
+
+
+def checked_layout(text: str, out: str, tokens, program, parse) -> str:
+    """``out``, the layout of ``text``, if ``tokens`` (a function of a text:
+    its tokens and comments, as the layout must keep them) gives the same
+    for both and ``parse(out)`` is ``program``; else :class:`BadInput`
+    (``fmt``)."""
+    if tokens(out) != tokens(text):
         raise BadInput("fmt", "fmt cannot lay this program out without changing its tokens or comments; "
                               "the file is left as it is")
     try:
-        same = parse(out, params) == program
+        same = parse(out) == program
     except BadInput:
         same = False
     if not same:

@@ -27,7 +27,12 @@ forward mode, which never uses the pullback reductions), and compared:
   outcome, not a divergence; it says whether the query satisfies ``pb_wf``,
   the hypothesis of ``progress`` (``theories/pullback/progress.v``: every
   ``let`` in a pullback's body is a let series), transcribed here
-  (:func:`pb_wf`).
+  (:func:`pb_wf`);
+* so is a value that prints longer than pullback-eval's limit on an answer
+  (``answer-too-large``, :data:`.sexp.MAX_ANSWER` characters: a normal form
+  may be exponentially larger than its query), which is not read nor
+  compared; the machine must then fail the same way (its answer, which
+  also lists the rules, may alone be past the limit: an outcome too).
 
 A query is *higher-order* when its body holds a λ-abstraction or its point
 is not of a ground type (the generator's higher-order queries may draw
@@ -218,24 +223,24 @@ def agree(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _text(value) -> str:
-    """A value's S-expression, or its ``repr`` when it holds a non-finite
-    number (which the S-expression format does not write)."""
-    try:
-        return to_sexp(value)
-    except BadInput:
-        return repr(value)
+    """A value's S-expression, non-finite numbers spelled as pullback-eval
+    prints them (``nan``, ``inf``, ``-inf``): linear in the text."""
+    return to_sexp(value, finite=False)
 
 
-def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None) -> None:
+def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None):
     """The continuation machine on ``t`` must give what the normaliser
     gave: ``expected`` is the normaliser's ``(value, steps)`` or its
-    error.  False when the machine's run is past the time limit (not
-    compared), True when it agrees."""
+    error.  True when it agrees; else, when its answer is not compared,
+    why: ``timeout`` (past the time limit), ``answer-too-large`` (its
+    answer alone past the limit)."""
     try:
         r = evaluator.cps(t)
     except RevHandlersError as e:
         if e.kind == "timeout":
-            return False            # past the time limit (a loaded machine): not compared
+            return "timeout"        # past the time limit (a loaded machine): not compared
+        if e.kind == "answer-too-large" and not isinstance(expected, RevHandlersError):
+            return "answer-too-large"
         if isinstance(expected, RevHandlersError):
             if e.kind == expected.kind or {e.kind, expected.kind} <= {"out-of-fuel", "timeout"}:
                 return True
@@ -280,9 +285,13 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
             if machine and e.kind != "timeout":
                 _machine(evaluator, t, text, e, None)
             return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
+        if e.kind == "answer-too-large":
+            if machine:
+                _machine(evaluator, t, text, e, None)
+            return f"answer-too-large ({order}, not compared)"
         raise Divergence(f"pullback-eval fails ({e.kind}: {e.message.split(': (')[0][:300]}): {text}") from None
-    if machine and not _machine(evaluator, t, text, (_text(value), k), rules):
-        return f"timeout ({order}, the continuation machine only)"
+    if machine and (why := _machine(evaluator, t, text, (_text(value), k), rules)) is not True:
+        return f"{why} ({order}, the continuation machine only)"
     if not types_agree(ty_py, ty):
         raise Divergence(f"the checkers give different types: {pretty_type(ty_py, ascii=True)} (Python), "
                          f"{pretty_type(ty, ascii=True)} (Coq): {text}")

@@ -1,7 +1,8 @@
 """``revhandlers pullback``: programs of the pullback language from files.
 
     revhandlers pullback check examples/pullback/paper_f.pb       # the type
-    revhandlers pullback fmt examples/pullback/paper_f.pb --ascii # pretty-printed
+    revhandlers pullback fmt examples/pullback/paper_f.pb         # laid out again, comments kept
+    revhandlers pullback fmt -i --ascii examples/pullback/paper_f.pb  # rewritten in ASCII
     revhandlers pullback sexp examples/pullback/paper_f.pb        # the driver's S-expression
     revhandlers pullback reference examples/pullback/paper_f.pb   # [660, 528]*
     revhandlers pullback run examples/pullback/paper_f.pb         # [660, 528]*, by pullback-eval
@@ -13,8 +14,9 @@ A file ending in ``.sexp`` holds a term (or a request ``(run TERM)``) in the
 S-expression format; any other file holds a term in the surface syntax.
 Bad input (unreadable files, syntax, unbound names, type errors) exits with
 code 2 and one line on standard error, as every ``revhandlers`` command;
-``run`` exits with code 1 when the run is stuck, out of fuel or past its
-time limit."""
+``run`` exits with code 1 when the run is stuck, out of fuel, past its
+time limit or its answer longer than pullback-eval's limit
+(``answer-too-large``)."""
 
 from __future__ import annotations
 
@@ -52,9 +54,24 @@ def cmd_check(args, out) -> int:
 
 
 def cmd_fmt(args, out) -> int:
-    t = load(args.file)
+    """A file of the surface syntax laid out again from its own text,
+    keeping its comments, names and notation (:mod:`.fmt`; ``--ascii``,
+    ``--unicode``: the symbols respelled); a ``.sexp`` file's term printed
+    in the surface syntax (``-i`` refuses it when the file has comments)."""
     from ..cli import write_formatted
-    write_formatted(args.file, pretty(t, ascii=args.ascii) + "\n", args.in_place, out)
+    if args.ascii and args.unicode:
+        raise BadInput("syntax", "fmt takes --ascii or --unicode, not both")
+    if args.file.endswith(".sexp"):
+        text = pretty(load(args.file), ascii=args.ascii) + "\n"
+    else:
+        from .fmt import format_source
+        try:
+            text = format_source(read_text(args.file), "ascii" if args.ascii else "unicode" if args.unicode else None)
+        except BadInput as e:
+            if e.kind != "fmt":
+                raise
+            raise BadInput("fmt", f"{args.file}: {e.message}") from None
+    write_formatted(args.file, text, args.in_place, out)
     return 0
 
 
@@ -127,8 +144,10 @@ def register(sub) -> None:
     s = p.add_subparsers(dest="pullback_command", required=True, metavar="{check,fmt,sexp,reference,run,fuzz}")
     c = s.add_parser("check", help="type-check a program and print its type")
     c.set_defaults(func=cmd_check)
-    f = s.add_parser("fmt", help="print a program in the surface syntax")
+    f = s.add_parser("fmt", help="lay a program out again, keeping its comments, names and notation "
+                                 "(a .sexp file: print its term in the surface syntax)")
     f.add_argument("-i", "--in-place", action="store_true", help="rewrite the file")
+    f.add_argument("--unicode", action="store_true", help="spell the symbols in Unicode (λ, Ω, ·, ⟨⟩, ⇒, ×, π1)")
     f.set_defaults(func=cmd_fmt)
     x = s.add_parser("sexp", help="print a program as the S-expression the driver reads")
     x.add_argument("--request", choices=("run", "check", "trace"), help="wrap it in a request")

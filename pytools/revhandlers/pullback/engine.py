@@ -9,7 +9,9 @@ Terms travel as S-expressions (:mod:`.sexp`, ``docs/sexp-format.md``,
 (:func:`revhandlers.errors.make_error`): bad input (exit code 2, kinds
 ``parse``, ``syntax``, ``unbound``, ``number``, ``too-deep``, ``type``, …)
 or runtime failures (exit code 1: ``stuck``, ``out-of-fuel``, ``internal``,
-and ``timeout`` when the process gives no answer in time)."""
+``answer-too-large`` for an answer longer than
+:data:`~.sexp.MAX_ANSWER` characters, which is not read, and ``timeout``
+when the process gives no answer in time)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from ..errors import BadInput, RevHandlersError, RuntimeFailure
 from ..paths import driver_path
 from ..process import ServeProcess, lazily
 from ..sexp import loads, ocaml_float
-from .sexp import Result, from_sexp, read_answer, read_rules, read_type, request_sexp
+from .sexp import Result, from_sexp, read_answer, read_rules, read_type, request_sexp, too_large_answer
 from .syntax import NP, NR, NZ, NDual, Real, Tm, Ty
 
 
@@ -88,8 +90,13 @@ class PullbackEvaluator(ServeProcess):
 
     def trace(self, term: Tm | str) -> Trace:
         """The term after each step and the final answer (a failure at run
-        time is kept in :attr:`Trace.outcome`; bad input raises)."""
+        time is kept in :attr:`Trace.outcome`; bad input raises, and so
+        does a trace longer than :data:`~.sexp.MAX_ANSWER` characters,
+        ``answer-too-large``)."""
         line = self._ask("trace", term).rstrip()
+        too_large = too_large_answer(line)
+        if too_large is not None:
+            raise too_large
         if not line.startswith("(trace "):
             return Trace([], read_answer(line))     # an error about the input itself: raises it
         # (trace (step TERM) … ANSWER): no term holds "(step " or a string,

@@ -13,6 +13,12 @@ the extracted driver ``pullback-eval``)::
     answers: (result (value TERM) (type TYPE) (steps N)), (ok (type TYPE)),
              (error (kind K) (rule R) (message "..."))
 
+An answer is one line of at most :data:`MAX_ANSWER` characters (the
+driver's ``max_answer``): a longer one is the runtime error
+``answer-too-large``, which :func:`read_answer` also raises on a longer line
+without reading it.  Reading is linear in the text: one pass of the reader,
+one of :func:`from_sexp` (which measures the nesting as it goes).
+
 ``NUMBER`` is a float atom, always with a ``.`` or an exponent (``3.0``,
 ``1e-05``); values print erased binder types as ``?`` (``(lam ? TERM)``),
 which :func:`from_sexp` reads as ``None``.  Reading uses
@@ -25,86 +31,135 @@ from dataclasses import dataclass
 
 import sexpdata
 
-from ..errors import BadInput, RevHandlersError, make_error
+from ..errors import BadInput, RevHandlersError, RuntimeFailure, make_error
 from ..nesting import MAX_NESTING, room, too_deep
 from ..sexp import MAX_NAT, _Float, _show, fnum, loads, ocaml_float
 from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus,
-                     Proj, Real, TArr, TDual, Tm, TProd, TR, Ty, Var, Zero, depth)
+                     Proj, Real, TArr, TDual, Tm, TProd, TR, Ty, Var, Zero)
 
 REQUESTS = ("run", "check", "trace")
+
+#: the longest answer line of pullback-eval, in characters (its ``max_answer``,
+#: ``extracted/pullback_eval.ml``; a trace's line under ``--serve`` included)
+MAX_ANSWER = 1_000_000
 
 # ----------------------------------------------------------------- writing
 
 
 def type_sexp(t: BTy) -> str:
-    if t is None:
-        return "?"
+    out: list[str] = []
+    with room():
+        _type_out(t, out)
+    return "".join(out)
+
+
+def _type_out(t: BTy, out: list) -> None:
     match t:
+        case None:
+            out.append("?")
         case TR():
-            return "R"
-        case TProd(a, b):
-            return f"(* {type_sexp(a)} {type_sexp(b)})"
-        case TArr(a, b):
-            return f"(-> {type_sexp(a)} {type_sexp(b)})"
+            out.append("R")
+        case TProd(a, b) | TArr(a, b):
+            out.append("(* " if isinstance(t, TProd) else "(-> ")
+            _type_out(a, out)
+            out.append(" ")
+            _type_out(b, out)
+            out.append(")")
         case TDual(a):
-            return f"(dual {type_sexp(a)})"
-    raise TypeError(f"not a type: {t!r}")
+            out.append("(dual ")
+            _type_out(a, out)
+            out.append(")")
+        case _:
+            raise TypeError(f"not a type: {t!r}")
 
 
-def num_sexp(r: Num) -> str:
-    match r:
-        case NR(x):
-            return _number(x)
-        case NP(a, b):
-            return f"({num_sexp(a)} {num_sexp(b)})"
-        case NZ():
-            return "zero"
-    raise TypeError(f"not a numeric tuple: {r!r}")
+def num_sexp(r: Num, finite: bool = True) -> str:
+    out: list[str] = []
+    with room():
+        _num_out(r, out, finite)
+    return "".join(out)
 
 
-def _number(x: float) -> str:
-    if not math.isfinite(x):
+def _number(x: float, finite: bool = True) -> str:
+    if finite and not math.isfinite(x):
         raise BadInput("number", f"not a finite number: {x}")
     return fnum(x)
 
 
-def _tm(t: Tm) -> str:
+# The writers append the pieces of the text to ``out`` (joined once: linear
+# in the text, where nested f-strings copy each subterm once per level).
+
+def _num_out(r: Num, out: list, finite: bool) -> None:
+    match r:
+        case NR(x):
+            out.append(_number(x, finite))
+        case NP(a, b):
+            out.append("(")
+            _num_out(a, out, finite)
+            out.append(" ")
+            _num_out(b, out, finite)
+            out.append(")")
+        case NZ():
+            out.append("zero")
+        case _:
+            raise TypeError(f"not a numeric tuple: {r!r}")
+
+
+#: the head of each term constructor's S-expression with its children
+_HEADS = {App: "app", Pair: "pair", Plus: "+", Let: "let"}
+
+
+def _tm_out(t: Tm, out: list, finite: bool) -> None:
     match t:
         case Var(n):
-            return f"(var {n})"
-        case Lam(ty, s):
-            return f"(lam {type_sexp(ty)} {_tm(s)})"
-        case App(s, p):
-            return f"(app {_tm(s)} {_tm(p)})"
-        case Proj(i, s):
-            return f"(proj {i} {_tm(s)})"
-        case Pair(a, b):
-            return f"(pair {_tm(a)} {_tm(b)})"
+            out.append(f"(var {n})")
+            return
         case Real(r):
-            return _number(r)
-        case Fun(f, p):
-            return f"(fun {f} {_tm(p)})"
-        case Jac(f, s):
-            return f"(jac {f} {_tm(s)})"
-        case Dual(ty, s1, s2):
-            return f"(dual-map {type_sexp(ty)} {_tm(s1)} {_tm(s2)})"
-        case Pb(ty, p, s):
-            return f"(pullback {type_sexp(ty)} {_tm(p)} {_tm(s)})"
-        case NDual(r):
-            return f"(ndual {num_sexp(r)})"
+            out.append(_number(r, finite))
+            return
         case Zero():
-            return "zero"
-        case Plus(a, b):
-            return f"(+ {_tm(a)} {_tm(b)})"
-        case Let(e, l):
-            return f"(let {_tm(e)} {_tm(l)})"
-    raise TypeError(f"not a term: {t!r}")
+            out.append("zero")
+            return
+        case NDual(r):
+            out.append("(ndual ")
+            _num_out(r, out, finite)
+        case Lam(ty, s):
+            out.append("(lam ")
+            _type_out(ty, out)
+            out.append(" ")
+            _tm_out(s, out, finite)
+        case Proj(i, s):
+            out.append(f"(proj {i} ")
+            _tm_out(s, out, finite)
+        case Fun(f, p):
+            out.append(f"(fun {f} ")
+            _tm_out(p, out, finite)
+        case Jac(f, s):
+            out.append(f"(jac {f} ")
+            _tm_out(s, out, finite)
+        case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b) | Dual(_, a, b) | Pb(_, a, b):
+            if isinstance(t, (Dual, Pb)):
+                out.append("(dual-map " if isinstance(t, Dual) else "(pullback ")
+                _type_out(t.ty, out)
+                out.append(" ")
+            else:
+                out.append(f"({_HEADS[type(t)]} ")
+            _tm_out(a, out, finite)
+            out.append(" ")
+            _tm_out(b, out, finite)
+        case _:
+            raise TypeError(f"not a term: {t!r}")
+    out.append(")")
 
 
-def to_sexp(t: Tm) -> str:
-    """``t`` as one line of the S-expression format."""
+def to_sexp(t: Tm, finite: bool = True) -> str:
+    """``t`` as one line of the S-expression format, in time linear in the
+    text; ``finite=False`` also writes ``nan``, ``inf`` and ``-inf`` (as
+    pullback-eval prints them in values; input never holds them)."""
+    out: list[str] = []
     with room():
-        return _tm(t)
+        _tm_out(t, out, finite)
+    return "".join(out)
 
 
 def request_sexp(kind: str, t: Tm) -> str:
@@ -158,33 +213,42 @@ def _is_number(x) -> bool:
 
 def read_type(s, erased: bool = True) -> BTy:
     """A ``TYPE``; ``?`` (an erased binder type) is ``None`` when
-    ``erased``."""
+    ``erased``.  Errors: ``syntax``, ``too-deep``."""
     with room():
-        return _type(s, erased)
+        return _type(s, erased, 1)
 
 
-def _type(s, erased: bool) -> BTy:
-    if _sym(s) == "R":
-        return TR()
+# The readers below take the level ``d`` of the node they read (1 at the
+# top; every term, type and numeric tuple is one level, as
+# :func:`.syntax.depth` and pullback-eval count them) and stop past
+# MAX_NESTING levels: one pass, with recursion bounded by the limit.
+
+def _type(s, erased: bool, d: int) -> BTy:
     if erased and _sym(s) == "?":
         return None
+    if d > MAX_NESTING:
+        raise too_deep()
+    if _sym(s) == "R":
+        return TR()
     match _head(s):
         case "*" if len(s) == 3:
-            return TProd(_type(s[1], False), _type(s[2], False))
+            return TProd(_type(s[1], False, d + 1), _type(s[2], False, d + 1))
         case "->" if len(s) == 3:
-            return TArr(_type(s[1], False), _type(s[2], False))
+            return TArr(_type(s[1], False, d + 1), _type(s[2], False, d + 1))
         case "dual" if len(s) == 2:
-            return TDual(_type(s[1], False))
+            return TDual(_type(s[1], False, d + 1))
     raise BadInput("syntax", f"not a type: {_show(s)} (R, (* A B), (-> A B), (dual A))")
 
 
-def _num(s) -> Num:
+def _num(s, d: int) -> Num:
+    if d > MAX_NESTING:
+        raise too_deep()
     if _sym(s) == "zero":
         return NZ()
     if isinstance(s, list):
         if len(s) != 2:
             raise BadInput("syntax", f"a numeric tuple is NUMBER, zero or (NUM NUM), found {_show(s)}")
-        return NP(_num(s[0]), _num(s[1]))
+        return NP(_num(s[0], d + 1), _num(s[1], d + 1))
     return NR(read_number(s))
 
 
@@ -201,8 +265,11 @@ _ARITY = {"var": 1, "lam": 2, "app": 2, "proj": 2, "pair": 2, "fun": 2, "jac": 2
           "pullback": 3, "ndual": 1, "+": 2, "let": 2}
 
 
-def _term(s, level: int, free: int) -> Tm:
-    """``level`` binders enclose ``s``; ``free`` more variables are free."""
+def _term(s, level: int, free: int, d: int) -> Tm:
+    """``level`` binders enclose ``s``; ``free`` more variables are free;
+    ``s`` is at level ``d``."""
+    if d > MAX_NESTING:
+        raise too_deep()
     if _sym(s) == "zero":
         return Zero()
     if not isinstance(s, list):
@@ -215,6 +282,7 @@ def _term(s, level: int, free: int) -> Tm:
     if len(s) != _ARITY[head] + 1:
         raise BadInput("syntax", f"({head} …) takes {_ARITY[head]} argument{'s' if _ARITY[head] > 1 else ''}: "
                                  f"{_show(s)}")
+    e = d + 1
     match head:
         case "var":
             n = _nat(s[1], "a de Bruijn index")
@@ -223,29 +291,29 @@ def _term(s, level: int, free: int) -> Tm:
                                           + (f" and {free} free variables" if free else "") + " is unbound")
             return Var(n)
         case "lam":
-            return Lam(_type(s[1], True), _term(s[2], level + 1, free))
+            return Lam(_type(s[1], True, e), _term(s[2], level + 1, free, e))
         case "app":
-            return App(_term(s[1], level, free), _term(s[2], level, free))
+            return App(_term(s[1], level, free, e), _term(s[2], level, free, e))
         case "proj":
             if s[1] not in (1, 2) or isinstance(s[1], bool):
                 raise BadInput("syntax", f"a projection is (proj 1 TERM) or (proj 2 TERM), found {_show(s)}")
-            return Proj(s[1], _term(s[2], level, free))
+            return Proj(s[1], _term(s[2], level, free, e))
         case "pair":
-            return Pair(_term(s[1], level, free), _term(s[2], level, free))
+            return Pair(_term(s[1], level, free, e), _term(s[2], level, free, e))
         case "fun":
-            return Fun(_fsym(s[1]), _term(s[2], level, free))
+            return Fun(_fsym(s[1]), _term(s[2], level, free, e))
         case "jac":
-            return Jac(_fsym(s[1]), _term(s[2], level, free))
+            return Jac(_fsym(s[1]), _term(s[2], level, free, e))
         case "dual-map":
-            return Dual(_type(s[1], True), _term(s[2], level + 1, free), _term(s[3], level, free))
+            return Dual(_type(s[1], True, e), _term(s[2], level + 1, free, e), _term(s[3], level, free, e))
         case "pullback":
-            return Pb(_type(s[1], True), _term(s[2], level + 1, free), _term(s[3], level, free))
+            return Pb(_type(s[1], True, e), _term(s[2], level + 1, free, e), _term(s[3], level, free, e))
         case "ndual":
-            return NDual(_num(s[1]))
+            return NDual(_num(s[1], e))
         case "+":
-            return Plus(_term(s[1], level, free), _term(s[2], level, free))
+            return Plus(_term(s[1], level, free, e), _term(s[2], level, free, e))
         case "let":
-            return Let(_term(s[1], level, free), _term(s[2], level + 1, free))
+            return Let(_term(s[1], level, free, e), _term(s[2], level + 1, free, e))
     raise AssertionError(head)
 
 
@@ -255,32 +323,15 @@ def _parsed(text_or_sexp):
     return text_or_sexp
 
 
-def _sexp_depth(s) -> int:
-    deepest, stack = 0, [(s, 1)]
-    while stack:
-        u, d = stack.pop()
-        deepest = max(deepest, d)
-        if d > MAX_NESTING:
-            return d
-        if isinstance(u, list):
-            stack.extend((x, d + 1) for x in u)
-    return deepest
-
-
 def from_sexp(text_or_sexp, free: int = 0) -> Tm:
     """A term from its S-expression (text, or as read by
     :func:`revhandlers.sexp.loads`); ``free`` variables may be free (the
     indices past the binders).  Errors: ``parse``, ``syntax``, ``unbound``
     (an index past the binders, an unknown function symbol), ``number``,
-    ``too-deep``."""
+    ``too-deep``.  One pass, linear in the text."""
     s = _parsed(text_or_sexp)
-    if _sexp_depth(s) > MAX_NESTING + 1:
-        raise too_deep()
     with room():
-        t = _term(s, 0, free)
-    if depth(t) > MAX_NESTING:
-        raise too_deep()
-    return t
+        return _term(s, 0, free, 1)
 
 
 def read_request(text_or_sexp) -> tuple[str, Tm]:
@@ -312,9 +363,22 @@ class Result:
     rules: tuple = ()
 
 
+def too_large_answer(line: str) -> RuntimeFailure | None:
+    """The error ``answer-too-large`` when ``line`` is longer than
+    :data:`MAX_ANSWER` characters (it is then not read), else ``None``."""
+    if len(line.rstrip("\n")) <= MAX_ANSWER:
+        return None
+    return RuntimeFailure("answer-too-large", f"an answer of pullback-eval of {len(line.rstrip())} characters, more "
+                                              f"than its limit of {MAX_ANSWER} (max_answer): not read")
+
+
 def read_answer(line: str):
     """An answer line of the driver: a :class:`Result` for ``run``, the type
-    for ``check``; an error line raises the error it reports."""
+    for ``check``; an error line raises the error it reports (and a line
+    longer than :data:`MAX_ANSWER` characters ``answer-too-large``, unread)."""
+    too_large = too_large_answer(line)
+    if too_large is not None:
+        raise too_large
     s = loads(line, program=True)
     head = _head(s)
     fields = {}

@@ -69,13 +69,16 @@ _CANON = {"\\": "λ", "<": "⟨", ">": "⟩", ".": "·", "->": "⇒", "=>": "⇒
 
 @dataclass(frozen=True)
 class Tok:
-    kind: str      # "num", "name", or the canonical symbol itself
+    kind: str      # "num", "name", or the canonical symbol itself ("comment" for a comment)
     text: str
     line: int
     col: int
+    pos: int = 0   # the offset in the text
 
 
-def _tokens(text: str) -> list[Tok]:
+def _tokens(text: str, comments: list[Tok] | None = None) -> list[Tok]:
+    """The tokens of ``text``, ending with ``eof``; its comments go to
+    ``comments`` when given."""
     out: list[Tok] = []
     pos, line, start = 0, 1, 0
     n = len(text)
@@ -85,22 +88,24 @@ def _tokens(text: str) -> list[Tok]:
             raise BadInput("parse", f"line {line}, column {pos - start + 1}: unexpected character {text[pos]!r}")
         kind = m.lastgroup
         tok = m.group()
-        if kind != "ws":
-            col = pos - start + 1
-            if kind == "name" and tok in _CANON:
-                out.append(Tok(_CANON[tok], tok, line, col))
-            elif kind == "name":
-                out.append(Tok("name", tok, line, col))
-            elif kind == "num":
-                out.append(Tok("num", tok, line, col))
-            else:
-                out.append(Tok(_CANON.get(tok, tok), tok, line, col))
+        col = pos - start + 1
+        if kind == "ws":
+            if comments is not None and tok.startswith("#"):
+                comments.append(Tok("comment", tok, line, col, pos))
+        elif kind == "name" and tok in _CANON:
+            out.append(Tok(_CANON[tok], tok, line, col, pos))
+        elif kind == "name":
+            out.append(Tok("name", tok, line, col, pos))
+        elif kind == "num":
+            out.append(Tok("num", tok, line, col, pos))
+        else:
+            out.append(Tok(_CANON.get(tok, tok), tok, line, col, pos))
         nl = tok.count("\n")
         if nl:
             line += nl
             start = pos + tok.rindex("\n") + 1
         pos = m.end()
-    out.append(Tok("eof", "", line, pos - start + 1))
+    out.append(Tok("eof", "", line, pos - start + 1, pos))
     return out
 
 
@@ -114,9 +119,13 @@ _Entry = tuple[str, int, tuple[int, ...]]
 
 
 class _Parser:
-    def __init__(self, text: str, context: tuple[str, ...]):
-        self.toks = _tokens(text)
+    def __init__(self, text: str, context: tuple[str, ...], comments: list[Tok] | None = None):
+        self.toks = _tokens(text, comments)
         self.i = 0
+        # the roles of the tokens whose spelling alone does not tell them (the
+        # formatter's): index -> "binder" (the '.' after a binder's type) or
+        # "product" (a '*' or '×' between types)
+        self.roles: dict[int, str] = {}
         self.level = len(context)
         # context[0] is de Bruijn index 0, the innermost
         self.env: list[_Entry] = [(name, len(context) - 1 - k, ()) for k, name in enumerate(context)][::-1]
@@ -176,6 +185,7 @@ class _Parser:
     def prod_type(self) -> Ty:
         left = self.pre_type()
         while self.tok.kind in ("×", "*") and (self.tok.kind == "×" or self._type_start(self.peek())):
+            self.roles[self.i] = "product"
             self.next()
             left = TProd(left, self.pre_type())
         return left
@@ -267,6 +277,7 @@ class _Parser:
         pat = self.pattern()
         self.expect(":", "':' and the binder's type")
         ty = self.type_or_erased()
+        self.roles[self.i] = "binder"
         self.expect("·", "'.' after the binder's type")
         return pat, ty
 
@@ -470,15 +481,31 @@ def parse(text: str, context: tuple[str, ...] | list[str] = ()) -> Tm:
     for name in context:
         if not is_name(name):
             raise BadInput("syntax", f"{name!r} cannot be a variable name of the surface syntax")
+    return _parse(text, context)[0]
+
+
+def _parse(text: str, context: tuple[str, ...], comments: list[Tok] | None = None) -> tuple[Tm, _Parser]:
     with room():
-        p = _Parser(text, context)
+        p = _Parser(text, context, comments)
         t = p.term()
         if p.tok.kind != "eof":
             raise p.unexpected("the end of the input" if p.tok.kind != "*" else "the end of the input "
                                "(only numeric tuples and (λx:σ. s) take a postfix *)")
     if depth(t) > MAX_NESTING:
         raise too_deep()
-    return t
+    return t, p
+
+
+def scan(text: str) -> tuple[Tm, list[Tok], list[Tok], dict[int, str]]:
+    """A closed term's text parsed (errors as :func:`parse`), with its
+    tokens (without the end), its comments (``#`` to the end of a line) and
+    the roles the parser gave some tokens: ``"binder"`` for the ``.`` that
+    ends a binder, ``"product"`` for a ``*`` or ``×`` between two types,
+    by their index in the tokens (what :mod:`.fmt` needs to lay the text
+    out and change its notation)."""
+    comments: list[Tok] = []
+    t, p = _parse(text, (), comments)
+    return t, p.toks[:-1], comments, p.roles
 
 
 def parse_type(text: str) -> BTy:
