@@ -309,7 +309,7 @@ Definition outcome (dims : list nat) (r : run_result) : result sexp error :=
   | RStuckOp _ _ o V _ =>
       Err ("unhandled-operation", "operation " ++ io_line io (opsym_sexp o) ++ " performed on "
                                   ++ io_line io (tm_sexp [] V) ++ " is handled by no handler")
-  | ROutOfFuel _ _ n => Err ("out-of-fuel", "no result after " ++ io_num io n ++ " steps (raise --fuel)")
+  | ROutOfFuel _ _ n => Err ("out-of-fuel", "no result after " ++ io_num io n ++ " steps, the bound set by --fuel or (fuel N)")
   | RWrong _ _ _ => Err ("internal", "a well-typed configuration reached a shape that type safety excludes")
   end.
 End names.
