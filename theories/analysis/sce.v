@@ -178,3 +178,103 @@ Proof.
   apply (has_deriv_comp _ _ _ _ _ _ _ _ Hg). apply has_deriv_lin; [apply lin_vs|].
   destruct Hg as [Hx [Hgm _]]. auto.
 Qed.
+
+Lemma dot_repeat_l t a k : length t = k -> dot (repeat a k) t = a * sumv t.
+Proof. intros <-. rewrite dot_comm. apply dot_repeat. Qed.
+Lemma dot_repeat_r t a k : length t = k -> dot t (repeat a k) = a * sumv t.
+Proof. intros <-. apply dot_repeat. Qed.
+
+Lemma lin_sumv_proj N k n : (k + n <= N)%nat -> lin N 1 (fun v => [sumv (proj k n v)]).
+Proof.
+  intros H. apply lin_ext with (fun v => sum_L n (proj k n v)).
+  - intros v Hv. unfold sum_L. rewrite <- dot_ones', length_proj by lia. reflexivity.
+  - apply (lin_comp _ n _ (sum_L n) (proj k n)); [apply lin_proj; auto|apply sum_lin].
+Qed.
+
+(** ** [rd^k[sce]] in the unshifted forms *)
+#[local] Arguments logsumexp : simpl never.
+#[local] Arguments softmax : simpl never.
+Section sce.
+Variable n : nat.
+
+Definition sce_f0 (v : vec) : vec :=
+  let z := proj 0 n v in let t := proj n n v in [LSE z * sumv t - dot t z].
+Definition sce_f1 (v : vec) : vec :=
+  let z := proj 0 n v in let t := proj n n v in let g := (proj (n + n) 1 v)@@0 in
+  vs g (vm (vs (sumv t) (SM z)) t) ++ vs g (vm (repeat (LSE z) n) z).
+Definition sce_f2 (v : vec) : vec :=
+  let z := proj 0 n v in let t := proj n n v in let g := (proj (n + n) 1 v)@@0 in
+  let cz := proj (n + n + 1) n v in let ct := proj (n + n + 1 + n) n v in
+  let p := SM z in let pc := dot p cz in
+  vp (vs g (vs (sumv t) (vm (vmul p cz) (vs pc p)))) (vs g (vm (vs (sumv ct) p) ct))
+  ++ vs g (vm (repeat pc n) cz)
+  ++ [dot (vm (vs (sumv t) p) t) cz + dot (vm (repeat (LSE z) n) z) ct].
+
+Lemma vscale_vs a v : vscale Rsc a v = vs a v.
+Proof. reflexivity. Qed.
+
+Lemma sce_forms0 v : length v = (n + n)%nat -> prim_fun 0 (PSce n) v = sce_f0 v.
+Proof.
+  intros Hv. unfold prim_fun, sce_f0. simpl. rewrite vdot_dot, vsub_vm, logsumexp_unshifted
+    by (rewrite repeat_length, length_proj; lia).
+  rewrite dot_vm_r, dot_repeat_r by (apply length_proj; lia). reflexivity.
+Qed.
+
+Lemma sce_forms1 v : length v = (n + n + 1)%nat -> prim_fun 1 (PSce n) v = sce_f1 v.
+Proof.
+  intros Hv. unfold prim_fun, sce_f1. simpl. rewrite ?app_nil_r, vsum_sumv, softmax_unshifted, logsumexp_unshifted.
+  rewrite !vsub_vm by (unfold vscale; rewrite ?map_length, ?repeat_length, ?length_SM, ?length_proj; lia).
+  reflexivity.
+Qed.
+
+Lemma sce_forms2 v : length v = (n + n + 1 + (n + n))%nat -> prim_fun 2 (PSce n) v = sce_f2 v.
+Proof.
+  intros Hv. unfold prim_fun, sce_f2. simpl. rewrite ?app_nil_r, !vsum_sumv, !softmax_unshifted, !logsumexp_unshifted.
+  rewrite !vdot_dot, !vmul_inst.
+  assert (Hz : length (proj 0 n v) = n) by (apply length_proj; lia).
+  assert (Hcz : length (proj (n + n + 1) n v) = n) by (apply length_proj; lia).
+  assert (Hct : length (proj (n + n + 1 + n) n v) = n) by (apply length_proj; lia).
+  assert (Ht : length (proj n n v) = n) by (apply length_proj; lia).
+  rewrite !vsub_vm by (unfold vscale; repeat rewrite ?map_length, ?repeat_length, ?length_SM, ?length_vmul, ?length_vm; lia).
+  rewrite vadd_vp by (unfold vscale; repeat rewrite ?map_length, ?repeat_length, ?length_SM, ?length_vmul, ?length_vm; lia).
+  reflexivity.
+Qed.
+
+(** [rd[sce]] is the reverse derivative of [sce], at every point. *)
+Theorem sce_rd0 : rd_correct_at 0 (PSce n).
+Proof.
+  apply (rd_from_template 0 _ (n + n) 1 sce_f0 sce_f1).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sce_forms0.
+  - exact sce_forms1.
+  - intros x Hx. set (z := proj 0 n x). set (t := proj n n x).
+    assert (Hz : length z = n) by (apply length_proj; lia).
+    assert (Ht : length t = n) by (apply length_proj; lia).
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)
+                  (has_deriv_lse n z Hz)) as HA.
+    pose proof (has_deriv_lin _ _ _ x (lin_sumv_proj (n + n) n n ltac:(lia)) Hx) as HB.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (sm_bilin 1) HA HB) as HAB.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (sm_P_bilin n)
+                  (has_deriv_proj (n + n) n n x ltac:(lia) Hx) (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)) as HC.
+    pose proof (has_deriv_vm _ _ _ _ _ _ _ HAB HC) as HD.
+    eexists. split.
+    { eapply has_deriv_ext; [| |exact HD]; [|reflexivity].
+      intros v Hv. unfold sce_f0, sm_B, sm_P, vm, vs. simpl. f_equal. ring. }
+    assert (E : forall y, length y = 1%nat -> sce_f1 (x ++ y) =
+      vs (y@@0) (vm (vs (sumv t) (SM z)) t) ++ vs (y@@0) (vm (repeat (LSE z) n) z)).
+    { intros y Hy. unfold sce_f1. rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_r (n + n) 1) by lia.
+      rewrite firstn_all2 by lia. reflexivity. }
+    split.
+    + intros y Hy. rewrite E by auto. rewrite app_length, !length_vs, !length_vm, length_vs, length_SM,
+        repeat_length. lia.
+    + intros h y Hh Hy. rewrite E by auto.
+      assert (Hhz : length (proj 0 n h) = n) by (apply length_proj; lia).
+      assert (Hht : length (proj n n h) = n) by (apply length_proj; lia).
+      rewrite (dot_split2 n n) by (rewrite ?length_vs, ?length_vm, ?length_vs, ?length_SM; lia).
+      rewrite !dot_vs_r, !dot_vm_r, dot_vs_r, dot_repeat_r by auto.
+      destruct y as [|y0 [|]]; simpl in Hy; try lia.
+      unfold sm_B, sm_P. simpl. fold z t.
+      rewrite (dot_comm (SM z)), (dot_comm t (proj 0 n h)). ring.
+Qed.
+End sce.
