@@ -277,4 +277,72 @@ Proof.
       unfold sm_B, sm_P. simpl. fold z t.
       rewrite (dot_comm (SM z)), (dot_comm t (proj 0 n h)). ring.
 Qed.
+
+Ltac sl := repeat (rewrite ?app_length, ?length_vp, ?length_vs, ?length_vm, ?length_vmul, ?length_SM,
+  ?repeat_length in * ); simpl; try lia.
+
+(** [rd²[sce]] is the reverse derivative of [rd[sce]], at every point. *)
+Theorem sce_rd1 : rd_correct_at 1 (PSce n).
+Proof.
+  apply (rd_from_template 1 _ (n + n + 1) (n + n) (sce_f1) (sce_f2)).
+  - unfold pdom, dsum. simpl. lia.
+  - unfold pcod, dsum. simpl. lia.
+  - exact sce_forms1.
+  - exact sce_forms2.
+  - intros x Hx. set (N := (n + n + 1)%nat).
+    set (z := proj 0 n x). set (t := proj n n x). set (g := proj (n + n) 1 x).
+    assert (Hz : length z = n) by (apply length_proj; lia).
+    assert (Ht : length t = n) by (apply length_proj; lia).
+    assert (Hg : length g = 1%nat) by (apply length_proj; lia).
+    assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
+      by (intros; apply has_deriv_proj; auto).
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia)) (has_deriv_SM n z Hz)) as HP.
+    pose proof (has_deriv_lin _ _ _ x (lin_sumv_proj N n n ltac:(unfold N; lia)) Hx) as HS.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (sm_bilin n) HS HP) as H1a.
+    pose proof (has_deriv_vm _ _ _ _ _ _ _ H1a (Pr n n ltac:(unfold N; lia))) as H1b.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (sm_bilin n) (Pr (n + n)%nat 1%nat ltac:(unfold N; lia)) H1b)
+      as H1.
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia)) (has_deriv_lse n z Hz)) as HL.
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ HL (has_deriv_lin 1 n (sum_Lt n) [LSE z] (sum_Lt_lin n) eq_refl)) as H2a.
+    pose proof (has_deriv_vm _ _ _ _ _ _ _ H2a (Pr 0%nat n ltac:(unfold N; lia))) as H2b.
+    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (sm_bilin n) (Pr (n + n)%nat 1%nat ltac:(unfold N; lia)) H2b)
+      as H2.
+    pose proof (has_deriv_pair _ _ _ _ _ _ _ _ H1 H2) as HD.
+    eexists. split.
+    { eapply has_deriv_ext; [| |exact HD]; [|reflexivity].
+      intros v Hv. unfold sce_f1, sm_B, sum_Lt, ones. rewrite <- repeat_vs. reflexivity. }
+    assert (E : forall c, length c = (n + n)%nat -> sce_f2 (x ++ c) =
+      let cz := proj 0 n c in let ct := proj n n c in let p := SM z in let pc := dot p cz in
+      vp (vs (g@@0) (vs (sumv t) (vm (vmul p cz) (vs pc p)))) (vs (g@@0) (vm (vs (sumv ct) p) ct))
+      ++ vs (g@@0) (vm (repeat pc n) cz)
+      ++ [dot (vm (vs (sumv t) p) t) cz + dot (vm (repeat (LSE z) n) z) ct]).
+    { intros c Hc. unfold sce_f2.
+      rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_l (n + n) 1) by lia.
+      rewrite (proj_app_r' (n + n + 1) n), (proj_app_r' (n + n + 1 + n) n) by lia.
+      replace (n + n + 1 - length x)%nat with 0%nat by lia.
+      replace (n + n + 1 + n - length x)%nat with n by lia. reflexivity. }
+    split.
+    + intros c Hc. rewrite E by auto. cbv zeta.
+      assert (length (proj 0 n c) = n) by (apply length_proj; lia).
+      assert (length (proj n n c) = n) by (apply length_proj; lia).
+      sl.
+    + intros h c Hh Hc. rewrite E by auto. cbv zeta.
+      set (hz := proj 0 n h). set (ht := proj n n h). set (hg := proj (n + n) 1 h).
+      set (cz := proj 0 n c). set (ct := proj n n c). set (p := SM z).
+      assert (Hhz : length hz = n) by (apply length_proj; lia).
+      assert (Hht : length ht = n) by (apply length_proj; lia).
+      assert (Hhg : length hg = 1%nat) by (apply length_proj; lia).
+      assert (Hcz : length cz = n) by (apply length_proj; lia).
+      assert (Hct : length ct = n) by (apply length_proj; lia).
+      assert (Hp : length p = n) by (unfold p; rewrite length_SM; auto).
+      rewrite (dot_split3 n n 1) by sl.
+      fold hz ht hg.
+      rewrite (split2 n n c) by auto. fold cz ct.
+      unfold sm_B, sum_Lt, DSM, ones. fold z t g. fold p.
+      rewrite dot_app by (unfold ones; sl).
+      simpl nth. rewrite dot_single by auto.
+      repeat rewrite ?dot_vp_l, ?dot_vs_l, ?dot_vm_l, ?dot_vp_r, ?dot_vs_r, ?dot_vm_r.
+      rewrite !dot_vmul, !dot_repeat_l, !dot_repeat_r by auto.
+      rewrite (dot_comm p hz). ring.
+Qed.
 End sce.
