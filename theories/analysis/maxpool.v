@@ -155,11 +155,7 @@ Proof.
   rewrite H. unfold proj. simpl. apply firstn_all2. lia.
 Qed.
 
-Lemma combine_map_seq {A B} (f : nat -> A) (g : nat -> B) k s :
-  combine (map f (seq s k)) (map g (seq s k)) = map (fun i => (f i, g i)) (seq s k).
-Proof. revert s; induction k; intros s; simpl; auto. f_equal. auto. Qed.
-
-Lemma combine_map_seq_l {A} (f : nat -> A) (l : vec) : forall k s, length l = k ->
+Lemma combine_seq_l {A} (f : nat -> A) (l : vec) : forall k s, length l = k ->
   combine (map f (seq s k)) l = map (fun t => (f t, l@@(t - s))) (seq s k).
 Proof.
   induction l as [|b l IH]; intros k s Hl; [subst; reflexivity|].
@@ -297,7 +293,7 @@ Proof.
   assert (Hgi : length (proj (i * cd) cd g) = cd).
   { apply length_proj. assert (i * cd + cd = S i * cd)%nat by (simpl; lia).
     assert (S i * cd <= c * cd)%nat by (apply Nat.mul_le_mono_r; lia). lia. }
-  rewrite (combine_map_seq_l _ _ cd 0 Hgi), map_map. f_equal. apply map_ext_in.
+  rewrite (combine_seq_l _ _ cd 0 Hgi), map_map. f_equal. apply map_ext_in.
   intros t Ht. apply in_seq in Ht. simpl. unfold adj_w, tab. apply map_ext. intros j.
   unfold proj. rewrite Nat.sub_0_r, nth_firstn_lt, nth_skipn' by lia. reflexivity.
 Qed.
