@@ -205,6 +205,22 @@ Proof.
   rewrite !sumn_single in H. destruct (Nat.ltb_spec i N); [auto|lia].
 Qed.
 
+(** A map equal to a linear map [L] near [x] has [L] as derivative. *)
+Lemma has_deriv_loc_lin N M f L x : length x = N -> maps N M f -> lin N M L ->
+  (exists d, 0 < d /\ forall h, length h = N -> norm1 h < d -> f (vp x h) = L (vp x h)) ->
+  has_deriv N M f x L.
+Proof.
+  intros Hx Hf HL [d [Hd H]]. split; [auto|]. split; [auto|]. split; [auto|].
+  assert (Hfx : f x = L x).
+  { replace x with (vp x (zeros N)) by (apply vec_ext; [rewrite length_vp, length_zeros; lia|];
+                                         intros i; rewrite nth_vp, nth_zeros; ring).
+    apply H; [apply length_zeros|]. rewrite norm1_0; auto. intros i. apply nth_zeros. }
+  intros eps Heps. exists d. split; auto. intros h Hh Hn.
+  rewrite H, Hfx, (lin_add _ _ _ HL) by auto. rewrite norm1_0.
+  - pose proof (norm1_nonneg h). nra.
+  - intros i. rewrite !nth_vm, nth_vp. ring.
+Qed.
+
 (** ** maxpool *)
 Section maxpool.
 Variables c n m : nat.
@@ -362,22 +378,6 @@ Proof.
   destruct (strict_max_stable _ _ Hj) as [d [Hd H]]. exists d. split; auto.
   intros h Hh Hn. rewrite win_vp, !argmax_strict with (j := j); auto.
   apply H; [apply length_win; congruence|]. eapply Rle_lt_trans; [apply norm1_win|auto].
-Qed.
-
-(** A map equal to a linear map [L] near [x] has [L] as derivative. *)
-Lemma has_deriv_loc_lin N M f L x : length x = N -> maps N M f -> lin N M L ->
-  (exists d, 0 < d /\ forall h, length h = N -> norm1 h < d -> f (vp x h) = L (vp x h)) ->
-  has_deriv N M f x L.
-Proof.
-  intros Hx Hf HL [d [Hd H]]. split; [auto|]. split; [auto|]. split; [auto|].
-  assert (Hfx : f x = L x).
-  { replace x with (vp x (zeros N)) by (apply vec_ext; [rewrite length_vp, length_zeros; lia|];
-                                         intros i; rewrite nth_vp, nth_zeros; ring).
-    apply H; [apply length_zeros|]. rewrite norm1_0; auto. intros i. apply nth_zeros. }
-  intros eps Heps. exists d. split; auto. intros h Hh Hn.
-  rewrite H, Hfx, (lin_add _ _ _ HL) by auto. rewrite norm1_0.
-  - pose proof (norm1_nonneg h). nra.
-  - intros i. rewrite !nth_vm, nth_vp. ring.
 Qed.
 
 Lemma maxpool_forms0 v : length v = (c * n)%nat -> prim_fun 0 (PMaxpool c n m) v = maxpool Rsc c n m v.
