@@ -9,7 +9,7 @@
     maximum for [maxpool].  [prim_rd_correct_on]: for every primitive with
     sensible parameters and [k = 0, 1], [rd^{k+1}[p]] is the reverse
     derivative of [rd^k[p]] on [prim_domain k p]; [ev_rd_correct_on]: the
-    same for [Ev]'s answers; [prim_level2_differentiable_on]: [rd²[p]] is
+    same for [Ev]'s answers; [prim_level2_diff_on]: [rd²[p]] is
     differentiable on [prim_domain 2 p]. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
@@ -185,7 +185,7 @@ Qed.
 
 (** For every primitive with parameters accepted by [prim_ok], [rd²[p]] is
     differentiable at every point of [prim_domain 2 p]. *)
-Theorem prim_level2_differentiable_on p : prim_ok p = true ->
+Theorem prim_level2_diff_on p : prim_ok p = true ->
   forall x, length x = pdom 2 p -> prim_domain 2 p x ->
     differentiable_at (pdom 2 p) (pcod 2 p) (prim_fun 2 p) x.
 Proof.
