@@ -1,9 +1,11 @@
-(** * The non-smooth and partial primitives: [relu], [log], [maxpool], [sce]
+(** * Correctness on a set; [relu] and [log]
 
     [rd_correct_on k p D] is [rd_correct_at k p] restricted to the points
     [x] with [D x]: there, [rd^{k+1}[p](x, ·)] is the reverse derivative of
-    [rd^k[p]] at [x].  Each domain below is an open set on which the
-    primitive is differentiable:
+    [rd^k[p]] at [x].  The primitives not covered everywhere by
+    [prim_rd_correct] are covered on an open set on which they are
+    differentiable (this file, [sce.v], [maxpool.v]; all together in
+    [prims_all.v]):
 
     - [relu] off 0 (every coordinate nonzero), for [k = 0, 1].  At 0,
       [relu] has no derivative; the instance's [relu'(0) = 0] is a
@@ -16,8 +18,8 @@
     - [maxpool] where the maximum of every window is attained at one
       position only ([windows_strict]): there the argmax of every window
       is locally constant, so [maxpool] is locally the linear map that
-      gathers the argmax positions ([k = 0, 1]).
-    - [sce] everywhere: the max-shifted [logsumexp] of the instance equals
+      gathers the argmax positions ([k = 0, 1]; [maxpool.v]).
+    - [sce] everywhere ([sce.v]): the max-shifted [logsumexp] of the instance equals
       the unshifted [ln Σ exp z_j] ([logsumexp_unshifted]), a smooth
       function, and likewise [softmax] ([softmax_unshifted]). *)
 From Coq Require Import Reals Lra List Lia.
