@@ -138,6 +138,9 @@ Check @maxpool_rd0.
 Print Assumptions maxpool_rd0.
 Check @maxpool_rd1.
 Print Assumptions maxpool_rd1.
+(* At a tie maxpool has no derivative (one window [a; b] at a = b = 0). *)
+Check @mp_tie_not_diff.
+Print Assumptions mp_tie_not_diff.
 
 (* Every primitive, k = 0, 1, on its set; the same for Ev's answers; rd²[p]
    differentiable on that set. *)

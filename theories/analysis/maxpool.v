@@ -13,8 +13,9 @@
     [rd[maxpool]] is the reverse derivative of [maxpool] there
     ([maxpool_rd0]), and [rd²[maxpool]] that of [rd[maxpool]] at every
     [(x, g)] with [x] in that set ([maxpool_rd1]).  Off it (ties in a
-    window) [maxpool] is not differentiable in general (the maximum of two
-    equal coordinates is [max(a, b)] at [a = b]). *)
+    window) [maxpool] is not differentiable in general: the window [[a; b]]
+    at [a = b = 0] is [max(a, b)], not differentiable there
+    ([mp_tie_not_diff]). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
@@ -465,3 +466,31 @@ Proof.
       rewrite dot_zeros_r, Rplus_0_l, (dot_comm (proj _ _ h)), mp_adj by auto. apply dot_comm.
 Qed.
 End maxpool.
+
+(** ** At a tie *)
+Lemma maxpool_two a b : prim_fun 0 (PMaxpool 1 2 2) [a; b] = [if Rlt_dec a b then b else a].
+Proof. unfold prim_fun. simpl. destruct (Rlt_dec a b); reflexivity. Qed.
+
+(** At a tie, [maxpool] is not differentiable: one window [[a; b]] at [a = b = 0]
+    is [max(a, b)], whose partial difference quotients in [a] are 1 on the right
+    and 0 on the left. *)
+Lemma mp_tie_not_diff : ~ exists L, has_deriv 2 1 (prim_fun 0 (PMaxpool 1 2 2)) [0; 0] L.
+Proof.
+  intros [L [_ [_ [HL D]]]].
+  set (l := (L [1; 0])@@0).
+  assert (HLt : forall t, L [t; 0] = [t * l]).
+  { intros t. replace [t; 0] with (vs t [1; 0]) by (unfold vs; simpl; rewrite Rmult_1_r, Rmult_0_r; reflexivity).
+    rewrite (lin_scal _ _ _ HL) by reflexivity. pose proof (lin_len _ _ _ HL [1; 0] eq_refl) as Hl.
+    unfold l. destruct (L [1; 0]) as [|y [|]]; simpl in *; try lia. unfold vs. simpl. rewrite Rmult_comm. reflexivity. }
+  destruct (D (/ 4) ltac:(lra)) as [d [Hd H]].
+  assert (Hp := H [d / 2; 0] eq_refl). assert (Hn := H [- (d / 2); 0] eq_refl).
+  simpl in Hp, Hn. rewrite Rabs_R0, !Rplus_0_r, !Rplus_0_l in Hp, Hn.
+  rewrite Rabs_pos_eq in Hp by lra. rewrite Rabs_Ropp, Rabs_pos_eq in Hn by lra.
+  specialize (Hp ltac:(lra)). specialize (Hn ltac:(lra)).
+  rewrite !maxpool_two, !HLt in *. unfold vm, vs in Hp, Hn. simpl in Hp, Hn.
+  destruct (Rlt_dec 0 0); [lra|]. destruct (Rlt_dec (d / 2) 0); [lra|].
+  destruct (Rlt_dec (- (d / 2)) 0); [|lra].
+  match type of Hp with Rabs ?a + _ <= _ => pose proof (Rle_abs a) as Hp' end.
+  match type of Hn with Rabs ?a + _ <= _ => pose proof (Rle_abs a) as Hn' end.
+  nra.
+Qed.
