@@ -278,7 +278,7 @@ Proof.
       rewrite (dot_comm (SM z)), (dot_comm t (proj 0 n h)). ring.
 Qed.
 
-Ltac sl := repeat (rewrite ?app_length, ?length_vp, ?length_vs, ?length_vm, ?length_vmul, ?length_SM,
+Local Ltac sl := repeat (rewrite ?app_length, ?length_vp, ?length_vs, ?length_vm, ?length_vmul, ?length_SM,
   ?repeat_length in * ); simpl; try lia.
 
 (** [rd²[sce]] is the reverse derivative of [rd[sce]], at every point. *)
