@@ -99,3 +99,55 @@ Check @den_rd_prim.
 Print Assumptions den_rd_prim.
 Check @den_rd_prim_ev.
 Print Assumptions den_rd_prim_ev.
+
+(* The primitives that are not differentiable everywhere, on the set where
+   they are: rd_correct_on k p D is rd_correct_at k p at the points of D. *)
+From RevHandlers.Analysis Require Import prims_more sce maxpool prims_all.
+Print rd_correct_on.
+Print coords.
+
+(* relu off 0; at 0 relu has no derivative (relu'(0) = 0 is a convention). *)
+Check @relu_rd0.
+Print Assumptions relu_rd0.
+Check @relu_rd1.
+Print Assumptions relu_rd1.
+Check @relu_not_derivable_0.
+Print Assumptions relu_not_derivable_0.
+
+(* log: k = 0 on the positive coordinates, k = 1 on the nonzero ones. *)
+Check @log_rd0.
+Print Assumptions log_rd0.
+Check @log_rd1.
+Print Assumptions log_rd1.
+
+(* sce everywhere: the instance's max-shifted logsumexp and softmax are the
+   unshifted ones. *)
+Check @logsumexp_unshifted.
+Print Assumptions logsumexp_unshifted.
+Check @softmax_unshifted.
+Print Assumptions softmax_unshifted.
+Check @sce_rd0.
+Print Assumptions sce_rd0.
+Check @sce_rd1.
+Print Assumptions sce_rd1.
+
+(* maxpool where the maximum of every window is attained at one position. *)
+Print windows_strict.
+Print strict_max.
+Check @maxpool_rd0.
+Print Assumptions maxpool_rd0.
+Check @maxpool_rd1.
+Print Assumptions maxpool_rd1.
+(* At a tie maxpool has no derivative (one window [a; b] at a = b = 0). *)
+Check @mp_tie_not_diff.
+Print Assumptions mp_tie_not_diff.
+
+(* Every primitive, k = 0, 1, on its set; the same for Ev's answers; rd²[p]
+   differentiable on that set. *)
+Print prim_domain.
+Check @prim_rd_correct_on.
+Print Assumptions prim_rd_correct_on.
+Check @ev_rd_correct_on.
+Print Assumptions ev_rd_correct_on.
+Check @prim_level2_diff_on.
+Print Assumptions prim_level2_diff_on.
