@@ -42,8 +42,8 @@ Print Assumptions pw_rd0.
 Check @pw_rd1.
 Print Assumptions pw_rd1.
 
-(* Every smooth primitive, at every point: all but round, maxpool, relu,
-   sigmoid, tanh, exp, log and sce (see smooth_prim; decisions.md). *)
+(* Every smooth primitive, at every point (see smooth_prim; decisions.md);
+   the others on their domains below (prim_rd_correct_on). *)
 Print rd_correct_at.
 Print smooth_prim.
 Check @prim_rd_correct.

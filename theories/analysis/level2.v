@@ -3,7 +3,9 @@
     The reverse derivative of a body that already contains [rd[p]] involves
     [rd²[p]] (the instance evaluates it); a denotational account of nested
     [rd] needs it differentiable.  It is, at every point, for every
-    primitive but [maxpool] ([prim_level2_differentiable]). *)
+    primitive but [maxpool] ([prim_level2_differentiable]); with
+    [maxpool], [relu] and [log] on their domains, [prim_level2_diff_on]
+    ([prims_all.v]). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.

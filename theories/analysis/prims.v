@@ -14,7 +14,8 @@
     [swish] is a pointwise map, and so are [sigmoid], [tanh] and [exp]
     (the template [pw_rd0], [pw_rd1]).  [prim_rd_correct] collects them:
     every primitive but [round] ([round.v]), [maxpool], [relu], [log] and
-    [sce] (not proved), for [k = 0, 1]. *)
+    [sce] (on the sets where they are differentiable: [prims_more.v],
+    [sce.v], [maxpool.v], all collected in [prims_all.v]), for [k = 0, 1]. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
@@ -1231,11 +1232,11 @@ Qed.
 End sum.
 
 (** ** Every smooth primitive *)
-(** Excluded: [round], [maxpool] and [relu] are not differentiable
-    everywhere ([round] is treated in [round.v]; [relu], differentiable
-    off 0, and [maxpool] are not proved); [log] is smooth on the positive
-    coordinates only (not proved); [sce] is smooth everywhere but not
-    proved. *)
+(** Excluded here: [round], [maxpool] and [relu] are not differentiable
+    everywhere, [log] is smooth on the positive coordinates only, and
+    [sce] needs its own proof ([round.v], [prims_more.v], [maxpool.v],
+    [sce.v]; every primitive on its domain: [prim_rd_correct_on],
+    [prims_all.v]). *)
 Definition smooth_prim (p : prim) : bool :=
   match p with
   | PSwish _ | PSmul _ | PSub _ | PMatmul _ _ _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _
