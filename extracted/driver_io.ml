@@ -62,9 +62,27 @@ let list head xs = S.List (S.Atom head :: xs)
 let error_line kind rule msg =
   to_line (list "error" [ list "kind" [ atom kind ]; list "rule" [ atom rule ]; list "message" [ atom msg ] ])
 
-(* A memory bound (--memory MB, default 4096; 0: none): the OCaml heap of
-   the process, checked while a request is evaluated (see [limited]). *)
-let memory_limit = ref 4096
+(* A memory bound (--memory MB; 0: none): the OCaml heap of the process,
+   checked while a request is evaluated (see [limited]).  By default 4096,
+   or half the address-space limit (ulimit -v, read from /proc/self/limits)
+   if that is less, so that the bound is reached before the system's. *)
+let memory_limit =
+  let address_space () =
+    let ic = open_in "/proc/self/limits" in
+    Fun.protect ~finally:(fun () -> close_in ic) (fun () ->
+        let rec find () =
+          let l = input_line ic in
+          if String.starts_with ~prefix:"Max address space" l then
+            match List.filter (( <> ) "") (String.split_on_char ' ' l) with
+            | _ :: _ :: _ :: soft :: _ -> int_of_string_opt soft
+            | _ -> None
+          else find ()
+        in
+        find ())
+  in
+  match address_space () with
+  | Some bytes -> ref (max 1 (min 4096 (bytes / 2 / (1 lsl 20))))
+  | None | (exception _) -> ref 4096
 
 (* The largest program text or request line read, in bytes: 1 GiB, and at
    most a quarter of the memory bound. *)
@@ -191,8 +209,8 @@ let limited f =
 
 let memory_usage =
   "   --memory MB stops a request once the heap exceeds MB megabytes (default\n\
-  \   4096; 0: no limit) with the runtime error out-of-memory; the input is\n\
-  \   then at most MB/4 megabytes (and 1 GiB)."
+  \   4096, or half of ulimit -v if less; 0: no limit) with the runtime error\n\
+  \   out-of-memory; the input is then at most MB/4 megabytes (and 1 GiB)."
 
 (* The flags every driver takes: [Some rest] after one of them (--help and
    --version exit), [None] when the arguments start otherwise. *)

@@ -95,9 +95,15 @@ module Driver (V : VECTORS) = struct
   let program_of s = ok (C.prog_read V.ops io s)
   let fuel_of p = match p.C.p_fuel with Some f -> f | None -> !default_fuel
 
+  (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
+  let rd_limit p =
+    let d = C.prog_rd_depth p in
+    if d > C.max_rd_depth then
+      bad "too-large" (Printf.sprintf "the program differentiates %d levels deep (rd inside rd or inside a rev handle's body); at most %d are run, as the rewriting's size grows doubly exponentially with the depth" d C.max_rd_depth)
+
   let check p =
     match C.prog_check V.ops p with
-    | C.Ok t -> t
+    | C.Ok t -> rd_limit p; t
     | C.Err e -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
 
   let check_line p = to_line (list "ok" [ list "type" [ C.prog_ty_sexp io (check p) ] ])
