@@ -11,8 +11,9 @@ Two families, for each depth d:
   return clause (the default clause performs the operation again outside),
   around two operations; the outermost has the clause.
 
-Each program runs under ``rh-eval --trace`` (one line per configuration,
-``--memory`` and ``--timeout`` as given).  The size of a configuration is
+Each program runs under ``rh-eval --trace --max-rd-depth 1000`` (one line
+per configuration, ``--memory`` and ``--timeout`` as given; without
+``--max-rd-depth`` rh-eval refuses depths above 3).  The size of a configuration is
 the number of nodes of its command: the opening brackets of its printed
 form (one per term or command constructor; variables are not counted).
 The table gives the size of the program, the largest configuration, the
@@ -58,7 +59,8 @@ FAMILIES = {"rd": nested_rd, "revhandle": nested_revhandle}
 def measure(program: str, seconds: float, memory: int, max_line: int):
     """(size of the program, largest size, its step, steps, ending, seconds)."""
     start = time.monotonic()
-    proc = subprocess.Popen([str(rh_eval_path()), "--trace", "--timeout", str(seconds), "--memory", str(memory)],
+    proc = subprocess.Popen([str(rh_eval_path()), "--trace", "--timeout", str(seconds), "--memory", str(memory),
+                             "--max-rd-depth", "1000"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     proc.stdin.write(program)
     proc.stdin.close()

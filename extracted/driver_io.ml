@@ -208,9 +208,9 @@ let limited f =
   end
 
 let memory_usage =
-  "   --memory MB stops a request once the heap exceeds MB megabytes (default\n\
-  \   4096, or half of ulimit -v if less; 0: no limit) with the runtime error\n\
-  \   out-of-memory; the input is then at most MB/4 megabytes (and 1 GiB)."
+  "--memory MB stops a request once the heap exceeds MB megabytes (default\n\
+   4096, or half of ulimit -v if less; 0: no limit) with the runtime error\n\
+   out-of-memory; the input is then at most MB/4 megabytes (and 1 GiB)."
 
 (* The flags every driver takes: [Some rest] after one of them (--help and
    --version exit), [None] when the arguments start otherwise. *)

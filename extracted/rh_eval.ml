@@ -23,6 +23,7 @@ open Driver_io
 let small_step = ref false
 let list_vectors = ref false
 let default_fuel = ref 10_000_000
+let max_rd_depth = ref C.max_rd_depth
 
 (* ---------- numbers ---------- *)
 
@@ -98,24 +99,27 @@ module Driver (V : VECTORS) = struct
   (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
   let rd_limit p =
     let d = C.prog_rd_depth p in
-    if d > C.max_rd_depth then
-      bad "too-large" (Printf.sprintf "the program differentiates %d levels deep (rd inside rd or inside a rev handle's body); at most %d are run, as the rewriting's size grows doubly exponentially with the depth" d C.max_rd_depth)
+    if d > !max_rd_depth then
+      bad "too-large" (Printf.sprintf "the program differentiates %d levels deep (rd inside rd or inside a rev handle's body); at most %d are run (--max-rd-depth), as the rewriting's size grows doubly exponentially with the depth" d !max_rd_depth)
 
   let check p =
     match C.prog_check V.ops p with
-    | C.Ok t -> rd_limit p; t
+    | C.Ok t -> t
     | C.Err e -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
+
+  (* What runs is checked, then bounded (--check only checks). *)
+  let runnable p = let t = check p in rd_limit p; t
 
   let check_line p = to_line (list "ok" [ list "type" [ C.prog_ty_sexp io (check p) ] ])
   let answer p r = to_line (runtime (C.prog_outcome V.ops io p r))
 
   let run p =
-    ignore (check p);
+    ignore (runnable p);
     answer p (C.prog_run V.ops !small_step p (fuel_of p) (C.prog_init_heap V.ops p))
 
   (* The small-step evaluator with an observer on every configuration
      (run_obs, proved equal to run: run_obs_run). *)
-  let observe p obs = ignore (check p); answer p (snd (C.prog_observe V.ops obs () p (fuel_of p)))
+  let observe p obs = ignore (runnable p); answer p (snd (C.prog_observe V.ops obs () p (fuel_of p)))
 
   let trace p emit =
     observe p (fun () n hp q _ ->
@@ -209,7 +213,7 @@ module Driver (V : VECTORS) = struct
   let session_request = function
     | S.List [ S.Atom "load"; S.Atom name; p ] ->
         let prog = program_of p in
-        let t = check prog in
+        let t = runnable prog in
         Hashtbl.replace sessions name { prog; heap = C.prog_init_heap V.ops prog };
         Some (to_line (list "loaded" [ atom name; list "type" [ C.prog_ty_sexp io t ] ]))
     | S.List (S.Atom "exec" :: S.Atom name :: fields) -> Some (exec_session (session_of name) fields)
@@ -256,7 +260,8 @@ let usage =
    evaluator instead (--trace and --coverage always do).  --list-vectors\n\
    runs on the list model of vectors extracted from Coq, not float arrays.\n\
    --timeout stops a request after SECONDS (default 60; 0: no limit) with\n\
-   the runtime error timeout."
+   the runtime error timeout.  --max-rd-depth N (default 3) refuses programs\n\
+   that differentiate more than N levels deep (docs/sexp-format.md)."
 
 let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
@@ -275,6 +280,7 @@ let () =
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--small-step" :: rest -> small_step := true; args rest
+    | "--max-rd-depth" :: n :: rest when int_of_string_opt n <> None -> max_rd_depth := int_of_string n; args rest
     | "--fuel" :: n :: rest -> (
         match int_of_string_opt n with
         | Some f when f >= 0 -> default_fuel := f; args rest

@@ -124,7 +124,8 @@ def test_serve_goes_on_after_a_memory_error():
 
 def too_deep(depth: int) -> str:
     return (f"(error (kind too-large) (rule none) (message \"the program differentiates {depth} levels deep (rd inside rd "
-            "or inside a rev handle's body); at most 3 are run, as the rewriting's size grows doubly exponentially "
+            "or inside a rev handle's body); at most 3 are run (--max-rd-depth), as the rewriting's size grows "
+            "doubly exponentially "
             "with the depth\"))")
 
 
@@ -161,13 +162,15 @@ DEPTHS = [
 
 @pytest.mark.parametrize("program,depth", DEPTHS)
 def test_too_deep_programs_are_refused_before_they_run(program, depth):
-    for mode in ([], ["--check"]):
-        out = run(rh_eval_path(), *mode, stdin=program, timeout=60)
-        if depth > 3:
-            assert out.returncode == 2, out.stdout
-            assert out.stdout.strip() == too_deep(depth)
-        else:
-            assert "(kind too-large)" not in out.stdout and "(kind type)" not in out.stdout, out.stdout
+    out = run(rh_eval_path(), stdin=program, timeout=60)
+    if depth > 3:
+        assert out.returncode == 2, out.stdout
+        assert out.stdout.strip() == too_deep(depth)
+    else:
+        assert "(kind too-large)" not in out.stdout and "(kind type)" not in out.stdout, out.stdout
+    # --check only type-checks
+    out = run(rh_eval_path(), "--check", stdin=program, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("(ok (type "), out.stdout
 
 
 def test_the_issue_s_reproducers_are_refused():
@@ -176,11 +179,22 @@ def test_the_issue_s_reproducers_are_refused():
         assert (out.returncode, out.stdout.strip()) == (2, too_deep(depth))
 
 
+def test_the_depth_bound_can_be_raised():
+    out = run(rh_eval_path(), "--max-rd-depth", "4", "--memory", "300", "--timeout", "0", stdin=nested_rd(4))
+    assert out.returncode == 1 and out.stdout.strip() == MEMORY_ERROR
+    out = run(rh_eval_path(), "--max-rd-depth", "0", stdin=nested_rd(1))
+    assert out.returncode == 2 and "differentiates 1 levels deep" in out.stdout and "at most 0 are run" in out.stdout
+
+
 def test_serve_refuses_a_deep_program_and_goes_on():
-    out = run(rh_eval_path(), "--serve", stdin=f"(run {nested_rd(5)})\n(load s {nested_rd(4)})\n(run {nested_rd(1)})\n")
+    requests = [f"(run {nested_rd(5)})", f"(load s {nested_rd(4)})", f"(trace {nested_rd(4)})", f"(coverage {nested_rd(4)})",
+                f"(check {nested_rd(4)})", f"(run {nested_rd(1)})"]
+    out = run(rh_eval_path(), "--serve", stdin="\n".join(requests) + "\n")
     lines = out.stdout.splitlines()
-    assert lines[:2] == [too_deep(5), too_deep(4)]
-    assert number(lines[2]) == pytest.approx(swish_swish_derivative(0.3), rel=1e-12)
+    assert lines[:4] == [too_deep(5), too_deep(4), too_deep(4), too_deep(4)]
+    assert lines[4] == "(ok (type (real 1)))"
+    assert number(lines[5]) == pytest.approx(swish_swish_derivative(0.3), rel=1e-12)
+    assert len(lines) == 6
 
 
 DRIVERS = [("rh-eval", "RH_EVAL"), ("dbr-eval", "DBR_EVAL"), ("pullback-eval", "PULLBACK_EVAL")]
@@ -204,7 +218,7 @@ def test_a_bad_bound_is_a_usage_error(name, env, bad):
 @pytest.mark.parametrize("name,env", DRIVERS)
 def test_help_states_the_default(name, env):
     out = run(driver_path(name, env), "--help")
-    assert out.returncode == 0 and "--memory MB" in out.stdout and "default\n   4096" in out.stdout
+    assert out.returncode == 0 and "--memory MB" in out.stdout and "default\n4096" in out.stdout
 
 
 def dbr_request(order: int) -> str:
