@@ -179,9 +179,16 @@ def test_the_issue_s_reproducers_are_refused():
         assert (out.returncode, out.stdout.strip()) == (2, too_deep(depth))
 
 
+@pytest.mark.parametrize("program", [nested_rd(4), nested_rd(5), nested_revhandle(4)], ids=["rd4", "rd5", "revhandle4"])
+def test_the_issue_s_reproducers_stop_at_the_memory_bound_when_allowed_to_run(program):
+    """With the depth bound raised, they run into the memory bound instead:
+    a clean error line, exit code 1, never OCaml's fatal error."""
+    out = run(rh_eval_path(), "--max-rd-depth", "9", "--memory", "300", "--timeout", "0", stdin=program)
+    assert out.returncode == 1, (out.returncode, out.stderr)
+    assert out.stdout.strip() == MEMORY_ERROR and out.stderr == ""
+
+
 def test_the_depth_bound_can_be_raised():
-    out = run(rh_eval_path(), "--max-rd-depth", "4", "--memory", "300", "--timeout", "0", stdin=nested_rd(4))
-    assert out.returncode == 1 and out.stdout.strip() == MEMORY_ERROR
     out = run(rh_eval_path(), "--max-rd-depth", "0", stdin=nested_rd(1))
     assert out.returncode == 2 and "differentiates 1 levels deep" in out.stdout and "at most 0 are run" in out.stdout
 
