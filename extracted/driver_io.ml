@@ -168,8 +168,10 @@ let armed = ref false
 let memory_error () =
   Runtime ("out-of-memory", Printf.sprintf "the evaluation needed more than %d MB of memory (--memory %d)" !memory_limit !memory_limit)
 
+let heap_over fraction = (Gc.quick_stat ()).Gc.heap_words > !memory_limit * ((1 lsl 20) / (Sys.word_size / 8)) / fraction
+
 let check_memory () =
-  if !armed && (Gc.quick_stat ()).Gc.heap_words > !memory_limit * ((1 lsl 20) / (Sys.word_size / 8)) then begin
+  if !armed && heap_over 1 then begin
     armed := false;
     raise (memory_error ())
   end
@@ -181,6 +183,8 @@ let limited f =
   if not (timed || bounded) then f ()
   else begin
     Lazy.force alarm;
+    (* A heap left large by an earlier request (--serve) is mostly free: give it back. *)
+    if bounded && heap_over 2 then Gc.compact ();
     let deadline = Unix.gettimeofday () +. !time_limit in
     let tick _ =
       if timed && ((not bounded) || Unix.gettimeofday () >= deadline) then raise Out_of_time;
