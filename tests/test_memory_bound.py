@@ -251,3 +251,19 @@ def test_no_bound_with_zero():
     """--memory 0 lifts the bound (a program that needs about 10 MB runs)."""
     out = run(rh_eval_path(), "--memory", "0", stdin=nested_rd(3))
     assert out.returncode == 1 and "(kind ev-undefined)" in out.stdout
+
+
+def test_a_session_survives_a_memory_error():
+    """exec of a session that runs out of memory fails; the session and
+    another one answer the next requests."""
+    small = "(program (locs (l (1))) (heap (l (2.5))) (main (let u (op (put l) (app (smul 1) (tuple (const 2.0) (const 1.0)))) (ret (const 1.0)))))"
+    requests = [f"(load big {HUNGRY})", f"(load small {small})", "(exec big)", "(exec small (read l) (value none))",
+                "(exec big)", "(heap small)"]
+    out = run(rh_eval_path(), "--serve", "--memory", "300", "--timeout", "0", stdin="\n".join(requests) + "\n")
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0 and len(lines) == 6, out.stdout
+    assert lines[0] == "(loaded big (type (real 1)))" and lines[1] == "(loaded small (type (real 1)))"
+    assert lines[2] == MEMORY_ERROR and lines[4] == MEMORY_ERROR
+    # put l <- 2.0 * 1.0: 2.0 is 0x4000000000000000, little-endian base64 AAAAAAAAAEA=
+    assert lines[3].startswith("(result (value) (read (l (f64 AAAAAAAAAEA=))) (steps ")
+    assert lines[5] == "(heap (l (f64 AAAAAAAAAEA=)))"
