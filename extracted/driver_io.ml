@@ -62,8 +62,31 @@ let list head xs = S.List (S.Atom head :: xs)
 let error_line kind rule msg =
   to_line (list "error" [ list "kind" [ atom kind ]; list "rule" [ atom rule ]; list "message" [ atom msg ] ])
 
-(* The largest program text or request line read, in bytes. *)
-let max_input = 1 lsl 30
+(* A memory bound (--memory MB; 0: none): the OCaml heap of the process,
+   checked while a request is evaluated (see [limited]).  By default 4096,
+   or half the address-space limit (ulimit -v, read from /proc/self/limits)
+   if that is less, so that the bound is reached before the system's. *)
+let memory_limit =
+  let address_space () =
+    let ic = open_in "/proc/self/limits" in
+    Fun.protect ~finally:(fun () -> close_in ic) (fun () ->
+        let rec find () =
+          let l = input_line ic in
+          if String.starts_with ~prefix:"Max address space" l then
+            match List.filter (( <> ) "") (String.split_on_char ' ' l) with
+            | _ :: _ :: _ :: soft :: _ -> int_of_string_opt soft
+            | _ -> None
+          else find ()
+        in
+        find ())
+  in
+  match address_space () with
+  | Some bytes -> ref (max 1 (min 4096 (bytes / 2 / (1 lsl 20))))
+  | None | (exception _) -> ref 4096
+
+(* The largest program text or request line read, in bytes: 1 GiB, and at
+   most a quarter of the memory bound. *)
+let max_input () = if !memory_limit = 0 then 1 lsl 30 else min (1 lsl 30) (!memory_limit lsl 18)
 
 let parse_one text =
   match Parsexp.Many.parse_string text with
@@ -84,10 +107,11 @@ let guarded f =
   | Out_of_memory -> (error_line "out-of-memory" "none" "the evaluation ran out of memory", 1)
   | e -> (error_line "internal" "none" ("unexpected failure: " ^ Printexc.to_string e), 1)
 
-let too_large () = bad "too-large" (Printf.sprintf "the input is larger than %d bytes" max_input)
+let too_large () = bad "too-large" (Printf.sprintf "the input is larger than %d bytes" (max_input ()))
 
-(* The next line of standard input, at most [max_input] bytes: [`Line],
-   [`Too_long] (the rest of the line is skipped) or [`Eof]. *)
+(* The next line of standard input, at most [max_input ()] bytes: [`Line],
+   [`Too_long] (the rest of the line is skipped, or it did not fit in
+   memory) or [`Eof]. *)
 let next_line =
   let chunk = Bytes.create 65536 and pos = ref 0 and len = ref 0 in
   fun () ->
@@ -101,8 +125,10 @@ let next_line =
       if not !fin then begin
         let stop = match Bytes.index_from_opt chunk !pos '\n' with Some i when i < !len -> i | _ -> !len in
         if not !over then begin
-          if Buffer.length buf + (stop - !pos) > max_input then (over := true; Buffer.clear buf)
-          else Buffer.add_subbytes buf chunk !pos (stop - !pos)
+          if Buffer.length buf + (stop - !pos) > max_input () then (over := true; Buffer.reset buf)
+          else
+            try Buffer.add_subbytes buf chunk !pos (stop - !pos)
+            with Out_of_memory -> over := true; Buffer.reset buf
         end;
         if stop < !len then (fin := true; pos := stop + 1) else pos := !len
       end
@@ -114,13 +140,13 @@ let read_all ic =
   let rec go () =
     let n = input ic chunk 0 65536 in
     if n > 0 then begin
-      if Buffer.length buf + n > max_input then too_large ();
-      Buffer.add_subbytes buf chunk 0 n;
+      if Buffer.length buf + n > max_input () then too_large ();
+      (try Buffer.add_subbytes buf chunk 0 n with Out_of_memory -> Buffer.reset buf; too_large ());
       go ()
     end
   in
   go ();
-  Buffer.contents buf
+  try Buffer.contents buf with Out_of_memory -> Buffer.reset buf; too_large ()
 
 (* A time limit on each request (--timeout SECONDS, default 60; 0: none):
    past it, the computation stops at its next allocation and the request
@@ -132,29 +158,74 @@ let timeout_of s = match float_of_string_opt s with Some t when t >= 0.0 && Floa
 
 exception Out_of_time
 
+(* The memory bound is checked at the end of every major GC cycle (a GC
+   alarm) and every 10 ms (the interval timer of [limited]), while a
+   request is evaluated ([armed]); past it, the computation stops with the
+   runtime error "out-of-memory" (exit code 1), its data become garbage and
+   the heap is compacted, so that --serve goes on with the next request. *)
+let armed = ref false
+
+let memory_error () =
+  Runtime ("out-of-memory", Printf.sprintf "the evaluation needed more than %d MB of memory (--memory %d)" !memory_limit !memory_limit)
+
+let heap_over fraction = (Gc.quick_stat ()).Gc.heap_words > !memory_limit * ((1 lsl 20) / (Sys.word_size / 8)) / fraction
+
+let check_memory () =
+  if !armed && heap_over 1 then begin
+    armed := false;
+    raise (memory_error ())
+  end
+
+let alarm = lazy (ignore (Gc.create_alarm check_memory))
+
 let limited f =
-  if !time_limit <= 0.0 then f ()
+  let timed = !time_limit > 0.0 and bounded = !memory_limit > 0 in
+  if not (timed || bounded) then f ()
   else begin
-    let old = Sys.signal Sys.sigalrm (Sys.Signal_handle (fun _ -> raise Out_of_time)) in
+    Lazy.force alarm;
+    (* A heap left large by an earlier request (--serve) is mostly free: give it back. *)
+    if bounded && heap_over 2 then Gc.compact ();
+    let deadline = Unix.gettimeofday () +. !time_limit in
+    let tick _ =
+      if timed && ((not bounded) || Unix.gettimeofday () >= deadline) then raise Out_of_time;
+      check_memory ()
+    in
+    let old = Sys.signal Sys.sigalrm (Sys.Signal_handle tick) in
     let stop () =
+      armed := false;
       ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.0; it_value = 0.0 });
       Sys.set_signal Sys.sigalrm old
     in
-    ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.0; it_value = !time_limit });
+    let period = if bounded then 0.01 else !time_limit in
+    armed := bounded;
+    ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = period; it_value = period });
     match f () with
     | v -> stop (); v
     | exception Out_of_time ->
         stop ();
         raise (Runtime ("timeout", Printf.sprintf "no answer within %g s (--timeout)" !time_limit))
+    | exception (Runtime ("out-of-memory", _) | Out_of_memory as e) ->
+        stop ();
+        Gc.compact ();
+        raise e
     | exception e -> stop (); raise e
   end
+
+let memory_usage =
+  "--memory MB stops a request once the heap exceeds MB megabytes (default\n\
+   4096, or half of ulimit -v if less; 0: no limit) with the runtime error\n\
+   out-of-memory; the input is then at most MB/4 megabytes (and 1 GiB)."
 
 (* The flags every driver takes: [Some rest] after one of them (--help and
    --version exit), [None] when the arguments start otherwise. *)
 let common_flag name usage = function
   | "--timeout" :: t :: rest -> (
       match timeout_of t with Some s -> time_limit := s; Some rest | None -> prerr_endline usage; exit 2)
-  | ("-h" | "--help") :: _ -> print_endline usage; exit 0
+  | "--memory" :: m :: rest -> (
+      match int_of_string_opt m with
+      | Some n when n >= 0 && n <= 1 lsl 30 -> memory_limit := n; Some rest
+      | _ -> prerr_endline usage; exit 2)
+  | ("-h" | "--help") :: _ -> print_endline usage; print_endline memory_usage; exit 0
   | "--version" :: _ -> print_endline (name ^ " " ^ version); exit 0
   | _ -> None
 

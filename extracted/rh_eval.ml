@@ -17,15 +17,16 @@ module C = Revhandlers_core
 module S = Sexplib.Sexp
 open Driver_io
 
-(* The environment machine (machine.v, proved equal to the small-step
-   evaluator: run_machine_correct), or with --small-step the small-step
-   evaluator itself; without a user's fuel (--fuel, (fuel N)), searching
-   the fuel (total.v: never out of fuel on a checked program). *)
+(* The environment machine (machine.v: run_machine_correct) or the small-step evaluator;
+   without a user's fuel (--fuel, (fuel N)), the total evaluator (total.v). *)
 let small_step = ref false
 let list_vectors = ref false
 let user_fuel = ref None
+let max_rd_depth = ref C.max_rd_depth
 
 (* ---------- numbers ---------- *)
+
+let nat_opt a = match int_of_string_opt a with Some n when n >= 0 -> Some n | _ -> None
 
 let float_of = function
   | S.Atom a -> (
@@ -85,7 +86,7 @@ end
 
 module Driver (V : VECTORS) = struct
   let io =
-    { C.io_nat = (fun a -> match int_of_string_opt a with Some n when n >= 0 -> Some n | _ -> None);
+    { C.io_nat = nat_opt;
       io_num = string_of_int;
       io_show = short;
       io_line = (fun s -> to_line s);
@@ -106,23 +107,30 @@ module Driver (V : VECTORS) = struct
     | None -> (match C.prog_run_total V.ops !small_step p hp with Some fr -> fr
                | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap")))
 
+  (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
+  let rd_limit p = let d = C.prog_rd_depth p in if d > !max_rd_depth then
+    bad "too-large" (Printf.sprintf "the program differentiates %d levels deep (rd inside rd or inside a rev handle's body); at most %d are run (--max-rd-depth), as the rewriting's size grows doubly exponentially with the depth" d !max_rd_depth)
+
   let check p =
     match C.prog_check V.ops p with
     | C.Ok t -> t
     | C.Err e -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
 
+  (* What runs is checked, then bounded (--check only checks). *)
+  let runnable p = let t = check p in rd_limit p; t
+
   let check_line p = to_line (list "ok" [ list "type" [ C.prog_ty_sexp io (check p) ] ])
   let answer p r = to_line (runtime (C.prog_outcome V.ops io p r))
 
   let run p =
-    ignore (check p);
+    ignore (runnable p);
     answer p (snd (run_fuel p (fuel_of p) (C.prog_init_heap V.ops p)))
 
   (* The small-step evaluator with an observer on every configuration
      (run_obs, proved equal to run: run_obs_run); without a user's fuel,
      with the fuel the total evaluator found (run_total_fn_correct). *)
   let observe p obs =
-    ignore (check p);
+    ignore (runnable p);
     let fuel = match fuel_of p with Some f -> f | None -> fst (run_fuel p None (C.prog_init_heap V.ops p)) in
     answer p (snd (C.prog_observe V.ops obs () p fuel))
 
@@ -182,9 +190,8 @@ module Driver (V : VECTORS) = struct
     | C.Tuple vs -> list "tuple" (List.map value_f64 vs)
     | m -> C.prog_tm_sexp io m
 
-  let fuel_atom = function
-    | S.Atom a -> (match int_of_string_opt a with Some n when n >= 0 -> n | _ -> bad "syntax" ("expected a fuel, found " ^ a))
-    | s -> bad "syntax" ("expected a fuel, found " ^ short s)
+  let fuel_atom s = match s with
+    | S.Atom a when nat_opt a <> None -> Option.get (nat_opt a) | s -> bad "syntax" ("expected a fuel, found " ^ short s)
 
   let exec_session s fields =
     let p = s.prog in
@@ -218,7 +225,7 @@ module Driver (V : VECTORS) = struct
   let session_request = function
     | S.List [ S.Atom "load"; S.Atom name; p ] ->
         let prog = program_of p in
-        let t = check prog in
+        let t = runnable prog in
         Hashtbl.replace sessions name { prog; heap = C.prog_init_heap V.ops prog };
         Some (to_line (list "loaded" [ atom name; list "type" [ C.prog_ty_sexp io t ] ]))
     | S.List (S.Atom "exec" :: S.Atom name :: fields) -> Some (exec_session (session_of name) fields)
@@ -255,19 +262,16 @@ module Driver (V : VECTORS) = struct
 end
 
 let usage =
-  "usage: rh-eval [--check | --trace | --coverage] [--fuel N] [--timeout SECONDS] [--small-step] [--list-vectors] [FILE]\n\
-  \       rh-eval --serve [--fuel N] [--timeout SECONDS] [--small-step] [--list-vectors]\n\
-   Reads one program (docs/sexp-format.md) from FILE or standard input and\n\
-   prints one result line.  Exit codes: 0 result, 1 runtime failure of a\n\
-   well-typed program, 2 bad input.  --serve answers one request per line,\n\
-   resident sessions included (docs/sexp-format.md).  Programs run on the\n\
-   environment machine (machine.v); --small-step runs the small-step\n\
-   evaluator instead (--trace and --coverage always do).  --list-vectors\n\
-   runs on the list model of vectors extracted from Coq, not float arrays.\n\
-   Without --fuel a checked program runs to its end (the total evaluator,\n\
-   total.v); --fuel N stops it after N steps with the runtime error out-of-fuel.\n\
-   --timeout stops a request after SECONDS (default 60; 0: no limit) with\n\
-   the runtime error timeout."
+  "usage: rh-eval [--check | --trace | --coverage] [OPTIONS] [FILE]\n\
+  \       rh-eval --serve [OPTIONS]\n\
+   OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--small-step] [--list-vectors]\n\
+   Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
+   --serve answers one request per line, sessions included.  Exit codes: 0 result, 1 runtime failure\n\
+   of a well-typed program, 2 bad input.  --small-step: the small-step evaluator, not the environment\n\
+   machine (--trace and --coverage always use it); --list-vectors: the list model of vectors extracted\n\
+   from Coq, not float arrays; --fuel N: stop after N steps (out-of-fuel), without it a checked program\n\
+   runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-depth N (default 3): refuse\n\
+   programs that differentiate more than N levels deep."
 
 let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
@@ -286,10 +290,8 @@ let () =
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--small-step" :: rest -> small_step := true; args rest
-    | "--fuel" :: n :: rest -> (
-        match int_of_string_opt n with
-        | Some f when f >= 0 -> user_fuel := Some f; args rest
-        | _ -> prerr_endline usage; exit 2)
+    | ("--fuel" | "--max-rd-depth" as o) :: n :: rest when nat_opt n <> None ->
+        let n = Option.get (nat_opt n) in if o = "--fuel" then user_fuel := Some n else max_rd_depth := n; args rest
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2)
   in

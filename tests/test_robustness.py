@@ -439,7 +439,8 @@ def test_rd_nested_four_deep_stops_at_the_time_limit():
     t = "(app (swish 1) (app (swish 1) y1))"
     for i in range(1, 5):
         t = f"(rd (const 1.0) y{i} {t} {'(const 0.3)' if i == 4 else f'y{i + 1}'})"
-    proc = subprocess.run([str(rh_eval_path()), "--timeout", "2"], input=f"(program (main (ret {t})))",
+    # (four levels are refused before they run unless --max-rd-depth allows them)
+    proc = subprocess.run([str(rh_eval_path()), "--timeout", "2", "--max-rd-depth", "4"], input=f"(program (main (ret {t})))",
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1, proc.stdout
     assert proc.stdout.startswith("(error (kind timeout)"), proc.stdout

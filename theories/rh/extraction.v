@@ -25,6 +25,8 @@ From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOca
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total.
 
+From RevHandlers Require Import rd_size.
+
 Section entry.
 Context {Vec : Type} (vo : vec_ops Vec).
 #[local] Instance entry_sorts : sorts := exec_sorts Vec.
@@ -66,6 +68,8 @@ Section program.
 Variable io : reader_io Vec.
 
 Definition prog_read (s : sexp) : result (@program Vec) error := read_program vo io s.
+(** How deeply the main command differentiates (rd_size.v). *)
+Definition prog_rd_depth (p : @program Vec) : nat := cmd_rd_depth (p_main p).
 Definition prog_check (p : @program Vec) : result ty type_error :=
   exec_check (p_decls p) (p_dims p) (p_main p).
 Definition prog_init_heap (p : @program Vec) : heap := init_heap vo p.
@@ -121,6 +125,7 @@ Extraction "revhandlers_core.ml"
   exec_check exec_step exec_run exec_run_machine exec_run_total exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
+  prog_rd_depth max_rd_depth
   prog_read prog_check prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
   prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
   tag_name index_of.

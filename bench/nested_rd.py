@@ -1,0 +1,120 @@
+"""How the size of the program grows with the nesting of reverse derivatives.
+
+    python3 bench/nested_rd.py [--max-depth D] [--seconds S] [--memory MB]
+
+Two families, for each depth d:
+
+* ``rd``: ``rd`` nested d levels deep around ``swish(swish(y1))`` (the
+  issue's reproducer is d = 5, 182 bytes):
+  ``(rd (const 1.0) y_d (... (rd (const 1.0) y1 (app (swish 1) (app (swish 1) y1)) y2) ...) (const 0.3))``;
+* ``revhandle``: d nested ``rev handle``s whose inner handlers have only a
+  return clause (the default clause performs the operation again outside),
+  around two operations; the outermost has the clause.
+
+Each program runs under ``rh-eval --trace --max-rd-depth 1000`` (one line
+per configuration, ``--memory`` and ``--timeout`` as given; without
+``--max-rd-depth`` rh-eval refuses depths above 3).  The size of a configuration is
+the number of nodes of its command: the opening brackets of its printed
+form (one per term or command constructor; variables are not counted).
+The table gives the size of the program, the largest configuration, the
+step at which it appeared, the number of steps, and how the run ended
+(``budget``: the bench stopped reading, the size or time budget spent).
+The ``rd`` rewriting happens at step 1 for the ``rd`` family (its output is
+the largest configuration); for the ``revhandle`` family the RH rewriting
+produces ``rd`` terms that are rewritten later.  Nothing is asserted."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytools"))
+
+from revhandlers.paths import rh_eval_path  # noqa: E402
+
+
+def nested_rd(depth: int) -> str:
+    t = "(app (swish 1) (app (swish 1) y1))"
+    for i in range(1, depth + 1):
+        point = f"y{i + 1}" if i < depth else "(const 0.3)"
+        t = f"(rd (const 1.0) y{i} {t} {point})"
+    return f"(program (main (ret {t})))"
+
+
+def nested_revhandle(depth: int) -> str:
+    body = "(let u (op Op0 (app (swish 1) y1)) (op Op0 u))"
+    for i in range(1, depth):
+        body = f"(let v (revhandle (tuple y{i + 1}) (y{i}) {body} (handler (return r (ret r)))) (ret (proj 0 v)))"
+    return ("(program (ops (Op0 (real 1) (real 1))) (main "
+            f"(revhandle (tuple (const 2.0)) (y{depth}) {body} (handler (return r (ret r)) "
+            "(clause Op0 (real 1) (x (ret (tuple (app (swish 1) x) x))) (y z (ret (app (smul 1) (tuple y z)))))))))")
+
+
+FAMILIES = {"rd": nested_rd, "revhandle": nested_revhandle}
+
+
+def measure(program: str, seconds: float, memory: int, max_line: int):
+    """(size of the program, largest size, its step, steps, ending, seconds)."""
+    start = time.monotonic()
+    proc = subprocess.Popen([str(rh_eval_path()), "--trace", "--timeout", str(seconds), "--memory", str(memory),
+                             "--max-rd-depth", "1000"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc.stdin.write(program)
+    proc.stdin.close()
+    first = best = best_step = steps = 0
+    ending = "budget"
+    while True:
+        line = proc.stdout.readline(max_line)
+        if not line:
+            ending = "?"
+            break
+        if line.startswith("(step "):
+            n = int(line.split(" ", 2)[1])
+            if not line.endswith("\n"):
+                best, best_step, steps = max(best, line.count("(")), n, n
+                ending = "budget"
+                break
+            cmd = line[line.index("(cmd "):]
+            size = cmd.count("(") - 1
+            if n == 0:
+                first = size
+            if size > best:
+                best, best_step = size, n
+            steps = n
+        else:
+            ending = line.split("(kind ", 1)[1].split(")", 1)[0] if "(kind " in line else "result"
+            break
+        if time.monotonic() - start > seconds:
+            break
+    proc.kill()
+    proc.wait()
+    return first, best, best_step, steps, ending, time.monotonic() - start
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--max-depth", type=int, default=6)
+    ap.add_argument("--seconds", type=float, default=60.0, help="time budget of one run (default 60)")
+    ap.add_argument("--memory", type=int, default=4096, help="rh-eval --memory (default 4096)")
+    ap.add_argument("--max-line", type=int, default=1 << 28, help="the longest trace line read (default 2^28)")
+    args = ap.parse_args()
+    print(f"{'family':10s} {'depth':>5s} {'bytes':>6s} {'size':>6s} {'largest':>12s} {'at step':>8s} "
+          f"{'growth':>8s} {'steps':>8s} {'seconds':>8s}  ending")
+    for name, make in FAMILIES.items():
+        prev = None
+        for d in range(1, args.max_depth + 1):
+            prog = make(d)
+            first, best, at, steps, ending, secs = measure(prog, args.seconds, args.memory, args.max_line)
+            growth = f"{best / prev:8.1f}" if prev else ""
+            more = ">" if ending in ("budget", "timeout", "out-of-memory") else " "
+            print(f"{name:10s} {d:5d} {len(prog) + 1:6d} {first:6d} {more}{best:11d} {at:8d} {growth:>8s} "
+                  f"{more}{steps:7d} {secs:8.1f}  {ending}", flush=True)
+            prev = best
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
