@@ -1,0 +1,230 @@
+(** * Soundness of the [rd] step over ℝ: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
+
+    The rewriting [W.R_θ(x⃗.N)] of [rd.v] ([rdr]) denotes a reverse
+    derivative of its body: read [N] (typed in [As ++ Γ0]) as the map [G]
+    of flat vectors that refills the block [x⃗ : As] with [y] and leaves the
+    other variables at [θ], then [⟦W.R_θ(x⃗.N)⟧], flattened, is [r ⟦W⟧] for
+    a reverse derivative [r] of [G] at [⟦θ⟧] ([rdr_sound_rdfree]).  With
+    [rd_den_correct] this gives the soundness of the [rd] step
+    ([rd_step_sound_rdfree]): [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧].
+
+    Assumptions, on the body [N] only ([okt N]): no [rd] inside ([N] is
+    [rd]-free), its constants have the length of their type, and every
+    primitive [rd^k[p]] it applies has [p] smooth, [k ≤ 1], and sends
+    values of its domain to values of its codomain, as does [rd^{k+1}[p]]
+    ([prim_fits]; a property of the instance's shapes, not of analysis).
+    The environment, the point and the cotangent are arbitrary trees of
+    the right shapes ([fits]).  Not proved: bodies with [rd] inside (the
+    R-Rd case, which needs the second derivatives). *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel term_sem instance.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Instance Rsorts4 : sorts := exec_sorts vec.
+
+(** ** Trees of the shape of a type *)
+Inductive fits : ty -> rv -> Prop :=
+| fits_leaf n v : length v = n -> fits (TBase n) (RLeaf v)
+| fits_node As ts : Forall2 fits As ts -> fits (TProd As) (RNode ts).
+
+Definition dim (A : ty) : nat := dsum (@ty_dims vec A).
+
+Lemma dsum_app a b : dsum (a ++ b) = (dsum a + dsum b)%nat.
+Proof. unfold dsum. rewrite fold_right_app. apply fold_right_Nat_acc. Qed.
+
+Lemma dim_prod As : dim (TProd As) = dsum (map dim As).
+Proof.
+  unfold dim. simpl. induction As as [|A As IH]; simpl; auto. rewrite dsum_app, IH. reflexivity.
+Qed.
+
+Lemma dim_base n : dim (TBase n) = n.
+Proof. unfold dim, dsum. simpl. lia. Qed.
+
+Lemma fits_len A : forall t, fits A t -> length (rflat t) = dim A.
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros t Ht; inversion Ht as [? v Hv|? ts HF]; subst.
+  - unfold rflat. simpl. rewrite app_nil_r, dim_base. auto.
+  - rewrite rflat_node, dim_prod. clear Ht. induction HF as [|A t As ts HA HF IHF]; simpl; auto.
+    inversion IH; subst. rewrite app_length, IHF, H1 by auto. reflexivity.
+Qed.
+
+Lemma fits_leaves A : forall t, fits A t -> Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec A) (rleaves t).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros t Ht; inversion Ht as [? v Hv|? ts HF]; subst.
+  - simpl. constructor; auto.
+  - simpl. clear Ht. induction HF as [|A t As ts HA HF IHF]; simpl; [constructor|].
+    inversion IH; subst. apply Forall2_app; auto.
+Qed.
+
+(** Two trees of the same shape: the second is the first refilled with its
+    leaves. *)
+Lemma reshape_aux_fits A : forall t t' r, fits A t -> fits A t' ->
+  reshape_aux t (rflat t' ++ r) = (t', r).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros t t' r Ht Ht'.
+  - inversion Ht as [n1 v Hv|]; inversion Ht' as [n2 v' Hv'|]; subst.
+    unfold rflat. simpl. rewrite app_nil_r.
+    rewrite firstn_app_exact, skipn_app_exact by congruence. reflexivity.
+  - inversion Ht as [|As1 ts HF]; inversion Ht' as [|As2 ts' HF']; subst.
+    simpl. rewrite rflat_node.
+    assert (Hgo : forall ts ts' r, Forall2 fits As ts -> Forall2 fits As ts' ->
+      (fix go (ts : list rv) (y : vec) : list rv * vec :=
+           match ts with
+           | [] => ([], y)
+           | t :: ts => let '(t', y1) := reshape_aux t y in
+                        let '(ts', y2) := go ts y1 in (t' :: ts', y2)
+           end) ts (concat (map rflat ts') ++ r) = (ts', r)).
+    { clear -IH. induction IH as [|A As HA HAs IHl]; intros ts ts' r H1 H2;
+        inversion H1 as [|? t0 ? ts0 Ht0 Hts0]; inversion H2 as [|? t1 ? ts1 Ht1 Hts1]; subst; simpl; auto.
+      rewrite <- app_assoc, (HA t0 t1 _ Ht0 Ht1).
+      rewrite (IHl ts0 ts1 r Hts0 Hts1). reflexivity. }
+    rewrite Hgo; auto.
+Qed.
+
+Lemma reshape_fits_eq A t t' : fits A t -> fits A t' -> reshape t (rflat t') = t'.
+Proof.
+  intros Ht Ht'. unfold reshape. rewrite <- (app_nil_r (rflat t')), (reshape_aux_fits A t t' []); auto.
+Qed.
+
+(** Refilling keeps the shape. *)
+Lemma reshape_aux_keeps A : forall t y, fits A t -> (dim A <= length y)%nat ->
+  fits A (fst (reshape_aux t y)).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros t y Ht Hy;
+    inversion Ht as [? v Hv|? ts HF]; subst.
+  - simpl. constructor. rewrite firstn_length, dim_base in *. lia.
+  - simpl.
+    assert (Hgo : forall ts y, Forall2 fits As ts -> (dsum (map dim As) <= length y)%nat ->
+      Forall2 fits As (fst ((fix go (ts : list rv) (y : vec) : list rv * vec :=
+           match ts with
+           | [] => ([], y)
+           | t :: ts => let '(t', y1) := reshape_aux t y in
+                        let '(ts', y2) := go ts y1 in (t' :: ts', y2)
+           end) ts y))).
+    { clear -IH. induction IH as [|A As HA HAs IHl]; intros ts y H1 Hy;
+        inversion H1 as [|? t ? ts' Ht Hts]; subst; simpl; [constructor|].
+      simpl in Hy.
+      destruct (reshape_aux t y) as [t1 y1] eqn:Hr.
+      pose proof (reshape_aux_flat t y) as Hf. rewrite (fits_len A t Ht) in Hf.
+      specialize (Hf ltac:(lia)). rewrite Hr in Hf. destruct Hf as [_ Hy1]. simpl in Hy1.
+      specialize (IHl ts' y1 Hts ltac:(rewrite Hy1, skipn_length; lia)).
+      match goal with |- context [let '(_, _) := ?e in _] => destruct e as [ts2 y2] eqn:Hg end.
+      simpl in *. constructor; auto.
+      specialize (HA t y Ht ltac:(lia)). rewrite Hr in HA. exact HA. }
+    specialize (Hgo ts y HF ltac:(rewrite <- dim_prod; lia)).
+    match goal with |- context [let '(_, _) := ?e in _] => destruct e as [ts2 y2] eqn:Hg end.
+    simpl in *. constructor. exact Hgo.
+Qed.
+
+Lemma reshape_keeps A t y : fits A t -> length y = dim A -> fits A (reshape t y).
+Proof. intros. apply reshape_aux_keeps; auto. lia. Qed.
+
+Lemma reshape_rflat A t y : fits A t -> length y = dim A -> rflat (reshape t y) = y.
+Proof. intros Ht Hy. apply reshape_flat. rewrite (fits_len A t Ht). auto. Qed.
+
+(** ** Blocks of a flat vector *)
+Definition off (As : list ty) (i : nat) : nat := dsum (map dim (firstn i As)).
+
+Lemma concat_rflat_len As ts : Forall2 fits As ts -> length (concat (map rflat ts)) = dsum (map dim As).
+Proof.
+  induction 1 as [|A t As ts HA HF IH]; simpl; auto. rewrite app_length, IH, (fits_len A t HA). reflexivity.
+Qed.
+
+Lemma block_nth As ts i A : Forall2 fits As ts -> nth_error As i = Some A ->
+  rflat (nth i ts (RNode [])) = proj (off As i) (dim A) (concat (map rflat ts)) /\
+  fits A (nth i ts (RNode [])).
+Proof.
+  intros HF. revert i. induction HF as [|B t As ts HB HF IH]; intros [|i] Hi; simpl in Hi |- *; try discriminate.
+  - injection Hi as <-. unfold off. simpl. rewrite proj_app_l by (rewrite (fits_len _ _ HB); lia).
+    unfold proj. simpl. rewrite firstn_all2 by (rewrite (fits_len _ _ HB); lia). auto.
+  - destruct (IH i Hi) as [IH1 IH2]. split; auto. rewrite IH1. unfold off. simpl.
+    rewrite proj_app_r' by (rewrite (fits_len _ _ HB); lia). rewrite (fits_len _ _ HB).
+    f_equal. lia.
+Qed.
+
+Lemma off_le As i A : nth_error As i = Some A -> (off As i + dim A <= dsum (map dim As))%nat.
+Proof.
+  revert i. induction As as [|B As IH]; intros [|i] Hi; simpl in Hi |- *; try discriminate.
+  - injection Hi as <-. unfold off. simpl. lia.
+  - specialize (IH i Hi). unfold off in *. simpl. lia.
+Qed.
+
+Section derived.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σd : signature := exec_signature Rvo decls locs.
+
+Lemma den_zero A ρ : fits A (den ρ (zero A)) /\ rflat (den ρ (zero A)) = zeros (dim A).
+Proof.
+  induction A as [n|As IH] using ty_ind'.
+  - simpl. split.
+    + constructor. simpl. unfold vzero. apply repeat_length.
+    + unfold rflat. simpl. rewrite app_nil_r, dim_base. reflexivity.
+  - simpl. rewrite rflat_node, dim_prod. induction IH as [|A As HA HAs IHl]; simpl.
+    + split; [constructor; constructor|reflexivity].
+    + destruct HA as [HA1 HA2]. destruct IHl as [IH1 IH2]. inversion IH1; subst. split.
+      * constructor. constructor; auto.
+      * rewrite HA2, IH2. symmetry. apply zeros_app.
+Qed.
+
+Lemma fits_vadd n u v : fits (TBase n) (RLeaf u) -> fits (TBase n) (RLeaf v) ->
+  fits (TBase n) (RLeaf (vadd Rsc u v)) /\ vadd Rsc u v = vp u v.
+Proof.
+  intros Hu Hv. inversion Hu; inversion Hv; subst. rewrite vadd_vp by congruence.
+  split; auto. constructor. rewrite length_vp. lia.
+Qed.
+
+(** [M +_A N] is the sum of the flat vectors. *)
+Lemma den_plus A : forall ρ M N, fits A (den ρ M) -> fits A (den ρ N) ->
+  fits A (den ρ (plus A M N)) /\ rflat (den ρ (plus A M N)) = vp (rflat (den ρ M)) (rflat (den ρ N)).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros ρ M N HM HN.
+  - simpl. inversion HM as [? u Hu E1|]. inversion HN as [? v Hv E2|].
+    destruct (fits_vadd n u v) as [H1 H2]; [constructor; auto|constructor; auto|].
+    split; auto. rewrite H2. unfold rflat. simpl. rewrite !app_nil_r. reflexivity.
+  - simpl.
+    assert (E : den (fun x => scons (den ρ M) ρ (S x)) N = den ρ N) by (apply den_ext; reflexivity).
+    unfold shift. rewrite den_ren. rewrite E.
+    inversion HM as [|? ta Hta]. inversion HN as [|? tb Htb]. subst.
+    match goal with H : RNode ta = den ρ M |- _ => rename H into HMa end.
+    match goal with H : RNode tb = den ρ N |- _ => rename H into HNb end.
+    assert (Hgo : forall As' i, Forall (fun A => forall ρ M N, fits A (den ρ M) -> fits A (den ρ N) ->
+        fits A (den ρ (plus A M N)) /\ rflat (den ρ (plus A M N)) = vp (rflat (den ρ M)) (rflat (den ρ N))) As' ->
+      Forall2 fits As' (skipn i ta) -> Forall2 fits As' (skipn i tb) ->
+      let ts := map (den (scons (den ρ N) (scons (den ρ M) ρ)))
+        ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
+                   match As with
+                   | [] => []
+                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
+                   end) i As') in
+      Forall2 fits As' ts /\
+      concat (map rflat ts) = vp (concat (map rflat (skipn i ta))) (concat (map rflat (skipn i tb)))).
+    { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i Ha Hb; simpl.
+      - apply Forall2_length' in Ha, Hb. simpl in Ha, Hb.
+        destruct (skipn i ta); destruct (skipn i tb); simpl in *; try discriminate. split; auto.
+      - inversion Ha as [|? t1 ? ts1 Ht1 Hts1]. inversion Hb as [|? t2 ? ts2 Ht2 Hts2].
+        match goal with H : t1 :: ts1 = skipn i ta |- _ => rename H into Ea end.
+        match goal with H : t2 :: ts2 = skipn i tb |- _ => rename H into Eb end.
+                assert (Ea' : nth i ta (RNode []) = t1 /\ skipn (S i) ta = ts1).
+        { clear -Ea. revert ta Ea. induction i as [|i IHi]; intros [|a ta] E; simpl in *; try discriminate.
+          - injection E; auto.
+          - auto. }
+        assert (Eb' : nth i tb (RNode []) = t2 /\ skipn (S i) tb = ts2).
+        { clear -Eb. revert tb Eb. induction i as [|i IHi]; intros [|a tb] E; simpl in *; try discriminate.
+          - injection E; auto.
+          - auto. }
+        destruct Ea' as [Ea1 Ea2]. destruct Eb' as [Eb1 Eb2].
+        destruct (HA (scons (den ρ N) (scons (den ρ M) ρ)) (Proj i (Var 1)) (Proj i (Var 0))) as [P1 P2].
+        + simpl. rewrite <- HMa. rewrite Ea1. auto.
+        + simpl. rewrite <- HNb. rewrite Eb1. auto.
+        + destruct (IHl (S i)) as [I1 I2]; [rewrite Ea2; auto|rewrite Eb2; auto|].
+          split; [constructor; auto|]. simpl.
+          etransitivity; [apply (f_equal2 (@app R)); [exact P2|exact I2]|].
+          rewrite Ea2, Eb2. simpl. rewrite <- HMa, <- HNb. simpl. rewrite Ea1, Eb1.
+          symmetry. apply vp_app. rewrite (fits_len _ _ Ht1), (fits_len _ _ Ht2). reflexivity. }
+    destruct (Hgo As 0%nat IH Hta Htb) as [G1 G2]. simpl in G1, G2. rewrite <- HMa, <- HNb in G1, G2.
+    split; [constructor; exact G1|]. rewrite !rflat_node. exact G2.
+Qed.
+End derived.
