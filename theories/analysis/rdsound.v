@@ -227,4 +227,103 @@ Proof.
     destruct (Hgo As 0%nat IH Hta Htb) as [G1 G2]. simpl in G1, G2. rewrite <- HMa, <- HNb in G1, G2.
     split; [constructor; exact G1|]. rewrite !rflat_node. exact G2.
 Qed.
-End derived.
+
+Lemma vp_zeros_r v n : length v = n -> vp v (zeros n) = v.
+Proof.
+  intros H. subst n. induction v as [|a v IH]; [reflexivity|].
+  change (zeros (length (a :: v))) with (0 :: zeros (length v)). simpl. rewrite IH. f_equal. ring.
+Qed.
+
+Lemma vp_zeros_l v n : length v = n -> vp (zeros n) v = v.
+Proof.
+  intros H. subst n. induction v as [|a v IH]; [reflexivity|].
+  change (zeros (length (a :: v))) with (0 :: zeros (length v)). simpl. rewrite IH. f_equal. ring.
+Qed.
+
+(** The one-hot vector of the flat cotangent, block by block. *)
+Lemma onehot_flat_gen (w : vec) i As : forall j,
+  concat (map (fun jA => if Nat.eqb (fst jA) i then w else zeros (dim (snd jA)))
+             (combine (seq j (length As)) As)) =
+  if Nat.ltb i j then zeros (dsum (map dim As))
+  else match nth_error As (i - j) with
+       | Some A => zeros (off As (i - j)) ++ w ++ zeros (dsum (map dim As) - off As (i - j) - dim A)
+       | None => zeros (dsum (map dim As))
+       end.
+Proof.
+  induction As as [|B As IH]; intros j; simpl.
+  - destruct (Nat.ltb i j); [reflexivity|]. destruct (i - j)%nat; reflexivity.
+  - rewrite IH. destruct (Nat.eqb_spec j i) as [<-|Hne].
+    + rewrite Nat.ltb_irrefl, Nat.sub_diag. simpl.
+      assert (Hlt : Nat.ltb j (S j) = true) by (apply Nat.ltb_lt; lia). rewrite Hlt.
+      unfold off. simpl. rewrite Nat.sub_0_r. f_equal. f_equal. f_equal. lia.
+    + destruct (Nat.ltb_spec i j) as [Hij|Hij].
+      * assert (Hlt : Nat.ltb i (S j) = true) by (apply Nat.ltb_lt; lia). rewrite Hlt.
+        rewrite <- zeros_app. reflexivity.
+      * assert (Hlt : Nat.ltb i (S j) = false) by (apply Nat.ltb_ge; lia). rewrite Hlt.
+        replace (i - j)%nat with (S (i - S j)) by lia. simpl.
+        destruct (nth_error As (i - S j)) as [A|] eqn:HA.
+        -- unfold off. simpl. rewrite app_assoc, <- zeros_app. f_equal. f_equal. f_equal. lia.
+        -- rewrite <- zeros_app. reflexivity.
+Qed.
+
+Lemma onehot_flat (w : vec) i As A : nth_error As i = Some A ->
+  concat (map (fun jA => if Nat.eqb (fst jA) i then w else zeros (dim (snd jA)))
+             (combine (seq 0 (length As)) As)) =
+  zeros (off As i) ++ w ++ zeros (dsum (map dim As) - off As i - dim A).
+Proof.
+  intros HA. rewrite onehot_flat_gen. rewrite Nat.sub_0_r, HA. destruct i; reflexivity.
+Qed.
+
+
+Lemma den_onehot ρ As i A W : nth_error As i = Some A -> fits A (den ρ W) ->
+  fits (TProd As) (den ρ (onehot As i W)) /\
+  rflat (den ρ (onehot As i W)) =
+    zeros (off As i) ++ rflat (den ρ W) ++ zeros (dsum (map dim As) - off As i - dim A).
+Proof.
+  intros HA HW. unfold onehot. simpl. rewrite rflat_node, <- (onehot_flat _ _ _ _ HA).
+  assert (Hgen : forall As' j, (forall n B, nth_error As' n = Some B -> (j + n)%nat = i -> B = A) ->
+    Forall2 fits As' (map (den ρ) (map (fun jA => if Nat.eqb (fst jA) i then W else zero (snd jA))
+                                     (combine (seq j (length As')) As'))) /\
+    concat (map rflat (map (den ρ) (map (fun jA => if Nat.eqb (fst jA) i then W else zero (snd jA))
+                                     (combine (seq j (length As')) As')))) =
+    concat (map (fun jA => if Nat.eqb (fst jA) i then rflat (den ρ W) else zeros (dim (snd jA)))
+             (combine (seq j (length As')) As'))).
+  { induction As' as [|B As' IH]; intros j Hj; simpl; [split; auto|].
+    destruct (IH (S j)) as [I1 I2]; [intros n C Hn Hjn; apply (Hj (S n)); [exact Hn|lia]|].
+    destruct (Nat.eqb_spec j i) as [<-|Hne].
+    - rewrite (Hj 0%nat B eq_refl (Nat.add_0_r j)). split; [constructor; auto|]. rewrite I2. reflexivity.
+    - destruct (den_zero B ρ) as [Z1 Z2]. split; [constructor; auto|]. rewrite I2. f_equal. exact Z2. }
+  destruct (Hgen As 0%nat) as [G1 G2]; [intros n B Hn Hni; simpl in Hni; subst n; congruence|].
+  split; [constructor; exact G1|exact G2].
+Qed.
+
+(** [M1 +_A … +_A Mn]. *)
+Lemma den_sum_tms ρ A Ms : Forall (fun M => fits A (den ρ M)) Ms ->
+  fits A (den ρ (sum_tms A Ms)) /\
+  rflat (den ρ (sum_tms A Ms)) = fold_right vp (zeros (dim A)) (map (fun M => rflat (den ρ M)) Ms).
+Proof.
+  induction 1 as [|M Ms HM HMs IH].
+  - simpl. apply den_zero.
+  - destruct Ms as [|M' Ms].
+    + simpl. split; auto. rewrite vp_zeros_r; auto. apply fits_len; auto.
+    + change (sum_tms A (M :: M' :: Ms)) with (plus A M (sum_tms A (M' :: Ms))).
+      destruct IH as [I1 I2]. destruct (den_plus A ρ M (sum_tms A (M' :: Ms)) HM I1) as [P1 P2].
+      split; auto. rewrite P2, I2. reflexivity.
+Qed.
+
+(** [<proj_2 p, …, proj_{k+1} p>]: the tail of [p]. *)
+Lemma den_tail_tuple ρ t0 ts :
+  ρ 0%nat = RNode (t0 :: ts) ->
+  den ρ (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length ts)))) = RNode ts.
+Proof.
+  intros H0. simpl. f_equal. rewrite map_map. simpl. rewrite H0. simpl.
+  assert (Hg : forall j n, map (fun x => nth x ts (RNode [])) (seq j n) = firstn n (skipn j ts)
+                      \/ (length ts < j + n)%nat).
+  { intros j n. revert j. induction n as [|n IH]; intros j; simpl; [left; reflexivity|].
+    destruct (IH (S j)) as [E|E]; [|right; lia].
+    destruct (Nat.lt_ge_cases j (length ts)) as [Hj|Hj]; [|right; lia].
+    left. rewrite E. clear -Hj. revert ts Hj. induction j as [|j IHj]; intros [|t ts] Hj; simpl in *; try lia; auto.
+    apply IHj. lia. }
+  destruct (Hg 0%nat (length ts)) as [E|E]; [|lia]. rewrite E. simpl. apply firstn_all.
+Qed.
+
