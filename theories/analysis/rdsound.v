@@ -327,3 +327,90 @@ Proof.
   destruct (Hg 0%nat (length ts)) as [E|E]; [|lia]. rewrite E. simpl. apply firstn_all.
 Qed.
 
+
+(** ** Primitives on trees *)
+Definition app_den (f : nat * prim) (t : rv) : rv :=
+  match eval_prim Rvo (fst f) (snd f) (rleaves t) with
+  | Some outs => tval (fst (encode Rvo (fcod (fst f) (snd f)) outs))
+  | None => RNode []
+  end.
+
+Lemma den_App ρ f M : den ρ (App f M) = app_den f (den ρ M).
+Proof. reflexivity. Qed.
+
+(** [rd^k[p]] sends trees of the shape of its domain to trees of the
+    shape of its codomain. *)
+Definition prim_fits (f : nat * prim) : Prop :=
+  forall t, fits (fdom (fst f) (snd f)) t -> fits (fcod (fst f) (snd f)) (app_den f t).
+
+Lemma app_den_flat k p t : fits (fdom k p) t -> rflat (app_den (k, p) t) = prim_fun k p (rflat t).
+Proof.
+  intros Ht. apply fits_leaves in Ht. unfold app_den, prim_fun. simpl.
+  unfold rflat at 2. pose proof (split_at_concat _ _ [] Ht) as HS. simpl in HS. rewrite HS.
+  destruct (eval_prim Rvo k p (rleaves t)) as [outs|] eqn:Ev; [|reflexivity].
+  rewrite rflat_tval. unfold flat. apply eval_prim_count in Ev.
+  destruct (encode_leaves (fcod k p) outs) as [H _]; [unfold vec in *; lia|].
+  unfold vec in *. rewrite H, firstn_all2 by lia. reflexivity.
+Qed.
+
+(** The assumptions on a primitive [rd^k[p]] applied in a body. *)
+Definition good (f : nat * prim) : Prop :=
+  smooth_prim (snd f) = true /\ prim_ok (snd f) = true /\ (fst f <= 1)%nat /\
+  prim_fits f /\ prim_fits (S (fst f), snd f).
+
+(** The bodies treated: no [rd] inside, constants of the length of their
+    type, good primitives. *)
+Fixpoint okt (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => good f /\ okt M
+  | Add M1 M2 => okt M1 /\ okt M2
+  | Tuple Ms => fold_right and True (map okt Ms)
+  | Proj _ M => okt M
+  | Let M N => okt M /\ okt N
+  | Rd _ _ _ => False
+  end.
+
+Lemma okt_tuple Ms : okt (Tuple Ms) <-> Forall okt Ms.
+Proof.
+  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
+Qed.
+
+Lemma okt_rd_depth M : okt M -> rd_depth M = 0%nat.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; simpl; intros H; auto; try tauto.
+  - destruct H. rewrite IH1, IH2; auto.
+  - unfold list_max'. induction IH as [|M Ms HM HMs IHl]; simpl in *; auto.
+    destruct H as [H1 H2]. rewrite HM, IHl; auto.
+  - destruct H. rewrite IHM, IHN; auto.
+Qed.
+
+Definition env_fits (Γ : ctx) (ρ : nat -> rv) : Prop :=
+  forall x A, nth_error Γ x = Some A -> fits A (ρ x).
+
+Lemma env_fits_cons Γ ρ A t : env_fits Γ ρ -> fits A t -> env_fits (A :: Γ) (scons t ρ).
+Proof. intros H Ht [|x] B Hx; simpl in *; [congruence|auto]. Qed.
+
+(** The denotation of a well-typed body has the shape of its type. *)
+Lemma den_fits Γ M A : typed_tm Γ M A -> okt M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
+  - intros Γ x A Hx _ ρ Hρ. simpl. auto.
+  - intros Γ c Hc ρ Hρ. simpl in *. constructor. auto.
+  - intros Γ f M HM IH [[_ [_ [_ [Hf _]]]] HoM] ρ Hρ. rewrite den_App. apply Hf. apply IH; auto.
+  - intros Γ M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] ρ Hρ. simpl.
+    specialize (IH1 Ho1 ρ Hρ). specialize (IH2 Ho2 ρ Hρ).
+    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
+    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
+  - intros Γ Ms As HF IH Ho ρ Hρ. apply okt_tuple in Ho. simpl. constructor.
+    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; auto.
+  - intros Γ M As i A HM IH Hi Ho ρ Hρ. simpl. specialize (IH Ho ρ Hρ).
+    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
+  - intros Γ M N A B HM IHM HN IHN [HoM HoN] ρ Hρ. simpl. apply IHN; auto.
+    apply env_fits_cons; auto.
+  - intros. simpl in *. tauto.
+Qed.
