@@ -414,3 +414,114 @@ Proof.
     apply env_fits_cons; auto.
   - intros. simpl in *. tauto.
 Qed.
+
+(** ** The body as a map of flat vectors *)
+(** The point: the values of the block [x⃗]. *)
+Definition pt (k : nat) (val : nat -> rv) : rv := RNode (map val (seq 0 k)).
+
+(** The environment with the block refilled from [y]. *)
+Definition benv (k : nat) (val : nat -> rv) (y : vec) : nat -> rv :=
+  fun x => if Nat.ltb x k then
+             match reshape (pt k val) y with RNode ts => nth x ts (RNode []) | _ => RNode [] end
+           else val x.
+
+(** [N] read as a map of the flat block. *)
+Definition G (k : nat) (val : nat -> rv) (N : tm) (y : vec) : vec := rflat (den (benv k val y) N).
+
+Lemma G_ext k val val' N y : (forall x, val x = val' x) -> G k val N y = G k val' N y.
+Proof.
+  intros H. unfold G. f_equal. apply den_ext. intros x. unfold benv, pt.
+  rewrite (map_ext val val') by auto. rewrite H. reflexivity.
+Qed.
+
+Lemma pt_fits As Γ0 val : env_fits (As ++ Γ0) val -> fits (TProd As) (pt (length As) val).
+Proof.
+  intros H. unfold pt. constructor.
+  assert (Hg : forall As' j, (forall n A, nth_error As' n = Some A -> nth_error (As ++ Γ0) (j + n) = Some A) ->
+    Forall2 fits As' (map val (seq j (length As')))).
+  { induction As' as [|A As' IH]; intros j Hj; simpl; constructor.
+    - apply H. rewrite <- (Nat.add_0_r j). apply Hj. reflexivity.
+    - apply IH. intros n B Hn. replace (S j + n)%nat with (j + S n)%nat by lia. apply Hj. exact Hn. }
+  apply Hg. intros n A Hn. simpl. rewrite nth_error_app1; auto. apply nth_error_Some. congruence.
+Qed.
+
+Lemma reshape_node As t y : fits (TProd As) t -> length y = dim (TProd As) ->
+  exists ts, reshape t y = RNode ts /\ Forall2 fits As ts /\ concat (map rflat ts) = y.
+Proof.
+  intros Ht Hy. pose proof (reshape_keeps _ _ _ Ht Hy) as HK. pose proof (reshape_rflat _ _ _ Ht Hy) as HR.
+  inversion HK as [|? ts HF E]. exists ts. split; auto. split; auto. rewrite <- rflat_node. congruence.
+Qed.
+
+Lemma benv_block As Γ0 val y x A : env_fits (As ++ Γ0) val -> length y = dim (TProd As) ->
+  nth_error As x = Some A ->
+  rflat (benv (length As) val y x) = proj (off As x) (dim A) y /\ fits A (benv (length As) val y x).
+Proof.
+  intros Hv Hy Hx. unfold benv.
+  assert (Hlt : Nat.ltb x (length As) = true) by (apply Nat.ltb_lt, nth_error_Some; congruence).
+  rewrite Hlt. destruct (reshape_node As (pt (length As) val) y (pt_fits _ _ _ Hv) Hy) as [ts [E [HF Hc]]].
+  rewrite E. rewrite <- Hc at 1. apply block_nth; auto.
+Qed.
+
+Lemma benv_fits As Γ0 val y : env_fits (As ++ Γ0) val -> length y = dim (TProd As) ->
+  env_fits (As ++ Γ0) (benv (length As) val y).
+Proof.
+  intros Hv Hy x A Hx. destruct (Nat.lt_ge_cases x (length As)) as [Hlt|Hge].
+  - rewrite nth_error_app1 in Hx by auto. apply (benv_block As Γ0 val y x A); auto.
+  - unfold benv. assert (Hl : Nat.ltb x (length As) = false) by (apply Nat.ltb_ge; lia).
+    rewrite Hl. apply Hv. auto.
+Qed.
+
+Lemma benv_point As Γ0 val x : env_fits (As ++ Γ0) val ->
+  benv (length As) val (rflat (pt (length As) val)) x = val x.
+Proof.
+  intros Hv. unfold benv. pose proof (pt_fits _ _ _ Hv) as Hp.
+  rewrite (reshape_fits_eq _ _ _ Hp Hp). destruct (Nat.ltb_spec x (length As)) as [Hlt|Hge]; auto.
+  unfold pt. rewrite nth_indep with (d' := val 0%nat) by (rewrite map_length, seq_length; auto).
+  rewrite map_nth, seq_nth by auto. reflexivity.
+Qed.
+
+Lemma G_point As Γ0 val N : env_fits (As ++ Γ0) val ->
+  G (length As) val N (rflat (pt (length As) val)) = rflat (den val N).
+Proof. intros Hv. unfold G. f_equal. apply den_ext. intros x. apply benv_point with Γ0. auto. Qed.
+
+Lemma G_len Γf As Γ0 val N B y : typed_tm Γf N B -> okt N -> Γf = As ++ Γ0 -> env_fits Γf val ->
+  length y = dim (TProd As) -> length (G (length As) val N y) = dim B.
+Proof.
+  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply den_fits; eauto. apply benv_fits; auto.
+Qed.
+
+Lemma vp_comm u v : vp u v = vp v u.
+Proof.
+  revert v. induction u as [|a u IH]; intros [|b v]; simpl; auto. rewrite IH. f_equal. ring.
+Qed.
+
+Lemma off_S As i A : nth_error As i = Some A -> off As (S i) = (off As i + dim A)%nat.
+Proof.
+  revert i. induction As as [|B As IH]; intros [|i] Hi; simpl in Hi; try discriminate.
+  - injection Hi as <-. unfold off. simpl. unfold dsum. simpl. lia.
+  - specialize (IH i Hi). unfold off, dsum in *. simpl in *. lia.
+Qed.
+
+Lemma off_0 As : off As 0 = 0%nat.
+Proof. reflexivity. Qed.
+
+(** The environment of the body of a [let], refilled. *)
+Lemma benv_let As Γ0 val A' tM y gm x : env_fits (As ++ Γ0) val -> fits A' tM ->
+  length y = dim (TProd As) -> fits A' (reshape tM gm) -> rflat (reshape tM gm) = gm ->
+  benv (S (length As)) (scons tM val) (gm ++ y) x = scons (reshape tM gm) (benv (length As) val y) x.
+Proof.
+  intros Hv HtM Hy Hg1 Hg2.
+  destruct (reshape_node As (pt (length As) val) y (pt_fits _ _ _ Hv) Hy) as [ts [E [HF Hc]]].
+  assert (Hp : pt (S (length As)) (scons tM val) = RNode (tM :: map val (seq 0 (length As)))).
+  { unfold pt. simpl. f_equal. f_equal. rewrite <- seq_shift, map_map. reflexivity. }
+  assert (Hr : reshape (pt (S (length As)) (scons tM val)) (gm ++ y) = RNode (reshape tM gm :: ts)).
+  { rewrite <- Hg2 at 1. rewrite <- Hc.
+    replace (rflat (reshape tM gm) ++ concat (map rflat ts)) with (rflat (RNode (reshape tM gm :: ts)))
+      by (rewrite rflat_node; reflexivity).
+    apply (reshape_fits_eq (TProd (A' :: As))).
+    - rewrite Hp. constructor. constructor; auto. pose proof (pt_fits _ _ _ Hv) as Hq. inversion Hq; auto.
+    - constructor. constructor; auto. }
+  unfold benv. rewrite Hr. destruct x as [|x]; simpl; auto.
+  replace (Nat.ltb (S x) (S (length As))) with (Nat.ltb x (length As)) by reflexivity.
+  rewrite E. destruct (Nat.ltb x (length As)); reflexivity.
+Qed.
