@@ -765,3 +765,62 @@ Proof.
   - (* Rd *)
     intros. simpl in *. tauto.
 Qed.
+
+Lemma fits_eq A t1 t2 : fits A t1 -> fits A t2 -> rflat t1 = rflat t2 -> t1 = t2.
+Proof.
+  intros H1 H2 E. rewrite <- (reshape_fits_eq A t1 t1 H1 H1), <- (reshape_fits_eq A t1 t2 H1 H2), E.
+  reflexivity.
+Qed.
+
+Lemma rflat_single t : rflat (RNode [t]) = rflat t.
+Proof. rewrite rflat_node. simpl. apply app_nil_r. Qed.
+
+(** ** Soundness of the [rd] step
+
+    For an [rd]-free body [x:A, Γ ⊢ N : B] satisfying [okt], an
+    environment [ρ] of [Γ], and a point [V] and a cotangent [W] whose
+    denotations have the shapes of [A] and [B]:
+    [⟦W.R_V(x.N)⟧ρ = ⟦W.rd(x.N)(V)⟧ρ], the real reverse derivative of the
+    body.  The body is differentiable everywhere (its primitives are the
+    smooth ones), so no differentiability hypothesis is needed. *)
+Theorem rd_step_sound_rdfree Γ ρ A B W V N :
+  typed_tm (A :: Γ) N B -> okt N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+  den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
+Proof.
+  intros HN Ho Hρ HV HW. unfold rd_rewrite. rewrite (okt_rd_depth N Ho).
+  set (θ := list_subst [V]).
+  assert (Hval : forall x, den ρ (θ x) = scons (den ρ V) ρ x).
+  { intros [|x]; [reflexivity|]. unfold θ, list_subst. simpl. destruct x; reflexivity. }
+  assert (Hv : env_fits ([A] ++ Γ) (fun x => den ρ (θ x))).
+  { intros x C Hx. rewrite Hval. destruct x; simpl in *; [congruence|auto]. }
+  destruct (rdr_sound_rdfree _ N B HN Ho [A] Γ eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
+  inversion F as [|? ts HF]. inversion HF as [|? t ? ts' Ht Hts]. inversion Hts. subst.
+  match goal with H : RNode [t] = _ |- _ => rename H into ER end.
+  match goal with |- den ρ ?E = _ => assert (EP : den ρ E = t) end.
+  { transitivity (match den ρ (rdr_step None Γ [A] θ W N) with RNode ts => nth 0 ts (RNode []) | _ => RNode [] end);
+      [reflexivity|]. rewrite <- ER. reflexivity. }
+  rewrite EP, den_Rd.
+  set (l := den ρ V). set (w := den ρ W).
+  assert (Hl : length (rflat l) = dim A) by (apply fits_len; auto).
+  apply (fits_eq A); auto.
+  - unfold rd_den. apply reshape_keeps; auto. rewrite length_tab. auto.
+  - rewrite <- rflat_single, ER. transitivity (r (rflat w)); [exact E|]. symmetry.
+    apply (rd_den_correct w l (fun a => den (scons a ρ) N) (dim B) r); [|apply fits_len; auto].
+    cbv zeta. rewrite Hl.
+    assert (Ept : rflat (pt (length [A]) (fun x => den ρ (θ x))) = rflat l) by apply rflat_single.
+    rewrite Ept in Hr.
+    replace (dim A) with (dim (TProd [A])) by (rewrite dim_prod; simpl; unfold dsum; simpl; lia).
+    eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+    intros y Hy. unfold G. f_equal. apply den_ext. intros [|x].
+    + unfold benv. simpl.
+      assert (Er : reshape (pt 1 (fun x => den ρ (θ x))) y = RNode [reshape l y]).
+      { assert (Hk : fits (TProd [A]) (pt 1 (fun x => den ρ (θ x)))) by (apply (pt_fits [A] Γ); auto).
+        assert (Hy' : length y = dim A) by (rewrite Hy, dim_prod; simpl; unfold dsum; simpl; lia).
+        assert (Hr1 : fits A (reshape l y)) by (apply reshape_keeps; auto).
+        transitivity (reshape (pt 1 (fun x => den ρ (θ x))) (rflat (RNode [reshape l y]))).
+        { f_equal. rewrite rflat_single. symmetry. apply (reshape_rflat A); auto. }
+        apply (reshape_fits_eq (TProd [A])); auto. constructor. constructor; auto. }
+      rewrite Er. reflexivity.
+    + unfold benv. simpl. apply Hval.
+Qed.
+End derived.
