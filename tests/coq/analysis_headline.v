@@ -13,7 +13,7 @@
    with it), the excluded middle (Classical_Prop.classic): the assumptions
    printed below are those, and nothing else (tests/test_analysis_coq.py). *)
 From Coq Require Import Reals List.
-From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim.
+From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim rdsound.
 Open Scope R_scope.
 
 (* The derivative on R^n is Coquelicot's on R (n = 1). *)
@@ -99,3 +99,23 @@ Check @den_rd_prim.
 Print Assumptions den_rd_prim.
 Check @den_rd_prim_ev.
 Print Assumptions den_rd_prim_ev.
+
+(* Soundness of the rd step over R (rdsound.v).  The bodies treated (okt):
+   no rd inside, constants of the length of their type, and primitives
+   rd^k[p] with p smooth, k <= 1, and rd^k[p], rd^{k+1}[p] sending trees of
+   the shape of their domain to trees of the shape of their codomain
+   (prim_fits).  The rewriting W.R_theta(x.N) of such a body denotes a
+   reverse derivative of the body at the point (rdr_sound_rdfree), so
+   [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] (rd_step_sound_rdfree), and every step
+   of a closed well-typed term keeps its denotation when its rd redex has
+   such a body (step_tm_den_rdfree). *)
+Print okt.
+Print good.
+Print prim_fits.
+Print rd_ok.
+Check @rdr_sound_rdfree.
+Print Assumptions rdr_sound_rdfree.
+Check @rd_step_sound_rdfree.
+Print Assumptions rd_step_sound_rdfree.
+Check @step_tm_den_rdfree.
+Print Assumptions step_tm_den_rdfree.
