@@ -857,3 +857,162 @@ Proof.
   - eapply head_step_den; eauto.
 Qed.
 End allsteps.
+
+(** ** The smooth primitives have the shapes of their types
+
+    [prim_fits (k, p)] for every smooth primitive [p] and [k ≤ 1]
+    ([smooth_prim_fits]): so a body whose primitives are plain smooth ones
+    ([k = 0]) satisfies [okt] as soon as its constants have the lengths of
+    their types ([good_plain]). *)
+Lemma tval_encode_fits A : forall xs rest, Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec A) xs ->
+  snd (encode Rvo A (xs ++ rest)) = rest /\ fits A (tval (fst (encode Rvo A (xs ++ rest)))).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros xs rest HF.
+  - simpl in HF. inversion HF as [|? x ? xs' Hx Hxs]; subst. inversion Hxs; subst. simpl.
+    split; [reflexivity|]. constructor. reflexivity.
+  - simpl. simpl in HF.
+    assert (Hgo : forall As' xs rest, Forall (fun A => forall xs rest,
+          Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec A) xs ->
+          snd (encode Rvo A (xs ++ rest)) = rest /\ fits A (tval (fst (encode Rvo A (xs ++ rest))))) As' ->
+        Forall2 (fun d (v : vec) => length v = d) (concat (map (@ty_dims vec) As')) xs ->
+        let r := (fix go (As : list ty) (xs : list vec) : list tm * list vec :=
+           match As with
+           | [] => ([], xs)
+           | A :: As' => let '(V, xs1) := encode Rvo A xs in
+                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
+           end) As' (xs ++ rest) in
+        snd r = rest /\ Forall2 fits As' (map tval (fst r))).
+    { intros As' xs0 rest0 HI. revert xs0 rest0. induction HI as [|A As' HA HAs IHl]; intros xs0 rest0 HF0; simpl.
+      - simpl in HF0. inversion HF0; subst. split; [reflexivity|constructor].
+      - simpl in HF0. apply Forall2_app_inv_l in HF0. destruct HF0 as [l1 [l2 [H1 [H2 ->]]]].
+        rewrite <- app_assoc. destruct (HA l1 (l2 ++ rest0) H1) as [E1 F1].
+        destruct (encode Rvo A (l1 ++ l2 ++ rest0)) as [V xs1] eqn:Ee. simpl in E1, F1. subst xs1.
+        destruct (IHl l2 rest0 H2) as [E2 F2].
+        match goal with |- context [let '(_, _) := ?e in _] => destruct e as [Vs xs2] eqn:Eg end.
+        simpl in *. split; [exact E2|]. constructor; auto. }
+    destruct (Hgo As xs rest IH HF) as [E F]. simpl in E, F.
+    assert (Hpair : forall (q : list tm * list vec), snd q = rest -> Forall2 fits As (map tval (fst q)) ->
+      snd (let '(a, b) := q in (Tuple a, b)) = rest /\
+      fits (TProd As) (tval (fst (let '(a, b) := q in (Tuple a, b))))).
+    { intros [a b] H1 H2. simpl in *. split; auto. constructor. auto. }
+    apply Hpair; [exact E|exact F].
+Qed.
+
+Lemma prim_fits_gen k p :
+  (forall xs, Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec (fdom k p)) xs ->
+     exists outs, eval_prim Rvo k p xs = Some outs /\
+                  Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec (fcod k p)) outs) ->
+  prim_fits (k, p).
+Proof.
+  intros H t Ht. unfold app_den. simpl. destruct (H (rleaves t) (fits_leaves _ _ Ht)) as [outs [E HF]].
+  rewrite E. rewrite <- (app_nil_r outs). apply tval_encode_fits. exact HF.
+Qed.
+
+Lemma eval_some k p xs : smooth_prim p = true -> (k <= 1)%nat ->
+  length xs = length (@ty_dims vec (fdom k p)) -> exists outs, eval_prim Rvo k p xs = Some outs.
+Proof.
+  intros Hs Hk Hl. assert (Hk' : k = 0%nat \/ k = 1%nat) by lia.
+  destruct p; simpl in Hs; try discriminate; destruct Hk' as [-> | ->]; simpl in Hl;
+    do 6 (try (destruct xs as [|? xs]; simpl in Hl; try lia)); eexists; reflexivity.
+Qed.
+
+Lemma eval_concat_len k p xs outs : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat ->
+  Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec (fdom k p)) xs ->
+  eval_prim Rvo k p xs = Some outs -> length (concat outs) = pcod k p.
+Proof.
+  intros Hs Hok Hk HF E. destruct (Forall2_lengths _ _ HF) as [_ Hl].
+  destruct (prim_rd_correct p k Hs Hok Hk (concat xs) Hl) as [L [[_ [Hm _]] _]].
+  specialize (Hm (concat xs) Hl). unfold prim_fun in Hm.
+  pose proof (split_at_concat _ _ [] HF) as HS. simpl in HS. rewrite HS, E in Hm. exact Hm.
+Qed.
+
+Lemma one_leaf d (o : vec) : length (concat [o]) = dsum [d] ->
+  Forall2 (fun d (v : vec) => length v = d) [d] [o].
+Proof. intros H. simpl in H. unfold dsum in H. simpl in H. rewrite app_nil_r in H. constructor; auto. lia. Qed.
+
+Lemma two_leaves d1 d2 (o1 o2 : vec) : length o1 = d1 -> length (concat [o1; o2]) = dsum [d1; d2] ->
+  Forall2 (fun d (v : vec) => length v = d) [d1; d2] [o1; o2].
+Proof.
+  intros H1 H. simpl in H. unfold dsum in H. simpl in H. rewrite app_nil_r, app_length in H.
+  constructor; auto. constructor; [lia|constructor].
+Qed.
+
+Ltac inv_F2 :=
+  repeat match goal with
+         | H : Forall2 _ (_ :: _) _ |- _ => inversion H; subst; clear H
+         | H : Forall2 _ [] _ |- _ => inversion H; subst; clear H
+         end.
+
+Theorem smooth_prim_fits p k : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> prim_fits (k, p).
+Proof.
+  intros Hs Hok Hk. apply prim_fits_gen. intros xs HF.
+  destruct (eval_some k p xs Hs Hk (eq_sym (Forall2_length' _ _ _ HF))) as [outs E].
+  exists outs. split; [exact E|].
+  pose proof (eval_concat_len k p xs outs Hs Hok Hk HF E) as Hc. unfold pcod in Hc.
+  assert (Hk' : k = 0%nat \/ k = 1%nat) by lia.
+  destruct p; simpl in Hs; try discriminate; destruct Hk' as [-> | ->]; simpl in HF, Hc |- *; inv_F2;
+    simpl in E; injection E as <-;
+    first [ apply one_leaf; exact Hc
+          | apply two_leaves; [|exact Hc] ].
+  - reflexivity.
+  - auto.
+  - rewrite mm_P_eq by (rewrite ?length_transpose; auto). apply length_tab2.
+  - rewrite firstn_length. rewrite Nat.mul_add_distr_r in *. lia.
+  - simpl in Hok. apply andb_true_iff in Hok. destruct Hok as [Hm1 Hm2].
+    apply Nat.ltb_lt in Hm1. apply Nat.leb_le in Hm2.
+    match goal with |- length (conv1d_dK _ ?c ?c' ?n ?m ?g ?x) = _ =>
+      rewrite (cv_P_eq c c' n m Hm1 Hm2 g x); [unfold cv_P; rewrite length_tab2; lia|assumption|assumption] end.
+  - rewrite vmul_inst, length_vmul. lia.
+Qed.
+
+Lemma good_plain p : smooth_prim p = true -> prim_ok p = true -> good (0%nat, p).
+Proof.
+  intros Hs Hok. repeat split; auto; apply smooth_prim_fits; auto.
+Qed.
+
+(** Bodies with plain smooth primitives: no [rd] inside, constants of the
+    length of their type, primitives [p] (level 0) smooth with [prim_ok p]. *)
+Fixpoint plain (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => fst f = 0%nat /\ smooth_prim (snd f) = true /\ prim_ok (snd f) = true /\ plain M
+  | Add M1 M2 => plain M1 /\ plain M2
+  | Tuple Ms => fold_right and True (map plain Ms)
+  | Proj _ M => plain M
+  | Let M N => plain M /\ plain N
+  | Rd _ _ _ => False
+  end.
+
+Lemma plain_okt M : plain M -> okt M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; simpl; intros H; auto; try tauto.
+  - destruct f as [k p]. simpl in H. destruct H as [-> [Hs [Hok HM]]]. split; auto. apply good_plain; auto.
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
+Qed.
+
+Section plainsteps.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σq : signature := exec_signature Rvo decls locs.
+
+(** The soundness of the [rd] step for bodies with plain smooth
+    primitives, with no hypothesis on the primitives left. *)
+Corollary rd_step_sound_plain Γ ρ A B W V N :
+  typed_tm (A :: Γ) N B -> plain N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+  den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
+Proof. intros HN Hp. apply (rd_step_sound_rdfree decls locs); auto. apply plain_okt; auto. Qed.
+
+#[local] Instance Eq : evaluator := exec_evaluator Rvo.
+
+(** Every step of a well-typed closed term keeps its denotation when the
+    body, point and cotangent of its [rd] redex are [plain]. *)
+Corollary step_tm_den_plain ρ K M0 M0' C :
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> plain N /\ plain V /\ plain W) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+Proof.
+  intros HT Hs Hp. apply (step_tm_den_rdfree decls locs ρ K M0 M0' C HT Hs).
+  intros W N V E. destruct (Hp W N V E) as [H1 [H2 H3]]. split; [|split]; apply plain_okt; auto.
+Qed.
+End plainsteps.
