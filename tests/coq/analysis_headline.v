@@ -119,3 +119,15 @@ Check @rd_step_sound_rdfree.
 Print Assumptions rd_step_sound_rdfree.
 Check @step_tm_den_rdfree.
 Print Assumptions step_tm_den_rdfree.
+
+(* The smooth primitives have the shapes of their types (k <= 1), so for
+   bodies with plain smooth primitives (plain: level 0, constants of the
+   length of their type, no rd inside) no hypothesis on the primitives is
+   left. *)
+Check @smooth_prim_fits.
+Print Assumptions smooth_prim_fits.
+Print plain.
+Check @rd_step_sound_plain.
+Print Assumptions rd_step_sound_plain.
+Check @step_tm_den_plain.
+Print Assumptions step_tm_den_plain.

@@ -3,19 +3,26 @@
     The rewriting [W.R_θ(x⃗.N)] of [rd.v] ([rdr]) denotes a reverse
     derivative of its body: read [N] (typed in [As ++ Γ0]) as the map [G]
     of flat vectors that refills the block [x⃗ : As] with [y] and leaves the
-    other variables at [θ], then [⟦W.R_θ(x⃗.N)⟧], flattened, is [r ⟦W⟧] for
-    a reverse derivative [r] of [G] at [⟦θ⟧] ([rdr_sound_rdfree]).  With
-    [rd_den_correct] this gives the soundness of the [rd] step
-    ([rd_step_sound_rdfree]): [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧].
+    other variables at [θ]; then [⟦W.R_θ(x⃗.N)⟧], flattened, is [r ⟦W⟧] for
+    a reverse derivative [r] of [G] at [⟦θ⟧] ([rdr_sound_rdfree], by
+    induction on the typing of [N], one case per rule of Fig. 4 with the
+    theorems of [rdcalc.v]).  With [rd_den_correct] this gives the
+    soundness of the [rd] step ([rd_step_sound_rdfree]):
+    [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧], and of every step of a closed
+    well-typed term ([step_tm_den_rdfree]).
 
-    Assumptions, on the body [N] only ([okt N]): no [rd] inside ([N] is
-    [rd]-free), its constants have the length of their type, and every
-    primitive [rd^k[p]] it applies has [p] smooth, [k ≤ 1], and sends
-    values of its domain to values of its codomain, as does [rd^{k+1}[p]]
-    ([prim_fits]; a property of the instance's shapes, not of analysis).
-    The environment, the point and the cotangent are arbitrary trees of
-    the right shapes ([fits]).  Not proved: bodies with [rd] inside (the
-    R-Rd case, which needs the second derivatives). *)
+    Assumptions, on the body [N] ([okt N]): no [rd] inside, its constants
+    have the length of their type, and every primitive [rd^k[p]] it applies
+    has [p] smooth, [prim_ok p], [k ≤ 1], and [rd^k[p]], [rd^{k+1}[p]]
+    sending trees of the shape of their domain to trees of the shape of
+    their codomain ([prim_fits]).  [prim_fits] holds for every smooth
+    primitive and [k ≤ 1] ([smooth_prim_fits]), so for bodies whose
+    primitives are plain ([k = 0]) nothing is assumed but smoothness and
+    the lengths of the constants ([plain], [rd_step_sound_plain],
+    [step_tm_den_plain]).  The environment, the point and the cotangent
+    are trees of the shapes of their types ([fits]).  Not proved: bodies
+    with [rd] inside (the R-Rd case, which needs the derivatives of [⟦rd⟧]
+    in its point and cotangent). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel term_sem instance.
