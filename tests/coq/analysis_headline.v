@@ -120,14 +120,16 @@ Print Assumptions rd_step_sound_rdfree.
 Check @step_tm_den_rdfree.
 Print Assumptions step_tm_den_rdfree.
 
-(* The smooth primitives have the shapes of their types (k <= 1), so for
-   bodies with plain smooth primitives (plain: level 0, constants of the
-   length of their type, no rd inside) no hypothesis on the primitives is
-   left. *)
+(* The smooth primitives have the shapes of their types (rd^k[p], k <= 2),
+   so for bodies with smooth primitives (smooth_body: rd^k[p] with p
+   smooth, prim_ok p and k <= 1, constants of the length of their type, no
+   rd inside) no hypothesis on the primitives is left. *)
 Check @smooth_prim_fits.
 Print Assumptions smooth_prim_fits.
-Print plain.
-Check @rd_step_sound_plain.
-Print Assumptions rd_step_sound_plain.
-Check @step_tm_den_plain.
-Print Assumptions step_tm_den_plain.
+Check @smooth_prim_fits2.
+Print Assumptions smooth_prim_fits2.
+Print smooth_body.
+Check @rd_step_sound_smooth.
+Print Assumptions rd_step_sound_smooth.
+Check @step_tm_den_smooth.
+Print Assumptions step_tm_den_smooth.

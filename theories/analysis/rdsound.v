@@ -16,17 +16,18 @@
     has [p] smooth, [prim_ok p], [k ≤ 1], and [rd^k[p]], [rd^{k+1}[p]]
     sending trees of the shape of their domain to trees of the shape of
     their codomain ([prim_fits]).  [prim_fits] holds for every smooth
-    primitive and [k ≤ 1] ([smooth_prim_fits]), so for bodies whose
-    primitives are plain ([k = 0]) nothing is assumed but smoothness and
-    the lengths of the constants ([plain], [rd_step_sound_plain],
-    [step_tm_den_plain]).  The environment, the point and the cotangent
+    primitive and [k ≤ 2] ([smooth_prim_fits], [smooth_prim_fits2]), so
+    nothing is assumed of the primitives but smoothness, [prim_ok] and
+    [k ≤ 1], and of the constants their lengths ([smooth_body],
+    [rd_step_sound_smooth], [step_tm_den_smooth]).  The environment, the
+    point and the cotangent
     are trees of the shapes of their types ([fits]).  Not proved: bodies
     with [rd] inside (the R-Rd case, which needs the derivatives of [⟦rd⟧]
     in its point and cotangent). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel term_sem instance.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -867,10 +868,11 @@ End allsteps.
 
 (** ** The smooth primitives have the shapes of their types
 
-    [prim_fits (k, p)] for every smooth primitive [p] and [k ≤ 1]
-    ([smooth_prim_fits]): so a body whose primitives are plain smooth ones
-    ([k = 0]) satisfies [okt] as soon as its constants have the lengths of
-    their types ([good_plain]). *)
+    [prim_fits (k, p)] for every smooth primitive [p] and [k ≤ 2]
+    ([smooth_prim_fits], [smooth_prim_fits2]): so a body whose primitives
+    are smooth ones [rd^k[p]], [k ≤ 1], satisfies [okt] as soon as its
+    constants have the lengths of their types ([good_smooth],
+    [smooth_body_okt]). *)
 Lemma tval_encode_fits A : forall xs rest, Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec A) xs ->
   snd (encode Rvo A (xs ++ rest)) = rest /\ fits A (tval (fst (encode Rvo A (xs ++ rest)))).
 Proof.
@@ -977,49 +979,110 @@ Proof.
   intros Hs Hok. repeat split; auto; apply smooth_prim_fits; auto.
 Qed.
 
-(** Bodies with plain smooth primitives: no [rd] inside, constants of the
-    length of their type, primitives [p] (level 0) smooth with [prim_ok p]. *)
-Fixpoint plain (M : tm) : Prop :=
+(** Level 2: [rd²[p]] has the shapes of its type too, so [good (k, p)]
+    holds for every smooth [p] and [k ≤ 1] ([good_smooth]). *)
+Lemma eval_some2 p xs : smooth_prim p = true ->
+  length xs = length (@ty_dims vec (fdom 2 p)) -> exists outs, eval_prim Rvo 2 p xs = Some outs.
+Proof.
+  intros Hs Hl. destruct p; simpl in Hs; try discriminate; simpl in Hl;
+    do 7 (try (destruct xs as [|? xs]; simpl in Hl; try lia)); eexists; reflexivity.
+Qed.
+
+Lemma eval_concat_len2 p xs outs : smooth_prim p = true -> prim_ok p = true ->
+  Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec (fdom 2 p)) xs ->
+  eval_prim Rvo 2 p xs = Some outs -> length (concat outs) = pcod 2 p.
+Proof.
+  intros Hs Hok HF E. destruct (Forall2_lengths _ _ HF) as [_ Hl].
+  destruct (prim_level2_differentiable p (or_introl Hs) Hok (concat xs) Hl) as [L [_ [Hm _]]].
+  specialize (Hm (concat xs) Hl). unfold prim_fun in Hm.
+  pose proof (split_at_concat _ _ [] HF) as HS.
+  change (split_at 0 (@ty_dims vec (fdom 2 p)) (concat xs) = xs) in HS. rewrite HS, E in Hm. exact Hm.
+Qed.
+
+Lemma three_leaves d1 d2 d3 (o1 o2 o3 : vec) : length o1 = d1 -> length o2 = d2 ->
+  length (concat [o1; o2; o3]) = dsum [d1; d2; d3] ->
+  Forall2 (fun d (v : vec) => length v = d) [d1; d2; d3] [o1; o2; o3].
+Proof.
+  intros H1 H2 H. simpl in H. unfold dsum in H. simpl in H. rewrite app_nil_r, !app_length in H.
+  constructor; auto. constructor; auto. constructor; [lia|constructor].
+Qed.
+
+Theorem smooth_prim_fits2 p : smooth_prim p = true -> prim_ok p = true -> prim_fits (2%nat, p).
+Proof.
+  intros Hs Hok. apply prim_fits_gen. intros xs HF.
+  destruct (eval_some2 p xs Hs (eq_sym (Forall2_length' _ _ _ HF))) as [outs E].
+  exists outs. split; [exact E|].
+  pose proof (eval_concat_len2 p xs outs Hs Hok HF E) as Hc. unfold pcod in Hc.
+  destruct p; simpl in Hs; try discriminate; simpl in HF, Hc |- *; inv_F2;
+    simpl in E; injection E as <-;
+    first [ apply two_leaves; [|exact Hc]
+          | apply three_leaves; [| |exact Hc] ];
+    unfold vzero, vscale, v_zero; simpl;
+    rewrite ?repeat_length, ?map_length, ?vmul_inst, ?length_vmul, ?map_length, ?length_vmul, ?map_length;
+    try lia.
+  - rewrite mm_P_eq by auto. apply length_tab2.
+  - rewrite mm_Q_eq by auto. apply length_tab2.
+  - simpl in Hok. apply andb_true_iff in Hok. destruct Hok as [Hm1 Hm2].
+    apply Nat.ltb_lt in Hm1. apply Nat.leb_le in Hm2.
+    match goal with |- length (conv1d_dK _ ?c ?c' ?n ?m ?g ?x) = _ =>
+      rewrite (cv_P_eq c c' n m Hm1 Hm2 g x); [unfold cv_P; rewrite length_tab2; lia|assumption|assumption] end.
+  - simpl in Hok. apply andb_true_iff in Hok. destruct Hok as [Hm1 Hm2].
+    apply Nat.ltb_lt in Hm1. apply Nat.leb_le in Hm2.
+    match goal with |- length (conv1d_dx _ ?c ?c' ?n ?m ?K ?g) = _ =>
+      rewrite (cv_Q_eq c c' n m Hm1 Hm2 K g); [unfold cv_Q; rewrite length_tab2; lia|assumption|assumption] end.
+Qed.
+
+Lemma good_smooth k p : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> good (k, p).
+Proof.
+  intros Hs Hok Hk. repeat split; auto; simpl.
+  - apply smooth_prim_fits; auto.
+  - destruct k as [|[|k]]; [apply smooth_prim_fits; auto|apply smooth_prim_fits2; auto|lia].
+Qed.
+
+(** Bodies with smooth primitives: no [rd] inside, constants of the length
+    of their type, primitives [rd^k[p]] with [p] smooth, [prim_ok p] and
+    [k ≤ 1]. *)
+Fixpoint smooth_body (M : tm) : Prop :=
   match M with
   | Var _ => True
   | Const c => length (snd c) = fst c
-  | App f M => fst f = 0%nat /\ smooth_prim (snd f) = true /\ prim_ok (snd f) = true /\ plain M
-  | Add M1 M2 => plain M1 /\ plain M2
-  | Tuple Ms => fold_right and True (map plain Ms)
-  | Proj _ M => plain M
-  | Let M N => plain M /\ plain N
+  | App f M => (fst f <= 1)%nat /\ smooth_prim (snd f) = true /\ prim_ok (snd f) = true /\ smooth_body M
+  | Add M1 M2 => smooth_body M1 /\ smooth_body M2
+  | Tuple Ms => fold_right and True (map smooth_body Ms)
+  | Proj _ M => smooth_body M
+  | Let M N => smooth_body M /\ smooth_body N
   | Rd _ _ _ => False
   end.
 
-Lemma plain_okt M : plain M -> okt M.
+Lemma smooth_body_okt M : smooth_body M -> okt M.
 Proof.
   induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
     using tm_ind'; simpl; intros H; auto; try tauto.
-  - destruct f as [k p]. simpl in H. destruct H as [-> [Hs [Hok HM]]]. split; auto. apply good_plain; auto.
+  - destruct f as [k p]. simpl in H. destruct H as [Hk [Hs [Hok HM]]]. split; auto. apply good_smooth; auto.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.
 
-Section plainsteps.
+Section smoothsteps.
 Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σq : signature := exec_signature Rvo decls locs.
 
-(** The soundness of the [rd] step for bodies with plain smooth
-    primitives, with no hypothesis on the primitives left. *)
-Corollary rd_step_sound_plain Γ ρ A B W V N :
-  typed_tm (A :: Γ) N B -> plain N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+(** The soundness of the [rd] step for bodies with smooth primitives, with
+    no hypothesis on the primitives left. *)
+Corollary rd_step_sound_smooth Γ ρ A B W V N :
+  typed_tm (A :: Γ) N B -> smooth_body N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
-Proof. intros HN Hp. apply (rd_step_sound_rdfree decls locs); auto. apply plain_okt; auto. Qed.
+Proof. intros HN Hp. apply (rd_step_sound_rdfree decls locs); auto. apply smooth_body_okt; auto. Qed.
 
 #[local] Instance Eq : evaluator := exec_evaluator Rvo.
 
 (** Every step of a well-typed closed term keeps its denotation when the
-    body, point and cotangent of its [rd] redex are [plain]. *)
-Corollary step_tm_den_plain ρ K M0 M0' C :
+    body, point and cotangent of its [rd] redex satisfy [smooth_body]. *)
+Corollary step_tm_den_smooth ρ K M0 M0' C :
   typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
-  (forall W N V, M0 = Rd W N V -> plain N /\ plain V /\ plain W) ->
+  (forall W N V, M0 = Rd W N V -> smooth_body N /\ smooth_body V /\ smooth_body W) ->
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
 Proof.
   intros HT Hs Hp. apply (step_tm_den_rdfree decls locs ρ K M0 M0' C HT Hs).
-  intros W N V E. destruct (Hp W N V E) as [H1 [H2 H3]]. split; [|split]; apply plain_okt; auto.
+  intros W N V E. destruct (Hp W N V E) as [H1 [H2 H3]]. split; [|split]; apply smooth_body_okt; auto.
 Qed.
-End plainsteps.
+End smoothsteps.
