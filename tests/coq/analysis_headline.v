@@ -133,3 +133,9 @@ Check @rd_step_sound_smooth.
 Print Assumptions rd_step_sound_smooth.
 Check @step_tm_den_smooth.
 Print Assumptions step_tm_den_smooth.
+
+(* The hypotheses are met by a body with let, a tuple and a primitive of two
+   arguments: N = let p <- <x, x> in mul_3(p), at every point and cotangent
+   of Real(3). *)
+Check @rd_step_sound_square.
+Print Assumptions rd_step_sound_square.

@@ -1085,4 +1085,23 @@ Proof.
   intros HT Hs Hp. apply (step_tm_den_rdfree decls locs ρ K M0 M0' C HT Hs).
   intros W N V E. destruct (Hp W N V E) as [H1 [H2 H3]]. split; [|split]; apply smooth_body_okt; auto.
 Qed.
+(** The hypotheses are met: for [N = let p ← <x, x> in mul_3(p)] (the
+    square of [x : Real(3)], through [let], a tuple and a primitive of two
+    arguments), every point and cotangent of [Real(3)],
+    [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]. *)
+Example rd_step_sound_square ρ (v w : vec) :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Let (Tuple [Var 0; Var 0]) (App (0%nat, PMul 3%nat) (Var 0)) in
+  den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
+  den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N. apply rd_step_sound_smooth with (B := @TBase Rsorts4 3%nat).
+  - unfold N. econstructor.
+    + constructor. repeat constructor.
+    + match goal with |- typed_tm ?G (App ?f ?M) ?T => assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end. constructor. reflexivity.
+  - simpl. repeat split; lia.
+  - intros x D Hx. destruct x; discriminate.
+  - simpl. constructor. exact Hv.
+  - simpl. constructor. exact Hw.
+Qed.
 End smoothsteps.
