@@ -139,3 +139,12 @@ Print Assumptions step_tm_den_smooth.
    of Real(3). *)
 Check @rd_step_sound_square.
 Print Assumptions rd_step_sound_square.
+
+(* The evaluation of a closed W.rd(x.N)(V) with such a body: whatever its
+   first step W.R_V(x.N) evaluates to (a value in particular) denotes
+   [[W.rd(x.N)(V)]]; every evaluation of a closed rd-free term keeps its
+   denotation. *)
+Check @steps_den_rdfree.
+Print Assumptions steps_den_rdfree.
+Check @rd_eval_den.
+Print Assumptions rd_eval_den.

@@ -26,7 +26,8 @@
     in its point and cotangent). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel term_sem instance.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From Coq Require Import Relation_Operators.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2.
 Import ListNotations.
 Open Scope R_scope.
@@ -1105,3 +1106,68 @@ Proof.
   - simpl. constructor. exact Hw.
 Qed.
 End smoothsteps.
+
+(** ** The evaluation of [W.rd(x.N)(V)]
+
+    Its first step goes to [W.R_V(x.N)] ([head_step_tm_rd]), whose
+    denotation is that of [W.rd(x.N)(V)] ([rd_step_sound_rdfree]); the
+    rewriting of an [rd]-free body is [rd]-free ([rdr_depth]), and every
+    later step keeps the denotation ([step_tm_den], [rd]-freeness being
+    kept by the steps, [step_tm_tdec]).  So whatever [W.R_V(x.N)]
+    evaluates to, in particular the value it ends with, denotes the real
+    reverse derivative [⟦W.rd(x.N)(V)⟧] ([rd_eval_den]). *)
+Section evalsteps.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σe : signature := exec_signature Rvo decls locs.
+#[local] Instance Ee : evaluator := exec_evaluator Rvo.
+#[local] Instance Eeok : evaluator_ok := exec_evaluator_ok Rvo decls locs.
+
+Lemma rd_depth_fill_frame F M : (rd_depth M <= rd_depth (fill_frame F M))%nat.
+Proof.
+  destruct F; simpl; try lia. rewrite map_app, list_max'_app. simpl. unfold list_max' at 2. simpl. lia.
+Qed.
+
+Lemma rd_depth_fill K M : (rd_depth M <= rd_depth (fill_ectx K M))%nat.
+Proof.
+  revert M. induction K as [|F K IH]; intros M; simpl; [lia|].
+  eapply Nat.le_trans; [apply (rd_depth_fill_frame F M)|apply IH].
+Qed.
+
+(** Every evaluation of a closed well-typed [rd]-free term keeps its
+    denotation. *)
+Theorem steps_den_rdfree ρ M M' A :
+  typed_tm [] M A -> rd_depth M = 0%nat -> clos_refl_trans_1n tm step_tm M M' -> den ρ M = den ρ M'.
+Proof.
+  intros HT Hd Hs. revert A HT Hd. induction Hs as [|M M1 M' Hstep Hs IH]; intros A HT Hd; [reflexivity|].
+  pose proof (step_tm_preservation _ _ _ HT Hstep) as HT1.
+  pose proof (step_tm_tdec _ _ _ HT Hstep) as [Hd1 _].
+  assert (Hd1' : rd_depth M1 = 0%nat).
+  { apply Nat.le_0_r. eapply Nat.le_trans; [exact Hd1|]. apply Nat.eq_le_incl. exact Hd. }
+  rewrite <- (IH A HT1 Hd1').
+  destruct Hstep as [K M0 M0' M2 M2' _ -> -> Hhead].
+  apply (step_tm_den_rdfree decls locs ρ K M0 M0' A HT Hhead).
+  intros W N V ->. pose proof (rd_depth_fill K (Rd W N V)) as Hle. simpl in Hle.
+  exfalso. eapply Nat.nle_succ_0. eapply Nat.le_trans; [exact Hle|]. apply Nat.eq_le_incl. exact Hd.
+Qed.
+
+(** Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], for a
+    closed [W.rd(x.N)(V)] with an [rd]-free body satisfying [okt]. *)
+Theorem rd_eval_den ρ W N V A B M' :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okt N -> okt V -> okt W ->
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
+  den ρ M' = den ρ (Rd W N V).
+Proof.
+  intros HW HN HV HoN HoV HoW Hs.
+  assert (Hρ : env_fits [] ρ) by (intros x D Hx; destruct x; discriminate).
+  transitivity (den ρ (rd_rewrite [] A W V N)).
+  2: { apply (rd_step_sound_rdfree decls locs [] ρ A B W V N HN HoN Hρ); eapply den_fits; eauto. }
+  symmetry. apply (steps_den_rdfree ρ _ _ A); auto.
+  - apply rd_rewrite_typed with B; auto.
+  - unfold rd_rewrite. simpl. rewrite (okt_rd_depth N HoN).
+    assert (Hθ : rd_free (list_subst [V])).
+    { intros [|x]; simpl; [apply okt_rd_depth; auto|destruct x; reflexivity]. }
+    pose proof (rdr_depth 0 N [] [A] (list_subst [V]) W ltac:(rewrite (okt_rd_depth N HoN); lia) Hθ) as Hd.
+    rewrite (okt_rd_depth N HoN), (okt_rd_depth W HoW) in Hd.
+    apply Nat.le_0_r. eapply Nat.le_trans; [exact Hd|]. simpl. lia.
+Qed.
+End evalsteps.
