@@ -559,6 +559,21 @@ Theorem rdr_sound_rdfree Γf N B : typed_tm Γf N B -> okt N ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
   env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
   rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr 0 Γ0 As θ W N)) (den ρ W).
+(** Informal proof: by induction on the typing of [N], for every block
+    [As], point [θ], cotangent [W] and environment [ρ]; [G] is [N] read as
+    a map of the flat block.  R-Var: [G] is a block projection, whose
+    reverse derivative is the one-hot vector ([rd_proj]), or a constant
+    ([rd_const]).  R-Const: [rd_const].  R-Fun: [G] is [rd^k[p] ∘ G_M];
+    [rd^{k+1}[p]] is the reverse derivative of [rd^k[p]]
+    ([prim_rd_correct]) and the chain rule ([rd_comp]) composes it with the
+    hypothesis for [M] at the cotangent [w := rd[f](M[θ], W)].  R-Add:
+    [rd_add] and [den_plus].  R-Tuple: [G] is the concatenation of the
+    components', by induction on the components with [rd_pair], the
+    cotangent [proj_i W] being block [i] of [W]; the sum is [den_sum_tms].
+    R-Proj: [G] is a block of [G_M]; [rd_comp] with [rd_proj] and the
+    one-hot cotangent.  R-Let: [G(y) = G_N(G_M(y) ++ y)] ([benv_let]) and
+    [rd_let], the tail of [p] and the hypothesis for [M] at [proj_1 p]
+    summed by [den_plus]. *)
 Proof.
   intros HN; elim HN using typed_tm_ind'; clear Γf N B HN.
   - (* Var *)
@@ -795,6 +810,11 @@ Proof. rewrite rflat_node. simpl. apply app_nil_r. Qed.
 Theorem rd_step_sound_rdfree Γ ρ A B W V N :
   typed_tm (A :: Γ) N B -> okt N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
+(** Informal proof: [rdr_sound_rdfree] with [As = [A]] and [θ = V/x]
+    gives a reverse derivative [r] of the body at [⟦V⟧] with
+    [⟦W.R_V(x.N)⟧ = r ⟦W⟧] (flattened); [rd_den_correct] gives the same of
+    [⟦W.rd(x.N)(V)⟧]; both have the shape of [A], so they are equal
+    ([fits_eq]). *)
 Proof.
   intros HN Ho Hρ HV HW. unfold rd_rewrite. rewrite (okt_rd_depth N Ho).
   set (θ := list_subst [V]).
@@ -848,6 +868,9 @@ Theorem step_tm_den_rdfree ρ K M0 M0' C :
   typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
   (forall W N V, M0 = Rd W N V -> okt N /\ okt V /\ okt W) ->
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: the redex has a type ([fill_ectx_typed]) and the
+    context keeps equal denotations ([den_fill_ectx]); an [rd] redex is
+    [rd_step_sound_rdfree], the others [head_step_den]. *)
 Proof.
   intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
   apply den_fill_ectx.
@@ -954,6 +977,11 @@ Ltac inv_F2 :=
          end.
 
 Theorem smooth_prim_fits p k : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> prim_fits (k, p).
+(** Informal proof: [prim_fits_gen]: [Ev] answers on leaves of the
+    dimensions of the domain ([eval_some]), the result concatenated has the
+    dimension of the codomain ([eval_concat_len], from [prim_rd_correct]);
+    a codomain of one leaf is then done, and for one of two leaves the
+    length of the first is computed, primitive by primitive. *)
 Proof.
   intros Hs Hok Hk. apply prim_fits_gen. intros xs HF.
   destruct (eval_some k p xs Hs Hk (eq_sym (Forall2_length' _ _ _ HF))) as [outs E].
@@ -973,11 +1001,6 @@ Proof.
     match goal with |- length (conv1d_dK _ ?c ?c' ?n ?m ?g ?x) = _ =>
       rewrite (cv_P_eq c c' n m Hm1 Hm2 g x); [unfold cv_P; rewrite length_tab2; lia|assumption|assumption] end.
   - rewrite vmul_inst, length_vmul. lia.
-Qed.
-
-Lemma good_plain p : smooth_prim p = true -> prim_ok p = true -> good (0%nat, p).
-Proof.
-  intros Hs Hok. repeat split; auto; apply smooth_prim_fits; auto.
 Qed.
 
 (** Level 2: [rd²[p]] has the shapes of its type too, so [good (k, p)]
@@ -1009,6 +1032,9 @@ Proof.
 Qed.
 
 Theorem smooth_prim_fits2 p : smooth_prim p = true -> prim_ok p = true -> prim_fits (2%nat, p).
+(** Informal proof: as [smooth_prim_fits], the total length from
+    [prim_level2_differentiable], the lengths of all leaves but the last
+    computed primitive by primitive. *)
 Proof.
   intros Hs Hok. apply prim_fits_gen. intros xs HF.
   destruct (eval_some2 p xs Hs (eq_sym (Forall2_length' _ _ _ HF))) as [outs E].
@@ -1137,6 +1163,11 @@ Qed.
     denotation. *)
 Theorem steps_den_rdfree ρ M M' A :
   typed_tm [] M A -> rd_depth M = 0%nat -> clos_refl_trans_1n tm step_tm M M' -> den ρ M = den ρ M'.
+(** Informal proof: by induction on the evaluation; each step keeps the
+    type ([step_tm_preservation]), does not increase the [rd]-depth
+    ([step_tm_tdec]), and has a redex that is not an [rd] (the term is
+    [rd]-free, [rd_depth_fill]), so it keeps the denotation
+    ([step_tm_den_rdfree]). *)
 Proof.
   intros HT Hd Hs. revert A HT Hd. induction Hs as [|M M1 M' Hstep Hs IH]; intros A HT Hd; [reflexivity|].
   pose proof (step_tm_preservation _ _ _ HT Hstep) as HT1.
@@ -1156,6 +1187,10 @@ Theorem rd_eval_den ρ W N V A B M' :
   typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okt N -> okt V -> okt W ->
   clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
   den ρ M' = den ρ (Rd W N V).
+(** Informal proof: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
+    ([rd_step_sound_rdfree]); [W.R_V(x.N)] is well typed
+    ([rd_rewrite_typed]) and [rd]-free ([rdr_depth]: the body, [V] and [W]
+    are), so [steps_den_rdfree] applies. *)
 Proof.
   intros HW HN HV HoN HoV HoW Hs.
   assert (Hρ : env_fits [] ρ) by (intros x D Hx; destruct x; discriminate).
