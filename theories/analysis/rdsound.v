@@ -852,44 +852,6 @@ Proof.
       rewrite Er. reflexivity.
     + unfold benv. simpl. apply Hval.
 Qed.
-End derived.
-
-(** ** Every step of the term semantics *)
-Section allsteps.
-Variables (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance Σa : signature := exec_signature Rvo decls locs.
-#[local] Instance Ea : evaluator := exec_evaluator Rvo.
-
-(** Every step of a well-typed closed term keeps its denotation, the [rd]
-    step included when the body of the [rd] redex is [rd]-free and
-    satisfies [okt], and the constants of its point and cotangent have the
-    lengths of their types. *)
-Theorem step_tm_den_rdfree ρ K M0 M0' C :
-  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
-  (forall W N V, M0 = Rd W N V -> okt N /\ okt V /\ okt W) ->
-  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
-(** Informal proof: the redex has a type ([fill_ectx_typed]) and the
-    context keeps equal denotations ([den_fill_ectx]); an [rd] redex is
-    [rd_step_sound_rdfree], the others [head_step_den]. *)
-Proof.
-  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
-  apply den_fill_ectx.
-  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
-  { destruct M0; try (right; intros; discriminate). left; eauto. }
-  destruct Hc as [[W [N [V ->]]]|Hn].
-  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
-    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
-    inversion HB; subst.
-    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
-    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
-      symmetry; apply (rd_step_sound_rdfree decls locs [] ρ A2 B1 W V N HTN) end; auto.
-    + intros x D Hx. destruct x; discriminate.
-    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
-    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
-  - eapply head_step_den; eauto.
-Qed.
-End allsteps.
-
 (** ** The smooth primitives have the shapes of their types
 
     [prim_fits (k, p)] for every smooth primitive [p] and [k ≤ 2]
@@ -1065,6 +1027,569 @@ Proof.
   - apply smooth_prim_fits; auto.
   - destruct k as [|[|k]]; [apply smooth_prim_fits; auto|apply smooth_prim_fits2; auto|lia].
 Qed.
+
+(** ** [⟦u.R_l(y.N)⟧ = ⟦u.rd(y.N)(l)⟧] for any point substitution *)
+Lemma rd_core d Γ' ρ' A B W N θ :
+  env_fits (A :: Γ') (fun x => den ρ' (θ x)) -> fits B (den ρ' W) ->
+  rd_ok [A] B (fun x => den ρ' (θ x)) N (den ρ' (rdr d Γ' [A] θ W N)) (den ρ' W) ->
+  den ρ' (Proj 0 (rdr d Γ' [A] θ W N)) =
+  rd_den (den ρ' W) (den ρ' (θ 0%nat)) (fun a => den (scons a (fun x => den ρ' (θ (S x)))) N).
+Proof.
+  intros Hv HW [F [r [Hr E]]].
+  set (val := fun x => den ρ' (θ x)) in *.
+  assert (Hval : forall x, val x = scons (val 0%nat) (fun x => val (S x)) x) by (intros [|x]; reflexivity).
+  inversion F as [|? ts HF]. inversion HF as [|? t ? ts' Ht Hts]. inversion Hts. subst.
+  match goal with H : RNode [t] = _ |- _ => rename H into ER end.
+  match goal with |- den ρ' ?E = _ => assert (EP : den ρ' E = t) end.
+  { transitivity (match den ρ' (rdr d Γ' [A] θ W N) with RNode ts => nth 0 ts (RNode []) | _ => RNode [] end);
+      [reflexivity|]. rewrite <- ER. reflexivity. }
+  rewrite EP.
+  set (l := val 0%nat). set (w := den ρ' W).
+  assert (HV : fits A l) by (apply Hv; reflexivity).
+  assert (Hl : length (rflat l) = dim A) by (apply fits_len; auto).
+  apply (fits_eq A); auto.
+  - unfold rd_den. apply reshape_keeps; auto. rewrite length_tab. auto.
+  - rewrite <- rflat_single, ER. transitivity (r (rflat w)); [exact E|]. symmetry.
+    apply (rd_den_correct w l _ (dim B) r); [|apply fits_len; auto].
+    cbv zeta. rewrite Hl.
+    assert (Ept : rflat (pt (length [A]) val) = rflat l) by apply rflat_single.
+    rewrite Ept in Hr.
+    replace (dim A) with (dim (TProd [A])) by (rewrite dim_prod; simpl; unfold dsum; simpl; lia).
+    eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+    intros y Hy. unfold G. f_equal. apply den_ext. intros [|x].
+    + unfold benv. simpl.
+      assert (Er : reshape (pt 1 val) y = RNode [reshape l y]).
+      { assert (Hk : fits (TProd [A]) (pt 1 val)) by (apply (pt_fits [A] Γ'); auto).
+        assert (Hy' : length y = dim A) by (rewrite Hy, dim_prod; simpl; unfold dsum; simpl; lia).
+        assert (Hr1 : fits A (reshape l y)) by (apply reshape_keeps; auto).
+        transitivity (reshape (pt 1 val) (rflat (RNode [reshape l y]))).
+        { f_equal. rewrite rflat_single. symmetry. apply (reshape_rflat A); auto. }
+        apply (reshape_fits_eq (TProd [A])); auto. constructor. constructor; auto. }
+      rewrite Er. reflexivity.
+    + unfold benv. simpl. reflexivity.
+Qed.
+
+(** ** The rewriting of a body with plain smooth primitives satisfies [okt] *)
+Fixpoint smooth0 (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => fst f = 0%nat /\ smooth_prim (snd f) = true /\ prim_ok (snd f) = true /\ smooth0 M
+  | Add M1 M2 => smooth0 M1 /\ smooth0 M2
+  | Tuple Ms => fold_right and True (map smooth0 Ms)
+  | Proj _ M => smooth0 M
+  | Let M N => smooth0 M /\ smooth0 N
+  | Rd _ _ _ => False
+  end.
+
+Lemma smooth0_tuple Ms : smooth0 (Tuple Ms) <-> Forall smooth0 Ms.
+Proof.
+  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
+Qed.
+
+Lemma smooth0_okt M : smooth0 M -> okt M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; simpl; intros H; auto; try tauto.
+  - destruct f as [k p]. simpl in H. destruct H as [-> [Hs [Hok HM]]]. split; auto. apply good_smooth; auto.
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
+Qed.
+
+Lemma okt_ren M : forall ξ, okt M -> okt (ren_tm ξ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros ξ H.
+  - exact I.
+  - exact H.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okt_tuple in H. simpl ren_tm. apply okt_tuple. apply Forall_forall. intros M' HM'.
+    rewrite Forall_forall in H, IH.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - apply IH. exact H.
+  - destruct H. split; auto.
+  - destruct H.
+Qed.
+
+Lemma okt_subst M : forall σ, (forall x, okt (σ x)) -> okt M -> okt (subst_tm σ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ Hσ H.
+  - apply Hσ.
+  - exact H.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okt_tuple in H. simpl subst_tm. apply okt_tuple. apply Forall_forall. intros M' HM'.
+    rewrite Forall_forall in H, IH.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - apply IH; auto.
+  - destruct H as [H1 H2]. split; auto. apply IHN; auto. intros [|x]; simpl; auto. apply okt_ren. auto.
+  - destruct H.
+Qed.
+
+Lemma okt_zero A : okt (zero A).
+Proof.
+  induction A as [n|As IH] using ty_ind'; simpl.
+  - unfold vzero. apply repeat_length.
+  - apply okt_tuple. induction IH; simpl; constructor; auto.
+Qed.
+
+Lemma okt_plus A : forall M N, okt M -> okt N -> okt (plus A M N).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
+  split; auto. split; [apply okt_ren; auto|].
+  apply okt_tuple.
+  assert (Hg : forall As' i, Forall (fun A => forall M N, okt M -> okt N -> okt (plus A M N)) As' ->
+    Forall okt ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
+                   match As with
+                   | [] => []
+                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
+                   end) i As')).
+  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
+    - apply HA; simpl; auto.
+    - apply IHl. }
+  apply Hg. exact IH.
+Qed.
+
+Lemma okt_onehot As i W : okt W -> okt (onehot As i W).
+Proof.
+  intros HW. unfold onehot. apply okt_tuple. rewrite Forall_forall. intros M HM.
+  apply in_map_iff in HM. destruct HM as [[j A] [<- _]]. simpl. destruct (Nat.eqb j i); auto. apply okt_zero.
+Qed.
+
+Lemma okt_sum_tms A Ms : Forall okt Ms -> okt (sum_tms A Ms).
+Proof.
+  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okt_zero|]. destruct Ms; auto. apply okt_plus; auto.
+Qed.
+
+Lemma okt_rdr0 Γf N B : typed_tm Γf N B -> smooth0 N ->
+  forall As Γ0, Γf = As ++ Γ0 -> forall θ W, (forall x, okt (θ x)) -> okt W ->
+  okt (rdr 0 Γ0 As θ W N).
+Proof.
+  intros HN; elim HN using typed_tm_ind'; clear Γf N B HN.
+  - (* Var *) intros Γf x A Hx _ As Γ0 -> θ W Hθ HW. rewrite rdr_Var.
+    destruct (Nat.ltb x (length As)); [apply okt_onehot; auto|apply okt_zero].
+  - (* Const *) intros. rewrite rdr_Const. apply okt_zero.
+  - (* App *) intros Γf [k p] M HM IH [Hk [Hs [Hok HoM]]] As Γ0 -> θ W Hθ HW. simpl in Hk, Hs, Hok.
+    subst k. rewrite rdr_App. simpl. split.
+    + split; [apply (good_smooth 1 p); auto|]. split; [|split; auto].
+      apply okt_subst; auto. apply smooth0_okt; auto.
+    + apply IH; auto; [|exact I]. intros x. apply okt_ren. auto.
+  - (* Add *) intros Γf M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] As Γ0 -> θ W Hθ HW. rewrite rdr_Add.
+    apply okt_plus; auto.
+  - (* Tuple *) intros Γf Ms Bs HF IH Ho As Γ0 -> θ W Hθ HW. apply smooth0_tuple in Ho. rewrite rdr_Tuple.
+    apply okt_sum_tms.
+    assert (Hg : forall Ms' (Bs' : list ty) i, Forall2 (fun M (B : ty) => smooth0 M -> forall As0 Γ1, As ++ Γ0 = As0 ++ Γ1 ->
+        forall θ W, (forall x, okt (θ x)) -> okt W -> okt (rdr 0 Γ1 As0 θ W M)) Ms' Bs' ->
+      Forall smooth0 Ms' -> Forall okt (rdr_tuple (rdr 0 Γ0 As θ) W i Ms')).
+    { intros Ms' Bs' i HI. revert i. induction HI as [|M B Ms' Bs' HMB HF' IHl]; intros i Ho';
+        simpl; constructor; inversion Ho'; subst.
+      - apply HMB; auto.
+      - apply IHl; auto. }
+    apply (Hg Ms Bs 0%nat IH Ho).
+  - (* Proj *) intros Γf M Bs i A HM IH Hi Ho As Γ0 -> θ W Hθ HW.
+    rewrite rdr_Proj, (infer_tm_complete _ _ _ HM). apply IH; auto. apply okt_onehot. auto.
+  - (* Let *) intros Γf M N A' B HM IHM HN IHN [HoM HoN] As Γ0 -> θ W Hθ HW.
+    rewrite rdr_Let, (infer_tm_complete _ _ _ HM). cbn [okt]. split; [apply okt_subst; auto; apply smooth0_okt; auto|].
+    split.
+    + apply (IHN HoN (A' :: As) Γ0 eq_refl); [|apply okt_ren; auto].
+      intros [|x]; simpl; auto. apply okt_ren. auto.
+    + apply okt_plus.
+      * apply okt_tuple. rewrite Forall_forall. intros M' HM'. apply in_map_iff in HM'.
+        destruct HM' as [j [<- _]]. simpl. auto.
+      * apply IHM; auto; [|exact I]. intros x. apply okt_ren, okt_ren. auto.
+  - (* Rd *) intros. simpl in *. tauto.
+Qed.
+
+(** ** Bodies with [rd] inside, of depth one *)
+(** The bodies treated: as [okt], but an [rd] may occur, whose cotangent
+    and point are [okt] and whose body has plain smooth primitives
+    ([smooth0]). *)
+Fixpoint okn (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => good f /\ okn M
+  | Add M1 M2 => okn M1 /\ okn M2
+  | Tuple Ms => fold_right and True (map okn Ms)
+  | Proj _ M => okn M
+  | Let M N => okn M /\ okn N
+  | Rd M N L => okt M /\ smooth0 N /\ okt L
+  end.
+
+Lemma okn_tuple Ms : okn (Tuple Ms) <-> Forall okn Ms.
+Proof.
+  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
+Qed.
+
+Lemma okn_rd_depth M : okn M -> (rd_depth M <= 1)%nat.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; simpl; intros H; try lia.
+  - apply IH. tauto.
+  - destruct H. specialize (IH1 H). specialize (IH2 H0). lia.
+  - unfold list_max'. induction IH as [|M Ms HM HMs IHl]; simpl in *; [lia|].
+    destruct H as [H1 H2]. specialize (HM H1). specialize (IHl H2). lia.
+  - auto.
+  - destruct H. specialize (IHM H). specialize (IHN H0). lia.
+  - destruct H as [H1 [H2 H3]]. apply le_n_S.
+    apply Nat.max_lub; [|apply Nat.max_lub]; apply Nat.eq_le_incl.
+    + exact (okt_rd_depth M H1).
+    + exact (okt_rd_depth N (smooth0_okt N H2)).
+    + exact (okt_rd_depth L H3).
+Qed.
+
+Lemma den_fits_n Γ M A : typed_tm Γ M A -> okn M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
+  - intros Γ x A Hx _ ρ Hρ. simpl. auto.
+  - intros Γ c Hc ρ Hρ. simpl in *. constructor. auto.
+  - intros Γ f M HM IH [[_ [_ [_ [Hf _]]]] HoM] ρ Hρ. rewrite den_App. apply Hf. apply IH; auto.
+  - intros Γ M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] ρ Hρ. simpl.
+    specialize (IH1 Ho1 ρ Hρ). specialize (IH2 Ho2 ρ Hρ).
+    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
+    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
+  - intros Γ Ms As HF IH Ho ρ Hρ. apply okn_tuple in Ho. simpl. constructor.
+    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; auto.
+  - intros Γ M As i A HM IH Hi Ho ρ Hρ. simpl. specialize (IH Ho ρ Hρ).
+    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
+  - intros Γ M N A B HM IHM HN IHN [HoM HoN] ρ Hρ. simpl. apply IHN; auto.
+    apply env_fits_cons; auto.
+  - intros Γ M N L A B HM _ HN _ HL _ [HoM [HoN HoL]] ρ Hρ. rewrite den_Rd. unfold rd_den.
+    assert (Hl : fits A (den ρ L)) by (eapply den_fits; eauto).
+    apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
+Qed.
+
+Lemma G_len_n Γf As Γ0 val N B y : typed_tm Γf N B -> okn N -> Γf = As ++ Γ0 -> env_fits Γf val ->
+  length y = dim (TProd As) -> length (G (length As) val N y) = dim B.
+Proof.
+  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply den_fits_n; eauto. apply benv_fits; auto.
+Qed.
+
+(** The rewriting of a body of depth one denotes a reverse derivative of
+    the body. *)
+Theorem rdr_sound_depth1 Γf N B : typed_tm Γf N B -> okn N ->
+  forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
+  rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr 1 Γ0 As θ W N)) (den ρ W).
+(** Informal proof: as [rdr_sound_rdfree], case by case, but for R-Rd:
+    [W.R_θ(x⃗. M.rd(y.N)(L))] is the rewriting [W.R_θ(x⃗.T)] of the
+    [rd]-free [T := let l ← L in let u ← M in u.R_l(y.N)], which satisfies
+    [okt] ([okt_rdr0]: the inner rewriting applies [rd[p]] for the plain
+    [p] of [N]), so [rdr_sound_rdfree] gives a reverse derivative of [T]
+    read as a map of the block; and [T] denotes [M.rd(y.N)(L)] in every
+    environment ([rd_core] with [rdr_sound_rdfree] for the inner
+    rewriting), so that is one of [M.rd(y.N)(L)]. *)
+Proof.
+  intros HN; elim HN using typed_tm_ind'; clear Γf N B HN.
+  - (* Var *)
+    intros Γf x A Hx _ As Γ0 -> θ W ρ Hv HW. rewrite rdr_Var.
+    set (val := fun x => den ρ (θ x)) in *.
+    destruct (Nat.ltb_spec x (length As)) as [Hlt|Hge].
+    + rewrite nth_error_app1 in Hx by auto.
+      destruct (den_onehot ρ As x A W Hx HW) as [O1 O2]. split; auto.
+      exists (fun y => zeros (off As x) ++ y ++ zeros (dim (TProd As) - off As x - dim A)). split.
+      * eapply is_rev_deriv_ext; [| |apply (rd_proj (dim (TProd As)) (off As x) (dim A) (rflat (pt (length As) val)))].
+        -- intros v Hvl. symmetry. unfold G. simpl. apply (benv_block As Γ0 val v x A Hv Hvl Hx).
+        -- intros y Hy. reflexivity.
+        -- rewrite dim_prod. apply off_le; auto.
+        -- apply fits_len. apply pt_fits with Γ0; auto.
+      * rewrite O2, dim_prod. reflexivity.
+    + destruct (den_zero (TProd As) ρ) as [Z1 Z2]. split; auto.
+      exists (fun _ => zeros (dim (TProd As))). split.
+      * eapply is_rev_deriv_ext; [| |apply (rd_const _ (dim A) (rflat (val x)) (rflat (pt (length As) val)))].
+        -- intros v Hvl. unfold G. simpl. unfold benv.
+           assert (Hl : Nat.ltb x (length As) = false) by (apply Nat.ltb_ge; lia). rewrite Hl. reflexivity.
+        -- intros y Hy. reflexivity.
+        -- apply fits_len. apply Hv; auto.
+        -- apply fits_len, pt_fits with Γ0; auto.
+      * rewrite Z2. reflexivity.
+  - (* Const *)
+    intros Γf c Ho As Γ0 -> θ W ρ Hv HW. rewrite rdr_Const.
+    set (val := fun x => den ρ (θ x)) in *.
+    destruct (den_zero (TProd As) ρ) as [Z1 Z2]. split; auto.
+    exists (fun _ => zeros (dim (TProd As))). split.
+    + eapply is_rev_deriv_ext; [| |apply (rd_const _ (dim (TBase (const_ty c))) (rflat (RLeaf (snd c))) (rflat (pt (length As) val)))].
+      * intros v Hvl. reflexivity.
+      * intros y Hy. reflexivity.
+      * apply fits_len. constructor. exact Ho.
+      * apply fits_len, pt_fits with Γ0; auto.
+    + rewrite Z2. reflexivity.
+  - (* App *)
+    intros Γf [k' p] M HM IH [[Hs [Hok [Hk [Hf Hf1]]]] HoM] As Γ0 -> θ W ρ Hv HW.
+    simpl in Hs, Hok, Hk, Hf, Hf1. rewrite rdr_App.
+    set (val := fun x => den ρ (θ x)) in *.
+    set (tM := den val M).
+    assert (HtM : fits (fdom k' p) tM) by (eapply den_fits_n; eauto).
+    set (u := app_den (S k', p) (RNode [tM; den ρ W])).
+    assert (Hin : fits (fdom (S k') p) (RNode [tM; den ρ W])).
+    { simpl. constructor. constructor; [exact HtM|]. constructor; [exact HW|constructor]. }
+    assert (Hu : fits (fdom k' p) u) by (apply (Hf1 _ Hin)).
+    rewrite den_Let.
+    match goal with |- context [den ρ ?E] => match E with App _ _ =>
+      assert (Eu : den ρ E = u) end end.
+    { transitivity (app_den (S k', p) (RNode [den ρ (subst_tm θ M); den ρ W])); [reflexivity|].
+      unfold u, tM, val. rewrite den_subst. reflexivity. }
+    rewrite Eu.
+    assert (Hval : forall x, den (scons u ρ) (shift_subst θ x) = val x) by (intros x; apply den_shift).
+    destruct (IH HoM As Γ0 eq_refl (shift_subst θ) (Var 0) (scons u ρ)) as [F1 [rM [HrM EM]]].
+    { intros x A Hx. rewrite Hval. apply Hv. auto. }
+    { exact Hu. }
+    split; [exact F1|].
+    exists (fun y => rM (prim_fun (S k') p (rflat tM ++ y))). split.
+    + assert (HrM' : is_rev_deriv (dim (TProd As)) (pdom k' p) (G (length As) val M) (rflat (pt (length As) val)) rM).
+      { rewrite <- (pt_ext _ _ _ Hval). eapply is_rev_deriv_ext; [| |exact HrM]; [|reflexivity].
+        intros v _. apply G_ext. auto. }
+      assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = pdom k' p).
+      { eapply G_len_n; eauto. apply fits_len, pt_fits with Γ0; auto. }
+      pose proof (prim_rd_correct p k' Hs Hok Hk _ Hx0) as HP.
+      eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ HrM' HP)].
+      * intros v Hvl. unfold G at 2. rewrite den_App. symmetry. apply app_den_flat.
+        eapply den_fits_n; eauto. apply benv_fits; auto.
+      * intros y Hy. rewrite (G_point As Γ0); auto.
+    + etransitivity; [exact EM|]. simpl den. unfold u. rewrite app_den_flat by exact Hin.
+      rewrite rflat_node. simpl. rewrite app_nil_r. reflexivity.
+  - (* Add *)
+    intros Γf M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] As Γ0 -> θ W ρ Hv HW. rewrite rdr_Add.
+    set (val := fun x => den ρ (θ x)) in *.
+    destruct (IH1 Ho1 As Γ0 eq_refl θ W ρ Hv HW) as [F1 [r1 [Hr1 E1]]].
+    destruct (IH2 Ho2 As Γ0 eq_refl θ W ρ Hv HW) as [F2 [r2 [Hr2 E2]]].
+    destruct (den_plus (TProd As) ρ _ _ F1 F2) as [P1 P2]. split; auto.
+    exists (fun y => vp (r1 y) (r2 y)). split.
+    + eapply is_rev_deriv_ext; [| |exact (rd_add _ _ _ _ _ _ _ Hr1 Hr2)]; [|reflexivity].
+      intros v Hvl. unfold G. simpl.
+      assert (G1 : fits (TBase b) (den (benv (length As) val v) M1)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
+      assert (G2 : fits (TBase b) (den (benv (length As) val v) M2)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
+      inversion G1 as [? u1 Hu1 E3 E4|]. inversion G2 as [? u2 Hu2 E5 E6|].
+      destruct (fits_vadd b u1 u2) as [_ Ev]; [constructor; auto|constructor; auto|].
+      unfold val in *. rewrite <- E4, <- E6. rewrite Ev, !rflat_leaf. reflexivity.
+    + rewrite P2, E1, E2. reflexivity.
+  - (* Tuple *)
+    intros Γf Ms Bs HF IH Ho As Γ0 -> θ W ρ Hv HW. apply okn_tuple in Ho. rewrite rdr_Tuple.
+    set (val := fun x => den ρ (θ x)) in *.
+    assert (IH' : Forall2 (fun M B => forall W', fits B (den ρ W') ->
+        rd_ok As B val M (den ρ (rdr 1 Γ0 As θ W' M)) (den ρ W')) Ms Bs).
+    { clear HF HW. revert Ho. induction IH as [|M B Ms' Bs' HMB HF' IHl]; intros Ho; constructor.
+      - intros W' HW'. inversion Ho; subst. apply HMB; auto.
+      - inversion Ho; subst. apply IHl; auto. }
+    clear IH HF.
+    inversion HW as [|? tsw Hw].
+    match goal with H : RNode tsw = den ρ W |- _ => rename H into Ew end.
+    assert (Hgen : forall Ms' Bs' i, Forall2 (fun M B => forall W', fits B (den ρ W') ->
+        rd_ok As B val M (den ρ (rdr 1 Γ0 As θ W' M)) (den ρ W')) Ms' Bs' ->
+      (forall j B, nth_error Bs' j = Some B -> nth_error Bs (i + j) = Some B) ->
+      Forall (fun R => fits (TProd As) (den ρ R)) (rdr_tuple (rdr 1 Γ0 As θ) W i Ms') /\
+      exists r, is_rev_deriv (dim (TProd As)) (dsum (map dim Bs'))
+                  (fun y => concat (map (fun M => G (length As) val M y) Ms')) (rflat (pt (length As) val)) r /\
+        fold_right vp (zeros (dim (TProd As))) (map (fun R => rflat (den ρ R)) (rdr_tuple (rdr 1 Γ0 As θ) W i Ms'))
+        = r (proj (off Bs i) (dsum (map dim Bs')) (rflat (den ρ W)))).
+    { intros Ms' Bs' i HI. revert i. induction HI as [|M B Ms' Bs' HMB HI IHl]; intros i Hnth.
+      - simpl. split; [constructor|]. exists (fun _ => zeros (dim (TProd As))). split; [|reflexivity].
+        eapply is_rev_deriv_ext; [| |apply (rd_const _ 0 [] (rflat (pt (length As) val)))]; try reflexivity.
+        apply fits_len, pt_fits with Γ0; auto.
+      - assert (HBi : nth_error Bs i = Some B) by (rewrite <- (Nat.add_0_r i); apply Hnth; reflexivity).
+        destruct (block_nth Bs tsw i B Hw HBi) as [Bl1 Bl2].
+        assert (HWi : den ρ (Proj i W) = nth i tsw (RNode [])) by (simpl; rewrite <- Ew; reflexivity).
+        destruct (HMB (Proj i W)) as [F1 [r1 [Hr1 E1]]]; [rewrite HWi; exact Bl2|].
+        destruct (IHl (S i)) as [FF [r2 [Hr2 E2]]].
+        { intros j C Hj. replace (S i + j)%nat with (i + S j)%nat by lia. apply Hnth. exact Hj. }
+        split; [constructor; auto|].
+        exists (fun y => vp (r1 (proj 0 (dim B) y)) (r2 (proj (dim B) (dsum (map dim Bs')) y))). split.
+        + exact (rd_pair _ _ _ _ _ _ _ _ Hr1 Hr2).
+        + rewrite HWi, Bl1, <- rflat_node, Ew in E1. simpl.
+          change (dsum (dim B :: map dim Bs')) with (dim B + dsum (map dim Bs'))%nat.
+          f_equal.
+          * etransitivity; [exact E1|]. f_equal. rewrite proj_proj by lia. rewrite Nat.add_0_r. reflexivity.
+          * etransitivity; [exact E2|]. f_equal. rewrite proj_proj by lia. rewrite (off_S Bs i B HBi). reflexivity. }
+    destruct (Hgen Ms Bs 0%nat IH' ltac:(auto)) as [FF [r [Hr E]]].
+    destruct (den_sum_tms ρ (TProd As) _ FF) as [S1 S2]. split; auto.
+    exists r. split.
+    + rewrite (dim_prod Bs). eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+      intros v _. unfold G. simpl. rewrite rflat_node, map_map. reflexivity.
+    + rewrite S2. etransitivity; [exact E|]. f_equal. rewrite <- Ew. unfold proj. simpl. apply firstn_all2. rewrite Ew.
+      rewrite (fits_len _ _ HW), (dim_prod Bs). lia.
+  - (* Proj *)
+    intros Γf M Bs i A HM IH Hi Ho As Γ0 -> θ W ρ Hv HW.
+    rewrite rdr_Proj, (infer_tm_complete _ _ _ HM).
+    set (val := fun x => den ρ (θ x)) in *.
+    destruct (den_onehot ρ Bs i A W Hi HW) as [O1 O2].
+    destruct (IH Ho As Γ0 eq_refl θ (onehot Bs i W) ρ Hv O1) as [F1 [rM [HrM EM]]].
+    split; auto.
+    exists (fun y => rM (zeros (off Bs i) ++ y ++ zeros (dim (TProd Bs) - off Bs i - dim A))). split.
+    + assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = dim (TProd Bs)).
+      { eapply G_len_n; eauto. apply fits_len, pt_fits with Γ0; auto. }
+      eapply is_rev_deriv_ext; [| |eapply rd_comp; [exact HrM|apply rd_proj; [|exact Hx0]]].
+      * intros v Hvl. unfold G. simpl.
+        assert (G1 : fits (TProd Bs) (den (benv (length As) val v) M)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
+        inversion G1 as [|? ts HF]. unfold val in *. match goal with H : RNode ts = _ |- _ => rewrite <- H end. rewrite rflat_node. symmetry. apply (block_nth Bs ts i A HF Hi).
+      * intros y Hy. reflexivity.
+      * rewrite dim_prod. apply off_le; auto.
+    + rewrite EM, O2, dim_prod. reflexivity.
+  - (* Let *)
+    intros Γf M N' A' B HM IHM HN IHN [HoM HoN] As Γ0 -> θ W ρ Hv HW.
+    rewrite rdr_Let, (infer_tm_complete _ _ _ HM).
+    set (val := fun x => den ρ (θ x)) in *.
+    set (tM := den val M).
+    assert (HtM : fits A' tM) by (eapply den_fits_n; eauto).
+    assert (EtM : den ρ (subst_tm θ M) = tM) by (unfold tM, val; apply den_subst).
+    set (ρ1 := scons (den ρ (subst_tm θ M)) ρ).
+    assert (Hval1 : forall x, den ρ1 (up θ x) = scons tM val x).
+    { intros [|x]; simpl; [exact EtM|]. apply den_shift. }
+    destruct (IHN HoN (A' :: As) Γ0 eq_refl (up θ) (shift W) ρ1) as [FN [rN [HrN EN]]].
+    { intros x C Hx. rewrite Hval1. destruct x as [|x]; simpl in Hx |- *; [congruence|]. apply Hv. auto. }
+    { unfold ρ1. rewrite den_shift. exact HW. }
+    set (p := den ρ1 (rdr 1 Γ0 (A' :: As) (up θ) (shift W) N')) in *.
+    inversion FN as [|? ps0 Hps].
+    match goal with H : RNode ps0 = p |- _ => rename H into Ep end.
+    inversion Hps as [|? p0 ? ps Hp0 Hps']. try subst ps0.
+    set (ρ2 := scons p ρ1).
+    assert (Hval2 : forall x, den ρ2 (shift_subst (shift_subst θ) x) = val x).
+    { intros z. unfold ρ2, shift_subst. rewrite den_shift. unfold ρ1. apply den_shift. }
+    assert (Hp02 : den ρ2 (Proj 0 (Var 0)) = p0) by (simpl; rewrite <- Ep; reflexivity).
+    destruct (IHM HoM As Γ0 eq_refl (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) ρ2) as [FM [rM [HrM EM]]].
+    { intros z C Hz. rewrite Hval2. apply Hv. auto. }
+    { rewrite Hp02. exact Hp0. }
+    assert (Htail : den ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As)))) = RNode ps).
+    { rewrite (Forall2_length' _ _ _ Hps'). apply (den_tail_tuple ρ2 p0 ps). simpl. symmetry. exact Ep. }
+    destruct (den_plus (TProd As) ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As))))
+                (rdr 1 Γ0 As (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) M)) as [P1 P2].
+    { rewrite Htail. constructor. exact Hps'. }
+    { exact FM. }
+    rewrite !den_Let. fold ρ1. fold p. fold ρ2.
+    split; [exact P1|].
+    set (m := dim A'). set (n := dim (TProd As)).
+    exists (fun w => vp (rM (proj 0 m (rN w))) (proj m n (rN w))). split.
+    + assert (HrM' : is_rev_deriv n m (G (length As) val M) (rflat (pt (length As) val)) rM).
+      { rewrite <- (pt_ext _ _ _ Hval2). eapply is_rev_deriv_ext; [| |exact HrM]; [|reflexivity].
+        intros v _. apply G_ext. auto. }
+      assert (Hpt : rflat (pt (S (length As)) (scons tM val)) =
+                    G (length As) val M (rflat (pt (length As) val)) ++ rflat (pt (length As) val)).
+      { rewrite (G_point As Γ0) by auto. unfold pt. simpl. rewrite !rflat_node. simpl.
+        rewrite <- seq_shift, !map_map. reflexivity. }
+      assert (HrN' : is_rev_deriv (m + n) (dim B) (G (S (length As)) (scons tM val) N')
+                       (G (length As) val M (rflat (pt (length As) val)) ++ rflat (pt (length As) val)) rN).
+      { rewrite <- Hpt. rewrite <- (pt_ext _ _ _ Hval1).
+        replace (m + n)%nat with (dim (TProd (A' :: As))) by (unfold m, n; rewrite !dim_prod; reflexivity).
+        eapply is_rev_deriv_ext; [| |exact HrN]; [|reflexivity].
+        intros v _. apply G_ext. auto. }
+      eapply is_rev_deriv_ext; [| |exact (rd_let _ _ _ _ _ _ _ _ HrM' HrN')]; [|reflexivity].
+      intros v Hvl.
+      assert (Hgm : length (G (length As) val M v) = dim A') by (eapply G_len_n; eauto).
+      assert (GM : fits A' (den (benv (length As) val v) M)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
+      assert (Er : reshape tM (G (length As) val M v) = den (benv (length As) val v) M)
+        by (apply (reshape_fits_eq A'); auto).
+      transitivity (rflat (den (scons (den (benv (length As) val v) M) (benv (length As) val v)) N'));
+        [|reflexivity].
+      unfold G at 1. f_equal. apply den_ext. intros z.
+      rewrite (benv_let As Γ0 val A' tM v); auto.
+      * rewrite Er. reflexivity.
+      * rewrite Er. exact GM.
+      * apply reshape_rflat with A'; auto.
+    + etransitivity; [exact P2|]. rewrite Htail.
+      unfold ρ1 in EN. rewrite den_shift in EN. rewrite <- EN, <- Ep.
+      rewrite rflat_node. simpl. rewrite vp_comm. f_equal.
+      * etransitivity; [exact EM|]. transitivity (rM (rflat p0)); [f_equal; f_equal; exact Hp02|].
+        f_equal. unfold proj. simpl. rewrite rflat_node. simpl. rewrite firstn_app_exact; auto. unfold m. apply fits_len; auto.
+      * rewrite rflat_node. simpl. rewrite proj_app_r by (unfold m; apply fits_len; auto). rewrite firstn_all2; auto.
+        rewrite (concat_rflat_len _ _ Hps'). unfold n. rewrite dim_prod. lia.
+  - (* Rd *)
+    intros Γf M N' L A B HM IHM HN IHN HL IHL [HoM [HpN HoL]] As Γ0 -> θ W ρ Hv HW.
+    rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
+    set (val := fun x => den ρ (θ x)) in *.
+    set (T := Let L (Let (shift M) (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N')))).
+    assert (HT : typed_tm (As ++ Γ0) T A).
+    { unfold T. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
+      apply typed_tm_proj with (As := [A]); [|reflexivity].
+      apply (rdr_typed 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N' B); [exact HN|constructor; reflexivity|].
+      intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx]. }
+    assert (HoT : okt T).
+    { unfold T. cbn [okt]. split; [exact HoL|]. split; [apply okt_ren; exact HoM|].
+      apply (okt_rdr0 _ N' B HN HpN [A] (As ++ Γ0) eq_refl); [|exact I]. intros [|x]; exact I. }
+    destruct (rdr_sound_rdfree _ T A HT HoT As Γ0 eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
+    split; [exact F|]. exists r. split; [|exact E].
+    eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+    intros y Hy. unfold G. f_equal.
+    set (e := benv (length As) val y).
+    assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
+    set (l := den e L). set (u := den e M).
+    assert (Hl : fits A l) by (eapply den_fits; eauto).
+    assert (Hu : fits B u) by (eapply den_fits; eauto).
+    set (ρ' := scons u (scons l e)).
+    assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
+    { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
+    assert (HoN : okt N') by (apply smooth0_okt; auto).
+    pose proof (rdr_sound_rdfree _ N' B HN HoN [A] (As ++ Γ0) eq_refl rd_inner_subst (Var 0) ρ' Hv' Hu)
+      as Hin.
+    pose proof (rd_core 0 (As ++ Γ0) ρ' A B (Var 0) N' rd_inner_subst Hv' Hu Hin) as Hc.
+    transitivity (den ρ' (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N'))).
+    { unfold T. rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
+    etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N')); [|reflexivity].
+    apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
+Qed.
+
+(** The soundness of the [rd] step for bodies of depth one: for
+    [x:A, Γ ⊢ N : B] with [okn N] (an [rd] inside has [okt] cotangent and
+    point and a body with plain smooth primitives),
+    [⟦W.R_V(x.N)⟧ρ = ⟦W.rd(x.N)(V)⟧ρ]. *)
+Theorem rd_step_sound_depth1 Γ ρ A B W V N :
+  typed_tm (A :: Γ) N B -> okn N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+  den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
+(** Informal proof: the rewriting at the bound [rd_depth N] is the one at
+    the bound 1 ([rd_rewrite_enough], [okn_rd_depth]); [rdr_sound_depth1]
+    with [As = [A]], [θ = V/x] and [rd_core]. *)
+Proof.
+  intros HN Ho Hρ HV HW.
+  set (θ := list_subst [V]).
+  assert (Hv : env_fits ([A] ++ Γ) (fun x => den ρ (θ x))).
+  { intros [|x] C Hx; simpl in *; [injection Hx as <-; exact HV|]. unfold θ, list_subst. simpl. destruct x; simpl; apply Hρ; auto. }
+  transitivity (den ρ (Proj 0 (rdr 1 Γ [A] θ W N))).
+  { f_equal. symmetry. apply rd_rewrite_enough. apply okn_rd_depth. auto. }
+  etransitivity; [apply (rd_core 1 Γ ρ A B W N θ Hv HW (rdr_sound_depth1 _ N B HN Ho [A] Γ eq_refl θ W ρ Hv HW))|].
+  transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
+  apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
+  unfold θ, list_subst. simpl. destruct x; reflexivity.
+Qed.
+End derived.
+
+(** ** Every step of the term semantics *)
+Section allsteps.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σa : signature := exec_signature Rvo decls locs.
+#[local] Instance Ea : evaluator := exec_evaluator Rvo.
+
+(** Every step of a well-typed closed term keeps its denotation, the [rd]
+    step included when the body of the [rd] redex is [rd]-free and
+    satisfies [okt], and the constants of its point and cotangent have the
+    lengths of their types. *)
+Theorem step_tm_den_rdfree ρ K M0 M0' C :
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> okt N /\ okt V /\ okt W) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: the redex has a type ([fill_ectx_typed]) and the
+    context keeps equal denotations ([den_fill_ectx]); an [rd] redex is
+    [rd_step_sound_rdfree], the others [head_step_den]. *)
+Proof.
+  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply den_fill_ectx.
+  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
+  { destruct M0; try (right; intros; discriminate). left; eauto. }
+  destruct Hc as [[W [N [V ->]]]|Hn].
+  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
+    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
+    inversion HB; subst.
+    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
+    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
+      symmetry; apply (rd_step_sound_rdfree decls locs [] ρ A2 B1 W V N HTN) end; auto.
+    + intros x D Hx. destruct x; discriminate.
+    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
+    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
+  - eapply head_step_den; eauto.
+Qed.
+End allsteps.
 
 (** Bodies with smooth primitives: no [rd] inside, constants of the length
     of their type, primitives [rd^k[p]] with [p] smooth, [prim_ok p] and
