@@ -148,3 +148,16 @@ Check @steps_den_rdfree.
 Print Assumptions steps_den_rdfree.
 Check @rd_eval_den.
 Print Assumptions rd_eval_den.
+
+(* Bodies with rd inside, of rd-depth one (okn: an inner rd has okt cotangent
+   and point, and a body with plain smooth primitives): the rewriting
+   denotes a reverse derivative of the body (rdr_sound_depth1), and
+   [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] (rd_step_sound_depth1); an instance,
+   a second derivative of swish. *)
+Print okn.
+Check @rdr_sound_depth1.
+Print Assumptions rdr_sound_depth1.
+Check @rd_step_sound_depth1.
+Print Assumptions rd_step_sound_depth1.
+Check @rd_step_sound_nested.
+Print Assumptions rd_step_sound_nested.

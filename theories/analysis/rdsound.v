@@ -21,9 +21,16 @@
     [k ≤ 1], and of the constants their lengths ([smooth_body],
     [rd_step_sound_smooth], [step_tm_den_smooth]).  The environment, the
     point and the cotangent
-    are trees of the shapes of their types ([fits]).  Not proved: bodies
-    with [rd] inside (the R-Rd case, which needs the derivatives of [⟦rd⟧]
-    in its point and cotangent). *)
+    are trees of the shapes of their types ([fits]).
+
+    Bodies with [rd] inside, of [rd]-depth one ([okn]: each inner [rd] has
+    an [okt] cotangent and point and a body with plain smooth primitives,
+    [smooth0]): the inner rewriting then applies [rd[p]] only and satisfies
+    [okt] ([okt_rdr0]), denotes the inner [rd] in every environment
+    ([rd_core]), and the R-Rd case follows ([rdr_sound_depth1],
+    [rd_step_sound_depth1]).  Not proved: deeper nesting, and inner bodies
+    applying [rd[p]] (their rewriting applies [rd²[p]], whose reverse
+    derivative [rd³[p]] the instance does not have). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
@@ -1552,6 +1559,29 @@ Proof.
   transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
   apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
   unfold θ, list_subst. simpl. destruct x; reflexivity.
+Qed.
+
+(** The hypotheses are met by a body with [rd] inside: for
+    [N = x.rd(y.swish_3(y))(x)] ([rd[swish]] at [x] with cotangent [x]),
+    every point and cotangent of [Real(3)],
+    [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧], a second derivative of [swish]. *)
+Example rd_step_sound_nested ρ (v w : vec) :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Var 0) (App (0%nat, PSwish 3%nat) (Var 0)) (Var 0) in
+  den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
+  den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N. apply rd_step_sound_depth1 with (B := @TBase Rsorts4 3%nat).
+  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
+    + constructor. reflexivity.
+    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+      constructor. reflexivity.
+    + constructor. reflexivity.
+  - simpl. repeat split; reflexivity.
+  - intros x D Hx. destruct x; discriminate.
+  - simpl. constructor. exact Hv.
+  - simpl. constructor. exact Hw.
 Qed.
 End derived.
 
