@@ -161,3 +161,5 @@ Check @rd_step_sound_depth1.
 Print Assumptions rd_step_sound_depth1.
 Check @rd_step_sound_nested.
 Print Assumptions rd_step_sound_nested.
+Check @step_tm_den_depth1.
+Print Assumptions step_tm_den_depth1.

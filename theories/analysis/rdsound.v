@@ -1619,6 +1619,30 @@ Proof.
     + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
   - eapply head_step_den; eauto.
 Qed.
+
+(** The same with [rd] redexes whose bodies have [rd]-depth one ([okn]). *)
+Theorem step_tm_den_depth1 ρ K M0 M0' C :
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> okn N /\ okt V /\ okt W) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: as [step_tm_den_rdfree], with [rd_step_sound_depth1]. *)
+Proof.
+  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply den_fill_ectx.
+  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
+  { destruct M0; try (right; intros; discriminate). left; eauto. }
+  destruct Hc as [[W [N [V ->]]]|Hn].
+  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
+    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
+    inversion HB; subst.
+    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
+    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
+      symmetry; apply (rd_step_sound_depth1 decls locs [] ρ A2 B1 W V N HTN) end; auto.
+    + intros x D Hx. destruct x; discriminate.
+    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
+    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
+  - eapply head_step_den; eauto.
+Qed.
 End allsteps.
 
 (** Bodies with smooth primitives: no [rd] inside, constants of the length
