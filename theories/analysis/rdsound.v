@@ -1679,7 +1679,7 @@ Corollary rd_step_sound_smooth Γ ρ A B W V N :
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
 Proof. intros HN Hp. apply (rd_step_sound_rdfree decls locs); auto. apply smooth_body_okt; auto. Qed.
 
-#[local] Instance Eq : evaluator := exec_evaluator Rvo.
+#[local] Instance Es : evaluator := exec_evaluator Rvo.
 
 (** Every step of a well-typed closed term keeps its denotation when the
     body, point and cotangent of its [rd] redex satisfy [smooth_body]. *)
