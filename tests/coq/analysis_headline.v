@@ -13,7 +13,7 @@
    with it), the excluded middle (Classical_Prop.classic): the assumptions
    printed below are those, and nothing else (tests/test_analysis_coq.py). *)
 From Coq Require Import Reals List.
-From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim.
+From RevHandlers.Analysis Require Import vec templates sums prims round ev rdcalc level2 denot rdden rdprim rdsound.
 Open Scope R_scope.
 
 (* The derivative on R^n is Coquelicot's on R (n = 1). *)
@@ -151,3 +151,67 @@ Check @ev_rd_correct_on.
 Print Assumptions ev_rd_correct_on.
 Check @prim_level2_diff_on.
 Print Assumptions prim_level2_diff_on.
+
+(* Soundness of the rd step over R (rdsound.v).  The bodies treated (okt):
+   no rd inside, constants of the length of their type, and primitives
+   rd^k[p] with p smooth, k <= 1, and rd^k[p], rd^{k+1}[p] sending trees of
+   the shape of their domain to trees of the shape of their codomain
+   (prim_fits).  The rewriting W.R_theta(x.N) of such a body denotes a
+   reverse derivative of the body at the point (rdr_sound_rdfree), so
+   [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] (rd_step_sound_rdfree), and every step
+   of a closed well-typed term keeps its denotation when its rd redex has
+   such a body (step_tm_den_rdfree). *)
+Print okt.
+Print good.
+Print prim_fits.
+Print rd_ok.
+Check @rdr_sound_rdfree.
+Print Assumptions rdr_sound_rdfree.
+Check @rd_step_sound_rdfree.
+Print Assumptions rd_step_sound_rdfree.
+Check @step_tm_den_rdfree.
+Print Assumptions step_tm_den_rdfree.
+
+(* The smooth primitives have the shapes of their types (rd^k[p], k <= 2),
+   so for bodies with smooth primitives (smooth_body: rd^k[p] with p
+   smooth, prim_ok p and k <= 1, constants of the length of their type, no
+   rd inside) no hypothesis on the primitives is left. *)
+Check @smooth_prim_fits.
+Print Assumptions smooth_prim_fits.
+Check @smooth_prim_fits2.
+Print Assumptions smooth_prim_fits2.
+Print smooth_body.
+Check @rd_step_sound_smooth.
+Print Assumptions rd_step_sound_smooth.
+Check @step_tm_den_smooth.
+Print Assumptions step_tm_den_smooth.
+
+(* The hypotheses are met by a body with let, a tuple and a primitive of two
+   arguments: N = let p <- <x, x> in mul_3(p), at every point and cotangent
+   of Real(3). *)
+Check @rd_step_sound_square.
+Print Assumptions rd_step_sound_square.
+
+(* The evaluation of a closed W.rd(x.N)(V) with such a body: whatever its
+   first step W.R_V(x.N) evaluates to (a value in particular) denotes
+   [[W.rd(x.N)(V)]]; every evaluation of a closed rd-free term keeps its
+   denotation. *)
+Check @steps_den_rdfree.
+Print Assumptions steps_den_rdfree.
+Check @rd_eval_den.
+Print Assumptions rd_eval_den.
+
+(* Bodies with rd inside, of rd-depth one (okn: an inner rd has okt cotangent
+   and point, and a body with plain smooth primitives): the rewriting
+   denotes a reverse derivative of the body (rdr_sound_depth1), and
+   [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] (rd_step_sound_depth1); an instance,
+   a second derivative of swish. *)
+Print okn.
+Check @rdr_sound_depth1.
+Print Assumptions rdr_sound_depth1.
+Check @rd_step_sound_depth1.
+Print Assumptions rd_step_sound_depth1.
+Check @rd_step_sound_nested.
+Print Assumptions rd_step_sound_nested.
+Check @step_tm_den_depth1.
+Print Assumptions step_tm_den_depth1.
