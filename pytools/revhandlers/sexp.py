@@ -321,12 +321,16 @@ def _num(x) -> float:
     return f
 
 
+# The readers recurse (under nesting.room(): parse_program); the components
+# of a product or tuple are read by a list comprehension, not a generator
+# passed to tuple(), which would add C frames to each level.
+
 def read_ty(s) -> Ty:
     match _head(s):
         case "real" if len(s) == 2:
             return TBase(_nat(s[1]))
         case "prod":
-            return TProd(tuple(read_ty(a) for a in s[1:]))
+            return TProd(tuple([read_ty(a) for a in s[1:]]))
     raise BadInput("syntax", f"not a type: {_show(s)}")
 
 
@@ -360,7 +364,7 @@ def read_tm(s) -> Tm:
         case "add" if len(s) == 3:
             return Add(read_tm(s[1]), read_tm(s[2]))
         case "tuple":
-            return Tuple(tuple(read_tm(x) for x in s[1:]))
+            return Tuple(tuple([read_tm(x) for x in s[1:]]))
         case "proj" if len(s) == 3:
             return Proj(_nat(s[1]), read_tm(s[2]))
         case "let" if len(s) == 4:
@@ -481,6 +485,7 @@ def _fast_loads(text: str, atom=_read_atom):
     stack: list[list] = []
     top: list = []
     cur = top
+    read: dict = {}                     # each distinct atom read once (a vector repeats its numbers)
     for t in _TOKENS.findall(text):     # with an even number of ", nothing but whitespace is skipped
         if t == "(":
             stack.append(cur)
@@ -495,7 +500,10 @@ def _fast_loads(text: str, atom=_read_atom):
         elif t[0] == '"':
             cur.append(t[1:-1])
         else:
-            cur.append(atom(t))
+            a = read.get(t)
+            if a is None:
+                a = read[t] = atom(t)
+            cur.append(a)
     if stack or len(top) != 1:
         return None
     return top[0]
@@ -510,6 +518,9 @@ _OCAML_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "r": "\r", " ": " ", "\\": "\
 
 
 _PX_SPACE = " \t\n\r\x0c"
+_PX_BLANKS = re.compile(r"[ \t\n\r\x0c]+")
+#: an atom: up to white space, a parenthesis, a quote or ``;`` (``\x0b`` is an atom character)
+_PX_ATOM = re.compile(r'[^ \t\n\r\x0c()";]+')
 
 
 def _ocaml_string(text: str, i: int) -> tuple[int, str]:
@@ -573,10 +584,11 @@ def _program_loads(text: str):
         else:
             cur.append(item)
 
+    read: dict = {}                          # each distinct atom read once
     while i < n:
         c = text[i]
         if c in _PX_SPACE:
-            i += 1
+            i = _PX_BLANKS.match(text, i).end()
         elif c == ";":
             j = text.find("\n", i)
             i = n if j < 0 else j + 1
@@ -616,13 +628,14 @@ def _program_loads(text: str):
             pending += 1
             i += 2
         else:
-            j = i
-            while j < n and text[j] not in _PX_SPACE and text[j] not in '()";':
-                j += 1
+            j = _PX_ATOM.match(text, i).end()
             token = text[i:j]
             if "|#" in token or "#|" in token[1:]:
                 raise BadInput("parse", f"comment tokens in an unquoted atom at offset {i}: {token[:40]!r}")
-            add(_program_atom(token))
+            a = read.get(token)
+            if a is None:
+                a = read[token] = _program_atom(token)
+            add(a)
             i = j
     if stack:
         raise BadInput("parse", "unclosed parentheses at the end of the input")
@@ -731,7 +744,7 @@ def read_value(s):
         case "const":
             return np.array([_float_out(x) for x in s[1:]], dtype=float)
         case "tuple":
-            return tuple(read_value(x) for x in s[1:])
+            return tuple([read_value(x) for x in s[1:]])
     raise BadInput("syntax", f"not a value: {_show(s)}")
 
 

@@ -423,12 +423,28 @@ _WHAT = {"[|": "the return `[|`", "⌊": "the return `⌊`", "<": "the tuple `<`
          "(": "the `(`", "[": "the `[`", "{": "the handler's `{`"}
 
 
+_LEXER = []
+
+
+def _lex(text: str):
+    """``_PARSER.lex(text)``, with one lexer built once (``Lark.lex`` builds
+    a new one, and its scanner, at every call when the parser's lexer is
+    the contextual one)."""
+    try:
+        from lark.lexer import LexerThread
+        if not _LEXER:
+            _LEXER.append(_PARSER._build_lexer())
+        return LexerThread.from_text(_LEXER[0], text).lex(None)
+    except (ImportError, AttributeError):      # another version of Lark
+        return _PARSER.lex(text)
+
+
 def _tokens_before(text: str, end: int | None):
     """The tokens of ``text`` that start before offset ``end`` (all if None),
     as far as the lexer gets."""
     out = []
     try:
-        for tok in _PARSER.lex(text):
+        for tok in _lex(text):
             if end is not None and tok.start_pos >= end:
                 break
             out.append(tok)
