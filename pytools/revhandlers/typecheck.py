@@ -109,10 +109,19 @@ def show_op(o: OpSym) -> str:
         return repr(o)
 
 
+#: names longer than this get no suggestion and are suggested for none
+#: (difflib's time grows with the product of the lengths)
+_MAX_SUGGESTED = 100
+
+
 def did_you_mean(name: str, candidates) -> str:
     """``"; did you mean y?"`` (or ``"y or z?"``) for the closest of
     ``candidates`` (difflib), or ``""``."""
-    names = sorted({c for c in candidates if c != name})
+    if len(name) > _MAX_SUGGESTED:
+        return ""
+    names = sorted({c for c in candidates if c != name and len(c) <= _MAX_SUGGESTED})
+    if not names:
+        return ""
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     if not close:
         return ""
