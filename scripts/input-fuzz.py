@@ -564,8 +564,42 @@ def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> 
             "examples": examples, "done": done, "start": start, "reached": reached, "stop": stop}
 
 
-def _run_job(job_args):
-    return run_range(*job_args)
+def _job(queue, job_args):
+    """One job of ``--jobs``, in a forked process: its results on ``queue``."""
+    try:
+        queue.put(run_range(*job_args))
+    except BaseException:  # noqa: BLE001 - reported by the parent
+        import traceback
+        queue.put({"job": job_args[3], "error": traceback.format_exc()})
+
+
+def run_jobs(ranges) -> list[dict]:
+    """The ranges in parallel, one forked process each (nothing pickled but
+    the results); a job that dies without results is an error."""
+    import multiprocessing
+    import queue as queues
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_job, args=(q, r), daemon=True) for r in ranges]
+    for p in procs:
+        p.start()
+    results: list[dict] = []
+    while len(results) < len(procs):
+        try:
+            results.append(q.get(timeout=5))
+        except queues.Empty:
+            if all(p.exitcode is not None for p in procs):
+                try:
+                    results.append(q.get(timeout=5))
+                except queues.Empty:
+                    raise SystemExit(f"a job ended without its results (exit codes "
+                                     f"{[p.exitcode for p in procs]})") from None
+    for p in procs:
+        p.join()
+    for r in results:
+        if "error" in r:
+            raise SystemExit(f"job {r['job']} failed:\n{r['error']}")
+    return sorted(results, key=lambda r: r["start"])
 
 
 def main(argv=None) -> int:
@@ -595,12 +629,7 @@ def main(argv=None) -> int:
     jobs = min(args.jobs, args.n)
     cuts = [args.start + args.n * j // jobs for j in range(jobs + 1)]
     ranges = [(args, cuts[j], cuts[j + 1], j, deadline) for j in range(jobs)]
-    if jobs == 1:
-        results = [run_range(*ranges[0])]
-    else:
-        import multiprocessing
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = pool.map(_run_job, ranges, chunksize=1)
+    results = [run_range(*ranges[0])] if jobs == 1 else run_jobs(ranges)
     seconds = time.monotonic() - begun
     counts = {t: Counter() for t in TARGETS}
     failures, agreement, disagreements, examples = [], Counter(), Counter(), {}
