@@ -31,7 +31,8 @@ Input ``I`` of seed ``S`` is drawn by its own generator (seeded with ``S``
 and ``I``): it is the same whatever ran before it, ``--jobs J`` splits the
 indices ``START`` to ``START+N-1`` into ``J`` ranges, one process (and one
 rh-eval) each, and merges the counts; a failure is printed with the command
-that replays it (``--seed S --start I --n 1``).
+that replays it (``--seed S --start I --n 1``, and ``--programs`` if it is
+not the default: the seed programs depend on it).
 
 ``tests/test_input_fuzz.py`` uses the same mutations and drivers under
 Hypothesis, with a fixed seed and a small budget."""
@@ -508,6 +509,13 @@ TARGETS = ("python-reader", "surface", "rh-eval-serve", "rh-eval-oneshot", "cli"
 _SEEDS: list = []
 
 
+def replay(args, i: int) -> str:
+    """The command that runs input ``i`` again (the seed texts depend on
+    ``--seed`` and ``--programs``)."""
+    programs = f" --programs {args.programs}" if args.programs != 300 else ""
+    return f"scripts/input-fuzz.py --seed {args.seed}{programs} --start {i} --n 1"
+
+
 def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> dict:
     """Inputs ``start`` to ``stop - 1``: the counts of their outcomes, the
     failures, the agreement of the two checkers, and how far it got (it
@@ -551,8 +559,7 @@ def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> 
                     if cls == "FAIL":
                         failures.append((i, target, outcome, text))
                         print(f"FAILURE at input {i} of seed {args.seed} ({target}): {outcome[:300]}\n"
-                              f"    {text[:300]!r}\n    replay: scripts/input-fuzz.py --seed {args.seed} "
-                              f"--start {i} --n 1", file=sys.stderr, flush=True)
+                              f"    {text[:300]!r}\n    replay: {replay(args, i)}", file=sys.stderr, flush=True)
                 done += 1
                 if done % 10_000 == 0:
                     print(f"... job {job}: {done} inputs, {len(failures)} failures, "
@@ -660,7 +667,7 @@ def main(argv=None) -> int:
     for i, target, outcome, text in failures[:10]:
         print(f"  input {i} ({target}): {outcome[:400]}")
         print(f"    {text[:300]!r}")
-        print(f"    replay: scripts/input-fuzz.py --seed {args.seed} --start {i} --n 1")
+        print(f"    replay: {replay(args, i)}")
     return 1 if failures else 0
 
 

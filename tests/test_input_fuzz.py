@@ -224,4 +224,4 @@ def test_a_failure_is_reported_with_the_command_that_replays_it(monkeypatch, cap
     planted = [i for i in range(20) if F.make_input(seeds, 9, i)["surface"]]
     assert planted and f"failures: {len(planted)}" in out
     for i in planted[:10]:
-        assert f"replay: scripts/input-fuzz.py --seed 9 --start {i} --n 1" in out
+        assert f"replay: scripts/input-fuzz.py --seed 9 --programs 2 --start {i} --n 1" in out
