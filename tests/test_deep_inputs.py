@@ -270,6 +270,18 @@ def test_a_100_mb_token_is_a_clean_error(reader, what):
         assert python_check(prog) == ("number" if what == "digits" else "syntax")
 
 
+def test_100_mb_of_open_parentheses_is_too_deep_for_the_s_expression_readers():
+    """Refused at the 8001st level, without tokenizing the rest first."""
+    text = "(" * 100_000_000
+    assert python_check(text) == "too-deep"
+    with pytest.raises(BadInput) as err:
+        sexp.loads(text)
+    assert err.value.kind == "too-deep"
+    with pytest.raises(BadInput) as err:                 # the general reader, after a comment
+        sexp.loads(";\n" + "(" * 10_000_000)
+    assert err.value.kind == "too-deep"
+
+
 # ------------------------------------------------------------ command line
 
 @pytest.mark.parametrize("name, text, code, kind", [

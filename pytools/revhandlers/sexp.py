@@ -411,9 +411,10 @@ def read_cmd(s) -> Cmd:
     raise BadInput("syntax", f"not a command: {_show(s)}")
 
 
-def _paren_depth(text: str) -> int:
+def _paren_depth(text: str, limit: int | None = None) -> int:
     """How deeply the parentheses of ``text`` nest (outside strings and
-    comments), without recursion."""
+    comments), without recursion; as soon as it is beyond ``limit``, a
+    depth beyond it."""
     depth = deepest = 0
     i, n = 0, len(text)
     while i < n:
@@ -427,7 +428,10 @@ def _paren_depth(text: str) -> int:
                 i += 1
         elif c == "(":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > deepest:
+                deepest = depth
+                if limit is not None and deepest > limit:
+                    return deepest
         elif c == ")":
             depth -= 1
         i += 1
@@ -486,7 +490,11 @@ def _fast_loads(text: str, atom=_read_atom):
     top: list = []
     cur = top
     read: dict = {}                     # each distinct atom read once (a vector repeats its numbers)
-    for t in _TOKENS.findall(text):     # with an even number of ", nothing but whitespace is skipped
+    if text.count("(") <= 4 * MAX_NESTING:
+        tokens = _TOKENS.findall(text)
+    else:                               # perhaps far too deep: token by token, to stop at the limit
+        tokens = (m.group() for m in _TOKENS.finditer(text))
+    for t in tokens:                    # with an even number of ", nothing but whitespace is skipped
         if t == "(":
             stack.append(cur)
             cur = []
@@ -675,7 +683,7 @@ def loads(text: str, program: bool = False):
     fast = _fast_loads(text, _read_atom)
     if fast is not None:
         return fast
-    if text.count("(") > 4 * MAX_NESTING and _paren_depth(text) > 4 * MAX_NESTING:
+    if text.count("(") > 4 * MAX_NESTING and _paren_depth(text, 4 * MAX_NESTING) > 4 * MAX_NESTING:
         raise too_deep()
     parser = _Parser(text, true=None, false=None, nil=None)
     try:
