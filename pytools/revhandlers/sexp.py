@@ -490,9 +490,9 @@ def _fast_loads(text: str, atom=_read_atom):
     top: list = []
     cur = top
     read: dict = {}                     # each distinct atom read once (a vector repeats its numbers)
-    if text.count("(") <= 4 * MAX_NESTING:
+    if len(text) <= 1 << 23 or text.count("(") <= 4 * MAX_NESTING:
         tokens = _TOKENS.findall(text)
-    else:                               # perhaps far too deep: token by token, to stop at the limit
+    else:                               # large and perhaps far too deep: token by token, to stop at the limit
         tokens = (m.group() for m in _TOKENS.finditer(text))
     for t in tokens:                    # with an even number of ", nothing but whitespace is skipped
         if t == "(":
