@@ -1,5 +1,5 @@
 """Input fuzzing of every entry point, with a fixed seed and a small budget
-(the longer campaign is ``scripts/input-fuzz.py --n N [--max-seconds S]``): S-expressions
+(the longer campaign is ``scripts/input-fuzz.py --n N [--jobs J] [--max-seconds S]``): S-expressions
 over the format's grammar, programs drawn by ``revhandlers.gen`` (as
 S-expressions and in the surface syntax), then subtree and byte-level
 mutations (insertions, deletions, duplications, bytes that are not UTF-8,
