@@ -3,8 +3,8 @@ inputs for the Python S-expression reader, the surface parser, rh-eval
 (one ``--serve`` process, plus one-shot runs) and the ``revhandlers``
 command line; counts of the outcomes by class.
 
-    python3 scripts/input-fuzz.py --n 100000 [--seed 0] [--cli-every 2000] [--oneshot-every 500]
-                                 [--batch 50] [--max-seconds S]
+    python3 scripts/input-fuzz.py --n 100000 [--seed 0] [--start 0] [--jobs 1] [--cli-every 5000]
+                                 [--oneshot-every 500] [--batch 50] [--max-seconds S]
 
 An input is a seed program (the examples, and programs drawn by
 ``revhandlers.gen``) as an S-expression or in the surface syntax, or a
@@ -26,6 +26,13 @@ and are answered in order, each within the bound; the first request left
 without an answer (a hang, or the process gone) is the failure, and the
 requests after it go to a new process.  ``--max-seconds`` ends the
 campaign early, with the counts of the inputs it reached.
+
+Input ``I`` of seed ``S`` is drawn by its own generator (seeded with ``S``
+and ``I``): it is the same whatever ran before it, ``--jobs J`` splits the
+indices ``START`` to ``START+N-1`` into ``J`` ranges, one process (and one
+rh-eval) each, and merges the counts; a failure is printed with the command
+that replays it (``--seed S --start I --n 1``, and ``--programs`` if it is
+not the default: the seed programs depend on it).
 
 ``tests/test_input_fuzz.py`` uses the same mutations and drivers under
 Hypothesis, with a fixed seed and a small budget."""
@@ -81,14 +88,18 @@ SURFACE_WORDS = ["let", "in", "<-", "<=", "[|", "|]", "<", ">", "rev", "handle",
 # ------------------------------------------------------------- structure
 
 
+PARENS = re.compile(rb"[()]")
+
+
 def spans(text: bytes) -> list[tuple[int, int]]:
     """The balanced parenthesised spans of ``text`` (strings and comments
     not understood: a mutation need not respect them)."""
     out, stack = [], []
-    for i, c in enumerate(text):
-        if c == 0x28:
+    for m in PARENS.finditer(text):
+        i = m.start()
+        if text[i] == 0x28:
             stack.append(i)
-        elif c == 0x29 and stack:
+        elif stack:
             out.append((stack.pop(), i + 1))
     return out
 
@@ -101,15 +112,19 @@ def atoms(text: bytes) -> list[tuple[int, int]]:
 
 
 def deep(depth: int, kind: int) -> tuple[bytes, bytes]:
-    """A prefix and a suffix that nest ``depth`` levels around a term."""
+    """A prefix and a suffix that nest ``depth`` levels around a term
+    (kinds 0 to 2) or a command (kind 3: a well-formed chain of lets, deep
+    but within the limit for the smaller depths)."""
     if kind == 0:
         return b"(tuple " * depth, b")" * depth
     if kind == 1:
-        return b"(app (rd " * 0 + b"(add (const 1.0) " * depth, b")" * depth
-    return b"(let x " * depth, b" x)" * depth
+        return b"(add (const 1.0) " * depth, b")" * depth
+    if kind == 2:
+        return b"(let x " * depth, b" x)" * depth
+    return b"(let x " * depth, b" (ret x))" * depth
 
 
-DEPTHS = [1999, 2000, 2001, 8001, 8002, 30000]
+DEPTHS = [500, 1990, 1999, 2000, 2001, 8001, 8002, 30000]
 
 # A mutation is a tuple (name, *numbers): the numbers are fractions in
 # [0, 1) or indices, so that Hypothesis can draw them and shrink them.
@@ -151,7 +166,7 @@ def mutate(text: bytes, op: tuple, surface_text: bool = False) -> bytes:
         return text[:i] + pool[int(b * len(pool))].encode() + text[j:]
     if name == "wrap_deep" and sp:
         i, j = sp[c % len(sp)]
-        pre, post = deep(DEPTHS[int(b * len(DEPTHS))], c % 3)
+        pre, post = deep(DEPTHS[int(b * len(DEPTHS))], c % 4)
         return text[:i] + pre + text[i:j] + post + text[j:]
     if name == "wide_const":
         k = [0, 1, 260_000, 300_000][int(b * 4)]
@@ -465,96 +480,194 @@ def random_ops(rng: random.Random) -> list[tuple]:
     return ops
 
 
+def input_rng(seed: int, i: int) -> random.Random:
+    """The random choices of input ``i`` of campaign ``seed``: its own
+    generator, so that an input is the same whatever ran before it (in this
+    process or another job), and ``--seed S --start I --n 1`` replays it."""
+    return random.Random(f"input-fuzz:{seed}:{i}")
+
+
+def make_input(seeds, seed: int, i: int) -> dict:
+    """Input ``i`` of campaign ``seed``: its text, whether it is in the
+    surface syntax, and every later choice of the drivers (the request form
+    for rh-eval --serve, file or standard input for one-shot rh-eval, the CLI
+    command)."""
+    rng = input_rng(seed, i)
+    if rng.random() < 0.15:
+        text, is_surface = random_sexp(rng).encode(), False
+    else:
+        text, is_surface = rng.choice(seeds)
+    for op in random_ops(rng):
+        text = mutate(text, op, is_surface)
+    return {"i": i, "text": text, "surface": is_surface, "form": None if is_surface else rng.randrange(3),
+            "via_file": rng.random() < 0.5, "cli": rng.choice(CLI_COMMANDS), "outcomes": {}}
+
+
+TARGETS = ("python-reader", "surface", "rh-eval-serve", "rh-eval-oneshot", "cli")
+
+#: the seed texts, made before the jobs start (each job inherits them)
+_SEEDS: list = []
+
+
+def replay(args, i: int) -> str:
+    """The command that runs input ``i`` again (the seed texts depend on
+    ``--seed`` and ``--programs``)."""
+    programs = f" --programs {args.programs}" if args.programs != 300 else ""
+    return f"scripts/input-fuzz.py --seed {args.seed}{programs} --start {i} --n 1"
+
+
+def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> dict:
+    """Inputs ``start`` to ``stop - 1``: the counts of their outcomes, the
+    failures, the agreement of the two checkers, and how far it got (it
+    stops at the end of a batch once ``deadline`` has passed)."""
+    counts = {t: Counter() for t in TARGETS}
+    failures = []
+    agreement, disagreements, examples = Counter(), Counter(), {}
+    server = Server(args.timeout)
+    begun = time.monotonic()
+    done = 0
+    reached = start
+    try:
+        for b0 in range(start, stop, args.batch):
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            batch = [make_input(_SEEDS, args.seed, i) for i in range(b0, min(stop, b0 + args.batch))]
+            for x in batch:
+                x["outcomes"]["surface" if x["surface"] else "python-reader"] = \
+                    (surface_parser if x["surface"] else python_reader)(x["text"])
+            served = [x for x in batch if x["form"] is not None]
+            for x, answer in zip(served, server.ask_many([request_line(x["text"], x["form"]) for x in served])):
+                x["outcomes"]["rh-eval-serve"] = answer
+            for x in batch:
+                i, text, outcomes = x["i"], x["text"], x["outcomes"]
+                if x["form"] == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values()) \
+                        and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8"):
+                    # (check P), for P one S-expression of UTF-8 text: the two readers
+                    # and checkers, class for class (information, not a failure)
+                    pair = (outcomes["python-reader"], outcomes["rh-eval-serve"])
+                    agreement["same class" if pair[0] == pair[1] else "different classes"] += 1
+                    if pair[0] != pair[1]:
+                        disagreements[pair] += 1
+                        examples.setdefault(pair, text[:300])
+                if not x["surface"] and i % args.oneshot_every == 0:
+                    outcomes["rh-eval-oneshot"] = oneshot(text, via_file=x["via_file"], timeout=args.timeout)
+                if i % args.cli_every == 0:
+                    outcomes["cli"] = cli(text, x["cli"], x["surface"], args.timeout)
+                for target, outcome in outcomes.items():
+                    cls = "FAIL" if outcome.startswith("FAIL") else outcome
+                    counts[target][cls] += 1
+                    if cls == "FAIL":
+                        failures.append((i, target, outcome, text))
+                        print(f"FAILURE at input {i} of seed {args.seed} ({target}): {outcome[:300]}\n"
+                              f"    {text[:300]!r}\n    replay: {replay(args, i)}", file=sys.stderr, flush=True)
+                done += 1
+                if done % 10_000 == 0:
+                    print(f"... job {job}: {done} inputs, {len(failures)} failures, "
+                          f"{time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
+            reached = batch[-1]["i"] + 1
+    finally:
+        server.close()
+    return {"counts": counts, "failures": failures, "agreement": agreement, "disagreements": disagreements,
+            "examples": examples, "done": done, "start": start, "reached": reached, "stop": stop}
+
+
+def _job(queue, job_args):
+    """One job of ``--jobs``, in a forked process: its results on ``queue``."""
+    try:
+        queue.put(run_range(*job_args))
+    except BaseException:  # noqa: BLE001 - reported by the parent
+        import traceback
+        queue.put({"job": job_args[3], "error": traceback.format_exc()})
+
+
+def run_jobs(ranges) -> list[dict]:
+    """The ranges in parallel, one forked process each (nothing pickled but
+    the results); a job that dies without results is an error."""
+    import multiprocessing
+    import queue as queues
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_job, args=(q, r), daemon=True) for r in ranges]
+    for p in procs:
+        p.start()
+    results: list[dict] = []
+    while len(results) < len(procs):
+        try:
+            results.append(q.get(timeout=5))
+        except queues.Empty:
+            if all(p.exitcode is not None for p in procs):
+                try:
+                    results.append(q.get(timeout=5))
+                except queues.Empty:
+                    raise SystemExit(f"a job ended without its results (exit codes "
+                                     f"{[p.exitcode for p in procs]})") from None
+    for p in procs:
+        p.join()
+    for r in results:
+        if "error" in r:
+            raise SystemExit(f"job {r['job']} failed:\n{r['error']}")
+    return sorted(results, key=lambda r: r["start"])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=10_000, help="number of inputs (default 10000)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--start", type=int, default=0,
+                    help="index of the first input (inputs START to START+N-1; --start I --n 1 replays input I)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="processes, each over its own range of input indices (default 1)")
     ap.add_argument("--programs", type=int, default=300, help="programs drawn by revhandlers.gen as seeds")
-    ap.add_argument("--cli-every", type=int, default=2000, help="one input in K also through the CLI")
+    ap.add_argument("--cli-every", type=int, default=5000, help="one input in K also through the CLI")
     ap.add_argument("--oneshot-every", type=int, default=500, help="one input in K also through rh-eval FILE")
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per rh-eval request or CLI run")
     ap.add_argument("--batch", type=int, default=50, help="rh-eval --serve requests per write (default 50)")
     ap.add_argument("--max-seconds", type=float, default=None,
                     help="stop after this many seconds (at the end of a batch), with the counts reached")
     args = ap.parse_args(argv)
-    if args.n < 1 or args.cli_every < 1 or args.oneshot_every < 1 or not args.timeout > 0 or args.batch < 1:
-        ap.error("--n, --cli-every, --oneshot-every and --batch are at least 1, --timeout above 0")
-    rng = random.Random(args.seed)
-    start = time.monotonic()
-    seeds = seed_texts(seed_programs(args.programs, args.seed))
-    counts: dict[str, Counter] = {t: Counter() for t in ("python-reader", "surface", "rh-eval-serve",
-                                                          "rh-eval-oneshot", "cli")}
-    failures = []
-    agreement, disagreements, examples = Counter(), Counter(), {}
-    server = Server(args.timeout)
-    done = 0
-    try:
-        for b0 in range(0, args.n, args.batch):
-            if args.max_seconds is not None and time.monotonic() - start > args.max_seconds:
-                break
-            batch = []            # (i, text, is_surface, form, outcomes)
-            for i in range(b0, min(args.n, b0 + args.batch)):
-                if rng.random() < 0.15:
-                    text, is_surface = random_sexp(rng).encode(), False
-                else:
-                    text, is_surface = rng.choice(seeds)
-                for op in random_ops(rng):
-                    text = mutate(text, op, is_surface)
-                outcomes = {}
-                if is_surface:
-                    outcomes["surface"] = surface_parser(text)
-                    form = None
-                else:
-                    outcomes["python-reader"] = python_reader(text)
-                    form = rng.randrange(3)
-                batch.append((i, text, is_surface, form, outcomes))
-            served = [x for x in batch if x[3] is not None]
-            for (i, text, _, form, outcomes), answer in zip(
-                    served, server.ask_many([request_line(x[1], x[3]) for x in served])):
-                outcomes["rh-eval-serve"] = answer
-            for i, text, is_surface, form, outcomes in batch:
-                if form == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values()) \
-                        and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8"):
-                    # (check P), for P one S-expression of UTF-8 text: the two readers
-                    # and checkers, class for class (information, not a failure)
-                    same = outcomes["python-reader"] == outcomes["rh-eval-serve"]
-                    agreement["same class" if same else "different classes"] += 1
-                    if not same:
-                        disagreements[(outcomes["python-reader"], outcomes["rh-eval-serve"])] += 1
-                        examples.setdefault((outcomes["python-reader"], outcomes["rh-eval-serve"]), text)
-                if not is_surface and i % args.oneshot_every == 0:
-                    outcomes["rh-eval-oneshot"] = oneshot(text, via_file=rng.random() < 0.5, timeout=args.timeout)
-                if i % args.cli_every == 0:
-                    outcomes["cli"] = cli(text, rng.choice(CLI_COMMANDS), is_surface, args.timeout)
-                for target, outcome in outcomes.items():
-                    cls = "FAIL" if outcome.startswith("FAIL") else outcome
-                    counts[target][cls] += 1
-                    if cls == "FAIL":
-                        failures.append((i, target, outcome, text))
-                        print(f"FAILURE at input {i} ({target}): {outcome[:300]}\n    {text[:300]!r}",
-                              file=sys.stderr, flush=True)
-                done += 1
-                if done % 10_000 == 0:
-                    print(f"... {done} inputs, {len(failures)} failures, {time.monotonic() - start:.0f} s",
-                          file=sys.stderr, flush=True)
-    finally:
-        server.close()
-    seconds = time.monotonic() - start
+    if (args.n < 1 or args.start < 0 or args.jobs < 1 or args.cli_every < 1 or args.oneshot_every < 1
+            or not args.timeout > 0 or args.batch < 1):
+        ap.error("--n, --jobs, --cli-every, --oneshot-every and --batch are at least 1, --start at least 0, "
+                 "--timeout above 0")
+    begun = time.monotonic()
+    deadline = begun + args.max_seconds if args.max_seconds is not None else None
+    _SEEDS[:] = seed_texts(seed_programs(args.programs, args.seed))
+    stop = args.start + args.n
+    jobs = min(args.jobs, args.n)
+    cuts = [args.start + args.n * j // jobs for j in range(jobs + 1)]
+    ranges = [(args, cuts[j], cuts[j + 1], j, deadline) for j in range(jobs)]
+    results = [run_range(*ranges[0])] if jobs == 1 else run_jobs(ranges)
+    seconds = time.monotonic() - begun
+    counts = {t: Counter() for t in TARGETS}
+    failures, agreement, disagreements, examples = [], Counter(), Counter(), {}
+    for r in results:
+        for t in TARGETS:
+            counts[t] += r["counts"][t]
+        failures += r["failures"]
+        agreement += r["agreement"]
+        disagreements += r["disagreements"]
+        for k, v in r["examples"].items():
+            examples.setdefault(k, v)
+    done = sum(r["done"] for r in results)
     stopped = f", stopped by --max-seconds {args.max_seconds:g}" if done < args.n else ""
-    print(f"inputs: {done} of {args.n} (seed {args.seed}) in {seconds:.0f} s ({done / max(seconds, 1e-9):.1f} inputs/s)"
-          f"{stopped}")
+    print(f"inputs: {done} of {args.n} (seed {args.seed}, indices {args.start} to {stop - 1}, {jobs} job"
+          f"{'s' if jobs > 1 else ''}) in {seconds:.0f} s ({done / max(seconds, 1e-9):.1f} inputs/s){stopped}")
+    if done < args.n:
+        print("indices reached: " + ", ".join(f"{r['start']} to {r['reached'] - 1}" if r["reached"] > r["start"]
+                                              else f"none of {r['start']} to {r['stop'] - 1}" for r in results))
     for target, c in counts.items():
-        total = sum(c.values())
-        print(f"{target}: {total}")
+        print(f"{target}: {sum(c.values())}")
         for cls, k in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"  {cls}: {k}")
     print(f"Python reader and checker against rh-eval's (check P), by outcome class: {dict(agreement)}")
     for (ours, theirs), k in disagreements.most_common(8):
         print(f"  Python {ours}, rh-eval {theirs}: {k}, e.g. {examples[(ours, theirs)][:160]!r}")
+    failures.sort(key=lambda f: f[0])
     print(f"failures: {len(failures)}")
     for i, target, outcome, text in failures[:10]:
         print(f"  input {i} ({target}): {outcome[:400]}")
         print(f"    {text[:300]!r}")
+        print(f"    replay: {replay(args, i)}")
     return 1 if failures else 0
 
 

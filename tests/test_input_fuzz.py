@@ -1,5 +1,5 @@
 """Input fuzzing of every entry point, with a fixed seed and a small budget
-(the longer campaign is ``scripts/input-fuzz.py --n N [--max-seconds S]``): S-expressions
+(the longer campaign is ``scripts/input-fuzz.py --n N [--jobs J] [--max-seconds S]``): S-expressions
 over the format's grammar, programs drawn by ``revhandlers.gen`` (as
 S-expressions and in the surface syntax), then subtree and byte-level
 mutations (insertions, deletions, duplications, bytes that are not UTF-8,
@@ -109,6 +109,9 @@ EDGES = [
     b"(program (main (ret " + b"(tuple " * 8001 + b"(const)" + b")" * 8001 + b")))",
     b"(" * 100_000 + b")" * 100_000,
     b"(program (main (ret (const" + b" 1.5" * 300_000 + b"))))",
+    # within the limit (tuples at levels 2 to 1999, the constant at 2000): read and checked, no RecursionError
+    b"(program (main (ret " + b"(tuple " * 1998 + b"(const)" + b")" * 1998 + b")))",
+    b"(program (main " + b"(let x (ret (const 1.0)) " * 1998 + b"(ret x)" + b")" * 1998 + b"))",
 ]
 
 
@@ -187,3 +190,38 @@ def test_every_cli_command(source, command):
 ])
 def test_edges_on_the_cli(text, is_surface, command):
     ok(F.cli(text, command, is_surface, timeout=30))
+
+
+# ------------------------------------------------------------- the campaign
+
+def test_an_input_is_the_same_in_any_campaign_range():
+    """Input I of seed S is drawn by its own generator: the same text and
+    choices whatever ran before it (another range, another job)."""
+    seeds = F.seed_texts(F.seed_programs(3, 0))
+    a = [F.make_input(seeds, 5, i) for i in range(40, 60)]
+    b = [F.make_input(seeds, 5, i) for i in reversed(range(50, 60))]
+    assert a[10:] == b[::-1]
+    assert len({x["text"] for x in a}) > 10             # the inputs differ from one another
+    assert F.make_input(seeds, 6, 41)["text"] != a[1]["text"] or F.make_input(seeds, 6, 42)["text"] != a[2]["text"]
+
+
+def test_jobs_cover_the_range_and_merge_the_counts(capsys):
+    assert F.main(["--n", "30", "--start", "7", "--jobs", "2", "--programs", "2", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "inputs: 30 of 30 (seed 4, indices 7 to 36, 2 jobs)" in out
+    served = int(out.split("\nrh-eval-serve: ")[1].split("\n")[0])
+    reader = int(out.split("\npython-reader: ")[1].split("\n")[0])
+    surface_ = int(out.split("\nsurface: ")[1].split("\n")[0])
+    assert reader + surface_ == 30 and served == reader
+
+
+def test_a_failure_is_reported_with_the_command_that_replays_it(monkeypatch, capsys):
+    monkeypatch.setattr(F, "surface_parser", lambda text: "FAIL:planted")
+    monkeypatch.setattr(F, "python_reader", lambda text: "ok")
+    assert F.main(["--n", "20", "--jobs", "2", "--programs", "2", "--seed", "9"]) == 1
+    out = capsys.readouterr().out
+    seeds = F.seed_texts(F.seed_programs(2, 9))
+    planted = [i for i in range(20) if F.make_input(seeds, 9, i)["surface"]]
+    assert planted and f"failures: {len(planted)}" in out
+    for i in planted[:10]:
+        assert f"replay: scripts/input-fuzz.py --seed 9 --programs 2 --start {i} --n 1" in out

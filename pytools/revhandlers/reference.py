@@ -34,6 +34,7 @@ from . import autodiff as ad
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym,
                   OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty, Var)
 from .errors import BadInput, RuntimeFailure
+from .nesting import deep
 from .prims import fsym_dom
 from .sexp import Result
 from .typecheck import check_program, coar
@@ -304,9 +305,11 @@ def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
     return given
 
 
+@deep
 def run_reference(prog: Program, heap: dict[str, np.ndarray] | None = None) -> Result:
     """Run ``prog`` (its heap, updated by ``heap``) in the reference
-    semantics: the result value and the final heap, as numpy arrays."""
+    semantics: the result value and the final heap, as numpy arrays (under
+    :func:`revhandlers.nesting.room`: the evaluation recurses on the syntax)."""
     check_program(prog)
     given = _heap_override(prog, heap)
     total = sum(d.size for d in prog.locs)

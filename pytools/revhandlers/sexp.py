@@ -321,12 +321,16 @@ def _num(x) -> float:
     return f
 
 
+# The readers recurse (under nesting.room(): parse_program); the components
+# of a product or tuple are read by a list comprehension, not a generator
+# passed to tuple(), which would add C frames to each level.
+
 def read_ty(s) -> Ty:
     match _head(s):
         case "real" if len(s) == 2:
             return TBase(_nat(s[1]))
         case "prod":
-            return TProd(tuple(read_ty(a) for a in s[1:]))
+            return TProd(tuple([read_ty(a) for a in s[1:]]))
     raise BadInput("syntax", f"not a type: {_show(s)}")
 
 
@@ -360,7 +364,7 @@ def read_tm(s) -> Tm:
         case "add" if len(s) == 3:
             return Add(read_tm(s[1]), read_tm(s[2]))
         case "tuple":
-            return Tuple(tuple(read_tm(x) for x in s[1:]))
+            return Tuple(tuple([read_tm(x) for x in s[1:]]))
         case "proj" if len(s) == 3:
             return Proj(_nat(s[1]), read_tm(s[2]))
         case "let" if len(s) == 4:
@@ -407,9 +411,10 @@ def read_cmd(s) -> Cmd:
     raise BadInput("syntax", f"not a command: {_show(s)}")
 
 
-def _paren_depth(text: str) -> int:
+def _paren_depth(text: str, limit: int | None = None) -> int:
     """How deeply the parentheses of ``text`` nest (outside strings and
-    comments), without recursion."""
+    comments), without recursion; as soon as it is beyond ``limit``, a
+    depth beyond it."""
     depth = deepest = 0
     i, n = 0, len(text)
     while i < n:
@@ -423,7 +428,10 @@ def _paren_depth(text: str) -> int:
                 i += 1
         elif c == "(":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > deepest:
+                deepest = depth
+                if limit is not None and deepest > limit:
+                    return deepest
         elif c == ")":
             depth -= 1
         i += 1
@@ -481,7 +489,12 @@ def _fast_loads(text: str, atom=_read_atom):
     stack: list[list] = []
     top: list = []
     cur = top
-    for t in _TOKENS.findall(text):     # with an even number of ", nothing but whitespace is skipped
+    read: dict = {}                     # each distinct atom read once (a vector repeats its numbers)
+    if len(text) <= 1 << 23 or text.count("(") <= 4 * MAX_NESTING:
+        tokens = _TOKENS.findall(text)
+    else:                               # large and perhaps far too deep: token by token, to stop at the limit
+        tokens = (m.group() for m in _TOKENS.finditer(text))
+    for t in tokens:                    # with an even number of ", nothing but whitespace is skipped
         if t == "(":
             stack.append(cur)
             cur = []
@@ -495,7 +508,10 @@ def _fast_loads(text: str, atom=_read_atom):
         elif t[0] == '"':
             cur.append(t[1:-1])
         else:
-            cur.append(atom(t))
+            a = read.get(t)
+            if a is None:
+                a = read[t] = atom(t)
+            cur.append(a)
     if stack or len(top) != 1:
         return None
     return top[0]
@@ -510,6 +526,9 @@ _OCAML_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "r": "\r", " ": " ", "\\": "\
 
 
 _PX_SPACE = " \t\n\r\x0c"
+_PX_BLANKS = re.compile(r"[ \t\n\r\x0c]+")
+#: an atom: up to white space, a parenthesis, a quote or ``;`` (``\x0b`` is an atom character)
+_PX_ATOM = re.compile(r'[^ \t\n\r\x0c()";]+')
 
 
 def _ocaml_string(text: str, i: int) -> tuple[int, str]:
@@ -573,10 +592,11 @@ def _program_loads(text: str):
         else:
             cur.append(item)
 
+    read: dict = {}                          # each distinct atom read once
     while i < n:
         c = text[i]
         if c in _PX_SPACE:
-            i += 1
+            i = _PX_BLANKS.match(text, i).end()
         elif c == ";":
             j = text.find("\n", i)
             i = n if j < 0 else j + 1
@@ -616,13 +636,14 @@ def _program_loads(text: str):
             pending += 1
             i += 2
         else:
-            j = i
-            while j < n and text[j] not in _PX_SPACE and text[j] not in '()";':
-                j += 1
+            j = _PX_ATOM.match(text, i).end()
             token = text[i:j]
             if "|#" in token or "#|" in token[1:]:
                 raise BadInput("parse", f"comment tokens in an unquoted atom at offset {i}: {token[:40]!r}")
-            add(_program_atom(token))
+            a = read.get(token)
+            if a is None:
+                a = read[token] = _program_atom(token)
+            add(a)
             i = j
     if stack:
         raise BadInput("parse", "unclosed parentheses at the end of the input")
@@ -662,7 +683,7 @@ def loads(text: str, program: bool = False):
     fast = _fast_loads(text, _read_atom)
     if fast is not None:
         return fast
-    if text.count("(") > 4 * MAX_NESTING and _paren_depth(text) > 4 * MAX_NESTING:
+    if text.count("(") > 4 * MAX_NESTING and _paren_depth(text, 4 * MAX_NESTING) > 4 * MAX_NESTING:
         raise too_deep()
     parser = _Parser(text, true=None, false=None, nil=None)
     try:
@@ -731,7 +752,7 @@ def read_value(s):
         case "const":
             return np.array([_float_out(x) for x in s[1:]], dtype=float)
         case "tuple":
-            return tuple(read_value(x) for x in s[1:])
+            return tuple([read_value(x) for x in s[1:]])
     raise BadInput("syntax", f"not a value: {_show(s)}")
 
 

@@ -332,7 +332,7 @@ def _elaborate_residuals(prog: Program) -> Program:
     from dataclasses import replace
 
     from .errors import TypeCheckError
-    from .typecheck import _cmd, _op, _op_type, ar, check_cmd, coar, show_op, show_ty
+    from .typecheck import _check_cmd, _cmd, _op, _op_type, ar, coar, show_op, show_ty
 
     def fix_cmd(p: Cmd) -> Cmd:
         match p:
@@ -350,7 +350,7 @@ def _elaborate_residuals(prog: Program) -> Program:
             if residual is None:
                 _op(op, prog, pos)
                 _cmd(fwd, (x,), prog, 1)
-                t = check_cmd(((x, coar(op, prog)),), fwd, prog)
+                t = _check_cmd(((x, coar(op, prog)),), fwd, prog)
                 if not (isinstance(t, TProd) and len(t.items) == 2):
                     raise TypeCheckError(
                         "typed_clauses_cons",
@@ -423,12 +423,28 @@ _WHAT = {"[|": "the return `[|`", "⌊": "the return `⌊`", "<": "the tuple `<`
          "(": "the `(`", "[": "the `[`", "{": "the handler's `{`"}
 
 
+_LEXER = []
+
+
+def _lex(text: str):
+    """``_PARSER.lex(text)``, with one lexer built once (``Lark.lex`` builds
+    a new one, and its scanner, at every call when the parser's lexer is
+    the contextual one)."""
+    try:
+        from lark.lexer import LexerThread
+        if not _LEXER:
+            _LEXER.append(_PARSER._build_lexer())
+        return LexerThread.from_text(_LEXER[0], text).lex(None)
+    except (ImportError, AttributeError):      # another version of Lark
+        return _PARSER.lex(text)
+
+
 def _tokens_before(text: str, end: int | None):
     """The tokens of ``text`` that start before offset ``end`` (all if None),
     as far as the lexer gets."""
     out = []
     try:
-        for tok in _PARSER.lex(text):
+        for tok in _lex(text):
             if end is not None and tok.start_pos >= end:
                 break
             out.append(tok)
@@ -568,13 +584,48 @@ def _num(x: float) -> str:
     return repr(float(x))
 
 
+def _ty_pieces(t: Ty, nested: bool = False):
+    """The text of a type, piece by piece, without recursion: ``Real(n)``,
+    ``Prod()`` and ``Prod(A)`` for products of fewer than two components,
+    else ``A * B * C``, in parentheses inside another product."""
+    stack: list = [(t, nested)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+            continue
+        u, nest = item
+        if isinstance(u, TBase):
+            yield f"Real({u.n})"
+        elif len(u.items) < 2:
+            yield "Prod("
+            stack.append(")")
+            stack.extend((a, False) for a in u.items)
+        else:
+            if nest:
+                yield "("
+                stack.append(")")
+            parts: list = []
+            for i, a in enumerate(u.items):
+                parts += [" * ", (a, True)] if i else [(a, True)]
+            stack.extend(reversed(parts))
+
+
 def pretty_ty(t: Ty, nested: bool = False) -> str:
-    if isinstance(t, TBase):
-        return f"Real({t.n})"
-    if len(t.items) < 2:
-        return "Prod(" + ", ".join(pretty_ty(a) for a in t.items) + ")"
-    s = " * ".join(pretty_ty(a, True) for a in t.items)
-    return f"({s})" if nested else s
+    """A type in the surface syntax (without recursion)."""
+    return "".join(_ty_pieces(t, nested))
+
+
+def show_ty(t: Ty, width: int = 200) -> str:
+    """A type in the surface syntax for a message: at most ``width``
+    characters (cut with …), however large the type."""
+    out, size = [], 0
+    for piece in _ty_pieces(t):
+        out.append(piece)
+        size += len(piece)
+        if size > width:
+            return "".join(out)[:width - 1] + "…"
+    return "".join(out)
 
 
 def pretty_fsym(f: FSym) -> str:

@@ -16,13 +16,15 @@ one operation, an operation that no handler handles)."""
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut,
                   OpSym, OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty,
                   Var)
+from . import nesting
 from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
-from .prims import PRIMS, fsym_cod, fsym_dom, prim_ok
+from .prims import PRIMS, fdom, fcod, prim_ok
 
 MAX_DEPTH = 2000
 MAX_NAT = 1_000_000
@@ -31,11 +33,65 @@ UNIT = TBase(0)
 
 
 def show_ty(t: Ty | None) -> str:
-    """A type in the surface syntax: ``Real(2)``, ``Real(1) * Real(3)``."""
-    from .surface import pretty_ty
+    """A type in the surface syntax for a message: ``Real(2)``, ``Real(1) *
+    Real(3)``, abbreviated if long (a type may be far larger than the
+    program: see :func:`fsym_dom`)."""
+    from .surface import show_ty as show
     if t is None:
         return "?"
-    return pretty_ty(t)
+    return show(t)
+
+
+# ------------------------------------------------------------- types
+#
+# Types are compared and built here without recursion and with shared
+# subtrees: the domain of rd^k[p] is a tree with a Fibonacci number of
+# nodes (fdom k = fdom (k-1) * fdom (k-2)), and a chain of lets binding
+# x_{i+1} = <x_i, x_i> types a program of k lines with a tree of 2^k nodes.
+# Built with sharing they are graphs of k nodes; dataclass equality (``==``)
+# would walk the whole tree, recursively.
+
+
+@functools.lru_cache(maxsize=1024)
+def _rd_types(k: int, p) -> tuple[Ty, Ty]:
+    dom, cod = fdom(0, p), fcod(0, p)
+    for _ in range(k):
+        dom, cod = TProd((dom, cod)), dom
+    return dom, cod
+
+
+def fsym_dom(f: FSym) -> Ty:
+    """The domain of ``f`` (Coq ``fdom``, as :func:`revhandlers.prims.fdom`),
+    its subtrees shared: time and memory linear in ``f.k``."""
+    return _rd_types(f.k, f.prim)[0]
+
+
+def fsym_cod(f: FSym) -> Ty:
+    """The codomain of ``f`` (Coq ``fcod``), its subtrees shared."""
+    return _rd_types(f.k, f.prim)[1]
+
+
+def same_ty(a: Ty, b: Ty) -> bool:
+    """``a == b``, without recursion, each pair of shared subtrees compared
+    once (at most the product of the numbers of distinct nodes)."""
+    stack = [(a, b)]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        x, y = stack.pop()
+        if x is y:
+            continue
+        key = (id(x), id(y))
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(x, TBase):
+            if not (isinstance(y, TBase) and x.n == y.n):
+                return False
+        elif isinstance(x, TProd) and isinstance(y, TProd) and len(x.items) == len(y.items):
+            stack.extend(zip(x.items, y.items))
+        else:
+            return False
+    return True
 
 
 def show_tm(m: Tm) -> str:
@@ -53,10 +109,19 @@ def show_op(o: OpSym) -> str:
         return repr(o)
 
 
+#: names longer than this get no suggestion and are suggested for none
+#: (difflib's time grows with the product of the lengths)
+_MAX_SUGGESTED = 100
+
+
 def did_you_mean(name: str, candidates) -> str:
     """``"; did you mean y?"`` (or ``"y or z?"``) for the closest of
     ``candidates`` (difflib), or ``""``."""
-    names = sorted({c for c in candidates if c != name})
+    if len(name) > _MAX_SUGGESTED:
+        return ""
+    names = sorted({c for c in candidates if c != name and len(c) <= _MAX_SUGGESTED})
+    if not names:
+        return ""
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
     if not close:
         return ""
@@ -208,6 +273,7 @@ def _handler(h: Handler, prog: Program, d: int, hidden: tuple[str, ...] = ()) ->
         _cmd(c.bwd, (c.y, c.z), prog, d + 1, hidden)
 
 
+@nesting.deep
 def validate_program(prog: Program) -> None:
     """The checks ``rh-eval`` makes while reading a program, in its order."""
     for decl in prog.ops:
@@ -282,9 +348,8 @@ def _scope(ctx: Ctx) -> str:
     return ", ".join(names) if names else "none"
 
 
-def check_tm(ctx: Ctx, m: Tm) -> Ty:
-    """The type of ``m`` in ``ctx`` (innermost binding first), or raises
-    :class:`TypeCheckError` naming the rule (Coq ``check_tm``)."""
+def _check_tm(ctx: Ctx, m: Tm) -> Ty:
+    """:func:`check_tm`, recursive."""
     match m:
         case Var(x):
             t = _lookup(ctx, x)
@@ -295,25 +360,25 @@ def check_tm(ctx: Ctx, m: Tm) -> Ty:
         case Const(values):
             return TBase(len(values))
         case App(f, arg):
-            a = check_tm(ctx, arg)
-            if a != fsym_dom(f):
+            a = _check_tm(ctx, arg)
+            if not same_ty(a, fsym_dom(f)):
                 from .surface import pretty_fsym
                 raise _pyerr(TypeCheckError, "typed_tm_app",
                              f"{pretty_fsym(f)} expects {show_ty(fsym_dom(f))}, its argument {show_tm(arg)} has type "
                              f"{show_ty(a)}, in {show_tm(m)}", pos=m.pos)
             return fsym_cod(f)
         case Add(a, b):
-            t1 = check_tm(ctx, a)
-            t2 = check_tm(ctx, b)
-            if isinstance(t1, TBase) and isinstance(t2, TBase) and t1 == t2:
+            t1 = _check_tm(ctx, a)
+            t2 = _check_tm(ctx, b)
+            if isinstance(t1, TBase) and isinstance(t2, TBase) and t1.n == t2.n:
                 return t1
             raise _pyerr(TypeCheckError, "typed_tm_add",
                          f"+ needs two terms of one base type Real(n), found {show_ty(t1)} + {show_ty(t2)} "
                          f"in {show_tm(m)}", pos=m.pos)
         case Tuple(items):
-            return TProd(tuple(check_tm(ctx, x) for x in items))
+            return TProd(tuple([_check_tm(ctx, x) for x in items]))
         case Proj(i, arg):
-            t = check_tm(ctx, arg)
+            t = _check_tm(ctx, arg)
             if isinstance(t, TProd) and i < len(t.items):
                 return t.items[i]
             if isinstance(t, TProd):
@@ -327,13 +392,13 @@ def check_tm(ctx: Ctx, m: Tm) -> Ty:
                          f"projection out of range: {show_tm(m)}, but {show_tm(arg)} has type {show_ty(t)}, "
                          f"{have}", pos=m.pos)
         case Let(x, bound, body):
-            a = check_tm(ctx, bound)
-            return check_tm(((x, a),) + ctx, body)
+            a = _check_tm(ctx, bound)
+            return _check_tm(((x, a),) + ctx, body)
         case Rd(cot, x, body, point):
-            b = check_tm(ctx, cot)
-            a = check_tm(ctx, point)
-            b2 = check_tm(((x, a),) + ctx, body)
-            if b != b2:
+            b = _check_tm(ctx, cot)
+            a = _check_tm(ctx, point)
+            b2 = _check_tm(((x, a),) + ctx, body)
+            if not same_ty(b, b2):
                 raise _pyerr(TypeCheckError, "typed_tm_rd",
                              f"the cotangent {show_tm(cot)} has type {show_ty(b)}, the differentiated body "
                              f"{show_tm(body)} has type {show_ty(b2)}, in {show_tm(m)}", pos=m.pos)
@@ -345,23 +410,23 @@ def _op_type(o: OpSym, prog: Program) -> str:
     return f"{show_op(o)} : {show_ty(coar(o, prog))} ~> {show_ty(ar(o, prog))}"
 
 
-def check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
-    """Coq ``check_cmd``."""
+def _check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
+    """:func:`check_cmd`, recursive."""
     match p:
         case Ret(m):
-            return check_tm(ctx, m)
+            return _check_tm(ctx, m)
         case Op(o, m):
-            a = check_tm(ctx, m)
-            if a != coar(o, prog):
+            a = _check_tm(ctx, m)
+            if not same_ty(a, coar(o, prog)):
                 raise _pyerr(TypeCheckError, "typed_cmd_op",
                              f"the argument {show_tm(m)} has type {show_ty(a)}, the coarity of {show_op(o)} is "
                              f"{show_ty(coar(o, prog))} ({_op_type(o, prog)})", pos=p.pos)
             return ar(o, prog)
         case CLet(x, bound, body):
-            a = check_cmd(ctx, bound, prog)
-            return check_cmd(((x, a),) + ctx, body, prog)
+            a = _check_cmd(ctx, bound, prog)
+            return _check_cmd(((x, a),) + ctx, body, prog)
         case RevHandle(arg, xs, body, h):
-            a = check_tm(ctx, arg)
+            a = _check_tm(ctx, arg)
             if not isinstance(a, TProd):
                 raise _pyerr(TypeCheckError, "typed_cmd_revhandle",
                              f"the argument of rev handle, {show_tm(arg)}, has type {show_ty(a)}, not a product "
@@ -369,40 +434,63 @@ def check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
             # The Coq body context is the list of binder types; names beyond
             # the product's arity do not exist there.
             body_ctx = tuple(zip(xs, a.items))
-            c = check_cmd(body_ctx, body, prog)
-            check_handler(h, c, prog)
+            c = _check_cmd(body_ctx, body, prog)
+            _check_handler(h, c, prog)
             return a
     raise TypeError(f"not a command: {p!r}")
 
 
-def check_handler(h: Handler, c: Ty, prog: Program) -> None:
-    """Coq ``check_handler`` and ``check_clauses``."""
-    c2 = check_cmd(((h.var, c),), h.ret, prog)
-    if c2 != c:
+def _check_handler(h: Handler, c: Ty, prog: Program) -> None:
+    """:func:`check_handler`, recursive."""
+    c2 = _check_cmd(((h.var, c),), h.ret, prog)
+    if not same_ty(c2, c):
         raise _pyerr(TypeCheckError, "typed_handler_rev",
                      f"the return clause has type {show_ty(c2)}, expected {show_ty(c)} (the type of the handled "
                      f"command, which the return clause maps to its cotangent)", pos=h.ret.pos or h.pos)
     for cl in h.clauses:
         want_f = TProd((ar(cl.op, prog), cl.residual))
-        af = check_cmd(((cl.x, coar(cl.op, prog)),), cl.fwd, prog)
-        if af != want_f:
+        af = _check_cmd(((cl.x, coar(cl.op, prog)),), cl.fwd, prog)
+        if not same_ty(af, want_f):
             raise _pyerr(TypeCheckError, "typed_clauses_cons",
                          f"the forward clause of {show_op(cl.op)} has type {show_ty(af)}, expected "
                          f"{show_ty(want_f)} (the result of {_op_type(cl.op, prog)} and the residual "
                          f"{show_ty(cl.residual)})", pos=cl.fwd.pos or cl.pos)
-        ab = check_cmd(((cl.y, ar(cl.op, prog)), (cl.z, cl.residual)), cl.bwd, prog)
-        if ab != coar(cl.op, prog):
+        ab = _check_cmd(((cl.y, ar(cl.op, prog)), (cl.z, cl.residual)), cl.bwd, prog)
+        if not same_ty(ab, coar(cl.op, prog)):
             raise _pyerr(TypeCheckError, "typed_clauses_cons",
                          f"the backward clause of {show_op(cl.op)} has type {show_ty(ab)}, expected "
                          f"{show_ty(coar(cl.op, prog))} (the coarity of {_op_type(cl.op, prog)})",
                          pos=cl.bwd.pos or cl.pos)
 
 
+# The checkers recurse on the syntax: the public ones run under
+# nesting.room(), with room for every program within rh-eval's nesting limit.
+
+@nesting.deep
+def check_tm(ctx: Ctx, m: Tm) -> Ty:
+    """The type of ``m`` in ``ctx`` (innermost binding first), or raises
+    :class:`TypeCheckError` naming the rule (Coq ``check_tm``)."""
+    return _check_tm(ctx, m)
+
+
+@nesting.deep
+def check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
+    """Coq ``check_cmd``."""
+    return _check_cmd(ctx, p, prog)
+
+
+@nesting.deep
+def check_handler(h: Handler, c: Ty, prog: Program) -> None:
+    """Coq ``check_handler`` and ``check_clauses``."""
+    return _check_handler(h, c, prog)
+
+
+@nesting.deep
 def check_program(prog: Program) -> Ty:
     """Validate the program as ``rh-eval`` does, then type it; the type of
     the main command, or raises the first error."""
     validate_program(prog)
-    return check_cmd((), prog.main, prog)
+    return _check_cmd((), prog.main, prog)
 
 
 # ------------------------------------------------- locating rh-eval's errors
