@@ -21,6 +21,17 @@ from .errors import BadInput
 
 #: rh-eval's ``max_depth``
 MAX_NESTING = 2000
+#: rd^k[f] for k at most this (frontend.v's max_fsym_level): the type of
+#: rd^k[f] grows exponentially with k, and Ev is defined up to rd² only
+MAX_FSYM_LEVEL = 8
+
+
+def rd_fsym(f: FSym) -> FSym:
+    """``rd[f]``, refused (``too-large``) past :data:`MAX_FSYM_LEVEL`."""
+    if f.k + 1 > MAX_FSYM_LEVEL:
+        raise BadInput("too-large", f"rd applied more than {MAX_FSYM_LEVEL} times to a function symbol "
+                       "(the size of its type grows exponentially with the level)")
+    return FSym(f.k + 1, f.prim)
 #: Python frames allowed per level of nesting
 _FRAMES_PER_LEVEL = 40
 

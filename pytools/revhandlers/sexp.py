@@ -13,7 +13,7 @@ import sexpdata
 from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
                   OpGet, OpPut, OpSym, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase,
                   TProd, Tm, Tuple, Ty, Var)
-from .nesting import MAX_NESTING, check_depth, deep, room, too_deep
+from .nesting import MAX_NESTING, check_depth, deep, rd_fsym, room, too_deep
 from .errors import BadInput, RevHandlersError, make_error
 from .prims import PRIMS
 
@@ -336,8 +336,7 @@ def read_ty(s) -> Ty:
 
 def read_fsym(s) -> FSym:
     if _head(s) == "rd" and len(s) == 2:
-        inner = read_fsym(s[1])
-        return FSym(inner.k + 1, inner.prim)
+        return rd_fsym(read_fsym(s[1]))
     name = _head(s)
     if name is None:
         raise BadInput("syntax", f"not a function symbol: {_show(s)}")

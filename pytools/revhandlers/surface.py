@@ -313,7 +313,7 @@ class _Build(Transformer):
         return FSym(0, Prim(str(name), tuple(params)))
 
     def rdsym(self, a):
-        return FSym(a[0].k + 1, a[0].prim)
+        return nesting.rd_fsym(a[0])
 
 
 def _nat_literal(text) -> int:

@@ -396,13 +396,23 @@ Definition prim_of (name : string) (args : list sexp) : result prim error :=
   else fail "shape" ("impossible parameters for " ++ io_line io (prim_sexp p)
                      ++ " (conv1d needs 0 < m <= n; maxpool and upscale need m > 0)").
 
+(** [rd^k[f]] for [k] at most [max_fsym_level]: the type of [rd^k[f]] is a
+    tree whose size grows exponentially with [k] (a Fibonacci number of
+    nodes), and [Ev] is defined up to [rd²] only. *)
+Definition max_fsym_level : nat := ten - 2.
+
 Fixpoint fsym_of (f : nat) (s : sexp) : result (nat * prim) error :=
   match f with
   | 0 => too_deep
   | S f' =>
       match s with
       | SList [SAtom k; g] =>
-          if String.eqb k "rd" then do r <- fsym_of f' g; Ok (S (fst r), snd r)
+          if String.eqb k "rd" then
+            do r <- fsym_of f' g;
+            if Nat.ltb max_fsym_level (S (fst r)) then
+              fail "too-large" ("rd applied more than " ++ io_num io max_fsym_level
+                                ++ " times to a function symbol (the size of its type grows exponentially with the level)")
+            else Ok (S (fst r), snd r)
           else do p <- prim_of k [g]; Ok (0, p)
       | SList (SAtom k :: args) => do p <- prim_of k args; Ok (0, p)
       | _ => syntax_err "not a function symbol: " s
