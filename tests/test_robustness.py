@@ -444,3 +444,19 @@ def test_rd_nested_four_deep_stops_at_the_time_limit():
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1, proc.stdout
     assert proc.stdout.startswith("(error (kind timeout)"), proc.stdout
+
+
+def test_trace_keeps_its_time_limit_while_rendering(tmp_path):
+    """A let chain of 997 additions: 1995 steps, each printed as the whole
+    remaining program, so the rendering grows with the square of its size
+    (about 45 s); `trace --timeout 2` stops it with the runtime error
+    timeout, exit 1, and prints no partial trace."""
+    k = 997
+    body = f"x{k}"
+    for i in range(k, 0, -1):
+        body = f"(let x{i} (add x{i - 1} x{i - 1}) {body})"
+    f = tmp_path / "chain.sexp"
+    f.write_text(f"(program (main (ret (let x0 (const 1.0) {body}))))\n")
+    p = cli("trace", "--timeout", "2", str(f), timeout=60)
+    assert_clean(p, 1, "(timeout)", "--timeout")
+    assert "── step" not in p.stdout

@@ -149,18 +149,27 @@ def cmd_trace(args, out) -> int:
     from .typecheck import handler_checks
     prog = load(args.file)
     handler_checks(prog)
-    ev = _evaluator(args)
-    try:
-        steps, res = ev.trace(with_heap(prog, _load_heap(args.heap)))
-    finally:
-        ev.close()
-    for line in steps:
-        s = loads(line)
-        n = s[1]
-        heap = read_heap(s[2])
-        cmd = read_cmd(s[3][1])
-        print(f"── step {n}  " + "  ".join(f"{k} = {_fmt_value(v)}" for k, v in heap.items()), file=out)
-        print(pretty_cmd(cmd), file=out)
+    heap = _load_heap(args.heap)
+
+    def traced():
+        # the trace and its rendering within --timeout: its text grows with
+        # the number of steps times the program's size
+        ev = _evaluator(args)
+        try:
+            steps, res = ev.trace(with_heap(prog, heap))
+        finally:
+            ev.close()
+        lines = []
+        for line in steps:
+            s = loads(line)
+            hp = read_heap(s[2])
+            lines.append(f"── step {s[1]}  " + "  ".join(f"{k} = {_fmt_value(v)}" for k, v in hp.items()))
+            lines.append(pretty_cmd(read_cmd(s[3][1])))
+        return lines, res
+
+    lines, res = _bounded(args.timeout, traced)
+    for line in lines:
+        print(line, file=out)
     print("── result", file=out)
     _print_result(res, out)
     return 0
