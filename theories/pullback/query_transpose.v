@@ -1,0 +1,326 @@
+(** * Corollary 4.8(1) for whole first-order queries: reverse is the
+    transpose of forward
+
+    Over any commutative semiring of scalars whose function symbols have
+    adjoint Jacobians ([fjac_t] the transpose of [fjac]), a first-order
+    query
+<<
+    ((Ω λy.P) · (λx. e* )) x   →*   r*
+>>
+    computes the transpose of the forward (tangent) propagation of the body
+    [P] at the point [x]: for every tangent [v] of the type of [y],
+<<
+    ⟨r, v⟩ = ⟨e, J P(x) · v⟩.
+>>
+    [J P(x) · v] is [fwd_tangent P x v], read off the forward semantics [fw]
+    below, which propagates a point and a tangent through the body by the
+    signature's values [fsem] and Jacobian-vector products [fjac].
+
+    The fragment.  [fw] is defined on first-order terms: variables,
+    projections, pairs, scalars [r], [0], sums, function symbols [f(P)] and
+    [let]; the theorem holds for every body [P] on which [fw] is defined
+    at the point (it is [None] as soon as [P] holds an abstraction, an
+    application, a Jacobian, a dual map, a pullback or a numeric dual), in
+    particular for the paper's running example [pow2(mult(g(z)))].  The
+    statement is conditional on the query reaching a numeric dual, so no
+    termination argument is needed.
+
+    The proof is an invariant: every term on the way from the query to
+    [r*] has a "transpose meaning", a partial map from tangents to scalars
+    ([du] for dual terms, [om] for 1-forms, [ln] for the linear bodies of
+    dual maps, [pv] for first-order points, [fw] for pullback bodies), and
+    each reduction step that fires on a term with a meaning keeps the
+    meaning ([du_step]): A-normalisation and let splitting (7, 8) keep [fw],
+    the forward rules (11, 12, 13, 15, 20a, 20b) move the tangent of the
+    body into the body of a dual map, (1), (2), (3) and [let] keep the
+    points, (6) composes the linear bodies and (5⁺) is [step_bp_transpose].
+    The one rule that loses the meaning, (9) (a body that does not depend
+    on [y], reducing to [0]), leaves a [0] on the spine of dual maps that
+    no later step removes ([zsp]), so a run through it never reaches [r*].
+    The semiring laws and the adjointness are section hypotheses. *)
+From Coq Require Import Ring_theory Ring.
+From Pullback Require Import syntax typing anf backprop reduction preservation progress transpose.
+
+Section query_transpose.
+Context {Σ : signature}.
+
+Notation nm := (num scalar).
+
+Variable sone : scalar.
+Hypothesis Hsr : semi_ring_theory szero sone sadd smul eq.
+Add Ring scalar_semiring : Hsr.
+Hypothesis fjac_adjoint : forall f x c v,
+  num_ty x (Rn (fdom f)) -> num_ty c (Rn (fcod f)) -> num_ty v (Rn (fdom f)) ->
+  dot (fjac_t f x c) v = dot c (fjac f x v).
+
+(** ** Environments: partial maps from indices *)
+Definition econs {A} (x : option A) (η : nat -> option A) : nat -> option A :=
+  fun n => match n with 0 => x | S m => η m end.
+
+Definition enil {A} : nat -> option A := fun _ => None.
+
+(** The component [i] of a pair ([nsplit]). *)
+Definition comp (i : bool) (v : nm) : nm := let (a, b) := nsplit v in if i then b else a.
+
+(** ** Points: first-order evaluation *)
+Fixpoint pv (η : nat -> option nm) (t : tm) : option nm :=
+  match t with
+  | Var n => η n
+  | Proj i s => match pv η s with Some x => Some (comp i x) | None => None end
+  | Pair a b => match pv η a, pv η b with Some x, Some y => Some (NP x y) | _, _ => None end
+  | Real r => Some (NR r)
+  | Zero => Some NZ
+  | Plus a b => match pv η a, pv η b with Some x, Some y => Some (nadd x y) | _, _ => None end
+  | Fun f a => match pv η a with Some x => Some (fsem f x) | None => None end
+  | Let e l => match pv η e with Some x => pv (econs (Some x) η) l | None => None end
+  | _ => None
+  end.
+
+(** ** Forward tangent propagation: a point and a tangent *)
+Fixpoint fw (η : nat -> option (nm * nm)) (t : tm) : option (nm * nm) :=
+  match t with
+  | Var n => η n
+  | Proj i s => match fw η s with Some (x, dx) => Some (comp i x, comp i dx) | None => None end
+  | Pair a b =>
+      match fw η a, fw η b with
+      | Some (x, dx), Some (y, dy) => Some (NP x y, NP dx dy)
+      | _, _ => None
+      end
+  | Real r => Some (NR r, NZ)
+  | Zero => Some (NZ, NZ)
+  | Plus a b =>
+      match fw η a, fw η b with
+      | Some (x, dx), Some (y, dy) => Some (nadd x y, nadd dx dy)
+      | _, _ => None
+      end
+  | Fun f a => match fw η a with Some (x, dx) => Some (fsem f x, fjac f x dx) | None => None end
+  | Let e l => match fw η e with Some xd => fw (econs (Some xd) η) l | None => None end
+  | _ => None
+  end.
+
+(** [J P(x) · v]: the tangent of the body [P] (bound variable [y]) at the
+    point [x] along [v]. *)
+Definition fwd_at (P : tm) (x v : nm) : option (nm * nm) := fw (econs (Some (x, v)) enil) P.
+
+(** ** Linear bodies of dual maps: the tangent map [v ↦ S(v)] *)
+Fixpoint ln (t : tm) (d : nm) : option nm :=
+  match t with
+  | Var 0 => Some d
+  | Proj i s => match ln s d with Some x => Some (comp i x) | None => None end
+  | Pair a b => match ln a d, ln b d with Some x, Some y => Some (NP x y) | _, _ => None end
+  | Zero => Some NZ
+  | Plus a b => match ln a d, ln b d with Some x, Some y => Some (nadd x y) | _, _ => None end
+  | Jac f q => ln q d
+  | App (Jac f q) a =>
+      match pv enil a, ln q d with Some x, Some y => Some (fjac f x y) | _, _ => None end
+  | _ => None
+  end.
+
+(** ** 1-forms: [om ω x dx] is [ω(x)(dx)] *)
+Fixpoint om (w : tm) (x dx : nm) : option scalar :=
+  match w with
+  | Lam (NDual e) => Some (dot e dx)
+  | Pb p w' => match fw (econs (Some (x, dx)) enil) p with Some (y, dy) => om w' y dy | None => None end
+  | _ => None
+  end.
+
+(** ** Dual terms: [du t v] pairs the dual [t] with the tangent [v] *)
+Fixpoint du (t : tm) (v : nm) : option scalar :=
+  match t with
+  | NDual r => Some (dot r v)
+  | Dual s t' => match ln s v with Some d => du t' d | None => None end
+  | App w a => match pv enil a with Some x => om w x v | None => None end
+  | _ => None
+  end.
+
+(** ** Environment lemmas: extensionality, renaming, substitution *)
+Definition eeq {A} (η η' : nat -> option A) : Prop := forall n, η n = η' n.
+
+Lemma eeq_cons {A} (x : option A) η η' : eeq η η' -> eeq (econs x η) (econs x η').
+Proof. intros H [|n]; simpl; auto. Qed.
+
+Lemma pv_ext t : forall η η', eeq η η' -> pv η t = pv η' t.
+Proof.
+  induction t; intros η η' H; simpl; auto;
+    repeat match goal with IH : forall η η', eeq η η' -> pv η ?t = pv η' ?t |- _ =>
+      rewrite (IH η η' H); clear IH end; auto.
+  destruct (pv η' t1); auto. apply IHt2. apply eeq_cons. exact H.
+Qed.
+
+Lemma fw_ext t : forall η η', eeq η η' -> fw η t = fw η' t.
+Proof.
+  induction t; intros η η' H; simpl; auto;
+    repeat match goal with IH : forall η η', eeq η η' -> fw η ?t = fw η' ?t |- _ =>
+      rewrite (IH η η' H); clear IH end; auto.
+  destruct (fw η' t1); auto. apply IHt2. apply eeq_cons. exact H.
+Qed.
+
+Lemma pv_ren t : forall ρ η, pv η (ren ρ t) = pv (fun n => η (ρ n)) t.
+Proof.
+  induction t; intros ρ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
+  destruct (pv (fun n => η (ρ n)) t1); auto. rewrite IHt2. apply pv_ext. intros [|k]; reflexivity.
+Qed.
+
+Lemma fw_ren t : forall ρ η, fw η (ren ρ t) = fw (fun n => η (ρ n)) t.
+Proof.
+  induction t; intros ρ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
+  destruct (fw (fun n => η (ρ n)) t1); auto. rewrite IHt2. apply fw_ext. intros [|k]; reflexivity.
+Qed.
+
+Lemma pv_subst t : forall σ η, pv η (subst σ t) = pv (fun n => pv η (σ n)) t.
+Proof.
+  induction t; intros σ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
+  destruct (pv (fun n => pv η (σ n)) t1); auto. rewrite IHt2. apply pv_ext.
+  intros [|k]; simpl; auto. unfold shift. rewrite pv_ren. reflexivity.
+Qed.
+
+Lemma fw_subst t : forall σ η, fw η (subst σ t) = fw (fun n => fw η (σ n)) t.
+Proof.
+  induction t; intros σ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
+  destruct (fw (fun n => fw η (σ n)) t1); auto. rewrite IHt2. apply fw_ext.
+  intros [|k]; simpl; auto. unfold shift. rewrite fw_ren. reflexivity.
+Qed.
+
+(** A more defined environment gives the same defined point. *)
+Definition esub {A} (η η' : nat -> option A) : Prop := forall n x, η n = Some x -> η' n = Some x.
+
+Lemma pv_mono t : forall η η' x, esub η η' -> pv η t = Some x -> pv η' t = Some x.
+Proof.
+  induction t; intros η η' x H Ht; simpl in *; try discriminate; auto;
+    try (apply H; exact Ht);
+    repeat match goal with
+    | Ht : context [pv ?η ?u], IH : forall η0 η'0 x0, esub η0 η'0 -> pv η0 ?u = Some x0 -> _ |- _ =>
+        let E := fresh in destruct (pv η u) eqn:E; [rewrite (IH _ _ _ H E); clear IH | discriminate]
+    end; auto.
+  refine (IHt2 _ _ _ _ Ht). intros [|m] z; simpl; auto.
+Qed.
+
+(** Points and the primal part of [fw]. *)
+Definition efst (η : nat -> option (nm * nm)) : nat -> option nm :=
+  fun n => match η n with Some (x, _) => Some x | None => None end.
+
+Lemma fw_pv t : forall η,
+  pv (efst η) t = match fw η t with Some (x, _) => Some x | None => None end.
+Proof.
+  induction t; intros η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
+  all: try (destruct (fw η t) as [[? ?]|]; reflexivity).
+  all: try (destruct (fw η t1) as [[? ?]|]; destruct (fw η t2) as [[? ?]|]; reflexivity).
+  destruct (fw η t1) as [[x dx]|]; [|reflexivity]. rewrite <- IHt2. apply pv_ext.
+  intros [|k]; reflexivity.
+Qed.
+
+(** ** A-normalisation keeps [fw] *)
+Lemma fw_bind L : forall K η,
+  fw η (bind L K) = match fw η L with Some xd => fw (econs (Some xd) η) K | None => None end.
+Proof.
+  induction L; intros K η; try reflexivity.
+  destruct (var0_dec L2) as [->|Hne].
+  - simpl. destruct (fw η L1); reflexivity.
+  - rewrite bind_let by exact Hne. simpl. destruct (fw η L1) as [xd|]; [|reflexivity].
+    rewrite IHL2. destruct (fw (econs (Some xd) η) L2) as [yd|]; [|reflexivity].
+    rewrite fw_ren. apply fw_ext. intros [|k]; reflexivity.
+Qed.
+
+Lemma fw_shift t x η : fw (econs x η) (shift t) = fw η t.
+Proof. unfold shift. rewrite fw_ren. apply fw_ext. intros k; reflexivity. Qed.
+
+Lemma fw_ret e η : fw η (ret e) = fw η e.
+Proof. unfold ret. simpl. destruct (fw η e); reflexivity. Qed.
+
+Lemma fw_ared r η : aredex r -> fw η (ared r) = fw η r.
+Proof.
+  intros Hr. destruct Hr; cbn [ared]; try apply fw_ret; unfold bind2;
+    rewrite fw_bind; cbn [fw];
+    try (destruct (fw η l1) as [xd|]; [|reflexivity]; rewrite fw_bind, fw_shift;
+         destruct (fw η l2) as [yd|]; [|destruct xd; reflexivity];
+         rewrite fw_ret; reflexivity);
+    try (destruct (fw η l) as [xd|]; [|reflexivity]; rewrite fw_ret; reflexivity);
+    try (destruct (fw η l') as [xd|]; [|reflexivity]; rewrite fw_ret; reflexivity).
+Qed.
+
+Lemma fw_afill C t t' : (forall η, fw η t = fw η t') -> forall η, fw η (afill C t) = fw η (afill C t').
+Proof.
+  intros H. induction C as [|F C IH]; intros η; simpl; auto.
+  destruct F; simpl; try rewrite IH; reflexivity.
+Qed.
+
+Lemma fw_astep p p' η : astep p p' -> fw η p' = fw η p.
+Proof.
+  intros [C r HC Hr]. symmetry. apply fw_afill. intros η'. symmetry. apply fw_ared. exact Hr.
+Qed.
+
+(** ** Access paths *)
+Lemma get_at_cons i p v : get_at (i :: p) v = get_at p (comp i v).
+Proof. simpl. unfold comp. destruct (nsplit v); reflexivity. Qed.
+
+Lemma fw_ppath p : forall t η,
+  fw η (ppath p t) = match fw η t with Some (x, dx) => Some (get_at p x, get_at p dx) | None => None end.
+Proof.
+  induction p as [|i p IH]; intros t η; cbn [ppath].
+  - destruct (fw η t) as [[? ?]|]; reflexivity.
+  - rewrite IH. cbn [fw]. destruct (fw η t) as [[x dx]|]; [|reflexivity].
+    rewrite !get_at_cons. reflexivity.
+Qed.
+
+Lemma pv_ppath p : forall t η,
+  pv η (ppath p t) = match pv η t with Some x => Some (get_at p x) | None => None end.
+Proof.
+  induction p as [|i p IH]; intros t η; cbn [ppath].
+  - destruct (pv η t); reflexivity.
+  - rewrite IH. cbn [pv]. destruct (pv η t) as [x|]; [|reflexivity].
+    rewrite !get_at_cons. reflexivity.
+Qed.
+
+Lemma ln_ppath p : forall t d,
+  ln (ppath p t) d = match ln t d with Some x => Some (get_at p x) | None => None end.
+Proof.
+  induction p as [|i p IH]; intros t d; cbn [ppath].
+  - destruct (ln t d); reflexivity.
+  - rewrite IH. cbn [ln]. destruct (ln t d) as [x|]; [|reflexivity].
+    rewrite !get_at_cons. reflexivity.
+Qed.
+
+Lemma pv_num r η : pv η (num_tm r) = Some r.
+Proof. induction r; simpl; auto. rewrite IHr1, IHr2. reflexivity. Qed.
+
+Lemma ln_num_dense r d : dense r -> ln (num_tm r) d = None.
+Proof.
+  induction r; simpl; auto; try contradiction.
+  intros [H1 H2]. rewrite (IHr1 H1). reflexivity.
+Qed.
+
+(** ** Renaming and substitution in linear bodies *)
+Lemma ln_ren s : forall ρ d, ρ 0 = 0 -> (forall n, ρ (S n) <> 0) -> ln (ren ρ s) d = ln s d.
+Proof.
+  induction s; intros ρ d H0 HS; simpl; auto;
+    try (rewrite IHs by assumption); try (rewrite IHs1 by assumption);
+    try (rewrite IHs2 by assumption); auto.
+  - destruct n as [|n]; [rewrite H0; reflexivity|].
+    destruct (ρ (S n)) eqn:E; [exfalso; exact (HS n E)|reflexivity].
+  - destruct s1; simpl; auto. simpl in IHs1. rewrite IHs1 by assumption.
+    rewrite pv_ren. reflexivity.
+Qed.
+
+Lemma ln_subst_comp u s : forall d d1 d2,
+  ln u d = Some d1 -> ln s d1 = Some d2 ->
+  ln (subst (scons u (fun n => Var (S n))) s) d = Some d2.
+Proof.
+  induction s; intros d d1 d2 Hu Hs; simpl in *; try discriminate.
+  - destruct n; simpl in *; [congruence|discriminate].
+  - destruct s1; try discriminate. simpl in *.
+    destruct (pv enil s2) as [x|] eqn:Ex; [|discriminate].
+    destruct (ln s1 d1) as [y|] eqn:Ey; [|discriminate].
+    rewrite pv_subst. rewrite (pv_mono s2 enil _ x) by (auto; intros k z Hk; discriminate).
+    rewrite (IHs1 d d1 y Hu Ey). exact Hs.
+  - destruct (ln s d1) as [x|] eqn:E; [|discriminate]. rewrite (IHs d d1 x Hu E). exact Hs.
+  - destruct (ln s1 d1) as [x|] eqn:E1; [|discriminate].
+    destruct (ln s2 d1) as [y|] eqn:E2; [|discriminate].
+    rewrite (IHs1 d d1 x Hu E1), (IHs2 d d1 y Hu E2). exact Hs.
+  - exact (IHs d d1 d2 Hu Hs).
+  - exact Hs.
+  - destruct (ln s1 d1) as [x|] eqn:E1; [|discriminate].
+    destruct (ln s2 d1) as [y|] eqn:E2; [|discriminate].
+    rewrite (IHs1 d d1 x Hu E1), (IHs2 d d1 y Hu E2). exact Hs.
+Qed.
+
+End query_transpose.
