@@ -110,7 +110,6 @@ Fixpoint ln (t : tm) (d : nm) : option nm :=
   | Pair a b => match ln a d, ln b d with Some x, Some y => Some (NP x y) | _, _ => None end
   | Zero => Some NZ
   | Plus a b => match ln a d, ln b d with Some x, Some y => Some (nadd x y) | _, _ => None end
-  | Jac f q => ln q d
   | App (Jac f q) a =>
       match pv enil a, ln q d with Some x, Some y => Some (fjac f x y) | _, _ => None end
   | _ => None
@@ -290,37 +289,170 @@ Proof.
 Qed.
 
 (** ** Renaming and substitution in linear bodies *)
-Lemma ln_ren s : forall ρ d, ρ 0 = 0 -> (forall n, ρ (S n) <> 0) -> ln (ren ρ s) d = ln s d.
+Lemma ln_ren : forall s ρ d, ρ 0 = 0 -> (forall n, ρ (S n) <> 0) -> ln (ren ρ s) d = ln s d.
 Proof.
-  induction s; intros ρ d H0 HS; simpl; auto;
-    try (rewrite IHs by assumption); try (rewrite IHs1 by assumption);
-    try (rewrite IHs2 by assumption); auto.
+  fix IH 1. intros s ρ d H0 HS.
+  destruct s as [n| |s1 a|i s| s1 s2| | |f q| | | | |s1 s2|]; simpl; try reflexivity;
+    try (rewrite (IH s ρ d H0 HS); reflexivity);
+    try (rewrite (IH s1 ρ d H0 HS), (IH s2 ρ d H0 HS); reflexivity).
   - destruct n as [|n]; [rewrite H0; reflexivity|].
     destruct (ρ (S n)) eqn:E; [exfalso; exact (HS n E)|reflexivity].
-  - destruct s1; simpl; auto. simpl in IHs1. rewrite IHs1 by assumption.
-    rewrite pv_ren. reflexivity.
+  - destruct s1 as [| | | | | | |f q| | | | | |]; simpl; try reflexivity.
+    rewrite (IH q ρ d H0 HS), pv_ren. reflexivity.
 Qed.
 
-Lemma ln_subst_comp u s : forall d d1 d2,
+Lemma ln_subst_comp : forall u s d d1 d2,
   ln u d = Some d1 -> ln s d1 = Some d2 ->
   ln (subst (scons u (fun n => Var (S n))) s) d = Some d2.
 Proof.
-  induction s; intros d d1 d2 Hu Hs; simpl in *; try discriminate.
+  fix IH 2. intros u s d d1 d2 Hu Hs.
+  destruct s as [n| |s1 a|i s| s1 s2| | |f q| | | | |s1 s2|]; simpl in *; try discriminate.
   - destruct n; simpl in *; [congruence|discriminate].
-  - destruct s1; try discriminate. simpl in *.
-    destruct (pv enil s2) as [x|] eqn:Ex; [|discriminate].
-    destruct (ln s1 d1) as [y|] eqn:Ey; [|discriminate].
-    rewrite pv_subst. rewrite (pv_mono s2 enil _ x) by (auto; intros k z Hk; discriminate).
-    rewrite (IHs1 d d1 y Hu Ey). exact Hs.
-  - destruct (ln s d1) as [x|] eqn:E; [|discriminate]. rewrite (IHs d d1 x Hu E). exact Hs.
+  - destruct s1 as [| | | | | | |f q| | | | | |]; try discriminate. simpl in *.
+    destruct (pv enil a) as [x|] eqn:Ex; [|discriminate].
+    destruct (ln q d1) as [y|] eqn:Ey; [|discriminate].
+    rewrite pv_subst. rewrite (pv_mono a enil _ x) by (auto; intros k z Hk; discriminate).
+    rewrite (IH u q d d1 y Hu Ey). exact Hs.
+  - destruct (ln s d1) as [x|] eqn:E; [|discriminate]. rewrite (IH u s d d1 x Hu E). exact Hs.
   - destruct (ln s1 d1) as [x|] eqn:E1; [|discriminate].
     destruct (ln s2 d1) as [y|] eqn:E2; [|discriminate].
-    rewrite (IHs1 d d1 x Hu E1), (IHs2 d d1 y Hu E2). exact Hs.
-  - exact (IHs d d1 d2 Hu Hs).
+    rewrite (IH u s1 d d1 x Hu E1), (IH u s2 d d1 y Hu E2). exact Hs.
   - exact Hs.
   - destruct (ln s1 d1) as [x|] eqn:E1; [|discriminate].
     destruct (ln s2 d1) as [y|] eqn:E2; [|discriminate].
-    rewrite (IHs1 d d1 x Hu E1), (IHs2 d d1 y Hu E2). exact Hs.
+    rewrite (IH u s1 d d1 x Hu E1), (IH u s2 d d1 y Hu E2). exact Hs.
+Qed.
+
+(** ** Typing of the semantic values *)
+Lemma comp_ty x A B : num_ty x (TProd A B) -> num_ty (comp false x) A /\ num_ty (comp true x) B.
+Proof. intros H. unfold comp. destruct (nsplit_ty _ _ _ H) as [H1 H2]. destruct (nsplit x); auto. Qed.
+
+Definition penv_ty (Γ : list ty) (η : nat -> option nm) : Prop :=
+  forall n x A, η n = Some x -> nth_error Γ n = Some A -> num_ty x A.
+
+Lemma pv_ty Γ t A : typed Γ t A -> forall η x, penv_ty Γ η -> pv η t = Some x -> num_ty x A.
+Proof.
+  induction 1; intros η x Hη Ht; simpl in Ht; try discriminate;
+    repeat match type of Ht with
+    | context [pv ?η ?u] => let E := fresh in destruct (pv η u) eqn:E; [|discriminate]
+    end;
+    repeat match goal with H : Some _ = Some _ |- _ => injection H as <- end.
+  - constructor.
+  - apply nadd_ty; eauto.
+  - eapply Hη; eassumption.
+  - eapply comp_ty; eauto.
+  - eapply comp_ty; eauto.
+  - constructor; eauto.
+  - constructor.
+  - apply fsem_ty; eauto.
+  - match goal with E : pv (econs _ _) _ = Some _ |- _ => eapply IHtyped2; [|exact E] end.
+    intros [|k] y B Hk HB; simpl in *; [|eapply Hη; eassumption].
+    injection Hk as <-. injection HB as <-. eauto.
+Qed.
+
+Definition fenv_ty (Γ : list ty) (η : nat -> option (nm * nm)) : Prop :=
+  forall n x dx A, η n = Some (x, dx) -> nth_error Γ n = Some A -> num_ty x A /\ num_ty dx A.
+
+Lemma fw_ty Γ t A : typed Γ t A -> forall η x dx, fenv_ty Γ η -> fw η t = Some (x, dx) ->
+  num_ty x A /\ num_ty dx A.
+Proof.
+  induction 1; intros η x dx Hη Ht; simpl in Ht; try discriminate;
+    repeat match type of Ht with
+    | context [fw ?η ?u] => let E := fresh in destruct (fw η u) as [[? ?]|] eqn:E; [|discriminate]
+    end;
+    repeat match goal with H : Some _ = Some _ |- _ => injection H as <- <- end.
+  - split; constructor.
+  - destruct (IHtyped1 _ _ _ Hη H1), (IHtyped2 _ _ _ Hη H2). split; apply nadd_ty; auto.
+  - eapply Hη; eassumption.
+  - destruct (IHtyped _ _ _ Hη H0) as [Ha Hb].
+    split; eapply comp_ty; eauto.
+  - destruct (IHtyped _ _ _ Hη H0) as [Ha Hb].
+    split; eapply comp_ty; eauto.
+  - destruct (IHtyped1 _ _ _ Hη H1), (IHtyped2 _ _ _ Hη H2). split; constructor; auto.
+  - split; constructor.
+  - destruct (IHtyped _ _ _ Hη H0). split; [apply fsem_ty|apply fjac_ty]; auto.
+  - match goal with E : fw (econs _ _) _ = Some _ |- _ => eapply IHtyped2; [|exact E] end.
+    intros [|k] y dy B Hk HB; simpl in *; [|eapply Hη; eassumption].
+    injection Hk as <- <-. injection HB as <-. eauto.
+Qed.
+
+Lemma ln_ty : forall s Γ σ τ d d', typed (σ :: Γ) s τ -> num_ty d σ -> ln s d = Some d' -> num_ty d' τ.
+Proof.
+  fix IH 1. intros s Γ σ τ d d' Hs Hd Hl.
+  destruct s as [n| |s1 a|i s| s1 s2| | |f q| | | | |s1 s2|]; simpl in Hl; try discriminate.
+  - destruct n; [|discriminate]. injection Hl as <-. inversion Hs; subst. simpl in *. congruence.
+  - destruct s1 as [| | | | | | |f q| | | | | |]; try discriminate.
+    destruct (pv enil a) as [x|] eqn:Ex; [|discriminate].
+    destruct (ln q d) as [y|] eqn:Ey; [|discriminate]. injection Hl as <-.
+    inversion Hs; subst. match goal with H : typed _ (Jac _ _) _ |- _ => inversion H; subst end.
+    apply fjac_ty.
+    + refine (pv_ty _ a _ ltac:(eassumption) enil x _ Ex). intros k z B Hk. discriminate.
+    + eapply IH; eassumption.
+  - destruct (ln s d) as [x|] eqn:E; [|discriminate]. injection Hl as <-.
+    inversion Hs; subst; [eapply proj1|eapply proj2]; eapply comp_ty; eapply IH; eassumption.
+  - destruct (ln s1 d) as [x|] eqn:E1; destruct (ln s2 d) as [y|] eqn:E2; try discriminate.
+    injection Hl as <-.
+    inversion Hs; subst. constructor; eapply IH; eassumption.
+  - injection Hl as <-. constructor.
+  - destruct (ln s1 d) as [x|] eqn:E1; destruct (ln s2 d) as [y|] eqn:E2; try discriminate.
+    injection Hl as <-.
+    inversion Hs; subst. apply nadd_ty; [eapply (IH s1)|eapply (IH s2)]; eassumption.
+Qed.
+
+(** ** Points and linear bodies are kept by every step *)
+Lemma pv_step t t' : step t t' -> forall η x, pv η t = Some x -> pv η t' = Some x.
+Proof.
+  induction 1; intros η x Ht; simpl in Ht; try discriminate.
+  - destruct (pv η v1) eqn:E1; [|discriminate]. destruct (pv η v2) eqn:E2; [|discriminate].
+    injection Ht as <-. reflexivity.
+  - destruct (pv η v1) eqn:E1; [|discriminate]. destruct (pv η v2) eqn:E2; [|discriminate].
+    injection Ht as <-. reflexivity.
+  - rewrite pv_num in Ht. rewrite pv_num. exact Ht.
+  - destruct (pv η v) as [y|] eqn:E; [|discriminate]. unfold subst1. rewrite pv_subst.
+    rewrite <- Ht. apply pv_ext. intros [|k]; simpl; auto.
+  - destruct F; simpl in *; try discriminate;
+      repeat match type of Ht with
+      | context [pv ?η ?u] => let E := fresh in destruct (pv η u) eqn:E; [|discriminate]
+      end;
+      try (erewrite IHstep by eassumption); auto; try congruence.
+Qed.
+
+Lemma jac_step f q t' : step (Jac f q) t' -> exists q', t' = Jac f q'.
+Proof.
+  intros H. inversion H; subst.
+  match goal with E : efill ?F _ = Jac _ _ |- _ => destruct F; simpl in E; try discriminate end.
+  injection H0 as -> ->. eexists. reflexivity.
+Qed.
+
+Lemma ln_step t t' : step t t' ->
+  (forall d x, ln t d = Some x -> ln t' d = Some x) /\
+  (forall f q, t = Jac f q -> exists q', t' = Jac f q' /\ forall d x, ln q d = Some x -> ln q' d = Some x).
+Proof.
+  induction 1; split; intros d x Ht; try discriminate; try (simpl in Ht; discriminate).
+  - simpl in Ht. destruct (ln v1 d) eqn:E1; [|discriminate]. destruct (ln v2 d) eqn:E2; [|discriminate].
+    injection Ht as <-. reflexivity.
+  - simpl in Ht. destruct (ln v1 d) eqn:E1; [|discriminate]. destruct (ln v2 d) eqn:E2; [|discriminate].
+    injection Ht as <-. reflexivity.
+  - simpl in Ht. rewrite ln_num_dense in Ht by assumption. destruct (pv enil (num_tm r')); discriminate.
+  - destruct IHstep as [IH1 IH2]. destruct F; simpl in *; try discriminate.
+    + destruct (ln t d) eqn:E1; [|discriminate]. destruct (ln p d) eqn:E2; [|discriminate].
+      rewrite (IH1 _ _ E1). exact Ht.
+    + destruct (ln v d) eqn:E1; [|discriminate]. destruct (ln t d) eqn:E2; [|discriminate].
+      rewrite (IH1 _ _ E2). exact Ht.
+    + destruct t as [| | | | | | |f q| | | | | |]; try discriminate.
+      destruct (IH2 f q eq_refl) as (q' & -> & Hq). simpl in *.
+      destruct (pv enil p) eqn:E1; [|discriminate]. destruct (ln q d) eqn:E2; [|discriminate].
+      rewrite (Hq _ _ E2). exact Ht.
+    + destruct v as [| | | | | | |f q| | | | | |]; try discriminate.
+      destruct (pv enil t) eqn:E1; [|discriminate]. destruct (ln q d) eqn:E2; [|discriminate].
+      rewrite (pv_step _ _ H0 _ _ E1). exact Ht.
+    + destruct (ln t d) eqn:E1; [|discriminate]. rewrite (IH1 _ _ E1). exact Ht.
+    + destruct (ln t d) eqn:E1; [|discriminate]. destruct (ln s d) eqn:E2; [|discriminate].
+      rewrite (IH1 _ _ E1). exact Ht.
+    + destruct (ln v d) eqn:E1; [|discriminate]. destruct (ln t d) eqn:E2; [|discriminate].
+      rewrite (IH1 _ _ E2). exact Ht.
+  - destruct IHstep as [IH1 IH2]. destruct F; simpl in Ht; try discriminate.
+    injection Ht as -> ->. exists t'. split; [reflexivity|exact IH1].
 Qed.
 
 End query_transpose.
