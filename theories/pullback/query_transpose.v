@@ -376,6 +376,12 @@ Proof.
     injection Hk as <- <-. injection HB as <-. eauto.
 Qed.
 
+Lemma fenv_one σ x dx : num_ty x σ -> num_ty dx σ -> fenv_ty [σ] (econs (Some (x, dx)) enil).
+Proof.
+  intros Hx Hdx [|k] z dz B Hk HB; simpl in Hk, HB; [|discriminate].
+  injection Hk as <- <-. injection HB as <-. auto.
+Qed.
+
 Lemma ln_ty : forall s Γ σ τ d d', typed (σ :: Γ) s τ -> num_ty d σ -> ln s d = Some d' -> num_ty d' τ.
 Proof.
   fix IH 1. intros s Γ σ τ d d' Hs Hd Hl.
@@ -454,5 +460,150 @@ Proof.
   - destruct IHstep as [IH1 IH2]. destruct F; simpl in Ht; try discriminate.
     injection Ht as -> ->. exists t'. split; [reflexivity|exact IH1].
 Qed.
+
+(** ** (5⁺): the linear meaning of a body [bp] accepts is [fwd] *)
+Lemma ln_fwd : forall s c acc r v d, bp s c acc = Some r -> ln s v = Some d -> fwd s v = d.
+Proof.
+  fix IH 1. intros s c acc r v d Hbp Hl.
+  destruct s as [n| |s1 s2|i s| s1 s2| | | | | | | |s1 s2|]; cbn [bp] in Hbp; try discriminate.
+  - destruct n; [|discriminate]. simpl in Hl. injection Hl as <-. reflexivity.
+  - destruct s1 as [| | | | | | |f q| | | | | |]; try discriminate.
+    destruct (as_num s2) as [x|] eqn:Hx; [|discriminate].
+    apply as_num_sound in Hx. subst. cbn [ln] in Hl. rewrite pv_num in Hl.
+    destruct (ln q v) as [y|] eqn:Eq; [|discriminate]. injection Hl as <-.
+    cbn [fwd]. rewrite as_num_num. rewrite (IH q _ _ _ _ _ Hbp Eq). reflexivity.
+  - destruct (as_path (Proj i s)) as [p|] eqn:Hp; [|discriminate].
+    pose proof Hp as Hp'. apply as_path_sound in Hp'.
+    cbn [fwd]. rewrite Hp. rewrite Hp' in Hl. rewrite ln_ppath in Hl. simpl in Hl.
+    injection Hl as <-. reflexivity.
+  - destruct (nsplit c) as [c1 c2].
+    destruct (bp s1 c1 acc) as [a|] eqn:Hb1; [|discriminate].
+    cbn [ln] in Hl. destruct (ln s1 v) as [x|] eqn:E1; destruct (ln s2 v) as [y|] eqn:E2;
+      try discriminate. injection Hl as <-.
+    cbn [fwd]. rewrite (IH s1 _ _ _ _ _ Hb1 E1), (IH s2 _ _ _ _ _ Hbp E2). reflexivity.
+  - simpl in Hl. injection Hl as <-. reflexivity.
+  - destruct (bp s1 c acc) as [a|] eqn:Hb1; [|discriminate].
+    cbn [ln] in Hl. destruct (ln s1 v) as [x|] eqn:E1; destruct (ln s2 v) as [y|] eqn:E2;
+      try discriminate. injection Hl as <-.
+    cbn [fwd]. rewrite (IH s1 _ _ _ _ _ Hb1 E1), (IH s2 _ _ _ _ _ Hbp E2). reflexivity.
+Qed.
+
+(** ** 1-forms are kept by every step *)
+Lemma typed_pb_inv Γ p w A :
+  typed Γ (Pb p w) A -> exists σ τ, A = TOmega σ /\ typed (σ :: Γ) p τ /\ typed Γ w (TOmega τ).
+Proof. intros H. inversion H; subst. eauto 6. Qed.
+
+Lemma om_step w w' : step w w' -> forall τ x dx m,
+  typed [] w (TOmega τ) -> num_ty x τ -> num_ty dx τ -> om w x dx = Some m -> om w' x dx = Some m.
+Proof.
+  induction 1; intros τ x dx m Ht Hx Hdx Hom; cbn [om] in Hom; try discriminate.
+  - (* (7) *)
+    cbn [om]. cbn [fw] in Hom. destruct (fw (econs (Some (x, dx)) enil) e) as [[y dy]|]; exact Hom.
+  - (* (8) *)
+    cbn [fw] in Hom. cbn [om fw].
+    destruct (fw (econs (Some (x, dx)) enil) e) as [[y1 dy1]|] eqn:E; [|discriminate].
+    cbn [econs]. rewrite fw_subst.
+    rewrite (fw_ext l _ (econs (Some (y1, dy1)) (econs (Some (x, dx)) enil))); [exact Hom|].
+    intros [|[|k]]; reflexivity.
+  - (* A-step in the body *)
+    cbn [om]. match goal with H : astep _ _ |- _ => rewrite (fw_astep _ _ _ H) end. exact Hom.
+  - destruct F; cbn [efill om] in Hom |- *; try discriminate.
+    destruct (typed_pb_inv _ _ _ _ Ht) as (σ0 & τ0 & Eq & Hp & Hw).
+    unfold TOmega in Eq. injection Eq as <-.
+    destruct (fw (econs (Some (x, dx)) enil) p) as [[y dy]|] eqn:E; [|discriminate].
+    destruct (fw_ty _ _ _ Hp _ _ _ (fenv_one _ _ _ Hx Hdx) E) as [Hy Hdy].
+    exact (IHstep τ0 y dy m Hw Hy Hdy Hom).
+Qed.
+
+(** ** Pullbacks along elementary bodies (9-20) *)
+Lemma atom_none a xd : atom a -> nocc is0 a -> fw (econs xd enil) a = None.
+Proof.
+  induction 1; simpl; intros Hn.
+  - destruct z; [exfalso; apply Hn; reflexivity|reflexivity].
+  - rewrite IHatom by exact Hn. reflexivity.
+Qed.
+
+Lemma elem_const_fw e xd y dy :
+  elem e -> nocc is0 e -> fw (econs xd enil) e = Some (y, dy) -> dy = NZ.
+Proof.
+  intros He Hn Hf. destruct He; cbn [fw nocc] in Hn, Hf; try discriminate.
+  - injection Hf as <- <-. reflexivity.
+  - destruct Hn as [Hn1 Hn2]. rewrite (atom_none _ xd H Hn1) in Hf. discriminate.
+  - rewrite (atom_none _ xd H Hn) in Hf. discriminate.
+  - destruct Hn as [Hn1 Hn2]. rewrite (atom_none _ xd H Hn1) in Hf. discriminate.
+  - injection Hf as <- <-. reflexivity.
+  - rewrite (atom_none _ xd H Hn) in Hf. discriminate.
+Qed.
+
+Lemma premise20 t t' : step t t' -> forall e w V s u X dx y dy,
+  t = App (Pb e w) V -> t' = Dual s u -> pv enil V = Some X ->
+  fw (econs (Some (X, dx)) enil) e = Some (y, dy) -> ln s dx = Some dy.
+Proof.
+  induction 1; intros e0 w0 V0 s1 u1 X dx y dy Ht Ht' HV He; try discriminate;
+    try (destruct F; simpl in *; discriminate);
+    injection Ht as <- <- <-; injection Ht' as <- <-; try (cbn [fw] in He; discriminate).
+  - (* lin_shape *)
+    match goal with H : lin_shape _ |- _ => destruct H end; unfold yp in *; cbn [fw] in He;
+      rewrite ?fw_ppath in He; cbn [fw econs] in He; try discriminate;
+      injection He as <- <-; cbn [ln]; rewrite ?ln_ppath; reflexivity.
+  - cbn [fw] in He. rewrite (atom_none _ _ H1 H2) in He. discriminate.
+  - cbn [fw] in He. rewrite (atom_none _ _ H1 H2) in He.
+    destruct (fw _ (yp p)) as [[]|]; discriminate.
+  - cbn [fw] in He. rewrite (atom_none _ _ H1 H2) in He.
+    destruct (fw _ (yp p)) as [[]|]; discriminate.
+  - cbn [fw] in He. rewrite (atom_none _ _ H1 H2) in He. discriminate.
+  - (* (15) *)
+    unfold yp in *. cbn [fw] in He. rewrite fw_ppath in He. cbn [fw econs] in He.
+    injection He as <- <-. cbn [ln]. unfold shift. rewrite pv_ren, pv_ppath.
+    rewrite (pv_ext v _ enil) by (intros k; reflexivity). rewrite HV, ln_ppath. reflexivity.
+  - (* (20a) *)
+    cbn [fw econs] in He.
+    destruct (fw (econs (Some (X, dx)) enil) e) as [[y0 dy0]|] eqn:E; [|discriminate].
+    injection He as <- <-.
+    assert (Hs0 : ln (ren (up_ren S) s0) dx = Some dy0).
+    { eapply IHstep; [reflexivity|reflexivity| |].
+      - unfold shift. rewrite pv_ren. exact HV.
+      - rewrite fw_ren. rewrite (fw_ext e _ (econs (Some (X, dx)) enil)); [exact E|].
+        intros [|k]; reflexivity. }
+    rewrite ln_ren in Hs0 by (reflexivity || (intros n; discriminate)).
+    cbn [ln]. rewrite Hs0. reflexivity.
+  - (* (20b) *)
+    cbn [fw econs] in He.
+    destruct (fw (econs (Some (X, dx)) enil) e) as [[y0 dy0]|] eqn:E; [|discriminate].
+    injection He as <- <-. rewrite (elem_const_fw _ _ _ _ H1 H2 E). reflexivity.
+Qed.
+
+Lemma pb_case e w v s dv m :
+  step (App (Pb e w) v) (Dual s (out w v e)) ->
+  du (App (Pb e w) v) dv = Some m -> du (Dual s (out w v e)) dv = Some m.
+Proof.
+  intros Hst Hd. cbn [du om] in Hd. destruct (pv enil v) as [X|] eqn:HX; [|discriminate].
+  destruct (fw (econs (Some (X, dv)) enil) e) as [[y dy]|] eqn:He; [|discriminate].
+  unfold out. cbn [du].
+  rewrite (premise20 _ _ Hst e w v s (out w v e) X dv y dy eq_refl eq_refl HX He).
+  assert (Hp : pv enil (subst1 v e) = Some y).
+  { unfold subst1. rewrite pv_subst. rewrite (pv_ext e _ (efst (econs (Some (X, dv)) enil))).
+    - rewrite fw_pv, He. reflexivity.
+    - intros [|k]; simpl; [exact HX|reflexivity]. }
+  rewrite Hp. exact Hd.
+Qed.
+
+(** ** A [0] on the spine of dual maps stays there *)
+Inductive zsp : tm -> Prop :=
+| zsp_zero : zsp Zero
+| zsp_dual s t : zsp t -> zsp (Dual s t).
+
+Lemma zsp_step t t' : step t t' -> zsp t -> zsp t'.
+Proof.
+  induction 1; intros Hz; try (destruct F; simpl in Hz |- *); inversion Hz; subst.
+  all: try (constructor; auto; fail).
+  all: match goal with
+       | H : zsp (NDual _) |- _ => inversion H
+       | H : zsp (Dual _ _) |- _ => inversion H; subst; constructor; assumption
+       end.
+Qed.
+
+Lemma zsp_steps t u : steps t u -> zsp t -> zsp u.
+Proof. induction 1; eauto using zsp_step. Qed.
 
 End query_transpose.
