@@ -606,4 +606,105 @@ Qed.
 Lemma zsp_steps t u : steps t u -> zsp t -> zsp u.
 Proof. induction 1; eauto using zsp_step. Qed.
 
+(** ** Dual terms are kept by every step, up to a [0] on the spine *)
+Lemma app_pb_typed p w a σ :
+  typed [] (App (Pb p w) a) (TDual σ) -> typed [] (Pb p w) (TOmega σ) /\ typed [] a σ.
+Proof.
+  intros H. inversion H; subst.
+  match goal with H1 : typed _ (Pb _ _) _ |- _ =>
+    destruct (typed_pb_inv _ _ _ _ H1) as (σ1 & τ1 & Eq & _ & _) end.
+  unfold TOmega in Eq. injection Eq as -> ->. split; assumption.
+Qed.
+
+Lemma du_step t t' : step t t' -> forall σ dv m,
+  typed [] t (TDual σ) -> num_ty dv σ -> du t dv = Some m -> du t' dv = Some m \/ zsp t'.
+Proof.
+  induction 1; intros σ dv m Ht Hdv Hd; try (cbn [du] in Hd; discriminate).
+  (* the rules 9-20 whose body has no forward meaning *)
+  all: try (exfalso; cbn [du om] in Hd;
+            destruct (pv enil _) as [X|]; [|discriminate];
+            cbn [fw] in Hd;
+            repeat match type of Hd with
+              | context [fw ?η ?a] =>
+                  match goal with Ha : atom a, Hn : nocc is0 a |- _ =>
+                    rewrite (atom_none a _ Ha Hn) in Hd end
+              end;
+            try discriminate;
+            destruct (fw _ (yp _)) as [[]|]; discriminate).
+  (* the forward rules *)
+  all: try (left; eapply pb_case; [|exact Hd];
+            first [ apply step_pb_lin; assumption
+                  | apply step_pb_fun; assumption
+                  | eapply step_pb_pair_step; eassumption
+                  | apply step_pb_pair_const; assumption ]).
+  - (* (1) *)
+    left. cbn [du] in Hd. destruct (pv enil v) as [X|]; [|discriminate].
+    destruct s; cbn [om] in Hd; try discriminate. exact Hd.
+  - (* (5+) *)
+    left. cbn [du] in Hd |- *. destruct (ln s dv) as [d|] eqn:Hl; [|discriminate].
+    injection Hd as <-.
+    match goal with H1 : ~ nocc is0 s, H2 : bp s c NZ = Some r |- _ =>
+      rewrite (step_bp_transpose sone Hsr fjac_adjoint [] s c r σ dv (step_bp s c r H1 H2) Ht Hdv),
+              (ln_fwd s c NZ r dv d H2 Hl) end.
+    reflexivity.
+  - (* (6) *)
+    left. cbn [du] in Hd |- *.
+    destruct (ln v1 dv) as [d1|] eqn:E1; [|discriminate].
+    destruct (ln v2 d1) as [d2|] eqn:E2; [|discriminate].
+    rewrite (ln_subst_comp v1 v2 dv d1 d2 E1 E2). exact Hd.
+  - (* (9) *)
+    right. constructor.
+  - (* contexts *)
+    destruct F as [p1|v1|p1|v1|i1|s1|v1|f1|f1|s1|v1|p1|l1]; cbn [efill] in *; try (cbn [du] in Hd; discriminate).
+    + (* [] P *)
+      left. cbn [du] in Hd |- *. destruct (pv enil p1) as [X|] eqn:HX; [|discriminate].
+      destruct t; cbn [om] in Hd; try discriminate.
+      * exfalso. apply (value_not_step _ _ H0). simpl. tauto.
+      * destruct (app_pb_typed _ _ _ _ Ht) as [Hw Hp].
+        refine (om_step _ _ H0 σ X dv m Hw _ Hdv Hd).
+        refine (pv_ty _ _ _ Hp enil X _ HX). intros k z B Hk. discriminate.
+    + (* V [] *)
+      left. cbn [du] in Hd |- *. destruct (pv enil t) as [X|] eqn:HX; [|discriminate].
+      rewrite (pv_step _ _ H0 _ _ HX). exact Hd.
+    + (* (λx.S)* · [] *)
+      inversion Ht; subst. cbn [du] in Hd |- *.
+      destruct (ln s1 dv) as [d|] eqn:El; [|discriminate].
+      match goal with Hs : typed [σ] s1 ?τ, Htt : typed [] t (TDual ?τ) |- _ =>
+        destruct (IHstep _ d m Htt (ln_ty s1 [] σ _ dv d Hs Hdv El) Hd) as [Hl|Hz] end.
+      * left. exact Hl.
+      * right. constructor. exact Hz.
+    + (* (λx.[])* · V *)
+      left. cbn [du] in Hd |- *. destruct (ln t dv) as [d|] eqn:El; [|discriminate].
+      rewrite (proj1 (ln_step _ _ H0) _ _ El). exact Hd.
+Qed.
+
+Lemma du_steps t u : steps t u -> forall σ dv m,
+  typed [] t (TDual σ) -> num_ty dv σ -> du t dv = Some m -> du u dv = Some m \/ zsp u.
+Proof.
+  induction 1 as [t|t t' u Hst Hsteps IH]; intros σ dv m Ht Hdv Hd; [left; exact Hd|].
+  destruct (du_step _ _ Hst σ dv m Ht Hdv Hd) as [Hd'|Hz].
+  - exact (IH σ dv m (step_typed _ _ _ _ Hst Ht) Hdv Hd').
+  - right. exact (zsp_steps _ _ Hsteps Hz).
+Qed.
+
+(** ** Corollary 4.8(1) for whole first-order queries
+
+    If [((Ω λy.P) · (λx. e* )) r0 →* r*] (a typed query at a numeric point
+    [r0]), then for every tangent [v] at which the forward propagation of
+    the body is defined, [⟨r, v⟩ = ⟨e, J P(r0) · v⟩]. *)
+Theorem query_transpose P e r0 r σ v y dy :
+  typed [] (App (Pb P (Lam (NDual e))) (num_tm r0)) (TDual σ) ->
+  steps (App (Pb P (Lam (NDual e))) (num_tm r0)) (NDual r) ->
+  num_ty v σ ->
+  fwd_at P r0 v = Some (y, dy) ->
+  dot r v = dot e dy.
+Proof.
+  intros Ht Hs Hv Hf.
+  assert (Hd : du (App (Pb P (Lam (NDual e))) (num_tm r0)) v = Some (dot e dy)).
+  { cbn [du om]. rewrite pv_num. unfold fwd_at in Hf. rewrite Hf. reflexivity. }
+  destruct (du_steps _ _ Hs σ v _ Ht Hv Hd) as [Hr|Hz].
+  - cbn [du] in Hr. injection Hr as ->. reflexivity.
+  - inversion Hz.
+Qed.
+
 End query_transpose.
