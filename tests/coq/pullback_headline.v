@@ -117,3 +117,17 @@ Print Assumptions ty_eq_dec.
 (* The signature of pullback-eval: its typing obligations are proved. *)
 Check @exec_sig.
 Print Assumptions exec_sig.
+
+(* Corollary 4.8, part 1, for whole first-order queries: if the query
+   ((Ω λy.P)·(λx.e* )) r0 reduces to r*, then ⟨r, v⟩ = ⟨e, J P(r0)·v⟩ for
+   every tangent v, J P(r0)·v the forward tangent of the body (fwd_at); the
+   invariant is du_step; on the running example, query_transpose_1_3. *)
+From Pullback Require Import query_transpose query_transpose_example.
+From Coq Require Import ZArith.
+Open Scope Z_scope.
+Check @query_transpose.
+Print Assumptions query_transpose.
+Check @du_step.
+Print Assumptions du_step.
+Check @query_transpose_1_3.
+Print Assumptions query_transpose_1_3.
