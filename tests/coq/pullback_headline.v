@@ -127,6 +127,8 @@ From Coq Require Import ZArith.
 Open Scope Z_scope.
 Check @query_transpose.
 Print Assumptions query_transpose.
+Check @query_transpose_fo.
+Print Assumptions query_transpose_fo.
 Check @du_step.
 Print Assumptions du_step.
 Check @query_transpose_1_3.

@@ -21,7 +21,10 @@
     [let]; the theorem holds for every body [P] on which [fw] is defined
     at the point (it is [None] as soon as [P] holds an abstraction, an
     application, a Jacobian, a dual map, a pullback or a numeric dual), in
-    particular for the paper's running example [pow2(mult(g(z)))].  The
+    particular for the paper's running example [pow2(mult(g(z)))].  On
+    typed bodies of the syntactic fragment [fo] the forward tangent is
+    defined at every tangent ([fw_total]), and [query_transpose_fo] states
+    the theorem for every tangent [v] without that premise.  The
     statement is conditional on the query reaching a numeric dual, so no
     termination argument is needed.
 
@@ -705,6 +708,60 @@ Proof.
   destruct (du_steps _ _ Hs σ v _ Ht Hv Hd) as [Hr|Hz].
   - cbn [du] in Hr. injection Hr as ->. reflexivity.
   - inversion Hz.
+Qed.
+
+
+(** ** The first-order fragment: [fw] is defined on every typed body built
+    from variables, projections, pairs, scalars, [0], sums, function
+    symbols and [let], so the theorem holds there for every tangent. *)
+Inductive fo : tm -> Prop :=
+| fo_var n : fo (Var n)
+| fo_proj i s : fo s -> fo (Proj i s)
+| fo_pair a b : fo a -> fo b -> fo (Pair a b)
+| fo_real r : fo (Real r)
+| fo_zero : fo Zero
+| fo_plus a b : fo a -> fo b -> fo (Plus a b)
+| fo_fun f a : fo a -> fo (Fun f a)
+| fo_let e l : fo e -> fo l -> fo (Let e l).
+
+Lemma fw_total t : fo t -> forall Γ A η, typed Γ t A ->
+  (forall n B, nth_error Γ n = Some B -> exists xd, η n = Some xd) ->
+  exists xd, fw η t = Some xd.
+Proof.
+  induction 1; intros Γ A η Ht Hη; inversion Ht; subst; cbn [fw].
+  - eapply Hη. eassumption.
+  - destruct (IHfo _ _ _ ltac:(eassumption) Hη) as [[x dx] ->]. eauto.
+  - destruct (IHfo _ _ _ ltac:(eassumption) Hη) as [[x dx] ->]. eauto.
+  - destruct (IHfo1 _ _ _ ltac:(eassumption) Hη) as [[x dx] ->].
+    destruct (IHfo2 _ _ _ ltac:(eassumption) Hη) as [[y dy] ->]. eauto.
+  - eauto.
+  - eauto.
+  - destruct (IHfo1 _ _ _ ltac:(eassumption) Hη) as [[x dx] ->].
+    destruct (IHfo2 _ _ _ ltac:(eassumption) Hη) as [[y dy] ->]. eauto.
+  - destruct (IHfo _ _ _ ltac:(eassumption) Hη) as [[x dx] ->]. eauto.
+  - destruct (IHfo1 _ _ _ ltac:(eassumption) Hη) as [xd ->].
+    match goal with H : typed (_ :: Γ) l A |- _ => refine (IHfo2 _ _ _ H _) end.
+    intros [|k] B Hk; simpl in *; eauto.
+Qed.
+
+(** Corollary 4.8(1) on the first-order fragment: the forward tangent of
+    the body is defined at every tangent, and the query computes its
+    transpose. *)
+Theorem query_transpose_fo P e r0 r σ v :
+  fo P ->
+  typed [] (App (Pb P (Lam (NDual e))) (num_tm r0)) (TDual σ) ->
+  steps (App (Pb P (Lam (NDual e))) (num_tm r0)) (NDual r) ->
+  num_ty v σ ->
+  exists y dy, fwd_at P r0 v = Some (y, dy) /\ dot r v = dot e dy.
+Proof.
+  intros Hfo Ht Hs Hv.
+  destruct (app_pb_typed _ _ _ _ Ht) as [Hpb _].
+  destruct (typed_pb_inv _ _ _ _ Hpb) as (σ0 & τ & Eq & HP & _).
+  unfold TOmega in Eq. injection Eq as <-.
+  destruct (fw_total P Hfo [σ] τ (econs (Some (r0, v)) enil) HP) as [[y dy] Hf].
+  { intros [|k] B Hk; simpl in *; [eauto|destruct k; discriminate]. }
+  exists y, dy. split; [exact Hf|].
+  exact (query_transpose P e r0 r σ v y dy Ht Hs Hv Hf).
 Qed.
 
 End query_transpose.
