@@ -145,3 +145,19 @@ Check @cps_normalize_stuck_iff.
 Print Assumptions cps_normalize_stuck_iff.
 Check @cps_normalize_same.
 Print Assumptions cps_normalize_same.
+
+(* Corollary 4.8, part 1, for whole first-order queries: if the query
+   ((Ω λy.P)·(λx.e* )) r0 reduces to r*, then ⟨r, v⟩ = ⟨e, J P(r0)·v⟩ for
+   every tangent v, J P(r0)·v the forward tangent of the body (fwd_at); the
+   invariant is du_step; on the running example, query_transpose_1_3. *)
+From Pullback Require Import query_transpose query_transpose_example.
+From Coq Require Import ZArith.
+Open Scope Z_scope.
+Check @query_transpose.
+Print Assumptions query_transpose.
+Check @query_transpose_fo.
+Print Assumptions query_transpose_fo.
+Check @du_step.
+Print Assumptions du_step.
+Check @query_transpose_1_3.
+Print Assumptions query_transpose_1_3.

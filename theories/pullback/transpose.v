@@ -12,8 +12,9 @@
 
     This is the numeric core of the paper's Corollary 4.8(1) (the reverse
     phase computes [(J f(x))ᵀ e_p]); the corollary itself, for a whole
-    reduction of [((Ω λy.P)·(λx. e_p* )) V] to [r*], needs a semantics of the
-    pullback language and is not proved here. *)
+    reduction of [((Ω λy.P)·(λx. e_p* )) V] to [r*], is proved for
+    first-order bodies in [query_transpose.v] ([query_transpose]), with
+    this lemma for rule (5⁺). *)
 From Coq Require Import Ring_theory Ring.
 From Pullback Require Import syntax typing backprop reduction.
 
