@@ -33,27 +33,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytools"))
 
+from revhandlers.families import nested_rd_sexp, nested_revhandle_sexp  # noqa: E402
 from revhandlers.paths import rh_eval_path  # noqa: E402
 
 
-def nested_rd(depth: int) -> str:
-    t = "(app (swish 1) (app (swish 1) y1))"
-    for i in range(1, depth + 1):
-        point = f"y{i + 1}" if i < depth else "(const 0.3)"
-        t = f"(rd (const 1.0) y{i} {t} {point})"
-    return f"(program (main (ret {t})))"
-
-
-def nested_revhandle(depth: int) -> str:
-    body = "(let u (op Op0 (app (swish 1) y1)) (op Op0 u))"
-    for i in range(1, depth):
-        body = f"(let v (revhandle (tuple y{i + 1}) (y{i}) {body} (handler (return r (ret r)))) (ret (proj 0 v)))"
-    return ("(program (ops (Op0 (real 1) (real 1))) (main "
-            f"(revhandle (tuple (const 2.0)) (y{depth}) {body} (handler (return r (ret r)) "
-            "(clause Op0 (real 1) (x (ret (tuple (app (swish 1) x) x))) (y z (ret (app (smul 1) (tuple y z)))))))))")
-
-
-FAMILIES = {"rd": nested_rd, "revhandle": nested_revhandle}
+FAMILIES = {"rd": nested_rd_sexp, "revhandle": nested_revhandle_sexp}
 
 
 def measure(program: str, seconds: float, memory: int, max_line: int):

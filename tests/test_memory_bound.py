@@ -22,6 +22,8 @@ import subprocess
 
 import pytest
 
+from revhandlers.families import nested_rd_sexp as nested_rd
+from revhandlers.families import nested_revhandle_sexp as nested_revhandle
 from revhandlers.paths import driver_path, rh_eval_path
 
 LIMIT_AS = 1536 << 20
@@ -36,15 +38,6 @@ def run(driver, *args, stdin=None, timeout=120):
                           timeout=timeout, preexec_fn=_limit_as)
 
 
-def nested_rd(depth: int, body: str = "(app (swish 1) (app (swish 1) y1))") -> str:
-    """(rd (const 1.0) y_d (... (rd (const 1.0) y1 BODY y2) ...) (const 0.3))"""
-    t = body
-    for i in range(1, depth + 1):
-        point = f"y{i + 1}" if i < depth else "(const 0.3)"
-        t = f"(rd (const 1.0) y{i} {t} {point})"
-    return f"(program (main (ret {t})))"
-
-
 def let_chain(n: int) -> str:
     """let z0 <- y1 in z0 + z0, then n - 1 more lets doubling: 2^n y1."""
     t = "y1"
@@ -55,15 +48,6 @@ def let_chain(n: int) -> str:
 
 #: three levels of rd (the deepest run) around a chain of eight lets
 HUNGRY = nested_rd(3, let_chain(8))
-
-
-def nested_revhandle(depth: int) -> str:
-    body = "(let u (op Op0 (app (swish 1) y1)) (op Op0 u))"
-    for i in range(1, depth):
-        body = f"(let v (revhandle (tuple y{i + 1}) (y{i}) {body} (handler (return r (ret r)))) (ret (proj 0 v)))"
-    return ("(program (ops (Op0 (real 1) (real 1))) (main "
-            f"(revhandle (tuple (const 2.0)) (y{depth}) {body} (handler (return r (ret r)) "
-            "(clause Op0 (real 1) (x (ret (tuple (app (swish 1) x) x))) (y z (ret (app (smul 1) (tuple y z)))))))))")
 
 
 def swish_swish_derivative(x: float) -> float:

@@ -1,6 +1,7 @@
 """Families of programs that grow with a size ``n``, for benchmarks
 (``bench/scaling.py``) and stress tests: each is well typed for every
-``n`` and runs to a value on both engines."""
+``n`` and runs to a value on both engines; the nested-differentiation
+texts at the end are for the resource bounds."""
 
 from __future__ import annotations
 
@@ -41,3 +42,29 @@ def op_chain(n: int) -> Program:
     clause = CCons(OpUser("L"), a, "x", Ret(Tuple((swish(Var("x")), Var("x")))), "y", "z", Ret(Var("y")))
     return Program(RevHandle(Tuple((ONE,)), ("x0",), c, Handler("r", Ret(Var("r")), (clause,))),
                    (OpDecl("L", a, a),))
+
+
+# ------------------------------------------- nested differentiation, as text
+
+def nested_rd_sexp(depth: int, body: str = "(app (swish 1) (app (swish 1) y1))") -> str:
+    """``(rd (const 1.0) y_d (… (rd (const 1.0) y1 BODY y2) …) (const 0.3))``
+    as an S-expression program: ``rd`` nested ``depth`` deep, for the
+    resource bounds (``bench/nested_rd.py``, ``tests/test_memory_bound.py``);
+    past depth 2 a function symbol in BODY ends in ``ev-undefined``."""
+    t = body
+    for i in range(1, depth + 1):
+        point = f"y{i + 1}" if i < depth else "(const 0.3)"
+        t = f"(rd (const 1.0) y{i} {t} {point})"
+    return f"(program (main (ret {t})))"
+
+
+def nested_revhandle_sexp(depth: int) -> str:
+    """``rev handle``s nested ``depth`` deep, with a default clause around two
+    operations, as an S-expression program (each handle's body is one more
+    level of differentiation)."""
+    body = "(let u (op Op0 (app (swish 1) y1)) (op Op0 u))"
+    for i in range(1, depth):
+        body = f"(let v (revhandle (tuple y{i + 1}) (y{i}) {body} (handler (return r (ret r)))) (ret (proj 0 v)))"
+    return ("(program (ops (Op0 (real 1) (real 1))) (main "
+            f"(revhandle (tuple (const 2.0)) (y{depth}) {body} (handler (return r (ret r)) "
+            "(clause Op0 (real 1) (x (ret (tuple (app (swish 1) x) x))) (y z (ret (app (smul 1) (tuple y z)))))))))")
