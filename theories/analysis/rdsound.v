@@ -4,10 +4,10 @@
     derivative of its body: read [N] (typed in [As ++ Γ0]) as the map [G]
     of flat vectors that refills the block [x⃗ : As] with [y] and leaves the
     other variables at [θ]; then [⟦W.R_θ(x⃗.N)⟧], flattened, is [r ⟦W⟧] for
-    a reverse derivative [r] of [G] at [⟦θ⟧] ([rdr_sound_rdfree], by
-    induction on the typing of [N], one case per rule of Fig. 4 with the
-    theorems of [rdcalc.v]).  With [rd_den_correct] this gives the
-    soundness of the [rd] step ([rd_step_sound_rdfree]):
+    a reverse derivative [r] of [G] at [⟦θ⟧] ([rdr_sound_rdfree], with
+    [rdr_sound_gen]: by induction on the typing of [N], one case per rule
+    of Fig. 4 with the theorems of [rdcalc.v]).  With [rd_den_correct]
+    this gives the soundness of the [rd] step ([rd_step_sound_rdfree]):
     [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧], and of every step of a closed
     well-typed term ([step_tm_den_rdfree]).
 
@@ -500,12 +500,6 @@ Lemma G_point As Γ0 val N : env_fits (As ++ Γ0) val ->
   G (length As) val N (rflat (pt (length As) val)) = rflat (den val N).
 Proof. intros Hv. unfold G. f_equal. apply den_ext. intros x. apply benv_point with Γ0. auto. Qed.
 
-Lemma G_len Γf As Γ0 val N B y : typed_tm Γf N B -> okt N -> Γf = As ++ Γ0 -> env_fits Γf val ->
-  length y = dim (TProd As) -> length (G (length As) val N y) = dim B.
-Proof.
-  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply den_fits; eauto. apply benv_fits; auto.
-Qed.
-
 Lemma vp_comm u v : vp u v = vp v u.
 Proof.
   revert v. induction u as [|a u IH]; intros [|b v]; simpl; auto. rewrite IH. f_equal. ring.
@@ -561,11 +555,46 @@ Definition rd_ok (As : list ty) (B : ty) (val : nat -> rv) (N : tm) (R w : rv) :
   exists r, is_rev_deriv (dim (TProd As)) (dim B) (G (length As) val N) (rflat (pt (length As) val)) r /\
             rflat R = r (rflat w).
 
-(** ** Soundness of the rewriting for [rd]-free bodies *)
-Theorem rdr_sound_rdfree Γf N B : typed_tm Γf N B -> okt N ->
+(** ** Soundness of the rewriting *)
+(** What a body asks of its immediate subterms, one rule at a time: the
+    clauses of [okt] and [okn] but for R-Rd, which is left to each level. *)
+Definition ok_step (ok : tm -> Prop) (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => good f /\ ok M
+  | Add M1 M2 => ok M1 /\ ok M2
+  | Tuple Ms => Forall ok Ms
+  | Proj _ M => ok M
+  | Let M N => ok M /\ ok N
+  | Rd _ _ _ => True
+  end.
+
+(** The induction shared by [rdr_sound_rdfree] (level 0, [okt]) and
+    [rdr_sound_depth1] (level 1, [okn]): the rewriting at a level [d] of
+    the bodies satisfying a predicate [ok] which asks [ok_step] of the
+    subterms and gives the denotation the shape of the type, given the
+    R-Rd case. *)
+Section rdr_sound.
+Variable d : nat.
+Variable ok : tm -> Prop.
+Hypothesis ok_sub : forall M, ok M -> ok_step ok M.
+Hypothesis ok_fits : forall Γ M A, typed_tm Γ M A -> ok M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Hypothesis rd_case : forall Γf M N L A B, typed_tm Γf M B -> typed_tm (A :: Γf) N B -> typed_tm Γf L A ->
+  ok (Rd M N L) -> forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits A (den ρ W) ->
+  rd_ok As A (fun x => den ρ (θ x)) (Rd M N L) (den ρ (rdr d Γ0 As θ W (Rd M N L))) (den ρ W).
+
+Lemma G_len_ok Γf As Γ0 val N B y : typed_tm Γf N B -> ok N -> Γf = As ++ Γ0 -> env_fits Γf val ->
+  length y = dim (TProd As) -> length (G (length As) val N y) = dim B.
+Proof.
+  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply ok_fits; eauto. apply benv_fits; auto.
+Qed.
+
+Lemma rdr_sound_gen Γf N B : typed_tm Γf N B -> ok N ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
   env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
-  rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr 0 Γ0 As θ W N)) (den ρ W).
+  rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr d Γ0 As θ W N)) (den ρ W).
 (** Informal proof: by induction on the typing of [N], for every block
     [As], point [θ], cotangent [W] and environment [ρ]; [G] is [N] read as
     a map of the flat block.  R-Var: [G] is a block projection, whose
@@ -580,7 +609,7 @@ Theorem rdr_sound_rdfree Γf N B : typed_tm Γf N B -> okt N ->
     R-Proj: [G] is a block of [G_M]; [rd_comp] with [rd_proj] and the
     one-hot cotangent.  R-Let: [G(y) = G_N(G_M(y) ++ y)] ([benv_let]) and
     [rd_let], the tail of [p] and the hypothesis for [M] at [proj_1 p]
-    summed by [den_plus]. *)
+    summed by [den_plus].  R-Rd: the hypothesis [rd_case]. *)
 Proof.
   intros HN; elim HN using typed_tm_ind'; clear Γf N B HN.
   - (* Var *)
@@ -613,15 +642,16 @@ Proof.
     + eapply is_rev_deriv_ext; [| |apply (rd_const _ (dim (TBase (const_ty c))) (rflat (RLeaf (snd c))) (rflat (pt (length As) val)))].
       * intros v Hvl. reflexivity.
       * intros y Hy. reflexivity.
-      * apply fits_len. constructor. exact Ho.
+      * apply fits_len. constructor. exact (ok_sub _ Ho).
       * apply fits_len, pt_fits with Γ0; auto.
     + rewrite Z2. reflexivity.
   - (* App *)
-    intros Γf [k' p] M HM IH [[Hs [Hok [Hk [Hf Hf1]]]] HoM] As Γ0 -> θ W ρ Hv HW.
+    intros Γf [k' p] M HM IH Ho As Γ0 -> θ W ρ Hv HW.
+    destruct (ok_sub _ Ho) as [[Hs [Hok [Hk [Hf Hf1]]]] HoM].
     simpl in Hs, Hok, Hk, Hf, Hf1. rewrite rdr_App.
     set (val := fun x => den ρ (θ x)) in *.
     set (tM := den val M).
-    assert (HtM : fits (fdom k' p) tM) by (eapply den_fits; eauto).
+    assert (HtM : fits (fdom k' p) tM) by (eapply ok_fits; eauto).
     set (u := app_den (S k', p) (RNode [tM; den ρ W])).
     assert (Hin : fits (fdom (S k') p) (RNode [tM; den ρ W])).
     { simpl. constructor. constructor; [exact HtM|]. constructor; [exact HW|constructor]. }
@@ -642,16 +672,17 @@ Proof.
       { rewrite <- (pt_ext _ _ _ Hval). eapply is_rev_deriv_ext; [| |exact HrM]; [|reflexivity].
         intros v _. apply G_ext. auto. }
       assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = pdom k' p).
-      { eapply G_len; eauto. apply fits_len, pt_fits with Γ0; auto. }
+      { eapply G_len_ok; eauto. apply fits_len, pt_fits with Γ0; auto. }
       pose proof (prim_rd_correct p k' Hs Hok Hk _ Hx0) as HP.
       eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ HrM' HP)].
       * intros v Hvl. unfold G at 2. rewrite den_App. symmetry. apply app_den_flat.
-        eapply den_fits; eauto. apply benv_fits; auto.
+        eapply ok_fits; eauto. apply benv_fits; auto.
       * intros y Hy. rewrite (G_point As Γ0); auto.
     + etransitivity; [exact EM|]. simpl den. unfold u. rewrite app_den_flat by exact Hin.
       rewrite rflat_node. simpl. rewrite app_nil_r. reflexivity.
   - (* Add *)
-    intros Γf M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] As Γ0 -> θ W ρ Hv HW. rewrite rdr_Add.
+    intros Γf M1 M2 b H1 IH1 H2 IH2 Ho As Γ0 -> θ W ρ Hv HW. rewrite rdr_Add.
+    destruct (ok_sub _ Ho) as [Ho1 Ho2].
     set (val := fun x => den ρ (θ x)) in *.
     destruct (IH1 Ho1 As Γ0 eq_refl θ W ρ Hv HW) as [F1 [r1 [Hr1 E1]]].
     destruct (IH2 Ho2 As Γ0 eq_refl θ W ρ Hv HW) as [F2 [r2 [Hr2 E2]]].
@@ -659,17 +690,18 @@ Proof.
     exists (fun y => vp (r1 y) (r2 y)). split.
     + eapply is_rev_deriv_ext; [| |exact (rd_add _ _ _ _ _ _ _ Hr1 Hr2)]; [|reflexivity].
       intros v Hvl. unfold G. simpl.
-      assert (G1 : fits (TBase b) (den (benv (length As) val v) M1)) by (eapply den_fits; eauto; apply benv_fits; auto).
-      assert (G2 : fits (TBase b) (den (benv (length As) val v) M2)) by (eapply den_fits; eauto; apply benv_fits; auto).
+      assert (G1 : fits (TBase b) (den (benv (length As) val v) M1)) by (eapply ok_fits; eauto; apply benv_fits; auto).
+      assert (G2 : fits (TBase b) (den (benv (length As) val v) M2)) by (eapply ok_fits; eauto; apply benv_fits; auto).
       inversion G1 as [? u1 Hu1 E3 E4|]. inversion G2 as [? u2 Hu2 E5 E6|].
       destruct (fits_vadd b u1 u2) as [_ Ev]; [constructor; auto|constructor; auto|].
       unfold val in *. rewrite <- E4, <- E6. rewrite Ev, !rflat_leaf. reflexivity.
     + rewrite P2, E1, E2. reflexivity.
   - (* Tuple *)
-    intros Γf Ms Bs HF IH Ho As Γ0 -> θ W ρ Hv HW. apply okt_tuple in Ho. rewrite rdr_Tuple.
+    intros Γf Ms Bs HF IH Ho As Γ0 -> θ W ρ Hv HW. apply ok_sub in Ho. rewrite rdr_Tuple.
+    change (Forall ok Ms) in Ho.
     set (val := fun x => den ρ (θ x)) in *.
     assert (IH' : Forall2 (fun M B => forall W', fits B (den ρ W') ->
-        rd_ok As B val M (den ρ (rdr 0 Γ0 As θ W' M)) (den ρ W')) Ms Bs).
+        rd_ok As B val M (den ρ (rdr d Γ0 As θ W' M)) (den ρ W')) Ms Bs).
     { clear HF HW. revert Ho. induction IH as [|M B Ms' Bs' HMB HF' IHl]; intros Ho; constructor.
       - intros W' HW'. inversion Ho; subst. apply HMB; auto.
       - inversion Ho; subst. apply IHl; auto. }
@@ -677,12 +709,12 @@ Proof.
     inversion HW as [|? tsw Hw].
     match goal with H : RNode tsw = den ρ W |- _ => rename H into Ew end.
     assert (Hgen : forall Ms' Bs' i, Forall2 (fun M B => forall W', fits B (den ρ W') ->
-        rd_ok As B val M (den ρ (rdr 0 Γ0 As θ W' M)) (den ρ W')) Ms' Bs' ->
+        rd_ok As B val M (den ρ (rdr d Γ0 As θ W' M)) (den ρ W')) Ms' Bs' ->
       (forall j B, nth_error Bs' j = Some B -> nth_error Bs (i + j) = Some B) ->
-      Forall (fun R => fits (TProd As) (den ρ R)) (rdr_tuple (rdr 0 Γ0 As θ) W i Ms') /\
+      Forall (fun R => fits (TProd As) (den ρ R)) (rdr_tuple (rdr d Γ0 As θ) W i Ms') /\
       exists r, is_rev_deriv (dim (TProd As)) (dsum (map dim Bs'))
                   (fun y => concat (map (fun M => G (length As) val M y) Ms')) (rflat (pt (length As) val)) r /\
-        fold_right vp (zeros (dim (TProd As))) (map (fun R => rflat (den ρ R)) (rdr_tuple (rdr 0 Γ0 As θ) W i Ms'))
+        fold_right vp (zeros (dim (TProd As))) (map (fun R => rflat (den ρ R)) (rdr_tuple (rdr d Γ0 As θ) W i Ms'))
         = r (proj (off Bs i) (dsum (map dim Bs')) (rflat (den ρ W)))).
     { intros Ms' Bs' i HI. revert i. induction HI as [|M B Ms' Bs' HMB HI IHl]; intros i Hnth.
       - simpl. split; [constructor|]. exists (fun _ => zeros (dim (TProd As))). split; [|reflexivity].
@@ -710,7 +742,7 @@ Proof.
     + rewrite S2. etransitivity; [exact E|]. f_equal. rewrite <- Ew. unfold proj. simpl. apply firstn_all2. rewrite Ew.
       rewrite (fits_len _ _ HW), (dim_prod Bs). lia.
   - (* Proj *)
-    intros Γf M Bs i A HM IH Hi Ho As Γ0 -> θ W ρ Hv HW.
+    intros Γf M Bs i A HM IH Hi Ho As Γ0 -> θ W ρ Hv HW. apply ok_sub in Ho. change (ok M) in Ho.
     rewrite rdr_Proj, (infer_tm_complete _ _ _ HM).
     set (val := fun x => den ρ (θ x)) in *.
     destruct (den_onehot ρ Bs i A W Hi HW) as [O1 O2].
@@ -718,20 +750,20 @@ Proof.
     split; auto.
     exists (fun y => rM (zeros (off Bs i) ++ y ++ zeros (dim (TProd Bs) - off Bs i - dim A))). split.
     + assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = dim (TProd Bs)).
-      { eapply G_len; eauto. apply fits_len, pt_fits with Γ0; auto. }
+      { eapply G_len_ok; eauto. apply fits_len, pt_fits with Γ0; auto. }
       eapply is_rev_deriv_ext; [| |eapply rd_comp; [exact HrM|apply rd_proj; [|exact Hx0]]].
       * intros v Hvl. unfold G. simpl.
-        assert (G1 : fits (TProd Bs) (den (benv (length As) val v) M)) by (eapply den_fits; eauto; apply benv_fits; auto).
+        assert (G1 : fits (TProd Bs) (den (benv (length As) val v) M)) by (eapply ok_fits; eauto; apply benv_fits; auto).
         inversion G1 as [|? ts HF]. unfold val in *. match goal with H : RNode ts = _ |- _ => rewrite <- H end. rewrite rflat_node. symmetry. apply (block_nth Bs ts i A HF Hi).
       * intros y Hy. reflexivity.
       * rewrite dim_prod. apply off_le; auto.
     + rewrite EM, O2, dim_prod. reflexivity.
   - (* Let *)
-    intros Γf M N' A' B HM IHM HN IHN [HoM HoN] As Γ0 -> θ W ρ Hv HW.
+    intros Γf M N' A' B HM IHM HN IHN Ho As Γ0 -> θ W ρ Hv HW. destruct (ok_sub _ Ho) as [HoM HoN].
     rewrite rdr_Let, (infer_tm_complete _ _ _ HM).
     set (val := fun x => den ρ (θ x)) in *.
     set (tM := den val M).
-    assert (HtM : fits A' tM) by (eapply den_fits; eauto).
+    assert (HtM : fits A' tM) by (eapply ok_fits; eauto).
     assert (EtM : den ρ (subst_tm θ M) = tM) by (unfold tM, val; apply den_subst).
     set (ρ1 := scons (den ρ (subst_tm θ M)) ρ).
     assert (Hval1 : forall x, den ρ1 (up θ x) = scons tM val x).
@@ -739,7 +771,7 @@ Proof.
     destruct (IHN HoN (A' :: As) Γ0 eq_refl (up θ) (shift W) ρ1) as [FN [rN [HrN EN]]].
     { intros x C Hx. rewrite Hval1. destruct x as [|x]; simpl in Hx |- *; [congruence|]. apply Hv. auto. }
     { unfold ρ1. rewrite den_shift. exact HW. }
-    set (p := den ρ1 (rdr 0 Γ0 (A' :: As) (up θ) (shift W) N')) in *.
+    set (p := den ρ1 (rdr d Γ0 (A' :: As) (up θ) (shift W) N')) in *.
     inversion FN as [|? ps0 Hps].
     match goal with H : RNode ps0 = p |- _ => rename H into Ep end.
     inversion Hps as [|? p0 ? ps Hp0 Hps']. try subst ps0.
@@ -753,7 +785,7 @@ Proof.
     assert (Htail : den ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As)))) = RNode ps).
     { rewrite (Forall2_length' _ _ _ Hps'). apply (den_tail_tuple ρ2 p0 ps). simpl. symmetry. exact Ep. }
     destruct (den_plus (TProd As) ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As))))
-                (rdr 0 Γ0 As (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) M)) as [P1 P2].
+                (rdr d Γ0 As (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) M)) as [P1 P2].
     { rewrite Htail. constructor. exact Hps'. }
     { exact FM. }
     rewrite !den_Let. fold ρ1. fold p. fold ρ2.
@@ -775,8 +807,8 @@ Proof.
         intros v _. apply G_ext. auto. }
       eapply is_rev_deriv_ext; [| |exact (rd_let _ _ _ _ _ _ _ _ HrM' HrN')]; [|reflexivity].
       intros v Hvl.
-      assert (Hgm : length (G (length As) val M v) = dim A') by (eapply G_len; eauto).
-      assert (GM : fits A' (den (benv (length As) val v) M)) by (eapply den_fits; eauto; apply benv_fits; auto).
+      assert (Hgm : length (G (length As) val M v) = dim A') by (eapply G_len_ok; eauto).
+      assert (GM : fits A' (den (benv (length As) val v) M)) by (eapply ok_fits; eauto; apply benv_fits; auto).
       assert (Er : reshape tM (G (length As) val M v) = den (benv (length As) val v) M)
         by (apply (reshape_fits_eq A'); auto).
       transitivity (rflat (den (scons (den (benv (length As) val v) M) (benv (length As) val v)) N'));
@@ -794,7 +826,24 @@ Proof.
       * rewrite rflat_node. simpl. rewrite proj_app_r by (unfold m; apply fits_len; auto). rewrite firstn_all2; auto.
         rewrite (concat_rflat_len _ _ Hps'). unfold n. rewrite dim_prod. lia.
   - (* Rd *)
-    intros. simpl in *. tauto.
+    intros Γf M N' L A B HM _ HN _ HL _ Ho. exact (rd_case Γf M N' L A B HM HN HL Ho).
+Qed.
+End rdr_sound.
+
+Lemma okt_sub M : okt M -> ok_step okt M.
+Proof. destruct M; simpl; intros H; auto. apply okt_tuple. exact H. Qed.
+
+(** ** Soundness of the rewriting for [rd]-free bodies *)
+Theorem rdr_sound_rdfree Γf N B : typed_tm Γf N B -> okt N ->
+  forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
+  rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr 0 Γ0 As θ W N)) (den ρ W).
+(** Informal proof: no R-Rd case, [okt] excluding [rd]; the others are
+    those of [rdr_sound_gen] at the level 0 for [okt] ([okt_sub],
+    [den_fits]). *)
+Proof.
+  intros HN Ho. refine (rdr_sound_gen 0 okt okt_sub den_fits _ Γf N B HN Ho).
+  intros Γf' M N' L A B' _ _ _ HoR. destruct HoR.
 Qed.
 
 Lemma fits_eq A t1 t2 : fits A t1 -> fits A t2 -> rflat t1 = rflat t2 -> t1 = t2.
@@ -1271,11 +1320,8 @@ Proof.
     apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
 Qed.
 
-Lemma G_len_n Γf As Γ0 val N B y : typed_tm Γf N B -> okn N -> Γf = As ++ Γ0 -> env_fits Γf val ->
-  length y = dim (TProd As) -> length (G (length As) val N y) = dim B.
-Proof.
-  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply den_fits_n; eauto. apply benv_fits; auto.
-Qed.
+Lemma okn_sub M : okn M -> ok_step okn M.
+Proof. destruct M; simpl; intros H; auto. apply okn_tuple. exact H. Qed.
 
 (** The rewriting of a body of depth one denotes a reverse derivative of
     the body. *)
@@ -1283,7 +1329,9 @@ Theorem rdr_sound_depth1 Γf N B : typed_tm Γf N B -> okn N ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
   env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
   rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr 1 Γ0 As θ W N)) (den ρ W).
-(** Informal proof: as [rdr_sound_rdfree], case by case, but for R-Rd:
+(** Informal proof: [rdr_sound_gen] at the level 1 for [okn], which asks
+    [ok_step] of the subterms ([okn_sub]) and gives the shape of the type
+    ([den_fits_n]), so every case is that of [rdr_sound_rdfree] but R-Rd:
     [W.R_θ(x⃗. M.rd(y.N)(L))] is the rewriting [W.R_θ(x⃗.T)] of the
     [rd]-free [T := let l ← L in let u ← M in u.R_l(y.N)], which satisfies
     [okt] ([okt_rdr0]: the inner rewriting applies [rd[p]] for the plain
@@ -1292,250 +1340,41 @@ Theorem rdr_sound_depth1 Γf N B : typed_tm Γf N B -> okn N ->
     environment ([rd_core] with [rdr_sound_rdfree] for the inner
     rewriting), so that is one of [M.rd(y.N)(L)]. *)
 Proof.
-  intros HN; elim HN using typed_tm_ind'; clear Γf N B HN.
-  - (* Var *)
-    intros Γf x A Hx _ As Γ0 -> θ W ρ Hv HW. rewrite rdr_Var.
-    set (val := fun x => den ρ (θ x)) in *.
-    destruct (Nat.ltb_spec x (length As)) as [Hlt|Hge].
-    + rewrite nth_error_app1 in Hx by auto.
-      destruct (den_onehot ρ As x A W Hx HW) as [O1 O2]. split; auto.
-      exists (fun y => zeros (off As x) ++ y ++ zeros (dim (TProd As) - off As x - dim A)). split.
-      * eapply is_rev_deriv_ext; [| |apply (rd_proj (dim (TProd As)) (off As x) (dim A) (rflat (pt (length As) val)))].
-        -- intros v Hvl. symmetry. unfold G. simpl. apply (benv_block As Γ0 val v x A Hv Hvl Hx).
-        -- intros y Hy. reflexivity.
-        -- rewrite dim_prod. apply off_le; auto.
-        -- apply fits_len. apply pt_fits with Γ0; auto.
-      * rewrite O2, dim_prod. reflexivity.
-    + destruct (den_zero (TProd As) ρ) as [Z1 Z2]. split; auto.
-      exists (fun _ => zeros (dim (TProd As))). split.
-      * eapply is_rev_deriv_ext; [| |apply (rd_const _ (dim A) (rflat (val x)) (rflat (pt (length As) val)))].
-        -- intros v Hvl. unfold G. simpl. unfold benv.
-           assert (Hl : Nat.ltb x (length As) = false) by (apply Nat.ltb_ge; lia). rewrite Hl. reflexivity.
-        -- intros y Hy. reflexivity.
-        -- apply fits_len. apply Hv; auto.
-        -- apply fits_len, pt_fits with Γ0; auto.
-      * rewrite Z2. reflexivity.
-  - (* Const *)
-    intros Γf c Ho As Γ0 -> θ W ρ Hv HW. rewrite rdr_Const.
-    set (val := fun x => den ρ (θ x)) in *.
-    destruct (den_zero (TProd As) ρ) as [Z1 Z2]. split; auto.
-    exists (fun _ => zeros (dim (TProd As))). split.
-    + eapply is_rev_deriv_ext; [| |apply (rd_const _ (dim (TBase (const_ty c))) (rflat (RLeaf (snd c))) (rflat (pt (length As) val)))].
-      * intros v Hvl. reflexivity.
-      * intros y Hy. reflexivity.
-      * apply fits_len. constructor. exact Ho.
-      * apply fits_len, pt_fits with Γ0; auto.
-    + rewrite Z2. reflexivity.
-  - (* App *)
-    intros Γf [k' p] M HM IH [[Hs [Hok [Hk [Hf Hf1]]]] HoM] As Γ0 -> θ W ρ Hv HW.
-    simpl in Hs, Hok, Hk, Hf, Hf1. rewrite rdr_App.
-    set (val := fun x => den ρ (θ x)) in *.
-    set (tM := den val M).
-    assert (HtM : fits (fdom k' p) tM) by (eapply den_fits_n; eauto).
-    set (u := app_den (S k', p) (RNode [tM; den ρ W])).
-    assert (Hin : fits (fdom (S k') p) (RNode [tM; den ρ W])).
-    { simpl. constructor. constructor; [exact HtM|]. constructor; [exact HW|constructor]. }
-    assert (Hu : fits (fdom k' p) u) by (apply (Hf1 _ Hin)).
-    rewrite den_Let.
-    match goal with |- context [den ρ ?E] => match E with App _ _ =>
-      assert (Eu : den ρ E = u) end end.
-    { transitivity (app_den (S k', p) (RNode [den ρ (subst_tm θ M); den ρ W])); [reflexivity|].
-      unfold u, tM, val. rewrite den_subst. reflexivity. }
-    rewrite Eu.
-    assert (Hval : forall x, den (scons u ρ) (shift_subst θ x) = val x) by (intros x; apply den_shift).
-    destruct (IH HoM As Γ0 eq_refl (shift_subst θ) (Var 0) (scons u ρ)) as [F1 [rM [HrM EM]]].
-    { intros x A Hx. rewrite Hval. apply Hv. auto. }
-    { exact Hu. }
-    split; [exact F1|].
-    exists (fun y => rM (prim_fun (S k') p (rflat tM ++ y))). split.
-    + assert (HrM' : is_rev_deriv (dim (TProd As)) (pdom k' p) (G (length As) val M) (rflat (pt (length As) val)) rM).
-      { rewrite <- (pt_ext _ _ _ Hval). eapply is_rev_deriv_ext; [| |exact HrM]; [|reflexivity].
-        intros v _. apply G_ext. auto. }
-      assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = pdom k' p).
-      { eapply G_len_n; eauto. apply fits_len, pt_fits with Γ0; auto. }
-      pose proof (prim_rd_correct p k' Hs Hok Hk _ Hx0) as HP.
-      eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ HrM' HP)].
-      * intros v Hvl. unfold G at 2. rewrite den_App. symmetry. apply app_den_flat.
-        eapply den_fits_n; eauto. apply benv_fits; auto.
-      * intros y Hy. rewrite (G_point As Γ0); auto.
-    + etransitivity; [exact EM|]. simpl den. unfold u. rewrite app_den_flat by exact Hin.
-      rewrite rflat_node. simpl. rewrite app_nil_r. reflexivity.
-  - (* Add *)
-    intros Γf M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] As Γ0 -> θ W ρ Hv HW. rewrite rdr_Add.
-    set (val := fun x => den ρ (θ x)) in *.
-    destruct (IH1 Ho1 As Γ0 eq_refl θ W ρ Hv HW) as [F1 [r1 [Hr1 E1]]].
-    destruct (IH2 Ho2 As Γ0 eq_refl θ W ρ Hv HW) as [F2 [r2 [Hr2 E2]]].
-    destruct (den_plus (TProd As) ρ _ _ F1 F2) as [P1 P2]. split; auto.
-    exists (fun y => vp (r1 y) (r2 y)). split.
-    + eapply is_rev_deriv_ext; [| |exact (rd_add _ _ _ _ _ _ _ Hr1 Hr2)]; [|reflexivity].
-      intros v Hvl. unfold G. simpl.
-      assert (G1 : fits (TBase b) (den (benv (length As) val v) M1)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
-      assert (G2 : fits (TBase b) (den (benv (length As) val v) M2)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
-      inversion G1 as [? u1 Hu1 E3 E4|]. inversion G2 as [? u2 Hu2 E5 E6|].
-      destruct (fits_vadd b u1 u2) as [_ Ev]; [constructor; auto|constructor; auto|].
-      unfold val in *. rewrite <- E4, <- E6. rewrite Ev, !rflat_leaf. reflexivity.
-    + rewrite P2, E1, E2. reflexivity.
-  - (* Tuple *)
-    intros Γf Ms Bs HF IH Ho As Γ0 -> θ W ρ Hv HW. apply okn_tuple in Ho. rewrite rdr_Tuple.
-    set (val := fun x => den ρ (θ x)) in *.
-    assert (IH' : Forall2 (fun M B => forall W', fits B (den ρ W') ->
-        rd_ok As B val M (den ρ (rdr 1 Γ0 As θ W' M)) (den ρ W')) Ms Bs).
-    { clear HF HW. revert Ho. induction IH as [|M B Ms' Bs' HMB HF' IHl]; intros Ho; constructor.
-      - intros W' HW'. inversion Ho; subst. apply HMB; auto.
-      - inversion Ho; subst. apply IHl; auto. }
-    clear IH HF.
-    inversion HW as [|? tsw Hw].
-    match goal with H : RNode tsw = den ρ W |- _ => rename H into Ew end.
-    assert (Hgen : forall Ms' Bs' i, Forall2 (fun M B => forall W', fits B (den ρ W') ->
-        rd_ok As B val M (den ρ (rdr 1 Γ0 As θ W' M)) (den ρ W')) Ms' Bs' ->
-      (forall j B, nth_error Bs' j = Some B -> nth_error Bs (i + j) = Some B) ->
-      Forall (fun R => fits (TProd As) (den ρ R)) (rdr_tuple (rdr 1 Γ0 As θ) W i Ms') /\
-      exists r, is_rev_deriv (dim (TProd As)) (dsum (map dim Bs'))
-                  (fun y => concat (map (fun M => G (length As) val M y) Ms')) (rflat (pt (length As) val)) r /\
-        fold_right vp (zeros (dim (TProd As))) (map (fun R => rflat (den ρ R)) (rdr_tuple (rdr 1 Γ0 As θ) W i Ms'))
-        = r (proj (off Bs i) (dsum (map dim Bs')) (rflat (den ρ W)))).
-    { intros Ms' Bs' i HI. revert i. induction HI as [|M B Ms' Bs' HMB HI IHl]; intros i Hnth.
-      - simpl. split; [constructor|]. exists (fun _ => zeros (dim (TProd As))). split; [|reflexivity].
-        eapply is_rev_deriv_ext; [| |apply (rd_const _ 0 [] (rflat (pt (length As) val)))]; try reflexivity.
-        apply fits_len, pt_fits with Γ0; auto.
-      - assert (HBi : nth_error Bs i = Some B) by (rewrite <- (Nat.add_0_r i); apply Hnth; reflexivity).
-        destruct (block_nth Bs tsw i B Hw HBi) as [Bl1 Bl2].
-        assert (HWi : den ρ (Proj i W) = nth i tsw (RNode [])) by (simpl; rewrite <- Ew; reflexivity).
-        destruct (HMB (Proj i W)) as [F1 [r1 [Hr1 E1]]]; [rewrite HWi; exact Bl2|].
-        destruct (IHl (S i)) as [FF [r2 [Hr2 E2]]].
-        { intros j C Hj. replace (S i + j)%nat with (i + S j)%nat by lia. apply Hnth. exact Hj. }
-        split; [constructor; auto|].
-        exists (fun y => vp (r1 (proj 0 (dim B) y)) (r2 (proj (dim B) (dsum (map dim Bs')) y))). split.
-        + exact (rd_pair _ _ _ _ _ _ _ _ Hr1 Hr2).
-        + rewrite HWi, Bl1, <- rflat_node, Ew in E1. simpl.
-          change (dsum (dim B :: map dim Bs')) with (dim B + dsum (map dim Bs'))%nat.
-          f_equal.
-          * etransitivity; [exact E1|]. f_equal. rewrite proj_proj by lia. rewrite Nat.add_0_r. reflexivity.
-          * etransitivity; [exact E2|]. f_equal. rewrite proj_proj by lia. rewrite (off_S Bs i B HBi). reflexivity. }
-    destruct (Hgen Ms Bs 0%nat IH' ltac:(auto)) as [FF [r [Hr E]]].
-    destruct (den_sum_tms ρ (TProd As) _ FF) as [S1 S2]. split; auto.
-    exists r. split.
-    + rewrite (dim_prod Bs). eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
-      intros v _. unfold G. simpl. rewrite rflat_node, map_map. reflexivity.
-    + rewrite S2. etransitivity; [exact E|]. f_equal. rewrite <- Ew. unfold proj. simpl. apply firstn_all2. rewrite Ew.
-      rewrite (fits_len _ _ HW), (dim_prod Bs). lia.
-  - (* Proj *)
-    intros Γf M Bs i A HM IH Hi Ho As Γ0 -> θ W ρ Hv HW.
-    rewrite rdr_Proj, (infer_tm_complete _ _ _ HM).
-    set (val := fun x => den ρ (θ x)) in *.
-    destruct (den_onehot ρ Bs i A W Hi HW) as [O1 O2].
-    destruct (IH Ho As Γ0 eq_refl θ (onehot Bs i W) ρ Hv O1) as [F1 [rM [HrM EM]]].
-    split; auto.
-    exists (fun y => rM (zeros (off Bs i) ++ y ++ zeros (dim (TProd Bs) - off Bs i - dim A))). split.
-    + assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = dim (TProd Bs)).
-      { eapply G_len_n; eauto. apply fits_len, pt_fits with Γ0; auto. }
-      eapply is_rev_deriv_ext; [| |eapply rd_comp; [exact HrM|apply rd_proj; [|exact Hx0]]].
-      * intros v Hvl. unfold G. simpl.
-        assert (G1 : fits (TProd Bs) (den (benv (length As) val v) M)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
-        inversion G1 as [|? ts HF]. unfold val in *. match goal with H : RNode ts = _ |- _ => rewrite <- H end. rewrite rflat_node. symmetry. apply (block_nth Bs ts i A HF Hi).
-      * intros y Hy. reflexivity.
-      * rewrite dim_prod. apply off_le; auto.
-    + rewrite EM, O2, dim_prod. reflexivity.
-  - (* Let *)
-    intros Γf M N' A' B HM IHM HN IHN [HoM HoN] As Γ0 -> θ W ρ Hv HW.
-    rewrite rdr_Let, (infer_tm_complete _ _ _ HM).
-    set (val := fun x => den ρ (θ x)) in *.
-    set (tM := den val M).
-    assert (HtM : fits A' tM) by (eapply den_fits_n; eauto).
-    assert (EtM : den ρ (subst_tm θ M) = tM) by (unfold tM, val; apply den_subst).
-    set (ρ1 := scons (den ρ (subst_tm θ M)) ρ).
-    assert (Hval1 : forall x, den ρ1 (up θ x) = scons tM val x).
-    { intros [|x]; simpl; [exact EtM|]. apply den_shift. }
-    destruct (IHN HoN (A' :: As) Γ0 eq_refl (up θ) (shift W) ρ1) as [FN [rN [HrN EN]]].
-    { intros x C Hx. rewrite Hval1. destruct x as [|x]; simpl in Hx |- *; [congruence|]. apply Hv. auto. }
-    { unfold ρ1. rewrite den_shift. exact HW. }
-    set (p := den ρ1 (rdr 1 Γ0 (A' :: As) (up θ) (shift W) N')) in *.
-    inversion FN as [|? ps0 Hps].
-    match goal with H : RNode ps0 = p |- _ => rename H into Ep end.
-    inversion Hps as [|? p0 ? ps Hp0 Hps']. try subst ps0.
-    set (ρ2 := scons p ρ1).
-    assert (Hval2 : forall x, den ρ2 (shift_subst (shift_subst θ) x) = val x).
-    { intros z. unfold ρ2, shift_subst. rewrite den_shift. unfold ρ1. apply den_shift. }
-    assert (Hp02 : den ρ2 (Proj 0 (Var 0)) = p0) by (simpl; rewrite <- Ep; reflexivity).
-    destruct (IHM HoM As Γ0 eq_refl (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) ρ2) as [FM [rM [HrM EM]]].
-    { intros z C Hz. rewrite Hval2. apply Hv. auto. }
-    { rewrite Hp02. exact Hp0. }
-    assert (Htail : den ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As)))) = RNode ps).
-    { rewrite (Forall2_length' _ _ _ Hps'). apply (den_tail_tuple ρ2 p0 ps). simpl. symmetry. exact Ep. }
-    destruct (den_plus (TProd As) ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As))))
-                (rdr 1 Γ0 As (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) M)) as [P1 P2].
-    { rewrite Htail. constructor. exact Hps'. }
-    { exact FM. }
-    rewrite !den_Let. fold ρ1. fold p. fold ρ2.
-    split; [exact P1|].
-    set (m := dim A'). set (n := dim (TProd As)).
-    exists (fun w => vp (rM (proj 0 m (rN w))) (proj m n (rN w))). split.
-    + assert (HrM' : is_rev_deriv n m (G (length As) val M) (rflat (pt (length As) val)) rM).
-      { rewrite <- (pt_ext _ _ _ Hval2). eapply is_rev_deriv_ext; [| |exact HrM]; [|reflexivity].
-        intros v _. apply G_ext. auto. }
-      assert (Hpt : rflat (pt (S (length As)) (scons tM val)) =
-                    G (length As) val M (rflat (pt (length As) val)) ++ rflat (pt (length As) val)).
-      { rewrite (G_point As Γ0) by auto. unfold pt. simpl. rewrite !rflat_node. simpl.
-        rewrite <- seq_shift, !map_map. reflexivity. }
-      assert (HrN' : is_rev_deriv (m + n) (dim B) (G (S (length As)) (scons tM val) N')
-                       (G (length As) val M (rflat (pt (length As) val)) ++ rflat (pt (length As) val)) rN).
-      { rewrite <- Hpt. rewrite <- (pt_ext _ _ _ Hval1).
-        replace (m + n)%nat with (dim (TProd (A' :: As))) by (unfold m, n; rewrite !dim_prod; reflexivity).
-        eapply is_rev_deriv_ext; [| |exact HrN]; [|reflexivity].
-        intros v _. apply G_ext. auto. }
-      eapply is_rev_deriv_ext; [| |exact (rd_let _ _ _ _ _ _ _ _ HrM' HrN')]; [|reflexivity].
-      intros v Hvl.
-      assert (Hgm : length (G (length As) val M v) = dim A') by (eapply G_len_n; eauto).
-      assert (GM : fits A' (den (benv (length As) val v) M)) by (eapply den_fits_n; eauto; apply benv_fits; auto).
-      assert (Er : reshape tM (G (length As) val M v) = den (benv (length As) val v) M)
-        by (apply (reshape_fits_eq A'); auto).
-      transitivity (rflat (den (scons (den (benv (length As) val v) M) (benv (length As) val v)) N'));
-        [|reflexivity].
-      unfold G at 1. f_equal. apply den_ext. intros z.
-      rewrite (benv_let As Γ0 val A' tM v); auto.
-      * rewrite Er. reflexivity.
-      * rewrite Er. exact GM.
-      * apply reshape_rflat with A'; auto.
-    + etransitivity; [exact P2|]. rewrite Htail.
-      unfold ρ1 in EN. rewrite den_shift in EN. rewrite <- EN, <- Ep.
-      rewrite rflat_node. simpl. rewrite vp_comm. f_equal.
-      * etransitivity; [exact EM|]. transitivity (rM (rflat p0)); [f_equal; f_equal; exact Hp02|].
-        f_equal. unfold proj. simpl. rewrite rflat_node. simpl. rewrite firstn_app_exact; auto. unfold m. apply fits_len; auto.
-      * rewrite rflat_node. simpl. rewrite proj_app_r by (unfold m; apply fits_len; auto). rewrite firstn_all2; auto.
-        rewrite (concat_rflat_len _ _ Hps'). unfold n. rewrite dim_prod. lia.
-  - (* Rd *)
-    intros Γf M N' L A B HM IHM HN IHN HL IHL [HoM [HpN HoL]] As Γ0 -> θ W ρ Hv HW.
-    rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
-    set (val := fun x => den ρ (θ x)) in *.
-    set (T := Let L (Let (shift M) (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N')))).
-    assert (HT : typed_tm (As ++ Γ0) T A).
-    { unfold T. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
-      apply typed_tm_proj with (As := [A]); [|reflexivity].
-      apply (rdr_typed 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N' B); [exact HN|constructor; reflexivity|].
-      intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx]. }
-    assert (HoT : okt T).
-    { unfold T. cbn [okt]. split; [exact HoL|]. split; [apply okt_ren; exact HoM|].
-      apply (okt_rdr0 _ N' B HN HpN [A] (As ++ Γ0) eq_refl); [|exact I]. intros [|x]; exact I. }
-    destruct (rdr_sound_rdfree _ T A HT HoT As Γ0 eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
-    split; [exact F|]. exists r. split; [|exact E].
-    eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
-    intros y Hy. unfold G. f_equal.
-    set (e := benv (length As) val y).
-    assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
-    set (l := den e L). set (u := den e M).
-    assert (Hl : fits A l) by (eapply den_fits; eauto).
-    assert (Hu : fits B u) by (eapply den_fits; eauto).
-    set (ρ' := scons u (scons l e)).
-    assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
-    { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
-    assert (HoN : okt N') by (apply smooth0_okt; auto).
-    pose proof (rdr_sound_rdfree _ N' B HN HoN [A] (As ++ Γ0) eq_refl rd_inner_subst (Var 0) ρ' Hv' Hu)
-      as Hin.
-    pose proof (rd_core 0 (As ++ Γ0) ρ' A B (Var 0) N' rd_inner_subst Hv' Hu Hin) as Hc.
-    transitivity (den ρ' (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N'))).
-    { unfold T. rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
-    etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N')); [|reflexivity].
-    apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
+  intros HN Ho. refine (rdr_sound_gen 1 okn okn_sub den_fits_n _ Γf N B HN Ho).
+  clear Γf N B HN Ho.
+  (* R-Rd *)
+  intros Γf M N' L A B HM HN HL [HoM [HpN HoL]] As Γ0 -> θ W ρ Hv HW.
+  rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
+  set (val := fun x => den ρ (θ x)) in *.
+  set (T := Let L (Let (shift M) (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N')))).
+  assert (HT : typed_tm (As ++ Γ0) T A).
+  { unfold T. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
+    apply typed_tm_proj with (As := [A]); [|reflexivity].
+    apply (rdr_typed 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N' B); [exact HN|constructor; reflexivity|].
+    intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx]. }
+  assert (HoT : okt T).
+  { unfold T. cbn [okt]. split; [exact HoL|]. split; [apply okt_ren; exact HoM|].
+    apply (okt_rdr0 _ N' B HN HpN [A] (As ++ Γ0) eq_refl); [|exact I]. intros [|x]; exact I. }
+  destruct (rdr_sound_rdfree _ T A HT HoT As Γ0 eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
+  split; [exact F|]. exists r. split; [|exact E].
+  eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+  intros y Hy. unfold G. f_equal.
+  set (e := benv (length As) val y).
+  assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
+  set (l := den e L). set (u := den e M).
+  assert (Hl : fits A l) by (eapply den_fits; eauto).
+  assert (Hu : fits B u) by (eapply den_fits; eauto).
+  set (ρ' := scons u (scons l e)).
+  assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
+  { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
+  assert (HoN : okt N') by (apply smooth0_okt; auto).
+  pose proof (rdr_sound_rdfree _ N' B HN HoN [A] (As ++ Γ0) eq_refl rd_inner_subst (Var 0) ρ' Hv' Hu)
+    as Hin.
+  pose proof (rd_core 0 (As ++ Γ0) ρ' A B (Var 0) N' rd_inner_subst Hv' Hu Hin) as Hc.
+  transitivity (den ρ' (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N'))).
+  { unfold T. rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
+  etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N')); [|reflexivity].
+  apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
 Qed.
 
 (** The soundness of the [rd] step for bodies of depth one: for
