@@ -272,6 +272,26 @@ Proof.
   apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
   unfold θ, list_subst. simpl. destruct x; reflexivity.
 Qed.
+
+(** The hypotheses are met by a body of [rd]-depth two: for
+    [N = x.rd(y. y.rd(z. z + y)(y))(x)], every point and cotangent of
+    [Real(3)], [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]. *)
+Example rd_step_sound_depth2 ρ (v w : vec) :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Var 0) (Rd (Var 0) (Add (Var 0) (Var 1)) (Var 0)) (Var 0) in
+  (rd_depth N = 2)%nat /\
+  den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
+  den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_lin with (B := @TBase Rsorts4 3%nat).
+  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
+    apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
+    apply typed_tm_add; constructor; reflexivity.
+  - simpl. repeat split.
+  - intros x D Hx. destruct x; discriminate.
+  - simpl. constructor. exact Hv.
+  - simpl. constructor. exact Hw.
+Qed.
 End lin.
 
 (** ** Every step of the term semantics *)
