@@ -215,3 +215,23 @@ Check @rd_step_sound_nested.
 Print Assumptions rd_step_sound_nested.
 Check @step_tm_den_depth1.
 Print Assumptions step_tm_den_depth1.
+
+(* Linear bodies (rdsound_lin.v; oklin: no function symbol, an inner rd has
+   a linear cotangent, body and point) of any rd-depth: by induction on the
+   level d, the rewriting at the level d of a linear body of rd-depth at most
+   d denotes a reverse derivative of the body (rdr_sound_lin), so
+   [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] for every linear body (rd_step_sound_lin)
+   and every step keeps the denotation when its rd redex has a linear body
+   (step_tm_den_lin); an instance of rd-depth two. *)
+From RevHandlers.Analysis Require Import rdsound_lin.
+Print oklin.
+Check @oklin_rdr.
+Print Assumptions oklin_rdr.
+Check @rdr_sound_lin.
+Print Assumptions rdr_sound_lin.
+Check @rd_step_sound_lin.
+Print Assumptions rd_step_sound_lin.
+Check @rd_step_sound_depth2.
+Print Assumptions rd_step_sound_depth2.
+Check @step_tm_den_lin.
+Print Assumptions step_tm_den_lin.
