@@ -7,6 +7,7 @@ are computed by hand or with numpy, never by `rh-eval`."""
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -183,3 +184,15 @@ def test_the_evaluator_passes_no_fuel_by_default():
         with pytest.raises(RevHandlersError) as e:
             ev.run(_program(counter(400)))
         assert e.value.kind == "out-of-fuel"
+
+
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_a_negative_or_non_numeric_fuel_is_bad_input(command, tmp_path):
+    """--fuel is a natural number: -1 and 'x' are bad input (exit 2), before anything runs."""
+    f = tmp_path / "p.sexp"
+    f.write_text("(program (main (ret (const 1.0))))\n")
+    for bad in ("-1", "x"):
+        p = subprocess.run([sys.executable, "-m", "revhandlers.cli", command, str(f), "--fuel", bad],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, (bad, p.stdout, p.stderr)
+        assert "Traceback" not in p.stderr and "fuel" in p.stderr

@@ -293,21 +293,9 @@ def _seconds(text: str) -> float:
     return x
 
 
-def _fuel(text: str) -> int:
-    """A user's bound on the steps: a natural number."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a natural number: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"a fuel is a natural number, not {text}")
-    return n
-
-
-# Options of the commands other modules register that those do not check
-# themselves, and the least value each takes (a bad value is bad input,
-# checked before the command runs).
-_AT_LEAST = {"fuzz": {"n": 1, "jobs": 1, "max_size": 1}}
+# Options that argparse reads as integers, and the least value each takes
+# (a bad value is bad input, checked before the command runs).
+_AT_LEAST = {"fuzz": {"n": 1, "jobs": 1, "max_size": 1}, "run": {"fuel": 0}, "trace": {"fuel": 0}}
 _POSITIVE_SECONDS = {"fuzz": ("timeout",)}
 
 
@@ -358,14 +346,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--heap", metavar="H.npz", help="initial values of locations (one array per location)")
     r.add_argument("--engine", choices=ENGINES, default="verified")
     r.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
-    r.add_argument("--fuel", type=_fuel, metavar="N", help=fuel_help)
+    r.add_argument("--fuel", type=int, metavar="N", help=fuel_help)
     r.set_defaults(func=cmd_run)
 
     t = sub.add_parser("trace", help="print every small step of the verified evaluator")
     t.add_argument("file")
     t.add_argument("--heap", metavar="H.npz")
     t.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
-    t.add_argument("--fuel", type=_fuel, metavar="N", help=fuel_help)
+    t.add_argument("--fuel", type=int, metavar="N", help=fuel_help)
     t.set_defaults(func=cmd_trace)
 
     f = sub.add_parser("fmt", help="print a program in the surface syntax (or as an S-expression); "

@@ -32,6 +32,8 @@ def rd_fsym(f: FSym) -> FSym:
         raise BadInput("too-large", f"rd applied more than {MAX_FSYM_LEVEL} times to a function symbol "
                        "(the size of its type grows exponentially with the level)")
     return FSym(f.k + 1, f.prim)
+
+
 #: Python frames allowed per level of nesting
 _FRAMES_PER_LEVEL = 40
 
