@@ -1,0 +1,327 @@
+(** * Soundness of the [rd] step at every [rd]-depth, function symbols included
+
+    A body may apply a primitive [rd^k[p]] under [j] enclosing [rd]s as
+    long as its rewriting, which applies [rd] once per enclosing [rd] and
+    once for the [rd] being stepped, stays at [rd^{k+j+1}[p]] with
+    [k + j ≤ 1]: the derivatives the instance's [Ev] has and that
+    [prims.v] proves ([rd[p]] is the reverse derivative of [p], [rd²[p]]
+    that of [rd[p]]).  A body whose rewriting would apply [rd³[p]] gets
+    stuck at run time ([Ev] has no [rd³]), and is not covered.
+
+    [okg b M]: every primitive [rd^k[p]] of [M] under [j] enclosing [rd]s
+    of [M] is [good] (smooth, [prim_ok], [k ≤ 1]) with [k + j < b]; the
+    constants have the length of their type.  [okg 0] is the linear
+    bodies of [rdsound_lin.v]; [okg 2] contains the [okt] and [okn]
+    bodies of [rdsound.v] ([okt_okg], [okn_okg], [oklin_okg]).
+
+    - [okg_rdr]: the rewriting of an [okg b] body applies primitives one
+      level up, so it is [okg (b + 1)] (for [b ≤ 1]).
+    - [rdr_sound_all]: by induction on the level [d], the rewriting at the
+      level [d] of an [okg b] body ([b ≤ 2]) of [rd]-depth at most [d]
+      denotes a reverse derivative of the body.  The R-Rd case at [d + 1]
+      is the one of [rdr_sound_lin], with the inner body at the budget
+      [b - 1] and the term [let l ← L in let u ← M in u.R_l(y.N)] back at
+      the budget [b] ([okg_rdr]).
+    - [rd_step_sound_all], [step_tm_den_all]: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
+      for every [okg 2] body [N], whatever its [rd]-depth, and every step
+      of a closed well-typed term whose [rd] redexes have such bodies keeps
+      its denotation. *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound rdsound_lin.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Existing Instance Rsorts4.
+
+Section all.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σg : signature := exec_signature Rvo decls locs.
+
+(** ** The bodies *)
+Fixpoint okg (b : nat) (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => (good f /\ (fst f < b)%nat) /\ okg b M
+  | Add M1 M2 => okg b M1 /\ okg b M2
+  | Tuple Ms => fold_right and True (map (okg b) Ms)
+  | Proj _ M => okg b M
+  | Let M N => okg b M /\ okg b N
+  | Rd M N L => okg b M /\ okg (pred b) N /\ okg b L
+  end.
+
+Lemma okg_tuple b Ms : okg b (Tuple Ms) <-> Forall (okg b) Ms.
+Proof.
+  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
+Qed.
+
+Lemma okg_mono M : forall b b', (b <= b')%nat -> okg b M -> okg b' M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b b' Hb H; cbn [okg] in *; auto.
+  - destruct H as [[Hg Hf] HM]. split; [split; [exact Hg|lia]|]. eapply IH; eauto.
+  - destruct H. split; eauto.
+  - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
+  - eapply IH; eauto.
+  - destruct H. split; eauto.
+  - destruct H as [H1 [H2 H3]]. split; [eauto|split; [|eauto]]. eapply IHN; [|exact H2]. lia.
+Qed.
+
+Lemma okg_ren M : forall b ξ, okg b M -> okg b (ren_tm ξ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b ξ H; cbn [okg ren_tm] in *; auto.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - destruct H. split; auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
+Qed.
+
+(** Substitution of linear terms (variables, in the rewriting). *)
+Lemma okg_subst M : forall b σ, (forall x, okg 0 (σ x)) -> okg b M -> okg b (subst_tm σ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b σ Hσ H; cbn [okg subst_tm] in *.
+  - eapply okg_mono; [|apply Hσ]. lia.
+  - exact H.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - apply IH; auto.
+  - destruct H as [H1 H2]. split; auto. apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
+    apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
+Qed.
+
+Lemma okg_zero b A : okg b (zero A).
+Proof.
+  induction A as [n|As IH] using ty_ind'; simpl.
+  - unfold vzero. apply repeat_length.
+  - apply okg_tuple. induction IH; simpl; constructor; auto.
+Qed.
+
+Lemma okg_plus b A : forall M N, okg b M -> okg b N -> okg b (plus A M N).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
+  split; auto. split; [apply okg_ren; auto|].
+  apply okg_tuple.
+  assert (Hg : forall As' i, Forall (fun A => forall M N, okg b M -> okg b N -> okg b (plus A M N)) As' ->
+    Forall (okg b) ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
+                   match As with
+                   | [] => []
+                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
+                   end) i As')).
+  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
+    - apply HA; simpl; auto.
+    - apply IHl. }
+  apply Hg. exact IH.
+Qed.
+
+Lemma okg_onehot b As i W : okg b W -> okg b (onehot As i W).
+Proof.
+  intros HW. unfold onehot. apply okg_tuple. rewrite Forall_forall. intros M HM.
+  apply in_map_iff in HM. destruct HM as [[j A] [<- _]]. simpl. destruct (Nat.eqb j i); auto. apply okg_zero.
+Qed.
+
+Lemma okg_sum_tms b A Ms : Forall (okg b) Ms -> okg b (sum_tms A Ms).
+Proof.
+  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okg_zero|]. destruct Ms; auto. apply okg_plus; auto.
+Qed.
+
+Lemma okg_rdr_tuple b (r : tm -> tm -> tm) W i Ms :
+  Forall (fun M => forall W, okg 0 W -> okg b (r W M)) Ms -> okg 0 W -> Forall (okg b) (rdr_tuple r W i Ms).
+Proof.
+  intros H HW. revert i. induction H as [|M Ms HM HMs IH]; intros i; cbn [rdr_tuple]; constructor; auto.
+Qed.
+
+(** ** The rewriting moves the primitives one level up *)
+(** What the rewriting asks of the budgets [c] of the body and [c'] of the
+    result: a good primitive allowed at [c] stays good one level up, and
+    both levels are allowed at [c']. *)
+Definition lift (c c' : nat) : Prop :=
+  forall f, good f -> (fst f < c)%nat -> good (rd f) /\ (S (fst f) < c')%nat /\ (fst f < c')%nat.
+
+Lemma lift_pred c c' : lift c c' -> lift (pred c) c.
+Proof.
+  intros H f Hg Hf. destruct (H f Hg ltac:(lia)) as [H1 [H2 H3]]. split; [exact H1|]. lia.
+Qed.
+
+Lemma lift_budget b : (b <= 2)%nat -> lift (pred b) b.
+Proof.
+  intros Hb [k p] [Hs [Hok [Hk [Hf0 Hf1]]]] Hl. simpl in *.
+  assert (k = 0%nat) by lia. subst k. split; [|lia].
+  repeat split; auto; simpl. apply smooth_prim_fits2; auto.
+Qed.
+
+(** The rewriting at the level [d] of an [okg c] body of [rd]-depth at
+    most [d], with linear point substitution and cotangent, is [okg c']. *)
+Lemma okg_rdr d : forall N Γ0 As θ W c c', lift c c' -> (c <= c')%nat ->
+  okg c N -> (rd_depth N <= d)%nat -> (forall x, okg 0 (θ x)) -> okg 0 W ->
+  okg c' (rdr d Γ0 As θ W N).
+Proof.
+  induction d as [|d IHd]; intros N;
+  induction N as [x|c0|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros Γ0 As θ W c c' Hl Hc Ho Hd Hθ HW.
+  all: try (rewrite rdr_Var; destruct (Nat.ltb x (length As));
+            [apply okg_onehot; eapply okg_mono; [|exact HW]; lia|apply okg_zero]).
+  all: try (rewrite rdr_Const; apply okg_zero).
+  all: try (rewrite rdr_App; destruct Ho as [[Hg Hf] HoM]; destruct (Hl f Hg Hf) as [Hg' [Hf' Hf'']];
+            cbn [okg]; split;
+            [split; [split; [exact Hg'|exact Hf']|]; apply okg_tuple; constructor;
+               [apply okg_subst; auto; eapply okg_mono; [|exact HoM]; lia
+               |constructor; [eapply okg_mono; [|exact HW]; lia|constructor]]
+            |apply IH with (c := c); auto; [intros x; apply okg_ren; auto|exact I]]).
+  all: try (rewrite rdr_Add; destruct Ho; cbn [rd_depth] in Hd; apply okg_plus;
+            [apply IH1 with (c := c)|apply IH2 with (c := c)]; auto; lia).
+  all: try (rewrite rdr_Tuple; apply okg_sum_tms; apply okg_tuple in Ho; apply okg_rdr_tuple; auto;
+            rewrite Forall_forall in IH, Ho |- *; intros M HM W' HW'; apply IH with (c := c); auto;
+            eapply Nat.le_trans; [apply (list_max'_in rd_depth Ms M HM)|exact Hd]).
+  all: try (rewrite rdr_Proj; destruct (infer_tm (As ++ Γ0) M) as [[n|Bs]|]; try apply okg_zero;
+            apply IH with (c := c); auto; apply okg_onehot; auto).
+  all: try (rewrite rdr_Let; destruct Ho as [HoM HoN]; cbn [rd_depth] in Hd;
+            destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_zero];
+            cbn [okg]; split; [apply okg_subst; auto; eapply okg_mono; [|exact HoM]; lia|]; split;
+            [apply IHN with (c := c); auto; [lia|intros [|x]; simpl; auto; apply okg_ren; auto|apply okg_ren; auto]|];
+            apply okg_plus;
+            [apply okg_tuple; rewrite Forall_forall; intros M' HM'; apply in_map_iff in HM';
+             destruct HM' as [j [<- _]]; simpl; auto
+            |apply IHM with (c := c); auto; [lia|intros x; apply okg_ren, okg_ren; auto|exact I]]).
+  - (* Rd, level 0: excluded by the depth *)
+    cbn [rd_depth] in Hd. lia.
+  - (* Rd, level d + 1 *)
+    rewrite rdr_Rd. destruct Ho as [HoM [HoN HoL]]. cbn [rd_depth] in Hd.
+    destruct (infer_tm (As ++ Γ0) L) as [Ay|]; [|apply okg_zero].
+    apply IHd with (c := c); auto; [|apply rd_depth_rd_body; lia].
+    cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; auto|].
+    apply IHd with (c := pred c); auto; [apply lift_pred with c'; exact Hl|lia|lia|intros [|x]; exact I|exact I].
+Qed.
+
+(** ** The shape of the denotation *)
+Lemma den_fits_g b Γ M A : typed_tm Γ M A -> okg b M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM. revert b. elim HM using typed_tm_ind'; clear Γ M A HM.
+  - intros Γ x A Hx b _ ρ Hρ. simpl. auto.
+  - intros Γ c b Ho ρ Hρ. simpl in *. constructor. auto.
+  - intros Γ f M HM IH b [[[_ [_ [_ [Hf _]]]] _] HoM] ρ Hρ. rewrite den_App. apply Hf. eapply IH; eauto.
+  - intros Γ M1 M2 b0 H1 IH1 H2 IH2 b [Ho1 Ho2] ρ Hρ. simpl.
+    specialize (IH1 b Ho1 ρ Hρ). specialize (IH2 b Ho2 ρ Hρ).
+    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
+    destruct (fits_vadd b0 u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
+  - intros Γ Ms As HF IH b Ho ρ Hρ. apply okg_tuple in Ho. simpl. constructor.
+    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; eauto.
+  - intros Γ M As i A HM IH Hi b Ho ρ Hρ. simpl. specialize (IH b Ho ρ Hρ).
+    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
+  - intros Γ M N A B HM IHM HN IHN b [HoM HoN] ρ Hρ. simpl. eapply IHN; eauto.
+    apply env_fits_cons; eauto.
+  - intros Γ M N L A B HM _ HN _ HL IHL b [HoM [HoN HoL]] ρ Hρ. rewrite den_Rd. unfold rd_den.
+    assert (Hl : fits A (den ρ L)) by (eapply IHL; eauto).
+    apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
+Qed.
+
+(** The bodies of the level [d] at the budget [b]. *)
+Definition okgd (b d : nat) (M : tm) : Prop := okg b M /\ (rd_depth M <= d)%nat.
+
+Lemma okgd_sub b d M : okgd b d M -> ok_step (okgd b d) M.
+Proof.
+  destruct M as [x|c|f M|M1 M2|Ms|i M|M N|M N L]; intros [Ho Hd]; cbn [ok_step okg rd_depth] in *; unfold okgd.
+  - exact I.
+  - exact Ho.
+  - destruct Ho as [[Hg _] Ho]. split; auto.
+  - destruct Ho. split; split; auto; lia.
+  - apply okg_tuple in Ho. rewrite Forall_forall in Ho |- *. intros M HM. split; auto.
+    pose proof (list_max'_in rd_depth Ms M HM). lia.
+  - split; auto.
+  - destruct Ho. split; split; auto; lia.
+  - exact I.
+Qed.
+
+Lemma okgd_fits b d Γ M A : typed_tm Γ M A -> okgd b d M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof. intros HM [Ho _]. eapply den_fits_g; eauto. Qed.
+
+(** ** Soundness of the rewriting at every level *)
+Theorem rdr_sound_all d : forall b Γf N B, (b <= 2)%nat -> typed_tm Γf N B -> okg b N -> (rd_depth N <= d)%nat ->
+  forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
+  rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr d Γ0 As θ W N)) (den ρ W).
+(** Informal proof: by induction on [d], [rdr_sound_gen] at the level [d]
+    for [okgd b d] ([okgd_sub], [den_fits_g]).  At the level 0 there is
+    no R-Rd case.  At the level [d + 1], as in [rdr_sound_lin]:
+    [W.R_θ(x⃗. M.rd(y.N)(L))] is [W.R_θ(x⃗.T)] at the level [d] for
+    [T := let l ← L in let u ← M in u.R_l(y.N)].  The inner body [N] is
+    [okg (b - 1)], so its rewriting is [okg b] ([okg_rdr] with
+    [lift_budget]) and [T] is [okg b], of depth at most [d]
+    ([rd_depth_rd_body]): the hypothesis at [d] gives a reverse
+    derivative of [T]; and [T] denotes [M.rd(y.N)(L)] in every
+    environment ([rd_core] with the hypothesis at [d] for [N] at the
+    budget [b - 1]). *)
+Proof.
+  induction d as [|d IHd]; intros b Γf N B Hb HN Ho Hd.
+  - refine (rdr_sound_gen decls locs 0 (okgd b 0) (okgd_sub b 0) (okgd_fits b 0) _ Γf N B HN (conj Ho Hd)).
+    intros Γf' M N' L A B' _ _ _ [_ HdR]. simpl in HdR. lia.
+  - refine (rdr_sound_gen decls locs (S d) (okgd b (S d)) (okgd_sub b (S d)) (okgd_fits b (S d)) _ Γf N B HN (conj Ho Hd)).
+    clear Γf N B HN Ho Hd.
+    (* R-Rd *)
+    intros Γf M N' L A B HM HN HL [[HoM [HoN HoL]] HdR] As Γ0 -> θ W ρ Hv HW.
+    unfold okgd in *. simpl rd_depth in HdR.
+    assert (HdM : (rd_depth M <= d)%nat) by lia.
+    assert (HdN : (rd_depth N' <= d)%nat) by lia.
+    assert (HdL : (rd_depth L <= d)%nat) by lia.
+    rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
+    set (val := fun x => den ρ (θ x)) in *.
+    set (T := Let L (Let (shift M) (Proj 0 (rdr d (As ++ Γ0) [A] rd_inner_subst (Var 0) N')))).
+    assert (HT : typed_tm (As ++ Γ0) T A).
+    { unfold T. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
+      apply typed_tm_proj with (As := [A]); [|reflexivity].
+      apply (rdr_typed d (As ++ Γ0) [A] rd_inner_subst (Var 0) N' B); [exact HN|constructor; reflexivity|].
+      intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx]. }
+    assert (HoT : okg b T).
+    { unfold T. cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; exact HoM|].
+      apply okg_rdr with (c := pred b); auto; [apply lift_budget; exact Hb|lia|intros [|x]; exact I|exact I]. }
+    assert (HdT : (rd_depth T <= d)%nat) by (apply rd_depth_rd_body; auto).
+    destruct (IHd b _ T A Hb HT HoT HdT As Γ0 eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
+    split; [exact F|]. exists r. split; [|exact E].
+    eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+    intros y Hy. unfold G. f_equal.
+    set (e := benv (length As) val y).
+    assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
+    set (l := den e L). set (u := den e M).
+    assert (Hl : fits A l) by (eapply den_fits_g; eauto).
+    assert (Hu : fits B u) by (eapply den_fits_g; eauto).
+    set (ρ' := scons u (scons l e)).
+    assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
+    { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
+    pose proof (IHd (pred b) _ N' B ltac:(lia) HN HoN HdN [A] (As ++ Γ0) eq_refl rd_inner_subst (Var 0) ρ' Hv' Hu) as Hin.
+    pose proof (rd_core decls locs d (As ++ Γ0) ρ' A B (Var 0) N' rd_inner_subst Hv' Hu Hin) as Hc.
+    transitivity (den ρ' (Proj 0 (rdr d (As ++ Γ0) [A] rd_inner_subst (Var 0) N'))).
+    { unfold T. rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
+    etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N')); [|reflexivity].
+    apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
+Qed.
+
+(** ** Soundness of the [rd] step, at every depth *)
+Theorem rd_step_sound_all Γ ρ A B W V N :
+  typed_tm (A :: Γ) N B -> okg 2 N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+  den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
+(** Informal proof: [rd_rewrite] is the rewriting at the level
+    [rd_depth N]; [rdr_sound_all] there with [b = 2], [As = [A]],
+    [θ = V/x], and [rd_core]. *)
+Proof.
+  intros HN Ho Hρ HV HW.
+  set (θ := list_subst [V]).
+  assert (Hv : env_fits ([A] ++ Γ) (fun x => den ρ (θ x))).
+  { intros [|x] C Hx; simpl in *; [injection Hx as <-; exact HV|]. unfold θ, list_subst. simpl. destruct x; simpl; apply Hρ; auto. }
+  unfold rd_rewrite. fold θ.
+  etransitivity; [apply (rd_core decls locs (rd_depth N) Γ ρ A B W N θ Hv HW
+                          (rdr_sound_all (rd_depth N) 2 _ N B ltac:(lia) HN Ho (le_n _) [A] Γ eq_refl θ W ρ Hv HW))|].
+  transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
+  apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
+  unfold θ, list_subst. simpl. destruct x; reflexivity.
+Qed.
+End all.
