@@ -324,4 +324,131 @@ Proof.
   apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
   unfold θ, list_subst. simpl. destruct x; reflexivity.
 Qed.
+
+(** ** The earlier bodies are [okg] bodies *)
+Lemma okt_okg M : okt M -> okg 2 M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; cbn [okt okg]; intros H; auto; try tauto.
+  - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
+Qed.
+
+Lemma smooth0_okg M : smooth0 M -> okg 1 M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; cbn [smooth0 okg]; intros H; auto; try tauto.
+  - destruct f as [k p]. simpl in H |- *. destruct H as [-> [Hs [Hok HM]]].
+    split; auto. split; [apply good_smooth; auto|lia].
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
+Qed.
+
+Lemma okn_okg M : okn M -> okg 2 M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; cbn [okn okg]; intros H; auto; try tauto.
+  - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
+  - destruct H as [H1 [H2 H3]]. split; [apply okt_okg; auto|split; [apply smooth0_okg; auto|apply okt_okg; auto]].
+Qed.
+
+Lemma oklin_okg M : oklin M <-> okg 0 M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; cbn [oklin okg]; try tauto.
+  - split; [tauto|]. intros [[_ Hf] _]. lia.
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; tauto.
+Qed.
+
+(** ** Bodies of smooth primitives, with no hypothesis left on them *)
+(** [smooth_g b M]: every primitive [rd^k[p]] of [M] under [j] enclosing
+    [rd]s has [p] smooth, [prim_ok p] and [k + j < b], [k ≤ 1]; the
+    constants have the length of their type.  Decidable, syntactic. *)
+Fixpoint smooth_g (b : nat) (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => ((fst f < b)%nat /\ (fst f <= 1)%nat /\ smooth_prim (snd f) = true /\ prim_ok (snd f) = true) /\ smooth_g b M
+  | Add M1 M2 => smooth_g b M1 /\ smooth_g b M2
+  | Tuple Ms => fold_right and True (map (smooth_g b) Ms)
+  | Proj _ M => smooth_g b M
+  | Let M N => smooth_g b M /\ smooth_g b N
+  | Rd M N L => smooth_g b M /\ smooth_g (pred b) N /\ smooth_g b L
+  end.
+
+Lemma smooth_g_okg M : forall b, smooth_g b M -> okg b M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
+  - destruct f as [k p]. simpl in H |- *. destruct H as [[Hb [Hk [Hs Hok]]] HM].
+    split; auto. split; [apply good_smooth; auto|exact Hb].
+  - destruct H. split; auto.
+  - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
+  - destruct H. split; auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
+Qed.
+
+Corollary rd_step_sound_smooth_all Γ ρ A B W V N :
+  typed_tm (A :: Γ) N B -> smooth_g 2 N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+  den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
+Proof. intros HN Hs. apply rd_step_sound_all; auto. apply smooth_g_okg. exact Hs. Qed.
+
+(** The hypotheses are met by a body of [rd]-depth two that applies a
+    primitive under one [rd] and has a linear [rd] under two: for
+    [N = x.rd(y. y.rd(z. z + y)(y) + swish_3(y))(x)], every point and
+    cotangent of [Real(3)], [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧].  Its rewriting
+    applies [rd²[swish]]. *)
+Example rd_step_sound_depth2_swish ρ (v w : vec) :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Var 0) (Add (Rd (Var 0) (Add (Var 0) (Var 1)) (Var 0)) (App (0%nat, PSwish 3%nat) (Var 0))) (Var 0) in
+  (rd_depth N = 2)%nat /\
+  den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
+  den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
+  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
+    apply typed_tm_add.
+    + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
+      apply typed_tm_add; constructor; reflexivity.
+    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+      constructor. reflexivity.
+  - simpl. repeat split; lia.
+  - intros x D Hx. destruct x; discriminate.
+  - simpl. constructor. exact Hv.
+  - simpl. constructor. exact Hw.
+Qed.
 End all.
+
+(** ** Every step of the term semantics *)
+Section allsteps.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σga : signature := exec_signature Rvo decls locs.
+#[local] Instance Ega : evaluator := exec_evaluator Rvo.
+
+(** Every step of a well-typed closed term keeps its denotation, the [rd]
+    step included when the body of the [rd] redex is [okg 2], of any
+    [rd]-depth, and its point and cotangent are [okg] terms. *)
+Theorem step_tm_den_all ρ K M0 M0' C :
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> okg 2 N /\ (exists b, okg b V) /\ (exists b, okg b W)) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: as [step_tm_den_rdfree], with [rd_step_sound_all]. *)
+Proof.
+  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply den_fill_ectx.
+  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
+  { destruct M0; try (right; intros; discriminate). left; eauto. }
+  destruct Hc as [[W [N [V ->]]]|Hn].
+  - destruct (Hok W N V eq_refl) as [HoN [[bV HoV] [bW HoW]]].
+    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
+    inversion HB; subst.
+    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
+    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
+      symmetry; apply (rd_step_sound_all decls locs [] ρ A2 B1 W V N HTN) end; auto.
+    + intros x D Hx. destruct x; discriminate.
+    + eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
+    + eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
+  - eapply head_step_den; eauto.
+Qed.
+End allsteps.
