@@ -235,3 +235,32 @@ Check @rd_step_sound_depth2.
 Print Assumptions rd_step_sound_depth2.
 Check @step_tm_den_lin.
 Print Assumptions step_tm_den_lin.
+
+(* Every rd-depth, function symbols included (rdsound_all.v; okg b: every
+   primitive rd^k[p] under j enclosing rds has k + j < b and is good, so the
+   rewriting applies rd^{k+j+1}[p] with k + j + 1 <= 2, the derivatives Ev
+   has): the rewriting of an okg b body is okg (b + 1) (okg_rdr); by
+   induction on the level d the rewriting denotes a reverse derivative of the
+   body (rdr_sound_all), so [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] for every
+   okg 2 body (rd_step_sound_all), also with syntactic hypotheses only
+   (smooth_g, rd_step_sound_smooth_all), and every step keeps the
+   denotation when its rd redex has an okg 2 body (step_tm_den_all).  The
+   earlier bodies are okg bodies: okt_okg, okn_okg, oklin_okg. *)
+From RevHandlers.Analysis Require Import rdsound_all.
+Print okg.
+Print smooth_g.
+Check @okg_rdr.
+Print Assumptions okg_rdr.
+Check @rdr_sound_all.
+Print Assumptions rdr_sound_all.
+Check @rd_step_sound_all.
+Print Assumptions rd_step_sound_all.
+Check @rd_step_sound_smooth_all.
+Print Assumptions rd_step_sound_smooth_all.
+Check @rd_step_sound_depth2_swish.
+Print Assumptions rd_step_sound_depth2_swish.
+Check @step_tm_den_all.
+Print Assumptions step_tm_den_all.
+Check @okt_okg.
+Check @okn_okg.
+Check @oklin_okg.
