@@ -12,7 +12,8 @@
     of [M] is [good] (smooth, [prim_ok], [k ≤ 1]) with [k + j < b]; the
     constants have the length of their type.  [okg 0] is the linear
     bodies of [rdsound_lin.v]; [okg 2] contains the [okt] and [okn]
-    bodies of [rdsound.v] ([okt_okg], [okn_okg], [oklin_okg]).
+    bodies of [rdsound.v] ([okt_okg], [okn_okg]; [oklin_okg] in
+    [rdsound_lin.v]).
 
     - [okg_rdr]: the rewriting of an [okg b] body applies primitives one
       level up, so it is [okg (b + 1)] (for [b ≤ 1]).
@@ -29,7 +30,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound rdsound_lin.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -352,13 +353,6 @@ Proof.
   - destruct H as [H1 [H2 H3]]. split; [apply okt_okg; auto|split; [apply smooth0_okg; auto|apply okt_okg; auto]].
 Qed.
 
-Lemma oklin_okg M : oklin M <-> okg 0 M.
-Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [oklin okg]; try tauto.
-  - split; [tauto|]. intros [[_ Hf] _]. lia.
-  - induction IH as [|M Ms HM HMs IHl]; simpl in *; tauto.
-Qed.
 
 (** ** Bodies of smooth primitives, with no hypothesis left on them *)
 (** [smooth_g b M]: every primitive [rd^k[p]] of [M] under [j] enclosing
