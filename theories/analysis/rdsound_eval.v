@@ -1,0 +1,165 @@
+(** * Evaluation of [W.rd(x.N)(V)] at every [rd]-depth
+
+    HEADER-PLACEHOLDER *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From Coq Require Import Relation_Operators.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound rdsound_lin rdsound_all.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Existing Instance Rsorts4.
+
+Section eval.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σv : signature := exec_signature Rvo decls locs.
+#[local] Instance Evl : evaluator := exec_evaluator Rvo.
+#[local] Instance Evlok : evaluator_ok := exec_evaluator_ok Rvo decls locs.
+
+(** ** The invariant *)
+Fixpoint okp (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => prim_fits f /\ okp M
+  | Add M1 M2 => okp M1 /\ okp M2
+  | Tuple Ms => fold_right and True (map okp Ms)
+  | Proj _ M => okp M
+  | Let M N => okp M /\ okp N
+  | Rd M N L => okp M /\ okg 2 N /\ okp L
+  end.
+
+Lemma okp_tuple Ms : okp (Tuple Ms) <-> Forall okp Ms.
+Proof.
+  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
+Qed.
+
+Lemma okg_okp M : forall b, (b <= 3)%nat -> okg b M -> okp M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b Hb H; cbn [okg okp] in *; auto.
+  - destruct H as [[[_ [_ [_ [Hf _]]]] _] HM]. split; [exact Hf|]. eapply IH; eauto.
+  - destruct H. split; eauto.
+  - apply okg_tuple in H. apply okp_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
+  - eapply IH; eauto.
+  - destruct H. split; eauto.
+  - destruct H as [H1 [H2 H3]]. split; [eauto|split; [|eauto]]. eapply okg_mono; [|exact H2]. lia.
+Qed.
+
+Lemma okp_value_okg V : value V -> okp V -> okg 0 V.
+Proof.
+  induction V as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros Hv H; cbn [okg okp] in *; try discriminate; auto.
+  apply okp_tuple in H. apply okg_tuple. apply value_tuple_iff in Hv.
+  rewrite Forall_forall in IH, H, Hv |- *. intros M HM. apply IH; auto.
+Qed.
+
+Lemma okp_ren M : forall ξ, okp M -> okp (ren_tm ξ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros ξ H; cbn [okp ren_tm] in *; auto.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - destruct H. split; auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto. apply okg_ren. exact H2.
+Qed.
+
+(** Substitution of terms that are [okg 0]: closed values of [okp], and
+    variables. *)
+Lemma okp_subst M : forall σ, (forall x, okg 0 (σ x)) -> okp M -> okp (subst_tm σ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ Hσ H; cbn [okp subst_tm] in *.
+  - apply okg_okp with 0%nat; auto.
+  - exact H.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - apply IH; auto.
+  - destruct H as [H1 H2]. split; auto. apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
+    apply okg_subst; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
+Qed.
+
+Lemma okp_plus A : forall M N, okp M -> okp N -> okp (plus A M N).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
+  split; auto. split; [apply okp_ren; auto|].
+  apply okp_tuple.
+  assert (Hg : forall As' i, Forall (fun A => forall M N, okp M -> okp N -> okp (plus A M N)) As' ->
+    Forall okp ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
+                   match As with
+                   | [] => []
+                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
+                   end) i As')).
+  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
+    - apply HA; simpl; auto.
+    - apply IHl. }
+  apply Hg. exact IH.
+Qed.
+
+Lemma okp_sum_tms A Ms : Forall okp Ms -> okp (sum_tms A Ms).
+Proof.
+  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okg_okp with 0%nat; [lia|apply okg_zero]|].
+  destruct Ms; auto. apply okp_plus; auto.
+Qed.
+
+Lemma okp_rdr_tuple (r : tm -> tm -> tm) W i Ms :
+  Forall (fun M => forall W, okg 0 W -> okp (r W M)) Ms -> okg 0 W -> Forall okp (rdr_tuple r W i Ms).
+Proof.
+  intros H HW. revert i. induction H as [|M Ms HM HMs IH]; intros i; cbn [rdr_tuple]; constructor; auto.
+Qed.
+
+(** ** The rewriting of an [okg 2] body *)
+(** Its primitives are one level up ([prim_fits] of [rd f] is part of
+    [good f]), and the subterms it copies and the inner rewritings are
+    [okg 2]. *)
+Lemma okp_rdr d : forall N Γ0 As θ W c, (c <= 2)%nat ->
+  okg c N -> (rd_depth N <= d)%nat -> (forall x, okg 0 (θ x)) -> okg 0 W ->
+  okp (rdr d Γ0 As θ W N).
+Proof.
+  induction d as [|d IHd]; intros N;
+  induction N as [x|c0|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros Γ0 As θ W c Hc Ho Hd Hθ HW.
+  all: try (rewrite rdr_Var; apply okg_okp with 0%nat; [lia|]; destruct (Nat.ltb x (length As));
+            [apply okg_onehot; exact HW|apply okg_zero]).
+  all: try (rewrite rdr_Const; apply okg_okp with 0%nat; [lia|apply okg_zero]).
+  all: try (rewrite rdr_App; destruct Ho as [[Hg Hf] HoM];
+            cbn [okp]; split;
+            [split; [exact (proj2 (proj2 (proj2 (proj2 Hg))))|]; apply okp_tuple; constructor;
+               [apply okg_okp with c; [lia|]; apply okg_subst; auto
+               |constructor; [apply okg_okp with 0%nat; [lia|exact HW]|constructor]]
+            |apply IH with (c := c); auto; [intros x; apply okg_ren; auto|exact I]]).
+  all: try (rewrite rdr_Add; destruct Ho; cbn [rd_depth] in Hd; apply okp_plus;
+            [apply IH1 with (c := c)|apply IH2 with (c := c)]; auto; lia).
+  all: try (rewrite rdr_Tuple; apply okp_sum_tms; apply okg_tuple in Ho; apply okp_rdr_tuple; auto;
+            rewrite Forall_forall in IH, Ho |- *; intros M HM W' HW'; apply IH with (c := c); auto;
+            eapply Nat.le_trans; [apply (list_max'_in rd_depth Ms M HM)|exact Hd]).
+  all: try (rewrite rdr_Proj; destruct (infer_tm (As ++ Γ0) M) as [[n|Bs]|];
+            try (apply okg_okp with 0%nat; [lia|apply okg_zero]);
+            apply IH with (c := c); auto; apply okg_onehot; auto).
+  all: try (rewrite rdr_Let; destruct Ho as [HoM HoN]; cbn [rd_depth] in Hd;
+            destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]];
+            cbn [okp]; split; [apply okg_okp with c; [lia|]; apply okg_subst; auto|]; split;
+            [apply IHN with (c := c); auto; [lia|intros [|x]; simpl; auto; apply okg_ren; auto|apply okg_ren; auto]|];
+            apply okp_plus;
+            [apply okp_tuple; rewrite Forall_forall; intros M' HM'; apply in_map_iff in HM';
+             destruct HM' as [j [<- _]]; simpl; auto
+            |apply IHM with (c := c); auto; [lia|intros x; apply okg_ren, okg_ren; auto|exact I]]).
+  - (* Rd, level 0: excluded by the depth *)
+    cbn [rd_depth] in Hd. lia.
+  - (* Rd, level d + 1 *)
+    rewrite rdr_Rd. destruct Ho as [HoM [HoN HoL]]. cbn [rd_depth] in Hd.
+    destruct (infer_tm (As ++ Γ0) L) as [Ay|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]].
+    apply IHd with (c := c); auto; [|apply rd_depth_rd_body; lia].
+    cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; auto|].
+    apply (okg_rdr decls locs) with (c := pred c); auto;
+      [apply lift_budget; exact Hc|lia|lia|intros [|x]; exact I|exact I].
+Qed.
+End eval.
