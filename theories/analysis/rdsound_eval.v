@@ -162,4 +162,85 @@ Proof.
     apply (okg_rdr decls locs) with (c := pred c); auto;
       [apply lift_budget; exact Hc|lia|lia|intros [|x]; exact I|exact I].
 Qed.
+
+(** ** The steps keep the invariant *)
+Lemma okp_fill_frame F M : okp (fill_frame F M) -> okp M /\ (forall M', okp M' -> okp (fill_frame F M')).
+Proof.
+  destruct F; cbn [fill_frame okp]; intros H; try tauto.
+  apply okp_tuple in H. apply Forall_app in H. destruct H as [H1 H2]. inversion H2; subst.
+  split; auto. intros M' HM'. apply okp_tuple. apply Forall_app. split; auto.
+Qed.
+
+Lemma okp_fill_ectx K : forall M, okp (fill_ectx K M) -> okp M /\ (forall M', okp M' -> okp (fill_ectx K M')).
+Proof.
+  induction K as [|F K IH]; intros M H; simpl in *; [split; auto|].
+  destruct (IH _ H) as [H1 H2]. destruct (okp_fill_frame F M H1) as [H3 H4]. split; auto.
+Qed.
+
+(** A closed value whose denotation has the shape of its type has
+    constants of the lengths of their types. *)
+Lemma value_fits_okp V : forall A, typed_tm [] V A -> value V -> fits A (tval V) -> okp V.
+Proof.
+  induction V as [x|c|f M IH|M1 M2 IH1 IH2|Vs IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros A HT Hv Hf; cbn [okp]; try discriminate; auto.
+  - inversion HT; subst. inversion Hf; subst. assumption.
+  - apply okp_tuple. apply value_tuple_iff in Hv.
+    inversion HT as [| | | |? ? As HF| | |]; subst. inversion Hf as [|? ts HF']; subst.
+    clear HT Hf. revert As HF HF'. induction IH as [|V Vs HV HVs IHl]; intros As HF HF'; constructor;
+      inversion Hv; subst; inversion HF; subst; inversion HF'; subst.
+    + eapply HV; eauto.
+    + eapply IHl; eauto.
+Qed.
+
+Definition rho0 : nat -> rv := fun _ => RNode [].
+
+Lemma env_fits_nil ρ : env_fits [] ρ.
+Proof. intros x D Hx. destruct x; discriminate. Qed.
+
+Lemma okp_list_subst V : value V -> okp V -> forall x, okg 0 (list_subst [V] x).
+Proof.
+  intros Hv Ho [|x]; unfold list_subst; simpl; [apply okp_value_okg; auto|]. destruct x; exact I.
+Qed.
+
+(** Informal proof: by cases on the head step.  [f(V)], [c1 + c2]: the
+    answer is a closed value with the denotation of the redex
+    ([head_step_den]), which has the shape of its type ([prim_fits] of
+    [f], [den_fits_g]), so its constants have the right lengths
+    ([value_fits_okp]).  Projection: a component of an [okp] tuple.
+    [let]: [okp_subst], the value being [okg 0].  [rd]: [okp_rdr] with
+    [θ = V/x], [V] and [W] being [okg 0] values. *)
+Lemma head_step_okp M0 M0' A : typed_tm [] M0 A -> okp M0 -> head_step_tm M0 M0' -> okp M0'.
+Proof.
+  intros HT Ho Hs. pose proof (head_step_tm_preservation _ _ _ HT Hs) as HT'.
+  destruct Hs as [f V V' HV Hev|c1 c2|Vs i V HVs Hi|V N HV|W N V A' HW HV HA'].
+  - assert (Hv' : value V').
+    { simpl in Hev. destruct f as [k p]. unfold exec_ev in Hev.
+      match type of Hev with context [if ?b then _ else _] => destruct b end; [|discriminate].
+      match type of Hev with context [match ?e with Some _ => _ | None => _ end] =>
+        destruct e as [outs|] eqn:Eo end; [|discriminate].
+      injection Hev as <-. destruct (encode_typed Rvo decls locs (fcod k p) outs) as [Hv _]. exact Hv. }
+    destruct Ho as [Hf HoV]. inversion HT; subst.
+    assert (E : den rho0 (App f V) = den rho0 V')
+      by (eapply head_step_den; [eassumption|econstructor; eauto|intros; discriminate]).
+    apply value_fits_okp with (fsym_cod f); auto.
+    rewrite <- (den_value decls locs rho0 V' _ HT' Hv'), <- E, den_App. apply Hf.
+    apply (den_fits_g decls locs 0 [] V); auto; [apply okp_value_okg; auto|apply env_fits_nil].
+  - assert (E : den rho0 (Add (Const c1) (Const c2)) = den rho0 (Const (cadd c1 c2)))
+      by (eapply head_step_den; [eassumption|constructor|intros; discriminate]).
+    apply value_fits_okp with A; [exact HT'|reflexivity|].
+    rewrite <- (den_value decls locs rho0 _ _ HT' eq_refl), <- E.
+    apply (den_fits_g decls locs 0 [] _ _ HT); [exact Ho|apply env_fits_nil].
+  - cbn [okp] in Ho. apply okp_tuple in Ho. rewrite Forall_forall in Ho. apply Ho.
+    eapply nth_error_In; eauto.
+  - destruct Ho as [HoV HoN]. apply okp_subst; auto. apply okp_list_subst; auto.
+  - destruct Ho as [HoW [HoN HoV]]. unfold rd_rewrite. cbn [okp].
+    apply okp_rdr with 2%nat; auto. apply okp_list_subst; auto. apply okp_value_okg; auto.
+Qed.
+
+Lemma step_tm_okp M M' A : typed_tm [] M A -> okp M -> step_tm M M' -> okp M'.
+Proof.
+  intros HT Ho Hs. destruct Hs as [K M0 M0' M1 M1' _ -> -> Hhead].
+  destruct (okp_fill_ectx K M0 Ho) as [Ho0 Hplug]. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply Hplug. eapply head_step_okp; eauto.
+Qed.
 End eval.
