@@ -243,4 +243,91 @@ Proof.
   destruct (okp_fill_ectx K M0 Ho) as [Ho0 Hplug]. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
   apply Hplug. eapply head_step_okp; eauto.
 Qed.
+
+(** ** Every step keeps the denotation *)
+(** Every step of a well-typed closed term keeps its denotation when the
+    body of its [rd] redex is [okg 2] and its point and cotangent are
+    [okg 0] (closed values with constants of the right lengths). *)
+Theorem step_tm_den_all ρ K M0 M0' C :
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> okg 2 N /\ okg 0 V /\ okg 0 W) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: as [step_tm_den_rdfree]: the redex has a type and the
+    context keeps equal denotations; an [rd] redex is [rd_step_sound_all]
+    (the point and the cotangent have the shapes of their types,
+    [den_fits_g]), the others [head_step_den]. *)
+Proof.
+  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply den_fill_ectx.
+  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
+  { destruct M0; try (right; intros; discriminate). left; eauto. }
+  destruct Hc as [[W [N [V ->]]]|Hn].
+  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
+    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
+    inversion HB; subst.
+    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
+    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
+      symmetry; apply (rd_step_sound_all decls locs [] ρ A2 B1 W V N HTN) end; auto.
+    + apply env_fits_nil.
+    + eapply (den_fits_g decls locs 0); eauto. apply env_fits_nil.
+    + eapply (den_fits_g decls locs 0); eauto. apply env_fits_nil.
+  - eapply head_step_den; eauto.
+Qed.
+
+(** Every evaluation of a closed well-typed [okp] term keeps its
+    denotation. *)
+Theorem steps_den_all ρ M M' A :
+  typed_tm [] M A -> okp M -> clos_refl_trans_1n tm step_tm M M' -> den ρ M = den ρ M'.
+(** Informal proof: by induction on the evaluation; each step keeps the
+    type ([step_tm_preservation]) and [okp] ([step_tm_okp]); the redex of
+    a step of an [okp] term is [okp] ([okp_fill_ectx]), so an [rd] redex
+    [W.rd(x.N)(V)] has an [okg 2] body and values [V], [W] that are
+    [okg 0] ([okp_value_okg]), and the step keeps the denotation
+    ([step_tm_den_all]). *)
+Proof.
+  intros HT Ho Hs. revert A HT Ho. induction Hs as [|M M1 M' Hstep Hs IH]; intros A HT Ho; [reflexivity|].
+  pose proof (step_tm_preservation _ _ _ HT Hstep) as HT1.
+  pose proof (step_tm_okp _ _ _ HT Ho Hstep) as Ho1.
+  rewrite <- (IH A HT1 Ho1).
+  destruct Hstep as [K M0 M0' M2 M2' _ -> -> Hhead].
+  apply (step_tm_den_all ρ K M0 M0' A HT Hhead).
+  intros W N V ->. destruct (okp_fill_ectx K _ Ho) as [[HoW [HoN HoV]] _].
+  inversion Hhead; subst. split; [exact HoN|split; apply okp_value_okg; auto].
+Qed.
+
+(** Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], for a
+    closed [W.rd(x.N)(V)] with an [okg 2] body, of any [rd]-depth, and a
+    point and a cotangent that are [okg 0]. *)
+Theorem rd_eval_den_all ρ W N V A B M' :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okg 0 V -> okg 0 W ->
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
+  den ρ M' = den ρ (Rd W N V).
+(** Informal proof: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
+    ([rd_step_sound_all]); [W.R_V(x.N)] is well typed
+    ([rd_rewrite_typed]) and [okp] ([okp_rdr] with [θ = V/x]), so
+    [steps_den_all] applies. *)
+Proof.
+  intros HW HN HV HoN HoV HoW Hs.
+  transitivity (den ρ (rd_rewrite [] A W V N)).
+  2: { apply (rd_step_sound_all decls locs [] ρ A B W V N HN HoN (env_fits_nil ρ));
+       eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil. }
+  symmetry. apply (steps_den_all ρ _ _ A); auto.
+  - apply rd_rewrite_typed with B; auto.
+  - unfold rd_rewrite. cbn [okp]. apply okp_rdr with 2%nat; auto.
+    intros [|x]; unfold list_subst; simpl; auto. destruct x; exact I.
+Qed.
+
+(** The same from [W.rd(x.N)(V)] itself, for [W] and [V] any [okp] terms:
+    whatever it evaluates to (first [W], then [V], then the [rd] step,
+    then the rewriting) denotes [⟦W.rd(x.N)(V)⟧]. *)
+Corollary rd_eval_den_all' ρ W N V A B M' :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okp V -> okp W ->
+  clos_refl_trans_1n tm step_tm (Rd W N V) M' ->
+  den ρ M' = den ρ (Rd W N V).
+(** Informal proof: [W.rd(x.N)(V)] is well typed and [okp]: [steps_den_all]. *)
+Proof.
+  intros HW HN HV HoN HoV HoW Hs. symmetry. apply (steps_den_all ρ _ _ A); auto.
+  - econstructor; eauto.
+  - cbn [okp]. auto.
+Qed.
 End eval.
