@@ -330,4 +330,50 @@ Proof.
   - econstructor; eauto.
   - cbn [okp]. auto.
 Qed.
+
+(** The value [W.R_V(x.N)] evaluates to is the real reverse derivative:
+    flattened, it is [r ⟦W⟧] for every reverse derivative [r] at [⟦V⟧]
+    of the body read as a map of flat vectors. *)
+Corollary rd_eval_rev_deriv ρ W N V A B M' r :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okg 0 V -> okg 0 W ->
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
+  is_rev_deriv (dim A) (dim B) (fun y => rflat (den (scons (reshape (den ρ V) y) ρ) N)) (rflat (den ρ V)) r ->
+  rflat (den ρ M') = r (rflat (den ρ W)).
+(** Informal proof: [rd_eval_den_all] and [rd_den_correct]; the lengths
+    of the flattened point and cotangent are [dim A] and [dim B]
+    ([fits_len], [den_fits_g]). *)
+Proof.
+  intros HW HN HV HoN HoV HoW Hs Hr.
+  rewrite (rd_eval_den_all ρ W N V A B M' HW HN HV HoN HoV HoW Hs), den_Rd.
+  assert (HlV : length (rflat (den ρ V)) = dim A)
+    by (apply fits_len; eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil).
+  assert (HlW : length (rflat (den ρ W)) = dim B)
+    by (apply fits_len; eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil).
+  apply rd_den_correct with (m := dim B); [|exact HlW].
+  rewrite HlV. exact Hr.
+Qed.
+
+(** The hypotheses are met by a body of [rd]-depth two with a primitive:
+    for [N = x.rd(y.rd(z.z)(y)·y)(swish_3(x))·x] (an [rd] whose point
+    applies [swish] and whose body is itself an [rd]), every point and
+    cotangent of [Real(3)] and whatever [W.R_V(x.N)] evaluates to. *)
+Example rd_eval_den_depth2 ρ (v w : vec) M' :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Var 0) (Rd (Var 0) (Var 0) (Var 0)) (App (0%nat, PSwish 3%nat) (Var 0)) in
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) M' ->
+  den ρ M' = den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N Hs. apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat); auto.
+  - constructor.
+  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
+    + constructor. reflexivity.
+    + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); constructor; reflexivity.
+    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+      constructor. reflexivity.
+  - constructor.
+  - unfold N. cbn [okg pred]. refine (conj I (conj (conj I (conj I I)) (conj (conj _ _) I))).
+    + apply good_smooth; auto.
+    + simpl. lia.
+Qed.
 End eval.
