@@ -1,6 +1,48 @@
-(** * Evaluation of [W.rd(x.N)(V)] at every [rd]-depth
+(** * The evaluation of [W.rd(x.N)(V)] at every [rd]-depth
 
-    HEADER-PLACEHOLDER *)
+    Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], the real
+    reverse derivative of the body, for every [okg 2] body [N]
+    ([rdsound_all.v]) whatever its [rd]-depth.  The rewriting is not
+    [rd]-free in general: R-Fun and R-Let copy forward subterms [M[θ]] of
+    the body, which may contain [rd]s, so later steps fire more [rd]
+    redexes, and [rdsound.v]'s argument ([rd]-freeness kept by the steps)
+    does not apply.  The invariant kept instead:
+
+    [okp M]: every primitive [rd^k[p]] of [M] sends trees of the shape of
+    its domain to trees of the shape of its codomain ([prim_fits]), the
+    constants have the length of their type, and every [rd] of [M] has an
+    [okg 2] body ([okg_okp]: [okg b] terms are [okp] for [b ≤ 3]).
+
+    - [okp_rdr]: the rewriting at the level [d] of an [okg c] body
+      ([c ≤ 2]) of [rd]-depth at most [d], with [okg 0] point substitution
+      and cotangent, is [okp]: it applies [rd[f]] for the primitives [f]
+      of the body ([prim_fits] of [rd[f]] is part of [good f]), and the
+      subterms it copies and the inner rewritings of R-Rd are [okg 2]
+      ([okg_subst], [okg_rdr]).
+    - [head_step_okp], [step_tm_okp]: every step of a closed well-typed
+      [okp] term gives an [okp] term: [f(V)] and [c1 + c2] give closed
+      values of the denotation of the redex, which has the shape of its
+      type, so their constants have the right lengths
+      ([value_fits_okp]); [let] substitutes an [okg 0] value
+      ([okp_subst]); the [rd] step is [okp_rdr].
+    - [step_tm_den_all]: a step whose [rd] redex has an [okg 2] body and an
+      [okg 0] point and cotangent keeps the denotation
+      ([rd_step_sound_all]).
+    - [steps_den_all]: every evaluation of a closed well-typed [okp] term
+      keeps its denotation.
+    - [rd_eval_den_all], [rd_eval_rev_deriv]: whatever [W.R_V(x.N)]
+      evaluates to denotes [⟦W.rd(x.N)(V)⟧], and flattened is [r ⟦W⟧]
+      for every reverse derivative [r] of the body at [⟦V⟧], for closed
+      [W], [V] that are [okg 0] (closed values whose constants have the
+      lengths of their types are, [okp_value_okg]).  [rd_eval_den_all']:
+      the same for the whole evaluation of [W.rd(x.N)(V)] from any closed
+      [okp] [W] and [V] (which may apply any fitting primitive, or contain
+      [rd]s with [okg 2] bodies).
+    - [rd_eval_den_depth2]: the hypotheses are met by a body of
+      [rd]-depth two applying [swish].
+
+    Not covered, as in [rdsound_all.v]: bodies whose rewriting would apply
+    [rd³[p]] (not [okg 2]), and non-smooth primitives. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
@@ -123,6 +165,15 @@ Qed.
 Lemma okp_rdr d : forall N Γ0 As θ W c, (c <= 2)%nat ->
   okg c N -> (rd_depth N <= d)%nat -> (forall x, okg 0 (θ x)) -> okg 0 W ->
   okp (rdr d Γ0 As θ W N).
+(** Informal proof: by induction on [d], then on [N], as [okg_rdr].
+    R-Var and R-Const give [onehot] and [0], which are [okg 0].  R-Fun
+    gives [let u ← rd[f](<M[θ], W>) in …]: [rd[f]] fits ([good f]) and
+    [M[θ]] is [okg c] ([okg_subst]), so [okp].  R-Let copies [M[θ]]
+    likewise.  R-Rd at [d + 1] is the rewriting at [d] of
+    [T := let l ← L in let u ← M in u.R_l(y.N')]: the inner body [N'] is
+    [okg (c - 1)], its rewriting [okg c] ([okg_rdr], [lift_budget]), so
+    [T] is [okg c] of depth at most [d] and the hypothesis on [d]
+    applies. *)
 Proof.
   induction d as [|d IHd]; intros N;
   induction N as [x|c0|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
@@ -192,6 +243,7 @@ Proof.
     + eapply IHl; eauto.
 Qed.
 
+(** An environment for closed terms. *)
 Definition rho0 : nat -> rv := fun _ => RNode [].
 
 Lemma env_fits_nil ρ : env_fits [] ρ.
@@ -202,6 +254,8 @@ Proof.
   intros Hv Ho [|x]; unfold list_subst; simpl; [apply okp_value_okg; auto|]. destruct x; exact I.
 Qed.
 
+(** A head step of a closed well-typed [okp] term gives an [okp] term. *)
+Lemma head_step_okp M0 M0' A : typed_tm [] M0 A -> okp M0 -> head_step_tm M0 M0' -> okp M0'.
 (** Informal proof: by cases on the head step.  [f(V)], [c1 + c2]: the
     answer is a closed value with the denotation of the redex
     ([head_step_den]), which has the shape of its type ([prim_fits] of
@@ -209,7 +263,6 @@ Qed.
     ([value_fits_okp]).  Projection: a component of an [okp] tuple.
     [let]: [okp_subst], the value being [okg 0].  [rd]: [okp_rdr] with
     [θ = V/x], [V] and [W] being [okg 0] values. *)
-Lemma head_step_okp M0 M0' A : typed_tm [] M0 A -> okp M0 -> head_step_tm M0 M0' -> okp M0'.
 Proof.
   intros HT Ho Hs. pose proof (head_step_tm_preservation _ _ _ HT Hs) as HT'.
   destruct Hs as [f V V' HV Hev|c1 c2|Vs i V HVs Hi|V N HV|W N V A' HW HV HA'].
@@ -237,7 +290,11 @@ Proof.
     apply okp_rdr with 2%nat; auto. apply okp_list_subst; auto. apply okp_value_okg; auto.
 Qed.
 
+(** Every step of a closed well-typed [okp] term gives an [okp] term. *)
 Lemma step_tm_okp M M' A : typed_tm [] M A -> okp M -> step_tm M M' -> okp M'.
+(** Informal proof: the redex of an [okp] term is [okp], and an [okp]
+    term put back in its place keeps the term [okp] ([okp_fill_ectx]);
+    [head_step_okp] for the redex, typed by [fill_ectx_typed]. *)
 Proof.
   intros HT Ho Hs. destruct Hs as [K M0 M0' M1 M1' _ -> -> Hhead].
   destruct (okp_fill_ectx K M0 Ho) as [Ho0 Hplug]. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
@@ -331,7 +388,7 @@ Proof.
   - cbn [okp]. auto.
 Qed.
 
-(** The value [W.R_V(x.N)] evaluates to is the real reverse derivative:
+(** Whatever [W.R_V(x.N)] evaluates to is the real reverse derivative:
     flattened, it is [r ⟦W⟧] for every reverse derivative [r] at [⟦V⟧]
     of the body read as a map of flat vectors. *)
 Corollary rd_eval_rev_deriv ρ W N V A B M' r :
