@@ -1,0 +1,436 @@
+(** * The evaluation of [W.rd(x.N)(V)] at every [rd]-depth
+
+    Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], the real
+    reverse derivative of the body, for every [okg 2] body [N]
+    ([rdsound_all.v]) whatever its [rd]-depth.  The rewriting is not
+    [rd]-free in general: R-Fun and R-Let copy forward subterms [M[θ]] of
+    the body, which may contain [rd]s, so later steps fire more [rd]
+    redexes, and [rdsound.v]'s argument ([rd]-freeness kept by the steps)
+    does not apply.  The invariant kept instead:
+
+    [okp M]: every primitive [rd^k[p]] of [M] sends trees of the shape of
+    its domain to trees of the shape of its codomain ([prim_fits]), the
+    constants have the length of their type, and every [rd] of [M] has an
+    [okg 2] body ([okg_okp]: [okg b] terms are [okp] for [b ≤ 3]).
+
+    - [okp_rdr]: the rewriting at the level [d] of an [okg c] body
+      ([c ≤ 2]) of [rd]-depth at most [d], with [okg 0] point substitution
+      and cotangent, is [okp]: it applies [rd[f]] for the primitives [f]
+      of the body ([prim_fits] of [rd[f]] is part of [good f]), and the
+      subterms it copies and the inner rewritings of R-Rd are [okg 2]
+      ([okg_subst], [okg_rdr]).
+    - [head_step_okp], [step_tm_okp]: every step of a closed well-typed
+      [okp] term gives an [okp] term: [f(V)] and [c1 + c2] give closed
+      values of the denotation of the redex, which has the shape of its
+      type, so their constants have the right lengths
+      ([value_fits_okp]); [let] substitutes an [okg 0] value
+      ([okp_subst]); the [rd] step is [okp_rdr].
+    - [step_tm_den_all]: a step whose [rd] redex has an [okg 2] body and an
+      [okg 0] point and cotangent keeps the denotation
+      ([rd_step_sound_all]).
+    - [steps_den_all]: every evaluation of a closed well-typed [okp] term
+      keeps its denotation.
+    - [rd_eval_den_all], [rd_eval_rev_deriv]: whatever [W.R_V(x.N)]
+      evaluates to denotes [⟦W.rd(x.N)(V)⟧], and flattened is [r ⟦W⟧]
+      for every reverse derivative [r] of the body at [⟦V⟧], for closed
+      [W], [V] that are [okg 0] (closed values whose constants have the
+      lengths of their types are, [okp_value_okg]).  [rd_eval_den_all']:
+      the same for the whole evaluation of [W.rd(x.N)(V)] from any closed
+      [okp] [W] and [V] (which may apply any fitting primitive, or contain
+      [rd]s with [okg 2] bodies).
+    - [rd_eval_den_depth2]: the hypotheses are met by a body of
+      [rd]-depth two applying [swish].
+
+    Not covered, as in [rdsound_all.v]: bodies whose rewriting would apply
+    [rd³[p]] (not [okg 2]), and non-smooth primitives. *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From Coq Require Import Relation_Operators.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound rdsound_lin rdsound_all.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Existing Instance Rsorts4.
+
+Section eval.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σv : signature := exec_signature Rvo decls locs.
+#[local] Instance Evl : evaluator := exec_evaluator Rvo.
+#[local] Instance Evlok : evaluator_ok := exec_evaluator_ok Rvo decls locs.
+
+(** ** The invariant *)
+Fixpoint okp (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => prim_fits f /\ okp M
+  | Add M1 M2 => okp M1 /\ okp M2
+  | Tuple Ms => fold_right and True (map okp Ms)
+  | Proj _ M => okp M
+  | Let M N => okp M /\ okp N
+  | Rd M N L => okp M /\ okg 2 N /\ okp L
+  end.
+
+Lemma okp_tuple Ms : okp (Tuple Ms) <-> Forall okp Ms.
+Proof.
+  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
+Qed.
+
+Lemma okg_okp M : forall b, (b <= 3)%nat -> okg b M -> okp M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b Hb H; cbn [okg okp] in *; auto.
+  - destruct H as [[[_ [_ [_ [Hf _]]]] _] HM]. split; [exact Hf|]. eapply IH; eauto.
+  - destruct H. split; eauto.
+  - apply okg_tuple in H. apply okp_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
+  - eapply IH; eauto.
+  - destruct H. split; eauto.
+  - destruct H as [H1 [H2 H3]]. split; [eauto|split; [|eauto]]. eapply okg_mono; [|exact H2]. lia.
+Qed.
+
+Lemma okp_value_okg V : value V -> okp V -> okg 0 V.
+Proof.
+  induction V as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros Hv H; cbn [okg okp] in *; try discriminate; auto.
+  apply okp_tuple in H. apply okg_tuple. apply value_tuple_iff in Hv.
+  rewrite Forall_forall in IH, H, Hv |- *. intros M HM. apply IH; auto.
+Qed.
+
+Lemma okp_ren M : forall ξ, okp M -> okp (ren_tm ξ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros ξ H; cbn [okp ren_tm] in *; auto.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - destruct H. split; auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto. apply okg_ren. exact H2.
+Qed.
+
+(** Substitution of terms that are [okg 0]: closed values of [okp], and
+    variables. *)
+Lemma okp_subst M : forall σ, (forall x, okg 0 (σ x)) -> okp M -> okp (subst_tm σ M).
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros σ Hσ H; cbn [okp subst_tm] in *.
+  - apply okg_okp with 0%nat; auto.
+  - exact H.
+  - destruct H. split; auto.
+  - destruct H. split; auto.
+  - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
+    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
+  - apply IH; auto.
+  - destruct H as [H1 H2]. split; auto. apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
+  - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
+    apply okg_subst; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
+Qed.
+
+Lemma okp_plus A : forall M N, okp M -> okp N -> okp (plus A M N).
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
+  split; auto. split; [apply okp_ren; auto|].
+  apply okp_tuple.
+  assert (Hg : forall As' i, Forall (fun A => forall M N, okp M -> okp N -> okp (plus A M N)) As' ->
+    Forall okp ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
+                   match As with
+                   | [] => []
+                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
+                   end) i As')).
+  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
+    - apply HA; simpl; auto.
+    - apply IHl. }
+  apply Hg. exact IH.
+Qed.
+
+Lemma okp_sum_tms A Ms : Forall okp Ms -> okp (sum_tms A Ms).
+Proof.
+  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okg_okp with 0%nat; [lia|apply okg_zero]|].
+  destruct Ms; auto. apply okp_plus; auto.
+Qed.
+
+Lemma okp_rdr_tuple (r : tm -> tm -> tm) W i Ms :
+  Forall (fun M => forall W, okg 0 W -> okp (r W M)) Ms -> okg 0 W -> Forall okp (rdr_tuple r W i Ms).
+Proof.
+  intros H HW. revert i. induction H as [|M Ms HM HMs IH]; intros i; cbn [rdr_tuple]; constructor; auto.
+Qed.
+
+(** ** The rewriting of an [okg 2] body *)
+(** Its primitives are one level up ([prim_fits] of [rd f] is part of
+    [good f]), and the subterms it copies and the inner rewritings are
+    [okg 2]. *)
+Lemma okp_rdr d : forall N Γ0 As θ W c, (c <= 2)%nat ->
+  okg c N -> (rd_depth N <= d)%nat -> (forall x, okg 0 (θ x)) -> okg 0 W ->
+  okp (rdr d Γ0 As θ W N).
+(** Informal proof: by induction on [d], then on [N], as [okg_rdr].
+    R-Var and R-Const give [onehot] and [0], which are [okg 0].  R-Fun
+    gives [let u ← rd[f](<M[θ], W>) in …]: [rd[f]] fits ([good f]) and
+    [M[θ]] is [okg c] ([okg_subst]), so [okp].  R-Let copies [M[θ]]
+    likewise.  R-Rd at [d + 1] is the rewriting at [d] of
+    [T := let l ← L in let u ← M in u.R_l(y.N')]: the inner body [N'] is
+    [okg (c - 1)], its rewriting [okg c] ([okg_rdr], [lift_budget]), so
+    [T] is [okg c] of depth at most [d] and the hypothesis on [d]
+    applies. *)
+Proof.
+  induction d as [|d IHd]; intros N;
+  induction N as [x|c0|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros Γ0 As θ W c Hc Ho Hd Hθ HW.
+  all: try (rewrite rdr_Var; apply okg_okp with 0%nat; [lia|]; destruct (Nat.ltb x (length As));
+            [apply okg_onehot; exact HW|apply okg_zero]).
+  all: try (rewrite rdr_Const; apply okg_okp with 0%nat; [lia|apply okg_zero]).
+  all: try (rewrite rdr_App; destruct Ho as [[Hg Hf] HoM];
+            cbn [okp]; split;
+            [split; [exact (proj2 (proj2 (proj2 (proj2 Hg))))|]; apply okp_tuple; constructor;
+               [apply okg_okp with c; [lia|]; apply okg_subst; auto
+               |constructor; [apply okg_okp with 0%nat; [lia|exact HW]|constructor]]
+            |apply IH with (c := c); auto; [intros x; apply okg_ren; auto|exact I]]).
+  all: try (rewrite rdr_Add; destruct Ho; cbn [rd_depth] in Hd; apply okp_plus;
+            [apply IH1 with (c := c)|apply IH2 with (c := c)]; auto; lia).
+  all: try (rewrite rdr_Tuple; apply okp_sum_tms; apply okg_tuple in Ho; apply okp_rdr_tuple; auto;
+            rewrite Forall_forall in IH, Ho |- *; intros M HM W' HW'; apply IH with (c := c); auto;
+            eapply Nat.le_trans; [apply (list_max'_in rd_depth Ms M HM)|exact Hd]).
+  all: try (rewrite rdr_Proj; destruct (infer_tm (As ++ Γ0) M) as [[n|Bs]|];
+            try (apply okg_okp with 0%nat; [lia|apply okg_zero]);
+            apply IH with (c := c); auto; apply okg_onehot; auto).
+  all: try (rewrite rdr_Let; destruct Ho as [HoM HoN]; cbn [rd_depth] in Hd;
+            destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]];
+            cbn [okp]; split; [apply okg_okp with c; [lia|]; apply okg_subst; auto|]; split;
+            [apply IHN with (c := c); auto; [lia|intros [|x]; simpl; auto; apply okg_ren; auto|apply okg_ren; auto]|];
+            apply okp_plus;
+            [apply okp_tuple; rewrite Forall_forall; intros M' HM'; apply in_map_iff in HM';
+             destruct HM' as [j [<- _]]; simpl; auto
+            |apply IHM with (c := c); auto; [lia|intros x; apply okg_ren, okg_ren; auto|exact I]]).
+  - (* Rd, level 0: excluded by the depth *)
+    cbn [rd_depth] in Hd. lia.
+  - (* Rd, level d + 1 *)
+    rewrite rdr_Rd. destruct Ho as [HoM [HoN HoL]]. cbn [rd_depth] in Hd.
+    destruct (infer_tm (As ++ Γ0) L) as [Ay|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]].
+    apply IHd with (c := c); auto; [|apply rd_depth_rd_body; lia].
+    cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; auto|].
+    apply (okg_rdr decls locs) with (c := pred c); auto;
+      [apply lift_budget; exact Hc|lia|lia|intros [|x]; exact I|exact I].
+Qed.
+
+(** ** The steps keep the invariant *)
+Lemma okp_fill_frame F M : okp (fill_frame F M) -> okp M /\ (forall M', okp M' -> okp (fill_frame F M')).
+Proof.
+  destruct F; cbn [fill_frame okp]; intros H; try tauto.
+  apply okp_tuple in H. apply Forall_app in H. destruct H as [H1 H2]. inversion H2; subst.
+  split; auto. intros M' HM'. apply okp_tuple. apply Forall_app. split; auto.
+Qed.
+
+Lemma okp_fill_ectx K : forall M, okp (fill_ectx K M) -> okp M /\ (forall M', okp M' -> okp (fill_ectx K M')).
+Proof.
+  induction K as [|F K IH]; intros M H; simpl in *; [split; auto|].
+  destruct (IH _ H) as [H1 H2]. destruct (okp_fill_frame F M H1) as [H3 H4]. split; auto.
+Qed.
+
+(** A closed value whose denotation has the shape of its type has
+    constants of the lengths of their types. *)
+Lemma value_fits_okp V : forall A, typed_tm [] V A -> value V -> fits A (tval V) -> okp V.
+Proof.
+  induction V as [x|c|f M IH|M1 M2 IH1 IH2|Vs IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros A HT Hv Hf; cbn [okp]; try discriminate; auto.
+  - inversion HT; subst. inversion Hf; subst. assumption.
+  - apply okp_tuple. apply value_tuple_iff in Hv.
+    inversion HT as [| | | |? ? As HF| | |]; subst. inversion Hf as [|? ts HF']; subst.
+    clear HT Hf. revert As HF HF'. induction IH as [|V Vs HV HVs IHl]; intros As HF HF'; constructor;
+      inversion Hv; subst; inversion HF; subst; inversion HF'; subst.
+    + eapply HV; eauto.
+    + eapply IHl; eauto.
+Qed.
+
+(** An environment for closed terms. *)
+Definition rho0 : nat -> rv := fun _ => RNode [].
+
+Lemma env_fits_nil ρ : env_fits [] ρ.
+Proof. intros x D Hx. destruct x; discriminate. Qed.
+
+Lemma okp_list_subst V : value V -> okp V -> forall x, okg 0 (list_subst [V] x).
+Proof.
+  intros Hv Ho [|x]; unfold list_subst; simpl; [apply okp_value_okg; auto|]. destruct x; exact I.
+Qed.
+
+(** A head step of a closed well-typed [okp] term gives an [okp] term. *)
+Lemma head_step_okp M0 M0' A : typed_tm [] M0 A -> okp M0 -> head_step_tm M0 M0' -> okp M0'.
+(** Informal proof: by cases on the head step.  [f(V)], [c1 + c2]: the
+    answer is a closed value with the denotation of the redex
+    ([head_step_den]), which has the shape of its type ([prim_fits] of
+    [f], [den_fits_g]), so its constants have the right lengths
+    ([value_fits_okp]).  Projection: a component of an [okp] tuple.
+    [let]: [okp_subst], the value being [okg 0].  [rd]: [okp_rdr] with
+    [θ = V/x], [V] and [W] being [okg 0] values. *)
+Proof.
+  intros HT Ho Hs. pose proof (head_step_tm_preservation _ _ _ HT Hs) as HT'.
+  destruct Hs as [f V V' HV Hev|c1 c2|Vs i V HVs Hi|V N HV|W N V A' HW HV HA'].
+  - assert (Hv' : value V').
+    { simpl in Hev. destruct f as [k p]. unfold exec_ev in Hev.
+      match type of Hev with context [if ?b then _ else _] => destruct b end; [|discriminate].
+      match type of Hev with context [match ?e with Some _ => _ | None => _ end] =>
+        destruct e as [outs|] eqn:Eo end; [|discriminate].
+      injection Hev as <-. destruct (encode_typed Rvo decls locs (fcod k p) outs) as [Hv _]. exact Hv. }
+    destruct Ho as [Hf HoV]. inversion HT; subst.
+    assert (E : den rho0 (App f V) = den rho0 V')
+      by (eapply head_step_den; [eassumption|econstructor; eauto|intros; discriminate]).
+    apply value_fits_okp with (fsym_cod f); auto.
+    rewrite <- (den_value decls locs rho0 V' _ HT' Hv'), <- E, den_App. apply Hf.
+    apply (den_fits_g decls locs 0 [] V); auto; [apply okp_value_okg; auto|apply env_fits_nil].
+  - assert (E : den rho0 (Add (Const c1) (Const c2)) = den rho0 (Const (cadd c1 c2)))
+      by (eapply head_step_den; [eassumption|constructor|intros; discriminate]).
+    apply value_fits_okp with A; [exact HT'|reflexivity|].
+    rewrite <- (den_value decls locs rho0 _ _ HT' eq_refl), <- E.
+    apply (den_fits_g decls locs 0 [] _ _ HT); [exact Ho|apply env_fits_nil].
+  - cbn [okp] in Ho. apply okp_tuple in Ho. rewrite Forall_forall in Ho. apply Ho.
+    eapply nth_error_In; eauto.
+  - destruct Ho as [HoV HoN]. apply okp_subst; auto. apply okp_list_subst; auto.
+  - destruct Ho as [HoW [HoN HoV]]. unfold rd_rewrite. cbn [okp].
+    apply okp_rdr with 2%nat; auto. apply okp_list_subst; auto. apply okp_value_okg; auto.
+Qed.
+
+(** Every step of a closed well-typed [okp] term gives an [okp] term. *)
+Lemma step_tm_okp M M' A : typed_tm [] M A -> okp M -> step_tm M M' -> okp M'.
+(** Informal proof: the redex of an [okp] term is [okp], and an [okp]
+    term put back in its place keeps the term [okp] ([okp_fill_ectx]);
+    [head_step_okp] for the redex, typed by [fill_ectx_typed]. *)
+Proof.
+  intros HT Ho Hs. destruct Hs as [K M0 M0' M1 M1' _ -> -> Hhead].
+  destruct (okp_fill_ectx K M0 Ho) as [Ho0 Hplug]. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply Hplug. eapply head_step_okp; eauto.
+Qed.
+
+(** ** Every step keeps the denotation *)
+(** Every step of a well-typed closed term keeps its denotation when the
+    body of its [rd] redex is [okg 2] and its point and cotangent are
+    [okg 0] (closed values with constants of the right lengths). *)
+Theorem step_tm_den_all ρ K M0 M0' C :
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> okg 2 N /\ okg 0 V /\ okg 0 W) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: as [step_tm_den_rdfree]: the redex has a type and the
+    context keeps equal denotations; an [rd] redex is [rd_step_sound_all]
+    (the point and the cotangent have the shapes of their types,
+    [den_fits_g]), the others [head_step_den]. *)
+Proof.
+  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply den_fill_ectx.
+  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
+  { destruct M0; try (right; intros; discriminate). left; eauto. }
+  destruct Hc as [[W [N [V ->]]]|Hn].
+  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
+    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
+    inversion HB; subst.
+    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
+    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
+      symmetry; apply (rd_step_sound_all decls locs [] ρ A2 B1 W V N HTN) end; auto.
+    + apply env_fits_nil.
+    + eapply (den_fits_g decls locs 0); eauto. apply env_fits_nil.
+    + eapply (den_fits_g decls locs 0); eauto. apply env_fits_nil.
+  - eapply head_step_den; eauto.
+Qed.
+
+(** Every evaluation of a closed well-typed [okp] term keeps its
+    denotation. *)
+Theorem steps_den_all ρ M M' A :
+  typed_tm [] M A -> okp M -> clos_refl_trans_1n tm step_tm M M' -> den ρ M = den ρ M'.
+(** Informal proof: by induction on the evaluation; each step keeps the
+    type ([step_tm_preservation]) and [okp] ([step_tm_okp]); the redex of
+    a step of an [okp] term is [okp] ([okp_fill_ectx]), so an [rd] redex
+    [W.rd(x.N)(V)] has an [okg 2] body and values [V], [W] that are
+    [okg 0] ([okp_value_okg]), and the step keeps the denotation
+    ([step_tm_den_all]). *)
+Proof.
+  intros HT Ho Hs. revert A HT Ho. induction Hs as [|M M1 M' Hstep Hs IH]; intros A HT Ho; [reflexivity|].
+  pose proof (step_tm_preservation _ _ _ HT Hstep) as HT1.
+  pose proof (step_tm_okp _ _ _ HT Ho Hstep) as Ho1.
+  rewrite <- (IH A HT1 Ho1).
+  destruct Hstep as [K M0 M0' M2 M2' _ -> -> Hhead].
+  apply (step_tm_den_all ρ K M0 M0' A HT Hhead).
+  intros W N V ->. destruct (okp_fill_ectx K _ Ho) as [[HoW [HoN HoV]] _].
+  inversion Hhead; subst. split; [exact HoN|split; apply okp_value_okg; auto].
+Qed.
+
+(** Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], for a
+    closed [W.rd(x.N)(V)] with an [okg 2] body, of any [rd]-depth, and a
+    point and a cotangent that are [okg 0]. *)
+Theorem rd_eval_den_all ρ W N V A B M' :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okg 0 V -> okg 0 W ->
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
+  den ρ M' = den ρ (Rd W N V).
+(** Informal proof: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
+    ([rd_step_sound_all]); [W.R_V(x.N)] is well typed
+    ([rd_rewrite_typed]) and [okp] ([okp_rdr] with [θ = V/x]), so
+    [steps_den_all] applies. *)
+Proof.
+  intros HW HN HV HoN HoV HoW Hs.
+  transitivity (den ρ (rd_rewrite [] A W V N)).
+  2: { apply (rd_step_sound_all decls locs [] ρ A B W V N HN HoN (env_fits_nil ρ));
+       eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil. }
+  symmetry. apply (steps_den_all ρ _ _ A); auto.
+  - apply rd_rewrite_typed with B; auto.
+  - unfold rd_rewrite. cbn [okp]. apply okp_rdr with 2%nat; auto.
+    intros [|x]; unfold list_subst; simpl; auto. destruct x; exact I.
+Qed.
+
+(** The same from [W.rd(x.N)(V)] itself, for [W] and [V] any [okp] terms:
+    whatever it evaluates to (first [W], then [V], then the [rd] step,
+    then the rewriting) denotes [⟦W.rd(x.N)(V)⟧]. *)
+Corollary rd_eval_den_all' ρ W N V A B M' :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okp V -> okp W ->
+  clos_refl_trans_1n tm step_tm (Rd W N V) M' ->
+  den ρ M' = den ρ (Rd W N V).
+(** Informal proof: [W.rd(x.N)(V)] is well typed and [okp]: [steps_den_all]. *)
+Proof.
+  intros HW HN HV HoN HoV HoW Hs. symmetry. apply (steps_den_all ρ _ _ A); auto.
+  - econstructor; eauto.
+  - cbn [okp]. auto.
+Qed.
+
+(** Whatever [W.R_V(x.N)] evaluates to is the real reverse derivative:
+    flattened, it is [r ⟦W⟧] for every reverse derivative [r] at [⟦V⟧]
+    of the body read as a map of flat vectors. *)
+Corollary rd_eval_rev_deriv ρ W N V A B M' r :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okg 0 V -> okg 0 W ->
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
+  is_rev_deriv (dim A) (dim B) (fun y => rflat (den (scons (reshape (den ρ V) y) ρ) N)) (rflat (den ρ V)) r ->
+  rflat (den ρ M') = r (rflat (den ρ W)).
+(** Informal proof: [rd_eval_den_all] and [rd_den_correct]; the lengths
+    of the flattened point and cotangent are [dim A] and [dim B]
+    ([fits_len], [den_fits_g]). *)
+Proof.
+  intros HW HN HV HoN HoV HoW Hs Hr.
+  rewrite (rd_eval_den_all ρ W N V A B M' HW HN HV HoN HoV HoW Hs), den_Rd.
+  assert (HlV : length (rflat (den ρ V)) = dim A)
+    by (apply fits_len; eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil).
+  assert (HlW : length (rflat (den ρ W)) = dim B)
+    by (apply fits_len; eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil).
+  apply rd_den_correct with (m := dim B); [|exact HlW].
+  rewrite HlV. exact Hr.
+Qed.
+
+(** The hypotheses are met by a body of [rd]-depth two with a primitive:
+    for [N = x.rd(y.rd(z.z)(y)·y)(swish_3(x))·x] (an [rd] whose point
+    applies [swish] and whose body is itself an [rd]), every point and
+    cotangent of [Real(3)] and whatever [W.R_V(x.N)] evaluates to. *)
+Example rd_eval_den_depth2 ρ (v w : vec) M' :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Var 0) (Rd (Var 0) (Var 0) (Var 0)) (App (0%nat, PSwish 3%nat) (Var 0)) in
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) M' ->
+  den ρ M' = den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N Hs. apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat); auto.
+  - constructor.
+  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
+    + constructor. reflexivity.
+    + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); constructor; reflexivity.
+    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+      constructor. reflexivity.
+  - constructor.
+  - unfold N. cbn [okg pred]. refine (conj I (conj (conj I (conj I I)) (conj (conj _ _) I))).
+    + apply good_smooth; auto.
+    + simpl. lia.
+Qed.
+End eval.
