@@ -264,3 +264,33 @@ Print Assumptions step_tm_den_all.
 Check @okt_okg.
 Check @okn_okg.
 Check @oklin_okg.
+
+(* Evaluation at every rd-depth (rdsound_eval.v): the rewriting is not
+   rd-free (R-Fun and R-Let copy forward subterms, which may contain rds), so
+   the invariant okp (every rd of the term has an okg 2 body, the primitives
+   keep the shapes, constants have their lengths) is kept by every step
+   (step_tm_okp, with okp_rdr for the rd step); every evaluation of a closed
+   okp term keeps its denotation (steps_den_all); whatever W.R_V(x.N)
+   evaluates to denotes [[W.rd(x.N)(V)]] (rd_eval_den_all, and from
+   W.rd(x.N)(V) itself: rd_eval_den_all'), and is r [[W]] for every reverse
+   derivative r of the body at [[V]] (rd_eval_rev_deriv); an instance of
+   rd-depth two with a primitive.  rd^k for k >= 3 is undefined in the
+   instance (eval_prim_rd3_none). *)
+From RevHandlers.Analysis Require Import rdsound_eval.
+Print okp.
+Check @okp_rdr.
+Print Assumptions okp_rdr.
+Check @step_tm_okp.
+Print Assumptions step_tm_okp.
+Check @steps_den_all.
+Print Assumptions steps_den_all.
+Check @rd_eval_den_all.
+Print Assumptions rd_eval_den_all.
+Check @rd_eval_den_all'.
+Print Assumptions rd_eval_den_all'.
+Check @rd_eval_rev_deriv.
+Print Assumptions rd_eval_rev_deriv.
+Check @rd_eval_den_depth2.
+Print Assumptions rd_eval_den_depth2.
+Check @eval_prim_rd3_none.
+Print Assumptions eval_prim_rd3_none.
