@@ -38,6 +38,7 @@ From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
 From Coq Require Import Relation_Operators.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2.
+From RevHandlers.Analysis Require sce.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -371,9 +372,34 @@ Proof.
   unfold vec in *. rewrite H, firstn_all2 by lia. reflexivity.
 Qed.
 
+(** The primitives differentiable everywhere: the smooth ones and [sce]
+    (softmax cross-entropy, [sce.v]). *)
+Definition smooth_all_prim (p : prim) : bool :=
+  match p with
+  | PSce _ => true
+  | _ => smooth_prim p
+  end.
+
+Lemma smooth_all_of_smooth p : smooth_prim p = true -> smooth_all_prim p = true.
+Proof. destruct p; simpl; auto. Qed.
+
+Lemma smooth_all_prim_cases p : smooth_all_prim p = true -> smooth_prim p = true \/ exists n, p = PSce n.
+Proof. destruct p; simpl; eauto. Qed.
+
+(** [rd[p]] is the reverse derivative of [p], and [rd²[p]] that of [rd[p]],
+    at every point, for every smooth primitive and [sce]. *)
+Theorem prim_rd_correct_all p k :
+  smooth_all_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> rd_correct_at k p.
+(** Informal proof: [prim_rd_correct] for the smooth primitives,
+    [sce_rd0] and [sce_rd1] for [sce]. *)
+Proof.
+  intros Hs Hok Hk. destruct (smooth_all_prim_cases p Hs) as [Hs'|[n ->]]; [apply prim_rd_correct; auto|].
+  destruct k as [|[|k]]; [apply sce.sce_rd0|apply sce.sce_rd1|lia].
+Qed.
+
 (** The assumptions on a primitive [rd^k[p]] applied in a body. *)
 Definition good (f : nat * prim) : Prop :=
-  smooth_prim (snd f) = true /\ prim_ok (snd f) = true /\ (fst f <= 1)%nat /\
+  smooth_all_prim (snd f) = true /\ prim_ok (snd f) = true /\ (fst f <= 1)%nat /\
   prim_fits f /\ prim_fits (S (fst f), snd f).
 
 (** The bodies treated: no [rd] inside, constants of the length of their
@@ -675,7 +701,7 @@ Proof.
         intros v _. apply G_ext. auto. }
       assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = pdom k' p).
       { eapply G_len_ok; eauto. apply fits_len, pt_fits with Γ0; auto. }
-      pose proof (prim_rd_correct p k' Hs Hok Hk _ Hx0) as HP.
+      pose proof (prim_rd_correct_all p k' Hs Hok Hk _ Hx0) as HP.
       eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ HrM' HP)].
       * intros v Hvl. unfold G at 2. rewrite den_App. symmetry. apply app_den_flat.
         eapply ok_fits; eauto. apply benv_fits; auto.
@@ -1079,12 +1105,44 @@ Proof.
       rewrite (cv_Q_eq c c' n m Hm1 Hm2 K g); [unfold cv_Q; rewrite length_tab2; lia|assumption|assumption] end.
 Qed.
 
-Lemma good_smooth k p : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> good (k, p).
+(** [sce] too: [rd^k[sce]] has the shapes of its type for [k ≤ 2]. *)
+Theorem sce_prim_fits k n : (k <= 2)%nat -> prim_fits (k, PSce n).
+(** Informal proof: [prim_fits_gen]: [Ev] answers on leaves of the
+    dimensions of the domain, and the length of every leaf of the result
+    is computed (maps, pointwise operations of vectors of equal length,
+    one-entry inner products). *)
 Proof.
-  intros Hs Hok Hk. repeat split; auto; simpl.
-  - apply smooth_prim_fits; auto.
-  - destruct k as [|[|k]]; [apply smooth_prim_fits; auto|apply smooth_prim_fits2; auto|lia].
+  intros Hk. apply prim_fits_gen. intros xs HF.
+  assert (Hk' : k = 0%nat \/ k = 1%nat \/ k = 2%nat) by lia.
+  destruct Hk' as [-> | [-> | ->]]; simpl in HF |- *; inv_F2; eexists; (split; [reflexivity|]).
+  all: repeat match goal with
+              | |- Forall2 _ (_ :: _) (_ :: _) => apply Forall2_cons
+              | |- Forall2 _ [] [] => apply Forall2_nil
+              end.
+  all: unfold vadd, vsub, instance.vmul, vmap2, vscale, softmax, shifted_exp;
+    cbv zeta; simpl; repeat rewrite ?map_length, ?combine_length, ?repeat_length; lia.
 Qed.
+
+(** Every primitive differentiable everywhere has the shapes of its type,
+    for [k ≤ 2]. *)
+Theorem smooth_all_prim_fits p k : smooth_all_prim p = true -> prim_ok p = true -> (k <= 2)%nat ->
+  prim_fits (k, p).
+Proof.
+  intros Hs Hok Hk. destruct (smooth_all_prim_cases p Hs) as [Hs'|[n ->]]; [|apply sce_prim_fits; auto].
+  destruct k as [|[|[|k]]]; try lia; [apply smooth_prim_fits; auto; lia..|apply smooth_prim_fits2; auto].
+Qed.
+
+Theorem smooth_all_prim_fits2 p : smooth_all_prim p = true -> prim_ok p = true -> prim_fits (2%nat, p).
+Proof. intros Hs Hok. apply smooth_all_prim_fits; auto. Qed.
+
+(** So [good (k, p)] holds for every smooth [p], [sce] included, and [k ≤ 1]. *)
+Theorem good_smooth_all k p : smooth_all_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> good (k, p).
+Proof.
+  intros Hs Hok Hk. repeat split; auto; simpl; apply smooth_all_prim_fits; auto; lia.
+Qed.
+
+Lemma good_smooth k p : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> good (k, p).
+Proof. intros Hs Hok Hk. apply good_smooth_all; auto. apply smooth_all_of_smooth. exact Hs. Qed.
 
 (** ** [⟦u.R_l(y.N)⟧ = ⟦u.rd(y.N)(l)⟧] for any point substitution *)
 Lemma rd_core d Γ' ρ' A B W N θ :
