@@ -13,13 +13,17 @@
 
     Assumptions, on the body [N] ([okt N]): no [rd] inside, its constants
     have the length of their type, and every primitive [rd^k[p]] it applies
-    has [p] smooth, [prim_ok p], [k ≤ 1], and [rd^k[p]], [rd^{k+1}[p]]
+    has [p] smooth or [sce] ([smooth_all_prim]: differentiable
+    everywhere), [prim_ok p], [k ≤ 1], and [rd^k[p]], [rd^{k+1}[p]]
     sending trees of the shape of their domain to trees of the shape of
-    their codomain ([prim_fits]).  [prim_fits] holds for every smooth
-    primitive and [k ≤ 2] ([smooth_prim_fits], [smooth_prim_fits2]), so
-    nothing is assumed of the primitives but smoothness, [prim_ok] and
-    [k ≤ 1], and of the constants their lengths ([smooth_body],
-    [rd_step_sound_smooth], [step_tm_den_smooth]).  The environment, the
+    their codomain ([prim_fits]).  [prim_fits] holds for every such
+    primitive and [k ≤ 2] ([smooth_prim_fits], [smooth_prim_fits2],
+    [sce_prim_fits], [smooth_all_prim_fits2]), so nothing is assumed of the
+    primitives but [smooth_all_prim], [prim_ok] and [k ≤ 1]
+    ([good_smooth_all]), and of the constants their lengths ([smooth_body],
+    [rd_step_sound_smooth], [step_tm_den_smooth] for the smooth
+    primitives; [sce] included: [rd_step_sound_smooth_all],
+    [rdsound_all.v]).  The environment, the
     point and the cotangent
     are trees of the shapes of their types ([fits]).
 
@@ -629,7 +633,7 @@ Lemma rdr_sound_gen Γf N B : typed_tm Γf N B -> ok N ->
     reverse derivative is the one-hot vector ([rd_proj]), or a constant
     ([rd_const]).  R-Const: [rd_const].  R-Fun: [G] is [rd^k[p] ∘ G_M];
     [rd^{k+1}[p]] is the reverse derivative of [rd^k[p]]
-    ([prim_rd_correct]) and the chain rule ([rd_comp]) composes it with the
+    ([prim_rd_correct_all]) and the chain rule ([rd_comp]) composes it with the
     hypothesis for [M] at the cotangent [w := rd[f](M[θ], W)].  R-Add:
     [rd_add] and [den_plus].  R-Tuple: [G] is the concatenation of the
     components', by induction on the components with [rd_pair], the
@@ -939,10 +943,10 @@ Qed.
 (** ** The smooth primitives have the shapes of their types
 
     [prim_fits (k, p)] for every smooth primitive [p] and [k ≤ 2]
-    ([smooth_prim_fits], [smooth_prim_fits2]): so a body whose primitives
-    are smooth ones [rd^k[p]], [k ≤ 1], satisfies [okt] as soon as its
-    constants have the lengths of their types ([good_smooth],
-    [smooth_body_okt]). *)
+    ([smooth_prim_fits], [smooth_prim_fits2]), and for [sce]
+    ([sce_prim_fits]): so a body whose primitives are such [rd^k[p]],
+    [k ≤ 1], satisfies [okt] as soon as its constants have the lengths of
+    their types ([good_smooth_all], [good_smooth], [smooth_body_okt]). *)
 Lemma tval_encode_fits A : forall xs rest, Forall2 (fun d (v : vec) => length v = d) (@ty_dims vec A) xs ->
   snd (encode Rvo A (xs ++ rest)) = rest /\ fits A (tval (fst (encode Rvo A (xs ++ rest)))).
 Proof.

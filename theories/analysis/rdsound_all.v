@@ -4,12 +4,12 @@
     long as its rewriting, which applies [rd] once per enclosing [rd] and
     once for the [rd] being stepped, stays at [rd^{k+j+1}[p]] with
     [k + j ≤ 1]: the derivatives the instance's [Ev] has and that
-    [prims.v] proves ([rd[p]] is the reverse derivative of [p], [rd²[p]]
-    that of [rd[p]]).  A body whose rewriting would apply [rd³[p]] gets
+    [prims.v] and [sce.v] prove ([rd[p]] is the reverse derivative of [p],
+    [rd²[p]] that of [rd[p]]).  A body whose rewriting would apply [rd³[p]] gets
     stuck at run time ([Ev] has no [rd³]), and is not covered.
 
     [okg b M]: every primitive [rd^k[p]] of [M] under [j] enclosing [rd]s
-    of [M] is [good] (smooth, [prim_ok], [k ≤ 1]) with [k + j < b]; the
+    of [M] is [good] (smooth or [sce], [prim_ok], [k ≤ 1]) with [k + j < b]; the
     constants have the length of their type.  [okg 0] is the linear
     bodies of [rdsound_lin.v]; [okg 2] contains the [okt] and [okn]
     bodies of [rdsound.v] ([okt_okg], [okn_okg]; [oklin_okg] in
@@ -158,7 +158,7 @@ Lemma lift_budget b : (b <= 2)%nat -> lift (pred b) b.
 Proof.
   intros Hb [k p] [Hs [Hok [Hk [Hf0 Hf1]]]] Hl. simpl in *.
   assert (k = 0%nat) by lia. subst k. split; [|lia].
-  repeat split; auto; simpl. apply smooth_prim_fits2; auto.
+  repeat split; auto; simpl. apply smooth_all_prim_fits2; auto.
 Qed.
 
 (** The rewriting at the level [d] of an [okg c] body of [rd]-depth at
@@ -356,13 +356,14 @@ Qed.
 
 (** ** Bodies of smooth primitives, with no hypothesis left on them *)
 (** [smooth_g b M]: every primitive [rd^k[p]] of [M] under [j] enclosing
-    [rd]s has [p] smooth, [prim_ok p] and [k + j < b], [k ≤ 1]; the
-    constants have the length of their type.  Decidable, syntactic. *)
+    [rd]s has [p] smooth or [sce] ([smooth_all_prim]), [prim_ok p] and
+    [k + j < b], [k ≤ 1]; the constants have the length of their type.
+    Decidable, syntactic. *)
 Fixpoint smooth_g (b : nat) (M : tm) : Prop :=
   match M with
   | Var _ => True
   | Const c => length (snd c) = fst c
-  | App f M => ((fst f < b)%nat /\ (fst f <= 1)%nat /\ smooth_prim (snd f) = true /\ prim_ok (snd f) = true) /\ smooth_g b M
+  | App f M => ((fst f < b)%nat /\ (fst f <= 1)%nat /\ smooth_all_prim (snd f) = true /\ prim_ok (snd f) = true) /\ smooth_g b M
   | Add M1 M2 => smooth_g b M1 /\ smooth_g b M2
   | Tuple Ms => fold_right and True (map (smooth_g b) Ms)
   | Proj _ M => smooth_g b M
@@ -375,7 +376,7 @@ Proof.
   induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
     using tm_ind'; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H |- *. destruct H as [[Hb [Hk [Hs Hok]]] HM].
-    split; auto. split; [apply good_smooth; auto|exact Hb].
+    split; auto. split; [apply good_smooth_all; auto|exact Hb].
   - destruct H. split; auto.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
   - destruct H. split; auto.
@@ -408,6 +409,50 @@ Proof.
         assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
       constructor. reflexivity.
   - simpl. repeat split; lia.
+  - intros x D Hx. destruct x; discriminate.
+  - simpl. constructor. exact Hv.
+  - simpl. constructor. exact Hw.
+Qed.
+
+(** The hypotheses are met by bodies applying [sce] (softmax cross-entropy
+    of logits and target, [Real(n) × Real(n) → Real(1)]), which is not a
+    smooth primitive of [prims.v] but is differentiable everywhere
+    ([sce.v]).  For [N = x.sce_3(<x, t>)] (the loss at the logits [x] for
+    a target [t]), every point of [Real(3)] and cotangent of [Real(1)]:
+    [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]; its rewriting applies [rd[sce]]. *)
+Example rd_step_sound_sce ρ (v t w : vec) :
+  length v = 3%nat -> length t = 3%nat -> length w = 1%nat ->
+  let N := App (0%nat, PSce 3%nat) (Tuple [Var 0; Const (3%nat, t)]) in
+  den ρ (rd_rewrite [] (TBase 3%nat) (Const (1%nat, w)) (Const (3%nat, v)) N) =
+  den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Ht Hw N. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 1%nat).
+  - unfold N. match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    simpl. repeat constructor.
+  - simpl. repeat split; auto; lia.
+  - intros x D Hx. destruct x; discriminate.
+  - simpl. constructor. exact Hv.
+  - simpl. constructor. exact Hw.
+Qed.
+
+(** And at [rd]-depth one: for [N = x.rd(y. sce_3(<y, x>))(x)], the
+    gradient of the loss in the logits at the logits [x] for the target
+    [x], every point and cotangent of [Real(3)]:
+    [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧].  Its rewriting applies [rd²[sce]]. *)
+Example rd_step_sound_sce_grad ρ (v w : vec) :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Const (1%nat, [1])) (App (0%nat, PSce 3%nat) (Tuple [Var 0; Var 1])) (Var 0) in
+  (rd_depth N = 1)%nat /\
+  den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
+  den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
+  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 1%nat); [constructor; reflexivity| |constructor; reflexivity].
+    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    simpl. repeat constructor.
+  - simpl. repeat split; auto; lia.
   - intros x D Hx. destruct x; discriminate.
   - simpl. constructor. exact Hv.
   - simpl. constructor. exact Hw.
