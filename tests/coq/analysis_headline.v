@@ -245,7 +245,9 @@ Print Assumptions step_tm_den_lin.
    okg 2 body (rd_step_sound_all), also with syntactic hypotheses only
    (smooth_g, rd_step_sound_smooth_all), and every step keeps the
    denotation when its rd redex has an okg 2 body (step_tm_den_all).  The
-   earlier bodies are okg bodies: okt_okg, okn_okg, oklin_okg. *)
+   earlier bodies are okg bodies: okt_okg, okn_okg, oklin_okg.  The smooth
+   primitives of good and smooth_g include sce (smooth_all_prim,
+   prim_rd_correct_all, sce_prim_fits), with two instances. *)
 From RevHandlers.Analysis Require Import rdsound_all.
 Print okg.
 Print smooth_g.
@@ -261,6 +263,16 @@ Check @rd_step_sound_depth2_swish.
 Print Assumptions rd_step_sound_depth2_swish.
 Check @step_tm_den_all.
 Print Assumptions step_tm_den_all.
+Check @prim_rd_correct_all.
+Print Assumptions prim_rd_correct_all.
+Check @sce_prim_fits.
+Print Assumptions sce_prim_fits.
+Check @good_smooth_all.
+Print Assumptions good_smooth_all.
+Check @rd_step_sound_sce.
+Print Assumptions rd_step_sound_sce.
+Check @rd_step_sound_sce_grad.
+Print Assumptions rd_step_sound_sce_grad.
 Check @okt_okg.
 Check @okn_okg.
 Check @oklin_okg.
