@@ -602,30 +602,62 @@ Definition ok_step (ok : tm -> Prop) (M : tm) : Prop :=
   | Rd _ _ _ => True
   end.
 
-(** The induction shared by [rdr_sound_rdfree] (level 0, [okt]) and
-    [rdr_sound_depth1] (level 1, [okn]): the rewriting at a level [d] of
-    the bodies satisfying a predicate [ok] which asks [ok_step] of the
-    subterms and gives the denotation the shape of the type, given the
-    R-Rd case. *)
-Section rdr_sound.
+(** What a primitive [f] applied to a tree [t] asks of the rewriting:
+    [rd^k[p]] and [rd^{k+1}[p]] keep the shapes, and [rd^{k+1}[p]] is the
+    reverse derivative of [rd^k[p]] at [t]. *)
+Definition good_at (f : nat * prim) (t : rv) : Prop :=
+  prim_fits f /\ prim_fits (S (fst f), snd f) /\
+  (fits (fdom (fst f) (snd f)) t ->
+   is_rev_deriv (pdom (fst f) (snd f)) (pcod (fst f) (snd f)) (prim_fun (fst f) (snd f)) (rflat t)
+     (fun y => prim_fun (S (fst f)) (snd f) (rflat t ++ y))).
+
+(** The same as [ok_step] for a predicate [ok val M] that may depend on
+    the values [val] of the free variables of [M]: a primitive asks
+    [good_at] at the value of its argument, and the body of a [let] is
+    read with the bound value. *)
+Definition ok_step_env (ok : (nat -> rv) -> tm -> Prop) (val : nat -> rv) (M : tm) : Prop :=
+  match M with
+  | Var _ => True
+  | Const c => length (snd c) = fst c
+  | App f M => good_at f (den val M) /\ ok val M
+  | Add M1 M2 => ok val M1 /\ ok val M2
+  | Tuple Ms => Forall (ok val) Ms
+  | Proj _ M => ok val M
+  | Let M N => ok val M /\ ok (scons (den val M) val) N
+  | Rd _ _ _ => True
+  end.
+
+(** The induction shared by every soundness theorem of the rewriting:
+    the rewriting at a level [d] of the bodies satisfying a predicate
+    [ok val] (of the values [val] of their free variables) which asks
+    [ok_step_env] of the subterms and whose bodies' denotations have the
+    shapes of their types, given the R-Rd case.  [rdr_sound_gen] below is
+    the case of a predicate that does not look at [val] ([rdr_sound_rdfree],
+    [rdr_sound_depth1], [rdr_sound_all]); [rdsound_on.v] uses [val] to ask
+    each primitive to be applied in the set where it is differentiable. *)
+Section rdr_sound_env.
 Variable d : nat.
-Variable ok : tm -> Prop.
-Hypothesis ok_sub : forall M, ok M -> ok_step ok M.
-Hypothesis ok_fits : forall Γ M A, typed_tm Γ M A -> ok M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Variable ok : (nat -> rv) -> tm -> Prop.
+Hypothesis ok_ext : forall val val' M, (forall x, val x = val' x) -> ok val M -> ok val' M.
+Hypothesis ok_sub : forall val M, ok val M -> ok_step_env ok val M.
+Hypothesis ok_fits : forall Γ M A, typed_tm Γ M A -> (exists val, ok val M) -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
 Hypothesis rd_case : forall Γf M N L A B, typed_tm Γf M B -> typed_tm (A :: Γf) N B -> typed_tm Γf L A ->
-  ok (Rd M N L) -> forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
-  env_fits Γf (fun x => den ρ (θ x)) -> fits A (den ρ W) ->
+  forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits A (den ρ W) -> ok (fun x => den ρ (θ x)) (Rd M N L) ->
   rd_ok As A (fun x => den ρ (θ x)) (Rd M N L) (den ρ (rdr d Γ0 As θ W (Rd M N L))) (den ρ W).
 
-Lemma G_len_ok Γf As Γ0 val N B y : typed_tm Γf N B -> ok N -> Γf = As ++ Γ0 -> env_fits Γf val ->
+Lemma okf Γ M A val : typed_tm Γ M A -> ok val M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof. intros HM Ho. apply ok_fits; eauto. Qed.
+
+Lemma G_len_ok Γf As Γ0 val val' N B y : typed_tm Γf N B -> ok val' N -> Γf = As ++ Γ0 -> env_fits Γf val ->
   length y = dim (TProd As) -> length (G (length As) val N y) = dim B.
 Proof.
-  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply ok_fits; eauto. apply benv_fits; auto.
+  intros HN Ho -> Hv Hy. unfold G. apply fits_len. eapply okf; eauto. apply benv_fits; auto.
 Qed.
 
-Lemma rdr_sound_gen Γf N B : typed_tm Γf N B -> ok N ->
+Lemma rdr_sound_env Γf N B : typed_tm Γf N B ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
-  env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
+  env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) -> ok (fun x => den ρ (θ x)) N ->
   rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr d Γ0 As θ W N)) (den ρ W).
 (** Informal proof: by induction on the typing of [N], for every block
     [As], point [θ], cotangent [W] and environment [ρ]; [G] is [N] read as
@@ -645,7 +677,7 @@ Lemma rdr_sound_gen Γf N B : typed_tm Γf N B -> ok N ->
 Proof.
   intros HN; elim HN using typed_tm_ind'; clear Γf N B HN.
   - (* Var *)
-    intros Γf x A Hx _ As Γ0 -> θ W ρ Hv HW. rewrite rdr_Var.
+    intros Γf x A Hx As Γ0 -> θ W ρ Hv HW _. rewrite rdr_Var.
     set (val := fun x => den ρ (θ x)) in *.
     destruct (Nat.ltb_spec x (length As)) as [Hlt|Hge].
     + rewrite nth_error_app1 in Hx by auto.
@@ -667,23 +699,23 @@ Proof.
         -- apply fits_len, pt_fits with Γ0; auto.
       * rewrite Z2. reflexivity.
   - (* Const *)
-    intros Γf c Ho As Γ0 -> θ W ρ Hv HW. rewrite rdr_Const.
+    intros Γf c As Γ0 -> θ W ρ Hv HW Ho. rewrite rdr_Const.
     set (val := fun x => den ρ (θ x)) in *.
     destruct (den_zero (TProd As) ρ) as [Z1 Z2]. split; auto.
     exists (fun _ => zeros (dim (TProd As))). split.
     + eapply is_rev_deriv_ext; [| |apply (rd_const _ (dim (TBase (const_ty c))) (rflat (RLeaf (snd c))) (rflat (pt (length As) val)))].
       * intros v Hvl. reflexivity.
       * intros y Hy. reflexivity.
-      * apply fits_len. constructor. exact (ok_sub _ Ho).
+      * apply fits_len. constructor. exact (ok_sub _ _ Ho).
       * apply fits_len, pt_fits with Γ0; auto.
     + rewrite Z2. reflexivity.
   - (* App *)
-    intros Γf [k' p] M HM IH Ho As Γ0 -> θ W ρ Hv HW.
-    destruct (ok_sub _ Ho) as [[Hs [Hok [Hk [Hf Hf1]]]] HoM].
-    simpl in Hs, Hok, Hk, Hf, Hf1. rewrite rdr_App.
+    intros Γf [k' p] M HM IH As Γ0 -> θ W ρ Hv HW Ho.
     set (val := fun x => den ρ (θ x)) in *.
+    destruct (ok_sub _ _ Ho) as [[Hf [Hf1 Hder]] HoM].
+    simpl in Hf, Hf1, Hder. rewrite rdr_App.
     set (tM := den val M).
-    assert (HtM : fits (fdom k' p) tM) by (eapply ok_fits; eauto).
+    assert (HtM : fits (fdom k' p) tM) by (eapply okf; eauto).
     set (u := app_den (S k', p) (RNode [tM; den ρ W])).
     assert (Hin : fits (fdom (S k') p) (RNode [tM; den ρ W])).
     { simpl. constructor. constructor; [exact HtM|]. constructor; [exact HW|constructor]. }
@@ -695,9 +727,10 @@ Proof.
       unfold u, tM, val. rewrite den_subst. reflexivity. }
     rewrite Eu.
     assert (Hval : forall x, den (scons u ρ) (shift_subst θ x) = val x) by (intros x; apply den_shift).
-    destruct (IH HoM As Γ0 eq_refl (shift_subst θ) (Var 0) (scons u ρ)) as [F1 [rM [HrM EM]]].
+    destruct (IH As Γ0 eq_refl (shift_subst θ) (Var 0) (scons u ρ)) as [F1 [rM [HrM EM]]].
     { intros x A Hx. rewrite Hval. apply Hv. auto. }
     { exact Hu. }
+    { apply ok_ext with val; [intros x; symmetry; apply Hval|exact HoM]. }
     split; [exact F1|].
     exists (fun y => rM (prim_fun (S k') p (rflat tM ++ y))). split.
     + assert (HrM' : is_rev_deriv (dim (TProd As)) (pdom k' p) (G (length As) val M) (rflat (pt (length As) val)) rM).
@@ -705,33 +738,35 @@ Proof.
         intros v _. apply G_ext. auto. }
       assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = pdom k' p).
       { eapply G_len_ok; eauto. apply fits_len, pt_fits with Γ0; auto. }
-      pose proof (prim_rd_correct_all p k' Hs Hok Hk _ Hx0) as HP.
+      assert (HP : is_rev_deriv (pdom k' p) (pcod k' p) (prim_fun k' p) (G (length As) val M (rflat (pt (length As) val)))
+                     (fun y => prim_fun (S k') p (G (length As) val M (rflat (pt (length As) val)) ++ y)))
+        by (rewrite (G_point As Γ0) by auto; exact (Hder HtM)).
       eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ HrM' HP)].
       * intros v Hvl. unfold G at 2. rewrite den_App. symmetry. apply app_den_flat.
-        eapply ok_fits; eauto. apply benv_fits; auto.
+        eapply okf; eauto. apply benv_fits; auto.
       * intros y Hy. rewrite (G_point As Γ0); auto.
     + etransitivity; [exact EM|]. simpl den. unfold u. rewrite app_den_flat by exact Hin.
       rewrite rflat_node. simpl. rewrite app_nil_r. reflexivity.
   - (* Add *)
-    intros Γf M1 M2 b H1 IH1 H2 IH2 Ho As Γ0 -> θ W ρ Hv HW. rewrite rdr_Add.
-    destruct (ok_sub _ Ho) as [Ho1 Ho2].
+    intros Γf M1 M2 b H1 IH1 H2 IH2 As Γ0 -> θ W ρ Hv HW Ho. rewrite rdr_Add.
+    destruct (ok_sub _ _ Ho) as [Ho1 Ho2].
     set (val := fun x => den ρ (θ x)) in *.
-    destruct (IH1 Ho1 As Γ0 eq_refl θ W ρ Hv HW) as [F1 [r1 [Hr1 E1]]].
-    destruct (IH2 Ho2 As Γ0 eq_refl θ W ρ Hv HW) as [F2 [r2 [Hr2 E2]]].
+    destruct (IH1 As Γ0 eq_refl θ W ρ Hv HW Ho1) as [F1 [r1 [Hr1 E1]]].
+    destruct (IH2 As Γ0 eq_refl θ W ρ Hv HW Ho2) as [F2 [r2 [Hr2 E2]]].
     destruct (den_plus (TProd As) ρ _ _ F1 F2) as [P1 P2]. split; auto.
     exists (fun y => vp (r1 y) (r2 y)). split.
     + eapply is_rev_deriv_ext; [| |exact (rd_add _ _ _ _ _ _ _ Hr1 Hr2)]; [|reflexivity].
       intros v Hvl. unfold G. simpl.
-      assert (G1 : fits (TBase b) (den (benv (length As) val v) M1)) by (eapply ok_fits; eauto; apply benv_fits; auto).
-      assert (G2 : fits (TBase b) (den (benv (length As) val v) M2)) by (eapply ok_fits; eauto; apply benv_fits; auto).
+      assert (G1 : fits (TBase b) (den (benv (length As) val v) M1)) by (eapply okf; eauto; apply benv_fits; auto).
+      assert (G2 : fits (TBase b) (den (benv (length As) val v) M2)) by (eapply okf; eauto; apply benv_fits; auto).
       inversion G1 as [? u1 Hu1 E3 E4|]. inversion G2 as [? u2 Hu2 E5 E6|].
       destruct (fits_vadd b u1 u2) as [_ Ev]; [constructor; auto|constructor; auto|].
       unfold val in *. rewrite <- E4, <- E6. rewrite Ev, !rflat_leaf. reflexivity.
     + rewrite P2, E1, E2. reflexivity.
   - (* Tuple *)
-    intros Γf Ms Bs HF IH Ho As Γ0 -> θ W ρ Hv HW. apply ok_sub in Ho. rewrite rdr_Tuple.
-    change (Forall ok Ms) in Ho.
+    intros Γf Ms Bs HF IH As Γ0 -> θ W ρ Hv HW Ho. apply ok_sub in Ho. rewrite rdr_Tuple.
     set (val := fun x => den ρ (θ x)) in *.
+    change (Forall (ok val) Ms) in Ho.
     assert (IH' : Forall2 (fun M B => forall W', fits B (den ρ W') ->
         rd_ok As B val M (den ρ (rdr d Γ0 As θ W' M)) (den ρ W')) Ms Bs).
     { clear HF HW. revert Ho. induction IH as [|M B Ms' Bs' HMB HF' IHl]; intros Ho; constructor.
@@ -774,35 +809,38 @@ Proof.
     + rewrite S2. etransitivity; [exact E|]. f_equal. rewrite <- Ew. unfold proj. simpl. apply firstn_all2. rewrite Ew.
       rewrite (fits_len _ _ HW), (dim_prod Bs). lia.
   - (* Proj *)
-    intros Γf M Bs i A HM IH Hi Ho As Γ0 -> θ W ρ Hv HW. apply ok_sub in Ho. change (ok M) in Ho.
+    intros Γf M Bs i A HM IH Hi As Γ0 -> θ W ρ Hv HW Ho. apply ok_sub in Ho.
     rewrite rdr_Proj, (infer_tm_complete _ _ _ HM).
     set (val := fun x => den ρ (θ x)) in *.
+    change (ok val M) in Ho.
     destruct (den_onehot ρ Bs i A W Hi HW) as [O1 O2].
-    destruct (IH Ho As Γ0 eq_refl θ (onehot Bs i W) ρ Hv O1) as [F1 [rM [HrM EM]]].
+    destruct (IH As Γ0 eq_refl θ (onehot Bs i W) ρ Hv O1 Ho) as [F1 [rM [HrM EM]]].
     split; auto.
     exists (fun y => rM (zeros (off Bs i) ++ y ++ zeros (dim (TProd Bs) - off Bs i - dim A))). split.
     + assert (Hx0 : length (G (length As) val M (rflat (pt (length As) val))) = dim (TProd Bs)).
       { eapply G_len_ok; eauto. apply fits_len, pt_fits with Γ0; auto. }
       eapply is_rev_deriv_ext; [| |eapply rd_comp; [exact HrM|apply rd_proj; [|exact Hx0]]].
       * intros v Hvl. unfold G. simpl.
-        assert (G1 : fits (TProd Bs) (den (benv (length As) val v) M)) by (eapply ok_fits; eauto; apply benv_fits; auto).
+        assert (G1 : fits (TProd Bs) (den (benv (length As) val v) M)) by (eapply okf; eauto; apply benv_fits; auto).
         inversion G1 as [|? ts HF]. unfold val in *. match goal with H : RNode ts = _ |- _ => rewrite <- H end. rewrite rflat_node. symmetry. apply (block_nth Bs ts i A HF Hi).
       * intros y Hy. reflexivity.
       * rewrite dim_prod. apply off_le; auto.
     + rewrite EM, O2, dim_prod. reflexivity.
   - (* Let *)
-    intros Γf M N' A' B HM IHM HN IHN Ho As Γ0 -> θ W ρ Hv HW. destruct (ok_sub _ Ho) as [HoM HoN].
+    intros Γf M N' A' B HM IHM HN IHN As Γ0 -> θ W ρ Hv HW Ho.
     rewrite rdr_Let, (infer_tm_complete _ _ _ HM).
     set (val := fun x => den ρ (θ x)) in *.
-    set (tM := den val M).
-    assert (HtM : fits A' tM) by (eapply ok_fits; eauto).
+    destruct (ok_sub _ _ Ho) as [HoM HoN].
+    set (tM := den val M) in *.
+    assert (HtM : fits A' tM) by (eapply okf; eauto).
     assert (EtM : den ρ (subst_tm θ M) = tM) by (unfold tM, val; apply den_subst).
     set (ρ1 := scons (den ρ (subst_tm θ M)) ρ).
     assert (Hval1 : forall x, den ρ1 (up θ x) = scons tM val x).
     { intros [|x]; simpl; [exact EtM|]. apply den_shift. }
-    destruct (IHN HoN (A' :: As) Γ0 eq_refl (up θ) (shift W) ρ1) as [FN [rN [HrN EN]]].
+    destruct (IHN (A' :: As) Γ0 eq_refl (up θ) (shift W) ρ1) as [FN [rN [HrN EN]]].
     { intros x C Hx. rewrite Hval1. destruct x as [|x]; simpl in Hx |- *; [congruence|]. apply Hv. auto. }
     { unfold ρ1. rewrite den_shift. exact HW. }
+    { apply ok_ext with (scons tM val); [intros x; symmetry; apply Hval1|exact HoN]. }
     set (p := den ρ1 (rdr d Γ0 (A' :: As) (up θ) (shift W) N')) in *.
     inversion FN as [|? ps0 Hps].
     match goal with H : RNode ps0 = p |- _ => rename H into Ep end.
@@ -811,9 +849,10 @@ Proof.
     assert (Hval2 : forall x, den ρ2 (shift_subst (shift_subst θ) x) = val x).
     { intros z. unfold ρ2, shift_subst. rewrite den_shift. unfold ρ1. apply den_shift. }
     assert (Hp02 : den ρ2 (Proj 0 (Var 0)) = p0) by (simpl; rewrite <- Ep; reflexivity).
-    destruct (IHM HoM As Γ0 eq_refl (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) ρ2) as [FM [rM [HrM EM]]].
+    destruct (IHM As Γ0 eq_refl (shift_subst (shift_subst θ)) (Proj 0 (Var 0)) ρ2) as [FM [rM [HrM EM]]].
     { intros z C Hz. rewrite Hval2. apply Hv. auto. }
     { rewrite Hp02. exact Hp0. }
+    { apply ok_ext with val; [intros z; symmetry; apply Hval2|exact HoM]. }
     assert (Htail : den ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As)))) = RNode ps).
     { rewrite (Forall2_length' _ _ _ Hps'). apply (den_tail_tuple ρ2 p0 ps). simpl. symmetry. exact Ep. }
     destruct (den_plus (TProd As) ρ2 (Tuple (map (fun j => Proj (S j) (Var 0)) (seq 0 (length As))))
@@ -840,7 +879,7 @@ Proof.
       eapply is_rev_deriv_ext; [| |exact (rd_let _ _ _ _ _ _ _ _ HrM' HrN')]; [|reflexivity].
       intros v Hvl.
       assert (Hgm : length (G (length As) val M v) = dim A') by (eapply G_len_ok; eauto).
-      assert (GM : fits A' (den (benv (length As) val v) M)) by (eapply ok_fits; eauto; apply benv_fits; auto).
+      assert (GM : fits A' (den (benv (length As) val v) M)) by (eapply okf; eauto; apply benv_fits; auto).
       assert (Er : reshape tM (G (length As) val M v) = den (benv (length As) val v) M)
         by (apply (reshape_fits_eq A'); auto).
       transitivity (rflat (den (scons (den (benv (length As) val v) M) (benv (length As) val v)) N'));
@@ -858,7 +897,44 @@ Proof.
       * rewrite rflat_node. simpl. rewrite proj_app_r by (unfold m; apply fits_len; auto). rewrite firstn_all2; auto.
         rewrite (concat_rflat_len _ _ Hps'). unfold n. rewrite dim_prod. lia.
   - (* Rd *)
-    intros Γf M N' L A B HM _ HN _ HL _ Ho. exact (rd_case Γf M N' L A B HM HN HL Ho).
+    intros Γf M N' L A B HM _ HN _ HL _ As Γ0 E θ W ρ Hv HW Ho.
+    exact (rd_case Γf M N' L A B HM HN HL As Γ0 E θ W ρ Hv HW Ho).
+Qed.
+End rdr_sound_env.
+
+(** The induction for a predicate [ok] on bodies alone. *)
+Section rdr_sound.
+Variable d : nat.
+Variable ok : tm -> Prop.
+Hypothesis ok_sub : forall M, ok M -> ok_step ok M.
+Hypothesis ok_fits : forall Γ M A, typed_tm Γ M A -> ok M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Hypothesis rd_case : forall Γf M N L A B, typed_tm Γf M B -> typed_tm (A :: Γf) N B -> typed_tm Γf L A ->
+  ok (Rd M N L) -> forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits A (den ρ W) ->
+  rd_ok As A (fun x => den ρ (θ x)) (Rd M N L) (den ρ (rdr d Γ0 As θ W (Rd M N L))) (den ρ W).
+
+(** A good primitive is good at every tree of its domain's shape. *)
+Lemma good_good_at f t : good f -> good_at f t.
+Proof.
+  destruct f as [k p]. intros [Hs [Hok [Hk [Hf Hf1]]]]. split; [exact Hf|]. split; [exact Hf1|].
+  intros Ht. simpl in *. apply (prim_rd_correct_all p k Hs Hok Hk). apply fits_len in Ht.
+  rewrite Ht. unfold pdom, dim. reflexivity.
+Qed.
+
+Lemma rdr_sound_gen Γf N B : typed_tm Γf N B -> ok N ->
+  forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
+  env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
+  rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr d Γ0 As θ W N)) (den ρ W).
+(** Informal proof: [rdr_sound_env] for the predicate [fun _ M => ok M]. *)
+Proof.
+  intros HN Ho As Γ0 E θ W ρ Hv HW.
+  refine (rdr_sound_env d (fun _ M => ok M) _ _ _ _ Γf N B HN As Γ0 E θ W ρ Hv HW Ho).
+  - intros val val' M _ H. exact H.
+  - intros val M HM. pose proof (ok_sub M HM) as H. destruct M; simpl in H |- *; auto.
+    destruct H. split; auto. apply good_good_at. auto.
+  - intros Γ M A HT [_ HM]. apply ok_fits; auto.
+  - intros Γf' M N' L A B' HM' HN' HL' As' Γ0' E' θ' W' ρ' Hv' HW' Ho'.
+    exact (rd_case Γf' M N' L A B' HM' HN' HL' Ho' As' Γ0' E' θ' W' ρ' Hv' HW').
 Qed.
 End rdr_sound.
 
