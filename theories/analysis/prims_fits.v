@@ -15,12 +15,6 @@ From RevHandlers Require Import prelude signature syntax instance.
 From RevHandlers.Analysis Require Import vec templates sums prims maxpool rdsound.
 Import ListNotations.
 
-Local Ltac inv_F2 :=
-  repeat match goal with
-         | H : Forall2 _ (_ :: _) _ |- _ => inversion H; subst; clear H
-         | H : Forall2 _ [] _ |- _ => inversion H; subst; clear H
-         end.
-
 Local Ltac F2_cons :=
   repeat match goal with
          | |- Forall2 _ (_ :: _) (_ :: _) => apply Forall2_cons

@@ -48,6 +48,14 @@ Open Scope R_scope.
 
 #[local] Instance Rsorts4 : sorts := exec_sorts vec.
 
+(** Inverts the [Forall2] hypotheses on lists of known length (also used
+    by [prims_fits.v]). *)
+Ltac inv_F2 :=
+  repeat match goal with
+         | H : Forall2 _ (_ :: _) _ |- _ => inversion H; subst; clear H
+         | H : Forall2 _ [] _ |- _ => inversion H; subst; clear H
+         end.
+
 (** ** Trees of the shape of a type *)
 Inductive fits : ty -> rv -> Prop :=
 | fits_leaf n v : length v = n -> fits (TBase n) (RLeaf v)
@@ -1095,12 +1103,6 @@ Proof.
   intros H1 H. simpl in H. unfold dsum in H. simpl in H. rewrite app_nil_r, app_length in H.
   constructor; auto. constructor; [lia|constructor].
 Qed.
-
-Ltac inv_F2 :=
-  repeat match goal with
-         | H : Forall2 _ (_ :: _) _ |- _ => inversion H; subst; clear H
-         | H : Forall2 _ [] _ |- _ => inversion H; subst; clear H
-         end.
 
 Theorem smooth_prim_fits p k : smooth_prim p = true -> prim_ok p = true -> (k <= 1)%nat -> prim_fits (k, p).
 (** Informal proof: [prim_fits_gen]: [Ev] answers on leaves of the
