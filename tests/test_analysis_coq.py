@@ -112,3 +112,16 @@ def test_paper_map_names_exist_where_the_map_says():
 def test_paper_map_check_detects_missing_names():
     assert resolve(["prim_rd_correct_does_not_exist", "prim_rd_correct"]) == [
         None, "RevHandlers.Analysis.prims.prim_rd_correct"]
+
+
+def test_about_answers_reads_a_name_coq_wrapped():
+    """Coq puts a long qualified name on the line after ``Expands to:``."""
+    stdout = ("rd_step_sound_smooth_all : forall x, x = x\n"
+              "Expands to: Constant\n"
+              "RevHandlers.Analysis.rdsound_all.rd_step_sound_smooth_all\n"
+              "prim_rd_correct : True\n"
+              "Expands to: Constant RevHandlers.Analysis.prims.prim_rd_correct\n"
+              "nope not a defined object.\n")
+    assert about_answers(stdout) == [
+        "RevHandlers.Analysis.rdsound_all.rd_step_sound_smooth_all",
+        "RevHandlers.Analysis.prims.prim_rd_correct", None]

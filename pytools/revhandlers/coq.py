@@ -81,9 +81,15 @@ def about_answers(stdout: str) -> list[str | None]:
     order: the qualified name (``Expands to: … Q``), or ``None`` for a name
     that is not a defined object."""
     answers: list[str | None] = []
-    for line in stdout.splitlines():
+    lines = stdout.splitlines()
+    for i, line in enumerate(lines):
         if line.startswith("Expands to:"):
-            answers.append(line.split()[-1])
+            words = line.split()
+            # A long name goes to the next line: "Expands to: Constant" then
+            # the qualified name.
+            if len(words) == 3 and i + 1 < len(lines) and lines[i + 1].strip():
+                words.append(lines[i + 1].split()[0])
+            answers.append(words[-1])
         elif line.endswith("not a defined object."):
             answers.append(None)
     return answers

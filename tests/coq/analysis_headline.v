@@ -306,3 +306,31 @@ Check @rd_eval_den_depth2.
 Print Assumptions rd_eval_den_depth2.
 Check @eval_prim_rd3_none.
 Print Assumptions eval_prim_rd3_none.
+
+(* Primitives differentiable on a set (rdsound_on.v): relu, log, round and
+   maxpool have the shapes of their types (prims_fits.v: all_prim_fits, every
+   primitive); the soundness induction reads the body in the values of its
+   free variables (rdr_sound_env in rdsound.v, good_at: a primitive asks its
+   derivative at its argument only); so the rd step is sound for an rd-free
+   body whose primitives, read at x = [[V]], are applied in their sets
+   (okt_on, rd_step_sound_on), and so is its evaluation (rd_eval_den_on);
+   instances: relu, a relu layer, log. *)
+From RevHandlers.Analysis Require Import prims_fits rdsound_on.
+Check @rdr_sound_env.
+Print Assumptions rdr_sound_env.
+Check @all_prim_fits.
+Print Assumptions all_prim_fits.
+Print okt_on.
+Print good_on.
+Check @rdr_sound_on.
+Print Assumptions rdr_sound_on.
+Check @rd_step_sound_on.
+Print Assumptions rd_step_sound_on.
+Check @rd_eval_den_on.
+Print Assumptions rd_eval_den_on.
+Check @rd_step_sound_relu.
+Print Assumptions rd_step_sound_relu.
+Check @rd_step_sound_relu_layer.
+Print Assumptions rd_step_sound_relu_layer.
+Check @rd_step_sound_log.
+Print Assumptions rd_step_sound_log.
