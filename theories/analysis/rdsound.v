@@ -41,7 +41,7 @@ From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
 From Coq Require Import Relation_Operators.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed.
 From RevHandlers.Analysis Require sce.
 Import ListNotations.
 Open Scope R_scope.
@@ -1327,40 +1327,25 @@ Proof.
   - destruct H.
 Qed.
 
-Lemma okt_zero A : okt (zero A).
+(** [okt] is closed under the rewriting's building blocks ([tmclosed.v]). *)
+Lemma okt_closed : closed okt.
 Proof.
-  induction A as [n|As IH] using ty_ind'; simpl.
-  - unfold vzero. apply repeat_length.
-  - apply okt_tuple. induction IH; simpl; constructor; auto.
+  split; cbn [okt]; intros; try tauto.
+  - apply okt_tuple. auto.
+  - apply okt_ren. auto.
 Qed.
 
-Lemma okt_plus A : forall M N, okt M -> okt N -> okt (plus A M N).
-Proof.
-  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
-  split; auto. split; [apply okt_ren; auto|].
-  apply okt_tuple.
-  assert (Hg : forall As' i, Forall (fun A => forall M N, okt M -> okt N -> okt (plus A M N)) As' ->
-    Forall okt ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
-                   match As with
-                   | [] => []
-                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
-                   end) i As')).
-  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
-    - apply HA; simpl; auto.
-    - apply IHl. }
-  apply Hg. exact IH.
-Qed.
+Lemma okt_zero A : okt (zero A).
+Proof. exact (closed_zero _ okt_closed (fun b => repeat_length _ _) A). Qed.
+
+Lemma okt_plus A M N : okt M -> okt N -> okt (plus A M N).
+Proof. exact (closed_plus _ okt_closed A M N). Qed.
 
 Lemma okt_onehot As i W : okt W -> okt (onehot As i W).
-Proof.
-  intros HW. unfold onehot. apply okt_tuple. rewrite Forall_forall. intros M HM.
-  apply in_map_iff in HM. destruct HM as [[j A] [<- _]]. simpl. destruct (Nat.eqb j i); auto. apply okt_zero.
-Qed.
+Proof. exact (closed_onehot _ okt_closed (fun b => repeat_length _ _) As i W). Qed.
 
 Lemma okt_sum_tms A Ms : Forall okt Ms -> okt (sum_tms A Ms).
-Proof.
-  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okt_zero|]. destruct Ms; auto. apply okt_plus; auto.
-Qed.
+Proof. exact (closed_sum_tms _ okt_closed (fun b => repeat_length _ _) A Ms). Qed.
 
 Lemma okt_rdr0 Γf N B : typed_tm Γf N B -> smooth0 N ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W, (forall x, okt (θ x)) -> okt W ->

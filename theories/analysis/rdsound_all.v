@@ -30,7 +30,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -101,46 +101,30 @@ Proof.
     apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
 Qed.
 
-Lemma okg_zero b A : okg b (zero A).
+(** [okg b] is closed under the rewriting's building blocks
+    ([tmclosed.v]). *)
+Lemma okg_closed b : closed (okg b).
 Proof.
-  induction A as [n|As IH] using ty_ind'; simpl.
-  - unfold vzero. apply repeat_length.
-  - apply okg_tuple. induction IH; simpl; constructor; auto.
+  split; cbn [okg]; intros; try tauto.
+  - apply okg_tuple. auto.
+  - apply okg_ren. auto.
 Qed.
 
-Lemma okg_plus b A : forall M N, okg b M -> okg b N -> okg b (plus A M N).
-Proof.
-  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
-  split; auto. split; [apply okg_ren; auto|].
-  apply okg_tuple.
-  assert (Hg : forall As' i, Forall (fun A => forall M N, okg b M -> okg b N -> okg b (plus A M N)) As' ->
-    Forall (okg b) ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
-                   match As with
-                   | [] => []
-                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
-                   end) i As')).
-  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
-    - apply HA; simpl; auto.
-    - apply IHl. }
-  apply Hg. exact IH.
-Qed.
+Lemma okg_zero b A : okg b (zero A).
+Proof. exact (closed_zero _ (okg_closed b) (fun b => repeat_length _ _) A). Qed.
+
+Lemma okg_plus b A M N : okg b M -> okg b N -> okg b (plus A M N).
+Proof. exact (closed_plus _ (okg_closed b) A M N). Qed.
 
 Lemma okg_onehot b As i W : okg b W -> okg b (onehot As i W).
-Proof.
-  intros HW. unfold onehot. apply okg_tuple. rewrite Forall_forall. intros M HM.
-  apply in_map_iff in HM. destruct HM as [[j A] [<- _]]. simpl. destruct (Nat.eqb j i); auto. apply okg_zero.
-Qed.
+Proof. exact (closed_onehot _ (okg_closed b) (fun b => repeat_length _ _) As i W). Qed.
 
 Lemma okg_sum_tms b A Ms : Forall (okg b) Ms -> okg b (sum_tms A Ms).
-Proof.
-  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okg_zero|]. destruct Ms; auto. apply okg_plus; auto.
-Qed.
+Proof. exact (closed_sum_tms _ (okg_closed b) (fun b => repeat_length _ _) A Ms). Qed.
 
 Lemma okg_rdr_tuple b (r : tm -> tm -> tm) W i Ms :
   Forall (fun M => forall W, okg 0 W -> okg b (r W M)) Ms -> okg 0 W -> Forall (okg b) (rdr_tuple r W i Ms).
-Proof.
-  intros H HW. revert i. induction H as [|M Ms HM HMs IH]; intros i; cbn [rdr_tuple]; constructor; auto.
-Qed.
+Proof. apply closed_rdr_tuple. intros j M H. exact H. Qed.
 
 (** ** The rewriting moves the primitives one level up *)
 (** What the rewriting asks of the budgets [c] of the body and [c'] of the

@@ -44,7 +44,7 @@ From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound rdsound_lin rdsound_all.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -126,34 +126,23 @@ Proof.
     apply okg_subst; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
 Qed.
 
-Lemma okp_plus A : forall M N, okp M -> okp N -> okp (plus A M N).
+(** [okp] is closed under the rewriting's building blocks ([tmclosed.v]). *)
+Lemma okp_closed : closed okp.
 Proof.
-  induction A as [n|As IH] using ty_ind'; intros M N HM HN; simpl; auto.
-  split; auto. split; [apply okp_ren; auto|].
-  apply okp_tuple.
-  assert (Hg : forall As' i, Forall (fun A => forall M N, okp M -> okp N -> okp (plus A M N)) As' ->
-    Forall okp ((fix go (i : nat) (As : list ty) {struct As} : list tm :=
-                   match As with
-                   | [] => []
-                   | A :: As' => plus A (Proj i (Var 1)) (Proj i (Var 0)) :: go (S i) As'
-                   end) i As')).
-  { intros As' i HI. revert i. induction HI as [|A As' HA HAs IHl]; intros i; constructor.
-    - apply HA; simpl; auto.
-    - apply IHl. }
-  apply Hg. exact IH.
+  split; cbn [okp]; intros; try tauto.
+  - apply okp_tuple. auto.
+  - apply okp_ren. auto.
 Qed.
 
+Lemma okp_plus A M N : okp M -> okp N -> okp (plus A M N).
+Proof. exact (closed_plus _ okp_closed A M N). Qed.
+
 Lemma okp_sum_tms A Ms : Forall okp Ms -> okp (sum_tms A Ms).
-Proof.
-  induction 1 as [|M Ms HM HMs IH]; simpl; [apply okg_okp with 0%nat; [lia|apply okg_zero]|].
-  destruct Ms; auto. apply okp_plus; auto.
-Qed.
+Proof. exact (closed_sum_tms _ okp_closed (fun b => repeat_length _ _) A Ms). Qed.
 
 Lemma okp_rdr_tuple (r : tm -> tm -> tm) W i Ms :
   Forall (fun M => forall W, okg 0 W -> okp (r W M)) Ms -> okg 0 W -> Forall okp (rdr_tuple r W i Ms).
-Proof.
-  intros H HW. revert i. induction H as [|M Ms HM HMs IH]; intros i; cbn [rdr_tuple]; constructor; auto.
-Qed.
+Proof. apply closed_rdr_tuple. intros j M H. exact H. Qed.
 
 (** ** The rewriting of an [okg 2] body *)
 (** Its primitives are one level up ([prim_fits] of [rd f] is part of

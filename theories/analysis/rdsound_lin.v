@@ -13,7 +13,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 rdsound rdsound_all.
+From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -72,9 +72,7 @@ Qed.
 
 Lemma oklin_rdr_tuple (r : tm -> tm -> tm) W i Ms :
   Forall (fun M => forall W, oklin W -> oklin (r W M)) Ms -> oklin W -> Forall oklin (rdr_tuple r W i Ms).
-Proof.
-  intros H HW. revert i. induction H as [|M Ms HM HMs IH]; intros i; cbn [rdr_tuple]; constructor; auto.
-Qed.
+Proof. apply closed_rdr_tuple. intros j M H. exact H. Qed.
 
 (** The rewriting of a linear body, at any level, with linear point and
     cotangent, is linear. *)
