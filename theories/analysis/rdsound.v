@@ -1557,6 +1557,39 @@ Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σa : signature := exec_signature Rvo decls locs.
 #[local] Instance Ea : evaluator := exec_evaluator Rvo.
 
+(** Every step of a well-typed closed term keeps its denotation, given
+    the soundness of the [rd] step for the bodies [okb] and the shapes of
+    the points and cotangents [okv]; the theorems below and
+    [step_tm_den_all] ([rdsound_all.v]) are its instances. *)
+Lemma step_tm_den_via (okb okv : tm -> Prop) ρ K M0 M0' C :
+  (forall Γ ρ A B W V N, typed_tm (A :: Γ) N B -> okb N -> env_fits Γ ρ ->
+     fits A (den ρ V) -> fits B (den ρ W) -> den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V)) ->
+  (forall M A, typed_tm [] M A -> okv M -> fits A (den ρ M)) ->
+  typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
+  (forall W N V, M0 = Rd W N V -> okb N /\ okv V /\ okv W) ->
+  den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
+(** Informal proof: the redex has a type ([fill_ectx_typed]) and the
+    context keeps equal denotations ([den_fill_ectx]); an [rd] redex is
+    the hypothesis, the others [head_step_den]. *)
+Proof.
+  intros Hrd Hfits HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  apply den_fill_ectx.
+  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
+  { destruct M0; try (right; intros; discriminate). left; eauto. }
+  destruct Hc as [[W [N [V ->]]]|Hn].
+  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
+    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
+    inversion HB; subst.
+    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
+    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
+      symmetry; apply (Hrd [] ρ A2 B1 W V N HTN) end; auto.
+    intros x D Hx. destruct x; discriminate.
+  - eapply head_step_den; eauto.
+Qed.
+
+Lemma den_fits_closed ρ M A : typed_tm [] M A -> okt M -> fits A (den ρ M).
+Proof. intros HM Ho. eapply den_fits; eauto. intros x D Hx. destruct x; discriminate. Qed.
+
 (** Every step of a well-typed closed term keeps its denotation, the [rd]
     step included when the body of the [rd] redex is [rd]-free and
     satisfies [okt], and the constants of its point and cotangent have the
@@ -1565,50 +1598,16 @@ Theorem step_tm_den_rdfree ρ K M0 M0' C :
   typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
   (forall W N V, M0 = Rd W N V -> okt N /\ okt V /\ okt W) ->
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
-(** Informal proof: the redex has a type ([fill_ectx_typed]) and the
-    context keeps equal denotations ([den_fill_ectx]); an [rd] redex is
-    [rd_step_sound_rdfree], the others [head_step_den]. *)
-Proof.
-  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
-  apply den_fill_ectx.
-  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
-  { destruct M0; try (right; intros; discriminate). left; eauto. }
-  destruct Hc as [[W [N [V ->]]]|Hn].
-  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
-    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
-    inversion HB; subst.
-    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
-    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
-      symmetry; apply (rd_step_sound_rdfree decls locs [] ρ A2 B1 W V N HTN) end; auto.
-    + intros x D Hx. destruct x; discriminate.
-    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
-    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
-  - eapply head_step_den; eauto.
-Qed.
+(** Informal proof: [step_tm_den_via] with [rd_step_sound_rdfree]. *)
+Proof. apply step_tm_den_via; [apply rd_step_sound_rdfree|apply den_fits_closed]. Qed.
 
 (** The same with [rd] redexes whose bodies have [rd]-depth one ([okn]). *)
 Theorem step_tm_den_depth1 ρ K M0 M0' C :
   typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
   (forall W N V, M0 = Rd W N V -> okn N /\ okt V /\ okt W) ->
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
-(** Informal proof: as [step_tm_den_rdfree], with [rd_step_sound_depth1]. *)
-Proof.
-  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
-  apply den_fill_ectx.
-  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
-  { destruct M0; try (right; intros; discriminate). left; eauto. }
-  destruct Hc as [[W [N [V ->]]]|Hn].
-  - destruct (Hok W N V eq_refl) as [HoN [HoV HoW]].
-    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
-    inversion HB; subst.
-    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
-    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
-      symmetry; apply (rd_step_sound_depth1 decls locs [] ρ A2 B1 W V N HTN) end; auto.
-    + intros x D Hx. destruct x; discriminate.
-    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
-    + eapply den_fits; eauto. intros x D Hx. destruct x; discriminate.
-  - eapply head_step_den; eauto.
-Qed.
+(** Informal proof: [step_tm_den_via] with [rd_step_sound_depth1]. *)
+Proof. apply step_tm_den_via; [apply rd_step_sound_depth1|apply den_fits_closed]. Qed.
 End allsteps.
 
 (** Bodies with smooth primitives: no [rd] inside, constants of the length

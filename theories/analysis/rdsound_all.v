@@ -456,22 +456,9 @@ Theorem step_tm_den_all ρ K M0 M0' C :
   typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
   (forall W N V, M0 = Rd W N V -> okg 2 N /\ (exists b, okg b V) /\ (exists b, okg b W)) ->
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
-(** Informal proof: as [step_tm_den_rdfree], with [rd_step_sound_all]. *)
+(** Informal proof: [step_tm_den_via] with [rd_step_sound_all]. *)
 Proof.
-  intros HT Hs Hok. destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
-  apply den_fill_ectx.
-  assert (Hc : (exists W N V, M0 = Rd W N V) \/ (forall W N V, M0 <> Rd W N V)).
-  { destruct M0; try (right; intros; discriminate). left; eauto. }
-  destruct Hc as [[W [N [V ->]]]|Hn].
-  - destruct (Hok W N V eq_refl) as [HoN [[bV HoV] [bW HoW]]].
-    inversion Hs as [| | | |? ? ? A HW HV HA]; subst.
-    inversion HB; subst.
-    match goal with HTV : typed_tm [] V _ |- _ => rewrite (infer_tm_complete _ _ _ HTV) in HA; injection HA as <- end.
-    match goal with HTN : typed_tm (?A2 :: []) N ?B1 |- _ =>
-      symmetry; apply (rd_step_sound_all decls locs [] ρ A2 B1 W V N HTN) end; auto.
-    + intros x D Hx. destruct x; discriminate.
-    + eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
-    + eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
-  - eapply head_step_den; eauto.
+  apply step_tm_den_via; [apply rd_step_sound_all|].
+  intros M A HM [b Ho]. eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
 Qed.
 End allsteps.

@@ -206,6 +206,22 @@ Section instances.
 Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σoi : signature := exec_signature Rvo decls locs.
 
+(** A primitive [p] as the body, at a closed point [V] where it is
+    differentiable. *)
+Lemma rd_step_sound_prim_on ρ p V W :
+  prim_ok p = true -> prim_domain 0 p (rflat (den ρ V)) ->
+  fits (fdom 0 p) (den ρ V) -> fits (fcod 0 p) (den ρ W) ->
+  den ρ (rd_rewrite [] (fdom 0 p) W V (App (0%nat, p) (Var 0))) =
+  den ρ (Rd W (App (0%nat, p) (Var 0)) V).
+Proof.
+  intros Hok HD HV HW. apply rd_step_sound_on with (B := fcod 0 p); auto.
+  - match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    constructor. reflexivity.
+  - simpl. split; [|exact I]. unfold good_on. simpl. split; [exact Hok|]. split; [lia|exact HD].
+  - intros x D Hx. destruct x; discriminate.
+Qed.
+
 (** [relu] at a point of [Real(3)] with no zero coordinate:
     [⟦W.R_V(x.relu(x))⟧ = ⟦W.rd(x.relu(x))(V)⟧]. *)
 Example rd_step_sound_relu ρ (v w : vec) :
@@ -214,14 +230,8 @@ Example rd_step_sound_relu ρ (v w : vec) :
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
-  intros Hv Hw HD N. apply rd_step_sound_on with (B := @TBase Rsorts4 3%nat).
-  - unfold N. match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
-    constructor. reflexivity.
-  - simpl. split; [|exact I]. unfold good_on. simpl. split; [reflexivity|]. split; [lia|]. rewrite rflat_leaf. exact HD.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
+  intros Hv Hw HD N. apply (rd_step_sound_prim_on ρ (PRelu 3)); simpl; try constructor; auto.
+  rewrite rflat_leaf. exact HD.
 Qed.
 
 (** A layer [x ↦ sum(relu(x − c))] at a point where no coordinate of
@@ -256,13 +266,7 @@ Example rd_step_sound_log ρ (v w : vec) :
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
-  intros Hv Hw HD N. apply rd_step_sound_on with (B := @TBase Rsorts4 3%nat).
-  - unfold N. match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
-    constructor. reflexivity.
-  - simpl. split; [|exact I]. unfold good_on. simpl. split; [reflexivity|]. split; [lia|]. rewrite rflat_leaf. exact HD.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
+  intros Hv Hw HD N. apply (rd_step_sound_prim_on ρ (PLog 3)); simpl; try constructor; auto.
+  rewrite rflat_leaf. exact HD.
 Qed.
 End instances.
