@@ -1267,6 +1267,79 @@ Proof.
     + unfold benv. simpl. reflexivity.
 Qed.
 
+(** The term [T] of R-Rd is well typed. *)
+Lemma rd_body_typed d Γf M N L A B :
+  typed_tm Γf M B -> typed_tm (A :: Γf) N B -> typed_tm Γf L A ->
+  typed_tm Γf (Let L (Let (shift M) (Proj 0 (rdr d Γf [A] rd_inner_subst (Var 0) N)))) A.
+Proof.
+  intros HM HN HL. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
+  apply typed_tm_proj with (As := [A]); [|reflexivity].
+  apply (rdr_typed d Γf [A] rd_inner_subst (Var 0) N B); [exact HN|constructor; reflexivity|].
+  intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx].
+Qed.
+
+(** The R-Rd case: [W.R_θ(x⃗. M.rd(y.N)(L))] is [W.R_θ(x⃗.T)] for
+    [T := let l ← L in let u ← M in u.R_l(y.N)], and [T] denotes
+    [M.rd(y.N)(L)] in every environment ([rd_core]) when the inner
+    rewriting is sound, so the rewriting of [T] at the level [d] gives the
+    R-Rd case at [d + 1].  Shared by [rdr_sound_depth1], [rdr_sound_all]. *)
+Lemma rd_case_from d Γf M N L A B As Γ0 θ W ρ :
+  typed_tm Γf M B -> typed_tm (A :: Γf) N B -> typed_tm Γf L A -> Γf = As ++ Γ0 ->
+  env_fits Γf (fun x => den ρ (θ x)) ->
+  (forall e, env_fits Γf e -> fits B (den e M) /\ fits A (den e L)) ->
+  (forall ρ', env_fits (A :: Γf) (fun x => den ρ' (rd_inner_subst x)) -> fits B (den ρ' (Var 0)) ->
+     rd_ok [A] B (fun x => den ρ' (rd_inner_subst x)) N (den ρ' (rdr d Γf [A] rd_inner_subst (Var 0) N))
+       (den ρ' (Var 0))) ->
+  rd_ok As A (fun x => den ρ (θ x))
+    (Let L (Let (shift M) (Proj 0 (rdr d Γf [A] rd_inner_subst (Var 0) N))))
+    (den ρ (rdr d Γ0 As θ W (Let L (Let (shift M) (Proj 0 (rdr d Γf [A] rd_inner_subst (Var 0) N))))))
+    (den ρ W) ->
+  rd_ok As A (fun x => den ρ (θ x)) (Rd M N L) (den ρ (rdr (S d) Γ0 As θ W (Rd M N L))) (den ρ W).
+Proof.
+  intros HM HN HL -> Hv Hfits Hinner Hout.
+  rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
+  set (val := fun x => den ρ (θ x)) in *.
+  destruct Hout as [F [r [Hr E]]].
+  split; [exact F|]. exists r. split; [|exact E].
+  eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+  intros y Hy. unfold G. f_equal.
+  set (e := benv (length As) val y).
+  assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
+  set (l := den e L). set (u := den e M).
+  destruct (Hfits e He) as [Hu Hl]. fold u in Hu. fold l in Hl.
+  set (ρ' := scons u (scons l e)).
+  assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
+  { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
+  pose proof (Hinner ρ' Hv' Hu) as Hin.
+  pose proof (rd_core d (As ++ Γ0) ρ' A B (Var 0) N rd_inner_subst Hv' Hu Hin) as Hc.
+  transitivity (den ρ' (Proj 0 (rdr d (As ++ Γ0) [A] rd_inner_subst (Var 0) N))).
+  { rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
+  etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N)); [|reflexivity].
+  apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
+Qed.
+
+(** The point [V/x] of the [rd] step. *)
+Lemma env_fits_point Γ ρ A V : env_fits Γ ρ -> fits A (den ρ V) ->
+  env_fits ([A] ++ Γ) (fun x => den ρ (list_subst [V] x)).
+Proof.
+  intros Hρ HV [|x] C Hx; simpl in *; [injection Hx as <-; exact HV|].
+  unfold list_subst. simpl. destruct x; simpl; apply Hρ; auto.
+Qed.
+
+(** The [rd] step from the soundness of the one-variable rewriting at the
+    point [V/x] ([rd_core]). *)
+Lemma rd_step_from d Γ ρ A B W V N :
+  env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+  rd_ok [A] B (fun x => den ρ (list_subst [V] x)) N (den ρ (rdr d Γ [A] (list_subst [V] ) W N)) (den ρ W) ->
+  den ρ (Proj 0 (rdr d Γ [A] (list_subst [V]) W N)) = den ρ (Rd W N V).
+Proof.
+  intros Hρ HV HW Hok.
+  etransitivity; [apply (rd_core d Γ ρ A B W N (list_subst [V]) (env_fits_point Γ ρ A V Hρ HV) HW Hok)|].
+  transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
+  apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
+  unfold list_subst. simpl. destruct x; reflexivity.
+Qed.
+
 (** ** The rewriting of a body with plain smooth primitives satisfies [okt] *)
 Fixpoint smooth0 (M : tm) : Prop :=
   match M with
@@ -1470,38 +1543,16 @@ Proof.
   intros HN Ho. refine (rdr_sound_gen 1 okn okn_sub den_fits_n _ Γf N B HN Ho).
   clear Γf N B HN Ho.
   (* R-Rd *)
-  intros Γf M N' L A B HM HN HL [HoM [HpN HoL]] As Γ0 -> θ W ρ Hv HW.
-  rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
-  set (val := fun x => den ρ (θ x)) in *.
+  intros Γf M N' L A B HM HN HL [HoM [HpN HoL]] As Γ0 E θ W ρ Hv HW. subst Γf.
   set (T := Let L (Let (shift M) (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N')))).
-  assert (HT : typed_tm (As ++ Γ0) T A).
-  { unfold T. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
-    apply typed_tm_proj with (As := [A]); [|reflexivity].
-    apply (rdr_typed 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N' B); [exact HN|constructor; reflexivity|].
-    intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx]. }
+  assert (HT : typed_tm (As ++ Γ0) T A) by (apply rd_body_typed with B; auto).
   assert (HoT : okt T).
   { unfold T. cbn [okt]. split; [exact HoL|]. split; [apply okt_ren; exact HoM|].
     apply (okt_rdr0 _ N' B HN HpN [A] (As ++ Γ0) eq_refl); [|exact I]. intros [|x]; exact I. }
-  destruct (rdr_sound_rdfree _ T A HT HoT As Γ0 eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
-  split; [exact F|]. exists r. split; [|exact E].
-  eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
-  intros y Hy. unfold G. f_equal.
-  set (e := benv (length As) val y).
-  assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
-  set (l := den e L). set (u := den e M).
-  assert (Hl : fits A l) by (eapply den_fits; eauto).
-  assert (Hu : fits B u) by (eapply den_fits; eauto).
-  set (ρ' := scons u (scons l e)).
-  assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
-  { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
-  assert (HoN : okt N') by (apply smooth0_okt; auto).
-  pose proof (rdr_sound_rdfree _ N' B HN HoN [A] (As ++ Γ0) eq_refl rd_inner_subst (Var 0) ρ' Hv' Hu)
-    as Hin.
-  pose proof (rd_core 0 (As ++ Γ0) ρ' A B (Var 0) N' rd_inner_subst Hv' Hu Hin) as Hc.
-  transitivity (den ρ' (Proj 0 (rdr 0 (As ++ Γ0) [A] rd_inner_subst (Var 0) N'))).
-  { unfold T. rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
-  etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N')); [|reflexivity].
-  apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
+  apply (rd_case_from 0 _ M N' L A B As Γ0 θ W ρ HM HN HL eq_refl Hv).
+  - intros e He. split; eapply den_fits; eauto.
+  - intros ρ' Hv' Hu. apply (rdr_sound_rdfree _ N' B HN (smooth0_okt _ HpN) [A] (As ++ Γ0) eq_refl); auto.
+  - exact (rdr_sound_rdfree _ T A HT HoT As Γ0 eq_refl θ W ρ Hv HW).
 Qed.
 
 (** The soundness of the [rd] step for bodies of depth one: for
@@ -1513,18 +1564,13 @@ Theorem rd_step_sound_depth1 Γ ρ A B W V N :
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
 (** Informal proof: the rewriting at the bound [rd_depth N] is the one at
     the bound 1 ([rd_rewrite_enough], [okn_rd_depth]); [rdr_sound_depth1]
-    with [As = [A]], [θ = V/x] and [rd_core]. *)
+    with [As = [A]], [θ = V/x] and [rd_step_from]. *)
 Proof.
   intros HN Ho Hρ HV HW.
-  set (θ := list_subst [V]).
-  assert (Hv : env_fits ([A] ++ Γ) (fun x => den ρ (θ x))).
-  { intros [|x] C Hx; simpl in *; [injection Hx as <-; exact HV|]. unfold θ, list_subst. simpl. destruct x; simpl; apply Hρ; auto. }
-  transitivity (den ρ (Proj 0 (rdr 1 Γ [A] θ W N))).
+  transitivity (den ρ (Proj 0 (rdr 1 Γ [A] (list_subst [V]) W N))).
   { f_equal. symmetry. apply rd_rewrite_enough. apply okn_rd_depth. auto. }
-  etransitivity; [apply (rd_core 1 Γ ρ A B W N θ Hv HW (rdr_sound_depth1 _ N B HN Ho [A] Γ eq_refl θ W ρ Hv HW))|].
-  transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
-  apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
-  unfold θ, list_subst. simpl. destruct x; reflexivity.
+  apply rd_step_from with B; auto.
+  exact (rdr_sound_depth1 _ N B HN Ho [A] Γ eq_refl _ W ρ (env_fits_point Γ ρ A V Hρ HV) HW).
 Qed.
 
 (** The hypotheses are met by a body with [rd] inside: for

@@ -237,7 +237,7 @@ Theorem rdr_sound_all d : forall b Γf N B, (b <= 2)%nat -> typed_tm Γf N B -> 
   rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr d Γ0 As θ W N)) (den ρ W).
 (** Informal proof: by induction on [d], [rdr_sound_gen] at the level [d]
     for [okgd b d] ([okgd_sub], [den_fits_g]).  At the level 0 there is
-    no R-Rd case.  At the level [d + 1], as in [rdr_sound_lin]:
+    no R-Rd case.  At the level [d + 1] ([rd_case_from]):
     [W.R_θ(x⃗. M.rd(y.N)(L))] is [W.R_θ(x⃗.T)] at the level [d] for
     [T := let l ← L in let u ← M in u.R_l(y.N)].  The inner body [N] is
     [okg (b - 1)], so its rewriting is [okg b] ([okg_rdr] with
@@ -258,36 +258,16 @@ Proof.
     assert (HdM : (rd_depth M <= d)%nat) by lia.
     assert (HdN : (rd_depth N' <= d)%nat) by lia.
     assert (HdL : (rd_depth L <= d)%nat) by lia.
-    rewrite rdr_Rd, (infer_tm_complete _ _ _ HL).
-    set (val := fun x => den ρ (θ x)) in *.
     set (T := Let L (Let (shift M) (Proj 0 (rdr d (As ++ Γ0) [A] rd_inner_subst (Var 0) N')))).
-    assert (HT : typed_tm (As ++ Γ0) T A).
-    { unfold T. econstructor; [exact HL|]. econstructor; [apply typed_tm_shift; exact HM|].
-      apply typed_tm_proj with (As := [A]); [|reflexivity].
-      apply (rdr_typed d (As ++ Γ0) [A] rd_inner_subst (Var 0) N' B); [exact HN|constructor; reflexivity|].
-      intros [|x] C Hx; simpl in Hx |- *; constructor; [simpl; congruence|exact Hx]. }
+    assert (HT : typed_tm (As ++ Γ0) T A) by (apply rd_body_typed with B; auto).
     assert (HoT : okg b T).
     { unfold T. cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; exact HoM|].
       apply okg_rdr with (c := pred b); auto; [apply lift_budget; exact Hb|lia|intros [|x]; exact I|exact I]. }
     assert (HdT : (rd_depth T <= d)%nat) by (apply rd_depth_rd_body; auto).
-    destruct (IHd b _ T A Hb HT HoT HdT As Γ0 eq_refl θ W ρ Hv HW) as [F [r [Hr E]]].
-    split; [exact F|]. exists r. split; [|exact E].
-    eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
-    intros y Hy. unfold G. f_equal.
-    set (e := benv (length As) val y).
-    assert (He : env_fits (As ++ Γ0) e) by (apply benv_fits; auto).
-    set (l := den e L). set (u := den e M).
-    assert (Hl : fits A l) by (eapply den_fits_g; eauto).
-    assert (Hu : fits B u) by (eapply den_fits_g; eauto).
-    set (ρ' := scons u (scons l e)).
-    assert (Hv' : env_fits (A :: As ++ Γ0) (fun x => den ρ' (rd_inner_subst x))).
-    { intros [|x] C Hx; simpl in *; [congruence|]. apply He; auto. }
-    pose proof (IHd (pred b) _ N' B ltac:(lia) HN HoN HdN [A] (As ++ Γ0) eq_refl rd_inner_subst (Var 0) ρ' Hv' Hu) as Hin.
-    pose proof (rd_core decls locs d (As ++ Γ0) ρ' A B (Var 0) N' rd_inner_subst Hv' Hu Hin) as Hc.
-    transitivity (den ρ' (Proj 0 (rdr d (As ++ Γ0) [A] rd_inner_subst (Var 0) N'))).
-    { unfold T. rewrite !den_Let. unfold ρ', u, l. f_equal. f_equal. apply den_shift. }
-    etransitivity; [exact Hc|]. transitivity (rd_den u l (fun a => den (scons a e) N')); [|reflexivity].
-    apply rd_den_ext. intros a. apply den_ext. intros [|x]; reflexivity.
+    apply (rd_case_from decls locs d _ M N' L A B As Γ0 θ W ρ HM HN HL eq_refl Hv).
+    + intros e He. split; eapply den_fits_g; eauto.
+    + intros ρ' Hv' Hu. apply (IHd (pred b) _ N' B ltac:(lia) HN HoN HdN [A] (As ++ Γ0) eq_refl); auto.
+    + exact (IHd b _ T A Hb HT HoT HdT As Γ0 eq_refl θ W ρ Hv HW).
 Qed.
 
 (** ** Soundness of the [rd] step, at every depth *)
@@ -296,18 +276,10 @@ Theorem rd_step_sound_all Γ ρ A B W V N :
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
 (** Informal proof: [rd_rewrite] is the rewriting at the level
     [rd_depth N]; [rdr_sound_all] there with [b = 2], [As = [A]],
-    [θ = V/x], and [rd_core]. *)
+    [θ = V/x], and [rd_step_from]. *)
 Proof.
-  intros HN Ho Hρ HV HW.
-  set (θ := list_subst [V]).
-  assert (Hv : env_fits ([A] ++ Γ) (fun x => den ρ (θ x))).
-  { intros [|x] C Hx; simpl in *; [injection Hx as <-; exact HV|]. unfold θ, list_subst. simpl. destruct x; simpl; apply Hρ; auto. }
-  unfold rd_rewrite. fold θ.
-  etransitivity; [apply (rd_core decls locs (rd_depth N) Γ ρ A B W N θ Hv HW
-                          (rdr_sound_all (rd_depth N) 2 _ N B ltac:(lia) HN Ho (le_n _) [A] Γ eq_refl θ W ρ Hv HW))|].
-  transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
-  apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
-  unfold θ, list_subst. simpl. destruct x; reflexivity.
+  intros HN Ho Hρ HV HW. unfold rd_rewrite. apply rd_step_from with B; auto.
+  exact (rdr_sound_all (rd_depth N) 2 _ N B ltac:(lia) HN Ho (le_n _) [A] Γ eq_refl _ W ρ (env_fits_point Γ ρ A V Hρ HV) HW).
 Qed.
 
 (** ** The earlier bodies are [okg] bodies *)

@@ -147,21 +147,13 @@ Theorem rd_step_sound_on Γ ρ A B W V N :
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
 (** Informal proof: [rd_rewrite] is the rewriting at the level 0
     ([okt_on_rd_depth]); [rdr_sound_on] with [As = [A]], [θ = V/x], and
-    [rd_core]. *)
+    [rd_step_from]. *)
 Proof.
-  intros HN Ho Hρ HV HW.
-  set (θ := list_subst [V]).
-  assert (Hval : forall x, scons (den ρ V) ρ x = den ρ (θ x)).
-  { intros [|x]; [reflexivity|]. unfold θ, list_subst. simpl. destruct x; reflexivity. }
-  assert (Hv : env_fits ([A] ++ Γ) (fun x => den ρ (θ x))).
-  { intros [|x] C Hx; simpl in *; [injection Hx as <-; exact HV|]. unfold θ, list_subst. simpl. destruct x; simpl; apply Hρ; auto. }
-  assert (Ho' : okt_on (fun x => den ρ (θ x)) N) by (apply okt_on_ext with (scons (den ρ V) ρ); auto).
-  unfold rd_rewrite. fold θ. rewrite (okt_on_rd_depth _ N Ho).
-  etransitivity; [apply (rd_core decls locs 0 Γ ρ A B W N θ Hv HW
-                          (rdr_sound_on _ N B HN [A] Γ eq_refl θ W ρ Hv HW Ho'))|].
-  transitivity (rd_den (den ρ W) (den ρ V) (fun a => den (scons a ρ) N)); [|reflexivity].
-  apply rd_den_ext. intros a. apply den_ext. intros [|x]; [reflexivity|].
-  unfold θ, list_subst. simpl. destruct x; reflexivity.
+  intros HN Ho Hρ HV HW. unfold rd_rewrite. rewrite (okt_on_rd_depth _ N Ho).
+  apply rd_step_from with B; auto.
+  apply (rdr_sound_on _ N B HN [A] Γ eq_refl _ W ρ (env_fits_point Γ ρ A V Hρ HV) HW).
+  apply okt_on_ext with (scons (den ρ V) ρ); auto.
+  intros [|x]; [reflexivity|]. unfold list_subst. simpl. destruct x; reflexivity.
 Qed.
 End on.
 
