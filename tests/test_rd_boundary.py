@@ -1,0 +1,71 @@
+"""Where the soundness of the `rd` step stops (theories/analysis/rdsound_all.v).
+
+`rd_step_sound_all` covers every body in which a primitive `rd^k[p]` under
+`j` enclosing `rd`s has `k + j ≤ 1`: stepping the outer `rd` then applies
+at most `rd²[p]`.  Past that the rewriting applies `rd³[p]`, which the
+instance's `Ev` does not have (`eval_prim_rd3_none`): such programs are
+stuck, `ev-undefined` with exit 1.  Here both sides of that line are run
+through `rh-eval`; the values inside it are compared with sympy's exact
+derivative of the body.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+import sexpdata
+import sympy as sp
+
+from revhandlers.paths import rh_eval_path
+
+POINT, COT = (0.7, 1.3), (0.5, -0.25)
+
+
+def run(term: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(rh_eval_path())], input=f"(program (main (ret {term})))",
+                          capture_output=True, text=True, timeout=60)
+
+
+def outer(body: str) -> str:
+    """`W.rd(x.body)(V)` at the point and cotangent above."""
+    return f"(rd (const {COT[0]} {COT[1]}) x {body} (const {POINT[0]} {POINT[1]}))"
+
+
+def expected() -> np.ndarray:
+    """`W ⊙ d/dx [x · swish'(x)]`, coordinate by coordinate, by sympy."""
+    x = sp.Symbol("x", real=True)
+    d = sp.diff(x * sp.diff(x / (1 + sp.exp(-x)), x), x)
+    return np.array([float(sp.N(w * d.subs(x, v), 30)) for w, v in zip(COT, POINT)])
+
+
+#: bodies within `rd²`: `rd[swish]` applied in the body (k = 1, j = 0), and
+#: `swish` under one inner `rd` (k = 0, j = 1); both denote x ↦ x · swish'(x)
+WITHIN = {
+    "rd[swish] in the body": "(app (rd (swish 2)) (tuple x x))",
+    "swish under one rd": "(rd x y (app (swish 2) y) x)",
+}
+
+#: bodies whose rewriting applies `rd³[swish]`
+BEYOND = {
+    "swish under two rds": "(rd x y (rd y z (app (swish 2) z) y) x)",
+    "rd[swish] under one rd": "(rd x y (app (rd (swish 2)) (tuple y y)) x)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WITHIN))
+def test_within_rd2_the_step_runs_and_gives_the_real_derivative(name):
+    out = run(outer(WITHIN[name]))
+    assert out.returncode == 0, out.stdout + out.stderr
+    answer = sexpdata.loads(out.stdout)
+    value = np.array(answer[1][1][1:], dtype=float)
+    np.testing.assert_allclose(value, expected(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(BEYOND))
+def test_beyond_rd2_the_program_is_stuck_on_rd3(name):
+    out = run(outer(BEYOND[name]))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "(kind ev-undefined)" in out.stdout
+    assert "(rd (rd (rd (swish 2))))" in out.stdout
