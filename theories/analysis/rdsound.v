@@ -451,26 +451,6 @@ Definition env_fits (Γ : ctx) (ρ : nat -> rv) : Prop :=
 Lemma env_fits_cons Γ ρ A t : env_fits Γ ρ -> fits A t -> env_fits (A :: Γ) (scons t ρ).
 Proof. intros H Ht [|x] B Hx; simpl in *; [congruence|auto]. Qed.
 
-(** The denotation of a well-typed body has the shape of its type. *)
-Lemma den_fits Γ M A : typed_tm Γ M A -> okt M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
-Proof.
-  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
-  - intros Γ x A Hx _ ρ Hρ. simpl. auto.
-  - intros Γ c Hc ρ Hρ. simpl in *. constructor. auto.
-  - intros Γ f M HM IH [[_ [_ [_ [Hf _]]]] HoM] ρ Hρ. rewrite den_App. apply Hf. apply IH; auto.
-  - intros Γ M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] ρ Hρ. simpl.
-    specialize (IH1 Ho1 ρ Hρ). specialize (IH2 Ho2 ρ Hρ).
-    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
-    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
-  - intros Γ Ms As HF IH Ho ρ Hρ. apply okt_tuple in Ho. simpl. constructor.
-    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; auto.
-  - intros Γ M As i A HM IH Hi Ho ρ Hρ. simpl. specialize (IH Ho ρ Hρ).
-    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
-  - intros Γ M N A B HM IHM HN IHN [HoM HoN] ρ Hρ. simpl. apply IHN; auto.
-    apply env_fits_cons; auto.
-  - intros. simpl in *. tauto.
-Qed.
-
 (** ** The body as a map of flat vectors *)
 (** The point: the values of the block [x⃗]. *)
 Definition pt (k : nat) (val : nat -> rv) : rv := RNode (map val (seq 0 k)).
@@ -634,6 +614,34 @@ Definition ok_step_env (ok : (nat -> rv) -> tm -> Prop) (val : nat -> rv) (M : t
   | Let M N => ok val M /\ ok (scons (den val M) val) N
   | Rd _ _ _ => True
   end.
+
+(** The denotation of a well-typed term has the shape of its type, for a
+    predicate [ok val] that asks [ok_step_env] of the subterms ([good_at]
+    gives the shapes of the primitives) and of an [rd] its point. *)
+Lemma den_fits_env (ok : (nat -> rv) -> tm -> Prop)
+  (ok_sub : forall val M, ok val M -> ok_step_env ok val M)
+  (ok_rd : forall val M N L, ok val (Rd M N L) -> ok val L) Γ M A :
+  typed_tm Γ M A -> forall val, ok val M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
+  - intros Γ x A Hx val _ ρ Hρ. simpl. auto.
+  - intros Γ c val Ho ρ Hρ. apply ok_sub in Ho. simpl in *. constructor. auto.
+  - intros Γ f M HM IH val Ho ρ Hρ. destruct (ok_sub _ _ Ho) as [[Hf _] HoM].
+    rewrite den_App. apply Hf. eapply IH; eauto.
+  - intros Γ M1 M2 b H1 IH1 H2 IH2 val Ho ρ Hρ. destruct (ok_sub _ _ Ho) as [Ho1 Ho2]. simpl.
+    specialize (IH1 val Ho1 ρ Hρ). specialize (IH2 val Ho2 ρ Hρ).
+    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
+    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
+  - intros Γ Ms As HF IH val Ho ρ Hρ. apply ok_sub in Ho. simpl in Ho |- *. constructor.
+    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; eauto.
+  - intros Γ M As i A HM IH Hi val Ho ρ Hρ. apply ok_sub in Ho. simpl. specialize (IH val Ho ρ Hρ).
+    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
+  - intros Γ M N A B HM IHM HN IHN val Ho ρ Hρ. destruct (ok_sub _ _ Ho) as [HoM HoN]. simpl.
+    eapply IHN; eauto. apply env_fits_cons; eauto.
+  - intros Γ M N L A B HM _ HN _ HL IHL val Ho ρ Hρ. rewrite den_Rd. unfold rd_den.
+    assert (Hl : fits A (den ρ L)) by (eapply IHL; eauto).
+    apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
+Qed.
 
 (** The induction shared by every soundness theorem of the rewriting:
     the rewriting at a level [d] of the bodies satisfying a predicate
@@ -910,6 +918,23 @@ Proof.
 Qed.
 End rdr_sound_env.
 
+(** A good primitive is good at every tree of its domain's shape. *)
+Lemma good_good_at f t : good f -> good_at f t.
+Proof.
+  destruct f as [k p]. intros [Hs [Hok [Hk [Hf Hf1]]]]. split; [exact Hf|]. split; [exact Hf1|].
+  intros Ht. simpl in *. apply (prim_rd_correct_all p k Hs Hok Hk). apply fits_len in Ht.
+  rewrite Ht. unfold pdom, dim. reflexivity.
+Qed.
+
+
+(** A predicate on bodies alone, asking [ok_step], asks [ok_step_env]. *)
+Lemma ok_step_env_of (ok : tm -> Prop) : (forall M, ok M -> ok_step ok M) ->
+  forall val M, ok M -> ok_step_env (fun _ M => ok M) val M.
+Proof.
+  intros ok_sub val M HM. pose proof (ok_sub M HM) as H. destruct M; simpl in H |- *; auto.
+  destruct H. split; auto. apply good_good_at. auto.
+Qed.
+
 (** The induction for a predicate [ok] on bodies alone. *)
 Section rdr_sound.
 Variable d : nat.
@@ -921,14 +946,6 @@ Hypothesis rd_case : forall Γf M N L A B, typed_tm Γf M B -> typed_tm (A :: Γ
   env_fits Γf (fun x => den ρ (θ x)) -> fits A (den ρ W) ->
   rd_ok As A (fun x => den ρ (θ x)) (Rd M N L) (den ρ (rdr d Γ0 As θ W (Rd M N L))) (den ρ W).
 
-(** A good primitive is good at every tree of its domain's shape. *)
-Lemma good_good_at f t : good f -> good_at f t.
-Proof.
-  destruct f as [k p]. intros [Hs [Hok [Hk [Hf Hf1]]]]. split; [exact Hf|]. split; [exact Hf1|].
-  intros Ht. simpl in *. apply (prim_rd_correct_all p k Hs Hok Hk). apply fits_len in Ht.
-  rewrite Ht. unfold pdom, dim. reflexivity.
-Qed.
-
 Lemma rdr_sound_gen Γf N B : typed_tm Γf N B -> ok N ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
   env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
@@ -938,8 +955,7 @@ Proof.
   intros HN Ho As Γ0 E θ W ρ Hv HW.
   refine (rdr_sound_env d (fun _ M => ok M) _ _ _ _ Γf N B HN As Γ0 E θ W ρ Hv HW Ho).
   - intros val val' M _ H. exact H.
-  - intros val M HM. pose proof (ok_sub M HM) as H. destruct M; simpl in H |- *; auto.
-    destruct H. split; auto. apply good_good_at. auto.
+  - apply ok_step_env_of. exact ok_sub.
   - intros Γ M A HT [_ HM]. apply ok_fits; auto.
   - intros Γf' M N' L A B' HM' HN' HL' As' Γ0' E' θ' W' ρ' Hv' HW' Ho'.
     exact (rd_case Γf' M N' L A B' HM' HN' HL' Ho' As' Γ0' E' θ' W' ρ' Hv' HW').
@@ -948,6 +964,14 @@ End rdr_sound.
 
 Lemma okt_sub M : okt M -> ok_step okt M.
 Proof. destruct M; simpl; intros H; auto. apply okt_tuple. exact H. Qed.
+
+(** The denotation of a well-typed body has the shape of its type. *)
+Lemma den_fits Γ M A : typed_tm Γ M A -> okt M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM Ho. refine (den_fits_env (fun _ M => okt M) _ _ Γ M A HM (fun _ => RNode []) Ho).
+  - apply ok_step_env_of, okt_sub.
+  - intros val M' N L [].
+Qed.
 
 (** ** Soundness of the rewriting for [rd]-free bodies *)
 Theorem rdr_sound_rdfree Γf N B : typed_tm Γf N B -> okt N ->
@@ -1499,29 +1523,22 @@ Proof.
     + exact (okt_rd_depth L H3).
 Qed.
 
-Lemma den_fits_n Γ M A : typed_tm Γ M A -> okn M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Lemma okt_okn M : okt M -> okn M.
 Proof.
-  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
-  - intros Γ x A Hx _ ρ Hρ. simpl. auto.
-  - intros Γ c Hc ρ Hρ. simpl in *. constructor. auto.
-  - intros Γ f M HM IH [[_ [_ [_ [Hf _]]]] HoM] ρ Hρ. rewrite den_App. apply Hf. apply IH; auto.
-  - intros Γ M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] ρ Hρ. simpl.
-    specialize (IH1 Ho1 ρ Hρ). specialize (IH2 Ho2 ρ Hρ).
-    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
-    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
-  - intros Γ Ms As HF IH Ho ρ Hρ. apply okn_tuple in Ho. simpl. constructor.
-    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; auto.
-  - intros Γ M As i A HM IH Hi Ho ρ Hρ. simpl. specialize (IH Ho ρ Hρ).
-    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
-  - intros Γ M N A B HM IHM HN IHN [HoM HoN] ρ Hρ. simpl. apply IHN; auto.
-    apply env_fits_cons; auto.
-  - intros Γ M N L A B HM _ HN _ HL _ [HoM [HoN HoL]] ρ Hρ. rewrite den_Rd. unfold rd_den.
-    assert (Hl : fits A (den ρ L)) by (eapply den_fits; eauto).
-    apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; cbn [okt okn]; intros H; try tauto.
+  - apply okn_tuple. apply okt_tuple in H. rewrite Forall_forall in IH, H |- *. auto.
 Qed.
 
 Lemma okn_sub M : okn M -> ok_step okn M.
 Proof. destruct M; simpl; intros H; auto. apply okn_tuple. exact H. Qed.
+
+Lemma den_fits_n Γ M A : typed_tm Γ M A -> okn M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM Ho. refine (den_fits_env (fun _ M => okn M) _ _ Γ M A HM (fun _ => RNode []) Ho).
+  - apply ok_step_env_of, okn_sub.
+  - intros val M' N L [_ [_ HL]]. apply okt_okn. exact HL.
+Qed.
 
 (** The rewriting of a body of depth one denotes a reverse derivative of
     the body. *)

@@ -189,25 +189,18 @@ Proof.
 Qed.
 
 (** ** The shape of the denotation *)
+Lemma okg_sub_env b val M : okg b M -> ok_step_env (fun _ M => okg b M) val M.
+Proof.
+  destruct M; cbn [okg ok_step_env]; intros H; try tauto.
+  - destruct H as [[Hg _] HM]. split; [apply good_good_at; exact Hg|exact HM].
+  - apply okg_tuple. exact H.
+Qed.
+
 Lemma den_fits_g b Γ M A : typed_tm Γ M A -> okg b M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
 Proof.
-  intros HM. revert b. elim HM using typed_tm_ind'; clear Γ M A HM.
-  - intros Γ x A Hx b _ ρ Hρ. simpl. auto.
-  - intros Γ c b Ho ρ Hρ. simpl in *. constructor. auto.
-  - intros Γ f M HM IH b [[[_ [_ [_ [Hf _]]]] _] HoM] ρ Hρ. rewrite den_App. apply Hf. eapply IH; eauto.
-  - intros Γ M1 M2 b0 H1 IH1 H2 IH2 b [Ho1 Ho2] ρ Hρ. simpl.
-    specialize (IH1 b Ho1 ρ Hρ). specialize (IH2 b Ho2 ρ Hρ).
-    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
-    destruct (fits_vadd b0 u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
-  - intros Γ Ms As HF IH b Ho ρ Hρ. apply okg_tuple in Ho. simpl. constructor.
-    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; eauto.
-  - intros Γ M As i A HM IH Hi b Ho ρ Hρ. simpl. specialize (IH b Ho ρ Hρ).
-    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
-  - intros Γ M N A B HM IHM HN IHN b [HoM HoN] ρ Hρ. simpl. eapply IHN; eauto.
-    apply env_fits_cons; eauto.
-  - intros Γ M N L A B HM _ HN _ HL IHL b [HoM [HoN HoL]] ρ Hρ. rewrite den_Rd. unfold rd_den.
-    assert (Hl : fits A (den ρ L)) by (eapply IHL; eauto).
-    apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
+  intros HM Ho. refine (den_fits_env decls locs (fun _ M => okg b M) _ _ Γ M A HM (fun _ => RNode []) Ho).
+  - intros val M'. apply okg_sub_env.
+  - intros val M' N L [_ [_ HL]]. exact HL.
 Qed.
 
 (** The bodies of the level [d] at the budget [b]. *)

@@ -108,22 +108,8 @@ Qed.
 
 Lemma den_fits_on Γ M A : typed_tm Γ M A -> forall val, okt_on val M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
 Proof.
-  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
-  - intros Γ x A Hx val _ ρ Hρ. simpl. auto.
-  - intros Γ c val Ho ρ Hρ. simpl in *. constructor. auto.
-  - intros Γ [k p] M HM IH val [[Hok [Hk _]] HoM] ρ Hρ. rewrite den_App.
-    apply (all_prim_fits p k Hok ltac:(simpl in Hk; lia)). eapply IH; eauto.
-  - intros Γ M1 M2 b H1 IH1 H2 IH2 val [Ho1 Ho2] ρ Hρ. simpl.
-    specialize (IH1 val Ho1 ρ Hρ). specialize (IH2 val Ho2 ρ Hρ).
-    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
-    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
-  - intros Γ Ms As HF IH val Ho ρ Hρ. apply okt_on_tuple in Ho. simpl. constructor.
-    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; eauto.
-  - intros Γ M As i A HM IH Hi val Ho ρ Hρ. simpl. specialize (IH val Ho ρ Hρ).
-    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
-  - intros Γ M N A B HM IHM HN IHN val [HoM HoN] ρ Hρ. simpl. eapply IHN; eauto.
-    apply env_fits_cons; eauto.
-  - intros. simpl in *. tauto.
+  intros HM. apply (den_fits_env decls locs okt_on okt_on_sub); auto.
+  intros val M' N L [].
 Qed.
 
 (** ** Soundness of the rewriting and of the [rd] step *)
