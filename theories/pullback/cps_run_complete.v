@@ -367,6 +367,25 @@ Proof. split; [constructor|discriminate]. Qed.
 
 (** A run of [step_at] with the machine's premise evaluators at [(d0, m0)]
     to a value: the machine reaches it, with enough transitions. *)
+(** A run of [step_at] that ends within fuel [J + 1] at the depth [d0] and
+    fuel [m0] is the machine's run from the depth [d0 + 1] and the fuel
+    [max m0 (J + 1)] on ([cps_mono], [run_mono]). *)
+Lemma cps_enough d0 m0 J t u j rs o :
+  run (cps_step d0 m0) (cps_eval d0 m0) (J + 1) (St MEval t []) 0 [] = (u, j, rs, o) -> o <> OFuel ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = match o with OValue => EVal u | OStuck => EStuck | _ => EFuel end /\
+    cps_run d' m' t = (u, j, rs, o).
+Proof.
+  intros E Ho. exists (S d0), (Nat.max m0 (J + 1)). intros d' m' Hd Hm.
+  destruct d' as [|d'']; [lia|].
+  assert (Hm0 : m0 <= m') by lia. assert (HJm : J + 1 <= m') by lia.
+  split.
+  - destruct (cps_mono d0 m0 d'' m' ltac:(lia) Hm0) as [As Ae]. rewrite cps_eval_S.
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by exact Ho. destruct o; reflexivity.
+  - destruct (cps_mono d0 m0 (S d'') m' ltac:(lia) Hm0) as [As Ae]. unfold cps_run.
+    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by exact Ho. reflexivity.
+Qed.
+
 Lemma cps_of_chain j t v d0 m0 :
   sa_steps (cps_step d0 m0) (cps_eval d0 m0) j t v -> value v ->
   exists d m, forall d' m', d <= d' -> m <= m' ->
@@ -376,14 +395,8 @@ Proof.
   destruct (run_chain _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hv _ (inv_start t) eq_refl)
     as [J HJ].
   destruct (HJ 0 0 []) as [rs E]. simpl in E.
-  exists (S d0), (Nat.max m0 (J + 1)). intros d' m' Hd Hm.
-  destruct d' as [|d'']; [lia|].
-  assert (Hm0 : m0 <= m') by lia. assert (HJm : J + 1 <= m') by lia.
-  split.
-  - destruct (cps_mono d0 m0 d'' m' ltac:(lia) Hm0) as [As Ae]. rewrite cps_eval_S.
-    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
-  - destruct (cps_mono d0 m0 (S d'') m' ltac:(lia) Hm0) as [As Ae]. exists rs. unfold cps_run.
-    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
+  destruct (cps_enough _ _ _ _ _ _ _ _ E ltac:(discriminate)) as [d [m H]].
+  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
 Qed.
 
 (** ** [step_at] asks its premise evaluators only finitely many questions
@@ -862,14 +875,8 @@ Proof.
   destruct (run_chain_stuck _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hu _ (inv_start t) eq_refl)
     as [J HJ].
   destruct (HJ 0 0 []) as [rs E]. simpl in E.
-  exists (S d0), (Nat.max m0 (J + 1)). intros d' m' Hd Hm.
-  destruct d' as [|d'']; [lia|].
-  assert (Hm0 : m0 <= m') by lia. assert (HJm : J + 1 <= m') by lia.
-  split.
-  - destruct (cps_mono d0 m0 d'' m' ltac:(lia) Hm0) as [As Ae]. rewrite cps_eval_S.
-    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
-  - destruct (cps_mono d0 m0 (S d'') m' ltac:(lia) Hm0) as [As Ae]. exists rs. unfold cps_run.
-    rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by discriminate. reflexivity.
+  destruct (cps_enough _ _ _ _ _ _ _ _ E ltac:(discriminate)) as [d [m H]].
+  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
 Qed.
 
 (** What the machine's runs of [step_at] say of an answer of [eval_fn]. *)
