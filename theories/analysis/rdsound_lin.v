@@ -109,10 +109,6 @@ Proof.
     apply IHd; auto; [intros [|x]; exact I|exact I].
 Qed.
 
-(** ** The shape of the denotation *)
-Lemma den_fits_lin Γ M A : typed_tm Γ M A -> oklin M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
-Proof. intros HM Ho. apply oklin_okg in Ho. eapply den_fits_g; eauto. Qed.
-
 (** ** Soundness of the rewriting at every level *)
 Theorem rdr_sound_lin d : forall Γf N B, typed_tm Γf N B -> oklin N -> (rd_depth N <= d)%nat ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
