@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PIP ?= $(PY) -m pip
 
-.PHONY: all help deps deps-coq proofs build install demo headline html test bench clean
+.PHONY: all help deps deps-coq proofs build install demo headline html rules test bench clean
 
 all: build
 
@@ -62,6 +62,11 @@ headline: proofs
 ## html: the theories' documentation (coqdoc) in docs/html/ (not committed; docs/paper-map.md links into it)
 html: proofs
 	@bash scripts/coqdoc-html.sh docs/html
+
+## rules: write docs/rules.md, every typing, reduction, Fig. 4 and RH rule, from the Coq sources
+##        (tests/test_rules_doc.py checks that it is current and names every constructor)
+rules:
+	@$(PY) scripts/gen-rules.py
 
 ## demo: the main job: train the paper's MLP through the verified evaluator
 demo: build

@@ -19,16 +19,33 @@ Implicit Types (M V : tm) (A B C : ty) (P Q R : cmd) (K : list cmd) (H : handler
 
 (** ** Commands without heap (the paper's §5.2 relation [P → P']) *)
 Inductive step_cmd : cmd -> cmd -> Prop :=
+(**
+<<
+          M → M'
+    ───────────────────────  (S-Term)
+     F^t[M] → F^t[M']
+>> *)
 | step_cmd_term K F M M' P P' :
     step_tm M M' ->
     P = fill_t K F M -> P' = fill_t K F M' ->
     step_cmd P P'
+(**
+<<
+    ───────────────────────────────────────  (S-LetVal)
+     F^c[let x ⇐ ⌊V⌋ in Q] → F^c[Q[V/x]]
+>> *)
 | step_cmd_let_val K V Q P P' :
     value V ->
     P = fill_c K (CLet (Ret V) Q) ->
     P' = fill_c K (subst_cmd (list_subst [V]) Q) ->
     step_cmd P P'
-(** The value [V] of product type is a tuple [<V1..Vn>]; its component
+(**
+<<
+     RH^{V⃗}_H(<x1,…,xn>.R) = R'
+    ───────────────────────────────────────────────────────  (S-RevHandle)
+     F^c[rev handle(<V1,…,Vn>)<x1,…,xn>.R with H] → F^c[R']
+>>
+    The value [V] of product type is a tuple [<V1..Vn>]; its component
     types [Bs] are inferred (they are the types of the binders). *)
 | step_cmd_revhandle K Vs Bs R H R' P P' :
     Forall value Vs ->
@@ -56,14 +73,30 @@ Definition heap_ok (hp : heap) : Prop :=
   Forall (fun lc => const_ty (snd lc) = loc_base (fst lc)) hp.
 
 Inductive step_conf : heap -> cmd -> heap -> cmd -> Prop :=
+(**
+<<
+           P → P'
+    ─────────────────────  (S-Pure)
+     (hp, P) → (hp, P')
+>> *)
 | step_conf_cmd hp P P' :
     step_cmd P P' ->
     step_conf hp P hp P'
+(**
+<<
+    ─────────────────────────────────────────────  (S-Get)
+     (hp, F^c[Get[ℓ](V)]) → (hp, F^c[⌊hp(ℓ)⌋])
+>> *)
 | step_conf_get hp K l V P P' :
     value V ->
     P = fill_c K (Op (OpGet l) V) ->
     P' = fill_c K (Ret (Const (heap_lookup hp l))) ->
     step_conf hp P hp P'
+(**
+<<
+    ────────────────────────────────────────────────  (S-Put)
+     (hp, F^c[Put[ℓ](c)]) → (hp[ℓ ↦ c], F^c[⌊0⌋])
+>> *)
 | step_conf_put hp K l c P P' :
     P = fill_c K (Op (OpPut l) (Const c)) ->
     P' = fill_c K (Ret (Const (czero unit_base))) ->
@@ -71,7 +104,18 @@ Inductive step_conf : heap -> cmd -> heap -> cmd -> Prop :=
 
 (** Reflexive-transitive closure. *)
 Inductive steps_conf : heap -> cmd -> heap -> cmd -> Prop :=
+(**
+<<
+    ──────────────────────  (Steps-Refl)
+     (hp, P) →* (hp, P)
+>> *)
 | steps_conf_refl hp P : steps_conf hp P hp P
+(**
+<<
+     (hp, P) → (hp', P')    (hp', P') →* (hp'', P'')
+    ──────────────────────────────────────────────────  (Steps-Step)
+                (hp, P) →* (hp'', P'')
+>> *)
 | steps_conf_step hp P hp' P' hp'' P'' :
     step_conf hp P hp' P' -> steps_conf hp' P' hp'' P'' -> steps_conf hp P hp'' P''.
 

@@ -58,23 +58,58 @@ Definition fill_ectx (K : list tframe) (M : tm) : tm := fold_left (fun M F => fi
     W.rd(x.N)(V)       → W.R_V(x.N)
 >> *)
 Inductive head_step_tm : tm -> tm -> Prop :=
+(**
+<<
+     Ev(f, V) = V'
+    ───────────────  (E-Fun)
+      f(V) → V'
+>> *)
 | head_step_tm_app f V V' :
     value V -> ev f V = Some V' ->
     head_step_tm (App f V) V'
+(**
+<<
+    ─────────────────────────  (E-Add)
+     c1 + c2 → c1 +_β c2
+>> *)
 | head_step_tm_add c1 c2 :
     head_step_tm (Add (Const c1) (Const c2)) (Const (cadd c1 c2))
+(**
+<<
+    ───────────────────────────────  (E-Proj)
+     proj_i(<V1,…,Vn>) → Vi
+>> *)
 | head_step_tm_proj Vs i V :
     Forall value Vs -> nth_error Vs i = Some V ->
     head_step_tm (Proj i (Tuple Vs)) V
+(**
+<<
+    ────────────────────────────  (E-Let)
+     let x ← V in M → M[V/x]
+>> *)
 | head_step_tm_let V N :
     value V ->
     head_step_tm (Let V N) (subst_tm (list_subst [V]) N)
+(**
+<<
+          ⊢ V : A
+    ──────────────────────────────  (E-Rd)
+     W.rd(x.N)(V) → W.R_V(x.N)
+>>
+    [W.R_V(x.N)] is [rd_rewrite]: the one-variable instance of the
+    rewriting of Fig. 4, projected; the type [A] of the point is inferred. *)
 | head_step_tm_rd W N V A :
     value W -> value V -> infer_tm [] V = Some A ->
     head_step_tm (Rd W N V) (rd_rewrite [] A W V N).
 
 (** [E[M] → E[M']] if [M → M'] (head). *)
 Inductive step_tm : tm -> tm -> Prop :=
+(**
+<<
+          M → M'   (head)
+    ─────────────────────  (E-Ctx)
+      E[M] → E[M']
+>> *)
 | step_tm_ctx K M0 M0' M M' :
     Forall frame_ok K ->
     M = fill_ectx K M0 -> M' = fill_ectx K M0' ->

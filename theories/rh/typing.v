@@ -180,12 +180,17 @@ with typed_handler : handler -> ty -> Prop :=
     typed_clauses cls ->
     typed_handler (Handler P cls) C
 with typed_clauses : clauses -> Prop :=
+(**
+<<
+    ────────  (H-Nil)
+     ⊢ []
+>> *)
 | typed_clauses_nil :
     typed_clauses CNil
 (**
 <<
      Op : A ▷ B    ⋄ ; x:A ⊢ Q^f : B × D    ⋄ ; y:B, z:D ⊢ Q^b : A    ⊢ cls
-    ─────────────────────────────────────────────────────────────────────────
+    ─────────────────────────────────────────────────────────────────────────  (H-Clause)
                      ⊢ (Op, D, x ↦ Q^f | y,z ↦ Q^b) :: cls
 >> *)
 | typed_clauses_cons o D Qf Qb rest :
