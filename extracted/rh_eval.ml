@@ -120,6 +120,26 @@ module Driver (V : VECTORS) = struct
   let runnable p = let t = check p in rd_limit p; t
 
   let check_line p = to_line (list "ok" [ list "type" [ C.prog_ty_sexp io (check p) ] ])
+
+  (* The user operations no handler covers (effects.v's unhandled), each
+     once, in order: a checked program without any is never stuck on an
+     operation (effect_safety). *)
+  let unhandled p =
+    List.fold_left (fun acc o -> if List.mem o acc then acc else acc @ [ o ]) [] (C.prog_unhandled p)
+
+  let effects_line p = ignore (check p); to_line (list "ok" [ list "unhandled" (List.map atom (unhandled p)) ])
+
+  (* --check: well typed and no operation left unhandled.  The request
+     (check PROGRAM) answers the type alone, (effects PROGRAM) the rest. *)
+  let check_effects_line p =
+    let line = check_line p in
+    match unhandled p with
+    | [] -> line
+    | [ o ] -> bad "effect" ("operation " ^ o ^ " is handled by no enclosing handler (a handler without a clause \
+                              for it passes it on to the enclosing ones): running it fails with unhandled-operation")
+    | os -> bad "effect" ("operations " ^ String.concat ", " os ^ " are handled by no enclosing handler (a handler \
+                           without a clause for one passes it on to the enclosing ones): running them fails with \
+                           unhandled-operation")
   let answer p r = to_line (runtime (C.prog_outcome V.ops io p r))
 
   let run p =
@@ -158,6 +178,8 @@ module Driver (V : VECTORS) = struct
     match mode with
     | `Run -> run p
     | `Check -> check_line p
+    | `CheckEffects -> check_effects_line p
+    | `Effects -> effects_line p
     | `Coverage -> coverage p
     | `Trace ->
         let steps = ref [] in
@@ -244,10 +266,11 @@ module Driver (V : VECTORS) = struct
     match s with
     | S.List [ S.Atom "run"; p ] -> (`Run, p)
     | S.List [ S.Atom "check"; p ] -> (`Check, p)
+    | S.List [ S.Atom "effects"; p ] -> (`Effects, p)
     | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
     | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
     | S.List (S.Atom "program" :: _) -> (`Run, s)
-    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
+    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
 
   let main serve_mode mode file =
     if serve_mode then
@@ -284,7 +307,7 @@ let () =
     | None -> (
     match l with
     | [] -> ()
-    | "--check" :: rest -> mode := `Check; args rest
+    | "--check" :: rest -> mode := `CheckEffects; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
     | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest

@@ -260,16 +260,33 @@ rev handle(<[1.0]>)<x>. let a <= Q(x) in P(a) with {
 }
 """
 # line 3: "rev handle(<[1.0]>)<x>. let a <= Q(x) in " is 41 characters: P at 42
-WARNING = ("prog.rh:3:42: warning: operation P is handled by no enclosing handler (a handler without a clause for it "
-           "passes it on to the enclosing ones): running it fails with unhandled-operation")
+EFFECT_ERROR = ("prog.rh:3:42: error (effect): operation P is handled by no enclosing handler (a handler without a "
+                "clause for it passes it on to the enclosing ones): running it fails with unhandled-operation")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_an_operation_no_handler_handles_is_a_warning_of_check(tmp_path, capsys, engine):
+def test_an_operation_no_handler_handles_is_an_error_of_check(tmp_path, capsys, engine):
     code, out, err = run_cli(tmp_path, capsys, UNHANDLED, "check", "--engine", engine)
-    assert code == 0
-    assert out == "prog.rh: well typed, Prod(Real(1))\n".replace("prog.rh", str(tmp_path / "prog.rh"))
-    assert err == [WARNING, "rev handle(<[1.0]>)<x>. let a <= Q(x) in P(a) with {", " " * 41 + "^"]
+    assert code == 2
+    assert out == ""
+    assert err == [EFFECT_ERROR, "rev handle(<[1.0]>)<x>. let a <= Q(x) in P(a) with {", " " * 41 + "^"]
+
+
+TWO_UNHANDLED = """\
+op Q : Real(1) ~> Real(1)
+op P : Real(1) ~> Real(1)
+let a <= P([1.0]) in
+rev handle(<a>)<x>. Q(x) with { return r -> [| r |] }
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_unhandled_place_is_an_error_of_check(tmp_path, capsys, engine):
+    code, out, err = run_cli(tmp_path, capsys, TWO_UNHANDLED, "check", "--engine", engine)
+    assert code == 2 and out == ""
+    heads = [line for line in err if "error (effect)" in line]
+    assert [h.split(": error")[0].rsplit(":", 2)[1:] for h in heads] == [["3", "10"], ["4", "21"]]
+    assert "operation P is handled" in heads[0] and "operation Q is handled" in heads[1]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -384,8 +401,8 @@ def test_the_caret_lines_up_under_tabs(tmp_path, capsys):
 
 
 def test_exit_codes_of_the_installed_command(tmp_path):
-    """The real process: 2 for a type error, 0 with a warning, 1 at run time."""
-    cases = [(SWISH, "check", 2), (UNHANDLED, "check", 0), (UNHANDLED, "run", 1), (DUPLICATE, "check", 2),
+    """The real process: 2 for a type error or an unhandled operation at check time, 1 at run time."""
+    cases = [(SWISH, "check", 2), (UNHANDLED, "check", 2), (UNHANDLED, "run", 1), (DUPLICATE, "check", 2),
              ("[| swish(u) |]\n", "run", 2)]
     for i, (text, command, code) in enumerate(cases):
         f = tmp_path / f"p{i}.rh"

@@ -107,20 +107,40 @@ def _load_heap(path: str | None) -> dict | None:
 
 
 def cmd_check(args, out) -> int:
+    """Well typed, and no operation left unhandled: a program that performs
+    an operation no enclosing handler covers is an ``effect`` error (exit
+    2), one per place, found by the verified ``unhandled`` of effects.v
+    (``rh-eval``'s ``(effects P)``) or, with ``--engine reference``, by its
+    Python mirror (typecheck.unhandled_operations), which locates it."""
     prog = load(args.file)
-    from .typecheck import handler_checks
-    warnings = handler_checks(prog)    # a second clause for one operation: an error; unhandled operations
+    from .typecheck import handler_checks, unhandled_operations
+    handler_checks(prog)    # a second clause for one operation in one handler: an error (raised)
+    places = unhandled_operations(prog)
     if args.engine == "reference":
         from .typecheck import check_program
         t = _bounded(args.timeout, check_program, prog)
+        names = sorted({o.name for o, _ in places})
     else:
         ev = _evaluator(args)
         try:
             t = ev.check(prog)
+            names = sorted(set(ev.effects(prog)))
         finally:
             ev.close()
+        if names != sorted({o.name for o, _ in places}):
+            raise RevHandlersError("internal", f"the verified checker finds the unhandled operations {names}, "
+                                   f"its Python mirror {sorted({o.name for o, _ in places})}")
+    if names:
+        from .errors import format_diagnostic
+        path = args.file
+        source = _source(path) if path else None
+        for o, pos in places:
+            e = BadInput("effect", f"operation {o.name} is handled by no enclosing handler (a handler without a "
+                         f"clause for it passes it on to the enclosing ones): running it fails with "
+                         f"unhandled-operation", pos=pos)
+            print(format_diagnostic(e, path, source if pos else None), file=sys.stderr)
+        return 2
     print(f"{args.file}: well typed, {pretty_ty(t)}", file=out)
-    _print_warnings(warnings, args)
     return 0
 
 
@@ -420,14 +440,6 @@ def _describe_error(e: RevHandlersError, args) -> str:
             raise
         rule = f" [{e.rule}]" if e.rule != "none" else ""
         return f"error ({e.kind}){rule}: {e.message}"
-
-
-def _print_warnings(warnings, args) -> None:
-    from .errors import format_diagnostic
-    path = getattr(args, "file", None)
-    source = _source(path) if warnings and path else None
-    for w in warnings:
-        print(format_diagnostic(w, path, source, severity="warning"), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None, out=None) -> int:

@@ -17,7 +17,9 @@ warning) the way the command line prints it::
 from __future__ import annotations
 
 # "fmt": revhandlers fmt cannot print a file without losing some of it (comments, parameters)
-BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io", "fmt"}
+# "effect": `check` of a program that performs an operation no enclosing handler covers (effects.v)
+BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io", "fmt",
+                   "effect"}
 # "timeout": a driver's --timeout, or the Python wrapper's (VerifiedEvaluator(timeout=...))
 RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory", "timeout"}
 

@@ -101,6 +101,13 @@ class VerifiedEvaluator(ServeProcess):
     def check(self, prog: Program):
         return read_answer(self.request(f"(check {program_sexp(prog)})"))
 
+    def effects(self, prog: Program) -> list[str]:
+        """``(effects PROGRAM)``: the names of the user operations ``prog``
+        may perform that no enclosing handler covers (Coq's ``unhandled``,
+        ``effects.v``), each once; raises as :meth:`check` on an ill-typed
+        program."""
+        return read_answer(self.request(f"(effects {program_sexp(prog)})"))
+
     def trace(self, prog: Program):
         return read_answer(self.request(f"(trace {program_sexp(prog)})"))
 

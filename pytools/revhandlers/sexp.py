@@ -778,14 +778,17 @@ def read_heap(s) -> dict[str, np.ndarray]:
 
 
 def read_answer(line: str):
-    """A line of ``rh-eval``: a :class:`Result`, a type (for ``check``), a
-    trace ``(steps, Result)``, or raises the error it reports."""
+    """A line of ``rh-eval``: a :class:`Result`, a type (for ``check``), the
+    names of the unhandled operations (for ``effects``), a trace ``(steps,
+    Result)``, or raises the error it reports."""
     s = loads(line)
     match _head(s):
         case "result":
             fields = {_head(f): f for f in s[1:]}
             return Result(read_value(fields["value"][1]), read_heap(fields["heap"]), fields["steps"][1])
         case "ok":
+            if _head(s[1]) == "unhandled":    # (effects P): the operations no handler covers
+                return [str(_sym(x) or x) for x in s[1][1:]]
             return read_ty(s[1][1])
         case "error":
             fields = {_head(f): f[1] for f in s[1:]}

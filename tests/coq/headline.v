@@ -222,3 +222,22 @@ Check @run_total_fn_heap_ok.
 Print Assumptions run_total_fn_heap_ok.
 Check @run_total_fn_init_heap.
 Print Assumptions run_total_fn_init_heap.
+
+(* Effects (effects.v): [eff P] lists the operations a command may perform
+   outwards, the handlers read as RH uses them; every step performs nothing
+   outside it, so a closed well-typed program with no unhandled user
+   operation is never stuck on an operation: for the relation, for run at
+   every fuel, for the machine and for the total evaluator. *)
+From RevHandlers Require Import effects.
+Check @rh_eff.
+Print Assumptions rh_eff.
+Check @steps_conf_eff.
+Print Assumptions steps_conf_eff.
+Check @effect_safety.
+Print Assumptions effect_safety.
+Check @run_not_stuck_op.
+Print Assumptions run_not_stuck_op.
+Check @run_machine_not_stuck_op.
+Print Assumptions run_machine_not_stuck_op.
+Check @run_total_fn_not_stuck_op.
+Print Assumptions run_total_fn_not_stuck_op.

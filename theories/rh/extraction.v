@@ -25,7 +25,7 @@ From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOca
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total.
 
-From RevHandlers Require Import rd_size.
+From RevHandlers Require Import rd_size effects.
 
 Section entry.
 Context {Vec : Type} (vo : vec_ops Vec).
@@ -72,6 +72,11 @@ Definition prog_read (s : sexp) : result (@program Vec) error := read_program vo
 Definition prog_rd_depth (p : @program Vec) : nat := cmd_rd_depth (p_main p).
 Definition prog_check (p : @program Vec) : result ty type_error :=
   exec_check (p_decls p) (p_dims p) (p_main p).
+(** The names of the user operations the main command may perform
+    outwards, handled by no enclosing handler (effects.v: a program
+    without any is never stuck on an operation), in order, repeated. *)
+Definition prog_unhandled (p : @program Vec) : list string :=
+  map (fun o : op => nth o (p_ops p) ""%string) (unhandled (p_main p)).
 Definition prog_init_heap (p : @program Vec) : heap := init_heap vo p.
 Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : result heap error :=
   heap_set vo io p hp es.
@@ -126,6 +131,6 @@ Extraction "revhandlers_core.ml"
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
   prog_rd_depth max_rd_depth
-  prog_read prog_check prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
+  prog_read prog_check prog_unhandled prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
   prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
   tag_name index_of.
