@@ -241,3 +241,14 @@ Check @run_machine_not_stuck_op.
 Print Assumptions run_machine_not_stuck_op.
 Check @run_total_fn_not_stuck_op.
 Print Assumptions run_total_fn_not_stuck_op.
+
+(* Ev of the executable instance (ev_total.v): for k <= 2 it answers on
+   every closed value of the domain of rd^k[p] whose constants have their
+   declared lengths; for no k >= 3. *)
+From RevHandlers Require Import ev_total.
+Check @eval_prim_total.
+Print Assumptions eval_prim_total.
+Check @exec_ev_total.
+Print Assumptions exec_ev_total.
+Check @exec_ev_rd3_none.
+Print Assumptions exec_ev_rd3_none.
