@@ -1,0 +1,156 @@
+"""The verified evaluator inside the Python process: the extracted OCaml of
+``rh-eval`` linked as a shared library (``librh_embed.so``, built by dune
+from ``extracted/rh_embed.ml`` and ``extracted/rh_embed_stubs.c``) and
+loaded with :mod:`ctypes`.  :class:`InProcessEvaluator` offers the session
+requests of :class:`~revhandlers.evaluator.VerifiedEvaluator` (``load``,
+``exec``, ``heap``, ``unload``) with the same answers bit for bit, without
+a pipe: a request is answered by the same driver functions as ``rh-eval
+--serve``'s, and the locations of an ``exec`` cross as double buffers
+(each numpy array is read in place and copied once into the OCaml heap;
+each location read is copied once into a fresh numpy array) instead of
+base64 text.
+
+The library is found as ``RH_EMBED`` (a path) if set, else in the
+checkout's ``_build/default/extracted/``; :func:`available` says whether
+there is one (``RH_EMBED=0`` turns the in-process path off).  Requests
+are bounded as ``rh-eval``'s (60 s, and the memory bound): the time is
+checked on sampled allocations, the memory at the end of every major GC
+cycle, with no signal or timer taken from the process.  One request runs at
+a time (a lock; the calls keep the GIL).  The OCaml runtime stays loaded
+until the process exits."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .errors import RevHandlersError
+from .evaluator import VerifiedEvaluator, _head, _read_value, _short, read_session_answer
+
+LIBRARY = "librh_embed.so"
+
+_lock = threading.Lock()
+_lib = None
+_DOUBLES = ctypes.POINTER(ctypes.c_double)
+
+
+def library_path() -> Path | None:
+    """The shared library, or ``None`` (not built, or ``RH_EMBED=0``)."""
+    override = os.environ.get("RH_EMBED")
+    if override == "0":
+        return None
+    if override:
+        p = Path(override).expanduser()
+        return p if p.is_file() else None
+    from .paths import checkout_root
+    root = checkout_root()
+    if root is not None:
+        built = root / "_build" / "default" / "extracted" / LIBRARY
+        if built.is_file():
+            return built
+    return None
+
+
+def available() -> bool:
+    return library_path() is not None
+
+
+def _library():
+    """The loaded library with its runtime started (once per process)."""
+    global _lib
+    if _lib is None:
+        path = library_path()
+        if path is None:
+            raise RevHandlersError("io", f"{LIBRARY} is not built (dune build) or RH_EMBED=0")
+        try:
+            lib = ctypes.PyDLL(str(path))
+        except OSError as e:
+            raise RevHandlersError("io", f"cannot load {path}: {e}") from None
+        lib.rh_embed_start.restype = ctypes.c_int
+        lib.rh_embed_request.argtypes = [ctypes.c_char_p]
+        lib.rh_embed_request.restype = ctypes.c_char_p
+        lib.rh_embed_stage.argtypes = [ctypes.c_char_p, _DOUBLES, ctypes.c_long]
+        lib.rh_embed_stage.restype = ctypes.c_int
+        lib.rh_embed_exec.argtypes = [ctypes.c_char_p, ctypes.c_long, ctypes.c_int]
+        lib.rh_embed_exec.restype = ctypes.c_char_p
+        lib.rh_embed_read.argtypes = [ctypes.c_char_p, ctypes.c_char_p, _DOUBLES, ctypes.c_long]
+        lib.rh_embed_read.restype = ctypes.c_long
+        lib.rh_embed_set_limits.argtypes = [ctypes.c_double, ctypes.c_long]
+        lib.rh_embed_set_limits.restype = ctypes.c_int
+        lib.rh_embed_start()
+        _lib = lib
+    return _lib
+
+
+def _bytes(s: str) -> bytes:
+    return s.encode("utf-8", errors="surrogatepass")
+
+
+_VALUE_MODES = {"text": 0, "f64": 1, "none": 2}
+
+
+class InProcessEvaluator:
+    """The session requests of :class:`~revhandlers.evaluator.VerifiedEvaluator`,
+    answered inside this process.  ``timeout`` (seconds; default 60, as
+    ``rh-eval``'s) bounds each request; the runtime's bounds are shared by
+    every in-process evaluator (the last one made sets them)."""
+
+    #: sessions live as long as the process: the generation never changes
+    generation = 0
+    in_process = True
+
+    def __init__(self, timeout: float | None = None):
+        self._lib = _library()
+        self.timeout = timeout
+        with _lock:
+            self._lib.rh_embed_set_limits(60.0 if timeout is None else float(timeout), -1)
+
+    def request(self, line: str) -> str:
+        with _lock:
+            return self._lib.rh_embed_request(_bytes(line)).decode("utf-8", errors="surrogateescape")
+
+    session_load = VerifiedEvaluator.session_load
+    session_heap = VerifiedEvaluator.session_heap
+    session_unload = VerifiedEvaluator.session_unload
+
+    def session_exec(self, name: str, set: dict | None = None, read=(), fuel: int | None = None,
+                     value: str = "f64", sizes: dict | None = None):
+        """As :meth:`VerifiedEvaluator.session_exec`; ``sizes`` (name ->
+        number of numbers) saves a look-up per location read."""
+        if value not in _VALUE_MODES:
+            raise ValueError("value is 'f64', 'text' or 'none'")
+        read = list(read)
+        lib, nm = self._lib, _bytes(name)
+        arrays = [(_bytes(k), np.ascontiguousarray(v, dtype=np.float64).reshape(-1)) for k, v in (set or {}).items()]
+        with _lock:
+            for k, a in arrays:
+                lib.rh_embed_stage(k, a.ctypes.data_as(_DOUBLES), a.size)
+            line = lib.rh_embed_exec(nm, -1 if fuel is None else int(fuel), _VALUE_MODES[value])
+            line = line.decode("utf-8", errors="surrogateescape")
+            s, payloads = read_session_answer(line)
+            if not (isinstance(s, list) and _head(s) == "result"):
+                raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
+            got = {k: self._read(nm, k, (sizes or {}).get(k)) for k in read}
+        fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
+        v = fields.get("value", ["value"])
+        val = _read_value(v[1], payloads) if len(v) == 2 else None
+        steps = fields["steps"][1] if "steps" in fields else None
+        seconds = float(fields["seconds"][1]) if "seconds" in fields else None
+        return val, got, steps, seconds
+
+    def _read(self, nm: bytes, loc: str, size: int | None) -> np.ndarray:
+        out = np.empty(size or 0, dtype=np.float64)
+        n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data_as(_DOUBLES), out.size)
+        if n > out.size:
+            out = np.empty(n, dtype=np.float64)
+            n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data_as(_DOUBLES), out.size)
+        if n < 0:
+            raise RevHandlersError("unbound", f"no location {loc!r} in the session")
+        return out[:n]
+
+    def close(self) -> None:
+        """Nothing to stop: the runtime stays loaded."""
