@@ -12,12 +12,16 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
 1. Per-sample step at 4-8-2, 64-32-10, 784-128-10 (``examples/mlp.rh`` with
    parameters) and 784-512-512-10 (``examples/mlp3.rh``), by
 
-   * ``verified session``: the program resident in ``rh-eval --serve``
-     (:class:`revhandlers.Session`), per sample ``input``/``target`` set and
+   * ``verified session, in process``: the program resident in the
+     evaluator linked into this process (:class:`revhandlers.Session`,
+     :mod:`revhandlers.inprocess`), per sample ``input``/``target`` set and
      ``output`` read (the run's value left out, as ``revhandlers train``
-     does): the round trip as Python sees it;
+     does): the whole call as Python sees it;
+   * ``verified session, process (pipe)``: the same through ``rh-eval
+     --serve`` (``Session(..., in_process=False)``), the round trip;
    * ``verified evaluation alone``: the ``seconds`` field of the same runs,
-     measured inside ``rh-eval`` (parsing and printing excluded);
+     measured inside the evaluator (reading the request and printing the
+     answer excluded), for each path;
    * ``verified whole program``: the former path, ``rh.run`` with the whole
      program and heap as text per sample (skipped, with a note, when one
      step takes more than 5 s);
@@ -176,8 +180,8 @@ def torch_method(weights: dict, lr: float):
     return step
 
 
-def session_method(prog, weights: dict, lr: float, engine: str, ev=None, seconds=None):
-    s = rh.Session(prog, engine=engine, evaluator=ev)
+def session_method(prog, weights: dict, lr: float, engine: str, ev=None, seconds=None, in_process=None):
+    s = rh.Session(prog, engine=engine, evaluator=ev, in_process=in_process)
     s.set_heap({**weights, "lr": [lr]})
 
     def step(x, t):
@@ -242,8 +246,11 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
         n_out = next(d.size for d in prog.locs if d.name == "target")
         pool = samples(n_in, n_out, 16, rng)
         eval_seconds: list[float] = []
+        proc_seconds: list[float] = []
         methods = {
-            "verified session (round trip)": session_method(prog, weights, LR, "verified", ev, eval_seconds),
+            "verified session, in process": session_method(prog, weights, LR, "verified", None, eval_seconds,
+                                                           in_process=True),
+            "verified session, process (pipe)": session_method(prog, weights, LR, "verified", ev, proc_seconds),
             "verified whole program (rh.run)": whole_program_method(prog, weights, LR),
             "reference engine": session_method(prog, weights, LR, "reference"),
             "numpy by hand": numpy_method(weights, LR),
@@ -275,13 +282,16 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
         reps = 2 if quick else max(5, min(300, int(budget / max(cost, 1e-9))))
         times = {name: [] for name in methods}
         eval_seconds.clear()
+        proc_seconds.clear()
         for r in range(reps):
             x, t = pool[(r + 1) % len(pool)]
             for name, step in methods.items():
                 times[name].append(once(step, x, t))
         med = {name: statistics.median(ts) for name, ts in times.items()}
-        med["verified evaluation alone (seconds)"] = statistics.median(eval_seconds)
-        order = ["verified session (round trip)", "verified evaluation alone (seconds)",
+        med["verified evaluation alone (in process)"] = statistics.median(eval_seconds)
+        med["verified evaluation alone (process)"] = statistics.median(proc_seconds)
+        order = ["verified session, in process", "verified evaluation alone (in process)",
+                 "verified session, process (pipe)", "verified evaluation alone (process)",
                  "verified whole program (rh.run)", "reference engine", "numpy by hand", "PyTorch CPU (autograd)"]
         base = med["numpy by hand"]
         for name in order:
@@ -417,14 +427,18 @@ def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run: few repeats, L up to 8, a short training")
+    ap.add_argument("--parts", default="123", help="which parts to run (default 123: all)")
     args = ap.parse_args()
     print(f"{THREADS}; {TORCH_NOTE}")
     ev = VerifiedEvaluator()
     try:
         with rh.nesting.room():
-            per_sample(args.quick, ev)
-            growth(args.quick, ev)
-            demo_training(args.quick, ev)
+            if "1" in args.parts:
+                per_sample(args.quick, ev)
+            if "2" in args.parts:
+                growth(args.quick, ev)
+            if "3" in args.parts:
+                demo_training(args.quick, ev)
     finally:
         ev.close()
     return 0

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -35,7 +36,6 @@ LIBRARY = "librh_embed.so"
 
 _lock = threading.Lock()
 _lib = None
-_DOUBLES = ctypes.POINTER(ctypes.c_double)
 
 
 def library_path() -> Path | None:
@@ -73,11 +73,11 @@ def _library():
         lib.rh_embed_start.restype = ctypes.c_int
         lib.rh_embed_request.argtypes = [ctypes.c_char_p]
         lib.rh_embed_request.restype = ctypes.c_char_p
-        lib.rh_embed_stage.argtypes = [ctypes.c_char_p, _DOUBLES, ctypes.c_long]
+        lib.rh_embed_stage.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
         lib.rh_embed_stage.restype = ctypes.c_int
         lib.rh_embed_exec.argtypes = [ctypes.c_char_p, ctypes.c_long, ctypes.c_int]
         lib.rh_embed_exec.restype = ctypes.c_char_p
-        lib.rh_embed_read.argtypes = [ctypes.c_char_p, ctypes.c_char_p, _DOUBLES, ctypes.c_long]
+        lib.rh_embed_read.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
         lib.rh_embed_read.restype = ctypes.c_long
         lib.rh_embed_set_limits.argtypes = [ctypes.c_double, ctypes.c_long]
         lib.rh_embed_set_limits.restype = ctypes.c_int
@@ -91,6 +91,8 @@ def _bytes(s: str) -> bytes:
 
 
 _VALUE_MODES = {"text": 0, "f64": 1, "none": 2}
+#: the answer line of an exec without a value (rh_embed.ml's [exec])
+_PLAIN = re.compile(r"\(result \(value\) \(read\) \(steps (\d+)\) \(seconds ([0-9.]+)\)\)\Z")
 
 
 class InProcessEvaluator:
@@ -128,13 +130,17 @@ class InProcessEvaluator:
         arrays = [(_bytes(k), np.ascontiguousarray(v, dtype=np.float64).reshape(-1)) for k, v in (set or {}).items()]
         with _lock:
             for k, a in arrays:
-                lib.rh_embed_stage(k, a.ctypes.data_as(_DOUBLES), a.size)
+                lib.rh_embed_stage(k, a.ctypes.data, a.size)
             line = lib.rh_embed_exec(nm, -1 if fuel is None else int(fuel), _VALUE_MODES[value])
             line = line.decode("utf-8", errors="surrogateescape")
-            s, payloads = read_session_answer(line)
-            if not (isinstance(s, list) and _head(s) == "result"):
-                raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
+            m = _PLAIN.match(line)
+            if m is None:
+                s, payloads = read_session_answer(line)
+                if not (isinstance(s, list) and _head(s) == "result"):
+                    raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
             got = {k: self._read(nm, k, (sizes or {}).get(k)) for k in read}
+        if m is not None:             # a result without a value: read without the S-expression reader
+            return None, got, int(m.group(1)), float(m.group(2))
         fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
         v = fields.get("value", ["value"])
         val = _read_value(v[1], payloads) if len(v) == 2 else None
@@ -144,13 +150,13 @@ class InProcessEvaluator:
 
     def _read(self, nm: bytes, loc: str, size: int | None) -> np.ndarray:
         out = np.empty(size or 0, dtype=np.float64)
-        n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data_as(_DOUBLES), out.size)
+        n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data, out.size)
         if n > out.size:
             out = np.empty(n, dtype=np.float64)
-            n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data_as(_DOUBLES), out.size)
+            n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data, out.size)
         if n < 0:
             raise RevHandlersError("unbound", f"no location {loc!r} in the session")
-        return out[:n]
+        return out if n == out.size else out[:n]
 
     def close(self) -> None:
         """Nothing to stop: the runtime stays loaded."""

@@ -180,7 +180,7 @@ class Session:
             if a.size != self._sizes[name]:
                 raise BadInput("shape", f"{what}: location {name!r} holds {self._sizes[name]} numbers, "
                                         f"{a.size} given")
-            if not np.all(np.isfinite(a)):
+            if not np.isfinite(a).all():
                 raise BadInput("number", f"{what}: location {name!r}: not a finite number")
             out[name] = a
         return out
