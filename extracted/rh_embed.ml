@@ -14,8 +14,8 @@
      the numbers through [io_data] as a location's data;
    - hands out a location's numbers after a run ([read]);
    - bounds each request as --serve does (time and memory), without
-     signals: the deadline is checked on sampled allocations (Gc.Memprof),
-     the memory at the end of every major GC cycle (Driver_io's alarm). *)
+     signals: both are checked at the end of every major GC cycle (GC
+     alarms: Driver_io's for the memory, [timer] for the time). *)
 
 module C = Revhandlers_core
 module S = Sexplib.Sexp
@@ -26,24 +26,23 @@ module D = Rh_driver.Driver (V)
 exception Out_of_time_embedded
 
 (* Driver_io.limited without the interval timer and its signal, which
-   belong to the host process. *)
+   belong to the host process: the deadline is checked, like the memory
+   bound, at the end of every major GC cycle (a GC alarm). *)
+let deadline = ref infinity
+
+let timer = lazy (ignore (Gc.create_alarm (fun () ->
+    if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time_embedded))))
+
 let limited f =
   let timed = !time_limit > 0.0 and bounded = !memory_limit > 0 in
   if not (timed || bounded) then f ()
   else begin
     Lazy.force alarm;
+    Lazy.force timer;
     if bounded && heap_over 2 then Gc.compact ();
-    let deadline = Unix.gettimeofday () +. !time_limit in
-    let check _ =
-      if timed && Unix.gettimeofday () >= deadline then raise Out_of_time_embedded;
-      check_memory ();
-      None
-    in
-    if timed then
-      Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0
-        { Gc.Memprof.null_tracker with alloc_minor = check; alloc_major = check };
+    if timed then deadline := Unix.gettimeofday () +. !time_limit;
     armed := bounded;
-    let stop () = armed := false; if timed then Gc.Memprof.stop () in
+    let stop () = armed := false; deadline := infinity in
     match f () with
     | v -> stop (); v
     | exception Out_of_time_embedded ->

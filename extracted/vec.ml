@@ -394,16 +394,16 @@ let length = function
   | Trans (_, _, a) -> Array.length a
   | Outer (a, b) -> Array.length a * Array.length b
 
-(* u − (a bᵀ), element by element as [sub u (outer a b)] computes it. *)
+(* u − (a bᵀ), element by element as [sub u (outer a b)] computes it:
+   w[i][j] = u[i][j] −. (0.0 +. a[i] *. b[j]), in C (vec_stubs.c); the
+   caller (sub_t) checks that u has length m·k. *)
+external csub_outer : float array -> float array -> float array -> float array -> unit
+  = "rh_vec_sub_outer" [@@noalloc]
+
 let sub_outer (u : float array) (a : float array) (b : float array) =
   let m = Array.length a and k = Array.length b in
   let w = Array.create_float (m * k) in
-  for i = 0 to m - 1 do
-    let ai = get a i and row = i * k in
-    for j = 0 to k - 1 do
-      set w (row + j) (get u (row + j) -. (0.0 +. (ai *. get b j)))
-    done
-  done;
+  if m * k > 0 then csub_outer w u a b;
   w
 
 let sub_t u v =

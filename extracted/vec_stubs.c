@@ -69,6 +69,25 @@ static void axpy_avx2(double *acc, const double *a, double b, long m)
   for (; i < m; i++) acc[i] = acc[i] + a[i] * b;
 }
 
+/* w[i*k + j] = u[i*k + j] - (0.0 + a[i]·b[j]): vec.ml's sub_outer, the
+   same three operations per entry (the 0.0 + turns a product -0.0 into
+   +0.0, as the list model's sum from 0.0 does). */
+__attribute__((target("avx2")))
+static void sub_outer_avx2(double *w, const double *u, const double *a, const double *b, long m, long k)
+{
+  __m256d zero = _mm256_setzero_pd();
+  for (long i = 0; i < m; i++) {
+    __m256d ai = _mm256_set1_pd(a[i]);
+    const double *ur = u + i * k;
+    double *wr = w + i * k;
+    long j = 0;
+    for (; j + 4 <= k; j += 4)
+      _mm256_storeu_pd(wr + j, _mm256_sub_pd(_mm256_loadu_pd(ur + j),
+                                             _mm256_add_pd(zero, _mm256_mul_pd(ai, _mm256_loadu_pd(b + j)))));
+    for (; j < k; j++) wr[j] = ur[j] - (0.0 + a[i] * b[j]);
+  }
+}
+
 static int avx2(void)
 {
   static int known = -1;
@@ -96,6 +115,17 @@ static void axpy(double *acc, const double *a, double b, long m)
 }
 
 #define D(v) ((double *)(v))
+
+value rh_vec_sub_outer(value w, value u, value a, value b)
+{
+  long m = (long)(Wosize_val(a) / Double_wosize), k = (long)(Wosize_val(b) / Double_wosize);
+#ifdef HAVE_AVX2_PATH
+  if (avx2()) { sub_outer_avx2(D(w), D(u), D(a), D(b), m, k); return Val_unit; }
+#endif
+  for (long i = 0; i < m; i++)
+    for (long j = 0; j < k; j++) D(w)[i * k + j] = D(u)[i * k + j] - (0.0 + D(a)[i] * D(b)[j]);
+  return Val_unit;
+}
 
 /* dot u[uo, uo+n) v[vo, vo+n) */
 double rh_vec_dot(value u, intnat uo, value v, intnat vo, intnat n)
