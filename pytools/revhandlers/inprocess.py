@@ -130,7 +130,7 @@ class InProcessEvaluator:
         arrays = [(_bytes(k), np.ascontiguousarray(v, dtype=np.float64).reshape(-1)) for k, v in (set or {}).items()]
         with _lock:
             for k, a in arrays:
-                lib.rh_embed_stage(k, a.ctypes.data, a.size)
+                lib.rh_embed_stage(k, a.__array_interface__["data"][0], a.size)
             line = lib.rh_embed_exec(nm, -1 if fuel is None else int(fuel), _VALUE_MODES[value])
             line = line.decode("utf-8", errors="surrogateescape")
             m = _PLAIN.match(line)
@@ -150,10 +150,10 @@ class InProcessEvaluator:
 
     def _read(self, nm: bytes, loc: str, size: int | None) -> np.ndarray:
         out = np.empty(size or 0, dtype=np.float64)
-        n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data, out.size)
+        n = self._lib.rh_embed_read(nm, _bytes(loc), out.__array_interface__["data"][0], out.size)
         if n > out.size:
             out = np.empty(n, dtype=np.float64)
-            n = self._lib.rh_embed_read(nm, _bytes(loc), out.ctypes.data, out.size)
+            n = self._lib.rh_embed_read(nm, _bytes(loc), out.__array_interface__["data"][0], out.size)
         if n < 0:
             raise RevHandlersError("unbound", f"no location {loc!r} in the session")
         return out if n == out.size else out[:n]
