@@ -29,6 +29,9 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
    * ``numpy by hand`` and ``PyTorch CPU`` (autograd; the ``torch`` extra).
 
    ``×numpy`` is the time over numpy by hand's, measured in the same run.
+   ``CPU us`` is the median CPU time of the calling thread (what a machine
+   busy with other work does not inflate; not shown for the process
+   paths, whose work is mostly in the ``rh-eval`` child).
    Before timing, every method takes one step from the same weights and the
    outputs and updated weights are checked to agree.
 2. Growth with depth: an MLP-like chain of L layers of width 8 (a
@@ -216,6 +219,14 @@ def once(fn, *args) -> float:
     return time.perf_counter() - start
 
 
+def once_cpu(fn, *args) -> tuple[float, float]:
+    """(wall-clock time, CPU time of this thread): the CPU time is what a
+    busy machine does not inflate (the process path's excludes rh-eval's)."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    fn(*args)
+    return time.perf_counter() - start, time.thread_time() - cpu
+
+
 def samples(n_in: int, n_out: int, count: int, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(rng.random(n_in), np.eye(n_out)[rng.integers(n_out)]) for _ in range(count)]
 
@@ -237,7 +248,8 @@ CONFIGS = [
 
 def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
     print("== 1. one training step per sample (float64), median; x numpy = time / numpy by hand's")
-    print(f"{'network':16s} {'method':38s} {'median us':>12s} {'x numpy':>9s} {'runs':>5s}")
+    print(f"{'network':16s} {'method':38s} {'median us':>12s} {'x numpy':>9s} {'runs':>5s} "
+          f"{'CPU us':>10s} {'CPU x np':>9s}")
     rng = np.random.default_rng(0)
     for label, file, params in CONFIGS:
         prog = rh.load(ROOT / "examples" / file, params=params or None)
@@ -285,14 +297,18 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
         reps = 2 if quick else max(5, min(300, int(budget / max(cost, 1e-9))))
         every = {n: max(1, math.ceil(first[n] * reps / (budget / 4))) if n in slow else 1 for n in methods}
         times = {name: [] for name in methods}
+        cpus = {name: [] for name in methods}
         eval_seconds.clear()
         proc_seconds.clear()
         for r in range(reps):
             x, t = pool[(r + 1) % len(pool)]
             for name, step in methods.items():
                 if r % every[name] == 0:
-                    times[name].append(once(step, x, t))
+                    wall, cpu = once_cpu(step, x, t)
+                    times[name].append(wall)
+                    cpus[name].append(cpu)
         med = {name: statistics.median(ts) for name, ts in times.items()}
+        med_cpu = {name: statistics.median(ts) for name, ts in cpus.items()}
         med["verified evaluation alone (in process)"] = statistics.median(eval_seconds)
         med["verified evaluation alone (process)"] = statistics.median(proc_seconds)
         order = ["verified session, in process", "verified evaluation alone (in process)",
@@ -302,7 +318,10 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
         for name in order:
             if name in med:
                 runs = len(times[name]) if name in times else reps
-                print(f"{label:16s} {name:38s} {fmt_us(med[name]):>12s} {med[name] / base:9.2f} {runs:5d}")
+                cpu = (f"{fmt_us(med_cpu[name]):>10s} {med_cpu[name] / med_cpu['numpy by hand']:9.2f}"
+                       if name in med_cpu and not name.startswith(("verified session, process", "verified whole"))
+                       else f"{'-':>10s} {'-':>9s}")
+                print(f"{label:16s} {name:38s} {fmt_us(med[name]):>12s} {med[name] / base:9.2f} {runs:5d} {cpu}")
         for n in notes:
             print(f"{label:16s} note: {n}")
         print(f"{label:16s} (one step from the same weights: the methods agree within {worst:.1e} relative)",
