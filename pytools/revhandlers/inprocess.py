@@ -11,7 +11,8 @@ each location read is copied once into a fresh numpy array) instead of
 base64 text.
 
 The library is found as ``RH_EMBED`` (a path) if set, else in the
-checkout's ``_build/default/extracted/``; :func:`available` says whether
+checkout's ``_build/default/extracted/``, else (an installed package) beside
+``rh-eval`` or in the ``lib`` directory beside its ``bin``; :func:`available` says whether
 there is one (``RH_EMBED=0`` turns the in-process path off).  Requests
 are bounded as ``rh-eval``'s (60 s, and the memory bound): the time is
 checked on sampled allocations, the memory at the end of every major GC
@@ -52,6 +53,15 @@ def library_path() -> Path | None:
         built = root / "_build" / "default" / "extracted" / LIBRARY
         if built.is_file():
             return built
+        return None
+    try:                                     # installed: beside rh-eval, or in ../lib
+        from .paths import rh_eval_path
+        driver = rh_eval_path().resolve()
+    except Exception:
+        return None
+    for place in (driver.parent / LIBRARY, driver.parent.parent / "lib" / LIBRARY):
+        if place.is_file():
+            return place
     return None
 
 
