@@ -112,3 +112,19 @@ int rh_embed_set_limits(double timeout, long memory)
   caml_callback2(*fn("rh_embed_set_limits"), t, m);
   CAMLreturnT(int, 0);
 }
+
+/* One run in one call: stage NSET locations (names, data, lengths), run
+   session NAME as rh_embed_exec, and on a result copy the NREAD locations
+   asked for into READ_OUT (room for READ_LEN[i] numbers each; READ_LEN[i]
+   becomes the location's length, or -1 if there is no such location;
+   nothing is copied where the room is short).  The answer line. */
+const char *rh_embed_run(const char *name, long nset, const char **set_names, const double **set_data,
+                         const long *set_len, long nread, const char **read_names, double **read_out,
+                         long *read_len, long fuel, int value_mode)
+{
+  for (long i = 0; i < nset; i++) rh_embed_stage(set_names[i], set_data[i], set_len[i]);
+  const char *a = rh_embed_exec(name, fuel, value_mode);
+  if (strncmp(a, "(result", 7) == 0)
+    for (long i = 0; i < nread; i++) read_len[i] = rh_embed_read(name, read_names[i], read_out[i], read_len[i]);
+  return a;
+}

@@ -162,3 +162,9 @@ def test_bad_requests_are_errors_not_crashes():
         np.testing.assert_array_equal(s.heap()["c"], [0.0, 0.0])
         r = s.run(read=["c"])                                # nothing staged is left behind
         np.testing.assert_array_equal(r.read["c"], [0.0, 0.0])
+        _, got, _, _ = ev.session_exec(s.name, set={"inc": [1.0, -2.0]}, read=["c", "inc"])   # sizes unknown
+        np.testing.assert_array_equal(got["c"], [1.0, -2.0])
+        np.testing.assert_array_equal(got["inc"], [1.0, -2.0])
+        with pytest.raises(RevHandlersError) as e:
+            ev.session_exec(s.name, read=["nowhere"])
+        assert e.value.kind == "unbound"

@@ -89,11 +89,26 @@ def _library():
         lib.rh_embed_exec.restype = ctypes.c_char_p
         lib.rh_embed_read.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_long]
         lib.rh_embed_read.restype = ctypes.c_long
+        P, L = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_long)
+        S = ctypes.POINTER(ctypes.c_char_p)
+        lib.rh_embed_run.argtypes = [ctypes.c_char_p, ctypes.c_long, S, P, L, ctypes.c_long, S, P, L,
+                                     ctypes.c_long, ctypes.c_int]
+        lib.rh_embed_run.restype = ctypes.c_char_p
         lib.rh_embed_set_limits.argtypes = [ctypes.c_double, ctypes.c_long]
         lib.rh_embed_set_limits.restype = ctypes.c_int
         lib.rh_embed_start()
         _lib = lib
     return _lib
+
+
+def _pointers(xs):
+    """A C array of the addresses ``xs`` (one NULL if empty)."""
+    return (ctypes.c_void_p * max(1, len(xs)))(*xs)
+
+
+def _strings(names):
+    """A C array of the names as C strings (it keeps the bytes alive)."""
+    return (ctypes.c_char_p * max(1, len(names)))(*[_bytes(k) for k in names])
 
 
 def _bytes(s: str) -> bytes:
@@ -117,6 +132,7 @@ class InProcessEvaluator:
 
     def __init__(self, timeout: float | None = None):
         self._lib = _library()
+        self._names: dict = {}
         self.timeout = timeout
         with _lock:
             self._lib.rh_embed_set_limits(60.0 if timeout is None else float(timeout), -1)
@@ -136,19 +152,31 @@ class InProcessEvaluator:
         if value not in _VALUE_MODES:
             raise ValueError("value is 'f64', 'text' or 'none'")
         read = list(read)
-        lib, nm = self._lib, _bytes(name)
-        arrays = [(_bytes(k), np.ascontiguousarray(v, dtype=np.float64).reshape(-1)) for k, v in (set or {}).items()]
+        nm = _bytes(name)
+        arrays = [np.ascontiguousarray(v, dtype=np.float64).reshape(-1) for v in (set or {}).values()]
+        outs = [np.empty((sizes or {}).get(k, 0), dtype=np.float64) for k in read]
+        key = (tuple(set or ()), tuple(read))
+        names = self._names.get(key)
+        if names is None:
+            names = self._names[key] = (_strings(key[0]), _strings(key[1]))
+        data = _pointers([a.__array_interface__["data"][0] for a in arrays])
+        lens = (ctypes.c_long * max(1, len(arrays)))(*[a.size for a in arrays])
+        out_ptrs = _pointers([o.__array_interface__["data"][0] for o in outs])
+        out_lens = (ctypes.c_long * max(1, len(outs)))(*[o.size for o in outs])
         with _lock:
-            for k, a in arrays:
-                lib.rh_embed_stage(k, a.__array_interface__["data"][0], a.size)
-            line = lib.rh_embed_exec(nm, -1 if fuel is None else int(fuel), _VALUE_MODES[value])
+            line = self._lib.rh_embed_run(nm, len(arrays), names[0], data, lens, len(outs), names[1], out_ptrs,
+                                          out_lens, -1 if fuel is None else int(fuel), _VALUE_MODES[value])
             line = line.decode("utf-8", errors="surrogateescape")
             m = _PLAIN.match(line)
             if m is None:
                 s, payloads = read_session_answer(line)
                 if not (isinstance(s, list) and _head(s) == "result"):
                     raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
-            got = {k: self._read(nm, k, (sizes or {}).get(k)) for k in read}
+            got = {}
+            for k, o, n in zip(read, outs, out_lens):
+                if n < 0:
+                    raise RevHandlersError("unbound", f"no location {k!r} in the session")
+                got[k] = o if n == o.size else self._read(nm, k, n)
         if m is not None:             # a result without a value: read without the S-expression reader
             return None, got, int(m.group(1)), float(m.group(2))
         fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
