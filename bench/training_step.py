@@ -293,6 +293,13 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
         # the slow paths (whole program, reference) run on every `every`-th
         # repetition only, so that they do not decide how often the others run
         slow = ("verified whole program (rh.run)", "reference engine")
+        # warm-up (caches, the evaluator's heap grown to its working size,
+        # first-call costs), then the cost of one step decides the repetitions
+        for name, step in methods.items():
+            if name not in slow:
+                for w in range(0 if quick else 3):
+                    once(step, *pool[1 + w % (len(pool) - 1)])
+                first[name] = once(step, *pool[1])
         cost = sum(first[n] for n in methods if n not in slow)
         reps = 2 if quick else max(5, min(300, int(budget / max(cost, 1e-9))))
         every = {n: max(1, math.ceil(first[n] * reps / (budget / 4))) if n in slow else 1 for n in methods}
