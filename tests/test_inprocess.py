@@ -168,3 +168,26 @@ def test_bad_requests_are_errors_not_crashes():
         with pytest.raises(RevHandlersError) as e:
             ev.session_exec(s.name, read=["nowhere"])
         assert e.value.kind == "unbound"
+
+
+def test_a_long_run_stops_at_the_timeout_and_the_session_goes_on():
+    """The in-process bound (GC alarms, no signal): a run of about 400
+    products of 150×150 matrices, far longer than the bound of 0.1 s, is
+    the runtime error `timeout`; the heap is left as it was and the next
+    request is answered."""
+    n, L = 150, 400
+    prog = rh.parse(f"loc w :: ({n}, {n})\nlet a <= Get[w]() in\nlet x0 <= Get[w]() in\n"
+                    + "\n".join(f"let x{i + 1} <= [| matmul[{n}, {n}, {n}](<a, x{i}>) |] in" for i in range(L))
+                    + f" [| x{L} |]")
+    ev = inprocess.InProcessEvaluator(timeout=0.1)
+    try:
+        with Session(prog, evaluator=ev) as s:
+            s.set_heap({"w": np.eye(n)})
+            with pytest.raises(RuntimeFailure) as e:
+                s.run(value=False)
+            assert e.value.kind == "timeout"
+            np.testing.assert_array_equal(s.heap()["w"].reshape(n, n), np.eye(n))
+    finally:
+        inprocess.InProcessEvaluator()          # the default bound (60 s) again
+    with Session(COUNTER, in_process=True) as s:
+        assert s.run(read=["c"]).read["c"].tolist() == [0.0, 0.0]
