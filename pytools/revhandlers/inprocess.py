@@ -101,11 +101,6 @@ def _library():
     return _lib
 
 
-def _pointers(xs):
-    """A C array of the addresses ``xs`` (one NULL if empty)."""
-    return (ctypes.c_void_p * max(1, len(xs)))(*xs)
-
-
 def _strings(names):
     """A C array of the names as C strings (it keeps the bytes alive)."""
     return (ctypes.c_char_p * max(1, len(names)))(*[_bytes(k) for k in names])
@@ -132,7 +127,7 @@ class InProcessEvaluator:
 
     def __init__(self, timeout: float | None = None):
         self._lib = _library()
-        self._names: dict = {}
+        self._calls: dict = {}
         self.timeout = timeout
         with _lock:
             self._lib.rh_embed_set_limits(60.0 if timeout is None else float(timeout), -1)
@@ -156,15 +151,21 @@ class InProcessEvaluator:
         arrays = [np.ascontiguousarray(v, dtype=np.float64).reshape(-1) for v in (set or {}).values()]
         outs = [np.empty((sizes or {}).get(k, 0), dtype=np.float64) for k in read]
         key = (tuple(set or ()), tuple(read))
-        names = self._names.get(key)
-        if names is None:
-            names = self._names[key] = (_strings(key[0]), _strings(key[1]))
-        data = _pointers([a.__array_interface__["data"][0] for a in arrays])
-        lens = (ctypes.c_long * max(1, len(arrays)))(*[a.size for a in arrays])
-        out_ptrs = _pointers([o.__array_interface__["data"][0] for o in outs])
-        out_lens = (ctypes.c_long * max(1, len(outs)))(*[o.size for o in outs])
         with _lock:
-            line = self._lib.rh_embed_run(nm, len(arrays), names[0], data, lens, len(outs), names[1], out_ptrs,
+            c = self._calls.get(key)
+            if c is None:           # the C arrays of a request of this shape, kept for the next ones
+                if len(self._calls) >= 256:
+                    self._calls.clear()
+                ns, nr = len(key[0]), len(key[1])
+                c = self._calls[key] = (_strings(key[0]), _strings(key[1]), (ctypes.c_void_p * max(1, ns))(),
+                                        (ctypes.c_long * max(1, ns))(), (ctypes.c_void_p * max(1, nr))(),
+                                        (ctypes.c_long * max(1, nr))())
+            set_names, read_names, data, lens, out_ptrs, out_lens = c
+            for i, a in enumerate(arrays):
+                data[i], lens[i] = a.__array_interface__["data"][0], a.size
+            for i, o in enumerate(outs):
+                out_ptrs[i], out_lens[i] = o.__array_interface__["data"][0], o.size
+            line = self._lib.rh_embed_run(nm, len(arrays), set_names, data, lens, len(outs), read_names, out_ptrs,
                                           out_lens, -1 if fuel is None else int(fuel), _VALUE_MODES[value])
             line = line.decode("utf-8", errors="surrogateescape")
             m = _PLAIN.match(line)
@@ -173,7 +174,7 @@ class InProcessEvaluator:
                 if not (isinstance(s, list) and _head(s) == "result"):
                     raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
             got = {}
-            for k, o, n in zip(read, outs, out_lens):
+            for k, o, n in zip(read, outs, out_lens[:len(outs)]):
                 if n < 0:
                     raise RevHandlersError("unbound", f"no location {k!r} in the session")
                 got[k] = o if n == o.size else self._read(nm, k, n)
