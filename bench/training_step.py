@@ -12,12 +12,16 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
 1. Per-sample step at 4-8-2, 64-32-10, 784-128-10 (``examples/mlp.rh`` with
    parameters) and 784-512-512-10 (``examples/mlp3.rh``), by
 
-   * ``verified session``: the program resident in ``rh-eval --serve``
-     (:class:`revhandlers.Session`), per sample ``input``/``target`` set and
+   * ``verified session, in process``: the program resident in the
+     evaluator linked into this process (:class:`revhandlers.Session`,
+     :mod:`revhandlers.inprocess`), per sample ``input``/``target`` set and
      ``output`` read (the run's value left out, as ``revhandlers train``
-     does): the round trip as Python sees it;
+     does): the whole call as Python sees it;
+   * ``verified session, process (pipe)``: the same through ``rh-eval
+     --serve`` (``Session(..., in_process=False)``), the round trip;
    * ``verified evaluation alone``: the ``seconds`` field of the same runs,
-     measured inside ``rh-eval`` (parsing and printing excluded);
+     measured inside the evaluator (reading the request and printing the
+     answer excluded), for each path;
    * ``verified whole program``: the former path, ``rh.run`` with the whole
      program and heap as text per sample (skipped, with a note, when one
      step takes more than 5 s);
@@ -25,6 +29,9 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
    * ``numpy by hand`` and ``PyTorch CPU`` (autograd; the ``torch`` extra).
 
    ``×numpy`` is the time over numpy by hand's, measured in the same run.
+   ``CPU us`` is the median CPU time of the calling thread (what a machine
+   busy with other work does not inflate; not shown for the process
+   paths, whose work is mostly in the ``rh-eval`` child).
    Before timing, every method takes one step from the same weights and the
    outputs and updated weights are checked to agree.
 2. Growth with depth: an MLP-like chain of L layers of width 8 (a
@@ -176,8 +183,8 @@ def torch_method(weights: dict, lr: float):
     return step
 
 
-def session_method(prog, weights: dict, lr: float, engine: str, ev=None, seconds=None):
-    s = rh.Session(prog, engine=engine, evaluator=ev)
+def session_method(prog, weights: dict, lr: float, engine: str, ev=None, seconds=None, in_process=None):
+    s = rh.Session(prog, engine=engine, evaluator=ev, in_process=in_process)
     s.set_heap({**weights, "lr": [lr]})
 
     def step(x, t):
@@ -212,6 +219,14 @@ def once(fn, *args) -> float:
     return time.perf_counter() - start
 
 
+def once_cpu(fn, *args) -> tuple[float, float]:
+    """(wall-clock time, CPU time of this thread): the CPU time is what a
+    busy machine does not inflate (the process path's excludes rh-eval's)."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    fn(*args)
+    return time.perf_counter() - start, time.thread_time() - cpu
+
+
 def samples(n_in: int, n_out: int, count: int, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(rng.random(n_in), np.eye(n_out)[rng.integers(n_out)]) for _ in range(count)]
 
@@ -233,7 +248,8 @@ CONFIGS = [
 
 def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
     print("== 1. one training step per sample (float64), median; x numpy = time / numpy by hand's")
-    print(f"{'network':16s} {'method':34s} {'median us':>12s} {'x numpy':>9s} {'runs':>5s}")
+    print(f"{'network':16s} {'method':38s} {'median us':>12s} {'x numpy':>9s} {'runs':>5s} "
+          f"{'CPU us':>10s} {'CPU x np':>9s}")
     rng = np.random.default_rng(0)
     for label, file, params in CONFIGS:
         prog = rh.load(ROOT / "examples" / file, params=params or None)
@@ -242,8 +258,11 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
         n_out = next(d.size for d in prog.locs if d.name == "target")
         pool = samples(n_in, n_out, 16, rng)
         eval_seconds: list[float] = []
+        proc_seconds: list[float] = []
         methods = {
-            "verified session (round trip)": session_method(prog, weights, LR, "verified", ev, eval_seconds),
+            "verified session, in process": session_method(prog, weights, LR, "verified", None, eval_seconds,
+                                                           in_process=True),
+            "verified session, process (pipe)": session_method(prog, weights, LR, "verified", ev, proc_seconds),
             "verified whole program (rh.run)": whole_program_method(prog, weights, LR),
             "reference engine": session_method(prog, weights, LR, "reference"),
             "numpy by hand": numpy_method(weights, LR),
@@ -271,22 +290,45 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
                          f"(> {OLD_PATH_LIMIT:g} s), not repeated")
             del methods["verified whole program (rh.run)"]
         budget = 3.0 if quick else 20.0
-        cost = sum(first[n] for n in methods)
+        # the slow paths (whole program, reference) run on every `every`-th
+        # repetition only, so that they do not decide how often the others run
+        slow = ("verified whole program (rh.run)", "reference engine")
+        # warm-up (caches, the evaluator's heap grown to its working size,
+        # first-call costs), then the cost of one step decides the repetitions
+        for name, step in methods.items():
+            if name not in slow:
+                for w in range(0 if quick else 3):
+                    once(step, *pool[1 + w % (len(pool) - 1)])
+                first[name] = once(step, *pool[1])
+        cost = sum(first[n] for n in methods if n not in slow)
         reps = 2 if quick else max(5, min(300, int(budget / max(cost, 1e-9))))
+        every = {n: max(1, math.ceil(first[n] * reps / (budget / 4))) if n in slow else 1 for n in methods}
         times = {name: [] for name in methods}
+        cpus = {name: [] for name in methods}
         eval_seconds.clear()
+        proc_seconds.clear()
         for r in range(reps):
             x, t = pool[(r + 1) % len(pool)]
             for name, step in methods.items():
-                times[name].append(once(step, x, t))
+                if r % every[name] == 0:
+                    wall, cpu = once_cpu(step, x, t)
+                    times[name].append(wall)
+                    cpus[name].append(cpu)
         med = {name: statistics.median(ts) for name, ts in times.items()}
-        med["verified evaluation alone (seconds)"] = statistics.median(eval_seconds)
-        order = ["verified session (round trip)", "verified evaluation alone (seconds)",
+        med_cpu = {name: statistics.median(ts) for name, ts in cpus.items()}
+        med["verified evaluation alone (in process)"] = statistics.median(eval_seconds)
+        med["verified evaluation alone (process)"] = statistics.median(proc_seconds)
+        order = ["verified session, in process", "verified evaluation alone (in process)",
+                 "verified session, process (pipe)", "verified evaluation alone (process)",
                  "verified whole program (rh.run)", "reference engine", "numpy by hand", "PyTorch CPU (autograd)"]
         base = med["numpy by hand"]
         for name in order:
             if name in med:
-                print(f"{label:16s} {name:34s} {fmt_us(med[name]):>12s} {med[name] / base:9.1f} {reps:5d}")
+                runs = len(times[name]) if name in times else reps
+                cpu = (f"{fmt_us(med_cpu[name]):>10s} {med_cpu[name] / med_cpu['numpy by hand']:9.2f}"
+                       if name in med_cpu and not name.startswith(("verified session, process", "verified whole"))
+                       else f"{'-':>10s} {'-':>9s}")
+                print(f"{label:16s} {name:38s} {fmt_us(med[name]):>12s} {med[name] / base:9.2f} {runs:5d} {cpu}")
         for n in notes:
             print(f"{label:16s} note: {n}")
         print(f"{label:16s} (one step from the same weights: the methods agree within {worst:.1e} relative)",
@@ -417,14 +459,21 @@ def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run: few repeats, L up to 8, a short training")
+    ap.add_argument("--parts", default="123", help="which parts to run (default 123: all)")
     args = ap.parse_args()
     print(f"{THREADS}; {TORCH_NOTE}")
+    from revhandlers import inprocess
+    print(f"in-process evaluator: {inprocess.library_path() or 'not built (its rows fall back to the process)'}; "
+          f"load average at the start: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     ev = VerifiedEvaluator()
     try:
         with rh.nesting.room():
-            per_sample(args.quick, ev)
-            growth(args.quick, ev)
-            demo_training(args.quick, ev)
+            if "1" in args.parts:
+                per_sample(args.quick, ev)
+            if "2" in args.parts:
+                growth(args.quick, ev)
+            if "3" in args.parts:
+                demo_training(args.quick, ev)
     finally:
         ev.close()
     return 0

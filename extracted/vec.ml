@@ -9,7 +9,10 @@
    instance passes (checked by vec_check.ml on random shapes and values,
    zero-sized dimensions included: tests/test_vectors.py).
 
-   Two rewritings of the list model's loops, both exact:
+   The dot products (v_dot, matmul, conv1d and its kernel's adjoint) are
+   computed in C (vec_stubs.c) in the list model's lane order (vdot: 8
+   interleaved running sums, added left to right).  Two rewritings of the
+   list model's loops, both exact:
    - a sum [fold_left (+) 0.0 [e_0; ...]] is computed as [acc := 0.0; acc
      := acc +. e_t], in the same order;
    - where the list model adds an explicit [0.0] for the positions a
@@ -69,11 +72,19 @@ let scale (a : float array) (u : float array) =
   for i = 0 to n - 1 do set w i (a0 *. get u i) done;
   w
 
+(* The dot products, in C (vec_stubs.c): the list model's lane order
+   (vdot, instance.v).  [cdot u uo v vo n] is the dot of u[uo, uo+n) and
+   v[vo, vo+n); the callers check the bounds. *)
+external cdot : float array -> (int[@untagged]) -> float array -> (int[@untagged]) -> (int[@untagged]) -> (float[@unboxed])
+  = "rh_vec_dot_byte" "rh_vec_dot" [@@noalloc]
+external cmatmul : float array -> float array -> float array -> int -> int -> int -> unit
+  = "rh_vec_matmul_byte" "rh_vec_matmul" [@@noalloc]
+external cmatmul_tl : float array -> float array -> float array -> int -> int -> int -> unit
+  = "rh_vec_matmul_tl_byte" "rh_vec_matmul_tl" [@@noalloc]
+
 let dot (u : float array) (v : float array) =
   let n = min (Array.length u) (Array.length v) in
-  let acc = ref 0.0 in
-  for i = 0 to n - 1 do acc := !acc +. (get u i *. get v i) done;
-  [| !acc |]
+  [| cdot u 0 v 0 n |]
 
 (* swish(x) = x·σ(x), σ(x) = 1 / (1 + exp(0 − x)); the derivatives as in
    instance.v (two = 1 + 1). *)
@@ -165,62 +176,13 @@ let softmax (z : float array) =
 
 let lse (z : float array) = [| vmax z +. log (sum_ (shifted_exp z)).(0) |]
 
-(* A·B, A m×n and B n×k row-major: c[i][j] = ((0 + a[i][0]·b[0][j]) + …),
-   each row of c accumulated in place over t (the same additions, in the
-   same order, for every entry). *)
+(* A·B, A m×n and B n×k row-major: c[i][j] the lane dot (vdot) of row i
+   of A and column j of B (vec_stubs.c). *)
 let matmul m n k (a : float array) (b : float array) =
   need "matmul" (Array.length a = m * n && Array.length b = n * k);
-  if n = 0 then Array.make (m * k) 0.0
-  else begin
-    let c = Array.create_float (m * k) in
-    if k = 1 then begin
-      (* four rows at a time: four independent running sums, each in the
-         order of t (the sums are not reassociated) *)
-      let i = ref 0 in
-      while !i + 3 < m do
-        let b0 = !i * n in
-        let b1 = b0 + n in
-        let b2 = b1 + n in
-        let b3 = b2 + n in
-        let s0 = ref 0.0 and s1 = ref 0.0 and s2 = ref 0.0 and s3 = ref 0.0 in
-        for t = 0 to n - 1 do
-          let bt = get b t in
-          s0 := !s0 +. (get a (b0 + t) *. bt);
-          s1 := !s1 +. (get a (b1 + t) *. bt);
-          s2 := !s2 +. (get a (b2 + t) *. bt);
-          s3 := !s3 +. (get a (b3 + t) *. bt)
-        done;
-        set c !i !s0;
-        set c (!i + 1) !s1;
-        set c (!i + 2) !s2;
-        set c (!i + 3) !s3;
-        i := !i + 4
-      done;
-      for i = !i to m - 1 do
-        let acc = ref 0.0 in
-        let base = i * n in
-        for t = 0 to n - 1 do
-          acc := !acc +. (get a (base + t) *. get b t)
-        done;
-        set c i !acc
-      done
-    end
-    else
-      for i = 0 to m - 1 do
-        let crow = i * k in
-        let ai0 = get a (i * n) in
-        for j = 0 to k - 1 do
-          set c (crow + j) (0.0 +. (ai0 *. get b j))
-        done;
-        for t = 1 to n - 1 do
-          let ait = get a ((i * n) + t) and brow = t * k in
-          for j = 0 to k - 1 do
-            set c (crow + j) (get c (crow + j) +. (ait *. get b (brow + j)))
-          done
-        done
-      done;
-    c
-  end
+  let c = Array.make (m * k) 0.0 in
+  if m * k > 0 then cmatmul a b c m n k;
+  c
 
 (* In blocks of 64×64, so that reads and writes both stay in cache; the
    indices advance by addition. *)
@@ -249,27 +211,12 @@ let transpose m n (a : float array) =
   c
 
 (* Aᵀ·B where A is n×m (so Aᵀ is m×n) and B n×k, without copying Aᵀ:
-   c[i][j] = ((0 + a[0][i]·b[0][j]) + a[1][i]·b[1][j]) + …, the same sums in
-   the same order as [matmul m n k (transpose n m a) b]. *)
+   c[i][j] the lane dot over t of a[t][i] and b[t][j], as [matmul m n k
+   (transpose n m a) b] computes it (vec_stubs.c). *)
 let matmul_tl m n k (a : float array) (b : float array) =
   need "matmul" (Array.length a = n * m && Array.length b = n * k);
   let c = Array.make (m * k) 0.0 in
-  for t = 0 to n - 1 do
-    let arow = t * m and brow = t * k in
-    if k = 1 then begin
-      let bt = get b t in
-      for i = 0 to m - 1 do
-        set c i (get c i +. (get a (arow + i) *. bt))
-      done
-    end
-    else
-      for i = 0 to m - 1 do
-        let ati = get a (arow + i) and crow = i * k in
-        for j = 0 to k - 1 do
-          set c (crow + j) (get c (crow + j) +. (ati *. get b (brow + j)))
-        done
-      done
-  done;
+  if m * k > 0 then cmatmul_tl a b c m n k;
   c
 
 (* Each of c channels of length n cut or zero-extended to length m. *)
@@ -306,7 +253,8 @@ let upscale_adj c n m (g : float array) =
   done;
   y
 
-(* y[o][t] = Σ_i (Σ_j K[o][i][j]·x[i][t+j]), inner sums each from 0. *)
+(* y[o][t] = Σ_i (Σ_j K[o][i][j]·x[i][t+j]), the outer sum from 0 in the
+   order of i, the inner ones lane dots (vdot). *)
 let conv1d c c' n m (kk : float array) (x : float array) =
   need "conv1d" (Array.length kk = c' * c * m && Array.length x = c * n && 0 < m && m <= n);
   let l = n - m + 1 in
@@ -315,19 +263,14 @@ let conv1d c c' n m (kk : float array) (x : float array) =
     for t = 0 to l - 1 do
       let acc = ref 0.0 in
       for i = 0 to c - 1 do
-        let d = ref 0.0 in
-        let kb = (((o * c) + i) * m) and xb = (i * n) + t in
-        for j = 0 to m - 1 do
-          d := !d +. (get kk (kb + j) *. get x (xb + j))
-        done;
-        acc := !acc +. !d
+        acc := !acc +. cdot kk (((o * c) + i) * m) x ((i * n) + t) m
       done;
       set y ((o * l) + t) !acc
     done
   done;
   y
 
-(* dK[o][i][j] = Σ_t g[o][t]·x[i][j+t]. *)
+(* dK[o][i][j] = Σ_t g[o][t]·x[i][j+t], a lane dot (vdot). *)
 let conv1d_dK c c' n m (g : float array) (x : float array) =
   let l = n - m + 1 in
   need "conv1d_dK" (Array.length g = c' * l && Array.length x = c * n && 0 < m && m <= n);
@@ -335,12 +278,7 @@ let conv1d_dK c c' n m (g : float array) (x : float array) =
   for o = 0 to c' - 1 do
     for i = 0 to c - 1 do
       for j = 0 to m - 1 do
-        let acc = ref 0.0 in
-        let gb = o * l and xb = (i * n) + j in
-        for t = 0 to l - 1 do
-          acc := !acc +. (get g (gb + t) *. get x (xb + t))
-        done;
-        set dk ((((o * c) + i) * m) + j) !acc
+        set dk ((((o * c) + i) * m) + j) (cdot g (o * l) x ((i * n) + j) l)
       done
     done
   done;
@@ -456,16 +394,16 @@ let length = function
   | Trans (_, _, a) -> Array.length a
   | Outer (a, b) -> Array.length a * Array.length b
 
-(* u − (a bᵀ), element by element as [sub u (outer a b)] computes it. *)
+(* u − (a bᵀ), element by element as [sub u (outer a b)] computes it:
+   w[i][j] = u[i][j] −. (0.0 +. a[i] *. b[j]), in C (vec_stubs.c); the
+   caller (sub_t) checks that u has length m·k. *)
+external csub_outer : float array -> float array -> float array -> float array -> unit
+  = "rh_vec_sub_outer" [@@noalloc]
+
 let sub_outer (u : float array) (a : float array) (b : float array) =
   let m = Array.length a and k = Array.length b in
   let w = Array.create_float (m * k) in
-  for i = 0 to m - 1 do
-    let ai = get a i and row = i * k in
-    for j = 0 to k - 1 do
-      set w (row + j) (get u (row + j) -. (0.0 +. (ai *. get b j)))
-    done
-  done;
+  if m * k > 0 then csub_outer w u a b;
   w
 
 let sub_t u v =

@@ -143,6 +143,33 @@ let big () =
   check (Printf.sprintf "transpose %d %d" m n) [ x ] (a.C.v_transpose m n x) (l.C.v_transpose m n (tl x));
   check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y))
 
+(* The dot products' lanes (vdot: 8 interleaved sums): lengths 0, 1, 7, 8,
+   9, 15, 16, 17 and up to 40, in every kernel that sums a dot product. *)
+let lane_dim () =
+  match Random.int 3 with
+  | 0 -> [| 0; 1; 7; 8; 9; 15; 16; 17 |].(Random.int 8)
+  | _ -> Random.int 41
+
+let lanes () =
+  let o = Vec.ops in
+  let n = lane_dim () in
+  let u = vec n and v = vec n in
+  check (Printf.sprintf "dot of length %d" n) [ u; v ] (a.C.v_dot u v) (l.C.v_dot (tl u) (tl v));
+  let m = 1 + Random.int 12 and k = [| 1; 1; 2; 3; 5; 9 |].(Random.int 6) in
+  let x = vec (m * n) and y = vec (n * k) in
+  check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y));
+  let xt = vec (n * m) in
+  check (Printf.sprintf "matmul %d %d %d of a transpose" m n k) [ xt; y ]
+    (Vec.force (o.C.v_matmul m n k (o.C.v_transpose n m (Vec.Plain xt)) (Vec.Plain y)))
+    (l.C.v_matmul m n k (l.C.v_transpose n m (tl xt)) (tl y));
+  let c = 1 + Random.int 3 and c' = 1 + Random.int 3 and cn = 1 + Random.int 40 in
+  let cm = 1 + Random.int cn in
+  let len = cn - cm + 1 in
+  let kk = vec (c' * c * cm) and x = vec (c * cn) and g = vec (c' * len) in
+  let tag = Printf.sprintf "%d %d %d %d" c c' cn cm in
+  check ("conv1d " ^ tag) [ kk; x ] (a.C.v_conv1d c c' cn cm kk x) (l.C.v_conv1d c c' cn cm (tl kk) (tl x));
+  check ("conv1d_dK " ^ tag) [ g; x ] (a.C.v_conv1d_dK c c' cn cm g x) (l.C.v_conv1d_dK c c' cn cm (tl g) (tl x))
+
 (* Transposes kept lazy: a product with a transposed left factor, a
    transpose transposed back, and any other operation on a transpose. *)
 let lazy_transposes () =
@@ -173,5 +200,5 @@ let () =
   let n = if Array.length Sys.argv > 1 then int_of_string Sys.argv.(1) else 2000 in
   let seed = if Array.length Sys.argv > 2 then int_of_string Sys.argv.(2) else 0 in
   Random.init seed;
-  for r = 1 to n do one (); lazy_transposes (); if r mod 100 = 0 then big () done;
+  for r = 1 to n do one (); lazy_transposes (); lanes (); if r mod 100 = 0 then big () done;
   Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n

@@ -8,6 +8,7 @@ replace, run by the same driver with ``--list-vectors``) and from numpy."""
 from __future__ import annotations
 
 import base64
+import os
 import struct
 import subprocess
 from pathlib import Path
@@ -30,10 +31,13 @@ def sym(x):
 
 # ---------------------------------------------------------------- kernels
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_vector_kernel_is_the_list_model_bit_for_bit(seed):
+@pytest.mark.parametrize("seed,portable", [(1, False), (2, False), (3, True)])
+def test_every_vector_kernel_is_the_list_model_bit_for_bit(seed, portable):
+    """``portable``: the C dot products without AVX2 (RH_NO_AVX2=1), the
+    code a CPU without it runs."""
     assert VEC_CHECK.exists(), f"{VEC_CHECK} is missing: run `make build`"
-    out = subprocess.run([str(VEC_CHECK), "4000", str(seed)], capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "RH_NO_AVX2": "1"} if portable else {k: v for k, v in os.environ.items() if k != "RH_NO_AVX2"}
+    out = subprocess.run([str(VEC_CHECK), "4000", str(seed)], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "all identical bit for bit" in out.stdout
     assert int(out.stdout.split()[1]) >= 4000 * 25      # every kernel compared in every round

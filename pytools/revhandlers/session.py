@@ -28,7 +28,9 @@ Semantics, the same on both engines:
   (:class:`~revhandlers.errors.BadInput` ``unbound`` / ``shape``), and
   values must be finite (``number``).
 
-The verified engine keeps the heap inside one ``rh-eval --serve`` process
+The verified engine keeps the heap in the extracted evaluator: inside this
+process when its shared library is built (:mod:`revhandlers.inprocess`:
+numbers as double buffers), else inside one ``rh-eval --serve`` process
 (the requests ``load``, ``exec``, ``heap``, ``unload`` of
 ``docs/sexp-format.md``; data as exact base64 binary64); the reference
 engine keeps it in Python and runs :func:`revhandlers.reference.run_reference`.
@@ -114,9 +116,13 @@ class Session:
     ``"reference"`` (the numpy reference semantics).  With the verified
     engine, ``evaluator`` is the :class:`~revhandlers.evaluator.VerifiedEvaluator`
     process to keep the session in (several sessions may share one); by
-    default the session starts its own and stops it on :meth:`close`."""
+    default the session runs the evaluator inside this process
+    (:mod:`revhandlers.inprocess`, the extracted OCaml as a shared library)
+    when it is built, else it starts its own process and stops it on
+    :meth:`close`; ``in_process=False`` asks for the process, ``True``
+    requires the shared library.  Both give the same answers bit for bit."""
 
-    def __init__(self, program, engine: str = "verified", evaluator=None):
+    def __init__(self, program, engine: str = "verified", evaluator=None, in_process: bool | None = None):
         from . import _program
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}")
@@ -137,6 +143,9 @@ class Session:
                 self._heap[name] = np.array(values, dtype=float)
         else:
             from .evaluator import VerifiedEvaluator
+            from . import inprocess
+            if evaluator is None and in_process is not False and (in_process or inprocess.available()):
+                evaluator = inprocess.InProcessEvaluator()
             if evaluator is None:
                 evaluator, self._own = VerifiedEvaluator(), True
             self._ev = evaluator
@@ -171,7 +180,7 @@ class Session:
             if a.size != self._sizes[name]:
                 raise BadInput("shape", f"{what}: location {name!r} holds {self._sizes[name]} numbers, "
                                         f"{a.size} given")
-            if not np.all(np.isfinite(a)):
+            if not np.isfinite(a).all():
                 raise BadInput("number", f"{what}: location {name!r}: not a finite number")
             out[name] = a
         return out
@@ -205,8 +214,9 @@ class Session:
             return SessionResult(res.value if value else None, {k: res.heap[k].copy() for k in names}, None,
                                  seconds)
         sets = {**self._pending, **values}
+        kw = {"sizes": self._sizes} if getattr(self._ev, "in_process", False) else {}
         v, got, steps, seconds = self._ev.session_exec(self.name, sets, names, fuel,
-                                                       value="f64" if value else "none")
+                                                       value="f64" if value else "none", **kw)
         self._pending = {}
         return SessionResult(v, {k: got[k] for k in names}, steps, seconds)
 

@@ -119,9 +119,64 @@ Proof.
   revert a; induction l as [|b l IH]; intros a; simpl; [ring|]. rewrite IH. ring.
 Qed.
 
+(** The lanes of [vdot] (instance.v) sum every entry once: over ℝ their
+    order does not matter. *)
+Lemma sum_app (l l' : vec) : fold_right Rplus 0 (l ++ l') = fold_right Rplus 0 l + fold_right Rplus 0 l'.
+Proof. induction l as [|a l IH]; simpl; [ring|]. rewrite IH. ring. Qed.
+
+Lemma lanes_add_length acc blk : length (lanes_add Rsc acc blk) = length acc.
+Proof. revert blk; induction acc as [|a acc IH]; intros [|x blk]; simpl; auto. Qed.
+
+Lemma lanes_add_sum acc blk : (length blk <= length acc)%nat ->
+  fold_right Rplus 0 (lanes_add Rsc acc blk) = fold_right Rplus 0 acc + fold_right Rplus 0 blk.
+Proof.
+  revert blk; induction acc as [|a acc IH]; intros [|x blk] H; simpl in *; try lia; try ring.
+  rewrite IH by lia. ring.
+Qed.
+
+Lemma lanes_fold_sum bs acc : Forall (fun b => (length b <= length acc)%nat) bs ->
+  fold_right Rplus 0 (fold_left (lanes_add Rsc) bs acc)
+  = fold_right Rplus 0 acc + fold_right Rplus 0 (concat bs).
+Proof.
+  revert acc; induction bs as [|b bs IH]; intros acc H; simpl; [ring|].
+  inversion H as [|? ? Hb Hbs]; subst.
+  rewrite IH.
+  - rewrite lanes_add_sum, sum_app by exact Hb. ring.
+  - eapply Forall_impl; [|exact Hbs]. intros c Hc. rewrite lanes_add_length. exact Hc.
+Qed.
+
+Lemma lanes_fold_length bs acc : length (fold_left (lanes_add Rsc) bs acc) = length acc.
+Proof. revert acc; induction bs as [|b bs IH]; intros acc; simpl; [|rewrite IH, lanes_add_length]; reflexivity. Qed.
+
+Lemma chunks_aux_concat f n (l : vec) : (0 < n)%nat -> (length l <= f)%nat -> concat (chunks_aux f n l) = l.
+Proof.
+  revert l; induction f as [|f IH]; intros l Hn Hl; simpl.
+  - destruct l; simpl in *; [reflexivity|lia].
+  - destruct l as [|a l']; [reflexivity|]. simpl concat.
+    rewrite IH; [apply firstn_skipn|lia|]. rewrite skipn_length. cbn [length] in *. lia.
+Qed.
+
+Lemma chunks_aux_short f n (l : vec) : Forall (fun b => (length b <= n)%nat) (chunks_aux f n l).
+Proof.
+  revert l; induction f as [|f IH]; intros l; simpl; [constructor|].
+  destruct l; constructor; [rewrite firstn_length; lia|apply IH].
+Qed.
+
+Lemma vsum_lanes_sum v : vsum_lanes Rsc v = fold_right Rplus 0 v.
+Proof.
+  assert (H := lanes_fold_sum (chunks vlanes v) (repeat (s_zero Rsc) vlanes)).
+  unfold chunks, vlanes in *. rewrite repeat_length, chunks_aux_concat in H by lia.
+  specialize (H (chunks_aux_short _ _ _)).
+  unfold vsum_lanes, chunks, vlanes.
+  assert (Hl := lanes_fold_length (chunks_aux (length v) 8 v) (repeat (s_zero Rsc) 8)).
+  destruct (fold_left (lanes_add Rsc) (chunks_aux (length v) 8 v) (repeat (s_zero Rsc) 8)) as [|s0 ss];
+    simpl in Hl; [lia|].
+  rewrite vsum_fold. simpl in H. lra.
+Qed.
+
 Lemma vdot_dot u v : vdot Rsc u v = dot u v.
 Proof.
-  unfold vdot, vsum. rewrite vsum_fold, vmul_inst. rewrite Rplus_0_l.
+  unfold vdot. rewrite vsum_lanes_sum, vmul_inst.
   revert v; induction u; intros [|b v]; simpl; try ring. rewrite IHu. ring.
 Qed.
 

@@ -132,7 +132,6 @@ Definition vmul := vmap2 (s_mul sc).
 Definition vscale (a : R) (v : list R) : list R := map (s_mul sc a) v.
 Definition vneg (v : list R) : list R := map (s_sub sc (s_zero sc)) v.
 Definition vsum (v : list R) : R := fold_left (s_add sc) v (s_zero sc).
-Definition vdot (u v : list R) : R := vsum (vmul u v).
 Definition tabulate (n : nat) (f : nat -> R) : list R := map f (seq 0 n).
 
 (** [chunks n l]: the consecutive blocks of [n > 0] elements, the last one possibly shorter (pooling windows). *)
@@ -143,6 +142,33 @@ Fixpoint chunks_aux (fuel n : nat) (l : list R) : list (list R) :=
   end.
 Definition chunks (n : nat) (l : list R) : list (list R) :=
   match n with 0 => [] | _ => chunks_aux (length l) n l end.
+
+(** Dot products in an order a vector unit executes ([vdot]):
+    [vlanes = 8] interleaved running sums, lane [j] accumulating the
+    products at the positions [j], [j + 8], [j + 16], … in that order, each
+    from [0]; then the lanes added left to right, [((s₀ + s₁) + s₂) + … +
+    s₇].  The positions are taken in blocks of 8 from the start (the last
+    block may be shorter: its products go to the first lanes).  A product
+    and an addition are two roundings: there is no fused multiply-add.
+    Over ℝ this is the sum in any order ([vsum_lanes_sum],
+    theories/analysis/prims.v); on floats it is the order the C kernels
+    follow (extracted/vec_stubs.c), two AVX2 registers of four lanes. *)
+Definition vlanes : nat := 8.
+
+(** [lanes_add acc blk]: [blk]'s entries added to the first lanes of [acc]. *)
+Fixpoint lanes_add (acc blk : list R) : list R :=
+  match acc, blk with
+  | a :: acc', x :: blk' => s_add sc a x :: lanes_add acc' blk'
+  | _, _ => acc
+  end.
+
+Definition vsum_lanes (v : list R) : R :=
+  match fold_left lanes_add (chunks vlanes v) (repeat (s_zero sc) vlanes) with
+  | [] => s_zero sc
+  | s0 :: ss => fold_left (s_add sc) ss s0
+  end.
+
+Definition vdot (u v : list R) : R := vsum_lanes (vmul u v).
 
 (** [rows r n l]: [r] consecutive blocks of [n] elements (the rows of an
     [r×n] matrix, the channels of a signal), also when [n = 0]. *)

@@ -1,0 +1,203 @@
+/* The dot products of the float-array vectors (vec.ml) in the order the
+   list model fixes (vdot, theories/rh/instance.v): 8 interleaved lanes,
+   lane j the running sum from +0.0 of the products at positions j, j + 8,
+   j + 16, ... in that order; then ((s0 + s1) + s2) + ... + s7.  Every
+   product and every sum is one IEEE binary64 operation rounded to nearest:
+   no fused multiply-add (-ffp-contract=off; the AVX2 code is compiled for
+   avx2 without fma), no reassociation (no -ffast-math).  With AVX2 (checked
+   at run time) lanes 0-3 and 4-7 are two 256-bit registers; otherwise the
+   same order in portable C.  The callers (vec.ml) check the lengths. */
+
+#define CAML_NAME_SPACE
+#include <stdlib.h>
+#include <caml/mlvalues.h>
+#include <caml/alloc.h>
+
+#define LANES 8
+
+static double combine(const double *s)
+{
+  double r = s[0];
+  for (int j = 1; j < LANES; j++) r = r + s[j];
+  return r;
+}
+
+/* Σ x[t*sx]·y[t*sy], t < n, in the lane order: portable. */
+static double dot_strided(const double *x, long sx, const double *y, long sy, long n)
+{
+  double s[LANES] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+  long t = 0;
+  for (; t + LANES <= n; t += LANES)
+    for (int j = 0; j < LANES; j++) s[j] = s[j] + x[(t + j) * sx] * y[(t + j) * sy];
+  for (int j = 0; t + j < n; j++) s[j] = s[j] + x[(t + j) * sx] * y[(t + j) * sy];
+  return combine(s);
+}
+
+/* acc[j*m + i] += a[i]·b for i < m: lane j of m sums at once, portable. */
+static void axpy_lane(double *acc, const double *a, double b, long m)
+{
+  for (long i = 0; i < m; i++) acc[i] = acc[i] + a[i] * b;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+
+__attribute__((target("avx2")))
+static double dot_avx2(const double *x, const double *y, long n)
+{
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  long t = 0;
+  for (; t + LANES <= n; t += LANES) {
+    lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_loadu_pd(x + t), _mm256_loadu_pd(y + t)));
+    hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_loadu_pd(x + t + 4), _mm256_loadu_pd(y + t + 4)));
+  }
+  double s[LANES];
+  _mm256_storeu_pd(s, lo);
+  _mm256_storeu_pd(s + 4, hi);
+  for (int j = 0; t + j < n; j++) s[j] = s[j] + x[t + j] * y[t + j];
+  return combine(s);
+}
+
+__attribute__((target("avx2")))
+static void axpy_avx2(double *acc, const double *a, double b, long m)
+{
+  __m256d bb = _mm256_set1_pd(b);
+  long i = 0;
+  for (; i + 4 <= m; i += 4)
+    _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_mul_pd(_mm256_loadu_pd(a + i), bb)));
+  for (; i < m; i++) acc[i] = acc[i] + a[i] * b;
+}
+
+/* w[i*k + j] = u[i*k + j] - (0.0 + a[i]·b[j]): vec.ml's sub_outer, the
+   same three operations per entry (the 0.0 + turns a product -0.0 into
+   +0.0, as the list model's sum from 0.0 does). */
+__attribute__((target("avx2")))
+static void sub_outer_avx2(double *w, const double *u, const double *a, const double *b, long m, long k)
+{
+  __m256d zero = _mm256_setzero_pd();
+  for (long i = 0; i < m; i++) {
+    __m256d ai = _mm256_set1_pd(a[i]);
+    const double *ur = u + i * k;
+    double *wr = w + i * k;
+    long j = 0;
+    for (; j + 4 <= k; j += 4)
+      _mm256_storeu_pd(wr + j, _mm256_sub_pd(_mm256_loadu_pd(ur + j),
+                                             _mm256_add_pd(zero, _mm256_mul_pd(ai, _mm256_loadu_pd(b + j)))));
+    for (; j < k; j++) wr[j] = ur[j] - (0.0 + a[i] * b[j]);
+  }
+}
+
+static int avx2(void)
+{
+  static int known = -1;
+  if (known < 0) known = getenv("RH_NO_AVX2") == NULL && __builtin_cpu_supports("avx2");
+  return known;
+}
+#else
+static int avx2(void) { return 0; }
+#endif
+
+static double dot(const double *x, const double *y, long n)
+{
+#ifdef HAVE_AVX2_PATH
+  if (avx2()) return dot_avx2(x, y, n);
+#endif
+  return dot_strided(x, 1, y, 1, n);
+}
+
+static void axpy(double *acc, const double *a, double b, long m)
+{
+#ifdef HAVE_AVX2_PATH
+  if (avx2()) { axpy_avx2(acc, a, b, m); return; }
+#endif
+  axpy_lane(acc, a, b, m);
+}
+
+#define D(v) ((double *)(v))
+
+value rh_vec_sub_outer(value w, value u, value a, value b)
+{
+  long m = (long)(Wosize_val(a) / Double_wosize), k = (long)(Wosize_val(b) / Double_wosize);
+#ifdef HAVE_AVX2_PATH
+  if (avx2()) { sub_outer_avx2(D(w), D(u), D(a), D(b), m, k); return Val_unit; }
+#endif
+  for (long i = 0; i < m; i++)
+    for (long j = 0; j < k; j++) D(w)[i * k + j] = D(u)[i * k + j] - (0.0 + D(a)[i] * D(b)[j]);
+  return Val_unit;
+}
+
+/* dot u[uo, uo+n) v[vo, vo+n) */
+double rh_vec_dot(value u, intnat uo, value v, intnat vo, intnat n)
+{
+  return dot(D(u) + uo, D(v) + vo, n);
+}
+
+value rh_vec_dot_byte(value u, value uo, value v, value vo, value n)
+{
+  return caml_copy_double(rh_vec_dot(u, Long_val(uo), v, Long_val(vo), Long_val(n)));
+}
+
+/* c (m×k) = a (m×n) · b (n×k), c[i][j] the lane dot of row i of a and
+   column j of b.  k = 1: m contiguous dots; else the 8 lanes of row i of c
+   in a scratch of 8k numbers, added row of b by row of b. */
+value rh_vec_matmul(value a, value b, value c, value vm, value vn, value vk)
+{
+  long m = Long_val(vm), n = Long_val(vn), k = Long_val(vk);
+  if (k == 1) {
+    for (long i = 0; i < m; i++) D(c)[i] = dot(D(a) + i * n, D(b), n);
+    return Val_unit;
+  }
+  double *acc = malloc(sizeof(double) * LANES * (k > 0 ? k : 1));
+  if (acc == NULL) {                         /* no room: the same order, a product at a time */
+    for (long i = 0; i < m; i++)
+      for (long j = 0; j < k; j++) D(c)[i * k + j] = dot_strided(D(a) + i * n, 1, D(b) + j, k, n);
+    return Val_unit;
+  }
+  for (long i = 0; i < m; i++) {
+    for (long q = 0; q < LANES * k; q++) acc[q] = 0.0;
+    for (long t = 0; t < n; t++) axpy(acc + (t % LANES) * k, D(b) + t * k, D(a)[i * n + t], k);
+    for (long j = 0; j < k; j++) {
+      double r = acc[j];
+      for (int l = 1; l < LANES; l++) r = r + acc[l * k + j];
+      D(c)[i * k + j] = r;
+    }
+  }
+  free(acc);
+  return Val_unit;
+}
+
+value rh_vec_matmul_byte(value *argv, int argn)
+{
+  (void)argn;
+  return rh_vec_matmul(argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
+}
+
+/* c (m×k) = aᵀ · b with a n×m and b n×k: c[i][j] the lane dot over t of
+   a[t][i] and b[t][j].  k = 1: the 8 lanes of all of c in a scratch of 8m
+   numbers, added row of a by row of a; else one strided dot per entry. */
+value rh_vec_matmul_tl(value a, value b, value c, value vm, value vn, value vk)
+{
+  long m = Long_val(vm), n = Long_val(vn), k = Long_val(vk);
+  double *acc = k == 1 ? malloc(sizeof(double) * LANES * (m > 0 ? m : 1)) : NULL;
+  if (acc == NULL) {
+    for (long i = 0; i < m; i++)
+      for (long j = 0; j < k; j++) D(c)[i * k + j] = dot_strided(D(a) + i, m, D(b) + j, k, n);
+    return Val_unit;
+  }
+  for (long q = 0; q < LANES * m; q++) acc[q] = 0.0;
+  for (long t = 0; t < n; t++) axpy(acc + (t % LANES) * m, D(a) + t * m, D(b)[t], m);
+  for (long i = 0; i < m; i++) {
+    double r = acc[i];
+    for (int l = 1; l < LANES; l++) r = r + acc[l * m + i];
+    D(c)[i] = r;
+  }
+  free(acc);
+  return Val_unit;
+}
+
+value rh_vec_matmul_tl_byte(value *argv, int argn)
+{
+  (void)argn;
+  return rh_vec_matmul_tl(argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
+}
