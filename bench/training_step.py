@@ -34,12 +34,13 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
    paths, whose work is mostly in the ``rh-eval`` child).
    Before timing, every method takes one step from the same weights and the
    outputs and updated weights are checked to agree.
-2. Growth with depth: an MLP-like chain of L layers of width 8 (a
-   ``rev handle`` over L ``FC`` operations, generated here) and
-   :func:`revhandlers.families.op_chain`, for L = 2, 4, …, 128; the time of
-   each engine and T(2L)/T(L) (2 linear, 4 quadratic), medians of 5 to 50
-   interleaved runs.  An engine whose run exceeds 10 s is not measured at
-   larger L.
+2. Growth with depth: an MLP-like chain of L layers of width 8, the same
+   of width 128 (a ``rev handle`` over L ``FC`` operations, generated here)
+   and :func:`revhandlers.families.op_chain`, for L = 2, 4, …, 512; the
+   time of each engine, T(2L)/T(L) (2 linear, 4 quadratic, 8 cubic) and,
+   for the chains, the verified times over numpy by hand's (``×numpy``),
+   medians of 5 to 50 interleaved runs.  An engine whose run exceeds 10 s
+   is not measured at larger L.
 3. ``make demo``'s training run (3 epochs of examples/mlp.rh): timed through
    the session, and the former per-sample path timed on a few hundred
    samples and extrapolated to the same number of runs.
@@ -340,20 +341,22 @@ def per_sample(quick: bool, ev: VerifiedEvaluator) -> None:
 
 
 def growth(quick: bool, ev: VerifiedEvaluator) -> None:
-    sizes = [2, 4, 8] if quick else [2, 4, 8, 16, 32, 64, 128]
+    sizes = [2, 4, 8] if quick else [2, 4, 8, 16, 32, 64, 128, 256, 512]
     rng = np.random.default_rng(1)
 
-    def mlp_chain_methods(L):
-        prog = chain_program(L)
-        weights = initial_weights(prog, rng)
-        secs: list[float] = []
-        m = {"verified session": session_method(prog, weights, LR, "verified", ev, secs),
-             "verified whole program": whole_program_method(prog, weights, LR),
-             "reference engine": session_method(prog, weights, LR, "reference"),
-             "numpy by hand": numpy_method(weights, LR)}
-        if torch is not None:
-            m["PyTorch CPU"] = torch_method(weights, LR)
-        return m, secs, samples(8, 8, 4, rng)
+    def mlp_chain_methods(width):
+        def make(L):
+            prog = chain_program(L, width)
+            weights = initial_weights(prog, rng)
+            secs: list[float] = []
+            m = {"verified session": session_method(prog, weights, LR, "verified", ev, secs),
+                 "verified whole program": whole_program_method(prog, weights, LR),
+                 "reference engine": session_method(prog, weights, LR, "reference"),
+                 "numpy by hand": numpy_method(weights, LR)}
+            if torch is not None:
+                m["PyTorch CPU"] = torch_method(weights, LR)
+            return m, secs, samples(width, width, 4, rng)
+        return make
 
     def op_chain_methods(L):
         prog = op_chain(L)
@@ -372,7 +375,8 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
                  "reference engine": reference}, secs, [(None, None)])
 
     for title, make, note in [
-        ("MLP-like chain of L layers of width 8 (one training step)", mlp_chain_methods, None),
+        ("MLP-like chain of L layers of width 8 (one training step)", mlp_chain_methods(8), None),
+        ("MLP-like chain of L layers of width 128 (one training step)", mlp_chain_methods(128), None),
         ("operation chain (revhandlers.families.op_chain: L operations in one rev handle)", op_chain_methods,
          "numpy by hand and PyTorch: not applicable (no weights; a chain of scalar swish operations)")]:
         print(f"== 2. growth with depth: {title}; median us and T(2L)/T(L)")
@@ -418,6 +422,14 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
                 a, b = results[n].get(L), results[n].get(2 * L)
                 cells.append(f"{b / a:10.2f}" if a and b else f"{'-':>10s}")
             print(f"{n:28s}" + "".join(cells))
+        if "numpy by hand" in results:
+            base = results["numpy by hand"]
+            for n, label in [("verified session", "session ×numpy"),
+                             ("verified evaluation alone", "evaluation alone ×numpy")]:
+                if n in results:
+                    print(f"{label:28s}" + "".join(
+                        f"{results[n][L] / base[L]:10.1f}" if results[n].get(L) and base.get(L) else f"{'-':>10s}"
+                        for L in sizes))
         for n in stopped.values():
             print(f"note: {n}")
         if note:
@@ -459,8 +471,10 @@ def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run: few repeats, L up to 8, a short training")
-    ap.add_argument("--parts", default="123", help="which parts to run (default 123: all)")
+    ap.add_argument("--only", choices=["per-sample", "growth", "demo"], action="append",
+                    help="run only this part (repeatable; default: all three)")
     args = ap.parse_args()
+    parts = args.only or ["per-sample", "growth", "demo"]
     print(f"{THREADS}; {TORCH_NOTE}")
     from revhandlers import inprocess
     print(f"in-process evaluator: {inprocess.library_path() or 'not built (its rows fall back to the process)'}; "
@@ -468,11 +482,11 @@ def main() -> int:
     ev = VerifiedEvaluator()
     try:
         with rh.nesting.room():
-            if "1" in args.parts:
+            if "per-sample" in parts:
                 per_sample(args.quick, ev)
-            if "2" in args.parts:
+            if "growth" in parts:
                 growth(args.quick, ev)
-            if "3" in args.parts:
+            if "demo" in parts:
                 demo_training(args.quick, ev)
     finally:
         ev.close()

@@ -1,6 +1,6 @@
 """The total evaluator (theories/rh/total.v): without a fuel, `rh-eval` runs
 a checked program to its end, however many steps it takes (the fuel is
-searched from 1024 by doubling); a fuel the user gives is a bound, and
+searched by doubling from 2^40); a fuel the user gives is a bound, and
 past it the answer is `out-of-fuel` with exit code 1.  Expected values
 are computed by hand or with numpy, never by `rh-eval`."""
 
@@ -55,7 +55,7 @@ def counter(n: int, fuel: int | None = None) -> str:
 
 @pytest.mark.parametrize("flags", [(), ("--small-step",), ("--list-vectors",)])
 def test_a_program_of_many_steps_runs_to_its_end_without_fuel(flags):
-    k, j = 3000, 1234                       # 3002 steps: fuel 1024 and 2048 fall short
+    k, j = 3000, 1234                       # 3002 steps
     p = rh_eval(*flags, stdin=wide(k, j))
     assert p.returncode == 0, p.stdout + p.stderr
     value, heap, steps = parse_result(p.stdout)
@@ -119,7 +119,7 @@ def test_one_layer_without_fuel_and_with_too_little():
 
 
 def test_trace_and_coverage_without_fuel_reach_the_end():
-    p = rh_eval("--trace", stdin=counter(300))       # 1500 steps: past the first fuel tried
+    p = rh_eval("--trace", stdin=counter(300))       # 1500 steps
     assert p.returncode == 0, p.stdout[-500:]
     lines = p.stdout.splitlines()
     assert len(lines) == 1500 + 2                    # configurations 0 … 1500, then the result

@@ -230,6 +230,115 @@ Fixpoint meval_list (ev1 : tm -> option (tm * nat)) (Ms : list tm) : option (lis
       end
   end.
 
+(** *** Tuples of projections in linear time
+
+    The tuples that [RH] builds list the components of a tuple variable in
+    order ([<y'_1, …, y'_m>] is [<proj_2 q, …, proj_{m+1} q>], RH-4 adds
+    [proj_{i+1} q + proj_i p] component by component) and their [rd]
+    points list variables of increasing index.  Looked up one by one, a
+    projection costs its index and a variable its de Bruijn index: a tuple
+    of m such components would cost m².  [meval_tuple] evaluates a tuple
+    keeping a cursor into the environment ([ecur]: an index [j] and the
+    environment from [j] on) and, for at most two tuple variables, a cursor
+    into their components ([pcache]: the variable, an index [i] and the
+    components from [i] on), so that such a tuple costs m.  A component of
+    another shape is evaluated by [meval] itself; the cursors only answer
+    what [meval] answers ([meval_tuple_list]). *)
+Definition ecur : Type := (nat * list tm)%type.
+Definition pcache : Type := list (nat * nat * list tm).
+
+Definition ecur_lookup (ρ : list tm) (e : ecur) (x : nat) : option tm * ecur :=
+  let r := if Nat.leb (fst e) x then skipn (x - fst e) (snd e) else skipn x ρ in
+  match r with
+  | V :: _ => (Some V, (x, r))
+  | [] => (None, e)
+  end.
+
+Fixpoint pc_find (c : pcache) (x : nat) : option (nat * list tm) :=
+  match c with
+  | [] => None
+  | (y, i, r) :: c' => if Nat.eqb x y then Some (i, r) else pc_find c' x
+  end.
+
+Definition pc_drop (c : pcache) (x : nat) : pcache :=
+  filter (fun e => negb (Nat.eqb x (fst (fst e)))) c.
+
+(** [proj_i x] from the environment, the cursor of [x] set after it. *)
+Definition pc_from_env (ρ : list tm) (e : ecur) (c : pcache) (x i : nat)
+    : option tm * ecur * pcache :=
+  match ecur_lookup ρ e x with
+  | (Some (Tuple Vs), e') =>
+      match skipn i Vs with
+      | V :: r' => (Some V, e', (x, S i, r') :: firstn 1 (pc_drop c x))
+      | [] => (None, e, c)
+      end
+  | _ => (None, e, c)
+  end.
+
+(** [proj_i x]: from the cursor of [x] if it is at most [i], else from the
+    environment. *)
+Definition pc_proj (ρ : list tm) (e : ecur) (c : pcache) (x i : nat) : option tm * ecur * pcache :=
+  match pc_find c x with
+  | Some (i0, r) =>
+      if Nat.leb i0 i then
+        match skipn (i - i0) r with
+        | V :: r' => (Some V, e, (x, S i, r') :: firstn 1 (pc_drop c x))
+        | [] => (None, e, c)
+        end
+      else pc_from_env ρ e c x i
+  | None => pc_from_env ρ e c x i
+  end.
+
+(** A component of the shapes above, with its value and step count, or
+    [None] (and the cursors unchanged). *)
+Definition fast_component (ρ : list tm) (e : ecur) (c : pcache) (M : tm)
+    : option (tm * nat) * ecur * pcache :=
+  match M with
+  | Var x =>
+      match ecur_lookup ρ e x with
+      | (Some V, e') => (Some (V, 0), e', c)
+      | (None, _) => (None, e, c)
+      end
+  | Proj i (Var x) =>
+      match pc_proj ρ e c x i with
+      | (Some V, e', c') => (Some (V, 1), e', c')
+      | _ => (None, e, c)
+      end
+  | Add (Proj i1 (Var x1)) (Proj i2 (Var x2)) =>
+      match pc_proj ρ e c x1 i1 with
+      | (Some (Const c1), e1, cc1) =>
+          match pc_proj ρ e1 cc1 x2 i2 with
+          | (Some (Const c2), e2, cc2) => (Some (Const (cadd c1 c2), 3), e2, cc2)
+          | _ => (None, e, c)
+          end
+      | _ => (None, e, c)
+      end
+  | _ => (None, e, c)
+  end.
+
+Fixpoint meval_tuple (ev1 : tm -> option (tm * nat)) (ρ : list tm) (e : ecur) (c : pcache)
+    (Ms : list tm) : option (list tm * nat) :=
+  match Ms with
+  | [] => Some ([], 0)
+  | M :: Ms' =>
+      let '(r, e', c') := fast_component ρ e c M in
+      match match r with Some p => Some p | None => ev1 M end with
+      | Some (V, k) =>
+          match meval_tuple ev1 ρ e' c' Ms' with
+          | Some (Vs, ks) => Some (V :: Vs, k + ks)
+          | None => None
+          end
+      | None => None
+      end
+  end.
+
+(** The cursors are used from a recursion bound of 3 on (what [meval]
+    needs for [proj_i x + proj_j y]). *)
+Definition meval_tup (ev1 : tm -> option (tm * nat)) (fuel : nat) (ρ : list tm) (Ms : list tm)
+    : option (list tm * nat) :=
+  if Nat.leb 3 fuel then meval_tuple ev1 ρ (0, ρ) [] Ms else meval_list ev1 Ms.
+#[local] Arguments meval_tup : simpl never.
+
 Fixpoint meval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm * nat) :=
   match fuel with
   | 0 => None
@@ -260,7 +369,7 @@ Fixpoint meval (fuel : nat) (ρ : list tm) (M : tm) {struct fuel} : option (tm *
           | _ => None
           end
       | Tuple Ms =>
-          match meval_list (meval fuel' ρ) Ms with
+          match meval_tup (meval fuel' ρ) fuel' ρ Ms with
           | Some (Vs, k) => Some (Tuple Vs, k)
           | None => None
           end
@@ -332,6 +441,167 @@ Proof.
     + simpl. rewrite <- !app_assoc in HsMs. exact HsMs.
 Qed.
 
+(** The cursors answer what [meval] answers. *)
+Definition ecur_ok (ρ : list tm) (e : ecur) : Prop := snd e = skipn (fst e) ρ.
+Definition pc_ok (ρ : list tm) (c : pcache) : Prop :=
+  Forall (fun en => exists Vs, env_lookup ρ (fst (fst en)) = Tuple Vs /\
+                               snd en = skipn (snd (fst en)) Vs) c.
+
+Lemma skipn_skipn' {X} n m (l : list X) : skipn n (skipn m l) = skipn (n + m) l.
+Proof.
+  revert l. induction m as [|m IH]; intros l.
+  - rewrite Nat.add_0_r. reflexivity.
+  - destruct l as [|a l].
+    + rewrite Nat.add_succ_r. destruct n; reflexivity.
+    + rewrite Nat.add_succ_r. simpl. apply IH.
+Qed.
+
+Lemma skipn_cons_nth {X} x (l : list X) (a : X) r : skipn x l = a :: r -> nth_error l x = Some a.
+Proof.
+  revert l. induction x as [|x IH]; intros [|b l] Hs; simpl in *; try discriminate.
+  - congruence.
+  - apply IH. exact Hs.
+Qed.
+
+Lemma skipn_cons_tail {X} x (l : list X) (a : X) r : skipn x l = a :: r -> r = skipn (S x) l.
+Proof.
+  revert l. induction x as [|x IH]; intros [|b l] Hs; simpl in *; try discriminate.
+  - congruence.
+  - apply (IH l). exact Hs.
+Qed.
+
+Lemma In_firstn' {X} n (l : list X) a : In a (firstn n l) -> In a l.
+Proof.
+  revert l. induction n as [|n IH]; intros [|b l]; simpl; try tauto.
+  intros [->|Ha]; [left; reflexivity|right; apply IH; exact Ha].
+Qed.
+
+Lemma pc_ok_keep ρ c x n : pc_ok ρ c -> pc_ok ρ (firstn n (pc_drop c x)).
+Proof.
+  unfold pc_ok, pc_drop. rewrite !Forall_forall. intros Hc en Hin.
+  apply In_firstn' in Hin. apply filter_In in Hin as [Hin _]. apply Hc. exact Hin.
+Qed.
+
+Lemma ecur_lookup_spec ρ e x V e' :
+  ecur_ok ρ e -> ecur_lookup ρ e x = (Some V, e') ->
+  env_lookup ρ x = V /\ ecur_ok ρ e'.
+Proof.
+  destruct e as [j r]. unfold ecur_ok, ecur_lookup. cbn [fst snd]. intros Hr.
+  assert (Hx : (if Nat.leb j x then skipn (x - j) r else skipn x ρ) = skipn x ρ).
+  { destruct (Nat.leb_spec j x); [|reflexivity].
+    subst r. rewrite skipn_skipn'. f_equal. lia. }
+  rewrite Hx. destruct (skipn x ρ) as [|V0 r0] eqn:Hs; [discriminate|].
+  intros [= <- <-]. split.
+  - unfold env_lookup. rewrite (skipn_cons_nth _ _ _ _ Hs). reflexivity.
+  - cbn [fst snd]. symmetry. exact Hs.
+Qed.
+
+Lemma pc_find_spec ρ c x i r :
+  pc_ok ρ c -> pc_find c x = Some (i, r) -> exists Vs, env_lookup ρ x = Tuple Vs /\ r = skipn i Vs.
+Proof.
+  induction 1 as [|[[y i0] r0] c Hen Hc IH]; simpl; [discriminate|].
+  destruct (Nat.eqb_spec x y) as [->|]; [|exact IH].
+  intros [= <- <-]. exact Hen.
+Qed.
+
+Lemma pc_from_env_spec ρ e c x i V e' c' :
+  ecur_ok ρ e -> pc_ok ρ c -> pc_from_env ρ e c x i = (Some V, e', c') ->
+  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c'.
+Proof.
+  intros He Hc. unfold pc_from_env.
+  destruct (ecur_lookup ρ e x) as [[W|] e1] eqn:Hl; [|discriminate].
+  destruct W as [| | | |Vs| | |]; try discriminate.
+  destruct (skipn i Vs) as [|V0 r'] eqn:Hs; [discriminate|].
+  intros [= <- <- <-].
+  destruct (ecur_lookup_spec _ _ _ _ _ He Hl) as [HW He1].
+  split; [exists Vs; split; [exact HW|eapply skipn_cons_nth; exact Hs]|].
+  split; [exact He1|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
+  exists Vs. split; [exact HW|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+Qed.
+
+Lemma pc_proj_spec ρ e c x i V e' c' :
+  ecur_ok ρ e -> pc_ok ρ c -> pc_proj ρ e c x i = (Some V, e', c') ->
+  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c'.
+Proof.
+  intros He Hc. unfold pc_proj.
+  destruct (pc_find c x) as [[i0 r]|] eqn:Hf; [|apply pc_from_env_spec; assumption].
+  destruct (Nat.leb_spec i0 i) as [Hle|]; [|apply pc_from_env_spec; assumption].
+  destruct (pc_find_spec _ _ _ _ _ Hc Hf) as [Vs [HVs ->]].
+  rewrite skipn_skipn', Nat.sub_add by exact Hle.
+  destruct (skipn i Vs) as [|V0 r'] eqn:Hs; [discriminate|].
+  intros [= <- <- <-].
+  split; [exists Vs; split; [exact HVs|eapply skipn_cons_nth; exact Hs]|].
+  split; [exact He|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
+  exists Vs. split; [exact HVs|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+Qed.
+
+Lemma meval_proj_var f ρ x i Vs V :
+  env_lookup ρ x = Tuple Vs -> nth_error Vs i = Some V ->
+  meval (S (S f)) ρ (Proj i (Var x)) = Some (V, 1).
+Proof. intros Hx Hi. simpl. rewrite Hx, Hi. reflexivity. Qed.
+
+Lemma fast_component_none ρ e c M e' c' :
+  fast_component ρ e c M = (None, e', c') -> e' = e /\ c' = c.
+Proof.
+  unfold fast_component.
+  repeat match goal with
+         | |- context [match ?t with _ => _ end] => destruct t
+         end; intros [= <- <-]; auto.
+Qed.
+
+Lemma fast_component_spec fuel ρ e c M p e' c' :
+  3 <= fuel -> ecur_ok ρ e -> pc_ok ρ c ->
+  fast_component ρ e c M = (Some p, e', c') ->
+  meval fuel ρ M = Some p /\ ecur_ok ρ e' /\ pc_ok ρ c'.
+Proof.
+  intros Hf He Hc Hfc. destruct fuel as [|[|[|f]]]; try lia. unfold fast_component in Hfc.
+  destruct M as [x| | |M1 M2| |i [x| | | | | | |]| |]; try discriminate Hfc.
+  - destruct (ecur_lookup ρ e x) as [[V|] e1] eqn:Hl; [|discriminate Hfc].
+    injection Hfc as <- <- <-. destruct (ecur_lookup_spec _ _ _ _ _ He Hl) as [<- He1].
+    split; [reflexivity|split; assumption].
+  - destruct M1 as [| | | | |i1 [x1| | | | | | |]| |]; try discriminate Hfc.
+    destruct M2 as [| | | | |i2 [x2| | | | | | |]| |]; try discriminate Hfc.
+    destruct (pc_proj ρ e c x1 i1) as [[[[| c1 | | | | | |]|] e1] cc1] eqn:Hp1; try discriminate Hfc.
+    destruct (pc_proj ρ e1 cc1 x2 i2) as [[[[| c2 | | | | | |]|] e2] cc2] eqn:Hp2; try discriminate Hfc.
+    injection Hfc as <- <- <-.
+    destruct (pc_proj_spec _ _ _ _ _ _ _ _ He Hc Hp1) as [[Vs1 [HVs1 Hi1]] [He1 Hc1]].
+    destruct (pc_proj_spec _ _ _ _ _ _ _ _ He1 Hc1 Hp2) as [[Vs2 [HVs2 Hi2]] [He2 Hc2]].
+    split; [|split; assumption].
+    change (meval (S (S (S f))) ρ (Add (Proj i1 (Var x1)) (Proj i2 (Var x2)))) with
+      (match meval (S (S f)) ρ (Proj i1 (Var x1)) with
+       | Some (Const a1, k1) =>
+           match meval (S (S f)) ρ (Proj i2 (Var x2)) with
+           | Some (Const a2, k2) => Some (Const (cadd a1 a2), k1 + S k2)
+           | _ => None
+           end
+       | _ => None
+       end).
+    rewrite (meval_proj_var f _ _ _ _ _ HVs1 Hi1), (meval_proj_var f _ _ _ _ _ HVs2 Hi2).
+    reflexivity.
+  - destruct (pc_proj ρ e c x i) as [[[V|] e1] c1] eqn:Hp; [|discriminate Hfc].
+    injection Hfc as <- <- <-. destruct (pc_proj_spec _ _ _ _ _ _ _ _ He Hc Hp) as [[Vs [HVs Hi]] [He1 Hc1]].
+    split; [apply (meval_proj_var _ _ _ _ _ _ HVs Hi)|split; assumption].
+Qed.
+
+Lemma meval_tuple_list fuel ρ e c Ms :
+  3 <= fuel -> ecur_ok ρ e -> pc_ok ρ c ->
+  meval_tuple (meval fuel ρ) ρ e c Ms = meval_list (meval fuel ρ) Ms.
+Proof.
+  intros Hf. revert e c. induction Ms as [|M Ms IH]; intros e c He Hc; [reflexivity|].
+  cbn [meval_tuple meval_list].
+  destruct (fast_component ρ e c M) as [[[p|] e'] c'] eqn:Hfc.
+  - destruct (fast_component_spec _ _ _ _ _ _ _ _ Hf He Hc Hfc) as [Hm [He' Hc']].
+    rewrite Hm. destruct p as [V k]. rewrite (IH _ _ He' Hc'). reflexivity.
+  - destruct (fast_component_none _ _ _ _ _ _ Hfc) as [-> ->].
+    destruct (meval fuel ρ M) as [[V k]|]; [|reflexivity]. rewrite (IH _ _ He Hc). reflexivity.
+Qed.
+
+Lemma meval_tup_list fuel ρ Ms : meval_tup (meval fuel ρ) fuel ρ Ms = meval_list (meval fuel ρ) Ms.
+Proof.
+  unfold meval_tup. destruct (Nat.leb_spec 3 fuel); [|reflexivity].
+  apply meval_tuple_list; [assumption|reflexivity|constructor].
+Qed.
+
 (** [meval] agrees with iterating [step_tm_fn] on the closed term. *)
 Lemma meval_sound fuel ρ M V k :
   Forall value ρ -> meval fuel ρ M = Some (V, k) ->
@@ -360,7 +630,8 @@ Proof.
     replace (S k2) with (k2 + 1) by lia.
     eapply tstar_trans; [apply (tstar_frame (KAddR (Const c1))); [reflexivity|exact Hs2]|].
     apply tstar_one. reflexivity.
-  - destruct (meval_list (meval fuel ρ) Ms) as [[Vs k1]|] eqn:H1; [|discriminate].
+  - rewrite meval_tup_list in Hev.
+    destruct (meval_list (meval fuel ρ) Ms) as [[Vs k1]|] eqn:H1; [|discriminate].
     injection Hev as <- <-.
     destruct (meval_list_sound (meval fuel ρ) (list_subst ρ) Ms Vs k1
                 (fun M V k _ HM => IH _ _ _ _ Hρ HM) H1 [] (Forall_nil _)) as [Hs HVs].

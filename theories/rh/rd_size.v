@@ -258,7 +258,7 @@ Proof.
     { apply rd_depth_tuple_free. rewrite Forall_map. eapply Forall_impl; [|exact HVs].
       intros V HV. rewrite rd_depth_ren. exact HV. }
     assert (Hres : rd_depth (rh_term_result Bs) = 0).
-    { unfold rh_term_result. apply rd_depth_tuple_free. apply rd_depth_map_free.
+    { rewrite rh_term_result_nth. apply rd_depth_tuple_free. apply rd_depth_map_free.
       intros i. apply rd_depth_sum_free; reflexivity. }
     cbn [rd_depth]. rewrite (rd_depth_subst _ _ Hpr). cbn [rd_depth] in IH, Htup. lia.
 Qed.

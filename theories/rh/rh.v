@@ -27,10 +27,33 @@ Definition rh_op_result (m k : nat) (Bk : ty) : tm :=
                        else Proj (S i) (Var 1)) (seq 0 m)).
 
 (** The result tuple of RH-4: [<y'_i +_{Bi} y''_i>_i], with
-    [q = <w', y'_1..y'_m>] at index 1 and [<y''_1..y''_m>] at index 0. *)
+    [q = <w', y'_1..y'_m>] at index 1 and [<y''_1..y''_m>] at index 0.
+    Each [Bi] is taken from [Bs] as the index runs along it (as [onehot]
+    does), not looked up by its index: the tuple is built in time linear
+    in [m] ([rh_term_result_nth] is the form by index). *)
 Definition rh_term_result (Bs : list ty) : tm :=
+  Tuple (map (fun iB => plus (snd iB) (Proj (S (fst iB)) (Var 1)) (Proj (fst iB) (Var 0)))
+             (combine (seq 0 (length Bs)) Bs)).
+
+Lemma map_combine_seq {X Y} (h : nat -> X -> Y) (d : X) (l : list X) s :
+  map (fun p => h (fst p) (snd p)) (combine (seq s (length l)) l) =
+  map (fun i => h i (nth (i - s) l d)) (seq s (length l)).
+Proof.
+  revert s. induction l as [|x l IH]; intros s; [reflexivity|].
+  cbn [length seq combine map fst snd]. rewrite Nat.sub_diag. f_equal.
+  rewrite IH. apply map_ext_in. intros i Hi. apply in_seq in Hi.
+  replace (i - s) with (S (i - S s)) by lia. reflexivity.
+Qed.
+
+Lemma rh_term_result_nth Bs :
+  rh_term_result Bs =
   Tuple (map (fun i => plus (nth i Bs (TProd [])) (Proj (S i) (Var 1)) (Proj i (Var 0)))
              (seq 0 (length Bs))).
+Proof.
+  unfold rh_term_result. f_equal.
+  rewrite (map_combine_seq (fun i B => plus B (Proj (S i) (Var 1)) (Proj i (Var 0))) (TProd [])).
+  apply map_ext. intros i. rewrite Nat.sub_0_r. reflexivity.
+Qed.
 
 (** [(proj_1 y_j, …, proj_l y_j)]. *)
 Definition proj_list (z l : nat) : list tm := map (fun i => Proj i (Var z)) (seq 0 l).
@@ -275,7 +298,7 @@ Proof.
            ++ constructor. apply Forall2_map_l.
               eapply Forall2_impl'; [|exact HVs]. intros V B HV.
               eapply typed_tm_ren; [exact HV|]. intros x C' Hx. exact Hx.
-        -- constructor. constructor. unfold rh_term_result.
+        -- constructor. rewrite rh_term_result_nth. constructor.
            apply Forall2_map_seq. intros i B HiB.
            rewrite (nth_error_nth _ _ _ HiB).
            apply plus_typed.
