@@ -44,7 +44,7 @@
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem cmd_ctx cmd_sem instance.
-From RevHandlers.Analysis Require Import vec sums prims denot.
+From RevHandlers.Analysis Require Import vec sums prims denot rdsound.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -88,6 +88,34 @@ Definition rleaf (t : rv) : vec := match t with RLeaf v => v | RNode _ => [] end
 
 Definition rho0 : nat -> rv := fun _ => RNode [].
 
+(** ** Trees of a type's shape, decided *)
+Fixpoint fitsb (A : ty) (t : rv) {struct A} : bool :=
+  match A, t with
+  | TBase n, RLeaf v => Nat.eqb (length v) n
+  | TProd As, RNode ts =>
+      (fix go (As : list ty) (ts : list rv) : bool :=
+         match As, ts with
+         | [], [] => true
+         | A :: As', t :: ts' => fitsb A t && go As' ts'
+         | _, _ => false
+         end) As ts
+  | _, _ => false
+  end.
+
+Lemma fitsb_spec A : forall t, fitsb A t = true <-> fits A t.
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros [v|ts]; simpl.
+  - rewrite Nat.eqb_eq. split; [intros; constructor; auto|intros Hf; inversion Hf; auto].
+  - split; [discriminate|intros Hf; inversion Hf].
+  - split; [discriminate|intros Hf; inversion Hf].
+  - transitivity (Forall2 fits As ts); [|split; [intros; constructor; auto|intros Hf; inversion Hf; auto]].
+    revert ts. induction IH as [|A As HA HAs IHl]; intros [|t ts]; simpl.
+    + split; auto.
+    + split; [discriminate|intros Hf; inversion Hf].
+    + split; [discriminate|intros Hf; inversion Hf].
+    + rewrite Bool.andb_true_iff, HA, IHl. split; [intros [? ?]; constructor; auto|intros Hf; inversion Hf; auto].
+Qed.
+
 (** ** The chain of a computation family *)
 (** The argument of the first operation (or the returned value). *)
 Definition harg (t : comp) : rv := match t with CCall _ a _ => a | CRet v => v end.
@@ -107,10 +135,18 @@ Section meaning.
 Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σc : signature := exec_signature Rvo decls locs.
 
+(** A continuation reads the answer of an operation at the shape of its
+    arity: the answer itself when it has that shape (always, in a
+    well-typed run: [hrun] with a heap of the right shapes), else [0_B]. *)
+Definition coerce (B : ty) (y : rv) : rv := if fitsb B y then y else den rho0 (zero B).
+
+Lemma coerce_fits B y : fits B y -> coerce B y = y.
+Proof. intros H. unfold coerce. apply fitsb_spec in H. rewrite H. reflexivity. Qed.
+
 (** The default clause: perform [Op] again outwards and return
     [<y, 0>]; backwards, the zero cotangent of the coarity. *)
 Definition dflt_fwd (o : opsym) (a : rv) : comp :=
-  CCall o a (fun y => CRet (RNode [y; RLeaf (snd (czero unit_base))])).
+  CCall o a (fun y => CRet (RNode [coerce (ar o) y; RLeaf (snd (czero unit_base))])).
 Definition dflt_bwd (o : opsym) (y z : rv) : comp := CRet (den rho0 (zero (coar o))).
 
 (** The forward/backward pass over the chain of [F] at [v] ([t] is [F v]). *)
@@ -132,7 +168,7 @@ Definition revh (h : hmean) (F : rv -> comp) (v : rv) : comp := revh_aux h (F v)
 Fixpoint cden (ρ : nat -> rv) (P : cmd) {struct P} : comp :=
   match P with
   | Ret M => CRet (den ρ M)
-  | Op o M => CCall o (den ρ M) CRet
+  | Op o M => CCall o (den ρ M) (fun y => CRet (coerce (ar o) y))
   | CLet P Q => bind (cden ρ P) (fun v => cden (scons v ρ) Q)
   | RevHandle M R H => revh (hden H) (fun x => cden (envof x) R) (den ρ M)
   end
