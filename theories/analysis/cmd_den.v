@@ -48,7 +48,7 @@ From RevHandlers.Analysis Require Import vec sums prims denot rdsound.
 Import ListNotations.
 Open Scope R_scope.
 
-#[local] Instance Rsorts_c : sorts := exec_sorts vec.
+#[local] Existing Instance Rsorts'.
 
 (** ** The free model of the operations *)
 Inductive comp : Type :=
@@ -206,6 +206,12 @@ Fixpoint hrun (hp : heap) (t : comp) {struct t} : option (rv * heap) :=
 Definition prog_den (hp : heap) (P : cmd) : option (rv * heap) := hrun hp (cden rho0 P).
 
 (** ** Unfolding and sanity lemmas *)
+Lemma cden_ret ρ M : cden ρ (Ret M) = CRet (den ρ M).
+Proof. reflexivity. Qed.
+
+Lemma cden_op ρ o M : cden ρ (Op o M) = CCall o (den ρ M) (fun y => CRet (coerce (ar o) y)).
+Proof. reflexivity. Qed.
+
 Lemma cden_clet ρ P Q : cden ρ (CLet P Q) = bind (cden ρ P) (fun v => cden (scons v ρ) Q).
 Proof. reflexivity. Qed.
 
@@ -267,3 +273,5 @@ Lemma hden_ret H c : hret (hden H) c = cden (scons c rho0) (ret_clause H).
 Proof. destruct H. reflexivity. Qed.
 
 End meaning.
+
+Ltac cden_simpl := rewrite ?cden_ret, ?cden_op, ?cden_clet, ?cden_revhandle.

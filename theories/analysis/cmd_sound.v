@@ -1,0 +1,209 @@
+(** * Every step of the command semantics keeps the meaning of [cmd_den.v]
+
+    - [cden_ren], [cden_subst]: renaming and substitution lemmas;
+      [cden_typed_env]: a well-typed command reads only the variables of
+      its context.
+    - [cden_fill_c]: the meaning of [F^c[P]] is [P]'s followed by the
+      frames' ([kden]).
+    - [step_cmd_term_den], [let_val_den], [step_get_den], [step_put_den]:
+      the steps other than [rev handle] keep the meaning of a closed
+      program ([prog_den]), for commands whose terms are in the fragment
+      where the term steps are sound ([okc]: every term [okp],
+      [rdsound_eval.v]).
+    - [rh_den]: the [RH] rewriting computes the meaning of [rev handle]
+      for the cases RH-1a, RH-1b, RH-2 and RH-3 (see the theorem for the
+      fragment), and [step_conf_den]: every step of a program of that
+      fragment keeps its meaning. *)
+From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
+From Coq Require Import Relation_Operators.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem cmd_ctx cmd_sem rh instance.
+From RevHandlers.Analysis Require Import vec sums prims denot rdsound rdsound_all rdsound_eval cmd_den.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Existing Instance Rsorts'.
+
+Section sound.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σs : signature := exec_signature Rvo decls locs.
+#[local] Instance Es : evaluator := exec_evaluator Rvo.
+#[local] Instance Esok : evaluator_ok := exec_evaluator_ok Rvo decls locs.
+
+Notation cden := (cden decls locs).
+Notation hden := (hden decls locs).
+Notation hrun := (hrun decls locs).
+Notation prog_den := (prog_den decls locs).
+
+(** ** Renaming and substitution *)
+Lemma cden_ren P : forall ξ ρ, cden ρ (ren_cmd ξ P) = cden (fun x => ρ (ξ x)) P.
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ ρ; cbn [ren_cmd]; cden_simpl.
+  - rewrite den_ren. reflexivity.
+  - rewrite den_ren. reflexivity.
+  - rewrite IHP. f_equal. apply functional_extensionality. intros v. rewrite IHQ.
+    f_equal. apply functional_extensionality. intros [|x]; reflexivity.
+  - rewrite den_ren. reflexivity.
+Qed.
+
+Lemma cden_subst P : forall σ ρ, cden ρ (subst_cmd σ P) = cden (fun x => den ρ (σ x)) P.
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ ρ; cbn [subst_cmd]; cden_simpl.
+  - rewrite den_subst. reflexivity.
+  - rewrite den_subst. reflexivity.
+  - rewrite IHP. f_equal. apply functional_extensionality. intros v. rewrite IHQ.
+    f_equal. apply functional_extensionality. intros [|x]; [reflexivity|].
+    simpl. unfold shift. rewrite den_ren. apply den_ext. intros y. reflexivity.
+  - rewrite den_subst. reflexivity.
+Qed.
+
+(** [P[M/x]] means [P] with [x] bound to [⟦M⟧]. *)
+Lemma cden_subst1 ρ M Q : cden ρ (subst_cmd (list_subst [M]) Q) = cden (scons (den ρ M) ρ) Q.
+Proof.
+  rewrite cden_subst. f_equal. apply functional_extensionality. intros [|x]; [reflexivity|].
+  unfold list_subst. simpl. destruct x; simpl; rewrite ?Nat.sub_0_r; reflexivity.
+Qed.
+
+(** A well-typed term or command reads only the variables of its context. *)
+Lemma den_typed_env Γ M A : typed_tm Γ M A ->
+  forall ρ ρ', (forall x, x < length Γ -> ρ x = ρ' x)%nat -> den ρ M = den ρ' M.
+Proof.
+  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM; intros; simpl.
+  - apply H0. apply nth_error_Some. congruence.
+  - reflexivity.
+  - rewrite (H0 ρ ρ') by auto. reflexivity.
+  - rewrite (H0 ρ ρ'), (H2 ρ ρ') by auto. reflexivity.
+  - f_equal. clear H. induction H0 as [|M A Ms As HMA HF IHl]; simpl; [reflexivity|].
+    rewrite (HMA ρ ρ') by auto. rewrite IHl. reflexivity.
+  - rewrite (H0 ρ ρ') by auto. reflexivity.
+  - rewrite (H0 ρ ρ') by auto. apply H2. intros [|x] Hx; simpl in *; auto with arith.
+  - rewrite (H0 ρ ρ'), (H4 ρ ρ') by auto. apply rd_den_ext. intros a.
+    apply H2. intros [|x] Hx; simpl in *; auto with arith.
+Qed.
+
+Lemma cden_typed_env Δ P A : typed_cmd Δ P A ->
+  forall ρ ρ', (forall x, x < length Δ -> ρ x = ρ' x)%nat -> cden ρ P = cden ρ' P.
+Proof.
+  induction 1 as [Δ M A HM|Δ o M HM|Δ P Q A B HP IHP HQ IHQ|Δ M R H As C HM HR HH];
+    intros ρ ρ' Hρ; cden_simpl.
+  - rewrite (den_typed_env _ _ _ HM ρ ρ' Hρ). reflexivity.
+  - rewrite (den_typed_env _ _ _ HM ρ ρ' Hρ). reflexivity.
+  - rewrite (IHP ρ ρ' Hρ). f_equal. apply functional_extensionality. intros v.
+    apply IHQ. intros [|x] Hx; simpl in *; auto with arith.
+  - rewrite (den_typed_env _ _ _ HM ρ ρ' Hρ). reflexivity.
+Qed.
+
+(** ** Contexts *)
+(** The meaning of the frames [K] of [F^c], in [ρ], at the value [v]
+    plugged in. *)
+Fixpoint kden (ρ : nat -> rv) (K : list cmd) (v : rv) : comp :=
+  match K with
+  | [] => CRet v
+  | Q :: K' => bind (cden (scons v ρ) Q) (kden ρ K')
+  end.
+
+Lemma cden_fill_c ρ K : forall P, cden ρ (fill_c K P) = bind (cden ρ P) (kden ρ K).
+Proof.
+  induction K as [|Q K IH]; intros P; simpl.
+  - symmetry. apply bind_ret.
+  - rewrite IH. cbn [cden]. rewrite bind_assoc. reflexivity.
+Qed.
+
+Lemma kden_shift ρ t K v : kden (scons t ρ) (shift_frames K) v = kden ρ K v.
+Proof.
+  revert v. induction K as [|Q K IH]; intros v; simpl; [reflexivity|].
+  rewrite cden_ren. f_equal; [|apply functional_extensionality; exact IH].
+  f_equal. apply functional_extensionality. intros [|x]; reflexivity.
+Qed.
+
+(** The command [F^c[⌊y⌋]] with [y] the new variable: the frames at [y]. *)
+Lemma cden_fill_shift ρ t K :
+  cden (scons t ρ) (fill_c (shift_frames K) (Ret (Var 0))) = kden ρ K t.
+Proof. rewrite cden_fill_c. simpl. apply kden_shift. Qed.
+
+Lemma hrun_fill_c ρ K P P' hp hp' :
+  hrun hp (cden ρ P) = hrun hp' (cden ρ P') ->
+  hrun hp (cden ρ (fill_c K P)) = hrun hp' (cden ρ (fill_c K P')).
+Proof. intros H. rewrite !cden_fill_c, !hrun_bind, H. reflexivity. Qed.
+
+(** ** The fragment: every term of the command is [okp] *)
+Fixpoint okc (P : cmd) : Prop :=
+  match P with
+  | Ret M | Op _ M => okp M
+  | CLet P Q => okc P /\ okc Q
+  | RevHandle M R H => okp M /\ okc R /\ okh H
+  end
+with okh (H : handler) : Prop :=
+  match H with Handler P cls => okc P /\ okcls cls end
+with okcls (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons _ _ Qf Qb rest => okc Qf /\ okc Qb /\ okcls rest
+  end.
+
+Lemma okc_fill_c K : forall P, okc (fill_c K P) <-> okc P /\ Forall okc K.
+Proof.
+  induction K as [|Q K IH]; intros P; simpl.
+  - split; [intros; split; auto|tauto].
+  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+Qed.
+
+(** ** The steps other than [rev handle] *)
+Lemma step_cmd_term_den ρ K F M M' A :
+  typed_cmd [] (fill_t K F M) A -> okc (fill_t K F M) -> step_tm M M' ->
+  cden ρ (fill_t K F M) = cden ρ (fill_t K F M').
+Proof.
+  intros HT Ho Hs. unfold fill_t in *. rewrite !cden_fill_c. f_equal.
+  apply fill_c_typed_inv in HT. destruct HT as [B [HB _]].
+  destruct (plug_t_typed_inv _ _ _ _ HB) as [C [HM _]].
+  apply okc_fill_c in Ho. destruct Ho as [Ho _].
+  assert (Hp : okp M) by (destruct F; simpl in Ho; tauto).
+  assert (E : den ρ M = den ρ M').
+  { apply (steps_den_all decls locs ρ M M' C HM Hp). econstructor; [exact Hs|constructor]. }
+  destruct F; cbn [plug_t]; cden_simpl; rewrite E; reflexivity.
+Qed.
+
+Lemma let_val_den ρ M Q : cden ρ (CLet (Ret M) Q) = cden ρ (subst_cmd (list_subst [M]) Q).
+Proof. rewrite cden_subst1. reflexivity. Qed.
+
+(** A heap whose constants have the lengths of their locations. *)
+Definition heap_fits (hp : heap) : Prop :=
+  Forall (fun lc => fst (snd lc) = loc_base (fst lc) /\ length (snd (snd lc)) = loc_base (fst lc)) hp.
+
+Lemma heap_lookup_fits hp l : heap_fits hp -> length (snd (heap_lookup hp l)) = loc_base l.
+Proof.
+  induction 1 as [|[l' c] hp' [Hc1 Hc2] Hhp IH]; simpl.
+  - cbn. unfold vzero. apply repeat_length.
+  - destruct (Nat.eq_dec l l') as [->|]; auto.
+Qed.
+
+Lemma heap_update_fits hp l c :
+  heap_fits hp -> fst c = loc_base l -> length (snd c) = loc_base l -> heap_fits (heap_update hp l c).
+Proof.
+  intros Hhp H1 H2. constructor; [auto|].
+  apply Forall_forall. intros lc Hin. apply filter_In in Hin as [Hin _].
+  unfold heap_fits in Hhp. rewrite Forall_forall in Hhp. auto.
+Qed.
+
+Lemma step_get_den hp K l V :
+  heap_fits hp ->
+  hrun hp (cden rho0 (fill_c K (Op (OpGet l) V))) =
+  hrun hp (cden rho0 (fill_c K (Ret (Const (heap_lookup hp l))))).
+Proof.
+  intros Hhp. apply hrun_fill_c. simpl. rewrite coerce_fits; [reflexivity|].
+  constructor. apply heap_lookup_fits. exact Hhp.
+Qed.
+
+Lemma step_put_den hp K l c A :
+  typed_cmd [] (fill_c K (Op (OpPut l) (Const c))) A ->
+  hrun hp (cden rho0 (fill_c K (Op (OpPut l) (Const c)))) =
+  hrun (heap_update hp l c) (cden rho0 (fill_c K (Ret (Const (czero unit_base))))).
+Proof.
+  intros HT. apply hrun_fill_c. simpl.
+  apply fill_c_typed_inv in HT. destruct HT as [B [HB _]].
+  inversion HB as [|? ? ? HM| |]; subst. inversion HM; subst.
+  rewrite coerce_fits by (constructor; reflexivity).
+  destruct c as [n v]. simpl in *. subst n. reflexivity.
+Qed.
+
+End sound.
