@@ -18,7 +18,7 @@ From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coq Require Import Relation_Operators.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem cmd_ctx cmd_sem rh instance.
-From RevHandlers.Analysis Require Import vec sums prims denot rdsound rdsound_all rdsound_eval cmd_den.
+From RevHandlers.Analysis Require Import vec templates sums prims denot rdden rdcalc rdsound rdsound_all rdsound_eval cmd_den.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -204,6 +204,102 @@ Proof.
   inversion HB as [|? ? ? HM| |]; subst. inversion HM; subst.
   rewrite coerce_fits by (constructor; reflexivity).
   destruct c as [n v]. simpl in *. subst n. reflexivity.
+Qed.
+
+(** ** Shapes *)
+Fixpoint tyof (t : rv) : ty :=
+  match t with RLeaf v => TBase (length v) | RNode ts => TProd (map tyof ts) end.
+
+Lemma fits_tyof : forall t, fits (tyof t) t.
+Proof.
+  fix IH 1. intros [v|ts]; simpl; constructor; [reflexivity|].
+  revert ts. fix go 1. intros [|t ts]; simpl; constructor; [apply IH|apply go].
+Qed.
+
+Lemma fits_tyof_eq A : forall t, fits A t -> tyof t = A.
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros t Ht.
+  - inversion Ht; subst. reflexivity.
+  - inversion Ht as [|? ts HF]; subst. simpl. f_equal. clear Ht. revert ts HF. induction IH as [|A As HA HAs IHl]; intros ts HF; inversion HF; subst; simpl;
+      [reflexivity|]. f_equal; auto.
+Qed.
+
+Definition is_node (t : rv) : Prop := match t with RNode _ => True | RLeaf _ => False end.
+
+Lemma fits_rtail b v p : is_node v -> fits (tyof (rcons b v)) p -> fits (tyof v) (rtail p).
+Proof.
+  destruct v as [|vs]; [contradiction|]. intros _ Hp. simpl in Hp.
+  inversion Hp as [|? ps HF]; subst. inversion HF; subst. simpl. constructor. assumption.
+Qed.
+
+Lemma rd_den_fits w l F : fits (tyof l) (rd_den w l F).
+Proof.
+  unfold rd_den. apply reshape_keeps; [apply fits_tyof|].
+  rewrite length_tab. apply (fits_len _ _ (fits_tyof l)).
+Qed.
+
+Lemma rd_den_len w l F : length (rflat (rd_den w l F)) = length (rflat l).
+Proof.
+  rewrite (fits_len _ _ (rd_den_fits w l F)). symmetry. apply fits_len, fits_tyof.
+Qed.
+
+(** [rd_den] reads its body at trees of the shape of the point only. *)
+Lemma rd_den_ext_fits w l F G : (forall x, fits (tyof l) x -> F x = G x) -> rd_den w l F = rd_den w l G.
+Proof.
+  intros H. unfold rd_den. f_equal. apply tab_ext. intros j Hj. apply Derive_ext. intros t.
+  rewrite H; [reflexivity|]. apply reshape_keeps; [apply fits_tyof|].
+  rewrite length_vp, length_vs, length_unitv, (fits_len _ _ (fits_tyof l)). lia.
+Qed.
+
+(** ** Computations whose every result satisfies [Q] *)
+Fixpoint comp_all (Q : rv -> Prop) (t : comp) : Prop :=
+  match t with
+  | CRet v => Q v
+  | CCall _ _ k => forall y, comp_all Q (k y)
+  end.
+
+Lemma comp_all_bind (Q1 Q2 : rv -> Prop) t f :
+  comp_all Q1 t -> (forall v, Q1 v -> comp_all Q2 (f v)) -> comp_all Q2 (bind t f).
+Proof. induction t as [v|o a k IH]; simpl; auto. Qed.
+
+Lemma bind_ext_all (Q : rv -> Prop) t f g :
+  comp_all Q t -> (forall v, Q v -> f v = g v) -> bind t f = bind t g.
+Proof.
+  induction t as [v|o a k IH]; simpl; auto. intros Hk H. f_equal.
+  apply functional_extensionality. intros y. auto.
+Qed.
+
+Lemma comp_all_true t : comp_all (fun _ => True) t.
+Proof. induction t; simpl; auto. Qed.
+
+(** ** The pass depends on the body at trees of the shape of the point *)
+Lemma revh_ext h t : forall F G v, is_node v -> (forall x, fits (tyof v) x -> F x = G x) ->
+  revh_aux h t F v = revh_aux h t G v.
+Proof.
+  induction t as [c|o a k IH]; intros F G v Hv HFG; simpl.
+  - f_equal. apply functional_extensionality. intros cb. f_equal.
+    apply rd_den_ext_fits. intros x Hx. rewrite HFG by exact Hx. reflexivity.
+  - f_equal. apply functional_extensionality. intros bd.
+    rewrite (IH (rnth 0 bd) (ext F) (ext G)).
+    + f_equal. apply functional_extensionality. intros q. f_equal. apply functional_extensionality. intros ab.
+      f_equal. f_equal. apply rd_den_ext_fits. intros x Hx. rewrite HFG by exact Hx. reflexivity.
+    + destruct v; [contradiction|exact I].
+    + intros p Hp. unfold ext. rewrite HFG; [reflexivity|]. eapply fits_rtail; eauto.
+Qed.
+
+(** Every result of the pass has the shape of the point. *)
+Lemma revh_fits h t : forall F v, is_node v -> comp_all (fits (tyof v)) (revh_aux h t F v).
+Proof.
+  induction t as [c|o a k IH]; intros F v Hv; simpl.
+  - eapply comp_all_bind; [apply comp_all_true|]. intros cb _. simpl. apply rd_den_fits.
+  - eapply comp_all_bind; [apply comp_all_true|]. intros bd _.
+    eapply comp_all_bind; [apply IH; destruct v; [contradiction|exact I]|]. intros q Hq.
+    eapply comp_all_bind; [apply comp_all_true|]. intros ab _. simpl.
+    assert (Ht : fits (tyof v) (rtail q)).
+    { destruct v as [|vs]; [contradiction|]. simpl in Hq. inversion Hq as [|? qs HF]; subst.
+      inversion HF; subst. simpl. constructor. assumption. }
+    unfold radd. apply reshape_keeps; [exact Ht|].
+    rewrite length_vp, rd_den_len, (fits_len _ _ Ht), (fits_len _ _ (fits_tyof v)). lia.
 Qed.
 
 End sound.
