@@ -302,4 +302,46 @@ Proof.
     rewrite length_vp, rd_den_len, (fits_len _ _ Ht), (fits_len _ _ (fits_tyof v)). lia.
 Qed.
 
+(** ** The meaning of a well-typed command has the shape of its type *)
+Lemma den_fits_p Γ M A : typed_tm Γ M A -> okp M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof.
+  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
+  - intros Γ x A Hx _ ρ Hρ. simpl. auto.
+  - intros Γ c Ho ρ Hρ. simpl in *. constructor. auto.
+  - intros Γ f M HM IH [Hf HoM] ρ Hρ. rewrite den_App. apply Hf. eapply IH; eauto.
+  - intros Γ M1 M2 b H1 IH1 H2 IH2 [Ho1 Ho2] ρ Hρ. simpl.
+    specialize (IH1 Ho1 ρ Hρ). specialize (IH2 Ho2 ρ Hρ).
+    inversion IH1 as [? u Hu E1|]. inversion IH2 as [? v Hv E2|]. simpl.
+    destruct (fits_vadd b u v) as [F _]; [constructor; auto|constructor; auto|]. exact F.
+  - intros Γ Ms As HF IH Ho ρ Hρ. apply okp_tuple in Ho. simpl. constructor.
+    clear HF. induction IH as [|M A Ms As HMA HF IHl]; simpl; constructor; inversion Ho; subst; eauto.
+  - intros Γ M As i A HM IH Hi Ho ρ Hρ. simpl. specialize (IH Ho ρ Hρ).
+    inversion IH as [|? ts HF E]. simpl. eapply block_nth; eauto.
+  - intros Γ M N A B HM IHM HN IHN [HoM HoN] ρ Hρ. simpl.
+    eapply IHN; eauto. apply env_fits_cons; eauto.
+  - intros Γ M N L A B HM _ HN _ HL IHL [_ [_ HoL]] ρ Hρ. simpl. unfold rd_den.
+    assert (Hl : fits A (den ρ L)) by (eapply IHL; eauto).
+    apply reshape_keeps; auto. rewrite length_tab. apply fits_len. auto.
+Qed.
+
+Lemma coerce_fits_always B y : fits B (coerce decls locs B y).
+Proof.
+  unfold coerce. destruct (fitsb B y) eqn:E; [apply fitsb_spec; exact E|].
+  apply den_zero.
+Qed.
+
+Lemma cden_fits Δ P A : typed_cmd Δ P A -> okc P ->
+  forall ρ, env_fits Δ ρ -> comp_all (fits A) (cden ρ P).
+Proof.
+  induction 1 as [Δ M A HM|Δ o M HM|Δ P Q A B HP IHP HQ IHQ|Δ M R H As C HM HR HH];
+    intros Ho ρ Hρ; cden_simpl; simpl in Ho.
+  - simpl. eapply den_fits_p; eauto.
+  - simpl. intros y. apply coerce_fits_always.
+  - destruct Ho as [HoP HoQ]. eapply comp_all_bind; [apply IHP; eauto|].
+    intros v Hv. apply IHQ; auto. apply env_fits_cons; auto.
+  - destruct Ho as [HoM _]. pose proof (den_fits_p _ _ _ HM HoM ρ Hρ) as Hv.
+    rewrite <- (fits_tyof_eq _ _ Hv). unfold revh. apply revh_fits.
+    inversion Hv; subst. exact I.
+Qed.
+
 End sound.
