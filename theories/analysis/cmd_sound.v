@@ -344,4 +344,100 @@ Proof.
     inversion Hv; subst. exact I.
 Qed.
 
+(** ** The reverse derivative of a projection, and adding a one-hot cotangent *)
+Lemma rd_den_proj Bs k Bk v w : fits (TProd Bs) v -> nth_error Bs k = Some Bk -> fits Bk w ->
+  rflat (rd_den w v (rnth k)) = zeros (off Bs k) ++ rflat w ++ zeros (dsum (map dim Bs) - off Bs k - dim Bk).
+Proof.
+  intros Hv Hk Hw.
+  assert (Hn : length (rflat v) = dsum (map dim Bs)) by (rewrite (fits_len _ _ Hv), dim_prod; reflexivity).
+  apply (rd_den_correct w v (rnth k) (dim Bk)
+    (fun y => zeros (off Bs k) ++ y ++ zeros (dsum (map dim Bs) - off Bs k - dim Bk)));
+    [|apply fits_len; exact Hw].
+  cbv zeta. rewrite Hn. eapply is_rev_deriv_ext; [| |apply (rd_proj _ (off Bs k) (dim Bk) (rflat v))].
+  - intros y Hy. rewrite <- Hn in Hy.
+    assert (Hy' : length y = dim (TProd Bs)) by (rewrite Hy; apply fits_len; exact Hv).
+    destruct (reshape_node Bs v y Hv Hy') as [ts [E [HF Hc]]]. rewrite E. simpl.
+    rewrite <- Hc at 1. symmetry. apply block_nth; auto.
+  - intros y _. reflexivity.
+  - apply off_le. exact Hk.
+  - exact Hn.
+Qed.
+
+Lemma map_nth_seq0 (l : list rv) : map (fun i => nth i l (RNode [])) (seq 0 (length l)) = l.
+Proof.
+  induction l as [|a l IH]; [reflexivity|]. simpl. f_equal.
+  rewrite <- seq_shift, map_map. exact IH.
+Qed.
+
+Lemma nth_firstn' (l : list rv) : forall i k d, (i < k)%nat -> nth i (firstn k l) d = nth i l d.
+Proof. induction l as [|a l IH]; intros [|i] [|k] d H; simpl; auto; try lia. apply IH. lia. Qed.
+
+Lemma nth_skipn' (l : list rv) : forall i k d, nth i (skipn k l) d = nth (k + i) l d.
+Proof. induction l as [|a l IH]; intros i [|k] d; simpl; auto. destruct i; reflexivity. Qed.
+
+(** The tuple with its component [k] changed to [x]. *)
+Lemma map_update_seq (l : list rv) k x : (k < length l)%nat ->
+  map (fun i => if Nat.eqb i k then x else nth i l (RNode [])) (seq 0 (length l)) =
+  firstn k l ++ x :: skipn (S k) l.
+Proof.
+  intros Hk. apply nth_ext with (d := RNode []) (d' := RNode []).
+  - rewrite map_length, seq_length, app_length, firstn_length. cbn [length]. rewrite skipn_length. lia.
+  - intros i Hi. rewrite map_length, seq_length in Hi.
+    set (f := fun i => if Nat.eqb i k then x else nth i l (RNode [])).
+    rewrite (nth_indep (map f (seq 0 (length l))) (RNode []) (f 0%nat)) by (rewrite map_length, seq_length; lia).
+    rewrite map_nth, seq_nth by lia. unfold f. rewrite Nat.add_0_l.
+    destruct (Nat.ltb_spec i k) as [Hlt|Hge].
+    + rewrite app_nth1 by (rewrite firstn_length; lia). rewrite nth_firstn' by lia.
+      destruct (Nat.eqb_spec i k); [lia|reflexivity].
+    + rewrite app_nth2 by (rewrite firstn_length; lia). rewrite firstn_length, Nat.min_l by lia.
+      destruct (Nat.eqb_spec i k) as [->|Hne].
+      * rewrite Nat.sub_diag. reflexivity.
+      * replace (i - k)%nat with (S (i - S k)) by lia. cbn [nth]. rewrite nth_skipn'. f_equal. lia.
+Qed.
+
+Lemma radd_onehot Bs qs k Bk ab X :
+  Forall2 fits Bs qs -> nth_error Bs k = Some Bk -> fits Bk ab ->
+  rflat X = zeros (off Bs k) ++ rflat ab ++ zeros (dsum (map dim Bs) - off Bs k - dim Bk) ->
+  radd (RNode qs) X = RNode (firstn k qs ++ radd (nth k qs (RNode [])) ab :: skipn (S k) qs).
+Proof.
+  intros HF Hk Hab HX.
+  destruct (nth_error_split _ _ Hk) as [Bs1 [Bs2 [EB HB1]]]. subst Bs.
+  apply Forall2_app_inv_l in HF. destruct HF as [qs1 [qs' [HF1 [HF' Eq]]]]. subst qs.
+  inversion HF' as [|? qk ? qs2 Hqk HF2]; subst.
+  assert (Hl1 : length qs1 = length Bs1) by (symmetry; eapply Forall2_length'; eauto).
+  assert (Eoff : off (Bs1 ++ Bk :: Bs2) (length Bs1) = dsum (map dim Bs1)).
+  { unfold off. rewrite firstn_app, firstn_all, Nat.sub_diag. simpl. rewrite app_nil_r. reflexivity. }
+  rewrite Eoff in HX.
+  assert (Ed : dsum (map dim (Bs1 ++ Bk :: Bs2)) = (dsum (map dim Bs1) + dim Bk + dsum (map dim Bs2))%nat).
+  { rewrite map_app, dsum_app. simpl. lia. }
+  rewrite Ed in HX. replace (dsum (map dim Bs1) + dim Bk + dsum (map dim Bs2) - dsum (map dim Bs1) - dim Bk)%nat
+    with (dsum (map dim Bs2)) in HX by lia.
+  assert (Hfit : Forall2 fits (Bs1 ++ Bk :: Bs2) (qs1 ++ qk :: qs2))
+    by (apply Forall2_app; [exact HF1|constructor; assumption]).
+  assert (Hqk' : fits Bk (radd qk ab)).
+  { unfold radd. apply reshape_keeps; [exact Hqk|]. rewrite length_vp, (fits_len _ _ Hqk), (fits_len _ _ Hab). lia. }
+  rewrite <- Hl1. rewrite firstn_app, firstn_all, Nat.sub_diag, firstn_O, app_nil_r.
+  rewrite nth_middle.
+  assert (Es : skipn (S (length qs1)) (qs1 ++ qk :: qs2) = qs2) by (clear; induction qs1; simpl; auto).
+  rewrite Es.
+  apply fits_eq with (TProd (Bs1 ++ Bk :: Bs2)).
+  - unfold radd. apply reshape_keeps; [constructor; exact Hfit|].
+    rewrite length_vp, HX, (fits_len _ _ (fits_node _ _ Hfit)), dim_prod, !app_length, !length_zeros,
+      (fits_len _ _ Hab), Ed. lia.
+  - constructor. apply Forall2_app; [exact HF1|constructor; assumption].
+  - unfold radd. rewrite reshape_rflat with (A := TProd (Bs1 ++ Bk :: Bs2)).
+    + rewrite HX, !rflat_node, !map_app, !concat_app. simpl.
+      assert (L1 : length (concat (map rflat qs1)) = dsum (map dim Bs1)) by (apply concat_rflat_len; exact HF1).
+      assert (L2 : length (concat (map rflat qs2)) = dsum (map dim Bs2)) by (apply concat_rflat_len; exact HF2).
+      rewrite vp_app by (rewrite L1, length_zeros; reflexivity).
+      rewrite vp_zeros_r by exact L1.
+      rewrite vp_app by (rewrite (fits_len _ _ Hqk), (fits_len _ _ Hab); reflexivity).
+      rewrite vp_zeros_r by exact L2.
+      unfold radd. rewrite (reshape_rflat Bk) by (auto; rewrite length_vp, (fits_len _ _ Hqk), (fits_len _ _ Hab); lia).
+      reflexivity.
+    + constructor. exact Hfit.
+    + rewrite length_vp, HX, (fits_len _ _ (fits_node _ _ Hfit)), dim_prod, !app_length, !length_zeros,
+        (fits_len _ _ Hab), Ed. lia.
+Qed.
+
 End sound.
