@@ -226,6 +226,9 @@ Qed.
 
 Definition is_node (t : rv) : Prop := match t with RNode _ => True | RLeaf _ => False end.
 
+Lemma tyof_rcons_node b ts As : tyof (RNode ts) = TProd As -> tyof (rcons b (RNode ts)) = TProd (tyof b :: As).
+Proof. simpl. intros [= <-]. reflexivity. Qed.
+
 Lemma fits_rtail b v p : is_node v -> fits (tyof (rcons b v)) p -> fits (tyof v) (rtail p).
 Proof.
   destruct v as [|vs]; [contradiction|]. intros _ Hp. simpl in Hp.
@@ -438,6 +441,241 @@ Proof.
     + constructor. exact Hfit.
     + rewrite length_vp, HX, (fits_len _ _ (fits_node _ _ Hfit)), dim_prod, !app_length, !length_zeros,
         (fits_len _ _ Hab), Ed. lia.
+Qed.
+
+(** ** The fragment of bodies: chains of operations on variables *)
+(** [varbody R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a
+    variable, and [R] has no nested [rev handle] (see [rh_den]). *)
+Fixpoint varbody (R : cmd) : Prop :=
+  match R with
+  | Ret M | Op _ M => match M with Var _ => True | _ => False end
+  | CLet P Q => varbody P /\ varbody Q
+  | RevHandle _ _ _ => False
+  end.
+
+Lemma varbody_fill_c K : forall P, varbody (fill_c K P) <-> varbody P /\ Forall varbody K.
+Proof.
+  induction K as [|Q K IH]; intros P; simpl.
+  - split; [intros; split; auto|tauto].
+  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+Qed.
+
+Lemma varbody_ren P : forall ξ, varbody P -> varbody (ren_cmd ξ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; simpl in *; auto.
+  - destruct M; simpl; auto.
+  - destruct M; simpl; auto.
+  - destruct HP. split; auto.
+Qed.
+
+Lemma varbody_subst P : forall σ, (forall x, exists y, σ x = Var y) -> varbody P -> varbody (subst_cmd σ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; simpl in *; auto.
+  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
+  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
+  - destruct HP. split; auto. apply IHQ; auto.
+    intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
+Qed.
+
+Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
+Proof.
+  destruct H as [P cls]. simpl. intros [_ Hcls].
+  destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hf.
+  - intros [= <- <- <-]. clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
+    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hf as <- <- <-; auto|auto].
+  - unfold default_clause. intros [= <- <- <-]. simpl. split.
+    + split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
+    + eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
+Qed.
+
+Lemma okh_ret H : okh H -> okc (ret_clause H).
+Proof. destruct H. simpl. tauto. Qed.
+
+Lemma env_fits_envof As v : fits (TProd As) v -> env_fits As (envof v).
+Proof.
+  intros Hv x A Hx. inversion Hv as [|? ts HF]; subst. unfold envof, rnth.
+  destruct (Forall2_nth_error _ _ _ _ _ HF Hx) as [t [Ht HtA]].
+  rewrite (nth_error_nth _ _ _ Ht). exact HtA.
+Qed.
+
+Lemma envof_cons b ts : envof (RNode (b :: ts)) = scons b (envof (RNode ts)).
+Proof. apply functional_extensionality. intros [|x]; reflexivity. Qed.
+
+Lemma map_den_nth ρ Vs k Vk : nth_error Vs k = Some Vk -> rnth k (RNode (map (den ρ) Vs)) = den ρ Vk.
+Proof.
+  intros Hk. simpl. apply nth_error_nth. rewrite nth_error_map, Hk. reflexivity.
+Qed.
+
+Lemma fits_map_den Δ' ρ Vs Bs : Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
+  fits (TProd Bs) (RNode (map (den ρ) Vs)).
+Proof.
+  intros HT Ho Hρ. constructor. induction HT as [|V B Vs Bs HV HT IH]; simpl; constructor.
+  - inversion Ho; subst. eapply den_fits_p; eauto.
+  - inversion Ho; subst. auto.
+Qed.
+
+(** ** [RH] computes the meaning of [rev handle] *)
+(** For a body [R] that is a chain of operations on variables
+    ([varbody]: the rewriting uses RH-1a, RH-1b and RH-2 only), a handler
+    whose clauses are in the fragment ([okh]) and arguments [V⃗] in the
+    fragment: [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over
+    [R] at [⟦V⃗⟧ρ]. *)
+Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
+  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> varbody R ->
+  Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
+  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
+(** Informal proof: by induction on the rewriting.
+    - RH-1a, [R = ⌊y_k⌋]: the chain has no operation; both sides run the
+      return clause at [V_k] and answer, for its cotangent [c̄], the
+      one-hot tuple [<0, …, c̄@k, …, 0>], which is the reverse derivative
+      of the projection [y⃗ ↦ y_k] ([rd_den_proj], [den_onehot]).
+    - RH-1b: [F^c[let x ⇐ ⌊z⌋ in Q]] and [F^c[Q[z/x]]] have the same
+      meaning in every environment.
+    - RH-2, [R = F^c[Op(y_k)]]: both sides run the forward clause at
+      [V_k]; for each of its answers [<b, d>] (of the shape [B × D],
+      [cden_fits]) the rest of the chain is [F^c[⌊y⌋]] in [y, y⃗]
+      (induction hypothesis, [revh_ext] for the continuation read at
+      the arity's shape); both run the backward clause at the cotangent
+      of [y] and [d], and add its answer to the cotangent of [y_k]: the
+      reverse derivative of [y⃗ ↦ y_k] is one-hot ([radd_onehot]).
+    - RH-3 and RH-4 do not occur for [varbody] bodies. *)
+Proof.
+  induction 1 as [H Bs Vs k Vk Hk
+                 |H Bs Vs K z Q R' Hrec IH
+                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
+                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
+                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
+    intros C Δ' ρ HR HH HoH Hvb HVs HoVs Hρ.
+  - (* rh_ret *)
+    inversion HR as [? ? ? HM| | |]; subst. inversion HM as [? ? ? HkC| | | | | | |]; subst.
+    set (v := RNode (map (den ρ) Vs)).
+    assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
+    unfold rh_ret_out, revh. cden_simpl. cbn [revh_aux harg].
+    rewrite cden_subst1, (cden_typed_env _ _ _ (ret_clause_typed _ _ HH) _ (scons (den ρ Vk) rho0))
+      by (intros [|x] Hx; simpl in *; [reflexivity|lia]).
+    rewrite <- hden_ret, <- (map_den_nth ρ Vs k Vk Hk). fold v.
+    assert (Hvk : fits C (rnth k v)) by (apply (env_fits_envof Bs v Hv k C HkC)).
+    apply bind_ext_all with (fits C).
+    { rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
+      apply env_fits_cons; [apply env_fits_nil|exact Hvk]. }
+    intros cb Hcb. cden_simpl. f_equal.
+    destruct (den_onehot decls locs (scons cb ρ) Bs k C (Var 0) HkC Hcb) as [O1 O2].
+    apply fits_eq with (TProd Bs); [exact O1| |].
+    + rewrite <- (fits_tyof_eq _ _ Hv). apply rd_den_fits.
+    + etransitivity; [exact O2|]. symmetry. exact (rd_den_proj Bs k C v cb Hv HkC Hcb).
+  - (* rh_let_var *)
+    apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
+    inversion HK as [|? ? ? ? B ? HQ HK']; subst.
+    inversion HA as [? ? ? Hz| | |]; subst.
+    apply varbody_fill_c in Hvb. destruct Hvb as [_ HvK]. inversion HvK as [|? ? HvQ HvK']; subst.
+    rewrite (IH C Δ' ρ); auto.
+    + f_equal. apply functional_extensionality. intros x.
+      rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity.
+    + eapply fill_c_typed; [exact HK'|].
+      eapply typed_cmd_subst; [exact HQ|].
+      apply (subst_ok_list [Var z] [A]). constructor; [exact Hz|constructor].
+    + apply varbody_fill_c. split; [|exact HvK'].
+      apply varbody_subst; [|exact HvQ]. intros [|x]; unfold list_subst; simpl; [eauto|].
+      destruct x; simpl; eexists; reflexivity.
+  - (* rh_op *)
+    apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
+    inversion HA as [|? ? ? Hz| |]; subst.
+    inversion Hz as [? ? ? Hk'| | | | | | |]; subst.
+    destruct (Forall2_nth_error _ _ _ _ _ HVs Hk) as [Bk [HBk HVk]].
+    rewrite HBk in Hk'. injection Hk' as ->.
+    destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
+    destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
+    destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
+    apply varbody_fill_c in Hvb. destruct Hvb as [_ HvK].
+    set (v := RNode (map (den ρ) Vs)).
+    set (Fb := fun x => cden (envof x) (fill_c K (Op o (Var k)))).
+    assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
+    assert (EF : forall x, Fb x = CCall o (rnth k x) (fun y => kden (envof x) K (coerce decls locs (ar o) y))).
+    { intros x. unfold Fb. rewrite cden_fill_c. reflexivity. }
+    assert (Hvk : fits (coar o) (rnth k v)) by (apply (env_fits_envof Bs v Hv k (coar o) HBk)).
+    unfold revh. rewrite EF. cbn [revh_aux].
+    unfold rh_op_out. cden_simpl.
+    rewrite cden_subst1, (cden_typed_env _ _ _ HQf _ (scons (den ρ Vk) rho0))
+      by (intros [|x] Hx; simpl in *; [reflexivity|lia]).
+    rewrite <- Ef, <- (map_den_nth ρ Vs k Vk Hk). fold v.
+    apply bind_ext_all with (fits (TPair (ar o) D)).
+    { rewrite Ef. eapply cden_fits; [exact HQf|exact HoQf|].
+      apply env_fits_cons; [apply env_fits_nil|exact Hvk]. }
+    intros bd Hbd.
+    inversion Hbd as [|? bds HFbd]; subst. inversion HFbd as [|? b ? ds Hb HFd]; subst.
+    inversion HFd as [|? d ? ds' Hd HFd']; subst. inversion HFd'; subst.
+    cbn [rnth nth]. rewrite (coerce_fits _ _ _ _ Hb). cden_simpl.
+    (* the rest of the chain *)
+    rewrite (IH C (TPair (ar o) D :: Δ') (scons (RNode [b; d]) ρ)); auto.
+    + cbn [map]. rewrite map_map.
+      assert (Em : map (fun x => den (scons (RNode [b; d]) ρ) (shift x)) Vs = map (den ρ) Vs)
+        by (apply map_ext; intros V; apply den_shift).
+      rewrite Em. change (den (scons (RNode [b; d]) ρ) (Proj 0 (Var 0))) with b.
+      change (RNode (b :: map (den ρ) Vs)) with (rcons b v).
+      assert (Ecoh : forall p, fits (tyof (rcons b v)) p ->
+        cden (envof p) (fill_c (shift_frames K) (Ret (Var 0))) = ext Fb p).
+      { intros p Hp. simpl in Hp. inversion Hp as [|? ps HFp]; subst.
+        inversion HFp as [|? p0 ? ps' Hp0 HFps]; subst.
+        unfold ext. cbn [rtail rnth nth]. rewrite EF, envof_cons, cden_fill_shift. cbn [cont].
+        rewrite coerce_fits; [reflexivity|]. rewrite <- (fits_tyof_eq _ _ Hb). exact Hp0. }
+      unfold revh.
+      replace (cden (envof (rcons b v)) (fill_c (shift_frames K) (Ret (Var 0)))) with (kden (envof v) K b)
+        by (unfold v; cbn [rcons]; rewrite envof_cons, cden_fill_shift; reflexivity).
+      rewrite (revh_ext _ _ (fun x => cden (envof x) (fill_c (shift_frames K) (Ret (Var 0)))) (ext Fb))
+        by (exact I || exact Ecoh).
+      apply bind_ext_all with (fits (tyof (rcons b v))); [apply revh_fits; exact I|].
+      intros q Hq.
+      assert (Hq' : fits (TProd (ar o :: Bs)) q).
+      { assert (Et : tyof (rcons b v) = TProd (ar o :: Bs)).
+        { unfold v. rewrite (tyof_rcons_node b (map (den ρ) Vs) Bs (fits_tyof_eq _ _ Hv)), (fits_tyof_eq _ _ Hb).
+          reflexivity. }
+        rewrite Et in Hq. exact Hq. }
+      inversion Hq' as [|? qs' HFq]; subst. inversion HFq as [|? q0 ? qs Hq0 HFqs]; subst.
+      cden_simpl. rewrite cden_subst, (cden_typed_env _ _ _ HQb _ (scons q0 (scons d rho0))).
+      2: { intros [|[|x]] Hx; simpl in *; try reflexivity; lia. }
+      rewrite <- Eb. cbn [rnth nth].
+      apply bind_ext_all with (fits (coar o)).
+      { rewrite Eb. eapply cden_fits; [exact HQb|exact HoQb|].
+        apply env_fits_cons; [apply env_fits_cons; [apply env_fits_nil|exact Hd]|exact Hq0]. }
+      intros ab Hab. cden_simpl. f_equal.
+      cbn [rtail]. rewrite (rd_den_ext_fits ab v (fun x => harg (Fb x)) (rnth k))
+        by (intros x _; rewrite EF; reflexivity).
+      rewrite (radd_onehot Bs qs k (coar o) ab _ HFqs HBk Hab (rd_den_proj Bs k (coar o) v ab Hv HBk Hab)).
+      assert (Hlq : length qs = length Bs) by (symmetry; eapply Forall2_length'; eauto).
+      assert (Hkl : (k < length qs)%nat) by (rewrite Hlq; apply nth_error_Some; congruence).
+      rewrite <- (map_update_seq qs k _ Hkl).
+      unfold rh_op_result. cbn [den]. rewrite map_map, Hlq. f_equal. apply map_ext. intros i.
+      destruct (Nat.eqb_spec i k) as [->|Hne]; [|reflexivity].
+      destruct (Forall2_nth_error _ _ _ _ _ HFqs HBk) as [qk [Hqk HqkA]].
+      assert (Eqk : nth k qs (RNode []) = qk) by (apply nth_error_nth; exact Hqk).
+      assert (Hpl := den_plus (coar o) (scons ab (scons (RNode (q0 :: qs)) (scons (RNode [b; d]) ρ)))
+                       (Proj (S k) (Var 1)) (Var 0)).
+      set (ρ3 := scons ab (scons (RNode (q0 :: qs)) (scons (RNode [b; d]) ρ))) in *.
+      assert (E1 : den ρ3 (Proj (S k) (Var 1)) = qk) by (simpl; exact Eqk).
+      assert (E0 : den ρ3 (Var 0) = ab) by reflexivity.
+      rewrite E1, E0 in Hpl. rewrite Eqk. destruct (Hpl HqkA Hab) as [P1 P2].
+      apply fits_eq with (coar o); [exact P1| |].
+      * unfold radd. apply reshape_keeps; [exact HqkA|].
+        rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
+      * etransitivity; [exact P2|]. unfold radd. rewrite (reshape_rflat (coar o)); auto.
+        rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
+    + eapply fill_c_typed; [apply typed_frames_shift; exact HK|].
+      constructor. constructor. reflexivity.
+    + apply varbody_fill_c. split; [exact I|].
+      unfold shift_frames. apply Forall_map. eapply Forall_impl; [|exact HvK].
+      intros Q HQ. apply varbody_ren. exact HQ.
+    + constructor.
+      * econstructor; [constructor; reflexivity|reflexivity].
+      * apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
+        intros V B HV. apply typed_tm_shift. exact HV.
+    + constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
+      intros V HV. apply okp_ren. exact HV.
+    + apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd|constructor].
+  - (* rh_rev: no nested rev handle in a varbody body *)
+    apply varbody_fill_c in Hvb. destruct Hvb as [[] _].
+  - (* rh_term: every argument of a varbody body is a variable *)
+    unfold fill_t in Hvb. apply varbody_fill_c in Hvb. destruct Hvb as [Hvb _].
+    destruct F; simpl in Hvb; try contradiction; destruct M; try contradiction; exact (Hnv I).
 Qed.
 
 End sound.
