@@ -678,4 +678,89 @@ Proof.
     destruct F; simpl in Hvb; try contradiction; destruct M; try contradiction; exact (Hnv I).
 Qed.
 
+(** ** Programs of the fragment *)
+(** [okr P]: every term of [P] is [okp], and the body of every
+    [rev handle] of [P] (in its clauses too) is a [varbody]. *)
+Fixpoint okr (P : cmd) : Prop :=
+  match P with
+  | Ret M | Op _ M => okp M
+  | CLet P Q => okr P /\ okr Q
+  | RevHandle M R H => okp M /\ varbody R /\ okrh H
+  end
+with okrh (H : handler) : Prop :=
+  match H with Handler P cls => okr P /\ okrcls cls end
+with okrcls (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons _ _ Qf Qb rest => okr Qf /\ okr Qb /\ okrcls rest
+  end.
+
+Lemma varbody_okc R : varbody R -> okc R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto.
+  - destruct M; simpl; tauto.
+  - destruct M; simpl; tauto.
+  - tauto.
+  - tauto.
+Qed.
+
+Lemma okr_okc_all :
+  (forall P, okr P -> okc P) /\ (forall H, okrh H -> okh H) /\ (forall cls, okrcls cls -> okcls cls).
+Proof.
+  apply cmd_mutind; simpl; intros; try tauto.
+  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply varbody_okc; auto|auto].
+Qed.
+
+Lemma okr_okc P : okr P -> okc P.
+Proof. apply okr_okc_all. Qed.
+
+Lemma okrh_okh H : okrh H -> okh H.
+Proof. apply okr_okc_all. Qed.
+
+Lemma okr_fill_c K : forall P, okr (fill_c K P) <-> okr P /\ Forall okr K.
+Proof.
+  induction K as [|Q K IH]; intros P; simpl.
+  - split; [intros; split; auto|tauto].
+  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+Qed.
+
+(** ** Every step of a program of the fragment keeps its meaning *)
+(** [prog_den hp P]: the value and heap [P] denotes from [hp]. *)
+Theorem step_conf_den hp P hp' P' A :
+  heap_fits hp -> typed_cmd [] P A -> okr P -> step_conf hp P hp' P' ->
+  prog_den hp P = prog_den hp' P'.
+(** Informal proof: by cases on the step.  A term step keeps the
+    denotation of the term ([steps_den_all], the terms being [okp]); the
+    [let] step is the substitution lemma; [Get] and [Put] are answered by
+    [hrun] as the heap steps do (the heap's constants have the lengths of
+    their locations, [Put]'s constant the type of its location); the
+    [rev handle] step is [rh_den] at the empty context.  In each case
+    the rest of the program, the frames [F^c], runs on the same value
+    and heap ([hrun_fill_c]). *)
+Proof.
+  intros Hhp HP Ho Hstep. unfold prog_den.
+  destruct Hstep as [hp P P' Hs|hp K l V P P' HV -> ->|hp K l c P P' -> ->].
+  - destruct Hs as [K F M M' P P' HMM' -> ->
+                   |K V Q P P' HV -> ->
+                   |K Vs Bs R H R' P P' HVs Hinf Hrh -> ->].
+    + (* step_cmd_term *)
+      f_equal. eapply step_cmd_term_den; [exact HP|apply okr_okc; exact Ho|exact HMM'].
+    + (* step_cmd_let_val *)
+      f_equal. rewrite !cden_fill_c. f_equal. apply let_val_den.
+    + (* step_cmd_revhandle *)
+      f_equal. rewrite !cden_fill_c. f_equal.
+      apply fill_c_typed_inv in HP. destruct HP as [B [HB _]].
+      inversion HB as [| | |? ? ? ? As C HM HR HH]; subst.
+      rewrite (infer_tm_complete _ _ _ HM) in Hinf. injection Hinf as ->.
+      inversion HM as [| | | |? ? ? HVs'| | |]; subst.
+      apply okr_fill_c in Ho. destruct Ho as [[HoM [Hvb HoH]] _].
+      cden_simpl. symmetry.
+      apply (rh_den H Bs Vs R R' Hrh C [] rho0 HR HH (okrh_okh _ HoH) Hvb HVs'); [|apply env_fits_nil].
+      apply okp_tuple. exact HoM.
+  - (* step_conf_get *)
+    apply step_get_den. exact Hhp.
+  - (* step_conf_put *)
+    eapply step_put_den. exact HP.
+Qed.
+
 End sound.
