@@ -74,7 +74,7 @@ Proof.
 Qed.
 
 Lemma rh_okr H Bs Vs R R' : rh H Bs Vs R R' ->
-  okrh H -> Forall (okg 0) Vs -> varbody R -> okr R'.
+  okrh H -> Forall (okg 0) Vs -> chainb R -> okr R'.
 Proof.
   induction 1 as [H Bs Vs k Vk Hk
                  |H Bs Vs K z Q R' Hrec IH
@@ -88,29 +88,40 @@ Proof.
       constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
     + eapply okg_okp with 0%nat; [lia|]. apply okg_onehot. exact I.
   - (* rh_let_var *)
-    apply varbody_fill_c in Hvb. destruct Hvb as [_ HvK]. inversion HvK as [|? ? HvQ HvK']; subst.
-    apply IH; auto. apply varbody_fill_c. split; [|exact HvK'].
-    apply varbody_subst; [|exact HvQ]. intros [|x]; unfold list_subst; simpl; [eauto|].
-    destruct x; simpl; eexists; reflexivity.
+    assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
+    { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
+    apply IH; auto. rewrite fill_c_cons in Hvb. eapply chainb_fill_c_mono; [| |exact Hvb]; simpl.
+    + intros [_ HQ']. apply chainb_subst; auto.
+    + intros [_ HQ']. apply varbody_subst; auto.
   - (* rh_op *)
     destruct (okrh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
-    apply varbody_fill_c in Hvb. destruct Hvb as [_ HvK].
     unfold rh_op_out. cbn [okr]. split; [|split; [|split]].
     + apply okr_subst; [|exact HoQf]. apply okg0_list_subst.
       constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
     + apply IH; auto.
       * constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HVs].
         intros V HV. apply okg_ren. exact HV.
-      * apply varbody_fill_c. split; [exact I|].
-        unfold shift_frames. apply Forall_map. eapply Forall_impl; [|exact HvK].
-        intros Q HQ. apply varbody_ren. exact HQ.
+      * unfold shift_frames. eapply chainb_fill_c_map; [| | |exact Hvb]; simpl; auto.
+        intros Q HQ. apply chainb_ren. exact HQ.
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
     + eapply okg_okp with 0%nat; [lia|]. apply okg_rh_op_result.
   - (* rh_rev *)
-    apply varbody_fill_c in Hvb. destruct Hvb as [[] _].
-  - (* rh_term *)
-    unfold fill_t in Hvb. apply varbody_fill_c in Hvb. destruct Hvb as [Hvb _].
-    destruct F; simpl in Hvb; try contradiction; destruct M; try contradiction; exact (Hnv I).
+    destruct (chainb_fill_c_inv K _ Hvb) as [[_ []]|[]].
+  - (* rh_term: the final result *)
+    unfold fill_t in Hvb. destruct (chainb_fill_c_inv K _ Hvb) as [[-> Hc]|Hv].
+    2: { destruct F; simpl in Hv; try contradiction; destruct M; try contradiction; exact (Hnv I). }
+    destruct F as [|o'|R0 H0]; simpl in Hc; [|destruct M; try contradiction; exact (Hnv I)|contradiction].
+    unfold rh_term_out. cbn [okr okp okg]. split; [|split; [|split]].
+    + eapply okg_okp with 2%nat; [lia|]. apply okg_subst; [|exact Hc]. apply okg0_list_subst. exact HVs.
+    + apply IH; auto; [|exact I]. constructor; [exact I|]. apply Forall_map.
+      eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+    + split; [exact I|]. split.
+      * apply okg_subst; [|exact Hc]. intros x. exact I.
+      * apply okp_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].
+        intros V HV. eapply okg_okp with 0%nat; [lia|]. apply okg_ren. exact HV.
+    + eapply okg_okp with 0%nat; [lia|]. unfold rh_term_result. apply okg_tuple.
+      apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]].
+      apply okg_plus; exact I.
 Qed.
 
 (** ** Every step keeps the fragment and the heap's shapes *)

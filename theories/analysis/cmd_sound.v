@@ -18,7 +18,7 @@ From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coq Require Import Relation_Operators.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem cmd_ctx cmd_sem rh instance.
-From RevHandlers.Analysis Require Import vec templates sums prims denot rdden rdcalc rdsound rdsound_all rdsound_eval cmd_den.
+From RevHandlers.Analysis Require Import vec templates sums prims denot rdden rdprim rdcalc rdsound rdsound_all rdsound_eval cmd_den.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -477,6 +477,63 @@ Proof.
     intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
 Qed.
 
+(** [chainb R]: a chain of operations on variables whose last command
+    may return any term of the fragment ([okg 2]): the bodies whose
+    rewriting uses RH-1a, RH-1b, RH-2, and RH-4 for the final result. *)
+Fixpoint chainb (R : cmd) : Prop :=
+  match R with
+  | Ret M => okg 2 M
+  | Op _ M => match M with Var _ => True | _ => False end
+  | CLet P Q => varbody P /\ chainb Q
+  | RevHandle _ _ _ => False
+  end.
+
+Lemma varbody_chainb R : varbody R -> chainb R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto; try tauto.
+  destruct M; simpl; tauto.
+Qed.
+
+Lemma chainb_fill_c_inv K : forall P, chainb (fill_c K P) -> (K = [] /\ chainb P) \/ varbody P.
+Proof.
+  induction K as [|Q K IH]; intros P H; simpl in *; [auto|].
+  destruct (IH _ H) as [[-> [HP _]]|[HP _]]; right; exact HP.
+Qed.
+
+Lemma chainb_fill_c_map K : forall P P' ξ, (chainb P -> chainb P') -> (varbody P -> varbody P') ->
+  (forall Q, chainb Q -> chainb (ren_cmd ξ Q)) ->
+  chainb (fill_c K P) -> chainb (fill_c (map (ren_cmd ξ) K) P').
+Proof.
+  induction K as [|Q K IH]; intros P P' ξ Hc Hv Hr H; simpl in *; [auto|].
+  apply (IH (CLet P Q)); auto.
+  - simpl. intros [HP HQ]. split; auto.
+  - simpl. intros [HP HQ]. split; auto. apply varbody_ren. exact HQ.
+Qed.
+
+Lemma chainb_fill_c_mono K : forall P P', (chainb P -> chainb P') -> (varbody P -> varbody P') ->
+  chainb (fill_c K P) -> chainb (fill_c K P').
+Proof.
+  induction K as [|Q K IH]; intros P P' Hc Hv H; simpl in *; [auto|].
+  apply (IH (CLet P Q)); auto; simpl; tauto.
+Qed.
+
+Lemma chainb_subst P : forall σ, (forall x, exists y, σ x = Var y) -> chainb P -> chainb (subst_cmd σ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; simpl in *; auto.
+  - apply okg_subst; auto. intros x. destruct (Hσ x) as [y ->]. exact I.
+  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
+  - destruct HP. split; [apply varbody_subst; auto|]. apply IHQ; auto.
+    intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
+Qed.
+
+Lemma chainb_ren P : forall ξ, chainb P -> chainb (ren_cmd ξ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; simpl in *; auto.
+  - apply okg_ren. exact HP.
+  - destruct M; simpl; auto.
+  - destruct HP. split; [apply varbody_ren; auto|auto].
+Qed.
+
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
 Proof.
   destruct H as [P cls]. simpl. intros [_ Hcls].
@@ -514,6 +571,26 @@ Proof.
   - inversion Ho; subst. auto.
 Qed.
 
+Lemma fits_cons_inv A As t : fits (TProd (A :: As)) t ->
+  exists t0 ts, t = RNode (t0 :: ts) /\ fits A t0 /\ Forall2 fits As ts.
+Proof. intros H. inversion H as [|? ts' HF]; subst. inversion HF; subst. eauto 6. Qed.
+
+Lemma fits_prod_inv As t : fits (TProd As) t -> exists ts, t = RNode ts /\ Forall2 fits As ts.
+Proof. intros H. inversion H; subst. eauto. Qed.
+
+Lemma app_eq_len (a b c d : vec) : a ++ b = c ++ d -> length a = length c -> a = c /\ b = d.
+Proof.
+  revert c. induction a as [|x a IH]; intros [|y c] E L; simpl in *; try discriminate; auto.
+  injection E as -> E. destruct (IH c E) as [-> ->]; auto.
+Qed.
+
+Lemma proj_zeros k d n : (k + d <= n)%nat -> proj k d (zeros n) = zeros d.
+Proof.
+  intros H. unfold proj, zeros. revert n H. induction k as [|k IH]; intros n H; simpl.
+  - revert n H. induction d as [|d IHd]; intros [|n] H; simpl; auto; try lia. f_equal. apply IHd. lia.
+  - destruct n as [|n]; [lia|]. simpl. apply IH. lia.
+Qed.
+
 (** ** [RH] computes the meaning of [rev handle] *)
 (** For a body [R] that is a chain of operations on variables
     ([varbody]: the rewriting uses RH-1a, RH-1b and RH-2 only), a handler
@@ -521,7 +598,7 @@ Qed.
     fragment: [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over
     [R] at [⟦V⃗⟧ρ]. *)
 Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
-  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> varbody R ->
+  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chainb R ->
   Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
   cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
 (** Informal proof: by induction on the rewriting.
@@ -567,16 +644,17 @@ Proof.
     apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
     inversion HK as [|? ? ? ? B ? HQ HK']; subst.
     inversion HA as [? ? ? Hz| | |]; subst.
-    apply varbody_fill_c in Hvb. destruct Hvb as [_ HvK]. inversion HvK as [|? ? HvQ HvK']; subst.
+    assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
+    { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
     rewrite (IH C Δ' ρ); auto.
     + f_equal. apply functional_extensionality. intros x.
       rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity.
     + eapply fill_c_typed; [exact HK'|].
       eapply typed_cmd_subst; [exact HQ|].
       apply (subst_ok_list [Var z] [A]). constructor; [exact Hz|constructor].
-    + apply varbody_fill_c. split; [|exact HvK'].
-      apply varbody_subst; [|exact HvQ]. intros [|x]; unfold list_subst; simpl; [eauto|].
-      destruct x; simpl; eexists; reflexivity.
+    + rewrite fill_c_cons in Hvb. eapply chainb_fill_c_mono; [| |exact Hvb]; simpl.
+      * intros [_ HQ']. apply chainb_subst; auto.
+      * intros [_ HQ']. apply varbody_subst; auto.
   - (* rh_op *)
     apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
     inversion HA as [|? ? ? Hz| |]; subst.
@@ -586,7 +664,6 @@ Proof.
     destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
     destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
-    apply varbody_fill_c in Hvb. destruct Hvb as [_ HvK].
     set (v := RNode (map (den ρ) Vs)).
     set (Fb := fun x => cden (envof x) (fill_c K (Op o (Var k)))).
     assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
@@ -661,9 +738,8 @@ Proof.
         rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
     + eapply fill_c_typed; [apply typed_frames_shift; exact HK|].
       constructor. constructor. reflexivity.
-    + apply varbody_fill_c. split; [exact I|].
-      unfold shift_frames. apply Forall_map. eapply Forall_impl; [|exact HvK].
-      intros Q HQ. apply varbody_ren. exact HQ.
+    + unfold shift_frames. eapply chainb_fill_c_map; [| | |exact Hvb]; simpl; auto.
+      intros Q HQ. apply chainb_ren. exact HQ.
     + constructor.
       * econstructor; [constructor; reflexivity|reflexivity].
       * apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
@@ -671,11 +747,100 @@ Proof.
     + constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
       intros V HV. apply okp_ren. exact HV.
     + apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd|constructor].
-  - (* rh_rev: no nested rev handle in a varbody body *)
-    apply varbody_fill_c in Hvb. destruct Hvb as [[] _].
-  - (* rh_term: every argument of a varbody body is a variable *)
-    unfold fill_t in Hvb. apply varbody_fill_c in Hvb. destruct Hvb as [Hvb _].
-    destruct F; simpl in Hvb; try contradiction; destruct M; try contradiction; exact (Hnv I).
+  - (* rh_rev: no nested rev handle in a chainb body *)
+    destruct (chainb_fill_c_inv K _ Hvb) as [[_ []]|[]].
+  - (* rh_term: in a chainb body, only the final result is a term that is not a variable *)
+    unfold fill_t in Hvb. destruct (chainb_fill_c_inv K _ Hvb) as [[-> Hc]|Hv].
+    2: { destruct F; simpl in Hv; try contradiction; destruct M; try contradiction; exact (Hnv I). }
+    destruct F as [|o'|R0 H0]; simpl in Hc; [|destruct M; try contradiction; exact (Hnv I)|contradiction].
+    unfold fill_t in HR. cbn [fill_c plug_t fold_left] in HR.
+    inversion HR as [? ? ? HM| | |]; subst.
+    rewrite (infer_tm_complete _ _ _ HM) in Hinf. injection Hinf as <-.
+    set (v := RNode (map (den ρ) Vs)).
+    assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
+    assert (Hlen : length Vs = length Bs) by (eapply Forall2_length'; eauto).
+    set (Mf := fun x => den (envof x) M).
+    assert (Ew : den ρ (subst_tm (list_subst Vs) M) = Mf v).
+    { rewrite den_subst. unfold Mf. apply (den_typed_env _ _ _ HM). intros x Hx.
+      unfold list_subst, envof, v, rnth.
+      rewrite (nth_indep (map (den ρ) Vs) (RNode []) (den ρ (Var (x - length Vs))))
+        by (rewrite map_length; lia).
+      rewrite map_nth. reflexivity. }
+    assert (Hw : fits C (Mf v)).
+    { unfold Mf. eapply (den_fits_g decls locs 2 Bs M C HM Hc). apply env_fits_envof. exact Hv. }
+    unfold rh_term_out. cden_simpl. cden_simpl. cbn [bind]. rewrite Ew. cden_simpl.
+    rewrite (IH C (C :: Δ') (scons (Mf v) ρ)).
+    2: { constructor. constructor. reflexivity. }
+    2, 3: assumption.
+    2: { exact I. }
+    2: { constructor; [constructor; reflexivity|]. apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
+         intros V B HV. apply typed_tm_shift. exact HV. }
+    2: { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
+         intros V HV. apply okp_ren. exact HV. }
+    2: { apply env_fits_cons; [exact Hρ|exact Hw]. }
+    cbn [map]. rewrite map_map.
+    assert (Em : map (fun x => den (scons (Mf v) ρ) (shift x)) Vs = map (den ρ) Vs)
+      by (apply map_ext; intros V; apply den_shift).
+    rewrite Em. fold v. unfold revh. cbn [revh_aux fill_t fill_c plug_t shift_frames map fold_left].
+    cden_simpl. cbn [harg revh_aux]. rewrite bind_assoc. cbn [bind].
+    apply bind_ext_all with (fits C).
+    { rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
+      apply env_fits_cons; [apply env_fits_nil|exact Hw]. }
+    intros cb Hcb. cbv beta. cbn [bind]. cden_simpl. cbn [bind]. cden_simpl. f_equal.
+    set (w := Mf v).
+    assert (Hv' : fits (TProd (C :: Bs)) (RNode (den (scons w ρ) (Var 0) :: map (den ρ) Vs))).
+    { inversion Hv; subst. constructor. constructor; assumption. }
+    set (q := rd_den cb (RNode (den (scons w ρ) (Var 0) :: map (den ρ) Vs))
+                (fun x => harg (cden (envof x) (Ret (Var 0))))).
+    assert (Hqf : rflat q = rflat cb ++ zeros (dsum (map dim Bs))).
+    { pose proof (rd_den_proj (C :: Bs) 0 C _ cb Hv' eq_refl Hcb) as E.
+      rewrite off_0 in E. cbn [map dsum fold_right] in E. unfold dsum in *.
+      replace (dim C + fold_right Nat.add 0%nat (map dim Bs) - 0 - dim C)%nat
+        with (fold_right Nat.add 0%nat (map dim Bs)) in E by lia. exact E. }
+    assert (Hq : fits (TProd (C :: Bs)) q).
+    { rewrite <- (fits_tyof_eq _ _ Hv'). apply rd_den_fits. }
+    destruct (fits_cons_inv _ _ _ Hq) as [q0 [qs [Eq [Hq0 HFqs]]]].
+    rewrite Eq in Hqf. rewrite rflat_node in Hqf. cbn [map concat] in Hqf.
+    destruct (app_eq_len _ _ _ _ Hqf) as [E0 Ez].
+    { rewrite (fits_len _ _ Hq0), (fits_len _ _ Hcb). reflexivity. }
+    assert (Eq0 : q0 = cb) by (apply fits_eq with C; auto).
+    subst q0. rewrite Eq.
+    set (y := rd_den cb v Mf).
+    assert (Ey : den (scons (RNode (cb :: qs)) (scons w ρ))
+                   (Rd (Proj 0 (Var 0)) (subst_tm (fun i => Proj i (Var 0)) M)
+                       (Tuple (map (ren_tm (fun x => S (S x))) Vs))) = y).
+    { rewrite den_Rd. unfold y. f_equal.
+      - change (den (scons (RNode (cb :: qs)) (scons w ρ)) (Tuple (map (ren_tm (fun x => S (S x))) Vs)))
+          with (RNode (map (den (scons (RNode (cb :: qs)) (scons w ρ))) (map (ren_tm (fun x => S (S x))) Vs))).
+        rewrite map_map. unfold v. f_equal. apply map_ext. intros V. rewrite den_ren. reflexivity.
+      - apply functional_extensionality. intros a. rewrite den_subst. reflexivity. }
+    rewrite Ey. cbn [bind]. cden_simpl. f_equal.
+    assert (Hy : fits (TProd Bs) y) by (rewrite <- (fits_tyof_eq _ _ Hv); apply rd_den_fits).
+    change (rd_den cb v (fun x => harg (cden (envof x) (Ret M)))) with y.
+    destruct (fits_prod_inv _ _ Hy) as [ys [Ey' HFys]]. rewrite Ey'.
+    assert (Hly : length ys = length Bs) by (symmetry; eapply Forall2_length'; eauto).
+    unfold rh_term_result.
+    change (den ?r (Tuple ?Ms)) with (RNode (map (den r) Ms)).
+    rewrite map_map. rewrite <- Hly. rewrite <- (map_nth_seq0 ys) at 2. f_equal.
+    apply map_ext_in. intros i Hi. apply in_seq in Hi.
+    assert (Hi' : (i < length Bs)%nat) by lia.
+    assert (HBi : nth_error Bs i = Some (nth i Bs (TProd []))) by (apply nth_error_nth'; exact Hi').
+    set (Bi := nth i Bs (TProd [])) in *.
+    destruct (Forall2_nth_error _ _ _ _ _ HFqs HBi) as [qi [Hqi HqiB]].
+    destruct (Forall2_nth_error _ _ _ _ _ HFys HBi) as [yi [Hyi HyiB]].
+    set (ρ3 := scons (RNode ys) (scons (RNode (cb :: qs)) (scons w ρ))).
+    assert (E1 : den ρ3 (Proj (S i) (Var 1)) = qi) by (simpl; apply nth_error_nth; exact Hqi).
+    assert (E2 : den ρ3 (Proj i (Var 0)) = yi) by (simpl; apply nth_error_nth; exact Hyi).
+    assert (Hpl := den_plus Bi ρ3 (Proj (S i) (Var 1)) (Proj i (Var 0))).
+    rewrite E1, E2 in Hpl. destruct (Hpl HqiB HyiB) as [P1 P2].
+    rewrite (nth_error_nth _ _ _ Hyi).
+    apply fits_eq with Bi; [exact P1|exact HyiB|].
+    etransitivity; [exact P2|].
+    assert (Hz : rflat qi = zeros (dim Bi)).
+    { destruct (block_nth Bs qs i Bi HFqs HBi) as [B1 _].
+      rewrite (nth_error_nth _ _ _ Hqi) in B1. rewrite B1, Ez.
+      apply proj_zeros. apply off_le. exact HBi. }
+    rewrite Hz. apply vp_zeros_l. apply fits_len. exact HyiB.
 Qed.
 
 (** ** Programs of the fragment *)
@@ -685,7 +850,7 @@ Fixpoint okr (P : cmd) : Prop :=
   match P with
   | Ret M | Op _ M => okp M
   | CLet P Q => okr P /\ okr Q
-  | RevHandle M R H => okp M /\ varbody R /\ okrh H
+  | RevHandle M R H => okp M /\ chainb R /\ okrh H
   end
 with okrh (H : handler) : Prop :=
   match H with Handler P cls => okr P /\ okrcls cls end
@@ -704,11 +869,20 @@ Proof.
   - tauto.
 Qed.
 
+Lemma chainb_okc R : chainb R -> okc R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto.
+  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
+  - destruct M; simpl; tauto.
+  - intros [HP HQ]. split; [apply varbody_okc; exact HP|auto].
+  - tauto.
+Qed.
+
 Lemma okr_okc_all :
   (forall P, okr P -> okc P) /\ (forall H, okrh H -> okh H) /\ (forall cls, okrcls cls -> okcls cls).
 Proof.
   apply cmd_mutind; simpl; intros; try tauto.
-  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply varbody_okc; auto|auto].
+  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chainb_okc; auto|auto].
 Qed.
 
 Lemma okr_okc P : okr P -> okc P.
