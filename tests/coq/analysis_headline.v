@@ -347,9 +347,10 @@ Print Assumptions rd_step_sound_log.
    respect to everything in scope (rd_den); default clauses, nested
    handlers and operations passed outwards included; no RH in it.
    Soundness: RH computes this meaning for bodies that are chains of
-   operations on variables (varbody; rh_den), and every step of a program
-   of that fragment keeps its meaning (okr: terms okp, rev handle bodies
-   varbody; step_conf_den).  Adequacy: such a program, from a heap of the
+   operations on variables whose final result may be any term of the
+   fragment (chainb, varbody; rh_den), and every step of a program of that
+   fragment keeps its meaning (okr: terms okp, rev handle bodies chainb;
+   step_conf_den).  Adequacy: such a program, from a heap of the
    right shapes, reaches a final configuration with its meaning, and
    run and run_machine answer it from some fuel on (adequacy,
    adequacy_run). *)
@@ -358,6 +359,7 @@ Print comp.
 Print revh_aux.
 Print hrun.
 Print varbody.
+Print chainb.
 Print okr.
 Check @rh_den.
 Print Assumptions rh_den.
