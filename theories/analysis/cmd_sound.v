@@ -11,9 +11,12 @@
       where the term steps are sound ([okc]: every term [okp],
       [rdsound_eval.v]).
     - [rh_den]: the [RH] rewriting computes the meaning of [rev handle]
-      for the cases RH-1a, RH-1b, RH-2 and RH-3 (see the theorem for the
-      fragment), and [step_conf_den]: every step of a program of that
-      fragment keeps its meaning. *)
+      for bodies that are chains of operations on variables whose final
+      result may be any term of the fragment ([chainb]: the rewriting uses
+      RH-1a, RH-1b, RH-2, and RH-4 for the result only), and
+      [step_conf_den]: every step of a program of that fragment ([okr])
+      keeps its meaning.  RH-4 before the last operation and RH-3 are not
+      covered ([docs/decisions.md], "What a rev handle means over ℝ"). *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coq Require Import Relation_Operators.
 From Coquelicot Require Import Coquelicot.
@@ -592,11 +595,12 @@ Proof.
 Qed.
 
 (** ** [RH] computes the meaning of [rev handle] *)
-(** For a body [R] that is a chain of operations on variables
-    ([varbody]: the rewriting uses RH-1a, RH-1b and RH-2 only), a handler
-    whose clauses are in the fragment ([okh]) and arguments [V⃗] in the
-    fragment: [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over
-    [R] at [⟦V⃗⟧ρ]. *)
+(** For a body [R] that is a chain of operations on variables whose final
+    result may be any [okg 2] term ([chainb]: the rewriting uses RH-1a,
+    RH-1b, RH-2, and RH-4 for the result), a handler whose clauses are in
+    the fragment ([okh]) and arguments [V⃗] in the fragment:
+    [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over [R] at
+    [⟦V⃗⟧ρ]. *)
 Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
   forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chainb R ->
   Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
@@ -615,7 +619,13 @@ Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
       the arity's shape); both run the backward clause at the cotangent
       of [y] and [d], and add its answer to the cotangent of [y_k]: the
       reverse derivative of [y⃗ ↦ y_k] is one-hot ([radd_onehot]).
-    - RH-3 and RH-4 do not occur for [varbody] bodies. *)
+    - RH-4 at the final result [⌊M⌋]: both sides run the return clause
+      at [⟦M⟧] and answer [rd_den c̄ ⟦V⃗⟧ ⟦M⟧]: on the side of [RH], the
+      recursive call is RH-1a for [⌊w⌋], whose cotangent is [<c̄, 0, …, 0>]
+      ([rd_den_proj]), the [rd] term is [rd_den c̄ ⟦V⃗⟧ ⟦M⟧] by the
+      definition of [den], and the sum with the zeros is that.
+    - RH-3 and RH-4 before the last operation do not occur for [chainb]
+      bodies. *)
 Proof.
   induction 1 as [H Bs Vs k Vk Hk
                  |H Bs Vs K z Q R' Hrec IH
