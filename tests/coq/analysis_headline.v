@@ -369,3 +369,10 @@ Check @adequacy.
 Print Assumptions adequacy.
 Check @adequacy_run.
 Print Assumptions adequacy_run.
+(* An instance computed through the meaning: with the return clause
+   x |-> [x] and no operation, rev handle(V)<x>.[M] is the real reverse
+   derivative of M at [[V]] applied to M([[V]]), the gradient of 1/2 |M|^2
+   (cmd_examples.v). *)
+From RevHandlers.Analysis Require Import cmd_examples.
+Check @revh_pure_grad.
+Print Assumptions revh_pure_grad.
