@@ -334,3 +334,45 @@ Check @rd_step_sound_relu_layer.
 Print Assumptions rd_step_sound_relu_layer.
 Check @rd_step_sound_log.
 Print Assumptions rd_step_sound_log.
+
+(* What a rev handle means over R (cmd_den.v, cmd_sound.v, cmd_adequacy.v).
+   A command denotes a computation of the free model of the operations
+   (comp: operation calls with a continuation for every answer, results at
+   the leaves); a program and a heap denote the final value and heap, Get
+   and Put answered from the heap (hrun, prog_den).  rev handle is the
+   forward/backward pass of the handler over the body's chain (revh): the
+   forward clauses in order, the return clause, then the backward clauses
+   in reverse order, every cotangent pulled back through the pure part of
+   the body between two operations by its real reverse derivative with
+   respect to everything in scope (rd_den); default clauses, nested
+   handlers and operations passed outwards included; no RH in it.
+   Soundness: RH computes this meaning for bodies that are chains of
+   operations on variables whose final result may be any term of the
+   fragment (chainb, varbody; rh_den), and every step of a program of that
+   fragment keeps its meaning (okr: terms okp, rev handle bodies chainb;
+   step_conf_den).  Adequacy: such a program, from a heap of the
+   right shapes, reaches a final configuration with its meaning, and
+   run and run_machine answer it from some fuel on (adequacy,
+   adequacy_run). *)
+From RevHandlers.Analysis Require Import cmd_den cmd_sound cmd_adequacy.
+Print comp.
+Print revh_aux.
+Print hrun.
+Print varbody.
+Print chainb.
+Print okr.
+Check @rh_den.
+Print Assumptions rh_den.
+Check @step_conf_den.
+Print Assumptions step_conf_den.
+Check @adequacy.
+Print Assumptions adequacy.
+Check @adequacy_run.
+Print Assumptions adequacy_run.
+(* An instance computed through the meaning: with the return clause
+   x |-> [x] and no operation, rev handle(V)<x>.[M] is the real reverse
+   derivative of M at [[V]] applied to M([[V]]), the gradient of 1/2 |M|^2
+   (cmd_examples.v). *)
+From RevHandlers.Analysis Require Import cmd_examples.
+Check @revh_pure_grad.
+Print Assumptions revh_pure_grad.
