@@ -119,7 +119,7 @@ Proof.
       * apply okg_subst; [|exact Hc]. intros x. exact I.
       * apply okp_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].
         intros V HV. eapply okg_okp with 0%nat; [lia|]. apply okg_ren. exact HV.
-    + eapply okg_okp with 0%nat; [lia|]. unfold rh_term_result. apply okg_tuple.
+    + eapply okg_okp with 0%nat; [lia|]. rewrite rh_term_result_nth. apply okg_tuple.
       apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]].
       apply okg_plus; exact I.
 Qed.

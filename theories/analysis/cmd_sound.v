@@ -829,7 +829,7 @@ Proof.
     change (rd_den cb v (fun x => harg (cden (envof x) (Ret M)))) with y.
     destruct (fits_prod_inv _ _ Hy) as [ys [Ey' HFys]]. rewrite Ey'.
     assert (Hly : length ys = length Bs) by (symmetry; eapply Forall2_length'; eauto).
-    unfold rh_term_result.
+    rewrite rh_term_result_nth.
     change (den ?r (Tuple ?Ms)) with (RNode (map (den r) Ms)).
     rewrite map_map. rewrite <- Hly. rewrite <- (map_nth_seq0 ys) at 2. f_equal.
     apply map_ext_in. intros i Hi. apply in_seq in Hi.
