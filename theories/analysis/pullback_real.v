@@ -215,3 +215,213 @@ Proof.
   - apply (has_deriv_unary (fun t => t * t) (z@@0 + z@@0)); auto.
     + auto_derive; auto; ring.
 Qed.
+
+Lemma flat_fsem f y : flat TR (@fsem Rsig f y) = fR f (flat (Rn (edom f)) y).
+Proof. exact (flat_esem f y). Qed.
+
+Lemma flat_fjac f y v :
+  flat TR (@fjac Rsig f y v) = dfR f (flat (Rn (edom f)) y) (flat (Rn (edom f)) v).
+Proof. exact (flat_ejac f y v). Qed.
+
+(** ** The denotation of a first-order body, and its derivative *)
+
+(** The value of a defined point, and the tangent of a defined forward
+    propagation ([NZ], read as zero, when undefined). *)
+Definition val (o : option nm) : nm := match o with Some y => y | None => NZ end.
+Definition tan (o : option (nm * nm)) : nm := match o with Some (_, d) => d | None => NZ end.
+
+(** A more defined environment gives the same forward propagation (over
+    any signature). *)
+Lemma fw_mono {Σ : signature} t : forall η η' xd, esub η η' -> fw η t = Some xd -> fw η' t = Some xd.
+Proof.
+  induction t; intros η η' xd H Ht; simpl in *; try discriminate; auto;
+    try (apply H; exact Ht);
+    repeat match goal with
+    | Ht : context [fw η ?u], IH : forall η0 η'0 x0, esub η0 η'0 -> fw η0 ?u = Some x0 -> _ |- _ =>
+        let E := fresh in destruct (fw η u) as [[? ?]|] eqn:E; [rewrite (IH _ _ _ H E); clear IH | discriminate]
+    end; auto.
+  match goal with
+  | IH : forall η0 η'0 x0, esub η0 η'0 -> fw η0 ?u = Some x0 -> _, Ht : fw _ ?u = _ |- _ =>
+      refine (IH _ _ _ _ Ht); intros [|m] z; simpl; auto
+  end.
+Qed.
+
+Section body.
+(** The input of the body ranges over [ℝ^N]; [x] is the point of derivation. *)
+Variables (N : nat) (x : vec).
+Hypothesis Hlx : length x = N.
+
+(** An environment gives each variable a value [G n u] at every input [u],
+    and a tangent [T n h] at every input tangent [h]. *)
+Definition penv (G : nat -> vec -> nm) (u : vec) : nat -> option nm := fun n => Some (G n u).
+Definition tenv (G T : nat -> vec -> nm) (h : vec) : nat -> option (nm * nm) :=
+  fun n => Some (G n x, T n h).
+
+(** Each variable of [Γ] is a differentiable function of the input, whose
+    derivative is its tangent. *)
+Definition denv (Γ : list ty) (G T : nat -> vec -> nm) : Prop :=
+  forall n A, nth_error Γ n = Some A ->
+    has_deriv N (dim A) (fun u => flat A (G n u)) x (fun h => flat A (T n h)) /\
+    (forall u, num_ty (G n u) A) /\ (forall h, num_ty (T n h) A).
+
+Lemma fw_def t Γ A G T h : fo t -> typed Γ t A -> exists y d, fw (tenv G T h) t = Some (y, d).
+Proof.
+  intros Hfo Ht. destruct (fw_total t Hfo Γ A (tenv G T h) Ht) as [[y d] E].
+  - intros n B _. eexists. reflexivity.
+  - eauto.
+Qed.
+
+Lemma fw_point t G T h y d : fw (tenv G T h) t = Some (y, d) -> pv (penv G x) t = Some y.
+Proof.
+  intros E. rewrite (pv_ext t _ (@efst Rsig (tenv G T h))) by (intros n; reflexivity).
+  rewrite fw_pv, E. reflexivity.
+Qed.
+
+Lemma pv_def t Γ A G u : fo t -> typed Γ t A -> exists y, pv (penv G u) t = Some y.
+Proof.
+  intros Hfo Ht.
+  destruct (fw_total t Hfo Γ A (fun n => Some (G n u, NZ)) Ht) as [[y d] E].
+  - intros n B _. eexists. reflexivity.
+  - exists y. rewrite (pv_ext t _ (@efst Rsig (fun n => Some (G n u, NZ)))) by (intros n; reflexivity).
+    rewrite fw_pv, E. reflexivity.
+Qed.
+
+Lemma denv_penv Γ G T u : denv Γ G T -> penv_ty Γ (penv G u).
+Proof. intros HG n y A E HA. injection E as <-. apply (HG n A HA). Qed.
+
+Lemma denv_tenv Γ G T h : denv Γ G T -> fenv_ty Γ (tenv G T h).
+Proof. intros HG n y d A E HA. injection E as <- <-. split; apply (HG n A HA). Qed.
+
+Lemma val_ty t Γ A G T u : fo t -> typed Γ t A -> denv Γ G T -> num_ty (val (pv (penv G u) t)) A.
+Proof.
+  intros Hfo Ht HG. destruct (pv_def t Γ A G u Hfo Ht) as [y E]. rewrite E.
+  exact (pv_ty Γ t A Ht _ y (denv_penv Γ G T u HG) E).
+Qed.
+
+Lemma tan_ty t Γ A G T h : fo t -> typed Γ t A -> denv Γ G T -> num_ty (tan (fw (tenv G T h) t)) A.
+Proof.
+  intros Hfo Ht HG. destruct (fw_def t Γ A G T h Hfo Ht) as (y & d & E). rewrite E.
+  exact (proj2 (fw_ty Γ t A Ht _ y d (denv_tenv Γ G T h HG) E)).
+Qed.
+
+Lemma comp_nz i : comp i NZ = NZ.
+Proof. destruct i; reflexivity. Qed.
+
+Lemma val_proj i s η : val (pv η (Proj i s)) = comp i (val (pv η s)).
+Proof. simpl. destruct (pv η s); simpl; auto using comp_nz. Qed.
+
+Lemma tan_proj i s η : tan (fw η (Proj i s)) = comp i (tan (fw η s)).
+Proof. simpl. destruct (fw η s) as [[]|]; simpl; auto using comp_nz. Qed.
+
+Lemma has_deriv_const n m c : length c = m -> length x = n ->
+  has_deriv n m (fun _ => c) x (fun _ => zeros m).
+Proof.
+  intros Hc Hx. split; [auto|]. split; [intros v _; auto|]. split.
+  - constructor.
+    + intros v _. apply length_zeros.
+    + intros h k _ _. rewrite vp_zeros_l by apply length_zeros. reflexivity.
+    + intros a h _. apply vec_ext; [rewrite length_vs; auto|]. intros i. rewrite nth_vs, nth_zeros. ring.
+  - intros eps Heps. exists 1. split; [lra|]. intros h Hh _.
+    rewrite norm1_0; [pose proof (norm1_nonneg h); nra|]. intros i. rewrite !nth_vm, nth_zeros. ring.
+Qed.
+
+(** Informal proof: by induction on the first-order body.  A variable is
+    the hypothesis on the environment; a projection is the linear map
+    [firstn]/[skipn] after its argument (chain rule); a pair is
+    [has_deriv_pair]; a scalar and [0] are constant; a sum is [has_deriv_vp]
+    (sums of numeric tuples are sums of vectors, [flat_nadd]); [f(P)] is the
+    chain rule with the derivative of [f] ([has_deriv_fR]), whose Jacobian is
+    the one [fw] applies; [let z = E in L] extends the environment with the
+    value of [E] and its tangent, which the induction hypothesis on [E] makes
+    differentiable. *)
+Lemma fo_has_deriv t : fo t -> forall Γ A G T, typed Γ t A -> denv Γ G T ->
+  has_deriv N (dim A) (fun u => flat A (val (pv (penv G u) t))) x
+    (fun h => flat A (tan (fw (tenv G T h) t))).
+Proof.
+  induction 1 as [n|i s Hs IH|a b Ha IHa Hb IHb|r| |a b Ha IHa Hb IHb|f a Ha IH|e l He IHe Hl IHl];
+    intros Γ A G T Ht HG; inversion Ht; subst.
+  - (* fo_var *)
+    exact (proj1 (HG n A ltac:(assumption))).
+  - (* fo_proj, π1 *)
+    rename σ2 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
+                  (has_deriv_lin _ _ (firstn (dim A)) _ (lin_firstn (dim A) (dim B))
+                     (length_flat (TProd A B) _))) as Hc.
+    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
+    + intros v _. rewrite val_proj. symmetry. apply flat_comp_l.
+    + intros h _. rewrite tan_proj. symmetry. apply flat_comp_l.
+  - (* fo_proj, π2 *)
+    rename σ1 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
+                  (has_deriv_lin _ _ (skipn (dim B)) _ (lin_skipn (dim B) (dim A))
+                     (length_flat (TProd B A) _))) as Hc.
+    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
+    + intros v _. rewrite val_proj. symmetry. apply flat_comp_r.
+    + intros h _. rewrite tan_proj. symmetry. apply flat_comp_r.
+  - (* fo_pair *)
+    pose proof (has_deriv_pair _ _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
+                  (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.
+    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
+    + intros v _. destruct (pv_def a Γ σ1 G v Ha ltac:(eassumption)) as [y1 E1].
+      destruct (pv_def b Γ σ2 G v Hb ltac:(eassumption)) as [y2 E2].
+      simpl. rewrite E1, E2. reflexivity.
+    + intros h _. destruct (fw_def a Γ σ1 G T h Ha ltac:(eassumption)) as (y1 & d1 & E1).
+      destruct (fw_def b Γ σ2 G T h Hb ltac:(eassumption)) as (y2 & d2 & E2).
+      simpl. rewrite E1, E2. reflexivity.
+  - (* fo_real *)
+    exact (has_deriv_const N 1 [r] eq_refl Hlx).
+  - (* fo_zero *)
+    eapply has_deriv_ext; [| |exact (has_deriv_const N (dim A) (flat A NZ) (length_flat A NZ) Hlx)].
+    + intros v _. reflexivity.
+    + intros h _. cbn [fw tan]. symmetry. apply flat_nz.
+  - (* fo_plus *)
+    pose proof (has_deriv_vp _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
+                  (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.
+    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
+    + intros v _. destruct (pv_def a Γ A G v Ha ltac:(eassumption)) as [y1 E1].
+      destruct (pv_def b Γ A G v Hb ltac:(eassumption)) as [y2 E2].
+      pose proof (val_ty a Γ A G T v Ha ltac:(eassumption) HG) as T1.
+      pose proof (val_ty b Γ A G T v Hb ltac:(eassumption) HG) as T2.
+      rewrite E1 in T1. rewrite E2 in T2.
+      simpl. rewrite E1, E2. symmetry. apply flat_nadd; assumption.
+    + intros h _. destruct (fw_def a Γ A G T h Ha ltac:(eassumption)) as (y1 & d1 & E1).
+      destruct (fw_def b Γ A G T h Hb ltac:(eassumption)) as (y2 & d2 & E2).
+      pose proof (tan_ty a Γ A G T h Ha ltac:(eassumption) HG) as T1.
+      pose proof (tan_ty b Γ A G T h Hb ltac:(eassumption) HG) as T2.
+      rewrite E1 in T1. rewrite E2 in T2.
+      simpl. rewrite E1, E2. symmetry. apply flat_nadd; assumption.
+  - (* fo_fun *)
+    change (fdom f) with (edom f) in *. change (Rn (fcod f)) with TR.
+    pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd. rewrite dim_rn_edom in Hd.
+    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
+                  (has_deriv_fR f _ ltac:(rewrite length_flat; apply dim_rn_edom))) as Hc.
+    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
+    + intros v _. destruct (pv_def a Γ _ G v Ha ltac:(eassumption)) as [y E].
+      cbn [pv]. rewrite E. cbn [val]. rewrite flat_fsem. reflexivity.
+    + intros h _. destruct (fw_def a Γ _ G T h Ha ltac:(eassumption)) as (y & d & E).
+      rewrite (fw_point a G T h y d E). cbn [fw]. rewrite E. cbn [val tan].
+      rewrite flat_fjac. reflexivity.
+  - (* fo_let *)
+    rename σ into B.
+    pose (G' := fun n => match n with 0 => fun u => val (pv (penv G u) e) | S k => G k end).
+    pose (T' := fun n => match n with 0 => fun h => tan (fw (tenv G T h) e) | S k => T k end).
+    assert (HG' : denv (B :: Γ) G' T').
+    { intros [|k] C HC; simpl in HC.
+      - injection HC as <-. split; [exact (IHe _ _ _ _ ltac:(eassumption) HG)|]. split.
+        + intros u. exact (val_ty e Γ B G T u He ltac:(eassumption) HG).
+        + intros h. exact (tan_ty e Γ B G T h He ltac:(eassumption) HG).
+      - exact (HG k C HC). }
+    pose proof (IHl _ _ _ _ ltac:(eassumption) HG') as Hc.
+    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
+    + intros v _. destruct (pv_def e Γ B G v He ltac:(eassumption)) as [y E].
+      assert (Eq : pv (penv G' v) l = pv (econs (Some y) (penv G v)) l).
+      { apply pv_ext. intros [|k]; unfold penv, econs, G'; [rewrite E|]; reflexivity. }
+      cbn [pv]. rewrite E, Eq. reflexivity.
+    + intros h _. destruct (fw_def e Γ B G T h He ltac:(eassumption)) as (y & d & E).
+      assert (Eq : fw (tenv G' T' h) l = fw (econs (Some (y, d)) (tenv G T h)) l).
+      { apply fw_ext. intros [|k]; unfold tenv, econs, G', T';
+          [rewrite (fw_point e G T h y d E), E|]; reflexivity. }
+      cbn [fw]. rewrite E, Eq. reflexivity.
+Qed.
+
+End body.
