@@ -425,3 +425,100 @@ Proof.
 Qed.
 
 End body.
+
+(** ** The body [λy.P] of a query as a map of ℝⁿ *)
+
+(** [⟦λy.P⟧ : ℝ^{dim σ} → ℝ^{dim τ}]: the point of [P] when [y] is the
+    tuple of type [σ] read off the input.  It is defined by evaluation of
+    the first-order body ([pv]), not by the reductions. *)
+Definition den (σ τ : ty) (P : tm) (u : vec) : vec :=
+  flat τ (val (pv (econs (Some (unflat σ u)) enil) P)).
+
+(** The environment of a body with one free variable. *)
+Definition G1 (σ : ty) (n : nat) (u : vec) : nm := match n with 0 => unflat σ u | S _ => NZ end.
+
+Lemma denv_one σ x : length x = dim σ -> denv (dim σ) x [σ] (G1 σ) (G1 σ).
+Proof.
+  intros Hx [|k] A HA; simpl in HA; [|destruct k; discriminate].
+  injection HA as <-. split; [|split; intros; apply unflat_ty].
+  assert (Hid : lin (dim σ) (dim σ) (fun v => v)).
+  { constructor; [intros v Hv; exact Hv|intros; reflexivity|intros; reflexivity]. }
+  eapply has_deriv_ext; [| |exact (has_deriv_lin _ _ _ x Hid Hx)]; simpl;
+    intros v Hv; symmetry; apply flat_unflat; exact Hv.
+Qed.
+
+(** The forward tangent [fwd_at P r0 v] of [query_transpose.v] is the
+    derivative of [⟦λy.P⟧] at [r0]: on a first-order body, at a point [r0]
+    of ℝⁿ (no [NZ] in it), [h ↦ J P(r0) · h] is the Fréchet derivative. *)
+Theorem fwd_at_deriv P σ τ (r0 : num R) :
+  fo P -> typed [σ] P τ -> num_ty r0 σ -> dense r0 ->
+  has_deriv (dim σ) (dim τ) (den σ τ P) (flat σ r0)
+    (fun h => flat τ (tan (fwd_at P r0 (unflat σ h)))).
+Proof.
+  intros Hfo HP Hr Hd.
+  set (x := flat σ r0).
+  assert (Hx : length x = dim σ) by apply length_flat.
+  pose proof (fo_has_deriv (dim σ) x Hx P Hfo [σ] τ (G1 σ) (G1 σ) HP (denv_one σ x Hx)) as H.
+  eapply has_deriv_ext; [| |exact H]; cbn beta.
+  - intros v _. unfold den.
+    destruct (pv_def P [σ] τ (G1 σ) v Hfo HP) as [y E]. rewrite E.
+    destruct (fw_total P Hfo [σ] τ (econs (Some (unflat σ v, NZ)) enil) HP) as [[y' d'] E'].
+    { intros [|k] B Hk; simpl in Hk; [eexists; reflexivity|destruct k; discriminate]. }
+    assert (Ep : pv (econs (Some (unflat σ v)) enil) P = Some y').
+    { rewrite (pv_ext P _ (@efst Rsig (econs (Some (unflat σ v, NZ)) enil))) by (intros [|k]; reflexivity).
+      rewrite fw_pv, E'. reflexivity. }
+    assert (Es : esub (econs (Some (unflat σ v)) enil) (penv (G1 σ) v)).
+    { intros [|n] z Hn; [exact Hn|discriminate]. }
+    rewrite Ep. rewrite (pv_mono P _ _ y' Es Ep) in E. injection E as ->. reflexivity.
+  - intros h _.
+    assert (Ef : fwd_at P r0 (unflat σ h) = fw (tenv x (G1 σ) (G1 σ) h) P).
+    { unfold fwd_at.
+      destruct (fw_total P Hfo [σ] τ (econs (Some (r0, unflat σ h)) enil) HP) as [[y d] E].
+      { intros [|k] B Hk; simpl in Hk; [eexists; reflexivity|destruct k; discriminate]. }
+      transitivity (Some (y, d)); [exact E|].
+      symmetry. apply (fw_mono P (econs (Some (r0, unflat σ h)) enil) _ (y, d)); [|exact E].
+      intros [|n] z Hn; simpl in Hn; [|discriminate].
+      unfold tenv, G1, x. rewrite unflat_flat by assumption. exact Hn. }
+    rewrite Ef. reflexivity.
+Qed.
+
+(** ** Corollary 4.8(1) in ℝ: a query computes the real gradient
+
+    A first-order body [y : σ ⊢ P : τ] over the executable signature, a
+    covector [e] of [τ] (the 1-form [λx. e*]) and a point [r0] of ℝⁿ: if
+    the query [((Ω λy.P) · (λx. e* )) r0] reduces to [r*], then [r] is the
+    transposed Jacobian of [⟦λy.P⟧] at [r0] applied to [e]: there is a
+    Fréchet derivative [L] of [⟦λy.P⟧] at [r0] with [⟨h, r⟩ = ⟨L h, e⟩]
+    for every [h] of ℝⁿ, that is, [r = (J ⟦λy.P⟧(r0))ᵀ e], the gradient of
+    [⟨e, ⟦λy.P⟧⟩].  (The derivative is unique, so [r] is determined.)
+
+    Informal proof: [query_transpose_fo] (the reductions compute the
+    transpose of the formal forward tangent, over any commutative semiring
+    with adjoint Jacobians) at the real signature, whose semiring laws and
+    adjointness are [Rsr], [Rjac_adjoint]; and [fwd_at_deriv] (the formal
+    forward tangent is the real derivative).  The pairings of numeric
+    tuples are the inner products of ℝⁿ ([dot_flat]). *)
+Theorem query_gradient P (e r0 r : num R) σ τ :
+  fo P -> typed [σ] P τ -> num_ty e τ -> num_ty r0 σ -> dense r0 ->
+  steps (App (Pb P (Lam (NDual e))) (num_tm r0)) (NDual r) ->
+  exists L, has_deriv (dim σ) (dim τ) (den σ τ P) (flat σ r0) L /\
+    forall h, length h = dim σ -> vec.dot h (flat σ r) = vec.dot (L h) (flat τ e).
+Proof.
+  intros Hfo HP He Hr Hd Hs.
+  assert (Hq : typed [] (App (Pb P (Lam (NDual e))) (num_tm r0)) (TDual σ)).
+  { apply typed_app with σ; [|apply typed_num; exact Hr].
+    apply typed_pb with τ; [exact HP|]. apply typed_lam. apply typed_ndual. exact He. }
+  assert (Hrt : num_ty r σ).
+  { pose proof (steps_typed _ _ _ _ Hs Hq) as H. inversion H; subst. assumption. }
+  exists (fun h => flat τ (tan (fwd_at P r0 (unflat σ h)))). split.
+  - exact (fwd_at_deriv P σ τ r0 Hfo HP Hr Hd).
+  - intros h Hh.
+    destruct (query_transpose_fo (Σ := Rsig) (1 : R) Rsr Rjac_adjoint P e r0 r σ (unflat σ h) Hfo Hq Hs
+                (unflat_ty σ h)) as (y & dy & Ef & Edot).
+    destruct (fw_ty [σ] P τ HP _ y dy (fenv_one σ r0 (unflat σ h) Hr (unflat_ty σ h)) Ef)
+      as [_ Hdy].
+    rewrite Ef. cbn [tan].
+    rewrite dot_comm, <- (flat_unflat σ h Hh) at 1.
+    rewrite <- (dot_flat r (unflat σ h) σ Hrt (unflat_ty σ h)), Edot, (dot_flat e dy τ He Hdy).
+    apply dot_comm.
+Qed.
