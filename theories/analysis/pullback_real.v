@@ -515,7 +515,7 @@ Proof.
   - intros h Hh.
     destruct (query_transpose_fo (Σ := Rsig) (1 : R) Rsr Rjac_adjoint P e r0 r σ (unflat σ h) Hfo Hq Hs
                 (unflat_ty σ h)) as (y & dy & Ef & Edot).
-    destruct (fw_ty [σ] P τ HP _ y dy (fenv_one σ r0 (unflat σ h) Hr (unflat_ty σ h)) Ef)
+    destruct (fw_ty (Σ := Rsig) [σ] P τ HP _ y dy (fenv_one (Σ := Rsig) σ r0 (unflat σ h) Hr (unflat_ty σ h)) Ef)
       as [_ Hdy].
     rewrite Ef. cbn [tan].
     rewrite dot_comm, <- (flat_unflat σ h Hh) at 1.
