@@ -1,6 +1,30 @@
 (** * Pullback queries compute real gradients (Corollary 4.8(1) in ℝ)
 
-    Draft. *)
+    Mak and Ong's Corollary 4.8(1): the query [((Ω λy.P) · ω) V] computes
+    the pullback of the 1-form [ω] along [⟦λy.P⟧] at [⟦V⟧], a row of the
+    Jacobian when [ω] is [λx. e*].  [query_transpose.v] proves it over any
+    commutative semiring with adjoint Jacobians, for a formal forward
+    tangent [fwd_at] of the first-order body.  This file takes the
+    executable signature of [pullback-eval] ([exec_sig.v]: [add], [mul],
+    [neg], [sin], [cos], [exp], [sq]) over Coq's reals ([Rsig]) and proves
+    - that its transposed Jacobians are adjoint to its Jacobians and the
+      reals a commutative semiring ([Rjac_adjoint], [Rsr]), so the
+      semiring theorem applies;
+    - that the formal forward tangent is the Fréchet derivative of the
+      denotation of the body ([fwd_at_deriv], by [fo_has_deriv] on every
+      first-order term in an environment of differentiable variables),
+      with the derivative on ℝⁿ of [vec.v] ([has_deriv], its chain rule,
+      Coquelicot's [is_derive] on ℝ for [sin], [cos], [exp]);
+    - hence that a query that reduces to [r*] has [r] equal to the
+      gradient: [r = (J ⟦λy.P⟧(V))ᵀ e] ([query_gradient]).
+
+    Numeric tuples of a type [σ] are vectors of [ℝ^{ndim σ}] ([nvec],
+    read in the order of the leaves; its inverse [vecn]).  The denotation
+    of the body ([pb_den]) evaluates the first-order term ([pv]), so it is
+    defined without the reductions.  The statement is conditional on the
+    query reaching a numeric dual: termination of the reductions is a
+    separate theorem (not proved here).  The point [V] is a tuple of reals
+    ([dense]: no [NZ], the zero of a dual type, inside). *)
 From Coq Require Import Reals Lra List Lia Ring_theory.
 From Coquelicot Require Import Coquelicot.
 From Pullback Require Import syntax typing anf backprop reduction preservation progress
@@ -25,31 +49,31 @@ Lemma Rsr : semi_ring_theory (@szero Rsig) 1 (@sadd Rsig) (@smul Rsig) eq.
 Proof. constructor; intros; simpl; ring. Qed.
 
 (** ** Numeric tuples of a type as vectors of ℝⁿ *)
-Fixpoint dim (A : ty) : nat :=
+Fixpoint ndim (A : ty) : nat :=
   match A with
   | TR => 1
-  | TProd A B => dim A + dim B
+  | TProd A B => ndim A + ndim B
   | _ => 0
   end.
 
-Fixpoint flat (A : ty) (x : nm) : vec :=
+Fixpoint nvec (A : ty) (x : nm) : vec :=
   match A with
   | TR => [ecp Ro x]
-  | TProd A B => flat A (fst (nsplit x)) ++ flat B (snd (nsplit x))
+  | TProd A B => nvec A (fst (nsplit x)) ++ nvec B (snd (nsplit x))
   | _ => []
   end.
 
-Fixpoint unflat (A : ty) (v : vec) : nm :=
+Fixpoint vecn (A : ty) (v : vec) : nm :=
   match A with
   | TR => NR (v@@0)
-  | TProd A B => NP (unflat A (firstn (dim A) v)) (unflat B (skipn (dim A) v))
+  | TProd A B => NP (vecn A (firstn (ndim A) v)) (vecn B (skipn (ndim A) v))
   | _ => NZ
   end.
 
-Lemma length_flat A x : length (flat A x) = dim A.
+Lemma length_nvec A x : length (nvec A x) = ndim A.
 Proof. revert x. induction A; intros x; simpl; auto. rewrite app_length, IHA1, IHA2. reflexivity. Qed.
 
-Lemma flat_unflat A v : length v = dim A -> flat A (unflat A v) = v.
+Lemma nvec_vecn A v : length v = ndim A -> nvec A (vecn A v) = v.
 Proof.
   revert v. induction A; intros v Hv; simpl in *.
   - destruct v as [|a [|]]; try discriminate. reflexivity.
@@ -58,62 +82,62 @@ Proof.
   - destruct v; [reflexivity|discriminate].
 Qed.
 
-Lemma unflat_ty A v : num_ty (unflat A v) A.
+Lemma vecn_ty A v : num_ty (vecn A v) A.
 Proof. revert v. induction A; intros v; simpl; constructor; auto. Qed.
 
-Lemma unflat_flat x A : num_ty x A -> dense x -> unflat A (flat A x) = x.
+Lemma vecn_nvec x A : num_ty x A -> dense x -> vecn A (nvec A x) = x.
 Proof.
   induction 1; simpl; intros Hd; [reflexivity| |contradiction].
   destruct Hd as [Ha Hb].
-  rewrite firstn_app_exact, skipn_app_exact by apply length_flat.
+  rewrite firstn_app_exact, skipn_app_exact by apply length_nvec.
   rewrite IHnum_ty1, IHnum_ty2 by assumption. reflexivity.
 Qed.
 
-Lemma flat_nz A : flat A NZ = zeros (dim A).
+Lemma nvec_nz A : nvec A NZ = zeros (ndim A).
 Proof.
   induction A; simpl; auto. rewrite IHA1, IHA2. unfold zeros. rewrite repeat_app. reflexivity.
 Qed.
 
-Lemma vp_zeros_l v n : length v = n -> vp (zeros n) v = v.
+Lemma vp_zeros_len_l v n : length v = n -> vp (zeros n) v = v.
 Proof.
   intros H. apply vec_ext; [rewrite length_vp, length_zeros; lia|].
   intros i. rewrite nth_vp, nth_zeros. ring.
 Qed.
 
-Lemma vp_zeros_r v n : length v = n -> vp v (zeros n) = v.
+Lemma vp_zeros_len_r v n : length v = n -> vp v (zeros n) = v.
 Proof.
   intros H. apply vec_ext; [rewrite length_vp, length_zeros; lia|].
   intros i. rewrite nth_vp, nth_zeros. ring.
 Qed.
 
-Lemma flat_nadd x y A : num_ty x A -> num_ty y A -> flat A (nadd x y) = vp (flat A x) (flat A y).
+Lemma nvec_nadd x y A : num_ty x A -> num_ty y A -> nvec A (nadd x y) = vp (nvec A x) (nvec A y).
 Proof.
   intros Hx. revert y. induction Hx; intros y Hy.
   - inversion Hy; subst; cbn; f_equal; rs; ring.
   - inversion Hy; subst.
     + simpl. rewrite IHHx1, IHHx2 by assumption.
-      rewrite vp_app by (rewrite !length_flat; reflexivity). reflexivity.
-    + rewrite flat_nz, vp_zeros_r by apply length_flat. reflexivity.
-  - rewrite flat_nz, vp_zeros_l by apply length_flat. reflexivity.
+      rewrite vp_app by (rewrite !length_nvec; reflexivity). reflexivity.
+    + rewrite nvec_nz, vp_zeros_len_r by apply length_nvec. reflexivity.
+  - rewrite nvec_nz, vp_zeros_len_l by apply length_nvec. reflexivity.
 Qed.
 
-Lemma flat_comp_l A B x : flat A (comp false x) = firstn (dim A) (flat (TProd A B) x).
-Proof. unfold comp. simpl. destruct (nsplit x). rewrite firstn_app_exact by apply length_flat. reflexivity. Qed.
+Lemma nvec_comp_l A B x : nvec A (comp false x) = firstn (ndim A) (nvec (TProd A B) x).
+Proof. unfold comp. simpl. destruct (nsplit x). rewrite firstn_app_exact by apply length_nvec. reflexivity. Qed.
 
-Lemma flat_comp_r A B x : flat B (comp true x) = skipn (dim A) (flat (TProd A B) x).
-Proof. unfold comp. simpl. destruct (nsplit x). rewrite skipn_app_exact by apply length_flat. reflexivity. Qed.
+Lemma nvec_comp_r A B x : nvec B (comp true x) = skipn (ndim A) (nvec (TProd A B) x).
+Proof. unfold comp. simpl. destruct (nsplit x). rewrite skipn_app_exact by apply length_nvec. reflexivity. Qed.
 
 (** The pairing of [transpose.v] is the inner product of ℝⁿ. *)
-Lemma dot_flat a c A : num_ty a A -> num_ty c A -> transpose.dot a c = vec.dot (flat A a) (flat A c).
+Lemma dot_nvec a c A : num_ty a A -> num_ty c A -> transpose.dot a c = vec.dot (nvec A a) (nvec A c).
 Proof.
   intros Ha. revert c. induction Ha; intros c Hc.
   - inversion Hc; subst; cbn; rs; ring.
   - inversion Hc; subst; simpl.
-    + rewrite IHHa1, IHHa2 by assumption. rewrite dot_app by (rewrite !length_flat; reflexivity).
+    + rewrite IHHa1, IHHa2 by assumption. rewrite dot_app by (rewrite !length_nvec; reflexivity).
       reflexivity.
-    + rewrite !flat_nz, dot_app by (rewrite length_flat, length_zeros; reflexivity).
+    + rewrite !nvec_nz, dot_app by (rewrite length_nvec, length_zeros; reflexivity).
       rewrite !dot_zeros_r. rs. ring.
-  - rewrite flat_nz, dot_zeros_l. destruct c; reflexivity.
+  - rewrite nvec_nz, dot_zeros_l. destruct c; reflexivity.
 Qed.
 
 (** ** The function symbols as maps of ℝⁿ, and their derivatives *)
@@ -139,13 +163,13 @@ Definition dfR (f : fprim) (z h : vec) : vec :=
   | Psq => [(z@@0 + z@@0) * h@@0]
   end.
 
-Lemma dim_rn_edom f : dim (Rn (edom f)) = edom f.
+Lemma ndim_rn_edom f : ndim (Rn (edom f)) = edom f.
 Proof. destruct f; reflexivity. Qed.
 
-Lemma flat_esem f y : flat TR (esem Ro f y) = fR f (flat (Rn (edom f)) y).
+Lemma nvec_esem f y : nvec TR (esem Ro f y) = fR f (nvec (Rn (edom f)) y).
 Proof. destruct f; simpl; try reflexivity; destruct y; reflexivity. Qed.
 
-Lemma flat_ejac f y v : flat TR (ejac Ro f y v) = dfR f (flat (Rn (edom f)) y) (flat (Rn (edom f)) v).
+Lemma nvec_ejac f y v : nvec TR (ejac Ro f y v) = dfR f (nvec (Rn (edom f)) y) (nvec (Rn (edom f)) v).
 Proof. destruct f; simpl; try reflexivity; destruct y, v; reflexivity. Qed.
 
 (** The transposed Jacobians of the signature are adjoint to its Jacobians. *)
@@ -216,12 +240,12 @@ Proof.
     + auto_derive; auto; ring.
 Qed.
 
-Lemma flat_fsem f y : flat TR (@fsem Rsig f y) = fR f (flat (Rn (edom f)) y).
-Proof. exact (flat_esem f y). Qed.
+Lemma nvec_fsem f y : nvec TR (@fsem Rsig f y) = fR f (nvec (Rn (edom f)) y).
+Proof. exact (nvec_esem f y). Qed.
 
-Lemma flat_fjac f y v :
-  flat TR (@fjac Rsig f y v) = dfR f (flat (Rn (edom f)) y) (flat (Rn (edom f)) v).
-Proof. exact (flat_ejac f y v). Qed.
+Lemma nvec_fjac f y v :
+  nvec TR (@fjac Rsig f y v) = dfR f (nvec (Rn (edom f)) y) (nvec (Rn (edom f)) v).
+Proof. exact (nvec_ejac f y v). Qed.
 
 (** ** The denotation of a first-order body, and its derivative *)
 
@@ -261,7 +285,7 @@ Definition tenv (G T : nat -> vec -> nm) (h : vec) : nat -> option (nm * nm) :=
     derivative is its tangent. *)
 Definition denv (Γ : list ty) (G T : nat -> vec -> nm) : Prop :=
   forall n A, nth_error Γ n = Some A ->
-    has_deriv N (dim A) (fun u => flat A (G n u)) x (fun h => flat A (T n h)) /\
+    has_deriv N (ndim A) (fun u => nvec A (G n u)) x (fun h => nvec A (T n h)) /\
     (forall u, num_ty (G n u) A) /\ (forall h, num_ty (T n h) A).
 
 Lemma fw_def t Γ A G T h : fo t -> typed Γ t A -> exists y d, fw (tenv G T h) t = Some (y, d).
@@ -319,7 +343,7 @@ Proof.
   intros Hc Hx. split; [auto|]. split; [intros v _; auto|]. split.
   - constructor.
     + intros v _. apply length_zeros.
-    + intros h k _ _. rewrite vp_zeros_l by apply length_zeros. reflexivity.
+    + intros h k _ _. rewrite vp_zeros_len_l by apply length_zeros. reflexivity.
     + intros a h _. apply vec_ext; [rewrite length_vs; auto|]. intros i. rewrite nth_vs, nth_zeros. ring.
   - intros eps Heps. exists 1. split; [lra|]. intros h Hh _.
     rewrite norm1_0; [pose proof (norm1_nonneg h); nra|]. intros i. rewrite !nth_vm, nth_zeros. ring.
@@ -329,14 +353,14 @@ Qed.
     the hypothesis on the environment; a projection is the linear map
     [firstn]/[skipn] after its argument (chain rule); a pair is
     [has_deriv_pair]; a scalar and [0] are constant; a sum is [has_deriv_vp]
-    (sums of numeric tuples are sums of vectors, [flat_nadd]); [f(P)] is the
+    (sums of numeric tuples are sums of vectors, [nvec_nadd]); [f(P)] is the
     chain rule with the derivative of [f] ([has_deriv_fR]), whose Jacobian is
     the one [fw] applies; [let z = E in L] extends the environment with the
     value of [E] and its tangent, which the induction hypothesis on [E] makes
     differentiable. *)
 Lemma fo_has_deriv t : fo t -> forall Γ A G T, typed Γ t A -> denv Γ G T ->
-  has_deriv N (dim A) (fun u => flat A (val (pv (penv G u) t))) x
-    (fun h => flat A (tan (fw (tenv G T h) t))).
+  has_deriv N (ndim A) (fun u => nvec A (val (pv (penv G u) t))) x
+    (fun h => nvec A (tan (fw (tenv G T h) t))).
 Proof.
   induction 1 as [n|i s Hs IH|a b Ha IHa Hb IHb|r| |a b Ha IHa Hb IHb|f a Ha IH|e l He IHe Hl IHl];
     intros Γ A G T Ht HG; inversion Ht; subst.
@@ -345,19 +369,19 @@ Proof.
   - (* fo_proj, π1 *)
     rename σ2 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
     pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
-                  (has_deriv_lin _ _ (firstn (dim A)) _ (lin_firstn (dim A) (dim B))
-                     (length_flat (TProd A B) _))) as Hc.
+                  (has_deriv_lin _ _ (firstn (ndim A)) _ (lin_firstn (ndim A) (ndim B))
+                     (length_nvec (TProd A B) _))) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
-    + intros v _. rewrite val_proj. symmetry. apply flat_comp_l.
-    + intros h _. rewrite tan_proj. symmetry. apply flat_comp_l.
+    + intros v _. rewrite val_proj. symmetry. apply nvec_comp_l.
+    + intros h _. rewrite tan_proj. symmetry. apply nvec_comp_l.
   - (* fo_proj, π2 *)
     rename σ1 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
     pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
-                  (has_deriv_lin _ _ (skipn (dim B)) _ (lin_skipn (dim B) (dim A))
-                     (length_flat (TProd B A) _))) as Hc.
+                  (has_deriv_lin _ _ (skipn (ndim B)) _ (lin_skipn (ndim B) (ndim A))
+                     (length_nvec (TProd B A) _))) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
-    + intros v _. rewrite val_proj. symmetry. apply flat_comp_r.
-    + intros h _. rewrite tan_proj. symmetry. apply flat_comp_r.
+    + intros v _. rewrite val_proj. symmetry. apply nvec_comp_r.
+    + intros h _. rewrite tan_proj. symmetry. apply nvec_comp_r.
   - (* fo_pair *)
     pose proof (has_deriv_pair _ _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
                   (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.
@@ -371,9 +395,9 @@ Proof.
   - (* fo_real *)
     exact (has_deriv_const N 1 [r] eq_refl Hlx).
   - (* fo_zero *)
-    eapply has_deriv_ext; [| |exact (has_deriv_const N (dim A) (flat A NZ) (length_flat A NZ) Hlx)].
+    eapply has_deriv_ext; [| |exact (has_deriv_const N (ndim A) (nvec A NZ) (length_nvec A NZ) Hlx)].
     + intros v _. reflexivity.
-    + intros h _. cbn [fw tan]. symmetry. apply flat_nz.
+    + intros h _. cbn [fw tan]. symmetry. apply nvec_nz.
   - (* fo_plus *)
     pose proof (has_deriv_vp _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
                   (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.
@@ -383,24 +407,24 @@ Proof.
       pose proof (val_ty a Γ A G T v Ha ltac:(eassumption) HG) as T1.
       pose proof (val_ty b Γ A G T v Hb ltac:(eassumption) HG) as T2.
       rewrite E1 in T1. rewrite E2 in T2.
-      simpl. rewrite E1, E2. symmetry. apply flat_nadd; assumption.
+      simpl. rewrite E1, E2. symmetry. apply nvec_nadd; assumption.
     + intros h _. destruct (fw_def a Γ A G T h Ha ltac:(eassumption)) as (y1 & d1 & E1).
       destruct (fw_def b Γ A G T h Hb ltac:(eassumption)) as (y2 & d2 & E2).
       pose proof (tan_ty a Γ A G T h Ha ltac:(eassumption) HG) as T1.
       pose proof (tan_ty b Γ A G T h Hb ltac:(eassumption) HG) as T2.
       rewrite E1 in T1. rewrite E2 in T2.
-      simpl. rewrite E1, E2. symmetry. apply flat_nadd; assumption.
+      simpl. rewrite E1, E2. symmetry. apply nvec_nadd; assumption.
   - (* fo_fun *)
     change (fdom f) with (edom f) in *. change (Rn (fcod f)) with TR.
-    pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd. rewrite dim_rn_edom in Hd.
+    pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd. rewrite ndim_rn_edom in Hd.
     pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
-                  (has_deriv_fR f _ ltac:(rewrite length_flat; apply dim_rn_edom))) as Hc.
+                  (has_deriv_fR f _ ltac:(rewrite length_nvec; apply ndim_rn_edom))) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
     + intros v _. destruct (pv_def a Γ _ G v Ha ltac:(eassumption)) as [y E].
-      cbn [pv]. rewrite E. cbn [val]. rewrite flat_fsem. reflexivity.
+      cbn [pv]. rewrite E. cbn [val]. rewrite nvec_fsem. reflexivity.
     + intros h _. destruct (fw_def a Γ _ G T h Ha ltac:(eassumption)) as (y & d & E).
       rewrite (fw_point a G T h y d E). cbn [fw]. rewrite E. cbn [val tan].
-      rewrite flat_fjac. reflexivity.
+      rewrite nvec_fjac. reflexivity.
   - (* fo_let *)
     rename σ into B.
     pose (G' := fun n => match n with 0 => fun u => val (pv (penv G u) e) | S k => G k end).
@@ -428,23 +452,23 @@ End body.
 
 (** ** The body [λy.P] of a query as a map of ℝⁿ *)
 
-(** [⟦λy.P⟧ : ℝ^{dim σ} → ℝ^{dim τ}]: the point of [P] when [y] is the
+(** [⟦λy.P⟧ : ℝ^{ndim σ} → ℝ^{ndim τ}]: the point of [P] when [y] is the
     tuple of type [σ] read off the input.  It is defined by evaluation of
     the first-order body ([pv]), not by the reductions. *)
-Definition den (σ τ : ty) (P : tm) (u : vec) : vec :=
-  flat τ (val (pv (econs (Some (unflat σ u)) enil) P)).
+Definition pb_den (σ τ : ty) (P : tm) (u : vec) : vec :=
+  nvec τ (val (pv (econs (Some (vecn σ u)) enil) P)).
 
 (** The environment of a body with one free variable. *)
-Definition G1 (σ : ty) (n : nat) (u : vec) : nm := match n with 0 => unflat σ u | S _ => NZ end.
+Definition G1 (σ : ty) (n : nat) (u : vec) : nm := match n with 0 => vecn σ u | S _ => NZ end.
 
-Lemma denv_one σ x : length x = dim σ -> denv (dim σ) x [σ] (G1 σ) (G1 σ).
+Lemma denv_one σ x : length x = ndim σ -> denv (ndim σ) x [σ] (G1 σ) (G1 σ).
 Proof.
   intros Hx [|k] A HA; simpl in HA; [|destruct k; discriminate].
-  injection HA as <-. split; [|split; intros; apply unflat_ty].
-  assert (Hid : lin (dim σ) (dim σ) (fun v => v)).
+  injection HA as <-. split; [|split; intros; apply vecn_ty].
+  assert (Hid : lin (ndim σ) (ndim σ) (fun v => v)).
   { constructor; [intros v Hv; exact Hv|intros; reflexivity|intros; reflexivity]. }
   eapply has_deriv_ext; [| |exact (has_deriv_lin _ _ _ x Hid Hx)]; simpl;
-    intros v Hv; symmetry; apply flat_unflat; exact Hv.
+    intros v Hv; symmetry; apply nvec_vecn; exact Hv.
 Qed.
 
 (** The forward tangent [fwd_at P r0 v] of [query_transpose.v] is the
@@ -452,33 +476,33 @@ Qed.
     of ℝⁿ (no [NZ] in it), [h ↦ J P(r0) · h] is the Fréchet derivative. *)
 Theorem fwd_at_deriv P σ τ (r0 : num R) :
   fo P -> typed [σ] P τ -> num_ty r0 σ -> dense r0 ->
-  has_deriv (dim σ) (dim τ) (den σ τ P) (flat σ r0)
-    (fun h => flat τ (tan (fwd_at P r0 (unflat σ h)))).
+  has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0)
+    (fun h => nvec τ (tan (fwd_at P r0 (vecn σ h)))).
 Proof.
   intros Hfo HP Hr Hd.
-  set (x := flat σ r0).
-  assert (Hx : length x = dim σ) by apply length_flat.
-  pose proof (fo_has_deriv (dim σ) x Hx P Hfo [σ] τ (G1 σ) (G1 σ) HP (denv_one σ x Hx)) as H.
+  set (x := nvec σ r0).
+  assert (Hx : length x = ndim σ) by apply length_nvec.
+  pose proof (fo_has_deriv (ndim σ) x Hx P Hfo [σ] τ (G1 σ) (G1 σ) HP (denv_one σ x Hx)) as H.
   eapply has_deriv_ext; [| |exact H]; cbn beta.
-  - intros v _. unfold den.
+  - intros v _. unfold pb_den.
     destruct (pv_def P [σ] τ (G1 σ) v Hfo HP) as [y E]. rewrite E.
-    destruct (fw_total P Hfo [σ] τ (econs (Some (unflat σ v, NZ)) enil) HP) as [[y' d'] E'].
+    destruct (fw_total P Hfo [σ] τ (econs (Some (vecn σ v, NZ)) enil) HP) as [[y' d'] E'].
     { intros [|k] B Hk; simpl in Hk; [eexists; reflexivity|destruct k; discriminate]. }
-    assert (Ep : pv (econs (Some (unflat σ v)) enil) P = Some y').
-    { rewrite (pv_ext P _ (@efst Rsig (econs (Some (unflat σ v, NZ)) enil))) by (intros [|k]; reflexivity).
+    assert (Ep : pv (econs (Some (vecn σ v)) enil) P = Some y').
+    { rewrite (pv_ext P _ (@efst Rsig (econs (Some (vecn σ v, NZ)) enil))) by (intros [|k]; reflexivity).
       rewrite fw_pv, E'. reflexivity. }
-    assert (Es : esub (econs (Some (unflat σ v)) enil) (penv (G1 σ) v)).
+    assert (Es : esub (econs (Some (vecn σ v)) enil) (penv (G1 σ) v)).
     { intros [|n] z Hn; [exact Hn|discriminate]. }
     rewrite Ep. rewrite (pv_mono P _ _ y' Es Ep) in E. injection E as ->. reflexivity.
   - intros h _.
-    assert (Ef : fwd_at P r0 (unflat σ h) = fw (tenv x (G1 σ) (G1 σ) h) P).
+    assert (Ef : fwd_at P r0 (vecn σ h) = fw (tenv x (G1 σ) (G1 σ) h) P).
     { unfold fwd_at.
-      destruct (fw_total P Hfo [σ] τ (econs (Some (r0, unflat σ h)) enil) HP) as [[y d] E].
+      destruct (fw_total P Hfo [σ] τ (econs (Some (r0, vecn σ h)) enil) HP) as [[y d] E].
       { intros [|k] B Hk; simpl in Hk; [eexists; reflexivity|destruct k; discriminate]. }
       transitivity (Some (y, d)); [exact E|].
-      symmetry. apply (fw_mono P (econs (Some (r0, unflat σ h)) enil) _ (y, d)); [|exact E].
+      symmetry. apply (fw_mono P (econs (Some (r0, vecn σ h)) enil) _ (y, d)); [|exact E].
       intros [|n] z Hn; simpl in Hn; [|discriminate].
-      unfold tenv, G1, x. rewrite unflat_flat by assumption. exact Hn. }
+      unfold tenv, G1, x. rewrite vecn_nvec by assumption. exact Hn. }
     rewrite Ef. reflexivity.
 Qed.
 
@@ -497,12 +521,12 @@ Qed.
     with adjoint Jacobians) at the real signature, whose semiring laws and
     adjointness are [Rsr], [Rjac_adjoint]; and [fwd_at_deriv] (the formal
     forward tangent is the real derivative).  The pairings of numeric
-    tuples are the inner products of ℝⁿ ([dot_flat]). *)
+    tuples are the inner products of ℝⁿ ([dot_nvec]). *)
 Theorem query_gradient P (e r0 r : num R) σ τ :
   fo P -> typed [σ] P τ -> num_ty e τ -> num_ty r0 σ -> dense r0 ->
   steps (App (Pb P (Lam (NDual e))) (num_tm r0)) (NDual r) ->
-  exists L, has_deriv (dim σ) (dim τ) (den σ τ P) (flat σ r0) L /\
-    forall h, length h = dim σ -> vec.dot h (flat σ r) = vec.dot (L h) (flat τ e).
+  exists L, has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0) L /\
+    forall h, length h = ndim σ -> vec.dot h (nvec σ r) = vec.dot (L h) (nvec τ e).
 Proof.
   intros Hfo HP He Hr Hd Hs.
   assert (Hq : typed [] (App (Pb P (Lam (NDual e))) (num_tm r0)) (TDual σ)).
@@ -510,15 +534,15 @@ Proof.
     apply typed_pb with τ; [exact HP|]. apply typed_lam. apply typed_ndual. exact He. }
   assert (Hrt : num_ty r σ).
   { pose proof (steps_typed _ _ _ _ Hs Hq) as H. inversion H; subst. assumption. }
-  exists (fun h => flat τ (tan (fwd_at P r0 (unflat σ h)))). split.
+  exists (fun h => nvec τ (tan (fwd_at P r0 (vecn σ h)))). split.
   - exact (fwd_at_deriv P σ τ r0 Hfo HP Hr Hd).
   - intros h Hh.
-    destruct (query_transpose_fo (Σ := Rsig) (1 : R) Rsr Rjac_adjoint P e r0 r σ (unflat σ h) Hfo Hq Hs
-                (unflat_ty σ h)) as (y & dy & Ef & Edot).
-    destruct (fw_ty (Σ := Rsig) [σ] P τ HP _ y dy (fenv_one (Σ := Rsig) σ r0 (unflat σ h) Hr (unflat_ty σ h)) Ef)
+    destruct (query_transpose_fo (Σ := Rsig) (1 : R) Rsr Rjac_adjoint P e r0 r σ (vecn σ h) Hfo Hq Hs
+                (vecn_ty σ h)) as (y & dy & Ef & Edot).
+    destruct (fw_ty (Σ := Rsig) [σ] P τ HP _ y dy (fenv_one (Σ := Rsig) σ r0 (vecn σ h) Hr (vecn_ty σ h)) Ef)
       as [_ Hdy].
     rewrite Ef. cbn [tan].
-    rewrite dot_comm, <- (flat_unflat σ h Hh) at 1.
-    rewrite <- (dot_flat r (unflat σ h) σ Hrt (unflat_ty σ h)), Edot, (dot_flat e dy τ He Hdy).
+    rewrite dot_comm, <- (nvec_vecn σ h Hh) at 1.
+    rewrite <- (dot_nvec r (vecn σ h) σ Hrt (vecn_ty σ h)), Edot, (dot_nvec e dy τ He Hdy).
     apply dot_comm.
 Qed.
