@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HEADLINE = ROOT / "tests" / "coq" / "analysis_headline.v"
 HEADLINE_EXPECTED = ROOT / "tests" / "coq" / "analysis_headline.expected"
 MODULES = sorted(p.stem for p in (ROOT / "theories" / "analysis").glob("*.v"))
-ANALYSIS = {"theory": "analysis", "logical": "RevHandlers.Analysis", "needs": [("rh", "RevHandlers")]}
+# pullback_real.v reads the pullback language's queries in the real model.
+ANALYSIS = {"theory": "analysis", "logical": "RevHandlers.Analysis",
+            "needs": [("rh", "RevHandlers"), ("pullback", "Pullback")]}
 
 # The axioms of Coq's standard real numbers (Reals), and the excluded middle
 # that Coquelicot's lemmas use.
