@@ -251,8 +251,8 @@ Proof. exact (nvec_ejac f y v). Qed.
 
 (** The value of a defined point, and the tangent of a defined forward
     propagation ([NZ], read as zero, when undefined). *)
-Definition val (o : option nm) : nm := match o with Some y => y | None => NZ end.
-Definition tan (o : option (nm * nm)) : nm := match o with Some (_, d) => d | None => NZ end.
+Definition pval (o : option nm) : nm := match o with Some y => y | None => NZ end.
+Definition ptan (o : option (nm * nm)) : nm := match o with Some (_, d) => d | None => NZ end.
 
 (** A more defined environment gives the same forward propagation (over
     any signature). *)
@@ -316,13 +316,13 @@ Proof. intros HG n y A E HA. injection E as <-. apply (HG n A HA). Qed.
 Lemma denv_tenv Γ G T h : denv Γ G T -> fenv_ty Γ (tenv G T h).
 Proof. intros HG n y d A E HA. injection E as <- <-. split; apply (HG n A HA). Qed.
 
-Lemma val_ty t Γ A G T u : fo t -> typed Γ t A -> denv Γ G T -> num_ty (val (pv (penv G u) t)) A.
+Lemma pval_ty t Γ A G T u : fo t -> typed Γ t A -> denv Γ G T -> num_ty (pval (pv (penv G u) t)) A.
 Proof.
   intros Hfo Ht HG. destruct (pv_def t Γ A G u Hfo Ht) as [y E]. rewrite E.
   exact (pv_ty Γ t A Ht _ y (denv_penv Γ G T u HG) E).
 Qed.
 
-Lemma tan_ty t Γ A G T h : fo t -> typed Γ t A -> denv Γ G T -> num_ty (tan (fw (tenv G T h) t)) A.
+Lemma ptan_ty t Γ A G T h : fo t -> typed Γ t A -> denv Γ G T -> num_ty (ptan (fw (tenv G T h) t)) A.
 Proof.
   intros Hfo Ht HG. destruct (fw_def t Γ A G T h Hfo Ht) as (y & d & E). rewrite E.
   exact (proj2 (fw_ty Γ t A Ht _ y d (denv_tenv Γ G T h HG) E)).
@@ -331,10 +331,10 @@ Qed.
 Lemma comp_nz i : comp i NZ = NZ.
 Proof. destruct i; reflexivity. Qed.
 
-Lemma val_proj i s η : val (pv η (Proj i s)) = comp i (val (pv η s)).
+Lemma pval_proj i s η : pval (pv η (Proj i s)) = comp i (pval (pv η s)).
 Proof. simpl. destruct (pv η s); simpl; auto using comp_nz. Qed.
 
-Lemma tan_proj i s η : tan (fw η (Proj i s)) = comp i (tan (fw η s)).
+Lemma ptan_proj i s η : ptan (fw η (Proj i s)) = comp i (ptan (fw η s)).
 Proof. simpl. destruct (fw η s) as [[]|]; simpl; auto using comp_nz. Qed.
 
 Lemma has_deriv_const n m c : length c = m -> length x = n ->
@@ -359,8 +359,8 @@ Qed.
     value of [E] and its tangent, which the induction hypothesis on [E] makes
     differentiable. *)
 Lemma fo_has_deriv t : fo t -> forall Γ A G T, typed Γ t A -> denv Γ G T ->
-  has_deriv N (ndim A) (fun u => nvec A (val (pv (penv G u) t))) x
-    (fun h => nvec A (tan (fw (tenv G T h) t))).
+  has_deriv N (ndim A) (fun u => nvec A (pval (pv (penv G u) t))) x
+    (fun h => nvec A (ptan (fw (tenv G T h) t))).
 Proof.
   induction 1 as [n|i s Hs IH|a b Ha IHa Hb IHb|r| |a b Ha IHa Hb IHb|f a Ha IH|e l He IHe Hl IHl];
     intros Γ A G T Ht HG; inversion Ht; subst.
@@ -372,16 +372,16 @@ Proof.
                   (has_deriv_lin _ _ (firstn (ndim A)) _ (lin_firstn (ndim A) (ndim B))
                      (length_nvec (TProd A B) _))) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
-    + intros v _. rewrite val_proj. symmetry. apply nvec_comp_l.
-    + intros h _. rewrite tan_proj. symmetry. apply nvec_comp_l.
+    + intros v _. rewrite pval_proj. symmetry. apply nvec_comp_l.
+    + intros h _. rewrite ptan_proj. symmetry. apply nvec_comp_l.
   - (* fo_proj, π2 *)
     rename σ1 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
     pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
                   (has_deriv_lin _ _ (skipn (ndim B)) _ (lin_skipn (ndim B) (ndim A))
                      (length_nvec (TProd B A) _))) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
-    + intros v _. rewrite val_proj. symmetry. apply nvec_comp_r.
-    + intros h _. rewrite tan_proj. symmetry. apply nvec_comp_r.
+    + intros v _. rewrite pval_proj. symmetry. apply nvec_comp_r.
+    + intros h _. rewrite ptan_proj. symmetry. apply nvec_comp_r.
   - (* fo_pair *)
     pose proof (has_deriv_pair _ _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
                   (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.
@@ -397,21 +397,21 @@ Proof.
   - (* fo_zero *)
     eapply has_deriv_ext; [| |exact (has_deriv_const N (ndim A) (nvec A NZ) (length_nvec A NZ) Hlx)].
     + intros v _. reflexivity.
-    + intros h _. cbn [fw tan]. symmetry. apply nvec_nz.
+    + intros h _. cbn [fw ptan]. symmetry. apply nvec_nz.
   - (* fo_plus *)
     pose proof (has_deriv_vp _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
                   (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
     + intros v _. destruct (pv_def a Γ A G v Ha ltac:(eassumption)) as [y1 E1].
       destruct (pv_def b Γ A G v Hb ltac:(eassumption)) as [y2 E2].
-      pose proof (val_ty a Γ A G T v Ha ltac:(eassumption) HG) as T1.
-      pose proof (val_ty b Γ A G T v Hb ltac:(eassumption) HG) as T2.
+      pose proof (pval_ty a Γ A G T v Ha ltac:(eassumption) HG) as T1.
+      pose proof (pval_ty b Γ A G T v Hb ltac:(eassumption) HG) as T2.
       rewrite E1 in T1. rewrite E2 in T2.
       simpl. rewrite E1, E2. symmetry. apply nvec_nadd; assumption.
     + intros h _. destruct (fw_def a Γ A G T h Ha ltac:(eassumption)) as (y1 & d1 & E1).
       destruct (fw_def b Γ A G T h Hb ltac:(eassumption)) as (y2 & d2 & E2).
-      pose proof (tan_ty a Γ A G T h Ha ltac:(eassumption) HG) as T1.
-      pose proof (tan_ty b Γ A G T h Hb ltac:(eassumption) HG) as T2.
+      pose proof (ptan_ty a Γ A G T h Ha ltac:(eassumption) HG) as T1.
+      pose proof (ptan_ty b Γ A G T h Hb ltac:(eassumption) HG) as T2.
       rewrite E1 in T1. rewrite E2 in T2.
       simpl. rewrite E1, E2. symmetry. apply nvec_nadd; assumption.
   - (* fo_fun *)
@@ -421,19 +421,19 @@ Proof.
                   (has_deriv_fR f _ ltac:(rewrite length_nvec; apply ndim_rn_edom))) as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
     + intros v _. destruct (pv_def a Γ _ G v Ha ltac:(eassumption)) as [y E].
-      cbn [pv]. rewrite E. cbn [val]. rewrite nvec_fsem. reflexivity.
+      cbn [pv]. rewrite E. cbn [pval]. rewrite nvec_fsem. reflexivity.
     + intros h _. destruct (fw_def a Γ _ G T h Ha ltac:(eassumption)) as (y & d & E).
-      rewrite (fw_point a G T h y d E). cbn [fw]. rewrite E. cbn [val tan].
+      rewrite (fw_point a G T h y d E). cbn [fw]. rewrite E. cbn [pval ptan].
       rewrite nvec_fjac. reflexivity.
   - (* fo_let *)
     rename σ into B.
-    pose (G' := fun n => match n with 0 => fun u => val (pv (penv G u) e) | S k => G k end).
-    pose (T' := fun n => match n with 0 => fun h => tan (fw (tenv G T h) e) | S k => T k end).
+    pose (G' := fun n => match n with 0 => fun u => pval (pv (penv G u) e) | S k => G k end).
+    pose (T' := fun n => match n with 0 => fun h => ptan (fw (tenv G T h) e) | S k => T k end).
     assert (HG' : denv (B :: Γ) G' T').
     { intros [|k] C HC; simpl in HC.
       - injection HC as <-. split; [exact (IHe _ _ _ _ ltac:(eassumption) HG)|]. split.
-        + intros u. exact (val_ty e Γ B G T u He ltac:(eassumption) HG).
-        + intros h. exact (tan_ty e Γ B G T h He ltac:(eassumption) HG).
+        + intros u. exact (pval_ty e Γ B G T u He ltac:(eassumption) HG).
+        + intros h. exact (ptan_ty e Γ B G T h He ltac:(eassumption) HG).
       - exact (HG k C HC). }
     pose proof (IHl _ _ _ _ ltac:(eassumption) HG') as Hc.
     eapply has_deriv_ext; [| |exact Hc]; cbn beta.
@@ -456,7 +456,7 @@ End body.
     tuple of type [σ] read off the input.  It is defined by evaluation of
     the first-order body ([pv]), not by the reductions. *)
 Definition pb_den (σ τ : ty) (P : tm) (u : vec) : vec :=
-  nvec τ (val (pv (econs (Some (vecn σ u)) enil) P)).
+  nvec τ (pval (pv (econs (Some (vecn σ u)) enil) P)).
 
 (** The environment of a body with one free variable. *)
 Definition G1 (σ : ty) (n : nat) (u : vec) : nm := match n with 0 => vecn σ u | S _ => NZ end.
@@ -477,7 +477,7 @@ Qed.
 Theorem fwd_at_deriv P σ τ (r0 : num R) :
   fo P -> typed [σ] P τ -> num_ty r0 σ -> dense r0 ->
   has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0)
-    (fun h => nvec τ (tan (fwd_at P r0 (vecn σ h)))).
+    (fun h => nvec τ (ptan (fwd_at P r0 (vecn σ h)))).
 Proof.
   intros Hfo HP Hr Hd.
   set (x := nvec σ r0).
@@ -534,14 +534,14 @@ Proof.
     apply typed_pb with τ; [exact HP|]. apply typed_lam. apply typed_ndual. exact He. }
   assert (Hrt : num_ty r σ).
   { pose proof (steps_typed _ _ _ _ Hs Hq) as H. inversion H; subst. assumption. }
-  exists (fun h => nvec τ (tan (fwd_at P r0 (vecn σ h)))). split.
+  exists (fun h => nvec τ (ptan (fwd_at P r0 (vecn σ h)))). split.
   - exact (fwd_at_deriv P σ τ r0 Hfo HP Hr Hd).
   - intros h Hh.
     destruct (query_transpose_fo (Σ := Rsig) (1 : R) Rsr Rjac_adjoint P e r0 r σ (vecn σ h) Hfo Hq Hs
                 (vecn_ty σ h)) as (y & dy & Ef & Edot).
     destruct (fw_ty (Σ := Rsig) [σ] P τ HP _ y dy (fenv_one (Σ := Rsig) σ r0 (vecn σ h) Hr (vecn_ty σ h)) Ef)
       as [_ Hdy].
-    rewrite Ef. cbn [tan].
+    rewrite Ef. cbn [ptan].
     rewrite dot_comm, <- (nvec_vecn σ h Hh) at 1.
     rewrite <- (dot_nvec r (vecn σ h) σ Hrt (vecn_ty σ h)), Edot, (dot_nvec e dy τ He Hdy).
     apply dot_comm.
