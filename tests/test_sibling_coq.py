@@ -64,7 +64,7 @@ THEORIES = {
          "value_not_step", "bp_transpose", "step_bp_transpose", "chain_reverse", "query_660_528",
          "step_fn_sound", "step_fn_complete", "step_det", "normalize_sound", "infer_sound",
          "cps_run_complete", "cps_normalize_complete", "cps_normalize_same", "query_transpose",
-         "query_transpose_fo"],
+         "query_transpose_fo", "infer_complete", "check_complete", "typed_check"],
         min_lemmas=50, min_map_rows=20,
         also_mapped=["typed", "step", "lin", "bp"],
         witness=("query_660_528", "examples")),

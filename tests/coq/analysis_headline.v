@@ -2,6 +2,7 @@
    (theories/analysis, logical name RevHandlers.Analysis): the reverse
    derivatives of the primitives are real derivatives.  Compile with
      coqc -Q _build/default/theories/rh RevHandlers \
+          -Q _build/default/theories/pullback Pullback \
           -Q _build/default/theories/analysis RevHandlers.Analysis \
           tests/coq/analysis_headline.v
    and compare with analysis_headline.expected.  The theorems are about the
@@ -376,3 +377,19 @@ Print Assumptions adequacy_run.
 From RevHandlers.Analysis Require Import cmd_examples.
 Check @revh_pure_grad.
 Print Assumptions revh_pure_grad.
+(* The pullback language in the real model (pullback_real.v): over the
+   executable signature (add, mul, neg, sin, cos, exp, sq) at the reals, the
+   formal forward tangent of a first-order body is the Frechet derivative of
+   its denotation, and a first-order query ((Ω λy.P)·(λx.e* )) r0 that
+   reduces to r* has r = (J [[λy.P]](r0))ᵀ e, the real gradient
+   (Corollary 4.8(1)). *)
+From RevHandlers.Analysis Require Import pullback_real.
+Check @Rjac_adjoint.
+Print Assumptions Rjac_adjoint.
+Print pb_den.
+Check @fo_has_deriv.
+Print Assumptions fo_has_deriv.
+Check @fwd_at_deriv.
+Print Assumptions fwd_at_deriv.
+Check @query_gradient.
+Print Assumptions query_gradient.

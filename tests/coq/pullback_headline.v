@@ -114,6 +114,23 @@ Print Assumptions check_sound.
 Check @ty_eq_dec.
 Print Assumptions ty_eq_dec.
 
+(* The type checker is complete (infer_complete.v): on annotated terms typed
+   with their annotations (atyped, the typing relation with each binder's
+   annotation as its variable's type; every typed term has such annotations,
+   typed_annotated), infer finds the type of every term of the fragment syn
+   and check accepts every term of the fragment chk at its type. *)
+From Pullback Require Import infer_complete.
+Check @atyped_typed.
+Print Assumptions atyped_typed.
+Check @typed_annotated.
+Print Assumptions typed_annotated.
+Check @infer_complete.
+Print Assumptions infer_complete.
+Check @check_complete.
+Print Assumptions check_complete.
+Check @typed_check.
+Print Assumptions typed_check.
+
 (* The signature of pullback-eval: its typing obligations are proved. *)
 Check @exec_sig.
 Print Assumptions exec_sig.
