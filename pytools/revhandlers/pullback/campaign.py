@@ -23,11 +23,18 @@ forward mode, which never uses the pullback reductions), and compared:
 * the machine must reach the same value as the normaliser in the same
   number of steps, or fail in the same way (stuck; out of fuel or past
   the time limit when the normaliser is);
-* a run that is stuck, out of fuel or past the time limit is a named
-  outcome, not a divergence; it says whether the query satisfies ``pb_wf``,
-  the hypothesis of ``progress`` (``theories/pullback/progress.v``: every
-  ``let`` in a pullback's body is a let series), transcribed here
-  (:func:`pb_wf`);
+* a run of a well-typed query that ends stuck is a divergence (the paper's
+  Corollary 5.2: every reduction ends in a value), named by its class
+  (:func:`stuck_class`), except the classes a documented rule excludes
+  (:data:`EXCLUDED`, ``docs/decisions.md``, "Stuck queries"): a query
+  outside ``pb_wf`` (a ``let`` in a pullback's body that is not a let
+  series, outside Fig. 1's grammar; ``theories/pullback/progress.v``,
+  transcribed here as :func:`pb_wf`) and a Jacobian ``J f · r`` applied in
+  a pullback's body (Remark 3.6: its derivative in the point needs the
+  second derivative of ``f``, which the signature does not give); with
+  ``allow_stuck`` (``--allow-stuck``) every stuck class is an outcome;
+* a run out of fuel or past the time limit is a named outcome, not a
+  divergence;
 * so is a value that prints longer than pullback-eval's limit on an answer
   (``answer-too-large``, :data:`.sexp.MAX_ANSWER` characters: a normal form
   may be exponentially larger than its query), which is not read nor
@@ -181,6 +188,89 @@ def pb_wf(t: Tm) -> bool:
     return all(pb_wf(c) for c in children(t))
 
 
+# ------------------------------------------------------------- stuck runs
+
+#: the stuck classes a documented rule excludes (docs/decisions.md, "Stuck
+#: queries"): the paper's theorems do not speak of them
+NOT_PB_WF = "not pb_wf: a let in a pullback's body that is not a let series"
+JACOBIAN = "Remark 3.6: a Jacobian J f · r applied in a pullback's body"
+EXCLUDED = frozenset({NOT_PB_WF, JACOBIAN})
+
+
+def _subterms(t: Tm):
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        yield u
+        stack.extend(reversed(children(u)))
+
+
+def _path(t: Tm) -> list[int] | None:
+    """The access path of ``y^{p}`` (index 0), innermost projection first."""
+    p: list[int] = []
+    while isinstance(t, Proj):
+        p.append(t.i)
+        t = t.s
+    return p[::-1] if t == Var(0) else None
+
+
+def _at(v: Tm, p: list[int]) -> Tm:
+    for i in p:
+        if not isinstance(v, Pair):
+            return v
+        v = v.s1 if i == 1 else v.s2
+    return v
+
+
+def _body_class(body: Tm, v: Tm) -> str | None:
+    """The class of a pullback ``((Ω λy. body) · ω) V`` left in a stuck term,
+    by the rule its body calls for; ``None`` when the body is not one of
+    them."""
+    if isinstance(body, App) and (p := _path(body.s)) is not None:
+        f = _at(v, p)
+        if isinstance(f, Jac):
+            return JACOBIAN
+        if isinstance(f, Lam):
+            return "19b/19c: V^p an abstraction, the premise ends neither in a dual map nor in 0"
+        return f"Remark 3.6: y^p y^q with V^p a {type(f).__name__}"
+    if isinstance(body, Pb):
+        return "17: the premise ends in 0 or in no dual map"
+    if isinstance(body, Lam):
+        return "18: the premise ends in no dual map"
+    if isinstance(body, Dual):
+        return "16b/16c: the premise ends in no dual map"
+    return None
+
+
+def stuck_class(t: Tm, evaluator: PullbackEvaluator) -> str:
+    """The class of a query whose run ends stuck: :data:`NOT_PB_WF`, or by
+    the first pullback of the stuck term (its trace's last term, in
+    evaluation order) whose body calls for a rule with a premise (16b-20a;
+    for ``⟨y, E⟩``, 20a, the body ``E``) or is a let that is not a let
+    series (a point substituted into a let series by 18)."""
+    if not pb_wf(t):
+        return NOT_PB_WF
+    try:
+        trace = evaluator.trace(t)
+    except RevHandlersError as e:
+        return f"unclassified ({e.kind})"
+    last = trace.steps[-1] if trace.steps else t
+    if isinstance(last, str):
+        return "unclassified (a non-finite number in the stuck term)"
+    if not pb_wf(last):
+        return "18/19b: a point substituted into a let series (a let that is not a let series after a step)"
+    for u in _subterms(last):
+        if isinstance(u, App) and isinstance(u.s, Pb):
+            body = u.s.p
+            if isinstance(body, Pair) and body.s1 == Var(0):
+                what = _body_class(body.s2, u.p)
+                if what is not None:
+                    return what if what.startswith(("Remark", "17", "19")) else "20a: " + what
+            elif (what := _body_class(body, u.p)) is not None:
+                return what
+    return "unclassified"
+
+
 # ------------------------------------------------------------- the check
 
 def types_agree(python, coq) -> bool:
@@ -258,7 +348,8 @@ def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Co
 
 
 def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps: Counter | None = None,
-          allow_checker_gap: bool = False, rules: Counter | None = None, machine: bool = True) -> str:
+          allow_checker_gap: bool = False, rules: Counter | None = None, machine: bool = True,
+          allow_stuck: bool = False) -> str:
     """Compare pullback-eval's normaliser, its continuation machine (unless
     ``machine`` is false) and the reference on ``case``: the outcome's
     name, or :class:`Divergence`.  ``reference_run`` replaces the reference
@@ -284,7 +375,15 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
         if e.kind in ("stuck", "out-of-fuel", "timeout"):
             if machine and e.kind != "timeout":
                 _machine(evaluator, t, text, e, None)
-            return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
+            if e.kind != "stuck":
+                return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
+            what = stuck_class(t, evaluator)
+            if what in EXCLUDED:
+                return f"excluded ({order}, stuck: {what})"
+            if allow_stuck:
+                return f"stuck ({order}, {what})"
+            raise Divergence(f"a well-typed query ends stuck ({what}; {e.message.split(': (')[0][:200]}): "
+                             f"{text}") from None
         if e.kind == "answer-too-large":
             if machine:
                 _machine(evaluator, t, text, e, None)
@@ -341,7 +440,8 @@ def read_case(text: str) -> Tm:
 
 def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None, progress=None,
              evaluator: PullbackEvaluator | None = None, timeout: float = TIMEOUT, fuel: int = FUEL,
-             allow_checker_gap: bool = False, reference_run=reference.run, machine: bool = True) -> Report:
+             allow_checker_gap: bool = False, reference_run=reference.run, machine: bool = True,
+             allow_stuck: bool = False) -> Report:
     """Cross-check ``n`` queries drawn reproducibly from ``seed``; the
     report's ``coverage`` counts the steps to the values and (as ``rule
     NAME``) the rules the machine fired."""
@@ -351,7 +451,8 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
     rules: Counter = Counter({name: 0 for name in RULES}) if machine else Counter()
     try:
         report = run_campaign(cases(budget),
-                              lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine),
+                              lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine,
+                                              allow_stuck),
                               n, seed,
                               save=(lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None,
                               progress=progress)
@@ -364,9 +465,9 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
 
 
 def _job(args):
-    n, seed, budget, corpus, timeout, fuel, allow, machine = args
+    n, seed, budget, corpus, timeout, fuel, allow, machine, allow_stuck = args
     return campaign(n, seed, budget, Path(corpus) if corpus else None, progress=count_done, timeout=timeout,
-                    fuel=fuel, allow_checker_gap=allow, machine=machine)
+                    fuel=fuel, allow_checker_gap=allow, machine=machine, allow_stuck=allow_stuck)
 
 
 def steps_table(coverage: Counter) -> str:
@@ -396,12 +497,13 @@ def cmd_fuzz(args, out) -> int:
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap,
-                            not args.no_machine),
+                            not args.no_machine, args.allow_stuck),
                            "pullback fuzz")
     except RevHandlersError as e:
         return could_not_run("pullback fuzz", e)
     reproduce = (f"{COMMAND} --n {args.n} --budget {args.budget} --fuel {args.fuel}"
                  + (" --allow-checker-gap" if args.allow_checker_gap else "")
+                 + (" --allow-stuck" if args.allow_stuck else "")
                  + (" --no-machine" if args.no_machine else ""))
     code = summarize(reports, args.seed, args.jobs, out, reproduce, unit="queries")
     coverage = sum((r.coverage for r in reports), Counter())
@@ -430,6 +532,9 @@ def register(sub) -> None:
                    help="count a query the Coq checker rejects and the Python checker accepts as an outcome, "
                         "not a divergence")
     t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
+    t.add_argument("--allow-stuck", action="store_true",
+                   help="count a well-typed query that ends stuck as an outcome named by its class, not a "
+                        "divergence (the classes docs/decisions.md excludes are outcomes either way)")
     t.add_argument("--no-machine", action="store_true",
                    help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
