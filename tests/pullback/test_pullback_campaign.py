@@ -11,6 +11,7 @@ reductions), never pullback-eval's."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -94,10 +95,10 @@ class _Rejecting(PullbackEvaluator):
     """A checker gap: pullback-eval rejecting as ill-typed every query with
     a 0 in it."""
 
-    def result(self, term):
+    def result_line(self, term):
         if "zero" in to_sexp(term):
             raise BadInput("type", "the term has no type (simulated): " + to_sexp(term))
-        return super().result(term)
+        return super().result_line(term)
 
 
 def test_a_checker_gap_is_a_divergence(tmp_path):
@@ -154,11 +155,12 @@ class _Perturbed(PullbackEvaluator):
     """A wrong evaluator: the last number of a numeric dual off by one part
     in 10⁷."""
 
-    def result(self, term):
-        r = super().result(term)
+    def result_line(self, term):
+        r, line = super().result_line(term)
         if isinstance(r.value, NDual):
-            return replace(r, value=NDual(_nudge(r.value.r)))
-        return r
+            value = NDual(_nudge(r.value.r))
+            return replace(r, value=value), f"(result (value {to_sexp(value)}) {line[line.index('(type '):]}"
+        return r, line
 
 
 def _nudge(r):
@@ -186,9 +188,10 @@ def test_a_wrong_evaluator_is_caught_and_shrunk():
 class _WrongMachine(PullbackEvaluator):
     """A wrong continuation machine: one step more than it took."""
 
-    def cps(self, term):
-        r = super().cps(term)
-        return replace(r, steps=r.steps + 1)
+    def cps_line(self, term):
+        line = super().cps_line(term)
+        k = re.search(r"\(steps (\d+)\)", line)
+        return line[:k.start()] + f"(steps {int(k.group(1)) + 1})" + line[k.end():]
 
 
 def test_a_wrong_machine_is_caught():
@@ -216,9 +219,9 @@ def test_a_wrong_reference_is_caught(ev, monkeypatch):
 
 def test_a_checker_disagreement_on_types_is_caught(ev):
     class _WrongType(PullbackEvaluator):
-        def result(self, term):
-            r = super().result(term)
-            return Result(r.value, r.type.A if hasattr(r.type, "A") else r.type, r.steps)
+        def result_line(self, term):
+            r, line = super().result_line(term)
+            return Result(r.value, r.type.A if hasattr(r.type, "A") else r.type, r.steps), line
 
     with _WrongType(timeout=30) as bad, pytest.raises(Divergence, match="different types"):
         C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), bad)

@@ -68,7 +68,7 @@ from ..errors import BadInput, RevHandlersError
 from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
 from ..harness import write_corpus as _write_corpus
 from . import reference
-from .engine import PullbackEvaluator
+from .engine import PullbackEvaluator, result_of, same_run
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
@@ -251,10 +251,9 @@ def stuck_class(t: Tm, evaluator: PullbackEvaluator) -> str:
     if not pb_wf(t):
         return NOT_PB_WF
     try:
-        trace = evaluator.trace(t)
+        last = evaluator.last_term(t)
     except RevHandlersError as e:
         return f"unclassified ({e.kind})"
-    last = trace.steps[-1] if trace.steps else t
     if isinstance(last, str):
         return "unclassified (a non-finite number in the stuck term)"
     if not pb_wf(last):
@@ -320,12 +319,19 @@ def _text(value) -> str:
 
 def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None):
     """The continuation machine on ``t`` must give what the normaliser
-    gave: ``expected`` is the normaliser's ``(value, steps)`` or its
-    error.  True when it agrees; else, when its answer is not compared,
-    why: ``timeout`` (past the time limit), ``answer-too-large`` (its
-    answer alone past the limit)."""
+    gave: ``expected`` is the normaliser's answer line (a value: the
+    machine's answer must be the same text, its rules added, which alone
+    are read) or its error.  True when it agrees; else, when its answer is
+    not compared, why: ``timeout`` (past the time limit),
+    ``answer-too-large`` (its answer alone past the limit)."""
     try:
-        r = evaluator.cps(t)
+        line = evaluator.cps_line(t)
+        if isinstance(expected, str) and (fired := same_run(expected, line)) is not None:
+            if rules is not None:
+                for name, count in fired:
+                    rules[name] += count
+            return True
+        r = result_of(line)
     except RevHandlersError as e:
         if e.kind == "timeout":
             return "timeout"        # past the time limit (a loaded machine): not compared
@@ -336,14 +342,12 @@ def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Co
                 return True
         got = f"{e.kind} ({e.message.split(': (')[0][:200]})"
     else:
-        if not isinstance(expected, RevHandlersError) and (_text(r.value), r.steps) == expected:
-            if rules is not None:
-                for name, count in r.rules:
-                    rules[name] += count
-            return True
         got = f"{_text(r.value)[:300]} in {r.steps} steps"
-    want = (expected.kind if isinstance(expected, RevHandlersError)
-            else f"{expected[0][:300]} in {expected[1]} steps")
+    if isinstance(expected, RevHandlersError):
+        want = expected.kind
+    else:
+        e = result_of(expected)
+        want = f"{_text(e.value)[:300]} in {e.steps} steps"
     raise Divergence(f"the continuation machine gives {got}, the normaliser {want}: {text}")
 
 
@@ -363,7 +367,8 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
     except RevHandlersError as e:
         raise Divergence(f"the Python checker rejects a generated query: {e}: {text}") from None
     try:
-        value, ty, k = evaluator.run(t)
+        r, answer = evaluator.result_line(t)
+        value, ty, k = r.value, r.type, r.steps
     except RevHandlersError as e:
         if e.kind == "type":
             if allow_checker_gap:
@@ -389,7 +394,7 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
                 _machine(evaluator, t, text, e, None)
             return f"answer-too-large ({order}, not compared)"
         raise Divergence(f"pullback-eval fails ({e.kind}: {e.message.split(': (')[0][:300]}): {text}") from None
-    if machine and (why := _machine(evaluator, t, text, (_text(value), k), rules)) is not True:
+    if machine and (why := _machine(evaluator, t, text, answer, rules)) is not True:
         return f"{why} ({order}, the continuation machine only)"
     if not types_agree(ty_py, ty):
         raise Divergence(f"the checkers give different types: {pretty_type(ty_py, ascii=True)} (Python), "
