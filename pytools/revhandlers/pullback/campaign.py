@@ -59,6 +59,7 @@ the test suite replays the corpus.  The shared machinery is
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -103,6 +104,43 @@ def cases(budget: int = BUDGET):
     first, higher = queries(higher=False, budget=budget), queries(higher=True, budget=budget)
     special = st.one_of(form_queries(max(budget // 2, 1)), bilinear_queries())
     return st.one_of(first, higher, first, higher, first, higher, special)
+
+
+def direct_cases(budget: int = BUDGET):
+    """:func:`cases`, drawn directly from ``random.Random`` (:mod:`.direct`)."""
+    from .direct import gen, one_of
+    first, higher = gen.queries(higher=False, budget=budget), gen.queries(higher=True, budget=budget)
+    special = one_of(gen.form_queries(max(budget // 2, 1)), gen.bilinear_queries())
+    return one_of(first, higher, first, higher, first, higher, special)
+
+
+def run_direct(strategy, check, n: int, seed: int, save=None, progress=None) -> Report:
+    """:func:`revhandlers.harness.run_campaign` without Hypothesis: case
+    ``i`` is :func:`.direct.draw_case` ``(strategy, seed, i)``; the first
+    divergence stops the run and is saved as it is (not shrunk)."""
+    from .direct import draw_case
+    report = Report()
+    start = time.time()
+    try:
+        for i in range(n):
+            case = draw_case(strategy, seed, i)
+            try:
+                outcome = check(case)
+            except Exception as e:      # a divergence, or a crash of the check or of an engine
+                msg = str(e) if isinstance(e, Divergence) else f"crash: {type(e).__name__}: {e}"[:2000]
+                report.divergence = f"{msg} (query {i} of seed {seed}, not shrunk: --hypothesis shrinks)"
+                if save is not None:
+                    report.corpus_file = str(save(case, report.divergence))
+                break
+            report.programs += 1
+            report.outcomes[outcome] += 1
+            if outcome.startswith("skipped"):
+                report.skipped += 1
+            if progress:
+                progress(report)
+    finally:
+        report.seconds = time.time() - start
+    return report
 
 
 def term_of(case) -> Tm:
@@ -446,21 +484,23 @@ def read_case(text: str) -> Tm:
 def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None, progress=None,
              evaluator: PullbackEvaluator | None = None, timeout: float = TIMEOUT, fuel: int = FUEL,
              allow_checker_gap: bool = False, reference_run=reference.run, machine: bool = True,
-             allow_stuck: bool = False) -> Report:
-    """Cross-check ``n`` queries drawn reproducibly from ``seed``; the
-    report's ``coverage`` counts the steps to the values and (as ``rule
-    NAME``) the rules the machine fired."""
+             allow_stuck: bool = False, direct: bool = False) -> Report:
+    """Cross-check ``n`` queries drawn reproducibly from ``seed``, through
+    Hypothesis (which shrinks a divergence) or, with ``direct``, directly
+    from ``random.Random`` (:mod:`.direct`, about six times cheaper to draw;
+    a divergence is kept as drawn); the report's ``coverage`` counts the
+    steps to the values and (as ``rule NAME``) the rules the machine
+    fired."""
     own = evaluator is None
     evaluator = evaluator or PullbackEvaluator(timeout=timeout, fuel=fuel)
     steps: Counter = Counter()
     rules: Counter = Counter({name: 0 for name in RULES}) if machine else Counter()
     try:
-        report = run_campaign(cases(budget),
-                              lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine,
-                                              allow_stuck),
-                              n, seed,
-                              save=(lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None,
-                              progress=progress)
+        report = (run_direct if direct else run_campaign)(
+            direct_cases(budget) if direct else cases(budget),
+            lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine, allow_stuck),
+            n, seed, save=(lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None,
+            progress=progress)
     finally:
         if own:
             evaluator.close()
@@ -470,9 +510,9 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
 
 
 def _job(args):
-    n, seed, budget, corpus, timeout, fuel, allow, machine, allow_stuck = args
+    n, seed, budget, corpus, timeout, fuel, allow, machine, allow_stuck, direct = args
     return campaign(n, seed, budget, Path(corpus) if corpus else None, progress=count_done, timeout=timeout,
-                    fuel=fuel, allow_checker_gap=allow, machine=machine, allow_stuck=allow_stuck)
+                    fuel=fuel, allow_checker_gap=allow, machine=machine, allow_stuck=allow_stuck, direct=direct)
 
 
 def steps_table(coverage: Counter) -> str:
@@ -502,13 +542,14 @@ def cmd_fuzz(args, out) -> int:
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap,
-                            not args.no_machine, args.allow_stuck),
+                            not args.no_machine, args.allow_stuck, not args.hypothesis),
                            "pullback fuzz")
     except RevHandlersError as e:
         return could_not_run("pullback fuzz", e)
     reproduce = (f"{COMMAND} --n {args.n} --budget {args.budget} --fuel {args.fuel}"
                  + (" --allow-checker-gap" if args.allow_checker_gap else "")
                  + (" --allow-stuck" if args.allow_stuck else "")
+                 + (" --hypothesis" if args.hypothesis else "")
                  + (" --no-machine" if args.no_machine else ""))
     code = summarize(reports, args.seed, args.jobs, out, reproduce, unit="queries")
     coverage = sum((r.coverage for r in reports), Counter())
@@ -540,6 +581,10 @@ def register(sub) -> None:
     t.add_argument("--allow-stuck", action="store_true",
                    help="count a well-typed query that ends stuck as an outcome named by its class, not a "
                         "divergence (the classes docs/decisions.md excludes are outcomes either way)")
+    t.add_argument("--hypothesis", action="store_true",
+                   help="draw the queries through Hypothesis, which shrinks a divergence (about six times slower "
+                        "to draw); by default they are drawn directly from random.Random and a divergence is "
+                        "written as drawn")
     t.add_argument("--no-machine", action="store_true",
                    help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
