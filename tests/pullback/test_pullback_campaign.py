@@ -14,6 +14,7 @@ import io
 import re
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -334,3 +335,20 @@ def test_stuck_classes(ev):
         else:
             with pytest.raises(Divergence, match="ends stuck"):
                 C.check(t, ev)
+
+
+def test_direct_campaign_batched_as_one_at_a_time(ev):
+    """The default campaign (queries drawn directly, the ``run`` and ``cps``
+    requests of a batch sent in one write) reaches the same outcomes as the
+    same queries checked one request at a time; a stuck query is then a
+    divergence, not shrunk, saved as drawn."""
+    from revhandlers.pullback.direct import draw_case
+    n, seed = 150, 11
+    report = C.campaign(n, seed, allow_stuck=True, direct=True)
+    assert report.divergence is None and report.programs == n
+    strategy = C.direct_cases()
+    one = Counter(C.check(draw_case(strategy, seed, i), ev, allow_stuck=True) for i in range(n))
+    assert one == report.outcomes
+    strict = C.campaign(n, seed, direct=True)
+    if any(o.startswith("stuck") for o in one):
+        assert "ends stuck" in strict.divergence and "not shrunk" in strict.divergence

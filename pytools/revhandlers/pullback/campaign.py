@@ -143,6 +143,44 @@ def run_direct(strategy, check, n: int, seed: int, save=None, progress=None) -> 
     return report
 
 
+#: queries per batch of requests (:func:`run_batched`)
+BATCH = 100
+
+
+def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None) -> Report:
+    """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
+    :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.fuzz.Pipe`
+    on pullback-eval) in one write and their answers passed to ``check(case,
+    answers)``; the other requests (``(last Q)``) go one at a time."""
+    from .direct import draw_case
+    report = Report()
+    start = time.time()
+    try:
+        for b0 in range(0, n, BATCH):
+            batch = [draw_case(strategy, seed, i) for i in range(b0, min(n, b0 + BATCH))]
+            texts = [to_sexp(term_of(c)) for c in batch]
+            pipe.send([f"({kind} {text})" for text in texts for kind in ("run", "cps")])
+            got = pipe.receive()
+            for j, case in enumerate(batch):
+                try:
+                    outcome = check(case, (got[2 * j], got[2 * j + 1]))
+                except Exception as e:      # a divergence, or a crash of the check or of an engine
+                    msg = str(e) if isinstance(e, Divergence) else f"crash: {type(e).__name__}: {e}"[:2000]
+                    report.divergence = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
+                    if save is not None:
+                        report.corpus_file = str(save(case, report.divergence))
+                    return report
+                report.programs += 1
+                report.outcomes[outcome] += 1
+                if outcome.startswith("skipped"):
+                    report.skipped += 1
+                if progress:
+                    progress(report)
+    finally:
+        report.seconds = time.time() - start
+    return report
+
+
 def term_of(case) -> Tm:
     """The term of a case: a :class:`.gen.GenQuery`, or a term (a corpus
     case)."""
@@ -355,7 +393,8 @@ def _text(value) -> str:
     return to_sexp(value, finite=False)
 
 
-def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None):
+def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None,
+             answers: tuple[str, str] | None = None):
     """The continuation machine on ``t`` must give what the normaliser
     gave: ``expected`` is the normaliser's answer line (a value: the
     machine's answer must be the same text, its rules added, which alone
@@ -363,7 +402,7 @@ def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Co
     not compared, why: ``timeout`` (past the time limit),
     ``answer-too-large`` (its answer alone past the limit)."""
     try:
-        line = evaluator.cps_line(t)
+        line = evaluator.cps_line(t) if answers is None else answers[1]
         if isinstance(expected, str) and (fired := same_run(expected, line)) is not None:
             if rules is not None:
                 for name, count in fired:
@@ -391,12 +430,14 @@ def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Co
 
 def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps: Counter | None = None,
           allow_checker_gap: bool = False, rules: Counter | None = None, machine: bool = True,
-          allow_stuck: bool = False) -> str:
+          allow_stuck: bool = False, answers: tuple[str, str] | None = None) -> str:
     """Compare pullback-eval's normaliser, its continuation machine (unless
     ``machine`` is false) and the reference on ``case``: the outcome's
     name, or :class:`Divergence`.  ``reference_run`` replaces the reference
     (to test the check itself); ``steps`` counts the steps to each value,
-    ``rules`` the rules the machine fired."""
+    ``rules`` the rules the machine fired; ``answers``: pullback-eval's
+    answer lines to ``(run Q)`` and ``(cps Q)``, already asked
+    (:func:`run_batched`)."""
     t = term_of(case)
     order = order_of(t)
     text = to_sexp(t)
@@ -405,7 +446,11 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
     except RevHandlersError as e:
         raise Divergence(f"the Python checker rejects a generated query: {e}: {text}") from None
     try:
-        r, answer = evaluator.result_line(t)
+        if answers is None:
+            r, answer = evaluator.result_line(t)
+        else:
+            answer = answers[0]
+            r = result_of(answer)
         value, ty, k = r.value, r.type, r.steps
     except RevHandlersError as e:
         if e.kind == "type":
@@ -417,7 +462,7 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
             return f"value ({order}, a non-finite number inside a normal form: not compared)"
         if e.kind in ("stuck", "out-of-fuel", "timeout"):
             if machine and e.kind != "timeout":
-                _machine(evaluator, t, text, e, None)
+                _machine(evaluator, t, text, e, None, answers)
             if e.kind != "stuck":
                 return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
             what = stuck_class(t, evaluator)
@@ -429,10 +474,10 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
                              f"{text}") from None
         if e.kind == "answer-too-large":
             if machine:
-                _machine(evaluator, t, text, e, None)
+                _machine(evaluator, t, text, e, None, answers)
             return f"answer-too-large ({order}, not compared)"
         raise Divergence(f"pullback-eval fails ({e.kind}: {e.message.split(': (')[0][:300]}): {text}") from None
-    if machine and (why := _machine(evaluator, t, text, answer, rules)) is not True:
+    if machine and (why := _machine(evaluator, t, text, answer, rules, answers)) is not True:
         return f"{why} ({order}, the continuation machine only)"
     if not types_agree(ty_py, ty):
         raise Divergence(f"the checkers give different types: {pretty_type(ty_py, ascii=True)} (Python), "
@@ -496,11 +541,25 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
     steps: Counter = Counter()
     rules: Counter = Counter({name: 0 for name in RULES}) if machine else Counter()
     try:
-        report = (run_direct if direct else run_campaign)(
-            direct_cases(budget) if direct else cases(budget),
-            lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine, allow_stuck),
-            n, seed, save=(lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None,
-            progress=progress)
+        save = (lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None
+        if direct:
+            from ..fuzz import Pipe
+            from .engine import pullback_eval_path
+            pipe = Pipe(("--fuel", str(int(evaluator.fuel if evaluator.fuel is not None else fuel))),
+                        evaluator.timeout or timeout, path=pullback_eval_path())
+            try:
+                report = run_batched(
+                    direct_cases(budget),
+                    lambda c, a: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine,
+                                       allow_stuck, answers=a),
+                    n, seed, save=save, progress=progress, pipe=pipe)
+            finally:
+                pipe.close()
+        else:
+            report = run_campaign(
+                cases(budget),
+                lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine, allow_stuck),
+                n, seed, save=save, progress=progress)
     finally:
         if own:
             evaluator.close()
