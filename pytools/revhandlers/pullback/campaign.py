@@ -69,7 +69,7 @@ from ..errors import BadInput, RevHandlersError
 from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
 from ..harness import write_corpus as _write_corpus
 from . import reference
-from .engine import PullbackEvaluator, result_of, same_run
+from .engine import PullbackEvaluator, read_last, result_of, same_run
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
@@ -150,8 +150,9 @@ BATCH = 100
 def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None) -> Report:
     """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
     :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.fuzz.Pipe`
-    on pullback-eval) in one write and their answers passed to ``check(case,
-    answers)``; the other requests (``(last Q)``) go one at a time."""
+    on pullback-eval) in one write, then the ``(last Q)`` requests of the
+    stuck runs in another, and their answers passed to ``check(case,
+    answers)``."""
     from .direct import draw_case
     report = Report()
     start = time.time()
@@ -161,9 +162,15 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
             texts = [to_sexp(term_of(c)) for c in batch]
             pipe.send([f"({kind} {text})" for text in texts for kind in ("run", "cps")])
             got = pipe.receive()
+            answers = [(got[2 * j], got[2 * j + 1]) for j in range(len(batch))]
+            stuck = [j for j, (run, _) in enumerate(answers) if run.startswith("(error (kind stuck)")]
+            if stuck:
+                pipe.send([f"(last {texts[j]})" for j in stuck])
+                for j, last in zip(stuck, pipe.receive()):
+                    answers[j] += (last,)
             for j, case in enumerate(batch):
                 try:
-                    outcome = check(case, (got[2 * j], got[2 * j + 1]))
+                    outcome = check(case, answers[j])
                 except Exception as e:      # a divergence, or a crash of the check or of an engine
                     msg = str(e) if isinstance(e, Divergence) else f"crash: {type(e).__name__}: {e}"[:2000]
                     report.divergence = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
@@ -318,16 +325,17 @@ def _body_class(body: Tm, v: Tm) -> str | None:
     return None
 
 
-def stuck_class(t: Tm, evaluator: PullbackEvaluator) -> str:
+def stuck_class(t: Tm, evaluator: PullbackEvaluator, last: str | None = None) -> str:
     """The class of a query whose run ends stuck: :data:`NOT_PB_WF`, or by
     the first pullback of the stuck term (its trace's last term, in
     evaluation order) whose body calls for a rule with a premise (16b-20a;
     for ``⟨y, E⟩``, 20a, the body ``E``) or is a let that is not a let
-    series (a point substituted into a let series by 18)."""
+    series (a point substituted into a let series by 18).  ``last``: the
+    answer to ``(last Q)``, already asked."""
     if not pb_wf(t):
         return NOT_PB_WF
     try:
-        last = evaluator.last_term(t)
+        last = evaluator.last_term(t) if last is None else read_last(last, t)
     except RevHandlersError as e:
         return f"unclassified ({e.kind})"
     if isinstance(last, str):
@@ -393,8 +401,22 @@ def _text(value) -> str:
     return to_sexp(value, finite=False)
 
 
-def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Counter | None,
-             answers: tuple[str, str] | None = None):
+class _Sexp:
+    """A term's S-expression, printed when a message needs it (only a
+    divergence's does)."""
+
+    def __init__(self, t: Tm):
+        self.t = t
+
+    def __str__(self) -> str:
+        return to_sexp(self.t)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def _machine(evaluator: PullbackEvaluator, t: Tm, text, expected, rules: Counter | None,
+             answers: tuple | None = None):
     """The continuation machine on ``t`` must give what the normaliser
     gave: ``expected`` is the normaliser's answer line (a value: the
     machine's answer must be the same text, its rules added, which alone
@@ -430,17 +452,17 @@ def _machine(evaluator: PullbackEvaluator, t: Tm, text: str, expected, rules: Co
 
 def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps: Counter | None = None,
           allow_checker_gap: bool = False, rules: Counter | None = None, machine: bool = True,
-          allow_stuck: bool = False, answers: tuple[str, str] | None = None) -> str:
+          allow_stuck: bool = False, answers: tuple | None = None) -> str:
     """Compare pullback-eval's normaliser, its continuation machine (unless
     ``machine`` is false) and the reference on ``case``: the outcome's
     name, or :class:`Divergence`.  ``reference_run`` replaces the reference
     (to test the check itself); ``steps`` counts the steps to each value,
     ``rules`` the rules the machine fired; ``answers``: pullback-eval's
-    answer lines to ``(run Q)`` and ``(cps Q)``, already asked
-    (:func:`run_batched`)."""
+    answer lines to ``(run Q)`` and ``(cps Q)`` (and to ``(last Q)`` when
+    the run is stuck), already asked (:func:`run_batched`)."""
     t = term_of(case)
     order = order_of(t)
-    text = to_sexp(t)
+    text = _Sexp(t)
     try:
         ty_py = type_of(t)
     except RevHandlersError as e:
@@ -465,7 +487,7 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
                 _machine(evaluator, t, text, e, None, answers)
             if e.kind != "stuck":
                 return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
-            what = stuck_class(t, evaluator)
+            what = stuck_class(t, evaluator, answers[2] if answers is not None and len(answers) > 2 else None)
             if what in EXCLUDED:
                 return f"excluded ({order}, stuck: {what})"
             if allow_stuck:

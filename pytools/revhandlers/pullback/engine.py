@@ -131,15 +131,21 @@ class PullbackEvaluator(ServeProcess):
         its S-expression text when it holds ``nan`` or an infinity.  Bad
         input and an answer past :data:`~.sexp.MAX_ANSWER` characters
         raise."""
-        line = self._ask("last", term).rstrip()
-        too_large = too_large_answer(line)
-        if too_large is not None:
-            raise too_large
-        end = line.rfind(") (steps ")
-        if not line.startswith("(last (term ") or end < 0:
-            read_answer(line)                       # an error: raises it
-            raise RevHandlersError("internal", f"unexpected answer from pullback-eval: {line[:200]}")
-        return _step(line[len("(last (term "):end])
+        return read_last(self._ask("last", term), term)
+
+
+def read_last(line: str, term: Tm | str):
+    """:meth:`PullbackEvaluator.last_term` from the answer ``line`` to
+    ``(last TERM)``."""
+    line = line.rstrip()
+    too_large = too_large_answer(line)
+    if too_large is not None:
+        raise too_large
+    end = line.rfind(") (steps ")
+    if not line.startswith("(last (term ") or end < 0:
+        read_answer(line)                       # an error: raises it
+        raise RevHandlersError("internal", f"unexpected answer from pullback-eval: {line[:200]}")
+    return _step(line[len("(last (term "):end])
 
 
 def result_of(line: str) -> Result:
