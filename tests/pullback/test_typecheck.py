@@ -172,7 +172,7 @@ def test_typed_ndual():
 def test_typed_dual():
     """(dual) σ :: Γ ⊢ S1 : τ, Γ ⊢ S2 : τ*, x ∈ lin(S1) ⟹ Γ ⊢ (λx:σ. S1)* · S2 : σ*."""
     accepts("(λv:R^2. π1(v))* · [1]*", "(R^2)*")
-    accepts("(λv:R^2. ⟨v, zero⟩)* · ⟨⟨zero, zero⟩, ⟨660, 528⟩⟩*", "(R^2)*")      # τ from the functional
+    accepts("(λv:R^2. ⟨v, zero⟩)* · ⟨⟨zero, zero⟩, ⟨660, 528⟩⟩*", "(R^2)*")  # τ from the functional
     accepts("(λv:R. (J sin · v) 2)* · [1]*", "R*")
     accepts("(λv:R. v + v)* · [1]*", "R*")
     accepts("(λv:R. zero)* · [1]*", "R*")                                    # lin(0) is every variable
@@ -202,7 +202,8 @@ def test_typed_pb():
     accepts("(Ω λy:R. ⟨y, zero⟩) · (Ω λz:R^2. π1(z)) · (λx:R. [1]*)", "Ω R")
     accepts("(Ω λy:R. sin(y)) · zero", "Ω R")
     accepts("(Ω λy:R. zero) · (λx:R^2. [1, 2]*)", "Ω R")        # τ from the 1-form
-    accepts("(Ω λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λa:R. λb:R. a + b) zero) · (λx:R. [1]*)", "Ω ((R ⇒ R ⇒ R) ⇒ R ⇒ R)")
+    accepts("(Ω λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λa:R. λb:R. a + b) zero) · (λx:R. [1]*)",
+            "Ω ((R ⇒ R ⇒ R) ⇒ R ⇒ R)")
     accepts("λω:Ω R. (Ω λy:R. sq(y)) · ω", "Ω R ⇒ Ω R")
     rejects("(Ω λy:R. y) · (λx:R. [1, 2]*)", "typed_pb", "the 1-form has type R ⇒ (R^2)*, expected Ω R")
     rejects("(Ω λy:R. y) · 1", "typed_pb", "not Ω τ")
