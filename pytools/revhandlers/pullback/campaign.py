@@ -509,7 +509,7 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
         steps["steps to the values"] += k
         steps[f"steps {_bucket(k)}"] += 1
     try:
-        ref = reference_run(t)
+        ref = reference.run(t, ty_py) if reference_run is reference.run else reference_run(t)
     except RecursionError:
         return f"skipped ({order}, recursion too deep in the reference)"
     expected = numbers(ref.value, ty)
