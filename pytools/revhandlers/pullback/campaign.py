@@ -3,7 +3,9 @@ fuzz``.
 
 Queries ``((Ω λy:R^n. P) · ω) V`` drawn by :func:`.gen.queries`
 (first-order bodies, and higher-order ones: λ-abstractions applied, pairs
-of functions, Church-list folds) are run through **pullback-eval** (the
+of functions, Church-list folds; through Hypothesis, or by default on the
+command line directly from ``random.Random``, :mod:`.direct`, their
+requests batched, :func:`run_batched`) are run through **pullback-eval** (the
 type checker and the normaliser extracted from Coq, :mod:`.engine`),
 through **the continuation machine** extracted from Coq (``cps_run``,
 ``theories/pullback/cps.v``, the request ``(cps TERM)``) and through the
@@ -50,7 +52,8 @@ the runs that end in a value (premises not included) and fails with exit
 code 3 when a rule never fired (``--allow-holes`` accepts it), as
 ``revhandlers fuzz`` does.
 
-A divergence is shrunk by Hypothesis and written to the corpus
+A divergence is shrunk by Hypothesis (drawn directly: kept as drawn) and
+written to the corpus
 (``tests/corpus/pullback``) as the query's S-expression under a comment
 header; such a file runs as it is with ``revhandlers pullback run``, and
 the test suite replays the corpus.  The shared machinery is
