@@ -352,3 +352,18 @@ def test_direct_campaign_batched_as_one_at_a_time(ev):
     strict = C.campaign(n, seed, direct=True)
     if any(o.startswith("stuck") for o in one):
         assert "ends stuck" in strict.divergence and "not shrunk" in strict.divergence
+
+
+def test_fuzz_command_stuck_is_exit_code_1(tmp_path):
+    """A well-typed query that ends stuck in a class no rule excludes is a
+    divergence: exit code 1, the query written to the corpus (query 0 of
+    seed 26 is one: (λx. π1(y)) applied in a pullback's body, 19b/19c)."""
+    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", "5", "--seed", "26",
+                        "--allow-holes", "--corpus", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "a well-typed query ends stuck (19b/19c" in r.stdout and "query 0 of seed 26" in r.stdout
+    (written,) = tmp_path.glob("divergence-26-*.sexp")
+    case = C.read_case(written.read_text())
+    with PullbackEvaluator(timeout=30, fuel=C.FUEL) as ev:
+        assert C.check(case, ev, allow_stuck=True).startswith("stuck (higher-order, 19b/19c")
