@@ -320,7 +320,7 @@ def _body_class(body: Tm, v: Tm) -> str | None:
             return "19b/19c: V^p an abstraction, the premise ends neither in a dual map nor in 0"
         return f"Remark 3.6: y^p y^q with V^p a {type(f).__name__}"
     if isinstance(body, Pb):
-        return "17: the premise ends in 0 or in no dual map"
+        return "17: the premise ends in no dual map nor in 0"
     if isinstance(body, Lam):
         return "18: the premise ends in no dual map"
     if isinstance(body, Dual):
