@@ -308,6 +308,18 @@ def _at(v: Tm, p: list[int]) -> Tm:
     return v
 
 
+def _applies_jacobian(l: Tm) -> bool:
+    """A let series that binds a Jacobian ``J f · a`` and applies it (the
+    body of 17's premise, where (8) makes it the stuck ``y^p y^q``)."""
+    bound: list[Tm] = []
+    while isinstance(l, Let):
+        bound.append(l.e)
+        l = l.l
+    return any(isinstance(e, App) and isinstance(e.s, Var) and j - e.s.n - 1 >= 0
+               and isinstance(bound[j - e.s.n - 1], Jac)
+               for j, e in enumerate(bound))
+
+
 def _body_class(body: Tm, v: Tm) -> str | None:
     """The class of a pullback ``((Ω λy. body) · ω) V`` left in a stuck term,
     by the rule its body calls for; ``None`` when the body is not one of
@@ -320,7 +332,7 @@ def _body_class(body: Tm, v: Tm) -> str | None:
             return "19b/19c: V^p an abstraction, the premise ends neither in a dual map nor in 0"
         return f"Remark 3.6: y^p y^q with V^p a {type(f).__name__}"
     if isinstance(body, Pb):
-        return "17: the premise ends in no dual map nor in 0"
+        return JACOBIAN if _applies_jacobian(body.p) else "17: the premise ends in no dual map nor in 0"
     if isinstance(body, Lam):
         return "18: the premise ends in no dual map"
     if isinstance(body, Dual):
