@@ -264,6 +264,17 @@ let run_cps s =
   | P.OFuel ->
       raise (Runtime ("out-of-fuel", Printf.sprintf "no value within the fuel of %d (the continuation machine, after %d steps; --fuel N)" !fuel k))
 
+(* The term a run ends with, whatever the outcome (the normaliser's value,
+   stuck term or the term where the fuel ran out), whole: (last (term U)
+   (steps K) (outcome value|stuck|out-of-fuel)).  A stuck message cuts its
+   term at 400 characters; this answer is bounded by [max_answer] only. *)
+let last s =
+  let e, _ = typed s in
+  let (u, k), o = P.pb_normalize !fuel e in
+  let outcome = match o with P.OValue -> "value" | P.OStuck -> "stuck" | P.OFuel -> "out-of-fuel" in
+  sized (fun () ->
+      to_line (list "last" [ list "term" [ tm_sexp u ]; list "steps" [ int_atom k ]; list "outcome" [ atom outcome ] ]))
+
 let check_line s =
   let t = snd (typed s) in
   sized (fun () -> to_line (list "ok" [ list "type" [ ty_sexp t ] ]))
@@ -295,16 +306,17 @@ let mode_of_request = function
   | S.List [ S.Atom "check"; p ] -> (`Check, p)
   | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
   | S.List [ S.Atom "cps"; p ] -> (`Cps, p)
-  | S.List (S.Atom ("run" | "check" | "trace" | "cps") :: _) ->
-      bad "syntax" "a request is (run TERM), (check TERM), (trace TERM), (cps TERM) or a TERM"
+  | S.List [ S.Atom "last"; p ] -> (`Last, p)
+  | S.List (S.Atom ("run" | "check" | "trace" | "cps" | "last") :: _) ->
+      bad "syntax" "a request is (run TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) or a TERM"
   | p -> (`Run, p)
 
 let usage =
   Printf.sprintf "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
   \       pullback-eval --serve [--fuel N] [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
-   (check TERM), (trace TERM), (cps TERM) or a TERM, from FILE or standard\n\
-   input, and prints one answer line (--trace: one line per step first,\n\
+   (check TERM), (trace TERM), (cps TERM), (last TERM) or a TERM, from FILE\n\
+   or standard input, and prints one answer line (--trace: one line per step first,\n\
    with the rule that fired).  --machine cps runs a TERM or (run TERM) on\n\
    the continuation machine (as (cps TERM)), which also counts the rules\n\
    that fired.  Exit codes: 0 value, 1 stuck, out of fuel or an answer\n\
@@ -340,6 +352,7 @@ let () =
         match m with
         | `Run -> run p
         | `Cps -> run_cps p
+        | `Last -> last p
         | `Check -> check_line p
         | `Trace ->
             let _, _, line = trace p in
@@ -350,6 +363,7 @@ let () =
         match (if !mode = `Run then (if m = `Run then !machine else m) else !mode) with
         | `Run -> run p
         | `Cps -> run_cps p
+        | `Last -> last p
         | `Check -> check_line p
         | `Trace ->
             let lines, final, _ = trace p in

@@ -9,13 +9,13 @@
 #   D4 = (λv. (J pow2 · π2(v)) 22)*                 v : ((R² × R²) × R²) × R
 #
 # With add, mul and sq for g, mult and pow2: J g(1,3) · w = ⟨w1, 2 w1 + 6 w2⟩
-# is (J add · ⟨(J mul · ⟨0, w1⟩) ⟨2, 1⟩, (J sq · w2) 3⟩) ⟨2, 9⟩ next to w1
-# (0 is the zero term, linear in everything; a real 0.0 would not be linear).
+# is (J add · ⟨(J mul · ⟨zero, w1⟩) ⟨2, 1⟩, (J sq · w2) 3⟩) ⟨2, 9⟩ next to w1
+# (zero is the zero term 0, linear in everything; a real 0 would not be linear).
 # The result is [660, 528]*.
 (λv:R^2. ⟨v, v⟩)* ·
 (λv:R^2 × R^2.
     ⟨v, ⟨π1(π2(v)),
-         (J add · ⟨(J mul · ⟨0, π1(π2(v))⟩) ⟨2, 1⟩, (J sq · π2(π2(v))) 3⟩) ⟨2, 9⟩⟩⟩)* ·
+         (J add · ⟨(J mul · ⟨zero, π1(π2(v))⟩) ⟨2, 1⟩, (J sq · π2(π2(v))) 3⟩) ⟨2, 9⟩⟩⟩)* ·
 (λv:(R^2 × R^2) × R^2. ⟨v, (J mul · π2(v)) ⟨2, 11⟩⟩)* ·
 (λv:((R^2 × R^2) × R^2) × R. (J sq · π2(v)) 22)* ·
 [1]*

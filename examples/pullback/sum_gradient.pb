@@ -17,7 +17,7 @@
 # the rules (the paper claims correctness, Theorem 4.6, not progress).
 (
   (Ω λ⟨a, b⟩:R^2.
-      (λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λx:R. λy:R. x + y) 0)
+      (λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λx:R. λy:R. x + y) zero)
       (λf:R ⇒ R ⇒ R. λd:R. f (mul(b, b)) (f a d)))
     · (λz:R. [1]*)
 ) ⟨1, -2⟩

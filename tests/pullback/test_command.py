@@ -155,3 +155,22 @@ def test_console_script_no_traceback(tmp_path):
     p = subprocess.run([sys.executable, "-m", "revhandlers.cli", "pullback", "--help"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "reference" in p.stdout
+
+
+# f(x, y) = ((x+1)(2x+y²))², ∇f = 2(x+1)(2x+y²)·(2x+y² + 2(x+1), 2y(x+1)); the
+# gradients by hand (sympy agrees): at ⟨0, 0⟩ f's factors are 1 and 0, so both
+# partials vanish; at ⟨-3, 2⟩ the factors are -2, -2: 8·(-2-4) = -48 and
+# 8·(2·2·(-2)) = -64; at ⟨2, -1⟩ they are 3, 5: 30·(5+6) = 330, 30·(-2·3) = -180.
+@pytest.mark.parametrize("point, gradient", [
+    ("⟨0, 0⟩", "[0, 0]*"), ("<0, 0>", "[0, 0]*"), ("⟨0., 0.⟩", "[0, 0]*"), ("⟨0.0, 0⟩", "[0, 0]*"),
+    ("⟨-3, 2⟩", "[-48, -64]*"), ("⟨2, -1⟩", "[330, -180]*"), ("⟨2., -1.⟩", "[330, -180]*"),
+])
+def test_running_example_at_points_with_integer_zeros(point, gradient, tmp_path, capsys):
+    """A numeral in a point is a real, ``0`` included (the zero term is
+    ``zero``): the running example prints its gradient, not a stuck dual map."""
+    f = tmp_path / "f.pb"
+    f.write_text("((Ω λ⟨x, y⟩:R^2. sq(mul(add(x, 1), add(mul(2, x), sq(y))))) · (λz:R. [1]*)) " + point + "\n")
+    code, out, err = run(["run", str(f)], capsys)
+    assert (code, err) == (0, "") and out.startswith(f"value: {gradient}\ntype: (R^2)*\n")
+    code, out, err = run(["reference", str(f)], capsys)
+    assert (code, err) == (0, "") and out == f"value: {gradient}\ntype: (R^2)*\n"

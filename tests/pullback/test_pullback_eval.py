@@ -483,3 +483,23 @@ def test_random_first_order_queries_against_forward_mode():
         assert all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(got, [gx, gy])), (q, got, gx, gy)
         compared += 1
     assert compared >= 100
+
+
+def test_last_is_the_end_of_the_trace():
+    """``(last TERM)``: the term a run ends with, whole, its step count and
+    outcome: the last step of the trace, for a value, a stuck term and a
+    run out of fuel."""
+    cases = [(PAPER_QUERY, (), "value"), (STUCK, (), "stuck"), (PAPER_QUERY, ("--fuel", "5"), "out-of-fuel")]
+    for text, flags, outcome in cases:
+        rc, lines, err = run(f"(last {text})\n(trace {text})\n", "--serve", *flags)
+        assert rc == 0 and err == "" and len(lines) == 2
+        last, tr = parse(lines[0]), parse(lines[1])
+        assert last[0] == "last" and field(last, "outcome") == [outcome]
+        steps = [s for s in tr[1:] if s[0] == "step"]
+        assert int(field(last, "steps")[0]) == len(steps)
+        if steps:
+            assert field(last, "term")[0] == steps[-1][2]
+        else:       # the query itself, its binder types erased
+            assert lines[0].startswith("(last (term (app (pullback ? ")
+    rc, lines, _ = run("(last (var 0))\n(last 1.0 2.0)\n", "--serve")
+    assert [ERROR_LINE.match(x).group(1) for x in lines] == ["unbound", "syntax"]

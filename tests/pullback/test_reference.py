@@ -78,7 +78,7 @@ def test_reverse_phase_intermediate_duals():
     D3*·… = ⟨⟨0,0⟩,⟨0,0⟩,⟨484,88⟩⟩*, D2*·… = ⟨⟨0,0⟩,⟨660,528⟩⟩*."""
     d4 = "(λv:((R^2 × R^2) × R^2) × R. (J sq · π2(v)) 22)*"
     d3 = "(λv:(R^2 × R^2) × R^2. ⟨v, (J mul · π2(v)) ⟨2, 11⟩⟩)*"
-    d2 = ("(λv:R^2 × R^2. ⟨v, ⟨π1(π2(v)), (J add · ⟨(J mul · ⟨0, π1(π2(v))⟩) ⟨2, 1⟩, "
+    d2 = ("(λv:R^2 × R^2. ⟨v, ⟨π1(π2(v)), (J add · ⟨(J mul · ⟨zero, π1(π2(v))⟩) ⟨2, 1⟩, "
           "(J sq · π2(π2(v))) 3⟩) ⟨2, 9⟩⟩⟩)*")
     assert list(vector(f"{d4} · [1]*")) == [0, 0, 0, 0, 0, 0, 44]
     assert list(vector(f"{d3} · {d4} · [1]*")) == [0, 0, 0, 0, 484, 88]
@@ -95,14 +95,14 @@ def test_rows_of_a_jacobian():
 
 def test_numeric_duals_and_dual_maps():
     assert list(vector("[3, 4]*")) == [3, 4]
-    assert list(vector("(λv:R^2. ⟨v, 0⟩)* · ⟨⟨0, 0⟩, ⟨660, 528⟩⟩*")) == [0, 0]
+    assert list(vector("(λv:R^2. ⟨v, zero⟩)* · ⟨⟨zero, zero⟩, ⟨660, 528⟩⟩*")) == [0, 0]
     assert list(vector("(λv:R^2. ⟨v, v⟩)* · ⟨⟨1, 2⟩, ⟨660, 528⟩⟩*")) == [661, 530]
     assert list(vector("(λv:R. (J exp · v) 0)* · [2]*")) == [2]
     # (6): (λv.V1)* · ((λv.V2)* · V3) = (λv.V2[V1/v])* · V3
     a = vector("(λv:R. ⟨v, v⟩)* · (λw:R^2. ⟨π2(w), π1(w)⟩)* · [5, 7]*")
     b = vector("(λv:R. ⟨v, v⟩)* · [7, 5]*")
     assert list(a) == list(b) == [12]
-    assert run(parse("0")).value == Zero()
+    assert run(parse("zero")).value == Zero()
 
 
 # ------------------------------------------------------------ higher order
@@ -134,7 +134,7 @@ def test_sum_on_church_lists():
     [1, −2] along δ."""
     res = run(load("sum_list"))
     assert res.type == TDual(parse("λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l").ty)
-    sum_fn = evaluate(parse("λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λx:R. λy:R. x + y) 0"))
+    sum_fn = evaluate(parse("λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λx:R. λy:R. x + y) zero"))
     for delta in ([7.0, 5.0], [0.5, -0.25], [0.0, 0.0]):
         assert res.raw(_church(delta)) == sum(delta)
         h = 1e-3

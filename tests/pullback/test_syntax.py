@@ -70,8 +70,16 @@ CTX = ("ω", "f", "x")          # ω is index 0, f index 1, x index 2
     ("⟨⟨x, ω⟩, f⟩", Pair(Pair(Var(2), Var(0)), Var(1))),
     ("3", Real(3.0)),
     ("-2.5e-1", Real(-0.25)),
-    ("0", Zero()),
+    ("zero", Zero()),
+    ("0", Real(0.0)),
+    ("0.", Real(0.0)),
     ("0.0", Real(0.0)),
+    ("-0", Real(-0.0)),
+    ("⟨0, 0⟩", Pair(Real(0.0), Real(0.0))),
+    ("⟨0., 1.⟩", Pair(Real(0.0), Real(1.0))),
+    ("<0., 1.>", Pair(Real(0.0), Real(1.0))),
+    ("[0., -1.]*", NDual(NP(NR(0.0), NR(-1.0)))),
+    ("zero*", NDual(NZ())),
     ("sin(x)", Fun("sin", Var(2))),
     ("add(x, 1)", Fun("add", Pair(Var(2), Real(1.0)))),
     ("add(⟨x, 1⟩)", Fun("add", Pair(Var(2), Real(1.0)))),
@@ -86,9 +94,11 @@ CTX = ("ω", "f", "x")          # ω is index 0, f index 1, x index 2
     ("[660, 528]*", NDual(NP(NR(660.0), NR(528.0)))),
     ("⟨660, 528⟩*", NDual(NP(NR(660.0), NR(528.0)))),
     ("[1]*", NDual(NR(1.0))),
-    ("⟨⟨0, 0⟩, ⟨660, 528⟩⟩*", NDual(NP(NP(NZ(), NZ()), NP(NR(660.0), NR(528.0))))),
+    ("⟨⟨zero, zero⟩, ⟨660, 528⟩⟩*", NDual(NP(NP(NZ(), NZ()), NP(NR(660.0), NR(528.0))))),
+    ("⟨⟨0, 0⟩, ⟨660, 528⟩⟩*", NDual(NP(NP(NR(0.0), NR(0.0)), NP(NR(660.0), NR(528.0))))),
     ("[1, 2, 3]", Pair(Pair(Real(1.0), Real(2.0)), Real(3.0))),
-    ("x + ω + 0", Plus(Var(2), Plus(Var(0), Zero()))),
+    ("x + ω + zero", Plus(Var(2), Plus(Var(0), Zero()))),
+    ("x + ω + 0", Plus(Var(2), Plus(Var(0), Real(0.0)))),
     ("let z = x in z", Let(Var(2), Var(0))),
     ("λ⟨a, b⟩:R^2. b", Lam(Rn(2), Proj(2, Var(0)))),
     ("λ⟨a, b, c⟩:R^3. a", Lam(Rn(3), Proj(1, Proj(1, Var(0))))),
@@ -123,7 +133,8 @@ def test_printing_is_the_papers():
     assert pretty(q, ascii=True) == ("((Omega \\y:R^2. sq(mul(add(pi1(y), 1), add(mul(2, pi1(y)), sq(pi2(y)))))) "
                                      ". (\\x:R. [1]*)) <1, 3>")
     assert pretty(NDual(vec(660, 528))) == "[660, 528]*"
-    assert pretty(Real(0.0)) == "0.0" and pretty(Real(-0.0)) == "-0.0" and pretty(Zero()) == "0"
+    assert pretty(Real(0.0)) == "0" and pretty(Real(-0.0)) == "-0.0" and pretty(Zero()) == "zero"
+    assert pretty(NDual(NP(NZ(), NR(0.0)))) == "⟨zero, 0⟩*" and pretty(NDual(NZ())) == "zero*"
     assert pretty_type(TDual(Rn(2))) == "(R^2)*" and pretty_type(TOmega(R)) == "Ω R"
     # no shadowing: every binder gets a fresh name
     assert pretty(Lam(R, Lam(R, Var(1)))) == "λx:R. λx1:R. x"
@@ -182,7 +193,7 @@ def test_sexp_grammar():
     q = parse("((Ω λy:R^2. sq(mul(y))) · (λx:R. [1]*)) ⟨1, 3⟩")
     assert to_sexp(q) == ("(app (pullback (* R R) (fun sq (fun mul (var 0))) (lam R (ndual 1.0))) "
                           "(pair 1.0 3.0))")
-    t = parse("λf:R ⇒ R*. let z = (λv:R. v + 0)* · ⟨⟨1, 0⟩, 2⟩* in π2(⟨z, J neg · 1⟩)")
+    t = parse("λf:R ⇒ R*. let z = (λv:R. v + zero)* · ⟨⟨1, zero⟩, 2⟩* in π2(⟨z, J neg · 1⟩)")
     assert to_sexp(t) == ("(lam (-> R (dual R)) (let (dual-map R (+ (var 0) zero) (ndual ((1.0 zero) 2.0))) "
                           "(proj 2 (pair (var 0) (jac neg 1.0)))))")
     assert to_sexp(Real(1e-5)) == "1e-05" and to_sexp(Real(-0.0)) == "-0.0"

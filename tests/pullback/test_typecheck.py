@@ -65,14 +65,14 @@ def test_typed_zero():
         has_type(Zero(), ty(s))
         has_type(Pair(Zero(), Real(1.0)), TProd(ty(s), R))
     assert isinstance(type_of(Zero()), TVar) and not ground(type_of(Zero()))
-    accepts("⟨0, 1⟩ + ⟨⟨2, 3⟩, 0⟩", "R^2 × R")
-    accepts("(λf:R ⇒ R. f 1) 0", "R")
-    accepts("π1(0) + 1", "R")
-    accepts("0 1 + 2", "R")
+    accepts("⟨zero, 1⟩ + ⟨⟨2, 3⟩, zero⟩", "R^2 × R")
+    accepts("(λf:R ⇒ R. f 1) zero", "R")
+    accepts("π1(zero) + 1", "R")
+    accepts("zero 1 + 2", "R")
 
 
 def test_typed_plus():
-    accepts("1 + 2 + 0", "R")
+    accepts("1 + 2 + zero", "R")
     accepts("⟨1, 2⟩ + ⟨3, 4⟩", "R^2")
     accepts("(λx:R. x) + (λx:R. sin(x))", "R ⇒ R")
     accepts("[1]* + (λv:R. v)* · [2]*", "R*")
@@ -148,7 +148,7 @@ def test_typed_fun():
 
 def test_typed_jac():
     """J f · S : R^n ⇒ R^m (the base point is the argument)."""
-    accepts("J mul · ⟨1, 0⟩", "R^2 ⇒ R")
+    accepts("J mul · ⟨1, zero⟩", "R^2 ⇒ R")
     accepts("(J sin · 1) 2", "R")
     rejects("J mul · 1", "typed_jac", "the direction of J mul has type R, expected R^2")
     rejects("(J sin · 1) ⟨1, 2⟩", "typed_app")
@@ -172,11 +172,11 @@ def test_typed_ndual():
 def test_typed_dual():
     """(dual) σ :: Γ ⊢ S1 : τ, Γ ⊢ S2 : τ*, x ∈ lin(S1) ⟹ Γ ⊢ (λx:σ. S1)* · S2 : σ*."""
     accepts("(λv:R^2. π1(v))* · [1]*", "(R^2)*")
-    accepts("(λv:R^2. ⟨v, 0⟩)* · ⟨⟨0, 0⟩, ⟨660, 528⟩⟩*", "(R^2)*")      # τ from the functional
+    accepts("(λv:R^2. ⟨v, zero⟩)* · ⟨⟨zero, zero⟩, ⟨660, 528⟩⟩*", "(R^2)*")  # τ from the functional
     accepts("(λv:R. (J sin · v) 2)* · [1]*", "R*")
     accepts("(λv:R. v + v)* · [1]*", "R*")
-    accepts("(λv:R. 0)* · [1]*", "R*")                                    # lin(0) is every variable
-    accepts("(λv:R*. (λw:R. w)* · v)* · 0", "R**")                       # linear in the functional
+    accepts("(λv:R. zero)* · [1]*", "R*")                                    # lin(0) is every variable
+    accepts("(λv:R*. (λw:R. w)* · v)* · zero", "R**")                       # linear in the functional
     accepts("λω:R*. (λv:R. v)* · ω", "R* ⇒ R*")
     # linearity violations
     rejects("(λv:R. 1)* · [1]*", "typed_dual", "not linear in its bound variable")
@@ -186,7 +186,7 @@ def test_typed_dual():
     rejects("(λv:R. (J sin · 1) v)* · [1]*", "typed_dual", "not linear")   # v as the base point
     rejects("(λv:R. (λx:R. x) v)* · [1]*", "typed_dual", "not linear")     # lin(S P) needs v ∉ FV(P)
     rejects("(λv:R. let z = sin(v) in z)* · [1]*", "typed_dual", "not linear")
-    rejects("(λv:R. ((Ω λy:R. y) · (λx:R. [1]*)) v)* · 0", "typed_dual", "not linear")   # lin(pullback) = ∅
+    rejects("(λv:R. ((Ω λy:R. y) · (λx:R. [1]*)) v)* · zero", "typed_dual", "not linear")   # lin(pullback) = ∅
     # types
     rejects("(λv:R^2. v)* · [1]*", "typed_dual", "the functional has type R*, expected (R^2)*")
     rejects("(λv:R. v)* · 1", "typed_dual", "the functional has type R, not a dual type")
@@ -199,10 +199,11 @@ def test_typed_pb():
     """(pb) σ :: Γ ⊢ P : τ, Γ ⊢ S : Ω τ ⟹ Γ ⊢ (Ω λx:σ. P) · S : Ω σ."""
     accepts("(Ω λy:R^2. mul(y)) · (λx:R. [1]*)", "Ω R^2")
     accepts("((Ω λy:R^2. mul(y)) · (λx:R. [1]*)) ⟨1, 3⟩", "(R^2)*")
-    accepts("(Ω λy:R. ⟨y, 0⟩) · (Ω λz:R^2. π1(z)) · (λx:R. [1]*)", "Ω R")
-    accepts("(Ω λy:R. sin(y)) · 0", "Ω R")
-    accepts("(Ω λy:R. 0) · (λx:R^2. [1, 2]*)", "Ω R")        # τ from the 1-form
-    accepts("(Ω λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λa:R. λb:R. a + b) 0) · (λx:R. [1]*)", "Ω ((R ⇒ R ⇒ R) ⇒ R ⇒ R)")
+    accepts("(Ω λy:R. ⟨y, zero⟩) · (Ω λz:R^2. π1(z)) · (λx:R. [1]*)", "Ω R")
+    accepts("(Ω λy:R. sin(y)) · zero", "Ω R")
+    accepts("(Ω λy:R. zero) · (λx:R^2. [1, 2]*)", "Ω R")        # τ from the 1-form
+    accepts("(Ω λl:(R ⇒ R ⇒ R) ⇒ R ⇒ R. l (λa:R. λb:R. a + b) zero) · (λx:R. [1]*)",
+            "Ω ((R ⇒ R ⇒ R) ⇒ R ⇒ R)")
     accepts("λω:Ω R. (Ω λy:R. sq(y)) · ω", "Ω R ⇒ Ω R")
     rejects("(Ω λy:R. y) · (λx:R. [1, 2]*)", "typed_pb", "the 1-form has type R ⇒ (R^2)*, expected Ω R")
     rejects("(Ω λy:R. y) · 1", "typed_pb", "not Ω τ")
@@ -217,8 +218,8 @@ def test_typed_let():
     accepts("let f = λx:R. sq(x) in f (f 2)", "R")
     rejects("let z = 1 in π1(z)", "typed_proj1")
     # one type per let-bound variable, even when it comes from a 0
-    rejects("let z = 0 in ⟨z + 1, π1(z)⟩", "typed_proj1")
-    accepts("let z = 0 in ⟨z + 1, sin(z)⟩", "R^2")
+    rejects("let z = zero in ⟨z + 1, π1(z)⟩", "typed_proj1")
+    accepts("let z = zero in ⟨z + 1, sin(z)⟩", "R^2")
 
 
 def test_the_papers_terms():

@@ -685,6 +685,11 @@ Proof.
     pb_at Hst. unfold pb_head.
     pose proof (atom_eqb_refl _ (atom_ren S _ Hz)). fold (shift z) in *.
     facts. comp. reflexivity.
+  - (* (17), its premise ending in 0 *)
+    intros l z w v Hw Hv Hl Hz Hn _ IH Hst.
+    destruct (cps_eval_of_steps _ _ IH value_zero) as (d & m & Hm). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    facts. comp. reflexivity.
   - (* (18) *)
     intros l s' u w v Hw Hv Hl Hnl Hval _ IH Hst.
     destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.

@@ -411,6 +411,12 @@ Proof.
         - apply (nocc_ren (lift (lift X))); [setx|exact Hl].
         - apply (nocc_ren (lift X)); [setx|exact Hz]. }
       apply IHn in Hp. simpl in Hp |- *. tauto.
+  - (* (17), its premise ending in 0 *)
+    intros l z w v _ _ _ _ _ _ _. apply preserves_pbapp.
+    + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
+      inv He. econstructor; [|eassumption]. econstructor; [|eassumption].
+      repeat constructor.
+    + intros X H. simpl in H |- *. tauto.
   - (* (18) *)
     intros l s' u w v _ _ _ _ _ _ IH. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).

@@ -296,6 +296,17 @@ Inductive step : tm -> tm -> Prop :=
     step (App (Pb (Pb l z) w) v) (App (Pb (Lam (Dual s0 (App (shift z) u))) w) v)
 (**
 <<
+    ((Ω λx.L) · z) a  →*  0                    a fresh   y ∈ FV((Ω λx.L) · z)
+    ─────────────────────────────────────────────────────────────────  (17, 0)
+    ((Ω λy. (Ω λx.L) · z) · ω) V  →  ((Ω λy. λa. 0) · ω) V
+>>
+    The premise of 17 ends in [0] when [L] does not depend on [x] (rule 9):
+    [0] is the dual map [(λv.0)* · (z W)] of 17 (as 19c reads it for 19b). *)
+| step_pb_pb_zero l z w v : value w -> value v -> lets l -> atom z -> ~ nocc is0 (Pb l z) ->
+    steps (App (Pb (ren (up_ren S) l) (shift z)) (Var 0)) Zero ->
+    step (App (Pb (Pb l z) w) v) (App (Pb (Lam Zero) w) v)
+(**
+<<
     ((Ω λy.L) · ω′) V →* (λv.S)* · (ω′ V′)     y ∈ FV(λx.L)
     ─────────────────────────────────────────────────────────────────  (18)
     ((Ω λy. λx.L) · ω) V  →  (λv. λx.S)* · (ω (λx. L[V/y]))

@@ -144,6 +144,7 @@ Definition pb_head (e w v : tm) : sres :=
                         if atom_eqb z' (shift z)
                         then Stepped (App (Pb (Lam (Dual s0 (App (shift z) u))) w) v)
                         else Stuck
+                    | Zero => Stepped (App (Pb (Lam Zero) w) v)
                     | _ => Stuck
                     end)
       else Stuck
@@ -429,9 +430,10 @@ Proof.
     destruct (is_lets l && is_atom z) eqn:E; [|discriminate]. bools.
     apply from_ev_inv in H as (V & HV & Hk). destruct (ev_sound _ _ HV) as [Hs Hval].
     destruct V as [| | | | | | | |s0 a| | | | |]; try discriminate.
-    destruct a as [| |z' u| | | | | | | | | | |]; try discriminate.
-    destruct (atom_eqb z' (shift z)) eqn:Ez; [|discriminate].
-    apply atom_eqb_sound in Ez. subst z'. bools. eapply step_pb_pb; eauto.
+    + destruct a as [| |z' u| | | | | | | | | | |]; try discriminate.
+      destruct (atom_eqb z' (shift z)) eqn:Ez; [|discriminate].
+      apply atom_eqb_sound in Ez. subst z'. bools. eapply step_pb_pb; eauto.
+    + injection Hk as <-. bools. eapply step_pb_pb_zero; eauto.
   - (* a1 + a2 *)
     destruct (as_path a1) as [p|] eqn:E1; destruct (as_path a2) as [q|] eqn:E2.
     + unfold lin_red in H. bools. apply step_pb_lin; auto.
@@ -1000,6 +1002,11 @@ Proof.
     destruct (IH Hval) as [m Hm]. exists (S m). cbn [step_fn].
     pb_at Hst. unfold pb_head.
     pose proof (atom_eqb_refl _ (atom_ren S _ Hz)). fold (shift z) in *.
+    facts. comp. reflexivity.
+  - (* (17), its premise ending in 0 *)
+    intros l z w v Hw Hv Hl Hz Hn _ IH Hst.
+    destruct (IH value_zero) as [m Hm]. exists (S m). cbn [step_fn].
+    pb_at Hst. unfold pb_head.
     facts. comp. reflexivity.
   - (* (18) *)
     intros l s' u w v Hw Hv Hl Hnl Hval _ IH Hst.

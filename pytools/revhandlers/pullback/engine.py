@@ -73,6 +73,16 @@ class PullbackEvaluator(ServeProcess):
         types erased, ``None``), its type and the number of steps."""
         return _result(self._ask("run", term))
 
+    def result_line(self, term: Tm | str) -> tuple[Result, str]:
+        """:meth:`result` and the answer line it was read from."""
+        line = self._ask("run", term)
+        return _result(line), line
+
+    def cps_line(self, term: Tm | str) -> str:
+        """The answer line of the continuation machine on ``term``, not
+        read (:func:`result_of` reads it)."""
+        return self._ask("cps", term)
+
     def run(self, term: Tm | str) -> tuple[Tm, Ty, int]:
         """``(value, type, steps)``: the normal form ``term`` reaches (a
         value), its type and the number of steps."""
@@ -113,6 +123,49 @@ class PullbackEvaluator(ServeProcess):
                 raise
             outcome = e
         return Trace([_step(x) for x in steps], outcome, [m.group(1) for m in parts])
+
+
+    def last_term(self, term: Tm | str):
+        """The term a run of ``term`` ends with (``(last TERM)``: its
+        value, the stuck term or the term where the fuel ran out, whole),
+        its S-expression text when it holds ``nan`` or an infinity.  Bad
+        input and an answer past :data:`~.sexp.MAX_ANSWER` characters
+        raise."""
+        return read_last(self._ask("last", term), term)
+
+
+def read_last(line: str, term: Tm | str):
+    """:meth:`PullbackEvaluator.last_term` from the answer ``line`` to
+    ``(last TERM)``."""
+    line = line.rstrip()
+    too_large = too_large_answer(line)
+    if too_large is not None:
+        raise too_large
+    end = line.rfind(") (steps ")
+    if not line.startswith("(last (term ") or end < 0:
+        read_answer(line)                       # an error: raises it
+        raise RevHandlersError("internal", f"unexpected answer from pullback-eval: {line[:200]}")
+    return _step(line[len("(last (term "):end])
+
+
+def result_of(line: str) -> Result:
+    """An answer line of ``(run TERM)`` or ``(cps TERM)`` read as
+    :meth:`PullbackEvaluator.result` reads it (errors raise)."""
+    return _result(line)
+
+
+def same_run(run_line: str, cps_line: str) -> tuple | None:
+    """The rules of the machine's answer ``cps_line`` when it gives the
+    value, type and steps of the normaliser's answer ``run_line`` (the same
+    text, the machine's ``(rules …)`` added); ``None`` otherwise.  Only the
+    rules are read."""
+    head = run_line.rstrip()
+    if not head.startswith("(result (value ") or not head.endswith(")"):
+        return None
+    head = head[:-1] + " (rules "
+    if not cps_line.startswith(head):
+        return None
+    return read_rules(loads(cps_line.rstrip()[len(head) - len("(rules "):-1], program=True)[1:])
 
 
 #: a step of a trace, ``(rule NAME) TERM``

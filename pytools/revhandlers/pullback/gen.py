@@ -461,10 +461,10 @@ def form_queries(draw, budget: int = 6):
 #: linear in ``x`` and mentioning the pullback's variable, whose premise
 #: ends in a dual map (through 19c); ``A``, ``C``: numbers
 _BILINEAR = {
-    "16c": "((Ω λy:R × R*. let d = (λx:R. let f = λw:R. (let b = x in b) in let q = f π1(y) in q)* · π2(y) in d)"
-           " · (λk:R*. 0)) ⟨A, [C]*⟩",
+    "16c": "((Ω λy:R × R*. let d = (λx:R. let f = λw:R. (let b = x in b) in let q = f π1(y) in q)* · π2(y)"
+           " in d) · (λk:R*. zero)) ⟨A, [C]*⟩",
     "16b": "((Ω λy:R. λz:R*. let d = (λx:R. let f = λw:R. (let b = x in b) in let q = f y in q)* · z in d)"
-           " · (λk:R* ⇒ R*. 0)) A",
+           " · (λk:R* ⇒ R*. zero)) A",
 }
 
 

@@ -471,9 +471,10 @@ class Result:
     raw: object
 
 
-def run(t: Tm) -> Result:
-    """Type-check the closed term ``t`` and give its meaning."""
-    ty = type_of(t)
+def run(t: Tm, ty=None) -> Result:
+    """Type-check the closed term ``t`` (unless its type ``ty``, from
+    :func:`.typecheck.type_of`, is given) and give its meaning."""
+    ty = type_of(t) if ty is None else ty
     raw = evaluate(t)
     with room():
         return Result(reify(raw, ty), ty, raw)

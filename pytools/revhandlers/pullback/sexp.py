@@ -163,10 +163,11 @@ def to_sexp(t: Tm, finite: bool = True) -> str:
 
 
 def request_sexp(kind: str, t: Tm) -> str:
-    """A request line: ``(run TERM)``, ``(check TERM)``, ``(trace TERM)`` or
-    ``(cps TERM)`` (the continuation machine)."""
-    if kind not in REQUESTS + ("cps",):
-        raise BadInput("syntax", f"a request is one of {', '.join(REQUESTS + ('cps',))}, not {kind}")
+    """A request line: ``(run TERM)``, ``(check TERM)``, ``(trace TERM)``,
+    ``(cps TERM)`` (the continuation machine) or ``(last TERM)`` (the term
+    a run ends with)."""
+    if kind not in REQUESTS + ("cps", "last"):
+        raise BadInput("syntax", f"a request is one of {', '.join(REQUESTS + ('cps', 'last'))}, not {kind}")
     return f"({kind} {to_sexp(t)})"
 
 

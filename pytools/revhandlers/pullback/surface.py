@@ -14,17 +14,19 @@ column) and a pretty-printer (:func:`pretty`) with
 | dual map | ``(λx:σ. s1)* · s2`` | ``(\\x:s. s1)* . s2`` |
 | pullback | ``(Ω λx:σ. p) · s`` | ``(Omega \\x:s. p) . s`` |
 | numeric dual | ``[660, 528]*``, ``⟨1, 2⟩*``, ``[1]*`` | same |
-| zero, sum | ``0``, ``s + p`` | same |
+| zero, sum | ``zero``, ``s + p`` | same |
 | let | ``let z = e in l`` | same |
 | types | ``R``, ``σ × τ``, ``σ ⇒ τ``, ``σ*``, ``Ω σ``, ``R^n`` | ``R``, ``s * t``, ``s -> t``, ``s*``, ``Omega s``, ``R^n`` |
 
 Conventions:
 
-* ``0`` (the literal ``0`` alone) is the term ``0``, of every type; any other
-  numeral (``0.0``, ``-0``, ``3``, ``1e-3``) is a real constant.
+* Every numeral (``0``, ``0.``, ``0.0``, ``-0``, ``3``, ``1e-3``) is a real
+  constant; the zero term ``0`` of the paper, of every type, is written
+  ``zero`` (a keyword), so a point ``⟨0, 0⟩`` is a pair of reals
+  (``docs/decisions.md``, "The real 0 and the zero term").
 * ``[r1, …, rn]`` is the column ``⟨r1, …, rn⟩`` of numerals; ``⟨…⟩*`` and
-  ``[…]*`` make a numeric dual ``r*`` from a tuple of numerals (``0`` is the
-  zero tuple ``NZ`` there).
+  ``[…]*`` make a numeric dual ``r*`` from a tuple of numerals and
+  ``zero`` (the zero tuple ``NZ``, of every shape).
 * ``+`` nests to the right (``P ::= 0 | S | S + P``); application to the
   left; ``σ × τ × ρ`` is ``(σ × τ) × ρ`` (so ``R × R × R = R^3``); ``⇒``
   nests to the right; ``Ω`` and the postfix ``*`` bind tighter than ``×``.
@@ -37,7 +39,7 @@ Conventions:
   dual maps and pullbacks.
 * The binder type ``?`` is an erased type (values printed by the driver).
 * ``#`` starts a comment that runs to the end of the line.
-* Keywords: ``let in J R Omega pi1 pi2`` and the function symbols."""
+* Keywords: ``let in J R Omega pi1 pi2 zero`` and the function symbols."""
 
 from __future__ import annotations
 
@@ -50,13 +52,13 @@ from ..nesting import MAX_NESTING, room, too_deep
 from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb,
                      Plus, Proj, R, Real, TArr, TDual, Tm, TProd, Ty, Var, Zero, depth, rn_dim, tm_num)
 
-KEYWORDS = frozenset({"let", "in", "J", "R", "Omega", "pi1", "pi2"}) | frozenset(FUNCTIONS)
+KEYWORDS = frozenset({"let", "in", "J", "R", "Omega", "pi1", "pi2", "zero"}) | frozenset(FUNCTIONS)
 
 # ----------------------------------------------------------------- tokens
 
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r\n\f\v]+|\#[^\n]*)
-  | (?P<num>-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+  | (?P<num>-?[0-9]+(?:\.[0-9]+(?:[eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+|\.(?=[,⟩>\])*]|\s*\Z))?)
   | (?P<proj>π[12])
   | (?P<name>(?![λΩπ])[^\W\d][\w']*)
   | (?P<sym>->|=>|[λ\\Ω()⟨⟩<>\[\],.·:=+*×⇒→^?])
@@ -385,7 +387,7 @@ class _Parser:
 
     def _atom_start(self, t: Tok) -> bool:
         if t.kind == "name":
-            return t.text not in KEYWORDS or t.text in FUNCTIONS
+            return t.text not in KEYWORDS or t.text in FUNCTIONS or t.text == "zero"
         return t.kind in ("num", "(", "⟨", "[", "π1", "π2")
 
     def app(self, head: Tm) -> Tm:
@@ -406,6 +408,9 @@ class _Parser:
             self.expect(")", "',' or ')'")
             out: Tm = _tuple(items)
             out = Fun(t.text, out)
+        elif t.kind == "name" and t.text == "zero":
+            self.next()
+            out = Zero()
         elif t.kind == "name":
             if t.text in KEYWORDS:
                 raise self.error(f"unexpected keyword {t.text!r}")
@@ -457,8 +462,6 @@ class _Parser:
         return out
 
     def number(self, t: Tok) -> Tm:
-        if re.fullmatch(r"0+", t.text):
-            return Zero()
         x = float(t.text)
         if not math.isfinite(x):
             raise self.error(f"not a finite number: {t.text[:40]}", t, kind="number")
@@ -535,8 +538,8 @@ _ASCII = {"lam": "\\", "lt": "<", "gt": ">", "dot": ".", "arrow": "->", "times":
 
 
 def fmt_real(x: float, lenient: bool = False) -> str:
-    """A real constant as a numeral: integers without a decimal point (but
-    0.0, which ``0`` would not give back), else ``repr``.  ``inf`` and
+    """A real constant as a numeral: integers without a decimal point
+    (``-0.0`` keeps its sign), else ``repr``.  ``inf`` and
     ``nan`` are not numerals: an error, or with ``lenient`` (to show a
     result, not to be read back) ``inf``, ``-inf``, ``nan``."""
     x = float(x)
@@ -544,7 +547,9 @@ def fmt_real(x: float, lenient: bool = False) -> str:
         if lenient:
             return repr(x)
         raise BadInput("number", f"{x} cannot be written in the surface syntax")
-    if x.is_integer() and x != 0 and abs(x) < 1e15:
+    if x == 0 and math.copysign(1.0, x) < 0:
+        return "-0.0"
+    if x.is_integer() and abs(x) < 1e15:
         return str(int(x))
     return repr(x)
 
@@ -597,13 +602,13 @@ def pretty_num(r: Num, ascii: bool = False, lenient: bool = False) -> str:
     if v is not None:
         return "[" + ", ".join(fmt_real(x, lenient) for x in v) + "]"
     if isinstance(r, NZ):
-        return "0"
+        return "zero"
 
     def go(u: Num) -> str:
         if isinstance(u, NR):
             return fmt_real(u.r, lenient)
         if isinstance(u, NZ):
-            return "0"
+            return "zero"
         items = [u.b]
         while isinstance(u.a, NP):
             u = u.a
@@ -666,7 +671,7 @@ class _Printer:
             case Real(r):
                 return fmt_real(r, self.lenient)
             case Zero():
-                return "0"
+                return "zero"
             case NDual(r):
                 return pretty_num(r, self.ascii, self.lenient) + "*"
             case Pair():

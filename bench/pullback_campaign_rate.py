@@ -1,0 +1,130 @@
+"""How fast ``revhandlers pullback fuzz`` cross-checks queries, against
+the drawing of the queries alone and the extracted evaluators alone on the
+same queries, measured in the same run.
+
+    python3 bench/pullback_campaign_rate.py [--n 1000] [--seed 0]
+
+Rows (queries/s, wall; and CPU milliseconds per query, this process and
+its pullback-eval children):
+
+* ``evaluators only``: the baseline.  The campaign's queries of the seed,
+  drawn and printed beforehand (not timed); their ``(run Q)`` and
+  ``(cps Q)`` requests to one ``pullback-eval --serve``, one round trip
+  each, answers not read.  A campaign that sends these requests one at a
+  time cannot be faster on one core.
+* ``drawing only``: the same ``n`` queries drawn by the campaign's
+  Hypothesis strategy (``campaign.cases``) through the campaign's loop
+  (``harness.run_campaign``), each only printed: what the generation
+  costs.
+* ``drawing only, direct``: the same through :mod:`.direct` (gen.py's
+  strategies drawn from ``random.Random``, ``campaign.direct_cases``).
+* ``campaign, 1 job``: ``campaign.campaign(n, seed, allow_stuck=True)``,
+  everything included: drawing (through Hypothesis, which shrinks a
+  divergence), both checkers, the normaliser, the machine, the
+  classification of stuck runs (``(last Q)``), the reference and the
+  comparisons.
+* ``campaign, 1 job, direct``: the same with ``direct=True``, as
+  ``revhandlers pullback fuzz`` runs by default.
+
+``x eval`` is each rate over the baseline's.  On a machine other jobs load,
+wall rates fall with the share of the CPUs this run gets; the CPU times do
+not (``uptime`` is printed first)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "pytools"))
+
+from revhandlers.harness import run_campaign  # noqa: E402
+from revhandlers.pullback import campaign as C  # noqa: E402
+from revhandlers.pullback.engine import PullbackEvaluator  # noqa: E402
+from revhandlers.pullback.sexp import to_sexp  # noqa: E402
+
+
+def _cpu() -> tuple[float, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def _timed(fn):
+    c0, k0 = _cpu()
+    t0 = time.perf_counter()
+    out = fn()
+    wall = time.perf_counter() - t0
+    c1, k1 = _cpu()
+    return out, wall, c1 - c0, k1 - k0
+
+
+def drawing(n: int, seed: int) -> list[str]:
+    texts: list[str] = []
+
+    def keep(case) -> str:
+        texts.append(to_sexp(C.term_of(case)))
+        return "drawn"
+
+    run_campaign(C.cases(), keep, n, seed)
+    return texts
+
+
+def drawing_direct(n: int, seed: int) -> list[str]:
+    from revhandlers.pullback.direct import draw_case
+    strategy = C.direct_cases()
+    return [to_sexp(C.term_of(draw_case(strategy, seed, i))) for i in range(n)]
+
+
+def evaluators_only(texts: list[str]) -> None:
+    ev = PullbackEvaluator(timeout=C.TIMEOUT, fuel=C.FUEL)
+    try:
+        for t in texts:
+            ev._ask("run", t)
+            ev._ask("cps", t)
+    finally:
+        ev.close()          # its CPU time is counted once it has ended
+
+
+def campaign_one_job(n: int, seed: int, direct: bool = False):
+    return C.campaign(n, seed, allow_stuck=True, direct=direct)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    print("load:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(f"{os.cpu_count()} CPUs; n = {args.n}, seed {args.seed}")
+    rows = []
+    texts, w, c, k = _timed(lambda: drawing(args.n, args.seed))
+    draw_row = ("drawing only (Hypothesis)", w, c, k)
+    _, w, c, k = _timed(lambda: evaluators_only(texts))
+    base = args.n / w
+    rows.append(("evaluators only (baseline)", w, c, k))
+    rows.append(draw_row)
+    _, w, c, k = _timed(lambda: drawing_direct(args.n, args.seed))
+    rows.append(("drawing only, direct", w, c, k))
+    for direct in (False, True):
+        report, w, c, k = _timed(lambda: campaign_one_job(args.n, args.seed, direct))
+        if report.divergence:
+            raise SystemExit(f"divergence: {report.divergence}")
+        rows.append(("campaign, 1 job" + (", direct" if direct else ""), w, c, k))
+    print(f"{'':30s} {'queries':>8s} {'wall s':>8s} {'queries/s':>10s} {'x eval':>7s} "
+          f"{'CPU ms/query (py + pullback-eval)':>34s}")
+    for name, w, c, k in rows:
+        print(f"{name:30s} {args.n:8d} {w:8.2f} {args.n / w:10.1f} {args.n / w / base:7.3f} "
+              f"{c * 1e3 / args.n:15.3f} + {k * 1e3 / args.n:.3f}")
+    stuck = sum(v for o, v in report.outcomes.items() if o.startswith(("stuck", "excluded")))
+    print(f"campaign: {report.programs} queries, {stuck} stuck (excluded or not)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
