@@ -60,6 +60,9 @@ import numpy as np
 from ..errors import BadInput, RevHandlersError
 from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
 from ..harness import write_corpus as _write_corpus
+from ..interrupt import Interrupted
+from ..journal import add_options as add_journal_options
+from ..journal import open_for as open_journal
 from . import reference
 from .engine import PullbackEvaluator
 from .sexp import read_term_or_request, to_sexp
@@ -354,13 +357,18 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
                               lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine),
                               n, seed,
                               save=(lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None,
-                              progress=progress)
+                              progress=progress, coverage=lambda: _coverage(steps, rules))
     finally:
         if own:
             evaluator.close()
     report.coverage.update(steps)
     report.coverage.update({f"rule {name}": c for name, c in rules.items()})
     return report
+
+
+def _coverage(steps: Counter, rules: Counter) -> Counter:
+    """The counters a campaign adds to its report's coverage, as they stand."""
+    return steps + Counter({f"rule {name}": c for name, c in rules.items()})
 
 
 def _job(args):
@@ -393,11 +401,16 @@ def rule_holes(coverage: Counter) -> list[str]:
 def cmd_fuzz(args, out) -> int:
     from ..fuzz import require_extra
     require_extra(COMMAND, "hypothesis")     # before anything starts: one line, exit code 2
+    journal = open_journal(args, COMMAND, {k: getattr(args, k) for k in (
+        "n", "seed", "jobs", "budget", "timeout", "fuel", "allow_checker_gap", "no_machine")})
+    stopped = None
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap,
                             not args.no_machine),
-                           "pullback fuzz")
+                           "pullback fuzz", journal=journal)
+    except Interrupted as e:             # the summary of what was checked, then the interrupt
+        reports, stopped = e.reports, e
     except RevHandlersError as e:
         return could_not_run("pullback fuzz", e)
     reproduce = (f"{COMMAND} --n {args.n} --budget {args.budget} --fuel {args.fuel}"
@@ -406,9 +419,12 @@ def cmd_fuzz(args, out) -> int:
     code = summarize(reports, args.seed, args.jobs, out, reproduce, unit="queries")
     coverage = sum((r.coverage for r in reports), Counter())
     print(steps_table(coverage), file=out)
+    if not args.no_machine:
+        print(rule_table(coverage), file=out)
+    if stopped is not None:
+        raise stopped
     if args.no_machine:
         return code
-    print(rule_table(coverage), file=out)
     holes = rule_holes(coverage)
     if code == 0 and holes and not args.allow_holes:
         print("COVERAGE HOLES: " + ", ".join(holes), file=out)
@@ -433,4 +449,5 @@ def register(sub) -> None:
     t.add_argument("--no-machine", action="store_true",
                    help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
+    add_journal_options(t)
     t.set_defaults(func=cmd_fuzz)
