@@ -119,6 +119,8 @@ def deferred():
         yield
     finally:
         _state["deferred"] -= 1
+    if _state["deferred"] == 0:
+        check()                             # a signal held back and not polled: raised now
 
 
 def keep(what: str | None) -> None:
@@ -175,7 +177,6 @@ def write_atomic(path: str | os.PathLike, write) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-    check()
 
 
 def write_npz_atomic(path: str | os.PathLike, arrays: dict, meta: dict | None = None) -> None:
