@@ -55,7 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers import sexp, surface  # noqa: E402
+from revhandlers import interrupt, sexp, surface  # noqa: E402
 from revhandlers.errors import BAD_INPUT_KINDS, RUNTIME_KINDS, RevHandlersError  # noqa: E402
 from revhandlers.paths import rh_eval_path  # noqa: E402
 
@@ -293,7 +293,9 @@ class Server:
 
     def _start(self):
         self.proc = subprocess.Popen([str(rh_eval_path()), "--serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
+                                     **interrupt.POPEN_OPTIONS)
+        interrupt.track(self.proc)
         self.buf = b""
 
     def _reset(self) -> str:
@@ -527,7 +529,9 @@ def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> 
     begun = time.monotonic()
     done = 0
     reached = start
+    stopped = None
     try:
+      try:  # noqa: E111 - (an interrupt: the counts of the inputs done, as with --max-seconds)
         for b0 in range(start, stop, args.batch):
             if deadline is not None and time.monotonic() > deadline:
                 break
@@ -565,10 +569,14 @@ def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> 
                     print(f"... job {job}: {done} inputs, {len(failures)} failures, "
                           f"{time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
             reached = batch[-1]["i"] + 1
+      except interrupt.Interrupted as e:  # noqa: E111
+        stopped = e.signum
+        reached = start + done
     finally:
         server.close()
     return {"counts": counts, "failures": failures, "agreement": agreement, "disagreements": disagreements,
-            "examples": examples, "done": done, "start": start, "reached": reached, "stop": stop}
+            "examples": examples, "done": done, "start": start, "reached": reached, "stop": stop,
+            "interrupted": stopped}
 
 
 def _job(queue, job_args):
@@ -593,7 +601,13 @@ def run_jobs(ranges) -> list[dict]:
     results: list[dict] = []
     while len(results) < len(procs):
         try:
-            results.append(q.get(timeout=5))
+            try:
+                results.append(q.get(timeout=5))
+            except interrupt.Interrupted:     # the jobs stop too (SIGTERM) and send what they reached
+                for p in procs:
+                    if p.exitcode is None:
+                        p.terminate()
+                continue
         except queues.Empty:
             if all(p.exitcode is not None for p in procs):
                 try:
@@ -610,6 +624,19 @@ def run_jobs(ranges) -> list[dict]:
 
 
 def main(argv=None) -> int:
+    """The campaign; SIGINT or SIGTERM stops it with the counts of the
+    inputs reached (the summary, then one line on stderr; exit code 130 or
+    143)."""
+    with interrupt.handled():
+        try:
+            return _main(argv)
+        except interrupt.Interrupted as e:   # before the campaign started, or while summing up
+            interrupt.end_children()
+            print(interrupt.message(e, "input-fuzz"), file=sys.stderr)
+            return e.exit_code
+
+
+def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=10_000, help="number of inputs (default 10000)")
     ap.add_argument("--seed", type=int, default=0)
@@ -636,6 +663,8 @@ def main(argv=None) -> int:
     jobs = min(args.jobs, args.n)
     cuts = [args.start + args.n * j // jobs for j in range(jobs + 1)]
     ranges = [(args, cuts[j], cuts[j + 1], j, deadline) for j in range(jobs)]
+    print(f"input-fuzz: seed {args.seed}, inputs {args.start} to {stop - 1}, {jobs} job{'s' if jobs > 1 else ''}",
+          file=sys.stderr, flush=True)
     results = [run_range(*ranges[0])] if jobs == 1 else run_jobs(ranges)
     seconds = time.monotonic() - begun
     counts = {t: Counter() for t in TARGETS}
@@ -649,7 +678,9 @@ def main(argv=None) -> int:
         for k, v in r["examples"].items():
             examples.setdefault(k, v)
     done = sum(r["done"] for r in results)
-    stopped = f", stopped by --max-seconds {args.max_seconds:g}" if done < args.n else ""
+    interrupted = next((interrupt.SIGNALS.get(r["interrupted"]) for r in results if r.get("interrupted")), None)
+    stopped = (f", stopped by {interrupted}" if interrupted
+               else f", stopped by --max-seconds {args.max_seconds:g}" if done < args.n else "")
     print(f"inputs: {done} of {args.n} (seed {args.seed}, indices {args.start} to {stop - 1}, {jobs} job"
           f"{'s' if jobs > 1 else ''}) in {seconds:.0f} s ({done / max(seconds, 1e-9):.1f} inputs/s){stopped}")
     if done < args.n:
@@ -668,6 +699,13 @@ def main(argv=None) -> int:
         print(f"  input {i} ({target}): {outcome[:400]}")
         print(f"    {text[:300]!r}")
         print(f"    replay: {replay(args, i)}")
+    signums = [r["interrupted"] for r in results if r.get("interrupted")]
+    if signums:
+        sys.stdout.flush()
+        e = interrupt.Interrupted(signums[0], f"the counts above are those of the {done} inputs reached; "
+                                              "continue with --start at the indices not reached")
+        print(interrupt.message(e, "input-fuzz"), file=sys.stderr)
+        return e.exit_code
     return 1 if failures else 0
 
 
