@@ -154,6 +154,8 @@ def _init_worker(done) -> None:
     import signal
     global _DONE
     _DONE = done
+    from . import interrupt
+    interrupt.reset()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _quiet_exit)
 

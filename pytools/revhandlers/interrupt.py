@@ -2,7 +2,7 @@
 (``docs/interrupts.md``).
 
 :func:`install` makes the two signals raise :class:`Interrupted` (a
-``BaseException``, so no ``except Exception`` of a check swallows it); the
+``KeyboardInterrupt``, so no ``except Exception`` of a check swallows it); the
 command line (``cli.main``) turns it into one line on stderr, saying what
 was kept (:func:`keep`), and the exit code 128 + the signal's number (130
 for SIGINT, 143 for SIGTERM).
@@ -37,8 +37,11 @@ SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
 POPEN_OPTIONS = {"start_new_session": True}
 
 
-class Interrupted(BaseException):
-    """A SIGINT or SIGTERM arrived; ``exit_code`` is 128 + its number."""
+class Interrupted(KeyboardInterrupt):
+    """A SIGINT or SIGTERM arrived; ``exit_code`` is 128 + its number.  A
+    ``KeyboardInterrupt`` (so not an ``Exception``): no ``except
+    Exception`` of a check swallows it, and Hypothesis passes it on as it
+    is instead of taking it for a failure of the case."""
 
     def __init__(self, signum: int, kept: str | None = None):
         super().__init__(f"interrupted by {SIGNALS.get(signum, signum)}")
@@ -90,6 +93,12 @@ def handled():
         _state.update(deferred=0, pending=None, stopping=False, kept=None)
 
 
+def reset() -> None:
+    """In a forked child process: nothing held back, nothing stopping (the
+    parent may have forked it inside :func:`deferred`)."""
+    _state.update(deferred=0, pending=None, stopping=False)
+
+
 def stopping() -> bool:
     """Whether an interrupt is being handled (processes are then killed,
     not waited for)."""
@@ -99,6 +108,13 @@ def stopping() -> bool:
 def pending() -> int | None:
     """The signal :func:`deferred` holds back, if any."""
     return _state["pending"]
+
+
+def take() -> int | None:
+    """The signal :func:`deferred` holds back, if any, now dealt with by
+    the caller (not raised)."""
+    signum, _state["pending"] = _state["pending"], None
+    return signum
 
 
 def check() -> None:

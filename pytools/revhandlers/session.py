@@ -188,8 +188,19 @@ class Session:
             raise EvaluatorDied("the rh-eval process holding the session stopped (e.g. a timeout)",
                                 self._snapshot)
 
-    def _died(self, e: ProcessStopped) -> EvaluatorDied:
-        return EvaluatorDied(e.message, self._snapshot)
+    def _call(self, request, *args, **kwargs):
+        """A request about the session; a process that died (before it, the
+        request then going to a new process that does not hold the session,
+        or during it) is :class:`EvaluatorDied`."""
+        try:
+            return request(*args, **kwargs)
+        except ProcessStopped as e:
+            raise EvaluatorDied(e.message, self._snapshot) from None
+        except RevHandlersError:
+            if self._ev.generation != self._generation:
+                raise EvaluatorDied(f"the {self._ev.name} process holding the session stopped between two "
+                                    "requests", self._snapshot) from None
+            raise
 
     def _values(self, values: dict | None, what: str) -> dict[str, np.ndarray]:
         """``values`` checked against the declared locations: flat float arrays."""
@@ -239,11 +250,8 @@ class Session:
             return SessionResult(res.value if value else None, {k: res.heap[k].copy() for k in names}, None,
                                  seconds)
         sets = {**self._pending, **values}
-        try:
-            v, got, steps, seconds = self._ev.session_exec(self.name, sets, names, fuel,
-                                                           value="f64" if value else "none")
-        except ProcessStopped as e:
-            raise self._died(e) from None
+        v, got, steps, seconds = self._call(self._ev.session_exec, self.name, sets, names, fuel,
+                                            value="f64" if value else "none")
         self._pending = {}
         return SessionResult(v, {k: got[k] for k in names}, steps, seconds)
 
@@ -252,10 +260,7 @@ class Session:
         self._check_open()
         if self.engine == "reference":
             return {k: v.copy() for k, v in self._heap.items()}
-        try:
-            heap = self._ev.session_heap(self.name)
-        except ProcessStopped as e:
-            raise self._died(e) from None
+        heap = self._call(self._ev.session_heap, self.name)
         heap.update({k: v.copy() for k, v in self._pending.items()})
         return {d.name: heap[d.name] for d in self.program.locs}
 
