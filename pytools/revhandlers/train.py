@@ -470,7 +470,7 @@ def cmd_train(args, out) -> int:
     if resume is not None:
         print(f"resuming from {args.resume}: {resume.describe(args.epochs, -1).replace(' of -1', '')}", file=out)
     from . import interrupt
-    interrupt.keep("no checkpoint yet (the first is written after the first epoch)")
+    interrupt.keep("no checkpoint yet (training had not begun)")
     hist, trained = train(prog, epochs=args.epochs, lr=args.lr, seed=args.seed, engine=args.engine,
                           train_size=args.train_size, init=init, checkpoint=ckpt,
                           checkpoint_every=args.checkpoint_every or 0, resume=resume)
