@@ -292,10 +292,11 @@ class Server:
         self.proc = None
 
     def _start(self):
-        self.proc = subprocess.Popen([str(rh_eval_path()), "--serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
-                                     **interrupt.POPEN_OPTIONS)
-        interrupt.track(self.proc)
+        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
+            self.proc = subprocess.Popen([str(rh_eval_path()), "--serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
+                                         **interrupt.POPEN_OPTIONS)
+            interrupt.track(self.proc)
         self.buf = b""
 
     def _reset(self) -> str:

@@ -249,3 +249,24 @@ def test_session_snapshot_restore_and_a_dead_evaluator(tmp_path):
         assert r.heap()["lr"][0] == 0.5
         with pytest.raises(BadInput, match="another program"):
             Session(rh.load(MLP, params={"hidden": 2}), engine="reference").restore(snap)
+
+
+# ---------------------------------------------------------- run, check, trace
+
+@pytest.mark.parametrize("command, sig", [("run", signal.SIGINT), ("check", signal.SIGTERM), ("trace", signal.SIGINT)])
+def test_run_check_trace_stop_cleanly_and_end_the_evaluator(tmp_path, command, sig):
+    """An evaluator that never answers (a stand-in for a long run): the
+    signal ends the command and the evaluator process."""
+    stub = tmp_path / "rh-eval"
+    stub.write_text(f"#!/bin/sh\necho $$ > {tmp_path}/pid\necho stand-in ready >&2\nexec sleep 300\n")
+    stub.chmod(0o755)
+    env = {**ENV, "RH_EVAL": str(stub)}
+    p = subprocess.Popen(RH + [command, MLP], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    err = [p.stderr.readline()]
+    assert "stand-in ready" in err[0], err
+    p.send_signal(sig)
+    _, rest = p.communicate(timeout=60)
+    last = clean_stop(p.returncode, "".join(err) + rest, sig)
+    assert "nothing to keep" in last
+    pid = int((tmp_path / "pid").read_text())
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]

@@ -423,12 +423,13 @@ class Pipe:
     def _start(self) -> None:
         if not os.path.exists(self.args[0]):
             raise EvaluatorNotBuilt(self.args[0])
-        try:
-            self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         **interrupt.POPEN_OPTIONS)
-        except OSError as e:
-            raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
-        interrupt.track(self.proc)
+        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
+            try:
+                self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             **interrupt.POPEN_OPTIONS)
+            except OSError as e:
+                raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
+            interrupt.track(self.proc)
         self.buf = b""
 
     @staticmethod

@@ -54,11 +54,13 @@ class ServeProcess:
         if not os.path.exists(self.path):
             raise EvaluatorNotBuilt(self.path)
         args = [self.path, "--serve", *self.flags]
-        try:
-            proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **interrupt.POPEN_OPTIONS)
-        except OSError as e:
-            raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
-        interrupt.track(proc)
+        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
+            try:
+                proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        **interrupt.POPEN_OPTIONS)
+            except OSError as e:
+                raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
+            interrupt.track(proc)
         return proc
 
     def _stopped(self, what: str) -> ProcessStopped:
