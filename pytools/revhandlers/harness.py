@@ -111,9 +111,13 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
         try:
             outcome = check(case)
         except Divergence as e:
+            if not shrinking:
+                flush()                             # the cases before it, journaled before the shrinking
             last["case"], last["msg"] = case, str(e)
             raise
         except Exception as e:      # a crash of the check or of an engine: shrunk and reported like a divergence
+            if not shrinking:
+                flush()
             last["case"], last["msg"] = case, f"crash: {type(e).__name__}: {e}"[:2000]
             raise Divergence(last["msg"]) from e
         if shrinking:
