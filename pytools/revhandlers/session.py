@@ -10,6 +10,8 @@ is carried from one run to the next.
         r.value, r.read["output"], r.steps, r.seconds
         s.heap()                                           # every location
         s.save_npz("trained.npz")
+        snap = s.snapshot("w.npz")                         # kept; restore() puts it back, also after
+        s.restore(snap)                                    # EvaluatorDied (the process killed): docs/interrupts.md
 
 Semantics, the same on both engines:
 
