@@ -30,8 +30,19 @@ exception Out_of_time_embedded
    bound, at the end of every major GC cycle (a GC alarm). *)
 let deadline = ref infinity
 
-let timer = lazy (ignore (Gc.create_alarm (fun () ->
-    if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time_embedded))))
+let check_deadline () =
+  if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time_embedded)
+
+let timer = lazy (ignore (Gc.create_alarm check_deadline))
+
+(* A run may end before a major cycle does (a large heap from earlier
+   requests makes cycles long): the deadline is also checked on sampled
+   allocations (Gc.Memprof, about one per 80 KB allocated), whose
+   callbacks may raise at the allocation. *)
+let sampler =
+  { Gc.Memprof.null_tracker with
+    alloc_minor = (fun _ -> check_deadline (); None);
+    alloc_major = (fun _ -> check_deadline (); None) }
 
 let limited f =
   let timed = !time_limit > 0.0 and bounded = !memory_limit > 0 in
@@ -41,8 +52,9 @@ let limited f =
     Lazy.force timer;
     if bounded && heap_over 2 then Gc.compact ();
     if timed then deadline := Unix.gettimeofday () +. !time_limit;
+    if timed then Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler;
     armed := bounded;
-    let stop () = armed := false; deadline := infinity in
+    let stop () = armed := false; deadline := infinity; if timed then Gc.Memprof.stop () in
     match f () with
     | v -> stop (); v
     | exception Out_of_time_embedded ->

@@ -55,7 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers import sexp, surface  # noqa: E402
+from revhandlers import interrupt, sexp, surface  # noqa: E402
 from revhandlers.errors import BAD_INPUT_KINDS, RUNTIME_KINDS, RevHandlersError  # noqa: E402
 from revhandlers.paths import rh_eval_path  # noqa: E402
 
@@ -292,8 +292,11 @@ class Server:
         self.proc = None
 
     def _start(self):
-        self.proc = subprocess.Popen([str(rh_eval_path()), "--serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory)
+        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
+            self.proc = subprocess.Popen([str(rh_eval_path()), "--serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
+                                         **interrupt.POPEN_OPTIONS)
+            interrupt.track(self.proc)
         self.buf = b""
 
     def _reset(self) -> str:
@@ -527,54 +530,68 @@ def run_range(args, start: int, stop: int, job: int, deadline: float | None) -> 
     begun = time.monotonic()
     done = 0
     reached = start
+    stopped = None
     try:
-        for b0 in range(start, stop, args.batch):
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            batch = [make_input(_SEEDS, args.seed, i) for i in range(b0, min(stop, b0 + args.batch))]
-            for x in batch:
-                x["outcomes"]["surface" if x["surface"] else "python-reader"] = \
-                    (surface_parser if x["surface"] else python_reader)(x["text"])
-            served = [x for x in batch if x["form"] is not None]
-            for x, answer in zip(served, server.ask_many([request_line(x["text"], x["form"]) for x in served])):
-                x["outcomes"]["rh-eval-serve"] = answer
-            for x in batch:
-                i, text, outcomes = x["i"], x["text"], x["outcomes"]
-                if x["form"] == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values()) \
-                        and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8"):
-                    # (check P), for P one S-expression of UTF-8 text: the two readers
-                    # and checkers, class for class (information, not a failure)
-                    pair = (outcomes["python-reader"], outcomes["rh-eval-serve"])
-                    agreement["same class" if pair[0] == pair[1] else "different classes"] += 1
-                    if pair[0] != pair[1]:
-                        disagreements[pair] += 1
-                        examples.setdefault(pair, text[:300])
-                if not x["surface"] and i % args.oneshot_every == 0:
-                    outcomes["rh-eval-oneshot"] = oneshot(text, via_file=x["via_file"], timeout=args.timeout)
-                if i % args.cli_every == 0:
-                    outcomes["cli"] = cli(text, x["cli"], x["surface"], args.timeout)
-                for target, outcome in outcomes.items():
-                    cls = "FAIL" if outcome.startswith("FAIL") else outcome
-                    counts[target][cls] += 1
-                    if cls == "FAIL":
-                        failures.append((i, target, outcome, text))
-                        print(f"FAILURE at input {i} of seed {args.seed} ({target}): {outcome[:300]}\n"
-                              f"    {text[:300]!r}\n    replay: {replay(args, i)}", file=sys.stderr, flush=True)
-                done += 1
-                if done % 10_000 == 0:
-                    print(f"... job {job}: {done} inputs, {len(failures)} failures, "
-                          f"{time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
-            reached = batch[-1]["i"] + 1
+        try:  # an interrupt: the counts of the inputs done, as with --max-seconds
+            print(f"input-fuzz: job {job} begins at input {start}", file=sys.stderr, flush=True)
+            for b0 in range(start, stop, args.batch):
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                batch = [make_input(_SEEDS, args.seed, i) for i in range(b0, min(stop, b0 + args.batch))]
+                for x in batch:
+                    x["outcomes"]["surface" if x["surface"] else "python-reader"] = \
+                        (surface_parser if x["surface"] else python_reader)(x["text"])
+                served = [x for x in batch if x["form"] is not None]
+                for x, answer in zip(served, server.ask_many([request_line(x["text"], x["form"]) for x in served])):
+                    x["outcomes"]["rh-eval-serve"] = answer
+                for x in batch:
+                    i, text, outcomes = x["i"], x["text"], x["outcomes"]
+                    if x["form"] == 1 and not any(o.startswith(("FAIL", "skipped")) for o in outcomes.values()) \
+                            and outcomes["python-reader"] not in ("bad-input:parse", "bad-input:not-utf8"):
+                        # (check P), for P one S-expression of UTF-8 text: the two readers
+                        # and checkers, class for class (information, not a failure)
+                        pair = (outcomes["python-reader"], outcomes["rh-eval-serve"])
+                        agreement["same class" if pair[0] == pair[1] else "different classes"] += 1
+                        if pair[0] != pair[1]:
+                            disagreements[pair] += 1
+                            examples.setdefault(pair, text[:300])
+                    if not x["surface"] and i % args.oneshot_every == 0:
+                        outcomes["rh-eval-oneshot"] = oneshot(text, via_file=x["via_file"], timeout=args.timeout)
+                    if i % args.cli_every == 0:
+                        outcomes["cli"] = cli(text, x["cli"], x["surface"], args.timeout)
+                    for target, outcome in outcomes.items():
+                        cls = "FAIL" if outcome.startswith("FAIL") else outcome
+                        counts[target][cls] += 1
+                        if cls == "FAIL":
+                            failures.append((i, target, outcome, text))
+                            print(f"FAILURE at input {i} of seed {args.seed} ({target}): {outcome[:300]}\n"
+                                  f"    {text[:300]!r}\n    replay: {replay(args, i)}", file=sys.stderr, flush=True)
+                    done += 1
+                    if done % 10_000 == 0:
+                        print(f"... job {job}: {done} inputs, {len(failures)} failures, "
+                              f"{time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
+                reached = batch[-1]["i"] + 1
+        except interrupt.Interrupted as e:
+            stopped = e.signum
+            reached = start + done
     finally:
         server.close()
     return {"counts": counts, "failures": failures, "agreement": agreement, "disagreements": disagreements,
-            "examples": examples, "done": done, "start": start, "reached": reached, "stop": stop}
+            "examples": examples, "done": done, "start": start, "reached": reached, "stop": stop,
+            "interrupted": stopped}
 
 
 def _job(queue, job_args):
-    """One job of ``--jobs``, in a forked process: its results on ``queue``."""
+    """One job of ``--jobs``, in a forked process: its results on ``queue``
+    (interrupted before it began: none, and the signal)."""
+    interrupt.reset()
     try:
         queue.put(run_range(*job_args))
+    except interrupt.Interrupted as e:
+        args, start, stop = job_args[:3]
+        queue.put({"counts": {t: Counter() for t in TARGETS}, "failures": [], "agreement": Counter(),
+                   "disagreements": Counter(), "examples": {}, "done": 0, "start": start, "reached": start,
+                   "stop": stop, "interrupted": e.signum})
     except BaseException:  # noqa: BLE001 - reported by the parent
         import traceback
         queue.put({"job": job_args[3], "error": traceback.format_exc()})
@@ -582,27 +599,40 @@ def _job(queue, job_args):
 
 def run_jobs(ranges) -> list[dict]:
     """The ranges in parallel, one forked process each (nothing pickled but
-    the results); a job that dies without results is an error."""
+    the results); a job that dies without results is an error.  A signal
+    meanwhile is passed on to the jobs (SIGTERM), which send the results
+    of the inputs they reached."""
     import multiprocessing
     import queue as queues
     ctx = multiprocessing.get_context("fork")
     q = ctx.Queue()
-    procs = [ctx.Process(target=_job, args=(q, r), daemon=True) for r in ranges]
-    for p in procs:
-        p.start()
     results: list[dict] = []
-    while len(results) < len(procs):
-        try:
-            results.append(q.get(timeout=5))
-        except queues.Empty:
-            if all(p.exitcode is not None for p in procs):
-                try:
-                    results.append(q.get(timeout=5))
-                except queues.Empty:
+    with interrupt.deferred():       # polled below: the jobs are ended once, their results still collected
+        procs = [ctx.Process(target=_job, args=(q, r), daemon=True) for r in ranges]
+        for p in procs:
+            p.start()
+        ended = False
+        waited = 0.0
+        while len(results) < len(procs):
+            if interrupt.pending() is not None and not ended:
+                for p in procs:
+                    if p.exitcode is None:
+                        p.terminate()
+                ended = True
+            try:
+                results.append(q.get(timeout=0.2))
+                waited = 0.0
+            except queues.Empty:
+                waited += 0.2
+                if all(p.exitcode is not None for p in procs) and waited > 5:
                     raise SystemExit(f"a job ended without its results (exit codes "
                                      f"{[p.exitcode for p in procs]})") from None
-    for p in procs:
-        p.join()
+        for p in procs:
+            p.join()
+        signum = interrupt.take()     # passed on to the jobs: their results say they were interrupted
+    if signum is not None:
+        for r in results:
+            r["interrupted"] = signum
     for r in results:
         if "error" in r:
             raise SystemExit(f"job {r['job']} failed:\n{r['error']}")
@@ -610,6 +640,19 @@ def run_jobs(ranges) -> list[dict]:
 
 
 def main(argv=None) -> int:
+    """The campaign; SIGINT or SIGTERM stops it with the counts of the
+    inputs reached (the summary, then one line on stderr; exit code 130 or
+    143)."""
+    with interrupt.handled():
+        try:
+            return _main(argv)
+        except interrupt.Interrupted as e:   # before the campaign started, or while summing up
+            interrupt.end_children()
+            print(interrupt.message(e, "input-fuzz"), file=sys.stderr)
+            return e.exit_code
+
+
+def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=10_000, help="number of inputs (default 10000)")
     ap.add_argument("--seed", type=int, default=0)
@@ -649,7 +692,9 @@ def main(argv=None) -> int:
         for k, v in r["examples"].items():
             examples.setdefault(k, v)
     done = sum(r["done"] for r in results)
-    stopped = f", stopped by --max-seconds {args.max_seconds:g}" if done < args.n else ""
+    interrupted = next((interrupt.SIGNALS.get(r["interrupted"]) for r in results if r.get("interrupted")), None)
+    stopped = (f", stopped by {interrupted}" if interrupted
+               else f", stopped by --max-seconds {args.max_seconds:g}" if done < args.n else "")
     print(f"inputs: {done} of {args.n} (seed {args.seed}, indices {args.start} to {stop - 1}, {jobs} job"
           f"{'s' if jobs > 1 else ''}) in {seconds:.0f} s ({done / max(seconds, 1e-9):.1f} inputs/s){stopped}")
     if done < args.n:
@@ -668,6 +713,13 @@ def main(argv=None) -> int:
         print(f"  input {i} ({target}): {outcome[:400]}")
         print(f"    {text[:300]!r}")
         print(f"    replay: {replay(args, i)}")
+    signums = [r["interrupted"] for r in results if r.get("interrupted")]
+    if signums:
+        sys.stdout.flush()
+        e = interrupt.Interrupted(signums[0], f"the counts above are those of the {done} inputs reached; "
+                                              "continue with --start at the indices not reached")
+        print(interrupt.message(e, "input-fuzz"), file=sys.stderr)
+        return e.exit_code
     return 1 if failures else 0
 
 

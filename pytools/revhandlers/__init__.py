@@ -30,12 +30,12 @@ from .ast import Program
 from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
 from .nesting import deep
 from .sexp import Result
-from .session import Session, SessionResult
+from .session import EvaluatorDied, Session, SessionResult, Snapshot
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "parse", "check", "run", "trace", "Session", "SessionResult", "Program", "Result", "RevHandlersError",
-           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__"]
+           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__", "EvaluatorDied", "Snapshot"]
 
 ENGINES = ("verified", "reference")
 

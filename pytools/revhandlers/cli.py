@@ -443,6 +443,19 @@ def _describe_error(e: RevHandlersError, args) -> str:
 
 
 def main(argv: list[str] | None = None, out=None) -> int:
+    """Run a command; SIGINT and SIGTERM end it with one line saying what
+    was kept and exit code 130 or 143 (:mod:`revhandlers.interrupt`)."""
+    from . import interrupt
+    with interrupt.handled():
+        try:
+            return _main(argv, out)
+        except interrupt.Interrupted as e:
+            interrupt.end_children()
+            print(interrupt.message(e), file=sys.stderr)
+            return e.exit_code
+
+
+def _main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     parser = build_parser()
     try:

@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import reference
+from . import interrupt, reference
 from . import autodiff as ad
 from .ast import App, Program, Rd
 from .errors import BadInput, RevHandlersError, RuntimeFailure
@@ -423,10 +423,13 @@ class Pipe:
     def _start(self) -> None:
         if not os.path.exists(self.args[0]):
             raise EvaluatorNotBuilt(self.args[0])
-        try:
-            self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError as e:
-            raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
+        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
+            try:
+                self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             **interrupt.POPEN_OPTIONS)
+            except OSError as e:
+                raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
+            interrupt.track(self.proc)
         self.buf = b""
 
     @staticmethod
@@ -492,7 +495,7 @@ class Pipe:
             self.proc = None
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None and not interrupt.stopping():
             try:
                 self.proc.stdin.close()
                 self.proc.wait(timeout=10)
@@ -596,28 +599,54 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     batch of ``k`` programs."""
     from .gen import seeded_program
 
-    model = Pipe(MODEL_FLAGS, timeout)
-    fast = Pipe((), timeout)
+    from .harness import journal_for
+
     RD_CHECKS.clear()
     COVERAGE.clear()
     report = Report()
+    # with a journal (--journal, --resume): each batch's verdicts and counts
+    # are written to it; the programs it holds are not checked again
+    journal = journal_for(seed)
+    job = journal.job(seed) if journal is not None else None
+    if job is not None and (job.divergence is not None or job.done >= n):
+        return job.report()
+    first, prior = (job.done, job.seconds) if job is not None else (0, 0.0)
+    if job is not None:
+        report.programs = job.done
+        report.skipped = sum(v.startswith("skipped") for v in job.verdicts)
+        report.outcomes.update(Counter(job.verdicts))
+        RD_CHECKS.update(job.outcomes)
+        COVERAGE.update(job.coverage)
+    model = Pipe(MODEL_FLAGS, timeout)
+    fast = Pipe((), timeout)
     start = time.time()
     try:
-        for b0 in range(0, n, batch):
+        for b0 in range(first, n, batch):
             idx = range(b0, min(n, b0 + batch))
+            began, counts = time.time(), (RD_CHECKS.copy(), COVERAGE.copy())
             progs = [seeded_program(seed, i, max_size) for i in idx]
             results = check_batch(progs, model, fast, check_rd)
+            verdicts = []
             for i, (outcome, msg) in zip(idx, results):
                 if msg is not None:
+                    if journal is not None:
+                        journal.add(seed, b0, verdicts, RD_CHECKS - counts[0], COVERAGE - counts[1],
+                                    time.time() - began)
+                        verdicts = None
                     prog, msg = shrink(seed, i, max_size, model, fast, msg, check_rd)
                     report.divergence = f"program {i}: {msg}"
                     if corpus is not None:
                         report.corpus_file = str(write_corpus(prog, corpus, seed, msg))
+                    if journal is not None:
+                        journal.diverged(seed, report.divergence, report.corpus_file)
                     break
                 report.programs += 1
                 report.outcomes[outcome] += 1
+                verdicts.append(outcome)
                 if outcome.startswith("skipped"):
                     report.skipped += 1
+            if journal is not None and verdicts is not None:
+                journal.add(seed, b0, verdicts, RD_CHECKS - counts[0], COVERAGE - counts[1], time.time() - began)
             if progress:
                 progress(report, len(results))
             if report.divergence:
@@ -625,7 +654,7 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     finally:
         model.close()
         fast.close()
-        report.seconds = time.time() - start
+        report.seconds = prior + time.time() - start
     report.outcomes.update(RD_CHECKS)
     report.coverage.update(COVERAGE)
     return report
@@ -657,15 +686,24 @@ def cmd_fuzz(args, out) -> int:
     # the package's test extra, as for the other campaigns (the program
     # strategies of revhandlers.gen for property tests are Hypothesis's)
     require_extra("revhandlers fuzz", "hypothesis")     # before anything starts: one line, exit code 2
+    from .interrupt import Interrupted
+    from .journal import open_for
+    journal = open_for(args, "revhandlers fuzz", {k: getattr(args, k) for k in ("n", "seed", "jobs", "max_size",
+                                                                                "timeout")})
+    stopped = None
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
-                           (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz")
+                           (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz", journal=journal)
+    except Interrupted as e:             # the summary of what was checked, then the interrupt
+        reports, stopped = e.reports, e
     except RevHandlersError as e:
         return could_not_run("fuzz", e)
     code = summarize(reports, args.seed, args.jobs, out,
                      f"revhandlers fuzz --n {args.n} --max-size {args.max_size}")
     coverage = sum((r.coverage for r in reports), Counter())
     print(coverage_table(coverage), file=out)
+    if stopped is not None:
+        raise stopped
     if code:
         return code
     holes = coverage_holes(coverage)
@@ -685,4 +723,6 @@ def register(sub) -> None:
                    help=f"seconds the verified evaluator may spend on one program before it is skipped (default {TIMEOUT:g})")
     t.add_argument("--corpus", default="tests/corpus", help="where shrunk divergences are written")
     t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
+    from .journal import add_options
+    add_options(t)
     t.set_defaults(func=cmd_fuzz)

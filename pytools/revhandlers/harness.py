@@ -52,38 +52,83 @@ def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str,
     return path
 
 
+#: cases per line of a campaign's journal (:mod:`revhandlers.journal`)
+JOURNAL_BATCH = 50
+
+
 def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | None = None,
-                 progress: Callable | None = None) -> Report:
+                 progress: Callable | None = None, coverage: Callable | None = None) -> Report:
     """Draw ``n`` cases from ``strategy`` reproducibly from ``seed`` and call
     ``check(case)`` on each: it returns the outcome's name (``"skipped…"``
     counts as skipped) or raises :class:`Divergence`.  The first divergence
     is shrunk; ``save(case, message)`` then returns the corpus file written.
     The caller adds its own counters to the report's ``outcomes`` and
-    ``coverage`` after the run."""
+    ``coverage`` after the run; ``coverage()``, when given, returns them
+    as they stand (in the report's names), for the journal.
+
+    With a journal (:func:`journal_for`), every :data:`JOURNAL_BATCH`
+    cases' verdicts and what they added to ``coverage()`` are written to
+    it (and the cases reached when interrupted); the cases the journal
+    already holds are drawn again (Hypothesis draws case ``k`` after the
+    ``k`` before it) but not checked, and the report starts from the
+    journal's counts.  ``programs`` counts the cases drawn, not the
+    shrinker's attempts."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    report = Report()
+    journal = journal_for(seed)
+    job = journal.job(seed) if journal is not None else None
+    if job is not None and (job.divergence is not None or job.done >= n):
+        return job.report()                       # finished before
+    report = job.report() if job is not None else Report()
+    prior = job.seconds if job is not None else 0.0
+    skip = job.done if job is not None else 0
     last: dict = {}
+    drawn = [0]
+    batch: list[str] = []
+    counted = [Counter(coverage()) if coverage else Counter(), time.time()]
     start = time.time()
+
+    def flush() -> None:
+        if journal is None or not batch:
+            return
+        now = Counter(coverage()) if coverage else Counter()
+        journal.add(seed, job.done, batch,
+                    coverage=now - counted[0], seconds=time.time() - counted[1])
+        batch.clear()
+        counted[0], counted[1] = now, time.time()
 
     @hseed(seed)
     @settings(max_examples=n, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
     @given(strategy)
     def one(case):
+        shrinking = "case" in last
+        if not shrinking:
+            drawn[0] += 1
+            if drawn[0] <= skip:
+                return                              # in the journal already
         try:
             outcome = check(case)
         except Divergence as e:
+            if not shrinking:
+                flush()                             # the cases before it, journaled before the shrinking
             last["case"], last["msg"] = case, str(e)
             raise
         except Exception as e:      # a crash of the check or of an engine: shrunk and reported like a divergence
+            if not shrinking:
+                flush()
             last["case"], last["msg"] = case, f"crash: {type(e).__name__}: {e}"[:2000]
             raise Divergence(last["msg"]) from e
+        if shrinking:
+            return
         report.programs += 1
         report.outcomes[outcome] += 1
         if outcome.startswith("skipped"):
             report.skipped += 1
+        batch.append(outcome)
+        if len(batch) >= JOURNAL_BATCH:
+            flush()
         if progress:
             progress(report)
 
@@ -93,18 +138,30 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
         report.divergence = last.get("msg")
         if save is not None and "case" in last:
             report.corpus_file = str(save(last["case"], report.divergence))
+        if journal is not None:
+            journal.diverged(seed, report.divergence, report.corpus_file)
     finally:
-        report.seconds = time.time() - start
+        if "case" not in last:
+            flush()                                 # the cases reached (also when interrupted)
+        report.seconds = prior + time.time() - start
     return report
 
 
 _DONE = None      # the cases checked, by every worker of ``--jobs``
+_JOURNAL = None   # the journal of the campaign run by run_jobs (inherited by its workers)
 _BAR = None       # the progress bar, when the campaign runs in this process
 
 
 def _init_worker(done) -> None:
+    """A worker of ``--jobs``: SIGINT is the parent's to handle (a Ctrl-C
+    reaches the whole process group); SIGTERM between jobs ends it."""
+    import signal
     global _DONE
     _DONE = done
+    from . import interrupt
+    interrupt.reset()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _quiet_exit)
 
 
 def count_done(_report, k: int = 1) -> None:
@@ -116,29 +173,77 @@ def count_done(_report, k: int = 1) -> None:
             _BAR.update(_DONE.value)
 
 
-def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str) -> list[Report]:
+def journal_for(seed: int):
+    """The journal (:class:`revhandlers.journal.Journal`) the campaign of
+    job ``seed`` writes to, if :func:`run_jobs` was given one."""
+    return _JOURNAL
+
+
+def _guarded(packed):
+    """A job in a worker of ``--jobs``: SIGTERM (the parent ending the pool
+    when it is interrupted) ends it after its journal is written, with no
+    traceback."""
+    import os
+    import signal
+
+    from . import interrupt
+    job, args = packed
+    signal.signal(signal.SIGTERM, interrupt._handler)
+    try:
+        return job(args)
+    except interrupt.Interrupted:
+        interrupt.end_children()
+        os._exit(143)
+    finally:
+        signal.signal(signal.SIGTERM, _quiet_exit)
+
+
+def _quiet_exit(*_):
+    import os
+    os._exit(143)
+
+
+def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, journal=None) -> list[Report]:
     """``job((k, seed_i, *args))`` for ``jobs`` processes sharing ``n``
     cases (seeds ``seed, seed+1, …``), with one progress bar; ``job`` is a
     module-level function that passes :func:`count_done` as its campaign's
-    progress.  One job runs in this process."""
-    global _DONE, _BAR
+    progress.  One job runs in this process.
+
+    With ``journal``, the campaigns write their batches to it
+    (:func:`journal_for`), and an interrupt (:class:`~revhandlers.interrupt.Interrupted`)
+    ends the workers and is raised again carrying, as ``reports``, the
+    jobs' reports read back from the journal."""
+    global _DONE, _BAR, _JOURNAL
+    from . import interrupt
     from .train import Progress
     jobs = max(1, jobs)
     bar = Progress(n, label, unit="programs")
     done = mp.Value("q", 0)
-    if jobs == 1:
-        _DONE, _BAR = done, bar
-        try:
-            return [job((n, seed, *args))]
-        finally:
-            _DONE, _BAR = None, None
     per = [n // jobs + (1 if i < n % jobs else 0) for i in range(jobs)]
-    with mp.Pool(jobs, initializer=_init_worker, initargs=(done,)) as pool:
-        pending = pool.map_async(job, [(k, seed + i, *args) for i, k in enumerate(per)])
-        while not pending.ready():
-            pending.wait(0.5)
-            bar.update(done.value)
-        return pending.get()
+    if journal is not None:
+        done.value = sum(journal.job(seed + i).done for i in range(jobs))
+        interrupt.keep(f"the verdicts are in the journal {journal.path} (continue with --resume {journal.path})")
+    _JOURNAL = journal
+    try:
+        if jobs == 1:
+            _DONE, _BAR = done, bar
+            return [job((n, seed, *args))]
+        with mp.Pool(jobs, initializer=_init_worker, initargs=(done,)) as pool:
+            try:
+                pending = pool.map_async(_guarded, [(job, (k, seed + i, *args)) for i, k in enumerate(per)])
+                while not pending.ready():
+                    pending.wait(0.5)
+                    bar.update(done.value)
+                return pending.get()
+            except interrupt.Interrupted:
+                pool.terminate()
+                raise
+    except interrupt.Interrupted as e:
+        if journal is not None:
+            e.reports = journal.reports([seed + i for i in range(jobs)])
+        raise
+    finally:
+        _DONE, _BAR, _JOURNAL = None, None, None
 
 
 def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, unit: str = "programs") -> int:

@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 
+from . import interrupt
 from .errors import BadInput, RevHandlersError, RuntimeFailure
 
 
@@ -20,6 +21,14 @@ class EvaluatorNotBuilt(RevHandlersError):
     def __init__(self, path):
         super().__init__("io", f"{path} does not exist: run `make build` first")
         self.exit_code = 2
+
+
+class ProcessStopped(RevHandlersError):
+    """An evaluator process went away (killed, crashed) before answering:
+    an ``internal`` error; whatever it held (a session's heap) is lost."""
+
+    def __init__(self, message: str):
+        super().__init__("internal", message)
 
 
 class ServeProcess:
@@ -45,12 +54,16 @@ class ServeProcess:
         if not os.path.exists(self.path):
             raise EvaluatorNotBuilt(self.path)
         args = [self.path, "--serve", *self.flags]
-        try:
-            return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError as e:
-            raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
+        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
+            try:
+                proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        **interrupt.POPEN_OPTIONS)
+            except OSError as e:
+                raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
+            interrupt.track(proc)
+        return proc
 
-    def _stopped(self, what: str) -> RevHandlersError:
+    def _stopped(self, what: str) -> ProcessStopped:
         """The error for a process that went away, which is reaped (the next
         request starts a new one)."""
         proc, self._proc = self._proc, None
@@ -66,7 +79,7 @@ class ServeProcess:
                 pass
         how = (f" (killed by signal {-code})" if code is not None and code < 0
                else f" (exit code {code})" if code is not None else "")
-        return RevHandlersError("internal", f"{self.name} stopped {what}{how}")
+        return ProcessStopped(f"{self.name} stopped {what}{how}")
 
     def request(self, line: str) -> str:
         """Send one request line, return the answer line.  With a
@@ -128,7 +141,10 @@ class ServeProcess:
 
     def close(self) -> None:
         with self._lock:
-            if self._proc is not None and self._proc.poll() is None:
+            if self._proc is not None and self._proc.poll() is None and interrupt.stopping():
+                self._proc.kill()            # interrupted: ended, not waited for
+                self._proc.wait()
+            elif self._proc is not None and self._proc.poll() is None:
                 self._proc.stdin.close()
                 try:
                     self._proc.wait(timeout=10)

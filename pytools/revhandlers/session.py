@@ -10,6 +10,8 @@ is carried from one run to the next.
         r.value, r.read["output"], r.steps, r.seconds
         s.heap()                                           # every location
         s.save_npz("trained.npz")
+        snap = s.snapshot("w.npz")                         # kept; restore() puts it back, also after
+        s.restore(snap)                                    # EvaluatorDied (the process killed): docs/interrupts.md
 
 Semantics, the same on both engines:
 
@@ -53,6 +55,7 @@ import numpy as np
 
 from .ast import Program
 from .errors import BadInput, RevHandlersError
+from .process import ProcessStopped
 
 ENGINES = ("verified", "reference")
 
@@ -108,6 +111,34 @@ def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     return arrays
 
 
+class EvaluatorDied(ProcessStopped):
+    """The ``rh-eval`` process holding a session went away (killed,
+    crashed, or stopped after a timeout): the heap it held is lost.
+    ``snapshot`` is the session's last good :class:`Snapshot` (``None`` if
+    it took none); :meth:`Session.restore` continues from it in a new
+    process."""
+
+    def __init__(self, message: str, snapshot: "Snapshot | None"):
+        where = ("no snapshot was taken" if snapshot is None
+                 else f"the last good snapshot is {snapshot.describe()} (Session.restore continues from it)")
+        super().__init__(f"{message}; the session's heap is lost: {where}")
+        self.snapshot = snapshot
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """A session's heap at one moment (every location, copies), the
+    program's digest, the snapshot's number in its session, and the file it
+    was written to, if any."""
+    heap: dict
+    program: str
+    number: int
+    path: str | None = None
+
+    def describe(self) -> str:
+        return f"snapshot {self.number}" + (f" ({self.path})" if self.path else " (in memory)")
+
+
 class Session:
     """A program loaded once, whose heap is carried across runs.
 
@@ -131,6 +162,8 @@ class Session:
         self._sizes = {d.name: d.size for d in self.program.locs}
         self._pending: dict[str, np.ndarray] = {}
         self._closed = False
+        self._snapshot: Snapshot | None = None
+        self._snapshots = 0
         self._ev = None
         self._own = False
         if engine == "reference":
@@ -163,8 +196,22 @@ class Session:
         if self._closed:
             raise RevHandlersError("internal", "the session is closed")
         if self._ev is not None and self._ev.generation != self._generation:
-            raise RevHandlersError("internal", "the rh-eval process holding the session stopped "
-                                               "(e.g. a timeout): its heap is lost")
+            raise EvaluatorDied("the rh-eval process holding the session stopped (e.g. a timeout)",
+                                self._snapshot)
+
+    def _call(self, request, *args, **kwargs):
+        """A request about the session; a process that died (before it, the
+        request then going to a new process that does not hold the session,
+        or during it) is :class:`EvaluatorDied`."""
+        try:
+            return request(*args, **kwargs)
+        except ProcessStopped as e:
+            raise EvaluatorDied(e.message, self._snapshot) from None
+        except RevHandlersError:
+            if self._ev.generation != self._generation:
+                raise EvaluatorDied(f"the {self._ev.name} process holding the session stopped between two "
+                                    "requests", self._snapshot) from None
+            raise
 
     def _values(self, values: dict | None, what: str) -> dict[str, np.ndarray]:
         """``values`` checked against the declared locations: flat float arrays."""
@@ -215,8 +262,8 @@ class Session:
                                  seconds)
         sets = {**self._pending, **values}
         kw = {"sizes": self._sizes} if getattr(self._ev, "in_process", False) else {}
-        v, got, steps, seconds = self._ev.session_exec(self.name, sets, names, fuel,
-                                                       value="f64" if value else "none", **kw)
+        v, got, steps, seconds = self._call(self._ev.session_exec, self.name, sets, names, fuel,
+                                            value="f64" if value else "none", **kw)
         self._pending = {}
         return SessionResult(v, {k: got[k] for k in names}, steps, seconds)
 
@@ -225,7 +272,7 @@ class Session:
         self._check_open()
         if self.engine == "reference":
             return {k: v.copy() for k, v in self._heap.items()}
-        heap = self._ev.session_heap(self.name)
+        heap = self._call(self._ev.session_heap, self.name)
         heap.update({k: v.copy() for k, v in self._pending.items()})
         return {d.name: heap[d.name] for d in self.program.locs}
 
@@ -254,6 +301,55 @@ class Session:
         values = read_npz(path)
         self.set_heap(values)
         return values
+
+    def snapshot(self, path: str | os.PathLike | None = None) -> Snapshot:
+        """The heap now, as a :class:`Snapshot` (kept as the session's last
+        good one, named by :class:`EvaluatorDied`); with ``path``, also
+        written there (``.npz``, one array per location, atomically:
+        :meth:`load_npz` and :meth:`restore` read it back)."""
+        from .interrupt import write_npz_atomic
+        from .train import program_digest
+        heap = self.heap()
+        self._snapshots += 1
+        snap = Snapshot(heap, program_digest(self.program), self._snapshots, None if path is None else str(path))
+        if path is not None:
+            try:
+                write_npz_atomic(path, heap)
+            except OSError as e:
+                raise BadInput("io", f"cannot write the snapshot {path}: {e.strerror or e}") from None
+        self._snapshot = snap
+        return snap
+
+    def restore(self, snapshot: "Snapshot | str | os.PathLike | None" = None) -> None:
+        """Put back the heap of ``snapshot`` (a :class:`Snapshot`, or the
+        path of a ``.npz``; default the last one taken).  On the verified
+        engine, a session whose process died is first loaded again into a
+        new one, so this is how it continues after :class:`EvaluatorDied`."""
+        if snapshot is None:
+            snapshot = self._snapshot
+            if snapshot is None:
+                raise BadInput("unbound", "restore: the session has taken no snapshot")
+        if isinstance(snapshot, Snapshot):
+            from .train import program_digest
+            if snapshot.program != program_digest(self.program):
+                raise BadInput("syntax", f"restore: {snapshot.describe()} is of another program")
+            values = snapshot.heap
+        else:
+            values = read_npz(snapshot)
+        checked = self._values(values, "restore")     # before anything changes
+        if self._closed:
+            raise RevHandlersError("internal", "the session is closed")
+        if self._ev is not None and (self._ev.generation != self._generation or not self._alive()):
+            self.type = self._ev.session_load(self.name, self.program)
+            self._generation = self._ev.generation
+            self._pending = {}
+        self.set_heap(checked)
+
+    def _alive(self) -> bool:
+        if getattr(self._ev, "in_process", False):
+            return True                          # the evaluator lives in this process
+        proc = getattr(self._ev, "_proc", None)
+        return proc is not None and proc.poll() is None
 
     def close(self) -> None:
         """Drop the session (and stop its ``rh-eval`` process if it owns it)."""

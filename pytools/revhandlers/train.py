@@ -170,9 +170,83 @@ def _check_options(epochs: int, lr: float, train_size: int | None, test_fraction
         raise BadInput("syntax", f"the held-out fraction must be between 0 and 1, not {test_fraction}")
 
 
+#: how many times ``train`` starts a dead evaluator again from the last checkpoint
+RESTARTS = 3
+
+
+@dataclass
+class Checkpoint:
+    """Training stopped between two samples: the whole heap, the epoch
+    (1-based; ``epochs + 1`` when training is over) and the samples done in
+    it, the generator's state at the start of that epoch (before it draws
+    the epoch's order), the losses and correct answers so far, and the
+    options (:data:`CHECKPOINT_OPTIONS`)."""
+    heap: dict
+    epoch: int
+    position: int
+    rng_state: dict
+    epoch_losses: list
+    epoch_correct: int
+    history: History
+    options: dict
+
+    def write(self, path) -> None:
+        """To ``path`` (``.npz``: ``heap/NAME`` arrays, ``sample_loss``,
+        ``epoch_losses`` and ``__meta__``), atomically."""
+        from .interrupt import write_npz_atomic
+        arrays = {f"heap/{k}": np.asarray(v, dtype=float) for k, v in self.heap.items()}
+        arrays["sample_loss"] = np.asarray(self.history.sample_loss, dtype=float)
+        arrays["epoch_losses"] = np.asarray(self.epoch_losses, dtype=float)
+        meta = {"checkpoint": 1, "epoch": self.epoch, "position": self.position, "rng_state": self.rng_state,
+                "epoch_correct": self.epoch_correct, "train_loss": self.history.train_loss,
+                "train_accuracy": self.history.train_accuracy, "seconds": self.history.seconds,
+                "options": self.options}
+        try:
+            write_npz_atomic(path, arrays, meta)
+        except OSError as e:
+            raise BadInput("io", f"cannot write the checkpoint {path}: {e.strerror or e}") from None
+
+    @classmethod
+    def read(cls, path) -> "Checkpoint":
+        from .interrupt import read_meta
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = read_meta(data)
+                if not meta or meta.get("checkpoint") != 1:
+                    raise ValueError("not a training checkpoint (no __meta__)")
+                heap = {k[5:]: np.array(data[k]) for k in data.files if k.startswith("heap/")}
+                sample_loss = [float(x) for x in data["sample_loss"]]
+                epoch_losses = [float(x) for x in data["epoch_losses"]]
+            hist = History(list(meta["train_loss"]), list(meta["train_accuracy"]), sample_loss,
+                           seconds=float(meta.get("seconds", 0.0)))
+            return cls(heap, int(meta["epoch"]), int(meta["position"]), meta["rng_state"], epoch_losses,
+                       int(meta["epoch_correct"]), hist, dict(meta["options"]))
+        except BadInput:
+            raise
+        except Exception as e:  # noqa: BLE001 - numpy, zipfile and json raise several types
+            raise BadInput("io", f"cannot read the checkpoint {path}: {e}") from None
+
+    def describe(self, epochs: int, samples: int) -> str:
+        if self.epoch > epochs:
+            return f"after the last epoch ({epochs})"
+        return f"epoch {self.epoch} of {epochs}, {self.position} of {samples} samples done"
+
+
+#: the options a checkpoint must share with the run that resumes it
+CHECKPOINT_OPTIONS = ("program", "epochs", "lr", "seed", "engine", "train_size", "test_fraction")
+
+
+def program_digest(prog: Program) -> str:
+    import hashlib
+
+    from .sexp import program_sexp
+    return hashlib.sha256(program_sexp(prog).encode()).hexdigest()[:16]
+
+
 def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engine: str = "verified",
           train_size: int | None = None, test_fraction: float = 0.2, quiet: bool = False,
-          init: dict | None = None, evaluator=None) -> tuple[History, dict]:
+          init: dict | None = None, evaluator=None, checkpoint=None, checkpoint_every: int = 0,
+          resume: Checkpoint | None = None, restarts: int = RESTARTS) -> tuple[History, dict]:
     """Train over the digits, one ``rev handle`` per sample, through one
     :class:`~revhandlers.session.Session`: the program is loaded once, every
     location is carried from one sample to the next (so a handler may keep
@@ -181,8 +255,19 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
     locations (see :func:`initial_state`).  The held-out accuracy is
     measured on a second session started from the trained heap with
     learning rate 0.  Returns the history and the trained heap (every
-    location)."""
-    from .session import Session
+    location).
+
+    A :class:`Checkpoint` is taken at the end of every epoch, every
+    ``checkpoint_every`` samples (when more than 0) and when a signal
+    arrives (:mod:`revhandlers.interrupt`: training stops between two
+    samples, the checkpoint is written, then :class:`~revhandlers.interrupt.Interrupted`
+    is raised); with ``checkpoint`` (a path) it is written there
+    atomically.  ``resume`` continues from a checkpoint: the same samples
+    in the same order, so the final heap is the uninterrupted run's bit for
+    bit.  If the evaluator process dies, training starts again from the
+    last checkpoint in a new one, at most ``restarts`` times."""
+    from . import interrupt
+    from .process import ProcessStopped
 
     _check_options(epochs, lr, train_size, test_fraction)
     lay = layout(prog)
@@ -195,37 +280,102 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
     if train_size is not None:
         Xtr, ytr = Xtr[:train_size], ytr[:train_size]
     state = initial_state(prog, lay, rng, init)
+    options = {"program": program_digest(prog), "epochs": epochs, "lr": lr, "seed": seed, "engine": engine,
+               "train_size": train_size, "test_fraction": test_fraction}
+    if resume is not None:
+        differ = [k for k in CHECKPOINT_OPTIONS if resume.options.get(k) != options[k]]
+        if differ:
+            raise BadInput("syntax", "the checkpoint was taken with other options: "
+                           + ", ".join(f"{k} {resume.options.get(k)!r} (here {options[k]!r})" for k in differ))
+        last = resume
+    else:
+        last = Checkpoint({**state, "lr": np.array([lr])}, 1, 0, rng.bit_generator.state, [], 0, History(), options)
     onehot = np.eye(lay.n_out)
-    hist = History()
     own = evaluator is None and engine == "verified"
     if own:
         from .evaluator import VerifiedEvaluator
         evaluator = VerifiedEvaluator()
-    start = time.time()
-    try:
+    start = time.time() - last.history.seconds
+    n = len(Xtr)
+
+    def save(ck: Checkpoint) -> None:
+        nonlocal last
+        ck.history.seconds = time.time() - start
+        last = ck
+        if checkpoint is not None:
+            ck.write(checkpoint)
+            interrupt.keep(f"checkpoint {checkpoint} ({ck.describe(epochs, n)}; continue with --resume {checkpoint})")
+
+    def run_from(ck: Checkpoint) -> dict:
+        """Training from ``ck`` to its end: the trained heap."""
+        hist = History(list(ck.history.train_loss), list(ck.history.train_accuracy), list(ck.history.sample_loss))
+        rng.bit_generator.state = ck.rng_state
         with Session(prog, engine=engine, evaluator=evaluator) as sess:
-            sess.set_heap({**state, "lr": [lr]})
-            for epoch in range(1, epochs + 1):
-                order = rng.permutation(len(Xtr))
-                bar = Progress(len(order), f"epoch {epoch}/{epochs}", stream=sys.stderr if not quiet else _Null())
-                losses, correct = [], 0
-                for i, j in enumerate(order, 1):
-                    out = sess.run(set={"input": Xtr[j], "target": onehot[ytr[j]]}, read=("output",), value=False).read["output"]
+            sess.set_heap(ck.heap)
+            epoch, pos = ck.epoch, ck.position
+            losses, correct = list(ck.epoch_losses), ck.epoch_correct
+            while epoch <= epochs:
+                epoch_state = rng.bit_generator.state
+                order = rng.permutation(n)
+
+                def take(i: int) -> Checkpoint:
+                    return Checkpoint(sess.heap(), epoch, i, epoch_state, list(losses), correct,
+                                      History(list(hist.train_loss), list(hist.train_accuracy),
+                                              list(hist.sample_loss)), options)
+
+                bar = Progress(n, f"epoch {epoch}/{epochs}", stream=sys.stderr if not quiet else _Null())
+                for i in range(pos, n):
+                    if interrupt.pending() is not None:
+                        save(take(i))                 # between two samples: the heap after sample i
+                        interrupt.check()
+                    j = order[i]
+                    out = sess.run(set={"input": Xtr[j], "target": onehot[ytr[j]]}, read=("output",),
+                                   value=False).read["output"]
                     if not np.all(np.isfinite(out)):
-                        raise BadInput("number", f"the training diverged at epoch {epoch}, sample {i}: lower --lr")
+                        raise BadInput("number", f"the training diverged at epoch {epoch}, sample {i + 1}: lower --lr")
                     losses.append(0.5 * float(np.sum((out - onehot[ytr[j]]) ** 2)))
                     correct += int(np.argmax(out) == ytr[j])
-                    bar.update(i, f"loss {np.mean(losses[-100:]):.4f}")
+                    bar.update(i + 1, f"loss {np.mean(losses[-100:]):.4f}")
+                    if checkpoint_every and ((epoch - 1) * n + i + 1) % checkpoint_every == 0 and i + 1 < n:
+                        save(take(i + 1))
                 hist.sample_loss += losses
                 hist.train_loss.append(float(np.mean(losses)))
-                hist.train_accuracy.append(correct / len(order))
+                hist.train_accuracy.append(correct / n)
                 if not quiet:
                     print(f"epoch {epoch}: loss {hist.train_loss[-1]:.4f}, "
                           f"training accuracy {hist.train_accuracy[-1]:.3f}")
-            trained = sess.heap()
+                epoch, pos, losses, correct = epoch + 1, 0, [], 0
+                save(Checkpoint(sess.heap(), epoch, 0, rng.bit_generator.state, [], 0,
+                                History(list(hist.train_loss), list(hist.train_accuracy), list(hist.sample_loss)),
+                                options))
+            return sess.heap()
+
+    from .session import Session
+    deaths = 0
+    try:
+        with interrupt.deferred():
+            while True:
+                try:
+                    trained = run_from(last)
+                    break
+                except ProcessStopped as e:
+                    deaths += 1
+                    if deaths > restarts:
+                        raise ProcessStopped(f"{e.message}; it stopped {deaths} times, training ends "
+                                             f"(the last checkpoint: {last.describe(epochs, n)})") from None
+                    if not quiet:
+                        print(f"{e.message}: starting again from the last checkpoint "
+                              f"({last.describe(epochs, n)})", file=sys.stderr)
+        hist = last.history
         if not all(np.all(np.isfinite(v)) for v in trained.values()):
             raise BadInput("number", "the training diverged (a location holds a non-finite number): lower --lr")
-        hist.test_accuracy = evaluate(prog, trained, Xte, yte, engine, quiet, evaluator=evaluator)
+        for attempt in range(restarts + 1):
+            try:
+                hist.test_accuracy = evaluate(prog, trained, Xte, yte, engine, quiet, evaluator=evaluator)
+                break
+            except ProcessStopped:
+                if attempt == restarts:
+                    raise
     finally:
         if own:
             evaluator.close()
@@ -313,15 +463,23 @@ def cmd_train(args, out) -> int:
           f"{args.epochs} epochs, learning rate {args.lr}, seed {args.seed}", file=out)
     if init is not None:
         print(f"initial values from {args.load}: {', '.join(init) or 'none'}", file=out)
+    if args.checkpoint_every is not None and args.checkpoint_every < 0:
+        raise BadInput("syntax", f"--checkpoint-every must be at least 0, not {args.checkpoint_every}")
+    resume = Checkpoint.read(args.resume) if args.resume else None
+    ckpt = args.checkpoint or args.resume or (f"{args.save}.ckpt.npz" if args.save else "results/train-checkpoint.npz")
+    if resume is not None:
+        print(f"resuming from {args.resume}: {resume.describe(args.epochs, -1).replace(' of -1', '')}", file=out)
+    from . import interrupt
+    interrupt.keep("no checkpoint yet (training had not begun)")
     hist, trained = train(prog, epochs=args.epochs, lr=args.lr, seed=args.seed, engine=args.engine,
-                          train_size=args.train_size, init=init)
+                          train_size=args.train_size, init=init, checkpoint=ckpt,
+                          checkpoint_every=args.checkpoint_every or 0, resume=resume)
     print(f"held-out accuracy: {hist.test_accuracy:.3f} (chance: {1 / lay.n_out:.3f})", file=out)
     print(f"time: {hist.seconds:.1f} s", file=out)
+    print(f"checkpoint: {ckpt}", file=out)
     if args.save:
         try:
-            Path(args.save).parent.mkdir(parents=True, exist_ok=True)
-            with open(args.save, "wb") as f:
-                np.savez(f, **trained)
+            interrupt.write_atomic(args.save, lambda f: np.savez(f, **trained))
         except OSError as e:
             raise BadInput("io", f"cannot write the heap {args.save}: {e}") from None
         print(f"trained heap: {args.save}", file=out)
@@ -359,4 +517,13 @@ def register(sub) -> None:
     t.add_argument("--load", metavar="PATH.npz", help="initial values of state locations (e.g. a --save)")
     t.add_argument("--save", metavar="PATH.npz", help="write the trained heap (every location)")
     t.add_argument("--plot", default="results/mlp-loss.png", help="where to write the loss curve (PNG)")
+    t.add_argument("--checkpoint", metavar="PATH.npz",
+                   help="where the checkpoint is written, atomically, after every epoch, every "
+                        "--checkpoint-every samples and on SIGINT/SIGTERM (default: SAVE.ckpt.npz with --save, "
+                        "else results/train-checkpoint.npz; with --resume, that file)")
+    t.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                   help="also write the checkpoint every N samples (default 0: every epoch only)")
+    t.add_argument("--resume", metavar="CKPT.npz",
+                   help="continue from a checkpoint (same program and options): the final heap is that of an "
+                        "uninterrupted run, bit for bit")
     t.set_defaults(func=cmd_train)

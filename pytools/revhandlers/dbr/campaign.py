@@ -35,6 +35,9 @@ from pathlib import Path
 from ..errors import BadInput, RevHandlersError
 from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
 from ..harness import write_corpus as _write_corpus
+from ..interrupt import Interrupted
+from ..journal import add_options as add_journal_options
+from ..journal import open_for as open_journal
 from . import IMPLEMENTATIONS, diff_n, grad
 from .dictionary import FLOATS, FRACTIONS, INTS
 from .engine import MODES, CoqLibrary, any_digits, expr_sexp
@@ -325,12 +328,21 @@ def _job(args):
 def cmd_fuzz(args, out) -> int:
     from ..fuzz import require_extra
     require_extra("revhandlers dbr fuzz", "hypothesis", "sympy")     # before anything starts: one line, exit code 2
+    journal = open_journal(args, "revhandlers dbr fuzz",
+                           {k: getattr(args, k) for k in ("n", "seed", "jobs", "max_size")})
+    stopped = None
     try:
-        reports = run_jobs(_job, args.n, args.seed, args.jobs, (args.max_size, str(Path(args.corpus))), "dbr fuzz")
+        reports = run_jobs(_job, args.n, args.seed, args.jobs, (args.max_size, str(Path(args.corpus))), "dbr fuzz",
+                           journal=journal)
+    except Interrupted as e:             # the summary of what was checked, then the interrupt
+        reports, stopped = e.reports, e
     except RevHandlersError as e:
         return could_not_run("dbr fuzz", e)
-    return summarize(reports, args.seed, args.jobs, out,
+    code = summarize(reports, args.seed, args.jobs, out,
                      f"revhandlers dbr fuzz --n {args.n} --max-size {args.max_size}", unit="expressions")
+    if stopped is not None:
+        raise stopped
+    return code
 
 
 def register(sub) -> None:
@@ -340,4 +352,5 @@ def register(sub) -> None:
     t.add_argument("--jobs", type=int, default=1, help="parallel processes (seeds seed, seed+1, …)")
     t.add_argument("--max-size", type=int, default=12, help="nodes of an expression at most (default 12)")
     t.add_argument("--corpus", default="tests/corpus/dbr", help="where shrunk divergences are written")
+    add_journal_options(t)
     t.set_defaults(func=cmd_fuzz)

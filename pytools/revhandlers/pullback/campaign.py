@@ -71,6 +71,9 @@ import numpy as np
 from ..errors import BadInput, RevHandlersError
 from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
 from ..harness import write_corpus as _write_corpus
+from ..interrupt import Interrupted
+from ..journal import add_options as add_journal_options
+from ..journal import open_for as open_journal
 from . import reference
 from .engine import PullbackEvaluator, read_last, result_of, same_run
 from .sexp import read_term_or_request, to_sexp
@@ -150,17 +153,42 @@ def run_direct(strategy, check, n: int, seed: int, save=None, progress=None) -> 
 BATCH = 100
 
 
-def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None) -> Report:
+def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None,
+                coverage=None) -> Report:
     """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
     :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.fuzz.Pipe`
     on pullback-eval) in one write, then the ``(last Q)`` requests of the
     stuck runs in another, and their answers passed to ``check(case,
-    answers)``."""
+    answers)``.
+
+    With a journal (:func:`revhandlers.harness.journal_for`), each batch's
+    verdicts and what it added to ``coverage()`` are written to it (and the
+    cases checked when interrupted); a resumed job starts at the first
+    query the journal does not hold (queries are drawn by index), from the
+    journal's counts."""
+    from ..harness import journal_for
     from .direct import draw_case
-    report = Report()
+    journal = journal_for(seed)
+    job = journal.job(seed) if journal is not None else None
+    if job is not None and (job.divergence is not None or job.done >= n):
+        return job.report()                       # finished before
+    report = job.report() if job is not None else Report()
+    prior = job.seconds if job is not None else 0.0
+    skip = job.done if job is not None else 0
+    counted = [Counter(coverage()) if coverage else Counter(), time.time()]
+    pending: list[str] = []
+
+    def flush() -> None:
+        if journal is None or not pending:
+            return
+        now = Counter(coverage()) if coverage else Counter()
+        journal.add(seed, job.done, pending, coverage=now - counted[0], seconds=time.time() - counted[1])
+        pending.clear()
+        counted[0], counted[1] = now, time.time()
+
     start = time.time()
     try:
-        for b0 in range(0, n, BATCH):
+        for b0 in range(skip, n, BATCH):
             batch = [draw_case(strategy, seed, i) for i in range(b0, min(n, b0 + BATCH))]
             texts = [to_sexp(term_of(c)) for c in batch]
             pipe.send([f"({kind} {text})" for text in texts for kind in ("run", "cps")])
@@ -176,18 +204,25 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
                     outcome = check(case, answers[j])
                 except Exception as e:      # a divergence, or a crash of the check or of an engine
                     msg = str(e) if isinstance(e, Divergence) else f"crash: {type(e).__name__}: {e}"[:2000]
+                    flush()                 # the cases before it
                     report.divergence = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
                     if save is not None:
                         report.corpus_file = str(save(case, report.divergence))
+                    if journal is not None:
+                        journal.diverged(seed, report.divergence, report.corpus_file)
                     return report
                 report.programs += 1
                 report.outcomes[outcome] += 1
                 if outcome.startswith("skipped"):
                     report.skipped += 1
+                pending.append(outcome)
                 if progress:
                     progress(report)
+            flush()
     finally:
-        report.seconds = time.time() - start
+        if report.divergence is None:
+            flush()                         # the cases checked (also when interrupted)
+        report.seconds = prior + time.time() - start
     return report
 
 
@@ -589,20 +624,25 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
                     direct_cases(budget),
                     lambda c, a: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine,
                                        allow_stuck, answers=a),
-                    n, seed, save=save, progress=progress, pipe=pipe)
+                    n, seed, save=save, progress=progress, pipe=pipe, coverage=lambda: _coverage(steps, rules))
             finally:
                 pipe.close()
         else:
             report = run_campaign(
                 cases(budget),
                 lambda c: check(c, evaluator, reference_run, steps, allow_checker_gap, rules, machine, allow_stuck),
-                n, seed, save=save, progress=progress)
+                n, seed, save=save, progress=progress, coverage=lambda: _coverage(steps, rules))
     finally:
         if own:
             evaluator.close()
     report.coverage.update(steps)
     report.coverage.update({f"rule {name}": c for name, c in rules.items()})
     return report
+
+
+def _coverage(steps: Counter, rules: Counter) -> Counter:
+    """The counters a campaign adds to its report's coverage, as they stand."""
+    return steps + Counter({f"rule {name}": c for name, c in rules.items()})
 
 
 def _job(args):
@@ -635,11 +675,16 @@ def rule_holes(coverage: Counter) -> list[str]:
 def cmd_fuzz(args, out) -> int:
     from ..fuzz import require_extra
     require_extra(COMMAND, "hypothesis")     # before anything starts: one line, exit code 2
+    journal = open_journal(args, COMMAND, {k: getattr(args, k) for k in (
+        "n", "seed", "jobs", "budget", "timeout", "fuel", "allow_checker_gap", "no_machine")})
+    stopped = None
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap,
                             not args.no_machine, args.allow_stuck, not args.hypothesis),
-                           "pullback fuzz")
+                           "pullback fuzz", journal=journal)
+    except Interrupted as e:             # the summary of what was checked, then the interrupt
+        reports, stopped = e.reports, e
     except RevHandlersError as e:
         return could_not_run("pullback fuzz", e)
     reproduce = (f"{COMMAND} --n {args.n} --budget {args.budget} --fuel {args.fuel}"
@@ -650,9 +695,12 @@ def cmd_fuzz(args, out) -> int:
     code = summarize(reports, args.seed, args.jobs, out, reproduce, unit="queries")
     coverage = sum((r.coverage for r in reports), Counter())
     print(steps_table(coverage), file=out)
+    if not args.no_machine:
+        print(rule_table(coverage), file=out)
+    if stopped is not None:
+        raise stopped
     if args.no_machine:
         return code
-    print(rule_table(coverage), file=out)
     holes = rule_holes(coverage)
     if code == 0 and holes and not args.allow_holes:
         print("COVERAGE HOLES: " + ", ".join(holes), file=out)
@@ -684,4 +732,5 @@ def register(sub) -> None:
     t.add_argument("--no-machine", action="store_true",
                    help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
+    add_journal_options(t)
     t.set_defaults(func=cmd_fuzz)
