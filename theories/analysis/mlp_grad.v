@@ -1,0 +1,152 @@
+(** * Backpropagation through the paper's MLP computes the gradient, at every size
+
+    The paper's multilayer perceptron (§2.1, §4.1; Table 1, row 1) for the
+    widths [n_0, n_1, …, n_L] ([L ≥ 1] layers):
+<<
+    x_1 = m_0 x_in,    x_{i+1} = m_i swish(x_i)  (0 < i < L),    f_m(x_in) = x_L
+>>
+    where [m_i] is an [n_{i+1} × n_i] matrix, stored row-major as a vector
+    of [n_{i+1}·n_i] reals (the layout of [Real(n·m)], decisions.md item 4).
+
+    The training handler [H_train] (spec §9.1) runs the network forwards,
+    starts the backward pass with the cotangent [α(f_m(v) − t)] (its return
+    clause), and for each layer, from the last to the first, writes
+    [m_i − y_i a_iᵀ] into [ℓ_i] and passes [m_iᵀ y_i] on, which [RH-4]
+    multiplies by [swish'] of the layer's pre-activation ([rd[swish]]).
+    [mlp_train] is that computation, with the instance's very functions
+    at ℝ ([matmul Rsc], [transpose Rsc], [vsub Rsc], [swish Rsc]).
+
+    [mlp_train_gradient] (the headline): for every list of widths, every
+    weights of those shapes, every input [v], target [t] and rate [α], the
+    new weight at every entry [k] of every layer [i] is
+    [m_i[k] − α · ∂/∂m_i[k] ½‖f_m(v) − t‖²] (Coquelicot's [Derive] of the
+    loss as a function of that one entry, which exists), and the returned
+    cotangent at every entry [j] of the input is [α · ∂/∂v_j ½‖f_m(v) − t‖²].
+
+    The proof is the chain rule of [vec.v]/[rdcalc.v] by induction on the
+    layers: the network from a layer on is a map of the flat vector
+    [u ++ m_i ++ m_{i+1} ++ …] (the layer's pre-activation and the
+    remaining weights); one layer is [swish] on the first block, then the
+    bilinear [matmul] of the first two blocks; the identity on the rest
+    ([rd_first]).  Coordinates are then read off the reverse derivative
+    ([rev_deriv_partial]).
+
+    This is a statement about the numbers the handler computes; that one
+    run of the evaluator over the real instance computes exactly them is
+    stated and proved in [theories/rh] separately (see docs/decisions.md,
+    "Backpropagation at every size"). *)
+From Coq Require Import Reals Lra List Lia.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature instance.
+From RevHandlers.Analysis Require Import vec templates sums prims rdcalc.
+Import ListNotations.
+Open Scope R_scope.
+
+(** ** Reverse derivatives of the pieces *)
+
+(** [swish] coordinatewise: its reverse derivative multiplies the
+    cotangent by [swish'] of the point. *)
+Lemma rd_swish n u : length u = n ->
+  is_rev_deriv n n (map (swish Rsc)) u (vmul (map (swish' Rsc) u)).
+Proof.
+  intros Hu. exists (vmul (map (swish' Rsc) u)). split.
+  - apply has_deriv_map; auto. intros i _. apply is_derive_swish.
+  - split.
+    + intros y Hy. rewrite length_vmul, map_length. lia.
+    + intros h y Hh Hy. apply dot_vmul.
+Qed.
+
+Lemma vp_zeros_r u n : (n <= length u)%nat -> vp u (zeros n) = u.
+Proof.
+  intros H. apply vec_ext; [rewrite length_vp, length_zeros; lia|].
+  intros i. rewrite nth_vp, nth_zeros. ring.
+Qed.
+
+Lemma vp_zeros_l u n : (n <= length u)%nat -> vp (zeros n) u = u.
+Proof.
+  intros H. apply vec_ext; [rewrite length_vp, length_zeros; lia|].
+  intros i. rewrite nth_vp, nth_zeros. ring.
+Qed.
+
+Lemma rev_deriv_len n m f x r : is_rev_deriv n m f x r -> length x = n.
+Proof. intros [L [[Hx _] _]]. exact Hx. Qed.
+
+Lemma rev_deriv_maps n m f x r : is_rev_deriv n m f x r -> maps m n r.
+Proof. intros [L [_ [Hr _]]]. exact Hr. Qed.
+
+(** A map of the first block, the identity on the rest: the reverse
+    derivative is the block's on the first block of the cotangent, the
+    identity on the rest. *)
+Lemma rd_first b b' c φ x q rφ : length q = c -> is_rev_deriv b b' φ x rφ ->
+  is_rev_deriv (b + c) (b' + c) (fun v => φ (proj 0 b v) ++ proj b c v) (x ++ q)
+    (fun y => rφ (proj 0 b' y) ++ proj b' c y).
+Proof.
+  intros Hq Hφ. pose proof (rev_deriv_len _ _ _ _ _ Hφ) as Hx.
+  pose proof (rev_deriv_maps _ _ _ _ _ Hφ) as Hr.
+  assert (Hxq : length (x ++ q) = (b + c)%nat) by (rewrite app_length; lia).
+  assert (H1 : is_rev_deriv (b + c) b' (fun v => φ (proj 0 b v)) (x ++ q)
+                 (fun y => zeros 0 ++ rφ y ++ zeros (b + c - 0 - b))).
+  { apply (rd_comp _ b _ φ (proj 0 b) (x ++ q) rφ (fun z => zeros 0 ++ z ++ zeros (b + c - 0 - b)));
+      [apply rd_proj; auto; lia|].
+    rewrite proj_app_l by lia. unfold proj. simpl. rewrite firstn_all2 by lia. exact Hφ. }
+  assert (H2 := rd_proj (b + c) b c (x ++ q) ltac:(lia) Hxq).
+  pose proof (rd_pair _ _ _ _ _ _ _ _ H1 H2) as HP.
+  eapply is_rev_deriv_ext; [intros v _; reflexivity| |exact HP].
+  intros y Hy. simpl.
+  assert (Hy1 : length (proj 0 b' y) = b') by (apply length_proj; lia).
+  assert (Hy2 : length (proj b' c y) = c) by (apply length_proj; lia).
+  replace (b + c - 0 - b)%nat with c by lia. replace (b + c - b - c)%nat with 0%nat by lia.
+  rewrite vp_app by (rewrite length_zeros; apply Hr; auto).
+  rewrite vp_zeros_r by (rewrite Hr; auto).
+  rewrite app_nil_r. rewrite vp_zeros_l by lia. reflexivity.
+Qed.
+
+(** ** [matmul] of the weights by the activation
+
+    [mmT n n' (a ++ w) = w a] for [a ∈ ℝⁿ], [w] an [n' × n] matrix. Its
+    reverse derivative: [y ↦ (wᵀ y, y aᵀ)], in the instance's functions,
+    the very terms [H_train]'s backward clause evaluates. *)
+Definition mmT (n n' : nat) (v : vec) : vec := matmul Rsc n' n 1 (proj n (n' * n) v) (proj 0 n v).
+
+Lemma bilin_swap p q r B : bilin p q r B -> bilin q p r (fun b a => B a b).
+Proof. intros [Hl Hr]. constructor; [exact Hr|exact Hl]. Qed.
+
+Lemma bilin_dims p q r p' q' r' B : p = p' -> q = q' -> r = r' -> bilin p q r B -> bilin p' q' r' B.
+Proof. intros -> -> ->. auto. Qed.
+
+Lemma rd_mmT n n' a w : length a = n -> length w = (n' * n)%nat ->
+  is_rev_deriv (n + n' * n) n' (mmT n n') (a ++ w)
+    (fun y => matmul Rsc n n' 1 (transpose Rsc n' n w) y ++ matmul Rsc n' 1 n y (transpose Rsc n 1 a)).
+Proof.
+  intros Ha Hw.
+  set (B' := fun a w => mm_B n' n 1 w a).
+  set (P' := fun g w => mm_Q n' n 1 w g).
+  set (Q' := fun a g => mm_P n' n 1 g a).
+  assert (HB : bilin n (n' * n) n' B').
+  { apply bilin_swap. eapply bilin_dims; [| | |apply mm_bilin]; lia. }
+  assert (HP : bilin n' (n' * n) n P').
+  { apply bilin_swap. eapply bilin_dims; [| | |apply mm_Q_bilin]; lia. }
+  assert (HQ : bilin n n' (n' * n) Q').
+  { apply bilin_swap. eapply bilin_dims; [| | |apply mm_P_bilin]; lia. }
+  assert (adjP : forall a w g, length a = n -> length w = (n' * n)%nat -> length g = n' ->
+            dot (B' a w) g = dot a (P' g w)).
+  { intros a0 w0 g Ha0 Hw0 Hg. unfold B', P'. apply mm_adjQ; lia. }
+  assert (adjQ : forall a w g, length a = n -> length w = (n' * n)%nat -> length g = n' ->
+            dot (B' a w) g = dot w (Q' a g)).
+  { intros a0 w0 g Ha0 Hw0 Hg. unfold B', Q'. apply mm_adjP; lia. }
+  pose proof (bilinear_rd0 n (n' * n) n' B' P' Q' HB HP HQ adjP adjQ (a ++ w)
+                ltac:(rewrite app_length; lia)) as H.
+  eapply is_rev_deriv_ext; [| |exact H].
+  - intros v Hv. unfold bil0, mmT, B'.
+    rewrite mm_B_eq; [reflexivity| |]; rewrite length_proj; lia.
+  - intros y Hy. unfold bil1, P', Q'.
+    assert (E1 : proj (n + n' * n) n' ((a ++ w) ++ y) = y).
+    { rewrite proj_app_r by (rewrite app_length; lia). apply firstn_all2. lia. }
+    assert (E2 : proj n (n' * n) ((a ++ w) ++ y) = w).
+    { rewrite proj_app_l by (rewrite app_length; lia). rewrite proj_app_r by lia. apply firstn_all2. lia. }
+    assert (E3 : proj 0 n ((a ++ w) ++ y) = a).
+    { rewrite proj_app_l by (rewrite app_length; lia). rewrite proj_app_l by lia.
+      unfold proj. simpl. apply firstn_all2. lia. }
+    rewrite E1, E2, E3.
+    rewrite mm_Q_eq, mm_P_eq by lia. reflexivity.
+Qed.
