@@ -150,3 +150,132 @@ Proof.
     rewrite E1, E2, E3.
     rewrite mm_Q_eq, mm_P_eq by lia. reflexivity.
 Qed.
+
+Lemma rev_deriv_dims n m n' m' f x r : n = n' -> m = m' -> is_rev_deriv n m f x r -> is_rev_deriv n' m' f x r.
+Proof. intros -> ->. auto. Qed.
+
+(** [rd_first] at any point of the right length. *)
+Lemma rd_first' b b' c φ s rφ : length s = (b + c)%nat -> is_rev_deriv b b' φ (proj 0 b s) rφ ->
+  is_rev_deriv (b + c) (b' + c) (fun v => φ (proj 0 b v) ++ proj b c v) s
+    (fun y => rφ (proj 0 b' y) ++ proj b' c y).
+Proof.
+  intros Hs Hφ. pose proof (rd_first b b' c φ (proj 0 b s) (proj b c s) rφ
+                              ltac:(apply length_proj; lia) Hφ) as H.
+  rewrite <- (split2 b c s) in H by auto. exact H.
+Qed.
+
+(** ** One layer, on the flat vector [u ++ m ++ rest]
+
+    [lay_sw]: [swish] on the first block (the pre-activation [u]);
+    [lay_mm]: [m a] of the first two blocks ([a], then [m]).  Their reverse
+    derivatives at the point [s], on a cotangent [d] (resp. [z]). *)
+Definition lay_sw (n c : nat) (s : vec) : vec := map (swish Rsc) (proj 0 n s) ++ proj n c s.
+Definition lay_mm (n n' c : nat) (s : vec) : vec := mmT n n' (proj 0 (n + n' * n) s) ++ proj (n + n' * n) c s.
+
+Definition rlay_sw (n c : nat) (s d : vec) : vec :=
+  vmul (map (swish' Rsc) (proj 0 n s)) (proj 0 n d) ++ proj n c d.
+Definition rlay_mm (n n' c : nat) (s z : vec) : vec :=
+  (matmul Rsc n n' 1 (transpose Rsc n' n (proj n (n' * n) s)) (proj 0 n' z)
+   ++ matmul Rsc n' 1 n (proj 0 n' z) (transpose Rsc n 1 (proj 0 n s))) ++ proj n' c z.
+
+Lemma rd_lay_sw n c s : length s = (n + c)%nat -> is_rev_deriv (n + c) (n + c) (lay_sw n c) s (rlay_sw n c s).
+Proof.
+  intros Hs. apply (rd_first' n n c (map (swish Rsc)) s). { exact Hs. }
+  apply rd_swish. apply length_proj. lia.
+Qed.
+
+Lemma rd_lay_mm n n' c s : length s = (n + n' * n + c)%nat ->
+  is_rev_deriv (n + n' * n + c) (n' + c) (lay_mm n n' c) s (rlay_mm n n' c s).
+Proof.
+  intros Hs. unfold lay_mm, rlay_mm.
+  apply (rd_first' (n + n' * n) n' c (mmT n n') s
+           (fun y => matmul Rsc n n' 1 (transpose Rsc n' n (proj n (n' * n) s)) y
+                     ++ matmul Rsc n' 1 n y (transpose Rsc n 1 (proj 0 n s)))). { exact Hs. }
+  rewrite <- (proj_concat 0 n (n' * n)). simpl.
+  apply rd_mmT; apply length_proj; lia.
+Qed.
+
+(** ** The network from a layer on, as a map of [u ++ m_i ++ m_{i+1} ++ …] *)
+
+(** The number of weights of the layers of the widths [ns]. *)
+Fixpoint psize (ns : list nat) : nat :=
+  match ns with
+  | n :: ((n' :: _) as ns') => (n' * n + psize ns')%nat
+  | _ => 0%nat
+  end.
+
+(** Layers after the first: [swish], then the layer's matrix. *)
+Fixpoint Nrest (ns : list nat) (s : vec) : vec :=
+  match ns with
+  | n :: ((n' :: _) as ns') => Nrest ns' (lay_mm n n' (psize ns') (lay_sw n (n' * n + psize ns') s))
+  | _ => s
+  end.
+
+Fixpoint Rrest (ns : list nat) (s y : vec) : vec :=
+  match ns with
+  | n :: ((n' :: _) as ns') =>
+      let s1 := lay_sw n (n' * n + psize ns') s in
+      rlay_sw n (n' * n + psize ns') s (rlay_mm n n' (psize ns') s1 (Rrest ns' (lay_mm n n' (psize ns') s1) y))
+  | _ => y
+  end.
+
+Lemma Nrest_rd ns : forall s, length s = (hd 0%nat ns + psize ns)%nat ->
+  is_rev_deriv (hd 0%nat ns + psize ns) (last ns 0%nat) (Nrest ns) s (Rrest ns s).
+Proof.
+  induction ns as [|n ns IH]; intros s Hs.
+  - apply rd_id. exact Hs.
+  - destruct ns as [|n' ns''].
+    + simpl in *. rewrite Nat.add_0_r in *. apply rd_id. exact Hs.
+    + change (hd 0%nat (n :: n' :: ns'')) with n in *.
+      change (psize (n :: n' :: ns'')) with (n' * n + psize (n' :: ns''))%nat in *.
+      set (P := psize (n' :: ns'')) in *.
+      assert (H1 := rd_lay_sw n (n' * n + P) s Hs).
+      assert (Hs1 : length (lay_sw n (n' * n + P) s) = (n + n' * n + P)%nat).
+      { unfold lay_sw. rewrite app_length, map_length, !length_proj; lia. }
+      assert (H2 := rd_lay_mm n n' P _ Hs1).
+      assert (Hs2 : length (lay_mm n n' P (lay_sw n (n' * n + P) s)) = (n' + P)%nat).
+      { destruct H2 as [L [[_ [Hm _]] _]]. apply Hm. exact Hs1. }
+      specialize (IH _ Hs2). cbn [hd] in IH.
+      replace (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) by reflexivity.
+      eapply rev_deriv_dims; [reflexivity|reflexivity|].
+      apply (rd_comp _ (n' + P) _ (Nrest (n' :: ns''))
+               (fun v => lay_mm n n' P (lay_sw n (n' * n + P) v)) s
+               (Rrest (n' :: ns'') (lay_mm n n' P (lay_sw n (n' * n + P) s)))
+               (fun z => rlay_sw n (n' * n + P) s (rlay_mm n n' P (lay_sw n (n' * n + P) s) z))); [|exact IH].
+      apply (rd_comp _ (n + (n' * n + P)) _ (lay_mm n n' P) (lay_sw n (n' * n + P)) s
+               (rlay_mm n n' P (lay_sw n (n' * n + P) s)) (rlay_sw n (n' * n + P) s)); [exact H1|].
+      eapply rev_deriv_dims; [|reflexivity|exact H2]. lia.
+Qed.
+
+(** The whole network: the first layer has no [swish] before it. *)
+Definition Nnet (ns : list nat) (s : vec) : vec :=
+  match ns with
+  | n :: ((n' :: _) as ns') => Nrest ns' (lay_mm n n' (psize ns') s)
+  | _ => s
+  end.
+
+Definition Rnet (ns : list nat) (s y : vec) : vec :=
+  match ns with
+  | n :: ((n' :: _) as ns') => rlay_mm n n' (psize ns') s (Rrest ns' (lay_mm n n' (psize ns') s) y)
+  | _ => y
+  end.
+
+Lemma Nnet_rd ns s : length s = (hd 0%nat ns + psize ns)%nat ->
+  is_rev_deriv (hd 0%nat ns + psize ns) (last ns 0%nat) (Nnet ns) s (Rnet ns s).
+Proof.
+  intros Hs. destruct ns as [|n [|n' ns'']].
+  - apply rd_id. exact Hs.
+  - simpl in *. rewrite Nat.add_0_r in *. apply rd_id. exact Hs.
+  - change (hd 0%nat (n :: n' :: ns'')) with n in *.
+    change (psize (n :: n' :: ns'')) with (n' * n + psize (n' :: ns''))%nat in *.
+    cbn [Nnet Rnet].
+    set (P := psize (n' :: ns'')) in *.
+    assert (H2 := rd_lay_mm n n' P s ltac:(lia)).
+    assert (Hs2 : length (lay_mm n n' P s) = (n' + P)%nat).
+    { destruct H2 as [L [[_ [Hm _]] _]]. apply Hm. lia. }
+    pose proof (Nrest_rd (n' :: ns'') _ Hs2) as IH. cbn [hd] in IH.
+    replace (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) by reflexivity.
+    apply (rd_comp _ (n' + P) _ (Nrest (n' :: ns'')) (lay_mm n n' P) s
+             (Rrest (n' :: ns'') (lay_mm n n' P s)) (rlay_mm n n' P s)); [|exact IH].
+    eapply rev_deriv_dims; [|reflexivity|exact H2]. lia.
+Qed.
