@@ -279,3 +279,108 @@ Proof.
              (Rrest (n' :: ns'') (lay_mm n n' P s)) (rlay_mm n n' P s)); [|exact IH].
     eapply rev_deriv_dims; [|reflexivity|exact H2]. lia.
 Qed.
+
+(** ** The loss [½‖o − t‖²] *)
+Definition sqerr (t o : vec) : vec := [/2 * dot (vm o t) (vm o t)].
+
+Lemma has_deriv_shift n t y : length t = n -> length y = n ->
+  has_deriv n n (fun v => vm v t) y (fun h => h).
+Proof.
+  intros Ht Hy. split; [auto|]. split; [intros v Hv; rewrite length_vm; lia|]. split.
+  - constructor; [intros v Hv; auto|reflexivity|reflexivity].
+  - intros eps Heps. exists 1. split; [lra|]. intros h Hh _.
+    rewrite norm1_0; [pose proof (norm1_nonneg h); nra|]. intros i. rewrite !nth_vm, !nth_vp. ring.
+Qed.
+
+Lemma rd_sqerr n t o : length t = n -> length o = n ->
+  is_rev_deriv n 1 (sqerr t) o (fun c => vs (c@@0) (vm o t)).
+Proof.
+  intros Ht Ho.
+  pose proof (has_deriv_prod n n n 1 (fun v => vm v t) (fun v => vm v t) (sm_P) o _ _ (sm_P_bilin n)
+                (has_deriv_shift n t o Ht Ho) (has_deriv_shift n t o Ht Ho)) as HP.
+  assert (Hl : length (sm_P (vm o t) (vm o t)) = 1%nat) by reflexivity.
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ HP (has_deriv_lin 1 1 (vs (/2)) _ (lin_vs 1 (/2)) Hl)) as HC.
+  eexists. split.
+  - eapply has_deriv_ext; [|intros h _; reflexivity|exact HC]. intros v _. reflexivity.
+  - split.
+    + intros c _. rewrite length_vs, length_vm. lia.
+    + intros h c Hh Hc. destruct c as [|c [|]]; try discriminate. unfold sm_P. simpl.
+      rewrite dot_vs_r, (dot_comm (vm o t) h). field.
+Qed.
+
+(** ** Partial derivatives from a reverse derivative *)
+Definition replace (s : vec) (k : nat) (z : R) : vec := firstn k s ++ z :: skipn (S k) s.
+
+Lemma length_replace s k z : (k < length s)%nat -> length (replace s k z) = length s.
+Proof. intros Hk. unfold replace. rewrite app_length, firstn_length. cbn [length]. rewrite skipn_length. lia. Qed.
+
+Lemma nth_replace s k z i : (k < length s)%nat -> (replace s k z)@@i = if Nat.eqb i k then z else s@@i.
+Proof.
+  intros Hk. unfold replace. destruct (Nat.eqb_spec i k) as [->|Hne].
+  - rewrite nth_app_ge by (rewrite firstn_length; lia). rewrite firstn_length.
+    replace (k - Nat.min k (length s))%nat with 0%nat by lia. reflexivity.
+  - destruct (Nat.lt_ge_cases i k) as [Hlt|Hge].
+    + rewrite nth_app_lt by (rewrite firstn_length; lia). apply nth_firstn_lt. exact Hlt.
+    + rewrite nth_app_ge by (rewrite firstn_length; lia). rewrite firstn_length.
+      replace (i - Nat.min k (length s))%nat with (S (i - S k)) by lia.
+      change (nth (S (i - S k)) (z :: skipn (S k) s) 0) with ((skipn (S k) s)@@(i - S k)).
+      rewrite nth_skipn'. f_equal. lia.
+Qed.
+
+Lemma replace_same s k : (k < length s)%nat -> replace s k (s@@k) = s.
+Proof.
+  intros Hk. apply vec_ext; [apply length_replace; auto|]. intros i. rewrite nth_replace by auto.
+  destruct (Nat.eqb_spec i k); subst; reflexivity.
+Qed.
+
+Definition ek (N k : nat) : vec := tab N (fun i => if Nat.eqb i k then 1 else 0).
+
+Lemma dot_ek N k v : (k < N)%nat -> dot (ek N k) v = v@@k.
+Proof.
+  intros Hk. unfold ek. rewrite dot_tab.
+  rewrite (sumn_ext N _ (fun i => if Nat.eqb k i then v@@i else 0)).
+  - rewrite sumn_single. destruct (Nat.ltb_spec k N); [reflexivity|lia].
+  - intros i _. rewrite Nat.eqb_sym. destruct (Nat.eqb k i); ring.
+Qed.
+
+Lemma length_one (a : vec) : length a = 1%nat -> a = [a@@0].
+Proof. destruct a as [|x [|]]; simpl; try discriminate; reflexivity. Qed.
+
+(** If [r] is the reverse derivative at [s] of a real function [F] of
+    [ℝᴺ], the [k]-th entry of [r(1)] is Coquelicot's derivative of [F]
+    in its [k]-th argument (the others fixed), and [r] is linear. *)
+Lemma rev_deriv_partial N F s r k : is_rev_deriv N 1 F s r -> (k < N)%nat ->
+  is_derive (fun z => (F (replace s k z))@@0) (s@@k) ((r [1])@@k) /\
+  (forall c, (r [c])@@k = c * (r [1])@@k).
+Proof.
+  intros [L [HD [Hr Ha]]] Hk.
+  pose proof HD as [Hs [HF [HL _]]].
+  assert (Hek : length (ek N k) = N) by apply length_tab.
+  assert (HLe : length (L (ek N k)) = 1%nat) by (apply (lin_len _ _ _ HL); auto).
+  assert (HLk : forall c, (r [c])@@k = (L (ek N k))@@0 * c).
+  { intros c. rewrite <- (dot_ek N k (r [c])) by auto. rewrite <- Ha by auto.
+    rewrite (length_one _ HLe). simpl. ring. }
+  split; [|intros c; rewrite !HLk; ring].
+  rewrite HLk, Rmult_1_r.
+  set (E := fun v : vec => replace s k (v@@0)).
+  assert (HE : has_deriv 1 N E [s@@k] (fun h => vs (h@@0) (ek N k))).
+  { split; [reflexivity|]. split; [intros v _; unfold E; rewrite length_replace; lia|]. split.
+    - constructor.
+      + intros v _. rewrite length_vs. auto.
+      + intros h h' _ _. apply vec_ext; [rewrite length_vp, !length_vs; lia|].
+        intros i. rewrite ?nth_vp, ?nth_vs, ?nth_vp, ?nth_vs. ring.
+      + intros a h _. apply vec_ext; [rewrite !length_vs; lia|].
+        intros i. rewrite !nth_vs. ring.
+    - intros eps Heps. exists 1. split; [lra|]. intros h Hh _.
+      rewrite norm1_0; [pose proof (norm1_nonneg h); nra|]. intros i. unfold E.
+      rewrite !nth_vm, nth_vs, !nth_replace by lia. rewrite nth_vp. unfold ek. rewrite nth_tab.
+      destruct (Nat.ltb_spec i N); destruct (Nat.eqb_spec i k) as [->|Hne]; simpl; try lia; ring. }
+  assert (HEs : E [s@@k] = s) by (unfold E; cbn [nth]; apply replace_same; lia).
+  rewrite <- HEs in HD.
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ HE HD) as HC.
+  apply has_deriv_is_derive.
+  eapply has_deriv_ext; [| |exact HC].
+  - intros v Hv. unfold lift1. apply length_one. apply HF. unfold E. rewrite length_replace; lia.
+  - intros h Hh. cbv beta. rewrite (lin_scal _ _ _ HL) by auto. rewrite (length_one _ HLe), (length_one _ Hh).
+    simpl. f_equal. ring.
+Qed.
