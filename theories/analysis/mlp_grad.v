@@ -384,3 +384,183 @@ Proof.
   - intros h Hh. cbv beta. rewrite (lin_scal _ _ _ HL) by auto. rewrite (length_one _ HLe), (length_one _ Hh).
     simpl. f_equal. ring.
 Qed.
+
+(** ** The network and [H_train]'s computation on lists of weight matrices *)
+
+(** The weights [ws = [m_0; …; m_{L-1}]] have the shapes of the widths
+    [ns = [n_0; …; n_L]]: [m_i] holds [n_{i+1}·n_i] reals. *)
+Fixpoint fits (ns : list nat) (ws : list vec) : Prop :=
+  match ns, ws with
+  | n :: ((n' :: _) as ns'), w :: ws' => length w = (n' * n)%nat /\ fits ns' ws'
+  | [_], [] => True
+  | _, _ => False
+  end.
+
+(** The layers after the first ([u] is the previous layer's output). *)
+Fixpoint fwd_rest (ns : list nat) (ws : list vec) (u : vec) : vec :=
+  match ns, ws with
+  | n :: ((n' :: _) as ns'), w :: ws' => fwd_rest ns' ws' (matmul Rsc n' n 1 w (map (swish Rsc) u))
+  | _, _ => u
+  end.
+
+(** [f_m(x) = m_{L-1} swish(… swish(m_1 swish(m_0 x)))]. *)
+Definition mlp_forward (ns : list nat) (ws : list vec) (x : vec) : vec :=
+  match ns, ws with
+  | n :: ((n' :: _) as ns'), w :: ws' => fwd_rest ns' ws' (matmul Rsc n' n 1 w x)
+  | _, _ => x
+  end.
+
+(** The loss [½‖f_m(x) − t‖²]. *)
+Definition mlp_loss (ns : list nat) (ws : list vec) (x t : vec) : R :=
+  /2 * dot (vm (mlp_forward ns ws x) t) (vm (mlp_forward ns ws x) t).
+
+(** The backward pass of [H_train] from the cotangent [y] of the output,
+    layer by layer from the last: [FC[ℓ_i]]'s backward clause receives the
+    cotangent [y_i] of its output and its residual [<m_i, a_i>] and
+    computes [y_i a_iᵀ] (the step it subtracts from [m_i]) and [m_iᵀ y_i];
+    [rd[swish]] then multiplies the latter by [swish'] of the layer's
+    pre-activation ([a_i = swish(u)]).  Returns the steps and the
+    cotangent of the layer's input. *)
+Fixpoint bp_rest (ns : list nat) (ws : list vec) (u y : vec) : list vec * vec :=
+  match ns, ws with
+  | n :: ((n' :: _) as ns'), w :: ws' =>
+      let a := map (swish Rsc) u in
+      let r := bp_rest ns' ws' (matmul Rsc n' n 1 w a) y in
+      (matmul Rsc n' 1 n (snd r) (transpose Rsc n 1 a) :: fst r,
+       instance.vmul Rsc (matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r)) (map (swish' Rsc) u))
+  | _, _ => ([], y)
+  end.
+
+Definition mlp_backprop (ns : list nat) (ws : list vec) (x y : vec) : list vec * vec :=
+  match ns, ws with
+  | n :: ((n' :: _) as ns'), w :: ws' =>
+      let r := bp_rest ns' ws' (matmul Rsc n' n 1 w x) y in
+      (matmul Rsc n' 1 n (snd r) (transpose Rsc n 1 x) :: fst r,
+       matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r))
+  | _, _ => ([], y)
+  end.
+
+(** One sample of [rev handle(v)<x_in>.R_MLP with H_train] with rate [α]
+    and target [t]: the return clause's cotangent [α·(f_m(v) − t)], the
+    backward pass, each [m_i] replaced by [m_i − y_i a_iᵀ]; with the
+    cotangent of the input, the value the run returns. *)
+Definition mlp_train (ns : list nat) (ws : list vec) (v t : vec) (α : R) : list vec * vec :=
+  let r := mlp_backprop ns ws v (vscale Rsc α (vsub Rsc (mlp_forward ns ws v) t)) in
+  (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)), snd r).
+
+(** ** From the lists to the flat vector *)
+
+Lemma length_matmul m n k A B : length A = (m * n)%nat -> length B = (n * k)%nat ->
+  length (matmul Rsc m n k A B) = (m * k)%nat.
+Proof. intros HA HB. rewrite matmul_tab by auto. apply length_tab2. Qed.
+
+Lemma length_transpose m n A : length A = (m * n)%nat -> length (transpose Rsc m n A) = (n * m)%nat.
+Proof. intros HA. rewrite transpose_tab by auto. apply length_tab2. Qed.
+
+Lemma proj_app_exact_l k (u w : vec) : length u = k -> proj 0 k (u ++ w) = u.
+Proof. intros Hu. unfold proj. simpl. apply firstn_app_exact. auto. Qed.
+
+Lemma proj_app_exact_r k c (u w : vec) : length u = k -> length w = c -> proj k c (u ++ w) = w.
+Proof. intros Hu Hw. rewrite proj_app_r by auto. apply firstn_all2. lia. Qed.
+
+Lemma lay_sw_app n c u r : length u = n -> length r = c -> lay_sw n c (u ++ r) = map (swish Rsc) u ++ r.
+Proof. intros Hu Hr. unfold lay_sw. rewrite proj_app_exact_l, proj_app_exact_r by auto. reflexivity. Qed.
+
+Lemma lay_mm_app n n' c a w r : length a = n -> length w = (n' * n)%nat -> length r = c ->
+  lay_mm n n' c (a ++ w ++ r) = matmul Rsc n' n 1 w a ++ r.
+Proof.
+  intros Ha Hw Hr. unfold lay_mm, mmT. rewrite app_assoc.
+  rewrite (proj_app_exact_l (n + n' * n) (a ++ w) r) by (rewrite app_length; lia).
+  rewrite (proj_app_exact_r (n + n' * n) c (a ++ w) r) by (rewrite ?app_length; lia).
+  rewrite (proj_app_exact_l n a w), (proj_app_exact_r n (n' * n) a w) by auto. reflexivity.
+Qed.
+
+Lemma rlay_mm_app n n' c a w r y g : length a = n -> length w = (n' * n)%nat -> length r = c ->
+  length y = n' -> length g = c ->
+  rlay_mm n n' c (a ++ w ++ r) (y ++ g) =
+  (matmul Rsc n n' 1 (transpose Rsc n' n w) y ++ matmul Rsc n' 1 n y (transpose Rsc n 1 a)) ++ g.
+Proof.
+  intros Ha Hw Hr Hy Hg. unfold rlay_mm.
+  rewrite (proj_app_exact_l n' y g), (proj_app_exact_r n' c y g) by auto.
+  rewrite (proj_app_exact_l n a (w ++ r)) by auto.
+  rewrite (proj_app_r n (n' * n) a) by auto.
+  rewrite firstn_app_exact by auto. reflexivity.
+Qed.
+
+Lemma rlay_sw_app n c u r d1 d2 : length u = n -> length r = c -> length d1 = n -> length d2 = c ->
+  rlay_sw n c (u ++ r) (d1 ++ d2) = instance.vmul Rsc d1 (map (swish' Rsc) u) ++ d2.
+Proof.
+  intros Hu Hr Hd1 Hd2. unfold rlay_sw.
+  rewrite !proj_app_exact_l, proj_app_exact_r by auto.
+  rewrite vmul_inst, vmul_comm. reflexivity.
+Qed.
+
+Lemma fits_length ns : forall ws, fits ns ws -> length (concat ws) = psize ns.
+Proof.
+  induction ns as [|n ns IH]; intros ws Hf; [destruct ws; contradiction|].
+  destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction; [reflexivity|].
+  destruct Hf as [Hw Hf]. change (concat (w :: ws')) with (w ++ concat ws').
+  change (psize (n :: n' :: ns'')) with (n' * n + psize (n' :: ns''))%nat.
+  rewrite app_length, Hw, (IH ws' Hf). reflexivity.
+Qed.
+
+Lemma Nrest_cons n n' ns s :
+  Nrest (n :: n' :: ns) s = Nrest (n' :: ns) (lay_mm n n' (psize (n' :: ns)) (lay_sw n (n' * n + psize (n' :: ns)) s)).
+Proof. reflexivity. Qed.
+
+Lemma Rrest_cons n n' ns s y :
+  Rrest (n :: n' :: ns) s y =
+  let s1 := lay_sw n (n' * n + psize (n' :: ns)) s in
+  rlay_sw n (n' * n + psize (n' :: ns)) s
+    (rlay_mm n n' (psize (n' :: ns)) s1 (Rrest (n' :: ns) (lay_mm n n' (psize (n' :: ns)) s1) y)).
+Proof. reflexivity. Qed.
+
+Lemma fwd_rest_cons n n' ns w ws u :
+  fwd_rest (n :: n' :: ns) (w :: ws) u = fwd_rest (n' :: ns) ws (matmul Rsc n' n 1 w (map (swish Rsc) u)).
+Proof. reflexivity. Qed.
+
+Lemma bp_rest_cons n n' ns w ws u y :
+  bp_rest (n :: n' :: ns) (w :: ws) u y =
+  let a := map (swish Rsc) u in
+  let r := bp_rest (n' :: ns) ws (matmul Rsc n' n 1 w a) y in
+  (matmul Rsc n' 1 n (snd r) (transpose Rsc n 1 a) :: fst r,
+   instance.vmul Rsc (matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r)) (map (swish' Rsc) u)).
+Proof. reflexivity. Qed.
+
+Lemma rest_flat ns : forall ws u y, fits ns ws -> length u = hd 0%nat ns -> length y = last ns 0%nat ->
+  Nrest ns (u ++ concat ws) = fwd_rest ns ws u /\
+  length (fwd_rest ns ws u) = last ns 0%nat /\
+  Rrest ns (u ++ concat ws) y = snd (bp_rest ns ws u y) ++ concat (fst (bp_rest ns ws u y)) /\
+  length (snd (bp_rest ns ws u y)) = hd 0%nat ns /\
+  fits ns (fst (bp_rest ns ws u y)).
+Proof.
+  induction ns as [|n ns IH]; intros ws u y Hf Hu Hy; [destruct ws; contradiction|].
+  destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction.
+  - cbn [Nrest Rrest fwd_rest bp_rest fst snd concat last hd] in *. rewrite !app_nil_r. auto.
+  - destruct Hf as [Hw Hf]. change (hd 0%nat (n :: n' :: ns'')) with n in Hu.
+    change (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) in Hy |- *.
+    set (P := psize (n' :: ns'')).
+    assert (HP : length (concat ws') = P) by (apply fits_length; auto).
+    set (a := map (swish Rsc) u).
+    assert (Ha : length a = n) by (unfold a; rewrite map_length; auto).
+    set (u' := matmul Rsc n' n 1 w a).
+    assert (Hu' : length u' = n') by (unfold u'; rewrite length_matmul; lia).
+    destruct (IH ws' u' y Hf Hu' Hy) as (IH1 & IH2 & IH3 & IH4 & IH5).
+    assert (Hs1 : lay_sw n (n' * n + P) (u ++ concat (w :: ws')) = a ++ w ++ concat ws').
+    { simpl. apply lay_sw_app; auto. rewrite app_length. lia. }
+    assert (Hs2 : lay_mm n n' P (a ++ w ++ concat ws') = u' ++ concat ws') by (apply lay_mm_app; auto).
+    rewrite Nrest_cons, Rrest_cons, fwd_rest_cons, bp_rest_cons. cbv zeta. fold P. fold a u'.
+    rewrite Hs1, Hs2, IH1, IH3. cbn [fst snd].
+    set (r := bp_rest (n' :: ns'') ws' u' y) in *.
+    change (hd 0%nat (n' :: ns'')) with n' in IH4.
+    assert (Hg : length (concat (fst r)) = P) by (apply fits_length; auto).
+    rewrite rlay_mm_app by auto.
+    assert (Hgw : length (matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r)) = n).
+    { rewrite length_matmul; [lia| |lia]. rewrite length_transpose; lia. }
+    assert (Hgm : length (matmul Rsc n' 1 n (snd r) (transpose Rsc n 1 a)) = (n' * n)%nat).
+    { rewrite length_matmul; [lia|lia|]. rewrite length_transpose; lia. }
+    rewrite <- app_assoc.
+    rewrite rlay_sw_app by (cbn [concat]; rewrite ?app_length; auto; lia).
+    repeat split; auto.
+    rewrite vmul_inst, length_vmul, map_length. cbn [hd]. lia.
+Qed.
