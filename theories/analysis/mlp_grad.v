@@ -564,3 +564,220 @@ Proof.
     repeat split; auto.
     rewrite vmul_inst, length_vmul, map_length. cbn [hd]. lia.
 Qed.
+
+Lemma net_flat ns ws x y : (2 <= length ns)%nat -> fits ns ws -> length x = hd 0%nat ns ->
+  length y = last ns 0%nat ->
+  Nnet ns (x ++ concat ws) = mlp_forward ns ws x /\
+  length (mlp_forward ns ws x) = last ns 0%nat /\
+  Rnet ns (x ++ concat ws) y = snd (mlp_backprop ns ws x y) ++ concat (fst (mlp_backprop ns ws x y)) /\
+  length (snd (mlp_backprop ns ws x y)) = hd 0%nat ns /\
+  fits ns (fst (mlp_backprop ns ws x y)).
+Proof.
+  intros Hns Hf Hx Hy. destruct ns as [|n [|n' ns'']]; [simpl in Hns; lia|simpl in Hns; lia|].
+  destruct ws as [|w ws']; [contradiction|]. destruct Hf as [Hw Hf].
+  change (hd 0%nat (n :: n' :: ns'')) with n in Hx |- *.
+  change (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) in Hy |- *.
+  set (P := psize (n' :: ns'')).
+  assert (HP : length (concat ws') = P) by (apply fits_length; auto).
+  set (u' := matmul Rsc n' n 1 w x).
+  assert (Hu' : length u' = n') by (unfold u'; rewrite length_matmul; lia).
+  destruct (rest_flat (n' :: ns'') ws' u' y Hf Hu' Hy) as (IH1 & IH2 & IH3 & IH4 & IH5).
+  change (hd 0%nat (n' :: ns'')) with n' in IH4.
+  change (Nnet (n :: n' :: ns'') (x ++ concat (w :: ws'))) with
+    (Nrest (n' :: ns'') (lay_mm n n' P (x ++ w ++ concat ws'))).
+  change (Rnet (n :: n' :: ns'') (x ++ concat (w :: ws')) y) with
+    (rlay_mm n n' P (x ++ w ++ concat ws') (Rrest (n' :: ns'') (lay_mm n n' P (x ++ w ++ concat ws')) y)).
+  rewrite lay_mm_app by auto. fold u'.
+  change (mlp_forward (n :: n' :: ns'') (w :: ws') x) with (fwd_rest (n' :: ns'') ws' u').
+  change (mlp_backprop (n :: n' :: ns'') (w :: ws') x y) with
+    (let r := bp_rest (n' :: ns'') ws' u' y in
+     (matmul Rsc n' 1 n (snd r) (transpose Rsc n 1 x) :: fst r,
+      matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r))).
+  cbv zeta. cbn [fst snd]. rewrite IH1, IH3.
+  set (r := bp_rest (n' :: ns'') ws' u' y) in *.
+  assert (Hg : length (concat (fst r)) = P) by (apply fits_length; auto).
+  rewrite rlay_mm_app by auto. rewrite <- app_assoc.
+  repeat split; auto.
+  - rewrite length_matmul; [lia| |lia]. rewrite length_transpose; lia.
+  - rewrite length_matmul; [lia|lia|]. rewrite length_transpose; lia.
+Qed.
+
+(** ** One entry of one weight matrix *)
+Fixpoint set_w (ws : list vec) (i k : nat) (z : R) : list vec :=
+  match ws, i with
+  | [], _ => []
+  | w :: ws', O => replace w k z :: ws'
+  | w :: ws', S i' => w :: set_w ws' i' k z
+  end.
+
+Lemma replace_app_l u v j z : (j < length u)%nat -> replace (u ++ v) j z = replace u j z ++ v.
+Proof.
+  intros Hj. apply vec_ext.
+  - rewrite length_replace, !app_length, length_replace; rewrite ?app_length; lia.
+  - intros i. rewrite nth_replace by (rewrite app_length; lia).
+    destruct (Nat.lt_ge_cases i (length u)) as [Hi|Hi].
+    + rewrite !nth_app_lt by (rewrite ?length_replace; lia). rewrite nth_replace by lia. reflexivity.
+    + rewrite !nth_app_ge by (rewrite ?length_replace; lia). rewrite length_replace by lia.
+      destruct (Nat.eqb_spec i j); [lia|reflexivity].
+Qed.
+
+Lemma replace_app_r u v j z : (j < length v)%nat -> replace (u ++ v) (length u + j) z = u ++ replace v j z.
+Proof.
+  intros Hj. apply vec_ext.
+  - rewrite length_replace, !app_length, length_replace; rewrite ?app_length; lia.
+  - intros i. rewrite nth_replace by (rewrite app_length; lia).
+    destruct (Nat.lt_ge_cases i (length u)) as [Hi|Hi].
+    + rewrite !nth_app_lt by lia. destruct (Nat.eqb_spec i (length u + j)); [lia|reflexivity].
+    + rewrite !nth_app_ge by lia. rewrite nth_replace by lia.
+      destruct (Nat.eqb_spec i (length u + j)); destruct (Nat.eqb_spec (i - length u) j); try lia; reflexivity.
+Qed.
+
+Lemma set_w_flat ws : forall i k z x, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
+  x ++ concat (set_w ws i k z) = replace (x ++ concat ws) (length x + length (concat (firstn i ws)) + k) z.
+Proof.
+  induction ws as [|w ws IH]; intros i k z x Hi Hk; [simpl in Hi; lia|].
+  destruct i as [|i].
+  - simpl in Hk |- *. rewrite Nat.add_0_r. rewrite replace_app_r by (rewrite app_length; lia).
+    rewrite replace_app_l by lia. reflexivity.
+  - simpl in Hi, Hk |- *. rewrite app_assoc, IH by lia. rewrite app_assoc, app_length, app_length. f_equal. lia.
+Qed.
+
+Lemma concat_index (ws : list vec) : forall i k, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
+  (length (concat (firstn i ws)) + k < length (concat ws))%nat /\
+  (concat ws)@@(length (concat (firstn i ws)) + k) = (nth i ws [])@@k.
+Proof.
+  induction ws as [|w ws IH]; intros i k Hi Hk; [simpl in Hi; lia|].
+  destruct i as [|i].
+  - simpl in Hk |- *. rewrite app_length. split; [lia|]. apply nth_app_lt. lia.
+  - simpl in Hi, Hk |- *. destruct (IH i k ltac:(lia) Hk) as [H1 H2].
+    rewrite !app_length. split; [lia|]. rewrite nth_app_ge by lia.
+    replace (length w + length (concat (firstn i ws)) + k - length w)%nat
+      with (length (concat (firstn i ws)) + k)%nat by lia. exact H2.
+Qed.
+
+Lemma fits_set_w ns : forall ws i k z, fits ns ws -> (k < length (nth i ws []))%nat -> fits ns (set_w ws i k z).
+Proof.
+  induction ns as [|n ns IH]; intros ws i k z Hf Hk; [destruct ws; contradiction|].
+  destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction; [exact Hf|].
+  destruct Hf as [Hw Hf]. destruct i as [|i]; simpl in Hk |- *.
+  - split; [rewrite length_replace; lia|exact Hf].
+  - split; [exact Hw|]. apply IH; auto.
+Qed.
+
+Lemma fits_lengths ns : forall ws gs, fits ns ws -> fits ns gs -> map (@length R) ws = map (@length R) gs.
+Proof.
+  induction ns as [|n ns IH]; intros ws gs Hw Hg; [destruct ws; contradiction|].
+  destruct ns as [|n' ns'']; destruct ws as [|w ws']; destruct gs as [|g gs']; try contradiction; [reflexivity|].
+  destruct Hw as [Hw Hw']. destruct Hg as [Hg Hg']. simpl. rewrite Hw, Hg. f_equal. apply IH; auto.
+Qed.
+
+Lemma len_concat_firstn (ws gs : list vec) : forall i, map (@length R) ws = map (@length R) gs ->
+  length (concat (firstn i ws)) = length (concat (firstn i gs)).
+Proof.
+  revert gs. induction ws as [|w ws IH]; intros [|g gs] i E; try discriminate; [destruct i; reflexivity|].
+  simpl in E. injection E as E1 E2. destruct i; [reflexivity|]. simpl. rewrite !app_length, E1, (IH gs i E2). reflexivity.
+Qed.
+
+Lemma nth_map_vsub (ws gs : list vec) : forall i, length ws = length gs -> (i < length ws)%nat ->
+  nth i (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws gs)) [] = vsub Rsc (nth i ws []) (nth i gs []).
+Proof.
+  revert gs. induction ws as [|w ws IH]; intros [|g gs] i E Hi; simpl in *; try lia.
+  destruct i; [reflexivity|]. apply IH; lia.
+Qed.
+
+(** ** The theorem: one training step is one step of gradient descent
+
+    For every widths [ns = [n_0; …; n_L]] ([L ≥ 1]), weights [ws] of
+    those shapes, input [v ∈ ℝ^{n_0}], target [t ∈ ℝ^{n_L}] and rate [α],
+    [mlp_train] (what [H_train] computes) maps every entry [k] of every
+    weight matrix [m_i] to [m_i[k] − α · ∂/∂m_i[k] ½‖f_m(v) − t‖²], and
+    returns [α · ∂/∂v_j ½‖f_m(v) − t‖²] at every entry [j] of the input;
+    the partial derivatives exist (Coquelicot's [ex_derive], [Derive]).
+
+    Informal proof: the loss is [sqerr t ∘ Nnet ns] on the flat vector
+    [v ++ m_0 ++ … ++ m_{L-1}]; [Nnet_rd] (by induction on the layers)
+    and [rd_sqerr] give its reverse derivative, which at the cotangent
+    [α] is what [mlp_train] subtracts ([net_flat]); [rev_deriv_partial]
+    reads Coquelicot's partial derivatives off it, coordinate by
+    coordinate ([set_w_flat], [concat_index] locate entry [k] of [m_i]). *)
+Theorem mlp_train_gradient ns ws v t α :
+  (2 <= length ns)%nat -> fits ns ws -> length v = hd 0%nat ns -> length t = last ns 0%nat ->
+  length (fst (mlp_train ns ws v t α)) = length ws /\
+  (forall i k, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
+     ex_derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k) /\
+     (nth i (fst (mlp_train ns ws v t α)) [])@@k =
+       (nth i ws [])@@k - α * Derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k)) /\
+  length (snd (mlp_train ns ws v t α)) = length v /\
+  (forall j, (j < length v)%nat ->
+     ex_derive (fun z => mlp_loss ns ws (replace v j z) t) (v@@j) /\
+     (snd (mlp_train ns ws v t α))@@j = α * Derive (fun z => mlp_loss ns ws (replace v j z) t) (v@@j)).
+Proof.
+  intros Hns Hf Hv Ht.
+  set (s := v ++ concat ws).
+  assert (Hs : length s = (hd 0%nat ns + psize ns)%nat) by (unfold s; rewrite app_length, (fits_length ns ws Hf); lia).
+  set (out := mlp_forward ns ws v).
+  set (y := vscale Rsc α (vsub Rsc out t)).
+  destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hf Hv (length_zeros _)) as (Eo & Ho & _).
+  fold out in Eo, Ho.
+  assert (Hy : y = vs α (vm out t)).
+  { unfold y. rewrite vsub_vm by lia. reflexivity. }
+  assert (Hyl : length y = last ns 0%nat) by (rewrite Hy, length_vs, length_vm; lia).
+  destruct (net_flat ns ws v y Hns Hf Hv Hyl) as (_ & _ & Er & Hg & Hgf).
+  set (bp := mlp_backprop ns ws v y) in *.
+  assert (Etrain : mlp_train ns ws v t α = (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst bp)), snd bp))
+    by reflexivity.
+  rewrite Etrain. cbn [fst snd].
+  (* the reverse derivative of the loss on the flat vector *)
+  pose proof (rd_comp _ (last ns 0%nat) _ (sqerr t) (Nnet ns) s _ _ (Nnet_rd ns s Hs)
+                (rd_sqerr _ t (Nnet ns s) Ht ltac:(unfold s; rewrite Eo; exact Ho))) as HF.
+  cbv beta in HF.
+  assert (Hr : forall q, (q < hd 0%nat ns + psize ns)%nat ->
+    is_derive (fun z => (sqerr t (Nnet ns (replace s q z)))@@0) (s@@q)
+      ((Rnet ns s (vs ([1]@@0) (vm (Nnet ns s) t)))@@q) /\
+    (snd bp ++ concat (fst bp))@@q = α * (Rnet ns s (vs ([1]@@0) (vm (Nnet ns s) t)))@@q).
+  { intros q Hq. destruct (rev_deriv_partial _ _ _ _ q HF Hq) as [Hd Hl]. split; [exact Hd|].
+    rewrite <- (Hl α). cbn [nth]. unfold s. rewrite Eo, <- Hy. fold s. rewrite <- Er. reflexivity. }
+  assert (Hlen : map (@length R) ws = map (@length R) (fst bp)) by (apply (fits_lengths ns); auto).
+  assert (Hlenws : length ws = length (fst bp)).
+  { pose proof (f_equal (@length nat) Hlen) as E. rewrite !map_length in E. exact E. }
+  split; [|split; [|split]].
+  - rewrite map_length, combine_length. lia.
+  - intros i k Hi Hk.
+    set (q := (length v + length (concat (firstn i ws)) + k)%nat).
+    destruct (concat_index ws i k Hi Hk) as [Hq1 Hq2].
+    assert (Hq : (q < hd 0%nat ns + psize ns)%nat) by (unfold q; rewrite <- (fits_length ns ws Hf); lia).
+    destruct (Hr q Hq) as [Hd Hstep].
+    assert (Hsq : s@@q = (nth i ws [])@@k).
+    { unfold s, q. rewrite nth_app_ge by lia. rewrite <- Hq2. f_equal. lia. }
+    assert (Hfun : forall z, (sqerr t (Nnet ns (replace s q z)))@@0 = mlp_loss ns (set_w ws i k z) v t).
+    { intros z. unfold s, q. rewrite <- set_w_flat by auto.
+      destruct (net_flat ns (set_w ws i k z) v (zeros (last ns 0%nat)) Hns (fits_set_w ns ws i k z Hf Hk) Hv
+                  (length_zeros _)) as (E' & _).
+      rewrite E'. reflexivity. }
+    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
+    split; [eexists; exact Hd|].
+    rewrite (is_derive_unique _ _ _ Hd).
+    assert (Hwi : length (nth i ws []) = length (nth i (fst bp) [])).
+    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hlen. reflexivity. }
+    rewrite nth_map_vsub by lia.
+    rewrite vsub_vm by exact Hwi. rewrite nth_vm.
+    destruct (concat_index (fst bp) i k ltac:(lia) ltac:(lia)) as [_ Hg2].
+    rewrite <- Hg2, <- (len_concat_firstn ws (fst bp) i Hlen).
+    replace (length (concat (firstn i ws)) + k)%nat with (q - length (snd bp))%nat
+      by (unfold q; change (hd 0%nat ns) with (hd 0%nat ns) in Hg; lia).
+    rewrite <- nth_app_ge by (unfold q; lia). rewrite Hstep. ring.
+  - lia.
+  - intros j Hj.
+    assert (Hq : (j < hd 0%nat ns + psize ns)%nat) by lia.
+    destruct (Hr j Hq) as [Hd Hstep].
+    assert (Hsq : s@@j = v@@j) by (unfold s; apply nth_app_lt; lia).
+    assert (Hfun : forall z, (sqerr t (Nnet ns (replace s j z)))@@0 = mlp_loss ns ws (replace v j z) t).
+    { intros z. unfold s. rewrite replace_app_l by lia.
+      destruct (net_flat ns ws (replace v j z) (zeros (last ns 0%nat)) Hns Hf
+                  ltac:(rewrite length_replace; lia) (length_zeros _)) as (E' & _).
+      rewrite E'. reflexivity. }
+    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
+    split; [eexists; exact Hd|].
+    rewrite (is_derive_unique _ _ _ Hd).
+    rewrite <- (nth_app_lt (snd bp) (concat (fst bp))) by lia. exact Hstep.
+Qed.
