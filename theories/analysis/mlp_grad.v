@@ -309,14 +309,14 @@ Proof.
 Qed.
 
 (** ** Partial derivatives from a reverse derivative *)
-Definition replace (s : vec) (k : nat) (z : R) : vec := firstn k s ++ z :: skipn (S k) s.
+Definition set_at (s : vec) (k : nat) (z : R) : vec := firstn k s ++ z :: skipn (S k) s.
 
-Lemma length_replace s k z : (k < length s)%nat -> length (replace s k z) = length s.
-Proof. intros Hk. unfold replace. rewrite app_length, firstn_length. cbn [length]. rewrite skipn_length. lia. Qed.
+Lemma length_set_at s k z : (k < length s)%nat -> length (set_at s k z) = length s.
+Proof. intros Hk. unfold set_at. rewrite app_length, firstn_length. cbn [length]. rewrite skipn_length. lia. Qed.
 
-Lemma nth_replace s k z i : (k < length s)%nat -> (replace s k z)@@i = if Nat.eqb i k then z else s@@i.
+Lemma nth_set_at s k z i : (k < length s)%nat -> (set_at s k z)@@i = if Nat.eqb i k then z else s@@i.
 Proof.
-  intros Hk. unfold replace. destruct (Nat.eqb_spec i k) as [->|Hne].
+  intros Hk. unfold set_at. destruct (Nat.eqb_spec i k) as [->|Hne].
   - rewrite nth_app_ge by (rewrite firstn_length; lia). rewrite firstn_length.
     replace (k - Nat.min k (length s))%nat with 0%nat by lia. reflexivity.
   - destruct (Nat.lt_ge_cases i k) as [Hlt|Hge].
@@ -327,9 +327,9 @@ Proof.
       rewrite nth_skipn'. f_equal. lia.
 Qed.
 
-Lemma replace_same s k : (k < length s)%nat -> replace s k (s@@k) = s.
+Lemma set_at_same s k : (k < length s)%nat -> set_at s k (s@@k) = s.
 Proof.
-  intros Hk. apply vec_ext; [apply length_replace; auto|]. intros i. rewrite nth_replace by auto.
+  intros Hk. apply vec_ext; [apply length_set_at; auto|]. intros i. rewrite nth_set_at by auto.
   destruct (Nat.eqb_spec i k); subst; reflexivity.
 Qed.
 
@@ -350,7 +350,7 @@ Proof. destruct a as [|x [|]]; simpl; try discriminate; reflexivity. Qed.
     [ℝᴺ], the [k]-th entry of [r(1)] is Coquelicot's derivative of [F]
     in its [k]-th argument (the others fixed), and [r] is linear. *)
 Lemma rev_deriv_partial N F s r k : is_rev_deriv N 1 F s r -> (k < N)%nat ->
-  is_derive (fun z => (F (replace s k z))@@0) (s@@k) ((r [1])@@k) /\
+  is_derive (fun z => (F (set_at s k z))@@0) (s@@k) ((r [1])@@k) /\
   (forall c, (r [c])@@k = c * (r [1])@@k).
 Proof.
   intros [L [HD [Hr Ha]]] Hk.
@@ -362,9 +362,9 @@ Proof.
     rewrite (length_one _ HLe). simpl. ring. }
   split; [|intros c; rewrite !HLk; ring].
   rewrite HLk, Rmult_1_r.
-  set (E := fun v : vec => replace s k (v@@0)).
+  set (E := fun v : vec => set_at s k (v@@0)).
   assert (HE : has_deriv 1 N E [s@@k] (fun h => vs (h@@0) (ek N k))).
-  { split; [reflexivity|]. split; [intros v _; unfold E; rewrite length_replace; lia|]. split.
+  { split; [reflexivity|]. split; [intros v _; unfold E; rewrite length_set_at; lia|]. split.
     - constructor.
       + intros v _. rewrite length_vs. auto.
       + intros h h' _ _. apply vec_ext; [rewrite length_vp, !length_vs; lia|].
@@ -373,14 +373,14 @@ Proof.
         intros i. rewrite !nth_vs. ring.
     - intros eps Heps. exists 1. split; [lra|]. intros h Hh _.
       rewrite norm1_0; [pose proof (norm1_nonneg h); nra|]. intros i. unfold E.
-      rewrite !nth_vm, nth_vs, !nth_replace by lia. rewrite nth_vp. unfold ek. rewrite nth_tab.
+      rewrite !nth_vm, nth_vs, !nth_set_at by lia. rewrite nth_vp. unfold ek. rewrite nth_tab.
       destruct (Nat.ltb_spec i N); destruct (Nat.eqb_spec i k) as [->|Hne]; simpl; try lia; ring. }
-  assert (HEs : E [s@@k] = s) by (unfold E; cbn [nth]; apply replace_same; lia).
+  assert (HEs : E [s@@k] = s) by (unfold E; cbn [nth]; apply set_at_same; lia).
   rewrite <- HEs in HD.
   pose proof (has_deriv_comp _ _ _ _ _ _ _ _ HE HD) as HC.
   apply has_deriv_is_derive.
   eapply has_deriv_ext; [| |exact HC].
-  - intros v Hv. unfold lift1. apply length_one. apply HF. unfold E. rewrite length_replace; lia.
+  - intros v Hv. unfold lift1. apply length_one. apply HF. unfold E. rewrite length_set_at; lia.
   - intros h Hh. cbv beta. rewrite (lin_scal _ _ _ HL) by auto. rewrite (length_one _ HLe), (length_one _ Hh).
     simpl. f_equal. ring.
 Qed.
@@ -389,9 +389,9 @@ Qed.
 
 (** The weights [ws = [m_0; …; m_{L-1}]] have the shapes of the widths
     [ns = [n_0; …; n_L]]: [m_i] holds [n_{i+1}·n_i] reals. *)
-Fixpoint fits (ns : list nat) (ws : list vec) : Prop :=
+Fixpoint mlp_shapes (ns : list nat) (ws : list vec) : Prop :=
   match ns, ws with
-  | n :: ((n' :: _) as ns'), w :: ws' => length w = (n' * n)%nat /\ fits ns' ws'
+  | n :: ((n' :: _) as ns'), w :: ws' => length w = (n' * n)%nat /\ mlp_shapes ns' ws'
   | [_], [] => True
   | _, _ => False
   end.
@@ -495,7 +495,7 @@ Proof.
   rewrite vmul_inst, vmul_comm. reflexivity.
 Qed.
 
-Lemma fits_length ns : forall ws, fits ns ws -> length (concat ws) = psize ns.
+Lemma mlp_shapes_length ns : forall ws, mlp_shapes ns ws -> length (concat ws) = psize ns.
 Proof.
   induction ns as [|n ns IH]; intros ws Hf; [destruct ws; contradiction|].
   destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction; [reflexivity|].
@@ -527,12 +527,12 @@ Lemma bp_rest_cons n n' ns w ws u y :
    instance.vmul Rsc (matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r)) (map (swish' Rsc) u)).
 Proof. reflexivity. Qed.
 
-Lemma rest_flat ns : forall ws u y, fits ns ws -> length u = hd 0%nat ns -> length y = last ns 0%nat ->
+Lemma rest_flat ns : forall ws u y, mlp_shapes ns ws -> length u = hd 0%nat ns -> length y = last ns 0%nat ->
   Nrest ns (u ++ concat ws) = fwd_rest ns ws u /\
   length (fwd_rest ns ws u) = last ns 0%nat /\
   Rrest ns (u ++ concat ws) y = snd (bp_rest ns ws u y) ++ concat (fst (bp_rest ns ws u y)) /\
   length (snd (bp_rest ns ws u y)) = hd 0%nat ns /\
-  fits ns (fst (bp_rest ns ws u y)).
+  mlp_shapes ns (fst (bp_rest ns ws u y)).
 Proof.
   induction ns as [|n ns IH]; intros ws u y Hf Hu Hy; [destruct ws; contradiction|].
   destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction.
@@ -540,7 +540,7 @@ Proof.
   - destruct Hf as [Hw Hf]. change (hd 0%nat (n :: n' :: ns'')) with n in Hu.
     change (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) in Hy |- *.
     set (P := psize (n' :: ns'')).
-    assert (HP : length (concat ws') = P) by (apply fits_length; auto).
+    assert (HP : length (concat ws') = P) by (apply mlp_shapes_length; auto).
     set (a := map (swish Rsc) u).
     assert (Ha : length a = n) by (unfold a; rewrite map_length; auto).
     set (u' := matmul Rsc n' n 1 w a).
@@ -553,7 +553,7 @@ Proof.
     rewrite Hs1, Hs2, IH1, IH3. cbn [fst snd].
     set (r := bp_rest (n' :: ns'') ws' u' y) in *.
     change (hd 0%nat (n' :: ns'')) with n' in IH4.
-    assert (Hg : length (concat (fst r)) = P) by (apply fits_length; auto).
+    assert (Hg : length (concat (fst r)) = P) by (apply mlp_shapes_length; auto).
     rewrite rlay_mm_app by auto.
     assert (Hgw : length (matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r)) = n).
     { rewrite length_matmul; [lia| |lia]. rewrite length_transpose; lia. }
@@ -565,20 +565,20 @@ Proof.
     rewrite vmul_inst, length_vmul, map_length. cbn [hd]. lia.
 Qed.
 
-Lemma net_flat ns ws x y : (2 <= length ns)%nat -> fits ns ws -> length x = hd 0%nat ns ->
+Lemma net_flat ns ws x y : (2 <= length ns)%nat -> mlp_shapes ns ws -> length x = hd 0%nat ns ->
   length y = last ns 0%nat ->
   Nnet ns (x ++ concat ws) = mlp_forward ns ws x /\
   length (mlp_forward ns ws x) = last ns 0%nat /\
   Rnet ns (x ++ concat ws) y = snd (mlp_backprop ns ws x y) ++ concat (fst (mlp_backprop ns ws x y)) /\
   length (snd (mlp_backprop ns ws x y)) = hd 0%nat ns /\
-  fits ns (fst (mlp_backprop ns ws x y)).
+  mlp_shapes ns (fst (mlp_backprop ns ws x y)).
 Proof.
   intros Hns Hf Hx Hy. destruct ns as [|n [|n' ns'']]; [simpl in Hns; lia|simpl in Hns; lia|].
   destruct ws as [|w ws']; [contradiction|]. destruct Hf as [Hw Hf].
   change (hd 0%nat (n :: n' :: ns'')) with n in Hx |- *.
   change (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) in Hy |- *.
   set (P := psize (n' :: ns'')).
-  assert (HP : length (concat ws') = P) by (apply fits_length; auto).
+  assert (HP : length (concat ws') = P) by (apply mlp_shapes_length; auto).
   set (u' := matmul Rsc n' n 1 w x).
   assert (Hu' : length u' = n') by (unfold u'; rewrite length_matmul; lia).
   destruct (rest_flat (n' :: ns'') ws' u' y Hf Hu' Hy) as (IH1 & IH2 & IH3 & IH4 & IH5).
@@ -595,7 +595,7 @@ Proof.
       matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r))).
   cbv zeta. cbn [fst snd]. rewrite IH1, IH3.
   set (r := bp_rest (n' :: ns'') ws' u' y) in *.
-  assert (Hg : length (concat (fst r)) = P) by (apply fits_length; auto).
+  assert (Hg : length (concat (fst r)) = P) by (apply mlp_shapes_length; auto).
   rewrite rlay_mm_app by auto. rewrite <- app_assoc.
   repeat split; auto.
   - rewrite length_matmul; [lia| |lia]. rewrite length_transpose; lia.
@@ -606,39 +606,39 @@ Qed.
 Fixpoint set_w (ws : list vec) (i k : nat) (z : R) : list vec :=
   match ws, i with
   | [], _ => []
-  | w :: ws', O => replace w k z :: ws'
+  | w :: ws', O => set_at w k z :: ws'
   | w :: ws', S i' => w :: set_w ws' i' k z
   end.
 
-Lemma replace_app_l u v j z : (j < length u)%nat -> replace (u ++ v) j z = replace u j z ++ v.
+Lemma set_at_app_l u v j z : (j < length u)%nat -> set_at (u ++ v) j z = set_at u j z ++ v.
 Proof.
   intros Hj. apply vec_ext.
-  - rewrite length_replace, !app_length, length_replace; rewrite ?app_length; lia.
-  - intros i. rewrite nth_replace by (rewrite app_length; lia).
+  - rewrite length_set_at, !app_length, length_set_at; rewrite ?app_length; lia.
+  - intros i. rewrite nth_set_at by (rewrite app_length; lia).
     destruct (Nat.lt_ge_cases i (length u)) as [Hi|Hi].
-    + rewrite !nth_app_lt by (rewrite ?length_replace; lia). rewrite nth_replace by lia. reflexivity.
-    + rewrite !nth_app_ge by (rewrite ?length_replace; lia). rewrite length_replace by lia.
+    + rewrite !nth_app_lt by (rewrite ?length_set_at; lia). rewrite nth_set_at by lia. reflexivity.
+    + rewrite !nth_app_ge by (rewrite ?length_set_at; lia). rewrite length_set_at by lia.
       destruct (Nat.eqb_spec i j); [lia|reflexivity].
 Qed.
 
-Lemma replace_app_r u v j z : (j < length v)%nat -> replace (u ++ v) (length u + j) z = u ++ replace v j z.
+Lemma set_at_app_r u v j z : (j < length v)%nat -> set_at (u ++ v) (length u + j) z = u ++ set_at v j z.
 Proof.
   intros Hj. apply vec_ext.
-  - rewrite length_replace, !app_length, length_replace; rewrite ?app_length; lia.
-  - intros i. rewrite nth_replace by (rewrite app_length; lia).
+  - rewrite length_set_at, !app_length, length_set_at; rewrite ?app_length; lia.
+  - intros i. rewrite nth_set_at by (rewrite app_length; lia).
     destruct (Nat.lt_ge_cases i (length u)) as [Hi|Hi].
     + rewrite !nth_app_lt by lia. destruct (Nat.eqb_spec i (length u + j)); [lia|reflexivity].
-    + rewrite !nth_app_ge by lia. rewrite nth_replace by lia.
+    + rewrite !nth_app_ge by lia. rewrite nth_set_at by lia.
       destruct (Nat.eqb_spec i (length u + j)); destruct (Nat.eqb_spec (i - length u) j); try lia; reflexivity.
 Qed.
 
 Lemma set_w_flat ws : forall i k z x, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
-  x ++ concat (set_w ws i k z) = replace (x ++ concat ws) (length x + length (concat (firstn i ws)) + k) z.
+  x ++ concat (set_w ws i k z) = set_at (x ++ concat ws) (length x + length (concat (firstn i ws)) + k) z.
 Proof.
   induction ws as [|w ws IH]; intros i k z x Hi Hk; [simpl in Hi; lia|].
   destruct i as [|i].
-  - simpl in Hk |- *. rewrite Nat.add_0_r. rewrite replace_app_r by (rewrite app_length; lia).
-    rewrite replace_app_l by lia. reflexivity.
+  - simpl in Hk |- *. rewrite Nat.add_0_r. rewrite set_at_app_r by (rewrite app_length; lia).
+    rewrite set_at_app_l by lia. reflexivity.
   - simpl in Hi, Hk |- *. rewrite app_assoc, IH by lia. rewrite app_assoc, app_length, app_length. f_equal. lia.
 Qed.
 
@@ -655,16 +655,16 @@ Proof.
       with (length (concat (firstn i ws)) + k)%nat by lia. exact H2.
 Qed.
 
-Lemma fits_set_w ns : forall ws i k z, fits ns ws -> (k < length (nth i ws []))%nat -> fits ns (set_w ws i k z).
+Lemma mlp_shapes_set_w ns : forall ws i k z, mlp_shapes ns ws -> (k < length (nth i ws []))%nat -> mlp_shapes ns (set_w ws i k z).
 Proof.
   induction ns as [|n ns IH]; intros ws i k z Hf Hk; [destruct ws; contradiction|].
   destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction; [exact Hf|].
   destruct Hf as [Hw Hf]. destruct i as [|i]; simpl in Hk |- *.
-  - split; [rewrite length_replace; lia|exact Hf].
+  - split; [rewrite length_set_at; lia|exact Hf].
   - split; [exact Hw|]. apply IH; auto.
 Qed.
 
-Lemma fits_lengths ns : forall ws gs, fits ns ws -> fits ns gs -> map (@length R) ws = map (@length R) gs.
+Lemma mlp_shapes_lengths ns : forall ws gs, mlp_shapes ns ws -> mlp_shapes ns gs -> map (@length R) ws = map (@length R) gs.
 Proof.
   induction ns as [|n ns IH]; intros ws gs Hw Hg; [destruct ws; contradiction|].
   destruct ns as [|n' ns'']; destruct ws as [|w ws']; destruct gs as [|g gs']; try contradiction; [reflexivity|].
@@ -701,7 +701,7 @@ Qed.
     reads Coquelicot's partial derivatives off it, coordinate by
     coordinate ([set_w_flat], [concat_index] locate entry [k] of [m_i]). *)
 Theorem mlp_train_gradient ns ws v t α :
-  (2 <= length ns)%nat -> fits ns ws -> length v = hd 0%nat ns -> length t = last ns 0%nat ->
+  (2 <= length ns)%nat -> mlp_shapes ns ws -> length v = hd 0%nat ns -> length t = last ns 0%nat ->
   length (fst (mlp_train ns ws v t α)) = length ws /\
   (forall i k, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
      ex_derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k) /\
@@ -709,12 +709,12 @@ Theorem mlp_train_gradient ns ws v t α :
        (nth i ws [])@@k - α * Derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k)) /\
   length (snd (mlp_train ns ws v t α)) = length v /\
   (forall j, (j < length v)%nat ->
-     ex_derive (fun z => mlp_loss ns ws (replace v j z) t) (v@@j) /\
-     (snd (mlp_train ns ws v t α))@@j = α * Derive (fun z => mlp_loss ns ws (replace v j z) t) (v@@j)).
+     ex_derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j) /\
+     (snd (mlp_train ns ws v t α))@@j = α * Derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j)).
 Proof.
   intros Hns Hf Hv Ht.
   set (s := v ++ concat ws).
-  assert (Hs : length s = (hd 0%nat ns + psize ns)%nat) by (unfold s; rewrite app_length, (fits_length ns ws Hf); lia).
+  assert (Hs : length s = (hd 0%nat ns + psize ns)%nat) by (unfold s; rewrite app_length, (mlp_shapes_length ns ws Hf); lia).
   set (out := mlp_forward ns ws v).
   set (y := vscale Rsc α (vsub Rsc out t)).
   destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hf Hv (length_zeros _)) as (Eo & Ho & _).
@@ -732,12 +732,12 @@ Proof.
                 (rd_sqerr _ t (Nnet ns s) Ht ltac:(unfold s; rewrite Eo; exact Ho))) as HF.
   cbv beta in HF.
   assert (Hr : forall q, (q < hd 0%nat ns + psize ns)%nat ->
-    is_derive (fun z => (sqerr t (Nnet ns (replace s q z)))@@0) (s@@q)
+    is_derive (fun z => (sqerr t (Nnet ns (set_at s q z)))@@0) (s@@q)
       ((Rnet ns s (vs ([1]@@0) (vm (Nnet ns s) t)))@@q) /\
     (snd bp ++ concat (fst bp))@@q = α * (Rnet ns s (vs ([1]@@0) (vm (Nnet ns s) t)))@@q).
   { intros q Hq. destruct (rev_deriv_partial _ _ _ _ q HF Hq) as [Hd Hl]. split; [exact Hd|].
     rewrite <- (Hl α). cbn [nth]. unfold s. rewrite Eo, <- Hy. fold s. rewrite <- Er. reflexivity. }
-  assert (Hlen : map (@length R) ws = map (@length R) (fst bp)) by (apply (fits_lengths ns); auto).
+  assert (Hlen : map (@length R) ws = map (@length R) (fst bp)) by (apply (mlp_shapes_lengths ns); auto).
   assert (Hlenws : length ws = length (fst bp)).
   { pose proof (f_equal (@length nat) Hlen) as E. rewrite !map_length in E. exact E. }
   split; [|split; [|split]].
@@ -745,13 +745,13 @@ Proof.
   - intros i k Hi Hk.
     set (q := (length v + length (concat (firstn i ws)) + k)%nat).
     destruct (concat_index ws i k Hi Hk) as [Hq1 Hq2].
-    assert (Hq : (q < hd 0%nat ns + psize ns)%nat) by (unfold q; rewrite <- (fits_length ns ws Hf); lia).
+    assert (Hq : (q < hd 0%nat ns + psize ns)%nat) by (unfold q; rewrite <- (mlp_shapes_length ns ws Hf); lia).
     destruct (Hr q Hq) as [Hd Hstep].
     assert (Hsq : s@@q = (nth i ws [])@@k).
     { unfold s, q. rewrite nth_app_ge by lia. rewrite <- Hq2. f_equal. lia. }
-    assert (Hfun : forall z, (sqerr t (Nnet ns (replace s q z)))@@0 = mlp_loss ns (set_w ws i k z) v t).
+    assert (Hfun : forall z, (sqerr t (Nnet ns (set_at s q z)))@@0 = mlp_loss ns (set_w ws i k z) v t).
     { intros z. unfold s, q. rewrite <- set_w_flat by auto.
-      destruct (net_flat ns (set_w ws i k z) v (zeros (last ns 0%nat)) Hns (fits_set_w ns ws i k z Hf Hk) Hv
+      destruct (net_flat ns (set_w ws i k z) v (zeros (last ns 0%nat)) Hns (mlp_shapes_set_w ns ws i k z Hf Hk) Hv
                   (length_zeros _)) as (E' & _).
       rewrite E'. reflexivity. }
     rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
@@ -771,10 +771,10 @@ Proof.
     assert (Hq : (j < hd 0%nat ns + psize ns)%nat) by lia.
     destruct (Hr j Hq) as [Hd Hstep].
     assert (Hsq : s@@j = v@@j) by (unfold s; apply nth_app_lt; lia).
-    assert (Hfun : forall z, (sqerr t (Nnet ns (replace s j z)))@@0 = mlp_loss ns ws (replace v j z) t).
-    { intros z. unfold s. rewrite replace_app_l by lia.
-      destruct (net_flat ns ws (replace v j z) (zeros (last ns 0%nat)) Hns Hf
-                  ltac:(rewrite length_replace; lia) (length_zeros _)) as (E' & _).
+    assert (Hfun : forall z, (sqerr t (Nnet ns (set_at s j z)))@@0 = mlp_loss ns ws (set_at v j z) t).
+    { intros z. unfold s. rewrite set_at_app_l by lia.
+      destruct (net_flat ns ws (set_at v j z) (zeros (last ns 0%nat)) Hns Hf
+                  ltac:(rewrite length_set_at; lia) (length_zeros _)) as (E' & _).
       rewrite E'. reflexivity. }
     rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
     split; [eexists; exact Hd|].
