@@ -30,12 +30,13 @@ ENGINES = ["verified", "reference"]
 SEEDS = [0, 1, 2, 3, 4, 5]
 
 
-def mlp_program(widths: list[int]) -> str:
+def mlp_program(widths: list[int], residual: bool = False) -> str:
     """The surface program for the widths n_0 (input), …, n_L (output):
     ``let x1 <= FC[l0](x_in) in let x2 <= FC[l1](swish(x1)) in … FC[l_{L-1}](swish(x_{L-1}))``
     with H_train (forward: read w, compute w x keeping ⟨w, x⟩; backward:
     w := w − y xᵀ, pass wᵀ y on; return: store the output, cotangent
-    lr·(output − target))."""
+    lr·(output − target)).  With ``residual``, the residual block of
+    examples/resnet.rh: ``let z <= R_MLP in [| x_in + z |]`` (n_0 = n_L)."""
     L = len(widths) - 1
     n = widths
     lines = []
@@ -49,6 +50,8 @@ def mlp_program(widths: list[int]) -> str:
     for i in range(1, L - 1):
         body += f"\n  let x{i + 1} <= FC[l{i}](swish[{n[i]}](x{i})) in"
     body += f"\n  FC[l{L - 1}](swish[{n[L - 1]}](x{L - 1}))"
+    if residual:
+        body = "  let z <= (" + body.strip() + ") in\n  [| x_in + z |]"
     lines.append(body)
     clauses = [f"""  return x -> let t <= Get[target]() in
               let a <= Get[lr]() in
@@ -76,17 +79,19 @@ def network(seed: int):
     return widths, Ws, x, t, lr
 
 
-def loss_np(Ws, x, t) -> float:
-    """½‖f_W(x) − t‖², forward in numpy (swish between layers)."""
+def loss_np(Ws, x, t, residual: bool = False) -> float:
+    """½‖f_W(x) − t‖² (or ½‖x + f_W(x) − t‖²), forward in numpy (swish between layers)."""
     h = x
     for i, W in enumerate(Ws):
         h = W @ h
         if i < len(Ws) - 1:
             h = h / (1.0 + np.exp(-h))
+    if residual:
+        h = x + h
     return 0.5 * float(np.sum((h - t) ** 2))
 
 
-def torch_gradients(Ws, x, t):
+def torch_gradients(Ws, x, t, residual: bool = False):
     """∂L/∂W_i and ∂L/∂x by PyTorch autograd in float64."""
     Wt = [torch.tensor(W, dtype=torch.float64, requires_grad=True) for W in Ws]
     xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
@@ -95,6 +100,8 @@ def torch_gradients(Ws, x, t):
         h = W @ h
         if i < len(Wt) - 1:
             h = torch.nn.functional.silu(h)
+    if residual:
+        h = xt + h
     loss = 0.5 * torch.sum((h - torch.tensor(t, dtype=torch.float64)) ** 2)
     grads = torch.autograd.grad(loss, Wt + [xt])
     return [g.numpy() for g in grads[:-1]], grads[-1].numpy()
@@ -125,9 +132,9 @@ def central_difference(f, m: np.ndarray):
     return est.reshape(m.shape), err.reshape(m.shape)
 
 
-def one_step(widths, Ws, x, t, lr, engine):
+def one_step(widths, Ws, x, t, lr, engine, residual: bool = False):
     """The heap and the value after one run of the program, through a session."""
-    prog = rh.parse(mlp_program(widths))
+    prog = rh.parse(mlp_program(widths, residual))
     with Session(prog, engine=engine) as s:
         s.set_heap({**{f"l{i}": W for i, W in enumerate(Ws)}, "input": x, "target": t, "lr": [lr]})
         r = s.run(read=["output"])
@@ -197,3 +204,30 @@ def test_finite_differences_catch_a_wrong_step():
     wrong = gW[0].reshape(-1).copy()
     wrong[k] *= 1 + 1e-4
     assert abs(wrong[k] - fd.reshape(-1)[k]) > err.reshape(-1)[k] + 1e-6 * abs(fd.reshape(-1)[k]) + 1e-12
+
+
+def residual_network(seed: int):
+    """As :func:`network`, with n_L = n_0 (the residual block)."""
+    widths, Ws, x, t, lr = network(seed)
+    rng = np.random.default_rng(2000 + seed)
+    widths[-1] = widths[0]
+    Ws[-1] = rng.normal(0.0, 1.0, (widths[0], widths[-2]))
+    return widths, Ws, x, rng.normal(size=widths[0]), lr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_residual_block_step_is_gradient_descent(seed, engine):
+    """examples/resnet.rh at random depths and widths (res_train_gradient
+    in theories/analysis/resnet_grad.v): PyTorch, then finite differences
+    for the input, whose cotangent has the skip connection's share."""
+    widths, Ws, x, t, lr = residual_network(seed)
+    heap, r = one_step(widths, Ws, x, t, lr, engine, residual=True)
+    gW, gx = torch_gradients(Ws, x, t, residual=True)
+    for i, (W, g) in enumerate(zip(Ws, gW)):
+        expected = (W - lr * g).reshape(-1)
+        np.testing.assert_allclose(heap[f"l{i}"], expected, rtol=1e-9, atol=1e-9 * np.max(np.abs(expected)),
+                                   err_msg=f"widths {widths}, layer {i}")
+    np.testing.assert_allclose(r.value[0], lr * gx, rtol=1e-9, atol=1e-9 * lr * max(np.max(np.abs(gx)), 1e-300))
+    fd, err = central_difference(lambda v: loss_np(Ws, v, t, residual=True), x)
+    assert np.all(np.abs(r.value[0] / lr - fd) <= err + 1e-6 * np.abs(fd) + 1e-12), (widths, r.value[0] / lr, fd)
