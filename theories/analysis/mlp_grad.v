@@ -31,10 +31,12 @@
     ([rd_first]).  Coordinates are then read off the reverse derivative
     ([rev_deriv_partial]).
 
-    This is a statement about the numbers the handler computes; that one
-    run of the evaluator over the real instance computes exactly them is
-    stated and proved in [theories/rh] separately (see docs/decisions.md,
-    "Backpropagation at every size"). *)
+    This is a statement about the numbers the handler computes.  That one
+    run of the evaluator over the real instance computes exactly them (for
+    the program [P_MLP_gen] of [theories/rh/mlp_gen.v]) is not proved
+    yet: it is tested on floats at random depths and widths
+    ([tests/test_train_gradient.py]); docs/decisions.md, "Backpropagation
+    at every size", says what the proof needs. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature instance.
