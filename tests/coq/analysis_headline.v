@@ -393,3 +393,58 @@ Check @fwd_at_deriv.
 Print Assumptions fwd_at_deriv.
 Check @query_gradient.
 Print Assumptions query_gradient.
+(* Backpropagation at every size (mlp_grad.v): the paper's MLP with swish
+   between layers, for every list of widths [n_0; ...; n_L] (L >= 1) and
+   weights of those shapes; mlp_train is what H_train computes in one run
+   (forward pass, return clause's cotangent alpha (f_m(v) - t), each FC
+   layer's backward clause, rd[swish] between layers).  One step maps
+   every entry of every weight matrix m_i to
+   m_i[k] - alpha * d/dm_i[k] 1/2 |f_m(v) - t|^2 and returns
+   alpha * d/dv_j 1/2 |f_m(v) - t|^2 (Coquelicot's Derive; the partial
+   derivatives exist).  The proof: the network's reverse derivative on the
+   flat vector of input and weights, by induction on the layers (Nnet_rd),
+   and partial derivatives read off a reverse derivative
+   (rev_deriv_partial). *)
+From RevHandlers.Analysis Require Import mlp_grad.
+Print mlp_shapes.
+Print mlp_forward.
+Print fwd_rest.
+Print mlp_loss.
+Print bp_rest.
+Print mlp_backprop.
+Print mlp_train.
+Print set_w.
+Print set_at.
+Check @Nnet_rd.
+Print Assumptions Nnet_rd.
+Check @rev_deriv_partial.
+Print Assumptions rev_deriv_partial.
+Check @mlp_train_gradient.
+Print Assumptions mlp_train_gradient.
+
+(* The residual block of Table 1 (resnet_grad.v): v + f_m(v) with the same
+   H_train, every depth and width (n_0 = n_L); the skip connection adds the
+   output cotangent to the input's.  Same reading as mlp_train_gradient;
+   grad_readout is the part of the proof shared by any network. *)
+From RevHandlers.Analysis Require Import resnet_grad.
+Print res_forward.
+Print res_loss.
+Print res_train.
+Check @res_train_gradient.
+Print Assumptions res_train_gradient.
+
+(* Derivatives and reverse derivatives are unique (rev_unique.v); the MLP
+   as a program at every depth and width, well typed (theories/rh/mlp_gen.v;
+   that one run of it computes mlp_train is not proved yet). *)
+From RevHandlers.Analysis Require Import rev_unique.
+From RevHandlers Require Import mlp_gen.
+Check @has_deriv_unique.
+Print Assumptions has_deriv_unique.
+Check @is_rev_deriv_unique.
+Print Assumptions is_rev_deriv_unique.
+Print R_MLP_gen.
+Print rest_gen.
+Check @mlp_gen_typed.
+Print Assumptions mlp_gen_typed.
+Check @R_MLP_gen_two.
+Print Assumptions R_MLP_gen_two.
