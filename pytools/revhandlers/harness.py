@@ -162,6 +162,31 @@ def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, 
     return 0
 
 
+def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out, unit: str = "programs") -> int:
+    """The exit code for the rules that never fired (``holes``) in a
+    campaign of ``n`` cases: 3 with a ``COVERAGE HOLES`` line when ``n`` is
+    at least ``fail_from``, the size from which every rule is expected to
+    fire (docs/decisions.md, "Coverage holes of a small campaign"); below
+    it a warning that says from which size a hole is an error, and 0.
+    ``allow`` (``--allow-holes``) accepts holes at every size."""
+    if not holes or allow:
+        return 0
+    if n < fail_from:
+        print(f"coverage holes (a warning below {fail_from} {unit}): {', '.join(holes)} never fired in {n} "
+              f"{unit}; a campaign of {fail_from} {unit} or more, where every rule is expected to fire, "
+              f"fails on a hole with exit code 3 (--holes-fail-from N sets that size)", file=out)
+        return 0
+    print("COVERAGE HOLES: " + ", ".join(holes), file=out)
+    return 3
+
+
+def add_holes_option(parser, default: int, unit: str = "programs") -> None:
+    """``--holes-fail-from N`` of a campaign's command line."""
+    parser.add_argument("--holes-fail-from", type=int, default=default, metavar="N",
+                        help=f"from N {unit} on, a rule that never fired fails the campaign (exit code 3); "
+                             f"below, it is a warning (default {default}, where every rule is expected to fire)")
+
+
 def could_not_run(command: str, e: RevHandlersError) -> int:
     print(f"{command}: could not run: {e}", file=sys.stderr)
     return 2
