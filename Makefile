@@ -59,7 +59,7 @@ install: drivers
 	@# setuptools builds in ./build: removed afterwards unless it was there before
 	@if [ -n "$(PIP)" ]; then \
 	  had_build=$$([ -e build ] && echo yes); \
-	  REVHANDLERS_DRIVERS=none $(PIP) install --no-build-isolation . || exit $$?; \
+	  REVHANDLERS_DRIVERS=none $(PIP) install . || exit $$?; \
 	  [ -n "$$had_build" ] || rm -rf build; \
 	  where=$$($(PIP) show revhandlers 2>/dev/null | sed -n 's/^Location: //p'); \
 	  echo "install: the package revhandlers (not editable) in $$where, by $(PIP)"; \
