@@ -597,27 +597,34 @@ def shrink(seed: int, index: int, max_size: int, model: Pipe, fast: Pipe, messag
 
 
 def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
-             progress=None, timeout: float = TIMEOUT, batch: int = BATCH, check_rd: bool = True) -> Report:
-    """Cross-check programs ``0 … n-1`` of ``seed`` (the programs are the
+             progress=None, timeout: float = TIMEOUT, batch: int = BATCH, check_rd: bool = True,
+             start: int = 0, shrink_divergence: bool = True, pipes: tuple | None = None) -> Report:
+    """Cross-check programs ``start … n-1`` of ``seed`` (the programs are the
     same on every machine; which of them are skipped for time may vary with
-    its speed).  The first divergence is shrunk; with ``corpus``, the
-    smallest program is written there.  ``progress(report, k)`` after each
-    batch of ``k`` programs."""
+    its speed).  The first divergence is shrunk (unless ``shrink_divergence``
+    is false: a batch of a campaign on a cluster, shrunk by the client);
+    with ``corpus``, the smallest program is written there.
+    ``progress(report, k)`` after each batch of ``k`` programs.  ``pipes``:
+    the model's and the fast evaluator's :class:`Pipe`, kept open (by a
+    worker of a cluster, from one batch to the next); else new ones,
+    closed at the end."""
     from .gen import seeded_program
 
-    model = Pipe(MODEL_FLAGS, timeout)
-    fast = Pipe((), timeout)
+    model, fast = pipes if pipes is not None else (Pipe(MODEL_FLAGS, timeout), Pipe((), timeout))
     RD_CHECKS.clear()
     COVERAGE.clear()
     report = Report()
-    start = time.time()
+    began = time.time()
     try:
-        for b0 in range(0, n, batch):
+        for b0 in range(start, n, batch):
             idx = range(b0, min(n, b0 + batch))
             progs = [seeded_program(seed, i, max_size) for i in idx]
             results = check_batch(progs, model, fast, check_rd)
             for i, (outcome, msg) in zip(idx, results):
                 if msg is not None:
+                    if not shrink_divergence:
+                        report.divergence = f"program {i}: {msg}"
+                        break
                     prog, msg = shrink(seed, i, max_size, model, fast, msg, check_rd)
                     report.divergence = f"program {i}: {msg}"
                     if corpus is not None:
@@ -632,9 +639,10 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
             if report.divergence:
                 break
     finally:
-        model.close()
-        fast.close()
-        report.seconds = time.time() - start
+        if pipes is None:
+            model.close()
+            fast.close()
+        report.seconds = time.time() - began
     report.outcomes.update(RD_CHECKS)
     report.coverage.update(COVERAGE)
     return report
@@ -643,6 +651,36 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
 def _job(args):
     n, seed, max_size, corpus, timeout = args
     return campaign(n, seed, max_size, Path(corpus) if corpus else None, timeout=timeout, progress=count_done)
+
+
+_WORKER_PIPES: dict[float, tuple] = {}
+
+
+def _batch_job(args):
+    """Programs ``b0 … b1-1`` of ``seed``, a task of a campaign on a Dask
+    cluster (:mod:`revhandlers.cluster`): not shrunk, nothing written.  The
+    worker process keeps its two ``rh-eval --serve`` processes from one
+    batch to the next (a :class:`Pipe` restarts its process if it died)."""
+    seed, b0, b1, max_size, _corpus, timeout = args
+    if timeout not in _WORKER_PIPES:
+        _WORKER_PIPES[timeout] = (Pipe(MODEL_FLAGS, timeout), Pipe((), timeout))
+    return campaign(b1, seed, max_size, None, timeout=timeout, start=b0, shrink_divergence=False,
+                    pipes=_WORKER_PIPES[timeout])
+
+
+def _shrinker(max_size: int, corpus: str, timeout: float):
+    """Shrink a divergence found on the cluster here, as a job would."""
+    def shrink_here(seed: int, index: int, message: str) -> tuple[str, str | None]:
+        model = Pipe(MODEL_FLAGS, timeout)
+        fast = Pipe((), timeout)
+        try:
+            prog, msg = shrink(seed, index, max_size, model, fast, message)
+        finally:
+            model.close()
+            fast.close()
+        written = str(write_corpus(prog, Path(corpus), seed, msg)) if corpus else None
+        return f"program {index}: {msg}", written
+    return shrink_here
 
 
 def require_extra(command: str, *modules: str) -> None:
@@ -666,9 +704,15 @@ def cmd_fuzz(args, out) -> int:
     # the package's test extra, as for the other campaigns (the program
     # strategies of revhandlers.gen for property tests are Hypothesis's)
     require_extra("revhandlers fuzz", "hypothesis")     # before anything starts: one line, exit code 2
+    from .cluster import jobs_for, require_dask
+    if args.scheduler:
+        require_dask("revhandlers fuzz")
+    args.jobs = jobs_for(args)
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
-                           (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz")
+                           (args.max_size, str(Path(args.corpus)), args.timeout), "fuzz",
+                           scheduler=args.scheduler, batch_job=_batch_job,
+                           shrink=_shrinker(args.max_size, str(Path(args.corpus)), args.timeout))
     except RevHandlersError as e:
         return could_not_run("fuzz", e)
     code = summarize(reports, args.seed, args.jobs, out,
@@ -684,11 +728,14 @@ def register(sub) -> None:
     t = sub.add_parser("fuzz", help="cross-check generated programs on the verified evaluator and the reference")
     t.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=1, help="parallel processes (seeds seed, seed+1, …)")
+    t.add_argument("--jobs", type=int, default=None,
+                   help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
     t.add_argument("--max-size", type=int, default=10, help="size budget of a program (default 10)")
     t.add_argument("--timeout", type=float, default=TIMEOUT,
                    help=f"seconds the verified evaluator may spend on one program before it is skipped (default {TIMEOUT:g})")
     t.add_argument("--corpus", default="tests/corpus", help="where shrunk divergences are written")
     t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
     add_holes_option(t, HOLES_FAIL_FROM)
+    from .cluster import add_options
+    add_options(t)
     t.set_defaults(func=cmd_fuzz)

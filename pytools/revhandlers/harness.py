@@ -116,13 +116,20 @@ def count_done(_report, k: int = 1) -> None:
             _BAR.update(_DONE.value)
 
 
-def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str) -> list[Report]:
+def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, scheduler: str | None = None,
+             batch_job: Callable | None = None, shrink: Callable | None = None, unit: str = "programs") -> list[Report]:
     """``job((k, seed_i, *args))`` for ``jobs`` processes sharing ``n``
     cases (seeds ``seed, seed+1, …``), with one progress bar; ``job`` is a
     module-level function that passes :func:`count_done` as its campaign's
-    progress.  One job runs in this process."""
+    progress.  One job runs in this process.  With ``scheduler`` (``--scheduler``),
+    the same jobs run on a Dask cluster, cut into batches by ``batch_job``
+    when given (:func:`revhandlers.cluster.run_on_cluster`)."""
     global _DONE, _BAR
     from .train import Progress
+    if scheduler:
+        from .cluster import run_on_cluster
+        return run_on_cluster(job, n, seed, jobs, args, label, scheduler, batch_job=batch_job, shrink=shrink,
+                              unit=unit)
     jobs = max(1, jobs)
     bar = Progress(n, label, unit="programs")
     done = mp.Value("q", 0)

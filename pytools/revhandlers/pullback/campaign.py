@@ -401,11 +401,15 @@ def rule_holes(coverage: Counter) -> list[str]:
 def cmd_fuzz(args, out) -> int:
     from ..fuzz import require_extra
     require_extra(COMMAND, "hypothesis")     # before anything starts: one line, exit code 2
+    from ..cluster import jobs_for, require_dask
+    if args.scheduler:
+        require_dask(COMMAND)
+    args.jobs = jobs_for(args)
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs,
                            (args.budget, str(Path(args.corpus)), args.timeout, args.fuel, args.allow_checker_gap,
                             not args.no_machine),
-                           "pullback fuzz")
+                           "pullback fuzz", scheduler=args.scheduler, unit="queries")
     except RevHandlersError as e:
         return could_not_run("pullback fuzz", e)
     reproduce = (f"{COMMAND} --n {args.n} --budget {args.budget} --fuel {args.fuel}"
@@ -426,7 +430,8 @@ def register(sub) -> None:
     t = sub.add_parser("fuzz", help="cross-check pullback-eval and the numpy reference on random queries")
     t.add_argument("--n", type=int, default=1000, help="number of queries (default 1000)")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=1, help="parallel processes (seeds seed, seed+1, …)")
+    t.add_argument("--jobs", type=int, default=None,
+                   help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
     t.add_argument("--budget", type=int, default=BUDGET, help=f"size budget of a query's body (default {BUDGET})")
     t.add_argument("--timeout", type=float, default=TIMEOUT,
                    help=f"seconds pullback-eval may spend on one query (default {TIMEOUT:g})")
@@ -440,4 +445,6 @@ def register(sub) -> None:
     t.add_argument("--no-machine", action="store_true",
                    help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
+    from ..cluster import add_options
+    add_options(t)
     t.set_defaults(func=cmd_fuzz)
