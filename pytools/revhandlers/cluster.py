@@ -108,7 +108,7 @@ def client_for(scheduler: str):
             client = Client(cluster)
         else:
             try:
-                client = Client(str(value), timeout=30)
+                client = Client(str(value), timeout=20)
             except (OSError, TimeoutError, ValueError) as e:
                 raise BadInput("io", f"cannot reach the Dask scheduler {value}: {e}") from None
         try:
