@@ -106,11 +106,11 @@ def test_fuzz_on_a_scheduler_and_two_workers(dask_cluster, tmp_path):
 # ------------------------------------------------------------ a lost worker
 
 def dying_batch(args):
-    """Kills its worker process the first time it runs batch 200 (a marker
-    file says so), then runs batches as the campaign does."""
+    """Kills its worker process the first time it runs the batch at 1000
+    (a marker file says so), then runs batches as the campaign does."""
     from revhandlers import fuzz
     *task, mark = args
-    if task[1] == 200 and not os.path.exists(mark):
+    if task[1] == 1000 and not os.path.exists(mark):
         Path(mark).write_text(str(os.getpid()))
         os._exit(1)
     return fuzz._batch_job(tuple(task))
@@ -123,13 +123,13 @@ def test_a_lost_workers_batch_runs_again(tmp_path):
     from revhandlers.cluster import run_on_cluster
     cloudpickle.register_pickle_by_value(sys.modules[__name__])     # the workers cannot import this test file
     mark = tmp_path / "died"
-    reports = run_on_cluster(None, 500, 5, 1, (10, "", fuzz.TIMEOUT, str(mark)), "fuzz", "local:2",
+    reports = run_on_cluster(None, 1500, 5, 1, (10, "", fuzz.TIMEOUT, str(mark)), "fuzz", "local:2",
                              batch_job=dying_batch)
-    assert mark.exists() and int(mark.read_text()) != os.getpid()     # a worker process died in batch 200
-    alone = fuzz.campaign(500, 5)
+    assert mark.exists() and int(mark.read_text()) != os.getpid()     # a worker process died in batch 1000
+    alone = fuzz.campaign(1500, 5)
     (r,) = reports
     assert (r.programs, r.skipped, r.divergence) == (alone.programs, alone.skipped, alone.divergence)
-    assert (r.programs, r.divergence) == (500, None)
+    assert (r.programs, r.divergence) == (1500, None)
     assert r.outcomes == alone.outcomes and r.coverage == alone.coverage
 
 

@@ -98,13 +98,18 @@ def client_for(scheduler: str):
     """A ``distributed.Client``: of a new ``LocalCluster`` (loopback only,
     one thread per worker process, no dashboard) for ``local:N``, else
     connected to the scheduler at the address."""
+    import dask
     from distributed import Client, LocalCluster
     kind, value = parse_scheduler(scheduler)
     cluster = None
     try:
         if kind == "local":
+            # the workers' statistical profiler samples the task's stack every 10 ms, which
+            # slows a campaign (pure Python for the most part); a remote cluster is configured
+            # by whoever starts it (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False)
+            dask.config.set({"distributed.worker.profile.enabled": False})
             cluster = LocalCluster(n_workers=int(value), threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
             client = Client(cluster)
         else:
             try:
@@ -121,13 +126,13 @@ def client_for(scheduler: str):
 
 
 def _run_task(fn: Callable, payload: tuple) -> Report:
-    """What a worker runs: one batch or job, one at a time per process."""
+    """What a worker runs: one batch or job at a time per process."""
     with _LOCK:
         return fn(payload)
 
 
 def run_on_cluster(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, scheduler: str,
-                   batch_job: Callable | None = None, batch: int = 100, shrink: Callable | None = None,
+                   batch_job: Callable | None = None, batch: int = 1000, shrink: Callable | None = None,
                    unit: str = "programs") -> list[Report]:
     """The reports :func:`revhandlers.harness.run_jobs` would return for
     ``jobs`` jobs, computed on the cluster.  With ``batch_job``, the tasks
