@@ -4,13 +4,14 @@ SHELL := /bin/bash
 PY ?= python3
 COQ_THEORIES := _build/default/theories/rh
 RH_EVAL := _build/default/extracted/rh-eval
+DRIVERS := $(RH_EVAL) _build/default/extracted/dbr-eval _build/default/extracted/pullback-eval
 
 # `make install`: where the drivers go, and the pip that installs the package
 PREFIX ?= /usr/local
 DESTDIR ?=
 PIP ?= $(PY) -m pip
 
-.PHONY: all help deps deps-coq proofs build install demo headline html rules test bench clean
+.PHONY: all help deps deps-coq deps-tools proofs build drivers install wheel demo headline html rules test bench clean
 
 all: build
 
@@ -26,6 +27,10 @@ deps:
 deps-coq:
 	@bash scripts/install-deps.sh --coq
 
+## deps-tools: install only Debian's Coq/OCaml toolchain (what the drivers need): no pip, no Jupyter kernel
+deps-tools:
+	@bash scripts/install-deps.sh --tools
+
 ## proofs: check every proof in theories/ (and report the time it took); needs only deps-coq
 proofs: deps-coq
 	@start=$$(date +%s.%N); \
@@ -39,19 +44,35 @@ build: deps proofs
 	@dune build 2>&1
 	@echo "build: $(RH_EVAL)"
 
-## install: build, then copy rh-eval, dbr-eval and pullback-eval to $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
-##          and pip-install the package, not editable, into $(PY) (PIP= skips it)
-install: build
+## drivers: rh-eval, dbr-eval and pullback-eval, extracted from the proofs (needs only deps-tools)
+drivers: deps-tools
+	@dune build $(DRIVERS) 2>&1
+	@echo "drivers: $(DRIVERS)"
+
+## install: the three drivers to $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local), then the package, not
+##          editable, with $(PIP) (PIP= skips it); builds only the drivers and changes no other
+##          Python environment (no editable install, no Jupyter kernel), and says where it installed
+install: drivers
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 755 $(RH_EVAL) _build/default/extracted/dbr-eval _build/default/extracted/pullback-eval "$(DESTDIR)$(PREFIX)/bin/"
+	install -m 755 $(DRIVERS) "$(DESTDIR)$(PREFIX)/bin/"
 	@echo "install: rh-eval, dbr-eval and pullback-eval in $(DESTDIR)$(PREFIX)/bin"
 	@# setuptools builds in ./build: removed afterwards unless it was there before
 	@if [ -n "$(PIP)" ]; then \
 	  had_build=$$([ -e build ] && echo yes); \
-	  $(PIP) install . || exit $$?; \
+	  REVHANDLERS_DRIVERS=none $(PIP) install . || exit $$?; \
 	  [ -n "$$had_build" ] || rm -rf build; \
-	  echo "install: the package revhandlers (not editable) for $$($(PY) -c 'import sys; print(sys.executable)')"; \
+	  where=$$($(PIP) show revhandlers 2>/dev/null | sed -n 's/^Location: //p'); \
+	  echo "install: the package revhandlers (not editable) in $$where, by $(PIP)"; \
 	fi
+
+## wheel: a platform wheel in dist/ carrying rh-eval, dbr-eval and pullback-eval built from the proofs
+##        (pip install dist/revhandlers-*.whl needs no Coq, OCaml or dune)
+wheel: drivers
+	@had_build=$$([ -e build ] && echo yes); \
+	REVHANDLERS_DRIVERS=$(CURDIR)/_build/default/extracted $(PY) -m pip wheel --no-deps --no-build-isolation \
+	  --disable-pip-version-check -w dist . || exit $$?; \
+	[ -n "$$had_build" ] || rm -rf build; \
+	ls -l dist/revhandlers-*.whl
 
 ## headline: print the headline theorems and their assumptions
 headline: proofs
@@ -93,3 +114,4 @@ bench: build
 
 clean:
 	dune clean
+	rm -rf dist build

@@ -9,10 +9,16 @@
 # With --coq (`make deps-coq`, used by `make proofs` and `make html`): only
 # what checking the proofs needs, Coq, dune and Coquelicot (for
 # theories/analysis), no OCaml libraries, pip or torch.
+# With --tools (`make deps-tools`, used by `make drivers`, `make install` and
+# `make wheel`): only the Debian packages, no Python package and no Jupyter
+# kernel (installing must not change a Python environment it was not asked
+# to).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 coq_only=""
+tools_only=""
 [ "${1:-}" = "--coq" ] && coq_only=yes
+[ "${1:-}" = "--tools" ] && tools_only=yes
 
 need=()
 command -v coqc >/dev/null 2>&1 || need+=(coq)
@@ -36,7 +42,7 @@ if ((${#need[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-[ -z "$coq_only" ] || exit 0
+[ -z "$coq_only" ] && [ -z "$tools_only" ] || exit 0
 
 PY="${PY:-python3}"
 # The package must be importable *from this checkout* (an editable install
@@ -45,12 +51,13 @@ here="$(pwd -P)"
 if ! "$PY" - "$here" <<'PYEOF' 2>/dev/null
 import os, sys
 import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch, coq_jupyter, nbclient, greenlet, sympy  # noqa: F401
+import dask, distributed  # noqa: F401
 import revhandlers
 sys.exit(0 if os.path.realpath(revhandlers.__file__).startswith(sys.argv[1] + os.sep) else 1)
 PYEOF
 then
-  echo "install-deps: installing the Python package (editable, with test extras)"
-  "$PY" -m pip install -q -e ".[test,torch]"
+  echo "install-deps: installing the Python package (editable, with test, torch and cluster extras)"
+  REVHANDLERS_DRIVERS=none "$PY" -m pip install -q -e ".[test,torch,cluster]"
 fi
 
 # The Jupyter kernel for the notebooks, bound to this checkout's theories.

@@ -93,8 +93,31 @@ def test_make_proofs_and_html_need_only_the_coq_dependencies():
 
 
 def test_build_demo_and_test_still_install_everything():
-    for target in ("build", "demo", "test", "install"):
+    for target in ("build", "demo", "test"):
         assert {"deps", "proofs"} <= closure(target), target
+
+
+def test_install_and_wheel_change_no_python_environment():
+    """``make install`` and ``make wheel`` build only the drivers: Debian's
+    toolchain (``deps-tools``), never ``make deps``, which installs the
+    editable package and re-points the Jupyter kernel."""
+    for target in ("install", "wheel"):
+        needed = closure(target)
+        assert "deps" not in needed and "deps-tools" in needed and "drivers" in needed, (target, needed)
+
+
+def test_install_deps_tools_runs_no_python_and_no_pip(tmp_path):
+    marks = tmp_path / "marks"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("python3", "pip", "pip3", "apt-get", "sudo"):
+        (fake / name).write_text(f"#!/bin/sh\necho {name} >> {marks}\nexit 1\n")
+        (fake / name).chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}", PY=str(fake / "python3"))
+    p = subprocess.run(["bash", "scripts/install-deps.sh", "--tools"], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert not marks.exists(), marks.read_text()
 
 
 def test_install_deps_coq_runs_no_python_and_no_pip(tmp_path):

@@ -4,6 +4,7 @@ campaign with rule coverage, the corpus, and divergence detection."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -204,12 +205,26 @@ def test_fuzz_command_line_with_jobs_reports_progress(tmp_path):
 
 
 def test_fuzz_exit_code_3_for_a_rule_that_never_fired(tmp_path):
-    """Five programs cannot fire every rule: no divergence, exit code 3 (not
-    1, which means a divergence)."""
+    """Five programs cannot fire every rule: no divergence, and with
+    ``--holes-fail-from 5`` exit code 3 (not 1, which means a divergence)."""
     proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", "5", "--seed", "3",
-                           "--corpus", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--holes-fail-from", "5", "--corpus", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "divergences: 0" in proc.stdout and "COVERAGE HOLES:" in proc.stdout
+
+
+def test_fuzz_holes_of_a_small_campaign_are_a_warning(tmp_path):
+    """A newcomer's first campaign: below the size from which every rule is
+    expected to fire (1000 programs), a hole is a warning that says from
+    which size it fails, and the exit code is 0."""
+    proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", "5", "--seed", "3",
+                           "--corpus", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "COVERAGE HOLES:" not in proc.stdout
+    assert re.search(r"^coverage holes \(a warning below 1000 programs\): .* never fired in 5 programs; "
+                     r"a campaign of 1000 programs or more, .* fails on a hole with exit code 3", proc.stdout, re.M), \
+        proc.stdout
 
 
 # ------------------------------------------------ the fast campaign's parts

@@ -86,16 +86,18 @@ def _swish(u):
 def _momentum_by_hand(seed: int, n: int, lr: float, mu: float, hidden: int = 4):
     """What training with MOMENTUM should give, by hand: the data order and
     initial weights as `train` documents them (a permutation of the digits,
-    the last 80% for training, weights l0 then l1 from N(0, 1/sqrt(fan-in)),
-    one permutation per epoch), velocities from zero."""
+    the last 80% for training, one permutation per epoch; weights l0 then
+    l1 from N(0, 1/sqrt(fan-in)) by a generator of their own seeded with the
+    seed), velocities from zero."""
     X, y = load_digits()
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(X))
     X, y = X[perm], y[perm]
     n_test = int(round(len(X) * 0.2))
     Xtr, ytr = X[n_test:][:n], y[n_test:][:n]
-    W0 = rng.normal(0.0, 1 / 8, hidden * 64).reshape(hidden, 64)
-    W1 = rng.normal(0.0, 1 / np.sqrt(hidden), 10 * hidden).reshape(10, hidden)
+    wrng = np.random.default_rng(seed)
+    W0 = wrng.normal(0.0, 1 / 8, hidden * 64).reshape(hidden, 64)
+    W1 = wrng.normal(0.0, 1 / np.sqrt(hidden), 10 * hidden).reshape(10, hidden)
     M0, M1 = np.zeros_like(W0), np.zeros_like(W1)
     losses = []
     for j in rng.permutation(n):

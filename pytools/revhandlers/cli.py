@@ -149,6 +149,16 @@ def cmd_run(args, out) -> int:
     from .typecheck import handler_checks
     handler_checks(prog)
     heap = _load_heap(args.heap)
+    from .train import describe_init, initial_heap, random_locations
+    if args.init_seed is not None:
+        # the heap `revhandlers train --seed S` starts from, then --heap
+        print(describe_init(prog, heap), file=sys.stderr)
+        heap = {**initial_heap(prog, args.init_seed), **(heap or {})}
+    else:
+        zero = [n for n in random_locations(prog) if n not in (heap or {})]
+        if zero:
+            print(f"note: {', '.join(zero)} start at zero here; `revhandlers train` draws them at random "
+                  f"(--init-seed S starts from its heap)", file=sys.stderr)
     if args.engine == "reference":
         from .reference import run_reference
         res = _bounded(args.timeout, run_reference, prog, heap)
@@ -364,6 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a program and print its value and final heap")
     r.add_argument("file")
     r.add_argument("--heap", metavar="H.npz", help="initial values of locations (one array per location)")
+    r.add_argument("--init-seed", type=int, metavar="S",
+                   help="start from the heap `revhandlers train --seed S` starts from (then --heap)")
     r.add_argument("--engine", choices=ENGINES, default="verified")
     r.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=timeout_help)
     r.add_argument("--fuel", type=int, metavar="N", help=fuel_help)

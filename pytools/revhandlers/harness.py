@@ -203,7 +203,9 @@ def _quiet_exit(*_):
     os._exit(143)
 
 
-def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, journal=None) -> list[Report]:
+def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, journal=None,
+             scheduler: str | None = None, batch_job: Callable | None = None, shrink: Callable | None = None,
+             unit: str = "programs") -> list[Report]:
     """``job((k, seed_i, *args))`` for ``jobs`` processes sharing ``n``
     cases (seeds ``seed, seed+1, …``), with one progress bar; ``job`` is a
     module-level function that passes :func:`count_done` as its campaign's
@@ -212,9 +214,22 @@ def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: st
     With ``journal``, the campaigns write their batches to it
     (:func:`journal_for`), and an interrupt (:class:`~revhandlers.interrupt.Interrupted`)
     ends the workers and is raised again carrying, as ``reports``, the
-    jobs' reports read back from the journal."""
+    jobs' reports read back from the journal.
+
+    With ``scheduler`` (``--scheduler``), the same jobs run on a Dask
+    cluster, cut into batches by ``batch_job`` when given
+    (:func:`revhandlers.cluster.run_on_cluster`); a campaign on a cluster
+    keeps no journal, so it cannot resume one."""
     global _DONE, _BAR, _JOURNAL
     from . import interrupt
+    if scheduler:
+        if journal is not None and any(j.done for j in journal.jobs.values()):
+            from .errors import BadInput
+            raise BadInput("syntax", "--resume does not combine with --scheduler: a campaign on a cluster keeps "
+                           "no journal; resume it without --scheduler")
+        from .cluster import run_on_cluster
+        return run_on_cluster(job, n, seed, jobs, args, label, scheduler, batch_job=batch_job, shrink=shrink,
+                              unit=unit)
     from .train import Progress
     jobs = max(1, jobs)
     bar = Progress(n, label, unit="programs")
@@ -265,6 +280,31 @@ def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, 
         return 1
     print("divergences: 0", file=out)
     return 0
+
+
+def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out, unit: str = "programs") -> int:
+    """The exit code for the rules that never fired (``holes``) in a
+    campaign of ``n`` cases: 3 with a ``COVERAGE HOLES`` line when ``n`` is
+    at least ``fail_from``, the size from which every rule is expected to
+    fire (docs/decisions.md, "Coverage holes of a small campaign"); below
+    it a warning that says from which size a hole is an error, and 0.
+    ``allow`` (``--allow-holes``) accepts holes at every size."""
+    if not holes or allow:
+        return 0
+    if n < fail_from:
+        print(f"coverage holes (a warning below {fail_from} {unit}): {', '.join(holes)} never fired in {n} "
+              f"{unit}; a campaign of {fail_from} {unit} or more, where every rule is expected to fire, "
+              f"fails on a hole with exit code 3 (--holes-fail-from N sets that size)", file=out)
+        return 0
+    print("COVERAGE HOLES: " + ", ".join(holes), file=out)
+    return 3
+
+
+def add_holes_option(parser, default: int, unit: str = "programs") -> None:
+    """``--holes-fail-from N`` of a campaign's command line."""
+    parser.add_argument("--holes-fail-from", type=int, default=default, metavar="N",
+                        help=f"from N {unit} on, a rule that never fired fails the campaign (exit code 3); "
+                             f"below, it is a warning (default {default}, where every rule is expected to fire)")
 
 
 def could_not_run(command: str, e: RevHandlersError) -> int:

@@ -3,8 +3,10 @@
 
 The package runs either from a checkout (installed editable by ``make
 deps``: the drivers are in the checkout's ``_build/default/extracted/``) or
-installed from a wheel (``pip install .``, ``make install``: the drivers are
-programs on ``PATH``).  :func:`driver_path` finds a driver in both cases."""
+installed from a wheel: the platform wheel of ``make wheel`` carries them
+in ``revhandlers/bin/``; a wheel built with ``REVHANDLERS_DRIVERS=none``
+does not, and they are programs on ``PATH`` (``make install`` puts them
+there).  :func:`driver_path` finds a driver in every case."""
 
 from __future__ import annotations
 
@@ -49,7 +51,8 @@ class DriverNotFound(EvaluatorNotBuilt):
     def __init__(self, name: str, env: str, why: str):
         where = checkout_root()
         build = (f"run `make build` in the checkout {where}" if where is not None
-                 else "run `make build` in a checkout of RevHandlers")
+                 else "install the platform wheel (`make wheel` in a checkout of RevHandlers builds it), "
+                      "or run `make build` in a checkout")
         msg = (f"{why}; to get {name}: {build}, or `make install` there (puts {name} on PATH, in "
                f"/usr/local/bin by default), or set {env} to the path of a built {name}")
         super(EvaluatorNotBuilt, self).__init__("io", msg)
@@ -61,7 +64,8 @@ def driver_path(name: str, env: str) -> Path:
     """The extracted driver ``name`` (``rh-eval``, ``dbr-eval``): the
     environment variable ``env`` if set (a path, or a program name looked up
     on ``PATH``); else the checkout's ``_build/default/extracted/NAME`` when
-    the package runs from a checkout and it is built; else ``NAME`` on
+    the package runs from a checkout and it is built; else the copy the
+    platform wheel carries (``revhandlers/bin/NAME``); else ``NAME`` on
     ``PATH``.  Raises :class:`DriverNotFound` (exit code 2) when there is
     none."""
     override = os.environ.get(env)
@@ -78,6 +82,9 @@ def driver_path(name: str, env: str) -> Path:
         built = root / "_build" / "default" / "extracted" / name
         if built.exists():
             return built
+    carried = Path(__file__).resolve().parent / "bin" / name
+    if carried.is_file() and os.access(carried, os.X_OK):
+        return carried
     found = shutil.which(name)
     if found:
         return Path(found)

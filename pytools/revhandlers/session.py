@@ -16,7 +16,10 @@ is carried from one run to the next.
 Semantics, the same on both engines:
 
 * the heap starts as the program's initial heap (its ``heap`` entries,
-  zeros elsewhere);
+  zeros elsewhere); with ``init_seed=S``, as ``revhandlers train --seed S``
+  starts it (:func:`revhandlers.train.initial_heap`: the two-dimensional
+  locations a forward clause reads, without a ``heap`` entry, drawn at
+  random);
 * :meth:`Session.run` runs the program's main command from the start on
   the current heap updated by ``set``; on success the heap becomes the run's
   final heap; on a failure (an exception) the heap is left exactly as it
@@ -153,7 +156,8 @@ class Session:
     :meth:`close`; ``in_process=False`` asks for the process, ``True``
     requires the shared library.  Both give the same answers bit for bit."""
 
-    def __init__(self, program, engine: str = "verified", evaluator=None, in_process: bool | None = None):
+    def __init__(self, program, engine: str = "verified", evaluator=None, in_process: bool | None = None,
+                 init_seed: int | None = None):
         from . import _program
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}")
@@ -190,6 +194,10 @@ class Session:
                     evaluator.close()
                 raise
             self._generation = evaluator.generation
+        if init_seed is not None:
+            # the heap `revhandlers train --seed init_seed` starts from (train.initial_heap)
+            from .train import initial_heap
+            self.set_heap(initial_heap(self.program, init_seed))
 
     # ------------------------------------------------------------ checks
     def _check_open(self) -> None:

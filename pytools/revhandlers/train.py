@@ -10,9 +10,13 @@ The program is loaded once into a resident session
 sample to the next: every location but the sample's (``input``, ``target``,
 ``lr``, ``output``) is training state, so a handler may keep more than the
 weights (e.g. momentum).  Per sample Python only sets ``input`` and
-``target`` and reads ``output``.  A location of shape ``(a, b)`` is a weight
-matrix, drawn from N(0, 1/sqrt(a)) with the seed; other state starts at the
-program's ``heap`` entry or zeros, unless ``--load`` gives it.
+``target`` and reads ``output``.  A location of shape ``(a, b)`` that a
+handler's forward clause reads (``Get``) and that has no ``heap`` entry is a
+weight matrix, drawn from N(0, 1/sqrt(a)) with the seed, and named on the
+output; other state starts at the program's ``heap`` entry or zeros (a
+momentum buffer read only backward starts at zero), unless ``--load`` gives
+it.  :func:`initial_heap` is that rule; ``revhandlers run --init-seed S``
+and ``Session.set_heap(initial_heap(prog, S))`` start from the same heap.
 
 The data set is the UCI handwritten digits (8×8 images, 10 classes; see
 ``data/README.md``), committed to the repository and shipped in the package
@@ -28,6 +32,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 
@@ -128,28 +133,58 @@ def layout(prog: Program, n_in: int = 64, n_out: int = 10) -> Layout:
     return Layout(n_in, n_out, state, layers)
 
 
-def initial_state(prog: Program, lay: Layout, rng: np.random.Generator,
-                  given: dict | None = None) -> dict[str, np.ndarray]:
-    """The state before training: a location ``(a, b)`` is a weight matrix
-    drawn from N(0, 1/sqrt(a)) (drawn in declaration order, whether or not
-    ``given`` replaces it, so the others do not depend on it); any other
-    state location holds the program's ``heap`` entry if it has one, else
-    zeros; ``given`` (e.g. from ``--load``) overrides both."""
+def _nodes(node):
+    """Every AST node under ``node`` (itself included)."""
+    yield node
+    for name in getattr(node, "__dataclass_fields__", {}):
+        v = getattr(node, name)
+        for c in (v if isinstance(v, tuple) else (v,)):
+            if hasattr(c, "__dataclass_fields__"):
+                yield from _nodes(c)
+
+
+def forward_reads(prog: Program) -> set[str]:
+    """The locations some handler's forward clause reads (``Get[l]`` in an
+    ``x ↦ Q^f``): the weights of an operation, as ``H_train`` reads them."""
+    from .ast import CCons, OpGet
+    return {n.loc for c in _nodes(prog.main) if isinstance(c, CCons) for n in _nodes(c.fwd) if isinstance(n, OpGet)}
+
+
+def random_locations(prog: Program) -> list[str]:
+    """The locations :func:`initial_heap` draws at random, in declaration
+    order: two-dimensional, read by a forward clause, without a ``heap``
+    entry."""
+    reads, declared = forward_reads(prog), dict(prog.heap)
+    return [d.name for d in prog.locs if len(d.shape) == 2 and d.name in reads and d.name not in declared]
+
+
+def initial_heap(prog: Program, seed: int = 0, given: dict | None = None,
+                 names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+    """The heap ``revhandlers train --seed S`` starts from, for every
+    location (or those in ``names``): each of :func:`random_locations`, of
+    shape ``(a, b)``, drawn from N(0, 1/sqrt(a)) by ``default_rng(seed)`` in
+    declaration order (whether or not ``given`` replaces it, so the others do
+    not depend on it); any other location holds the program's ``heap`` entry
+    if it has one, else zeros; ``given`` (e.g. from ``--load``) overrides
+    both."""
     decls = {d.name: d for d in prog.locs}
     declared = dict(prog.heap)
+    rng = np.random.default_rng(seed)
+    drawn = {name: rng.normal(0.0, 1.0 / math.sqrt(decls[name].shape[0]), decls[name].size)
+             for name in random_locations(prog)}
+    wanted = list(decls) if names is None else list(names)
     state = {}
-    for name in lay.state:
-        d = decls[name]
-        if len(d.shape) == 2:
-            state[name] = rng.normal(0.0, 1.0 / math.sqrt(d.shape[0]), d.size)
+    for name in wanted:
+        if name in drawn:
+            state[name] = drawn[name]
         elif name in declared:
             state[name] = np.array(declared[name], dtype=float)
         else:
-            state[name] = np.zeros(d.size)
+            state[name] = np.zeros(decls[name].size)
     for name, values in (given or {}).items():
-        if name in IO:
-            continue
-        if name not in decls:
+        if name not in wanted:
+            if name in decls:
+                continue
             raise BadInput("unbound", f"the initial values name location {name!r}, which the program does not declare")
         a = np.asarray(values, dtype=float).reshape(-1)
         if a.size != decls[name].size:
@@ -157,6 +192,24 @@ def initial_state(prog: Program, lay: Layout, rng: np.random.Generator,
                                     f"the location holds {decls[name].size}")
         state[name] = a
     return state
+
+
+def initial_state(prog: Program, lay: Layout, seed: int = 0, given: dict | None = None) -> dict[str, np.ndarray]:
+    """The training state before training: :func:`initial_heap` of the
+    state locations."""
+    return initial_heap(prog, seed, given, names=lay.state)
+
+
+def describe_init(prog: Program, given: dict | None = None) -> str:
+    """One line naming each location drawn at random (the rule of
+    :func:`initial_heap`), so that none is initialised silently."""
+    drawn = [n for n in random_locations(prog) if n not in (given or {})]
+    if not drawn:
+        return "initial heap: no location drawn at random (heap entries, or zeros)"
+    shapes = {d.name: d.shape for d in prog.locs}
+    names = ", ".join(f"{n} {shapes[n]}" for n in drawn)
+    return (f"initial heap: {names} drawn at random from N(0, 1/sqrt(a)) (two-dimensional, read by a forward "
+            f"clause, no heap entry); every other location at its heap entry or zero")
 
 
 def _check_options(epochs: int, lr: float, train_size: int | None, test_fraction: float) -> None:
@@ -279,7 +332,7 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
     Xte, yte, Xtr, ytr = X[:n_test], y[:n_test], X[n_test:], y[n_test:]
     if train_size is not None:
         Xtr, ytr = Xtr[:train_size], ytr[:train_size]
-    state = initial_state(prog, lay, rng, init)
+    state = initial_state(prog, lay, seed, init)
     options = {"program": program_digest(prog), "epochs": epochs, "lr": lr, "seed": seed, "engine": engine,
                "train_size": train_size, "test_fraction": test_fraction}
     if resume is not None:
@@ -463,6 +516,7 @@ def cmd_train(args, out) -> int:
           f"{args.epochs} epochs, learning rate {args.lr}, seed {args.seed}", file=out)
     if init is not None:
         print(f"initial values from {args.load}: {', '.join(init) or 'none'}", file=out)
+    print(describe_init(prog, init), file=out)
     if args.checkpoint_every is not None and args.checkpoint_every < 0:
         raise BadInput("syntax", f"--checkpoint-every must be at least 0, not {args.checkpoint_every}")
     resume = Checkpoint.read(args.resume) if args.resume else None

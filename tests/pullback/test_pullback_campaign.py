@@ -300,9 +300,9 @@ def test_run_exit_codes(tmp_path, capsys):
 
 def test_fuzz_command(tmp_path):
     r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", "40", "--seed", "3",
-                        "--allow-checker-gap", "--allow-stuck", "--corpus", str(tmp_path)],
+                        "--allow-checker-gap", "--allow-stuck", "--holes-fail-from", "40", "--corpus", str(tmp_path)],
                        capture_output=True, text=True, timeout=300)
-    # 40 queries leave rules that never fired: exit code 3
+    # 40 queries leave rules that never fired: exit code 3 from 40 queries on
     assert r.returncode == 3, r.stdout + r.stderr
     assert "queries: 40" in r.stdout and "divergences: 0" in r.stdout
     assert "rule coverage" in r.stdout and "COVERAGE HOLES: " in r.stdout
@@ -310,6 +310,12 @@ def test_fuzz_command(tmp_path):
                         "--allow-checker-gap", "--allow-holes", "--allow-stuck", "--corpus", str(tmp_path)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+    # below 2000 queries (the default --holes-fail-from) a hole is a warning
+    r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "fuzz", "--n", "40", "--seed", "3",
+                        "--allow-checker-gap", "--allow-stuck", "--corpus", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "COVERAGE HOLES" not in r.stdout and "coverage holes (a warning below 2000 queries): " in r.stdout
 
 
 

@@ -328,12 +328,16 @@ def _job(args):
 def cmd_fuzz(args, out) -> int:
     from ..fuzz import require_extra
     require_extra("revhandlers dbr fuzz", "hypothesis", "sympy")     # before anything starts: one line, exit code 2
+    from ..cluster import jobs_for, require_dask
+    if args.scheduler:
+        require_dask("revhandlers dbr fuzz")
+    args.jobs = jobs_for(args)
     journal = open_journal(args, "revhandlers dbr fuzz",
                            {k: getattr(args, k) for k in ("n", "seed", "jobs", "max_size")})
     stopped = None
     try:
         reports = run_jobs(_job, args.n, args.seed, args.jobs, (args.max_size, str(Path(args.corpus))), "dbr fuzz",
-                           journal=journal)
+                           journal=journal, scheduler=args.scheduler, unit="expressions")
     except Interrupted as e:             # the summary of what was checked, then the interrupt
         reports, stopped = e.reports, e
     except RevHandlersError as e:
@@ -349,8 +353,11 @@ def register(sub) -> None:
     t = sub.add_parser("fuzz", help="cross-check the six implementations and sympy on random expressions")
     t.add_argument("--n", type=int, default=1000, help="number of expressions (default 1000)")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=1, help="parallel processes (seeds seed, seed+1, …)")
+    t.add_argument("--jobs", type=int, default=None,
+                   help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
     t.add_argument("--max-size", type=int, default=12, help="nodes of an expression at most (default 12)")
     t.add_argument("--corpus", default="tests/corpus/dbr", help="where shrunk divergences are written")
     add_journal_options(t)
+    from ..cluster import add_options
+    add_options(t)
     t.set_defaults(func=cmd_fuzz)
