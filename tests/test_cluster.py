@@ -52,7 +52,8 @@ def test_fuzz_on_a_local_cluster_is_fuzz_with_jobs(tmp_path):
 
 
 def test_pullback_fuzz_on_a_local_cluster(tmp_path):
-    same_as_jobs(["pullback", "fuzz", "--n", "40", "--seed", "3", "--allow-checker-gap", "--corpus", str(tmp_path)],
+    same_as_jobs(["pullback", "fuzz", "--n", "40", "--seed", "3", "--allow-checker-gap", "--allow-stuck",
+                  "--corpus", str(tmp_path)],
                  "local:2")
 
 
