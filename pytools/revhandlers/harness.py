@@ -161,7 +161,9 @@ def _init_worker(done) -> None:
     from . import interrupt
     interrupt.reset()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _quiet_exit)
+    # between jobs SIGTERM kills at once: an idle worker may be blocked on
+    # the pool's queue lock, where a handler in Python could be held back
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def count_done(_report, k: int = 1) -> None:
@@ -195,12 +197,8 @@ def _guarded(packed):
         interrupt.end_children()
         os._exit(143)
     finally:
-        signal.signal(signal.SIGTERM, _quiet_exit)
-
-
-def _quiet_exit(*_):
-    import os
-    os._exit(143)
+        interrupt.reset()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, journal=None,
@@ -249,7 +247,10 @@ def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: st
                 while not pending.ready():
                     pending.wait(0.5)
                     bar.update(done.value)
-                return pending.get()
+                reports = pending.get()
+                pool.close()          # the workers end on their own, no signal (terminate is for interrupts)
+                pool.join()
+                return reports
             except interrupt.Interrupted:
                 pool.terminate()
                 raise
