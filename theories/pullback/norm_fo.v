@@ -182,4 +182,195 @@ Qed.
 Lemma flat_norm t : flat t -> exists v, steps t v /\ value v /\ flat v.
 Proof. apply (flat_norm_lt (S (nlets t))). lia. Qed.
 
+Lemma flat_yp p : flat (yp p).
+Proof. apply flat_ppath. exact I. Qed.
+
+Lemma flat_fq t : flat t -> fq t.
+Proof. intros H. destruct t; simpl in *; tauto. Qed.
+
+Lemma dflat_fq t : dflat t -> fq t.
+Proof. induction t; intros H; simpl in *; tauto. Qed.
+
+(** ** Dual maps whose body and argument are values: (5⁺), (6) *)
+Lemma dual_head s q : flat s -> value s -> fq q -> value q ->
+  exists v, steps (Dual s q) v /\ value v /\ fq v.
+Proof.
+  intros Hfs Hvs Hq Hvq.
+  destruct (head_redexb (Dual s q)) eqn:E.
+  - apply head_redexb_spec in E. destruct q as [| | | | | | | |v2 v3| |c| | |]; simpl in E; try contradiction.
+    + (* (6), then at most one (5⁺) *)
+      assert (H23 : flat v2 /\ fq v3) by (simpl in Hq; tauto).
+      cbn [value] in Hvq. destruct Hvq as [Hn23 [Hv2 Hv3]].
+      assert (Hfb : flat (subst (scons s (fun n => Var (S n))) v2))
+        by (apply flat_subst; [intros [|m]; simpl; auto|tauto]).
+      destruct (flat_norm _ Hfb) as (vb & Hsb & Hvb & Hfvb).
+      assert (Hst : steps (Dual s (Dual v2 v3)) (Dual vb v3)).
+      { econstructor; [apply step_dual_comp; [exact Hvs|cbn [value]; tauto]|].
+        apply (steps_ctx (EDualL v3)); [exact Hv3|exact Hsb]. }
+      destruct (head_redexb (Dual vb v3)) eqn:E2.
+      * (* [v3] is not a dual map, since [(λv.V2)* · V3] is a value *)
+        apply head_redexb_spec in E2. destruct v3; simpl in E2; try contradiction.
+        destruct E2 as [Hn [r' Hb]]. exists (NDual r').
+        split; [eapply steps_snoc; [exact Hst|apply step_bp; eassumption]|].
+        split; [apply value_ndual|simpl; tauto].
+      * exists (Dual vb v3). split; [exact Hst|].
+        split; [cbn [value]; split; [apply not_head, E2|tauto]|simpl; tauto].
+    + (* (5⁺) *)
+      destruct E as [Hn [r Hb]]. exists (NDual r).
+      split; [apply steps_one, step_bp; eassumption|]. split; [apply value_ndual|simpl; tauto].
+  - exists (Dual s q). split; [constructor|].
+    split; [cbn [value]; split; [apply not_head, E|tauto]|simpl; tauto].
+Qed.
+
+Lemma dflat_norm t : dflat t -> exists v, steps t v /\ value v /\ fq v.
+Proof.
+  induction t; intros H;
+    try (destruct (flat_norm _ H) as (v & Hs & Hv & Hf); exists v;
+         split; [exact Hs|split; [exact Hv|apply flat_fq, Hf]]).
+  (* a dual map *)
+  simpl in H. destruct H as [Hs Hq].
+  destruct (IHt2 Hq) as (vq & Hsq & Hvq & Hfq).
+  destruct (flat_norm t1 Hs) as (vs & Hss & Hvs & Hfs).
+  destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
+  exists v. split; [|tauto].
+  eapply steps_trans; [apply (steps_ctx (EDualR t1)); [exact I|exact Hsq]|].
+  eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+Qed.
+
+(** ** A-normalisation and let series in a pullback's body *)
+Lemma fob_bind L K : fob L -> fob K -> fob (bind L K).
+Proof.
+  revert K. induction L; intros K HL HK; try (simpl; simpl in HL; tauto).
+  simpl in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; tauto|].
+  rewrite bind_let by exact Hne. simpl. split; [tauto|].
+  apply IHL2; [tauto|apply fob_ren, HK].
+Qed.
+
+Lemma fob_ared r : fob r -> fob (ared r).
+Proof.
+  destruct r; simpl; intros H; unfold bind2, ret; try (simpl; tauto);
+    repeat first [apply fob_bind | apply fob_ren]; simpl; tauto.
+Qed.
+
+Lemma afill_fob C r r' : (fob r -> fob r') -> fob (afill C r) -> fob (afill C r').
+Proof.
+  induction C as [|F C IH]; simpl; auto. intros H. destruct F; simpl; intuition.
+Qed.
+
+Lemma astep_fob t t' : astep t t' -> fob t -> fob t'.
+Proof. intros [C r HC Hr]. apply afill_fob. apply fob_ared. Qed.
+
+(** The A-steps of a pullback's body, up to a let series or a chain body. *)
+Lemma pb_anf p l w : asteps p l -> lets l -> fo_body p ->
+  exists p', steps (Pb p w) (Pb p' w) /\ fo_body p' /\ (lets p' \/ chain_body p').
+Proof.
+  induction 1 as [p|p p1 l Hs _ IH]; intros Hl Hp.
+  - exists p. split; [constructor|auto].
+  - destruct (chain_bodyb p) eqn:E.
+    + exists p. split; [constructor|]. split; [exact Hp|right; apply chain_bodyb_spec, E].
+    + assert (Hp1 : fo_body p1).
+      { destruct Hp as [Hf Hw]. split; [eapply astep_fob|eapply astep_wf_let]; eassumption. }
+      destruct (IH Hl Hp1) as (p' & Hs' & Hp' & Hd).
+      exists p'. split; [|tauto].
+      econstructor; [apply step_pb_anf; [exact Hs|]|exact Hs'].
+      intros Hc. apply chain_bodyb_spec in Hc. congruence.
+Qed.
+
+Lemma elem_subst_fo σ e : elem e -> fob e -> (forall n, atom (σ n)) -> elem (subst σ e).
+Proof.
+  intros He Hf Hσ.
+  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
+    simpl in Hf |- *; try contradiction.
+  - apply elem_zero.
+  - apply elem_plus; apply atom_subst; auto.
+  - apply elem_atom, atom_subst; auto.
+  - apply elem_pair; apply atom_subst; auto.
+  - apply elem_real.
+  - apply elem_fun, atom_subst; auto.
+Qed.
+
+Lemma lets_subst_fo σ l : lets l -> fob l -> (forall n, atom (σ n)) -> lets (subst σ l).
+Proof.
+  intros Hl. revert σ. induction Hl as [e He|e l He Hl IH]; intros σ Hf Hσ; simpl in Hf |- *.
+  - apply lets_last. apply elem_subst_fo; tauto.
+  - apply lets_cons; [apply elem_subst_fo; tauto|apply IH; [tauto|]].
+    intros [|n]; simpl; [constructor|unfold shift; apply atom_ren, Hσ].
+Qed.
+
+Lemma sub8_atom n : atom (sub8 n).
+Proof. destruct n as [|[|k]]; simpl; repeat constructor. Qed.
+
+Lemma sub8_fob n : fob (sub8 n).
+Proof. destruct n as [|[|k]]; simpl; auto. Qed.
+
+(** Values of 1-forms: chains of pullbacks along elementary bodies. *)
+Fixpoint fchain (t : tm) : Prop :=
+  match t with
+  | Lam b => dflat b
+  | Pb e c => chain_body e /\ fob e /\ fchain c
+  | _ => False
+  end.
+
+Lemma elem_fob_nlets e : elem e -> fob e -> nlets e = 0.
+Proof.
+  destruct 1; simpl; intros Hf; try contradiction;
+    repeat rewrite atom_nlets by assumption; reflexivity.
+Qed.
+
+Lemma fchain_form c : fchain c -> form c.
+Proof.
+  induction c; simpl; intros H; try tauto.
+  destruct H as [Hcb [Hf Hc]]. split; [split; [exact Hf|]|auto].
+  apply nlets_wf_let. destruct Hcb as [He|(e & -> & He)].
+  - apply elem_fob_nlets; assumption.
+  - simpl in Hf |- *. apply elem_fob_nlets; tauto.
+Qed.
+
+(** (7) and (8): a let series unfolds into a chain. *)
+Lemma lets_norm_lt n : forall l w, nlets l < n -> lets l -> fob l ->
+  (exists c, steps w c /\ value c /\ fchain c) ->
+  exists c, steps (Pb l w) c /\ value c /\ fchain c.
+Proof.
+  induction n as [|n IHn]; intros l w Hn Hl Hf Hw; [lia|].
+  destruct Hw as (c' & Hsw & Hvc & Hfc).
+  destruct Hl as [e He|e l He Hl].
+  - (* (7) *)
+    simpl in Hf. exists (Pb e c'). split.
+    + econstructor; [apply step_pb_ret; exact He|].
+      apply (steps_ctx (EPbR e)); [left; exact He|exact Hsw].
+    + split; [apply value_pb; [left; exact He|exact Hvc]|].
+      simpl. split; [left; exact He|tauto].
+  - (* (8) *)
+    simpl in Hf, Hn.
+    assert (Hl' : lets (subst sub8 l)) by (apply lets_subst_fo; [exact Hl|tauto|apply sub8_atom]).
+    assert (Hn' : nlets (subst sub8 l) < n)
+      by (rewrite nlets_subst; [lia|intros [|[|k]]; reflexivity]).
+    assert (Hf' : fob (subst sub8 l)) by (apply fob_subst; [apply sub8_fob|tauto]).
+    destruct (IHn (subst sub8 l) w Hn' Hl' Hf' (ex_intro _ c' (conj Hsw (conj Hvc Hfc))))
+      as (c & Hsc & Hvc2 & Hfc2).
+    assert (Hcb : chain_body (Pair (Var 0) e)) by (right; exists e; auto).
+    exists (Pb (Pair (Var 0) e) c). split.
+    + econstructor; [apply step_pb_let; assumption|].
+      apply (steps_ctx (EPbR (Pair (Var 0) e))); [exact Hcb|exact Hsc].
+    + split; [apply value_pb; [exact Hcb|exact Hvc2]|].
+      simpl. split; [exact Hcb|]. split; [split; [exact I|tauto]|exact Hfc2].
+Qed.
+
+Lemma form_norm w : form w -> exists c, steps w c /\ value c /\ fchain c.
+Proof.
+  induction w as [n|s IHs|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s1 IH1 s2 IH2|p IHp w IHw|r| |a IHa b IHb|e IHe l IHl];
+    simpl; intros H; try contradiction.
+  - (* λx.D *) exists (Lam s). split; [constructor|]. split; [apply value_lam|exact H].
+  - (* (Ω λy.P) · w *)
+    destruct H as [[HP HPw] Hw].
+    destruct (anf_exists p HPw) as (l & Hsl & Hl).
+    destruct (pb_anf p l w Hsl Hl (conj HP HPw)) as (p' & Hsp & [Hp' Hpw'] & [Hlp|Hcb]).
+    + destruct (lets_norm_lt (S (nlets p')) p' w ltac:(lia) Hlp Hp' (IHw Hw)) as (c & Hsc & Hvc & Hfc).
+      exists c. split; [eapply steps_trans; eassumption|tauto].
+    + destruct (IHw Hw) as (c' & Hsw & Hvc & Hfc).
+      exists (Pb p' c'). split.
+      * eapply steps_trans; [exact Hsp|]. apply (steps_ctx (EPbR p')); [exact Hcb|exact Hsw].
+      * split; [apply value_pb; assumption|]. simpl. tauto.
+Qed.
+
 End norm_fo.
