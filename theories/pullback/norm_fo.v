@@ -188,6 +188,9 @@ Proof. apply flat_ppath. exact I. Qed.
 Lemma flat_fq t : flat t -> fq t.
 Proof. intros H. destruct t; simpl in *; tauto. Qed.
 
+Lemma form_fq t : form t -> fq t.
+Proof. intros H. destruct t; simpl in *; tauto. Qed.
+
 Lemma dflat_fq t : dflat t -> fq t.
 Proof. induction t; intros H; simpl in *; tauto. Qed.
 
@@ -372,5 +375,182 @@ Proof.
       * eapply steps_trans; [exact Hsp|]. apply (steps_ctx (EPbR p')); [exact Hcb|exact Hsw].
       * split; [apply value_pb; assumption|]. simpl. tauto.
 Qed.
+
+(** ** A chain applied to a point *)
+
+(** Every first-order elementary body has a rule: (9), or a dual map. *)
+Lemma pb_elem_step e w v : elem e -> fob e -> value w -> value v -> flat v ->
+  step (App (Pb e w) v) Zero \/
+  exists s, flat s /\ step (App (Pb e w) v) (Dual s (out w v e)).
+Proof.
+  intros He Hf Hw Hv Hfv.
+  destruct (nocc_is0_dec e) as [Hn|Hn]; [left; apply step_pb_const; assumption|right].
+  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
+    simpl in Hf; try contradiction.
+  - destruct (atom_split _ H1) as [N1|[p ->]]; destruct (atom_split _ H2) as [N2|[q ->]].
+    + exfalso. apply Hn. simpl. tauto.
+    + (* (10a) *) exists (yp q). split; [apply flat_yp|]. apply step_pb_plus_l; assumption.
+    + (* (10a), mirrored *) exists (yp p). split; [apply flat_yp|]. apply step_pb_plus_r; assumption.
+    + (* (12) *)
+      exists (Plus (yp p) (yp q)). split; [simpl; split; apply flat_yp|].
+      apply step_pb_lin; [assumption|assumption|apply elem_plus; apply atom_yp|apply lin_shape_plus].
+  - destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+    (* (11) *)
+    exists (yp p). split; [apply flat_yp|].
+    apply step_pb_lin; [assumption|assumption|apply elem_atom, atom_yp|apply lin_shape_path].
+  - destruct (atom_split _ H1) as [N1|[p ->]]; destruct (atom_split _ H2) as [N2|[q ->]].
+    + exfalso. apply Hn. simpl. tauto.
+    + (* (13b) *)
+      exists (Pair Zero (yp q)). split; [simpl; split; [exact I|apply flat_yp]|].
+      apply step_pb_pair_r; assumption.
+    + (* (13a) *)
+      exists (Pair (yp p) Zero). split; [simpl; split; [apply flat_yp|exact I]|].
+      apply step_pb_pair_l; assumption.
+    + (* (13c) *)
+      exists (Pair (yp p) (yp q)). split; [simpl; split; apply flat_yp|].
+      apply step_pb_lin; [assumption|assumption|apply elem_pair; apply atom_yp|apply lin_shape_pair].
+  - destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+    (* (15) *)
+    exists (App (Jac f (yp p)) (shift (ppath p v))).
+    split; [simpl; split; [apply flat_yp|apply flat_ren, flat_ppath, Hfv]|].
+    apply step_pb_fun; assumption.
+Qed.
+
+Lemma nocc_upS a : nocc is0 a -> nocc is0 (ren (up_ren S) a).
+Proof.
+  intros H. eapply nocc_ren; [|exact H].
+  intros [|k] Hk; unfold is0 in *; simpl in *; [reflexivity|discriminate].
+Qed.
+
+(** The premise of (20a): one step of the same rules, along [ω′]. *)
+Lemma pb_pair_premise e v : elem e -> fob e -> ~ nocc is0 e -> value v -> flat v ->
+  exists s0 u, flat s0 /\
+    step (App (Pb (ren (up_ren S) e) (Var 0)) (shift v)) (Dual (ren (up_ren S) s0) (App (Var 0) u)).
+Proof.
+  intros He Hf Hn Hv Hfv.
+  assert (Hw : value (Var 0)) by (split; [intros []|exact I]).
+  assert (Hv' : value (shift v)) by (apply value_ren_flat; assumption).
+  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
+    simpl in Hf; try contradiction.
+  - destruct (atom_split _ H1) as [N1|[p ->]]; destruct (atom_split _ H2) as [N2|[q ->]].
+    + exfalso. apply Hn. simpl. tauto.
+    + exists (yp q). eexists. split; [apply flat_yp|]. cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_plus_l; [assumption|assumption|apply atom_ren; assumption|apply nocc_upS; assumption].
+    + exists (yp p). eexists. split; [apply flat_yp|]. cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_plus_r; [assumption|assumption|apply atom_ren; assumption|apply nocc_upS; assumption].
+    + exists (Plus (yp p) (yp q)). eexists. split; [simpl; split; apply flat_yp|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_lin; [assumption|assumption|apply elem_plus; apply atom_yp|apply lin_shape_plus].
+  - destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+    exists (yp p). eexists. split; [apply flat_yp|]. rewrite !ren_upS_yp.
+    apply step_pb_lin; [assumption|assumption|apply elem_atom, atom_yp|apply lin_shape_path].
+  - destruct (atom_split _ H1) as [N1|[p ->]]; destruct (atom_split _ H2) as [N2|[q ->]].
+    + exfalso. apply Hn. simpl. tauto.
+    + exists (Pair Zero (yp q)). eexists. split; [simpl; split; [exact I|apply flat_yp]|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_pair_r; [assumption|assumption|apply atom_ren; assumption|apply nocc_upS; assumption].
+    + exists (Pair (yp p) Zero). eexists. split; [simpl; split; [apply flat_yp|exact I]|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_pair_l; [assumption|assumption|apply atom_ren; assumption|apply nocc_upS; assumption].
+    + exists (Pair (yp p) (yp q)). eexists. split; [simpl; split; apply flat_yp|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_lin; [assumption|assumption|apply elem_pair; apply atom_yp|apply lin_shape_pair].
+  - destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+    exists (App (Jac f (yp p)) (shift (ppath p v))). eexists.
+    split; [simpl; split; [apply flat_yp|apply flat_ren, flat_ppath, Hfv]|].
+    cbn [ren]. rewrite !ren_upS_yp.
+    replace (ren (up_ren S) (shift (ppath p v))) with (shift (ppath p (shift v)))
+      by (unfold shift; rewrite !ren_ppath, !ren_ren; reflexivity).
+    apply step_pb_fun; assumption.
+Qed.
+
+Lemma chain_app_norm c : fchain c -> value c -> forall v, flat v -> value v ->
+  exists u, steps (App c v) u /\ value u /\ fq u.
+Proof.
+  induction c as [n|b IHb|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s1 IH1 s2 IH2|e IHe c' IHc|r| |a IHa b IHb|e IHe l IHl];
+    simpl; intros Hc Hvc V HfV HvV; try contradiction.
+  - (* (1) *)
+    assert (Hb : dflat (subst1 V b)) by (apply dflat_subst; [intros [|m]; simpl; auto|exact Hc]).
+    destruct (dflat_norm _ Hb) as (u & Hs & Hu & Hfu).
+    exists u. split; [econstructor; [apply step_beta; exact HvV|exact Hs]|tauto].
+  - destruct Hc as [Hcb [Hfe Hc']].
+    apply value_pb_inv in Hvc. destruct Hvc as [_ Hvc'].
+    (* the rest of the chain, at the next point, under the dual map *)
+    assert (Hk : forall s X, flat s -> flat X -> exists u, steps (Dual s (App c' X)) u /\ value u /\ fq u).
+    { intros s X Hs HX. destruct (flat_norm X HX) as (VX & HsX & HvX & HfX).
+      destruct (IHc Hc' Hvc' VX HfX HvX) as (D & HsD & HvD & HfD).
+      destruct (flat_norm s Hs) as (vs & Hss & Hvs & Hfs).
+      destruct (dual_head vs D Hfs Hvs HfD HvD) as (u & Hsu & Hu & Hfu).
+      exists u. split; [|tauto].
+      eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|]|].
+      { eapply steps_trans; [apply (steps_ctx (EAppR c')); [exact Hvc'|exact HsX]|exact HsD]. }
+      eapply steps_trans; [apply (steps_ctx (EDualL D)); [exact HvD|exact Hss]|exact Hsu]. }
+    destruct Hcb as [He|(e0 & -> & He0)].
+    + destruct (pb_elem_step e c' V He Hfe Hvc' HvV HfV) as [Hz|(s & Hs & Hst)].
+      * (* (9) *) exists Zero. split; [apply steps_one, Hz|split; [apply value_zero|simpl; tauto]].
+      * destruct (Hk s (subst1 V e) Hs) as (u & Hsu & Hu & Hfu).
+        { apply flat_subst; [intros [|m]; simpl; auto|apply fob_flat, Hfe]. }
+        exists u. split; [econstructor; [exact Hst|exact Hsu]|tauto].
+    + simpl in Hfe. destruct (nocc_is0_dec e0) as [Hn|Hn].
+      * (* (20b) *)
+        destruct (Hk (Pair (Var 0) Zero) (subst1 V (Pair (Var 0) e0))) as (u & Hsu & Hu & Hfu).
+        { simpl. tauto. }
+        { apply flat_subst; [intros [|m]; simpl; auto|simpl; split; [exact I|apply fob_flat; tauto]]. }
+        exists u. split; [econstructor; [apply step_pb_pair_const; assumption|exact Hsu]|tauto].
+      * (* (20a) *)
+        destruct (pb_pair_premise e0 V He0 (proj2 Hfe) Hn HvV HfV) as (s0 & u0 & Hs0 & Hp).
+        destruct (Hk (Pair (Var 0) s0) (subst1 V (Pair (Var 0) e0))) as (u & Hsu & Hu & Hfu).
+        { simpl. tauto. }
+        { apply flat_subst; [intros [|m]; simpl; auto|simpl; split; [exact I|apply fob_flat; tauto]]. }
+        exists u. split; [econstructor; [eapply step_pb_pair_step; eassumption|exact Hsu]|tauto].
+Qed.
+
+(** ** Normalization *)
+
+Lemma flat_fq_norm t : flat t -> exists v, steps t v /\ value v /\ fq v.
+Proof.
+  intros H. destruct (flat_norm _ H) as (v & Hs & Hv & Hf).
+  exists v. split; [exact Hs|split; [exact Hv|apply flat_fq, Hf]].
+Qed.
+
+Lemma form_fq_norm t : form t -> exists v, steps t v /\ value v /\ fq v.
+Proof.
+  intros H. destruct (form_norm _ H) as (c & Hs & Hv & Hc).
+  exists c. split; [exact Hs|split; [exact Hv|apply form_fq, fchain_form, Hc]].
+Qed.
+
+(** Informal proof: by induction on the term.  A [flat] term, a 1-form:
+    [flat_norm], [form_norm].  A 1-form applied to a point: the 1-form
+    reduces to a chain (in the context [[] P]), the point to a value (in
+    the context [V []]), and the chain applied to the value reduces to a
+    value ([chain_app_norm]).  A dual map [(λv.S)* · Q]: [Q] reduces to a
+    value by induction (in the context [(λv.S)* · []]), then the body (in
+    [(λv.[])* · V]), and [dual_head] ends it. *)
+Lemma fq_norm t : fq t -> exists v, steps t v /\ value v /\ fq v.
+Proof.
+  induction t as [n|s IHs|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s IHs q IHq|p IHp w IHw|r| |a IHa b IHb|e IHe l IHl];
+    intros H; (destruct H as [Hf|[Hw|Hm]]; [apply flat_fq_norm, Hf|apply form_fq_norm, Hw|]);
+    simpl in Hm; try contradiction.
+  - (* a 1-form applied to a point *)
+    destruct Hm as [Ha Hb].
+    destruct (form_norm _ Ha) as (c & Hsc & Hvc & Hc).
+    destruct (flat_norm _ Hb) as (V & HsV & HvV & HfV).
+    destruct (chain_app_norm c Hc Hvc V HfV HvV) as (u & Hsu & Hu & Hfu).
+    exists u. split; [|tauto].
+    eapply steps_trans; [apply (steps_ctx (EAppL b)); [exact I|exact Hsc]|].
+    eapply steps_trans; [apply (steps_ctx (EAppR c)); [exact Hvc|exact HsV]|exact Hsu].
+  - (* a dual map *)
+    destruct Hm as [Hs Hq].
+    destruct (IHq Hq) as (vq & Hsq & Hvq & Hfq).
+    destruct (flat_norm s Hs) as (vs & Hss & Hvs & Hfs).
+    destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
+    exists v. split; [|tauto].
+    eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Hsq]|].
+    eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+Qed.
+
+(** Corollary 5.2 for first-order queries. *)
+Lemma fo_query_norm t : fo_query t -> exists v, steps t v /\ value v.
+Proof. intros H. destruct (fq_norm t (fo_query_fq t H)) as (v & Hs & Hv & _). eauto. Qed.
 
 End norm_fo.
