@@ -553,4 +553,70 @@ Qed.
 Lemma fo_query_norm t : fo_query t -> exists v, steps t v /\ value v.
 Proof. intros H. destruct (fq_norm t (fo_query_fq t H)) as (v & Hs & Hv & _). eauto. Qed.
 
+(** Every reduction sequence from a term of the fragment is finite: the
+    value it reaches is the end of the only one ([step_det]). *)
+Lemma steps_value_acc t v : steps t v -> value v -> Acc (fun u t => step t u) t.
+Proof.
+  induction 1 as [t|t t' v Hst _ IH]; intros Hv; constructor; intros u Hu.
+  - exfalso. exact (value_not_step _ _ Hu Hv).
+  - rewrite (step_det _ _ _ Hu Hst). apply IH, Hv.
+Qed.
+
+Lemma fq_sn t : fq t -> Acc (fun u t => step t u) t.
+Proof. intros H. destruct (fq_norm t H) as (v & Hs & Hv & _). exact (steps_value_acc t v Hs Hv). Qed.
+
+(** A closed well-typed first-order query reduces to a value of its type. *)
+Lemma fo_query_typed_norm t A : typed [] t A -> fo_query t ->
+  exists v, steps t v /\ value v /\ typed [] v A.
+Proof.
+  intros Ht Hq. destruct (fo_query_norm t Hq) as (v & Hs & Hv).
+  exists v. split; [exact Hs|split; [exact Hv|eapply steps_typed; eassumption]].
+Qed.
+
+(** ** The normaliser, without fuel
+
+    [eval_fn] is tried with fuel [2^k] for [k = 0, 1, 2, …]; the search
+    is well-founded recursion ([constructive_indefinite_ground_description_nat])
+    whose termination is [fq_norm] with [eval_fn_complete]. *)
+Definition is_val (r : eres) : bool := match r with EVal _ => true | _ => false end.
+
+Lemma fq_fuel t : fq t -> exists k, is_val (eval_fn (2 ^ k) t) = true.
+Proof.
+  intros H. destruct (fq_norm t H) as (v & Hs & Hv & _).
+  destruct (eval_fn_complete t v Hs Hv) as [N HN].
+  exists N. rewrite HN; [reflexivity|].
+  apply Nat.lt_le_incl, Nat.pow_gt_lin_r. lia.
+Qed.
+
+Definition fo_fuel (t : tm) (H : fq t) : nat :=
+  proj1_sig (constructive_indefinite_ground_description_nat
+               (fun k => is_val (eval_fn (2 ^ k) t) = true)
+               (fun k => Bool.bool_dec (is_val (eval_fn (2 ^ k) t)) true)
+               (fq_fuel t H)).
+
+Definition fo_normalize (t : tm) (H : fq t) : tm :=
+  match eval_fn (2 ^ fo_fuel t H) t with EVal v => v | _ => t end.
+
+Lemma fo_normalize_sound t H : steps t (fo_normalize t H) /\ value (fo_normalize t H).
+Proof.
+  unfold fo_normalize, fo_fuel.
+  destruct (constructive_indefinite_ground_description_nat _ _ _) as [k Hk]. simpl.
+  destruct (eval_fn (2 ^ k) t) as [v| |] eqn:E; try discriminate.
+  apply eval_fn_sound with (2 ^ k). exact E.
+Qed.
+
+(** The normaliser returns the value the reduction reaches. *)
+Lemma fo_normalize_steps t H v : steps t v -> value v -> fo_normalize t H = v.
+Proof.
+  intros Hs Hv. destruct (fo_normalize_sound t H) as [Hs' Hv'].
+  exact (steps_value_det _ _ _ Hs' Hv' Hs Hv).
+Qed.
+
+(** It agrees with the fuelled evaluator once the fuel suffices. *)
+Lemma fo_normalize_eval_fn t H :
+  exists N, forall n, N <= n -> eval_fn n t = EVal (fo_normalize t H).
+Proof.
+  destruct (fo_normalize_sound t H) as [Hs Hv]. exact (eval_fn_complete _ _ Hs Hv).
+Qed.
+
 End norm_fo.
