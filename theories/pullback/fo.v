@@ -34,7 +34,7 @@
     first-order class whose body has no written [let] other than a let
     series and no Jacobian are in it, with the constant 1-forms
     [λx.c*] and the differential [λx.(λv.(J g · v) x)* · [1]*]. *)
-From Pullback Require Import syntax typing anf backprop reduction preservation progress decide.
+From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation progress decide.
 
 Section fo.
 Context {Σ : signature}.
@@ -159,5 +159,190 @@ Proof.
     repeat match goal with H : _ /\ _ |- _ => destruct H end;
     rewrite ?IHv, ?IHv1, ?IHv2 by assumption; reflexivity.
 Qed.
+
+(** ** Atoms, elementary bodies, A-normalisation *)
+Lemma atom_subst σ a : atom a -> (forall n, atom (σ n)) -> atom (subst σ a).
+Proof. intros Ha Hσ. induction Ha; simpl; [apply Hσ|constructor; auto]. Qed.
+
+Lemma atom_nlets a : atom a -> nlets a = 0.
+Proof. induction 1; simpl; auto. Qed.
+
+Lemma atom_fob a : atom a -> fob a.
+Proof. induction 1; simpl; auto. Qed.
+
+Lemma nlets_wf_let t : nlets t = 0 -> wf_let t.
+Proof.
+  induction t; simpl; intros H; try discriminate; try exact I; try (apply IHt; exact H);
+    (split; [apply IHt1|apply IHt2]; lia).
+Qed.
+
+Lemma flat_yp p : flat (yp p).
+Proof. apply flat_ppath. exact I. Qed.
+
+Lemma flat_fq t : flat t -> fq t.
+Proof. intros H. destruct t; simpl in *; tauto. Qed.
+
+Lemma form_fq t : form t -> fq t.
+Proof. intros H. destruct t; simpl in *; tauto. Qed.
+
+Lemma dflat_fq t : dflat t -> fq t.
+Proof. induction t; intros H; simpl in *; tauto. Qed.
+
+Lemma fob_bind L K : fob L -> fob K -> fob (bind L K).
+Proof.
+  revert K. induction L; intros K HL HK; try (simpl; simpl in HL; tauto).
+  simpl in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; tauto|].
+  rewrite bind_let by exact Hne. simpl. split; [tauto|].
+  apply IHL2; [tauto|apply fob_ren, HK].
+Qed.
+
+Lemma fob_ared r : fob r -> fob (ared r).
+Proof.
+  destruct r; simpl; intros H; unfold bind2, ret; try (simpl; tauto);
+    repeat first [apply fob_bind | apply fob_ren]; simpl; tauto.
+Qed.
+
+Lemma afill_fob C r r' : (fob r -> fob r') -> fob (afill C r) -> fob (afill C r').
+Proof.
+  induction C as [|F C IH]; simpl; auto. intros H. destruct F; simpl; intuition.
+Qed.
+
+Lemma astep_fob t t' : astep t t' -> fob t -> fob t'.
+Proof. intros [C r HC Hr]. apply afill_fob. apply fob_ared. Qed.
+
+Lemma elem_subst_fo σ e : elem e -> fob e -> (forall n, atom (σ n)) -> elem (subst σ e).
+Proof.
+  intros He Hf Hσ.
+  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
+    simpl in Hf |- *; try contradiction.
+  - apply elem_zero.
+  - apply elem_plus; apply atom_subst; auto.
+  - apply elem_atom, atom_subst; auto.
+  - apply elem_pair; apply atom_subst; auto.
+  - apply elem_real.
+  - apply elem_fun, atom_subst; auto.
+Qed.
+
+Lemma lets_subst_fo σ l : lets l -> fob l -> (forall n, atom (σ n)) -> lets (subst σ l).
+Proof.
+  intros Hl. revert σ. induction Hl as [e He|e l He Hl IH]; intros σ Hf Hσ; simpl in Hf |- *.
+  - apply lets_last. apply elem_subst_fo; tauto.
+  - apply lets_cons; [apply elem_subst_fo; tauto|apply IH; [tauto|]].
+    intros [|n]; simpl; [constructor|unfold shift; apply atom_ren, Hσ].
+Qed.
+
+Lemma sub8_atom n : atom (sub8 n).
+Proof. destruct n as [|[|k]]; simpl; repeat constructor. Qed.
+
+Lemma sub8_fob n : fob (sub8 n).
+Proof. destruct n as [|[|k]]; simpl; auto. Qed.
+
+Lemma elem_fob_nlets e : elem e -> fob e -> nlets e = 0.
+Proof.
+  destruct 1; simpl; intros Hf; try contradiction;
+    repeat rewrite atom_nlets by assumption; reflexivity.
+Qed.
+
+(** ** The fragment is closed under [step] *)
+
+Lemma flat_ren_inv ρ t : flat (ren ρ t) -> flat t.
+Proof. revert ρ. induction t; intros ρ; simpl; intuition eauto. Qed.
+
+Lemma flat_step t t' : step t t' -> flat t -> flat t'.
+Proof.
+  induction 1; intros Hf; simpl in Hf |- *; try tauto; try apply flat_num.
+  - (* let *) apply flat_subst; [intros [|m]; simpl; tauto|tauto].
+  - destruct F; simpl in *; tauto.
+Qed.
+
+Lemma fo_body_elem e : elem e -> fob e -> fo_body e.
+Proof. intros He Hf. split; [exact Hf|apply nlets_wf_let, elem_fob_nlets; assumption]. Qed.
+
+Lemma form_step t t' : step t t' -> form t -> form t'.
+Proof.
+  induction 1; intros Hf; simpl in Hf |- *; try tauto.
+  - (* (7) *)
+    destruct Hf as [[Hb _] Hw]. simpl in Hb. split; [apply fo_body_elem; tauto|exact Hw].
+  - (* (8) *)
+    destruct Hf as [[Hb _] Hw]. simpl in Hb.
+    split; [split; [simpl; tauto|apply nlets_wf_let; simpl; apply elem_fob_nlets; tauto]|].
+    split; [|exact Hw]. split; [apply fob_subst; [apply sub8_fob|tauto]|].
+    apply lets_wf_let, lets_subst_fo; [assumption|tauto|apply sub8_atom].
+  - (* an A-step in the body *)
+    destruct Hf as [[Hb Hl] Hw].
+    split; [split; [eapply astep_fob|eapply astep_wf_let]; eassumption|exact Hw].
+  - destruct F; simpl in *; tauto.
+Qed.
+
+(** The body of a dual map that a pullback along a first-order body
+    produces is first-order (20a through its premise). *)
+Lemma pb_dual_flat t t' : step t t' -> forall e w v s X,
+  t = App (Pb e w) v -> t' = Dual s X -> fob e -> flat v -> flat s.
+Proof.
+  induction 1; intros e0 w0 v0 s0' X0 Et Et' Hf Hv; try discriminate.
+  all: try (destruct F; simpl in Et, Et'; discriminate).
+  all: injection Et; injection Et'; intros; subst; simpl in Hf; try contradiction.
+  - (* linear bodies *) apply fob_flat, Hf.
+  - apply flat_yp.
+  - apply flat_yp.
+  - simpl. split; [apply flat_yp|exact I].
+  - simpl. split; [exact I|apply flat_yp].
+  - simpl. split; [apply flat_yp|apply flat_ren, flat_ppath, Hv].
+  - (* (20a) *)
+    simpl. split; [exact I|].
+    match goal with IH : forall e w v s X, App (Pb _ _) _ = _ -> _ |- _ =>
+      eapply flat_ren_inv, IH; [reflexivity|reflexivity|apply fob_ren; tauto|apply flat_ren, Hv] end.
+  - simpl. tauto.
+Qed.
+
+Lemma fq_dual s q : flat s -> fq q -> fq (Dual s q).
+Proof. simpl. tauto. Qed.
+
+Lemma fq_out w v e : form w -> flat v -> fob e -> fq (out w v e).
+Proof.
+  intros Hw Hv He. unfold out. simpl. right; right. split; [exact Hw|].
+  apply flat_subst; [intros [|m]; simpl; auto|apply fob_flat, He].
+Qed.
+
+Lemma fq_pbapp e w v : fq (App (Pb e w) v) -> fob e /\ form w /\ flat v.
+Proof. simpl. unfold fo_body. tauto. Qed.
+
+Lemma fq_pb p w : fq (Pb p w) -> form (Pb p w).
+Proof. simpl. tauto. Qed.
+
+(** Informal proof: by induction on the step.  A step of a [flat] term
+    or of a [form] keeps it ([flat_step], [form_step]).  (1) substitutes
+    a [flat] point into the [dflat] body of a 1-form; (6) substitutes a
+    [flat] body into a [flat] body; the rules 9-20 that fire on a
+    first-order body give [0] or a dual map with a [flat] body
+    ([pb_dual_flat] for 20a) along the next 1-form applied to a [flat]
+    point; the rules 16-19 need a body that is an abstraction, an
+    application, a dual map or a pullback, which [fob] excludes; a step in
+    an evaluation context is one of these inside. *)
+Lemma fq_step t t' : step t t' -> fq t -> fq t'.
+Proof.
+  intros Hst. pose proof Hst as Hst0. revert Hst0.
+  induction Hst; intros Hst0 Hq.
+  all: try solve [apply flat_fq; (apply flat_num || (simpl; exact I))].
+  all: try solve [apply flat_fq; simpl in Hq; tauto].
+  all: try solve [apply form_fq; apply fq_pb in Hq; eapply form_step; [exact Hst0|exact Hq]].
+  all: try (apply fq_pbapp in Hq; destruct Hq as (Hb & Hw & Hv); simpl in Hb).
+  all: try contradiction.
+  all: try solve [apply fq_dual; [eapply pb_dual_flat; [exact Hst0|reflexivity|reflexivity|exact Hb|exact Hv]|];
+                  apply fq_out; [exact Hw|exact Hv|simpl; tauto]].
+  - (* (1) *)
+    simpl in Hq. apply dflat_fq, dflat_subst; [intros [|m]; simpl; tauto|tauto].
+  - (* (6) *)
+    simpl in Hq. apply fq_dual; [apply flat_subst; [intros [|m]; simpl; tauto|tauto]|tauto].
+  - (* let *)
+    apply flat_fq. simpl in Hq. apply flat_subst; [intros [|m]; simpl; tauto|tauto].
+  - (* a step in an evaluation context *)
+    match goal with H : step ?a ?b, H0 : step (efill _ ?a) _ |- _ =>
+      pose proof (flat_step _ _ H) as Hf; pose proof (form_step _ _ H) as Hw end.
+    destruct F; simpl in Hq |- *; tauto.
+Qed.
+
+Lemma fq_steps t t' : steps t t' -> fq t -> fq t'.
+Proof. induction 1; auto. intros H'. apply IHsteps, (fq_step _ _ H), H'. Qed.
 
 End fo.

@@ -90,21 +90,6 @@ Qed.
 Lemma ren_upS_yp p : ren (up_ren S) (yp p) = yp p.
 Proof. unfold yp. rewrite ren_ppath. reflexivity. Qed.
 
-Lemma atom_subst σ a : atom a -> (forall n, atom (σ n)) -> atom (subst σ a).
-Proof. intros Ha Hσ. induction Ha; simpl; [apply Hσ|constructor; auto]. Qed.
-
-Lemma atom_nlets a : atom a -> nlets a = 0.
-Proof. induction 1; simpl; auto. Qed.
-
-Lemma atom_fob a : atom a -> fob a.
-Proof. induction 1; simpl; auto. Qed.
-
-Lemma nlets_wf_let t : nlets t = 0 -> wf_let t.
-Proof.
-  induction t; simpl; intros H; try discriminate; try exact I; try (apply IHt; exact H);
-    (split; [apply IHt1|apply IHt2]; lia).
-Qed.
-
 (** ** Flat terms *)
 
 Lemma flat_norm_lt n : forall t, nlets t < n -> flat t -> exists v, steps t v /\ value v /\ flat v.
@@ -182,18 +167,6 @@ Qed.
 Lemma flat_norm t : flat t -> exists v, steps t v /\ value v /\ flat v.
 Proof. apply (flat_norm_lt (S (nlets t))). lia. Qed.
 
-Lemma flat_yp p : flat (yp p).
-Proof. apply flat_ppath. exact I. Qed.
-
-Lemma flat_fq t : flat t -> fq t.
-Proof. intros H. destruct t; simpl in *; tauto. Qed.
-
-Lemma form_fq t : form t -> fq t.
-Proof. intros H. destruct t; simpl in *; tauto. Qed.
-
-Lemma dflat_fq t : dflat t -> fq t.
-Proof. induction t; intros H; simpl in *; tauto. Qed.
-
 (** ** Dual maps whose body and argument are values: (5⁺), (6) *)
 Lemma dual_head s q : flat s -> value s -> fq q -> value q ->
   exists v, steps (Dual s q) v /\ value v /\ fq v.
@@ -240,29 +213,6 @@ Proof.
   eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
 Qed.
 
-(** ** A-normalisation and let series in a pullback's body *)
-Lemma fob_bind L K : fob L -> fob K -> fob (bind L K).
-Proof.
-  revert K. induction L; intros K HL HK; try (simpl; simpl in HL; tauto).
-  simpl in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; tauto|].
-  rewrite bind_let by exact Hne. simpl. split; [tauto|].
-  apply IHL2; [tauto|apply fob_ren, HK].
-Qed.
-
-Lemma fob_ared r : fob r -> fob (ared r).
-Proof.
-  destruct r; simpl; intros H; unfold bind2, ret; try (simpl; tauto);
-    repeat first [apply fob_bind | apply fob_ren]; simpl; tauto.
-Qed.
-
-Lemma afill_fob C r r' : (fob r -> fob r') -> fob (afill C r) -> fob (afill C r').
-Proof.
-  induction C as [|F C IH]; simpl; auto. intros H. destruct F; simpl; intuition.
-Qed.
-
-Lemma astep_fob t t' : astep t t' -> fob t -> fob t'.
-Proof. intros [C r HC Hr]. apply afill_fob. apply fob_ared. Qed.
-
 (** The A-steps of a pullback's body, up to a let series or a chain body. *)
 Lemma pb_anf p l w : asteps p l -> lets l -> fo_body p ->
   exists p', steps (Pb p w) (Pb p' w) /\ fo_body p' /\ (lets p' \/ chain_body p').
@@ -279,33 +229,6 @@ Proof.
       intros Hc. apply chain_bodyb_spec in Hc. congruence.
 Qed.
 
-Lemma elem_subst_fo σ e : elem e -> fob e -> (forall n, atom (σ n)) -> elem (subst σ e).
-Proof.
-  intros He Hf Hσ.
-  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
-    simpl in Hf |- *; try contradiction.
-  - apply elem_zero.
-  - apply elem_plus; apply atom_subst; auto.
-  - apply elem_atom, atom_subst; auto.
-  - apply elem_pair; apply atom_subst; auto.
-  - apply elem_real.
-  - apply elem_fun, atom_subst; auto.
-Qed.
-
-Lemma lets_subst_fo σ l : lets l -> fob l -> (forall n, atom (σ n)) -> lets (subst σ l).
-Proof.
-  intros Hl. revert σ. induction Hl as [e He|e l He Hl IH]; intros σ Hf Hσ; simpl in Hf |- *.
-  - apply lets_last. apply elem_subst_fo; tauto.
-  - apply lets_cons; [apply elem_subst_fo; tauto|apply IH; [tauto|]].
-    intros [|n]; simpl; [constructor|unfold shift; apply atom_ren, Hσ].
-Qed.
-
-Lemma sub8_atom n : atom (sub8 n).
-Proof. destruct n as [|[|k]]; simpl; repeat constructor. Qed.
-
-Lemma sub8_fob n : fob (sub8 n).
-Proof. destruct n as [|[|k]]; simpl; auto. Qed.
-
 (** Values of 1-forms: chains of pullbacks along elementary bodies. *)
 Fixpoint fchain (t : tm) : Prop :=
   match t with
@@ -313,12 +236,6 @@ Fixpoint fchain (t : tm) : Prop :=
   | Pb e c => chain_body e /\ fob e /\ fchain c
   | _ => False
   end.
-
-Lemma elem_fob_nlets e : elem e -> fob e -> nlets e = 0.
-Proof.
-  destruct 1; simpl; intros Hf; try contradiction;
-    repeat rewrite atom_nlets by assumption; reflexivity.
-Qed.
 
 Lemma fchain_form c : fchain c -> form c.
 Proof.
