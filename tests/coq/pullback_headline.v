@@ -178,3 +178,28 @@ Check @du_step.
 Print Assumptions du_step.
 Check @query_transpose_1_3.
 Print Assumptions query_transpose_1_3.
+
+(* Corollary 5.2 (every reduction ends in a value) for the first-order
+   fragment fq (fo.v): flat points, first-order pullback bodies whose lets
+   are let series, 1-forms λx.D, pullbacks of such bodies along them, a
+   1-form applied to a point, dual maps with first-order bodies.  The
+   fragment is closed under the reductions; every term of it reduces to a
+   value, typed or not, so every reduction sequence from it is finite;
+   fo_normalize computes that value without fuel (norm_fo.v). *)
+From Pullback Require Import fo norm_fo.
+Check @fq_step.
+Print Assumptions fq_step.
+Check @fq_norm.
+Print Assumptions fq_norm.
+Check @fo_query_norm.
+Print Assumptions fo_query_norm.
+Check @fo_query_typed_norm.
+Print Assumptions fo_query_typed_norm.
+Check @fq_sn.
+Print Assumptions fq_sn.
+Check @fo_normalize_sound.
+Print Assumptions fo_normalize_sound.
+Check @fo_normalize_steps.
+Print Assumptions fo_normalize_steps.
+Check @fo_normalize_eval_fn.
+Print Assumptions fo_normalize_eval_fn.

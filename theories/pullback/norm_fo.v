@@ -536,4 +536,112 @@ Proof.
   destruct (fo_normalize_sound t H) as [Hs Hv]. exact (eval_fn_complete _ _ Hs Hv).
 Qed.
 
+(** ** The fragment decided, and the normaliser as a total function *)
+Fixpoint flatb (t : tm) : bool :=
+  match t with
+  | Var _ | Real _ | Zero | NDual _ => true
+  | Proj _ a | Fun _ a | Jac _ a => flatb a
+  | App a b | Pair a b | Plus a b | Let a b => flatb a && flatb b
+  | Lam _ | Dual _ _ | Pb _ _ => false
+  end.
+
+Fixpoint fobb (t : tm) : bool :=
+  match t with
+  | Var _ | Real _ | Zero => true
+  | Proj _ a | Fun _ a => fobb a
+  | Pair a b | Plus a b | Let a b => fobb a && fobb b
+  | _ => false
+  end.
+
+Fixpoint wf_letb (t : tm) : bool :=
+  match t with
+  | Let e l => is_lets (Let e l)
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => wf_letb s
+  | App a b | Pair a b | Plus a b | Dual a b | Pb a b => wf_letb a && wf_letb b
+  end.
+
+Fixpoint dflatb (t : tm) : bool :=
+  match t with
+  | Dual s q => flatb s && dflatb q
+  | t => flatb t
+  end.
+
+Fixpoint formb (t : tm) : bool :=
+  match t with
+  | Lam b => dflatb b
+  | Pb p w => fobb p && wf_letb p && formb w
+  | _ => false
+  end.
+
+Fixpoint fqb (t : tm) : bool :=
+  flatb t || formb t ||
+  match t with
+  | App w v => formb w && flatb v
+  | Dual s q => flatb s && fqb q
+  | _ => false
+  end.
+
+Lemma flatb_spec t : flatb t = true <-> flat t.
+Proof.
+  induction t; simpl; rewrite ?Bool.andb_true_iff, ?IHt, ?IHt1, ?IHt2; split; auto; try tauto;
+    intros H; discriminate.
+Qed.
+
+Lemma fobb_spec t : fobb t = true <-> fob t.
+Proof.
+  induction t; simpl; rewrite ?Bool.andb_true_iff, ?IHt, ?IHt1, ?IHt2; split; auto; try tauto;
+    intros H; discriminate.
+Qed.
+
+Lemma wf_letb_spec t : wf_letb t = true <-> wf_let t.
+Proof.
+  induction t; simpl; rewrite ?Bool.andb_true_iff, ?IHt, ?IHt1, ?IHt2; try tauto.
+  apply is_lets_spec.
+Qed.
+
+Lemma dflatb_spec t : dflatb t = true <-> dflat t.
+Proof.
+  induction t; try apply flatb_spec.
+  simpl. rewrite Bool.andb_true_iff, flatb_spec, IHt2. tauto.
+Qed.
+
+Lemma formb_spec t : formb t = true <-> form t.
+Proof.
+  induction t; simpl; try (split; [discriminate|tauto]).
+  - apply dflatb_spec.
+  - unfold fo_body. rewrite !Bool.andb_true_iff, fobb_spec, wf_letb_spec, IHt2. tauto.
+Qed.
+
+Lemma fqb_spec t : fqb t = true <-> fq t.
+Proof.
+  induction t; cbn [fqb fq]; rewrite !Bool.orb_true_iff, flatb_spec, formb_spec;
+    try solve [intuition discriminate].
+  - rewrite Bool.andb_true_iff, formb_spec, flatb_spec. tauto.
+  - rewrite Bool.andb_true_iff, flatb_spec, IHt2. tauto.
+Qed.
+
+(** [fo_eval t]: [None] outside the fragment, else the value of [t]; no
+    fuel, no proof argument. *)
+Definition fo_eval (t : tm) : option tm :=
+  match Bool.bool_dec (fqb t) true with
+  | left E => Some (fo_normalize t (proj1 (fqb_spec t) E))
+  | right _ => None
+  end.
+
+Lemma fo_eval_sound t v : fo_eval t = Some v -> steps t v /\ value v.
+Proof.
+  unfold fo_eval. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros H; [|discriminate].
+  injection H as <-. apply fo_normalize_sound.
+Qed.
+
+Lemma fo_eval_complete t : fq t -> exists v, fo_eval t = Some v.
+Proof.
+  intros H. unfold fo_eval. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
+  exfalso. apply E, fqb_spec, H.
+Qed.
+
+Lemma fo_eval_none t : fo_eval t = None -> ~ fq t.
+Proof. intros H Hq. destruct (fo_eval_complete t Hq) as [v Hv]. congruence. Qed.
+
 End norm_fo.
