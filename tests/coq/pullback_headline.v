@@ -185,7 +185,8 @@ Print Assumptions query_transpose_1_3.
    1-form applied to a point, dual maps with first-order bodies.  The
    fragment is closed under the reductions; every term of it reduces to a
    value, typed or not, so every reduction sequence from it is finite;
-   fo_normalize computes that value without fuel (norm_fo.v). *)
+   fo_normalize computes that value without fuel, and fo_eval, on any
+   term, after deciding the fragment (norm_fo.v). *)
 From Pullback Require Import fo norm_fo.
 Check @fq_step.
 Print Assumptions fq_step.
@@ -203,3 +204,7 @@ Check @fo_normalize_steps.
 Print Assumptions fo_normalize_steps.
 Check @fo_normalize_eval_fn.
 Print Assumptions fo_normalize_eval_fn.
+Check @fo_eval_sound.
+Print Assumptions fo_eval_sound.
+Check @fo_eval_complete.
+Print Assumptions fo_eval_complete.

@@ -30,10 +30,11 @@
     No typing is assumed: the fragment is first-order by its syntax (its
     only abstractions are the 1-forms, and they are applied only to
     points), so normalization holds of every term of it, typed or not,
-    closed or open ([fq_norm]).  The queries of the campaign's
-    first-order class whose body has no written [let] other than a let
-    series and no Jacobian are in it, with the constant 1-forms
-    [λx.c*] and the differential [λx.(λv.(J g · v) x)* · [1]*]. *)
+    closed or open ([fq_norm]).  A query of the campaign's first-order
+    class is in it when its body has no abstraction, application,
+    Jacobian, dual map or pullback and its [let]s are let series; its
+    1-forms, the constant [λx.c*] and the differential
+    [λx.(λv.(J g · v) x)* · [1]*], are [form]s. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation progress decide.
 
 Section fo.

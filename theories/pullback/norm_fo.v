@@ -479,6 +479,9 @@ Proof.
   - rewrite (step_det _ _ _ Hu Hst). apply IH, Hv.
 Qed.
 
+(** Informal proof: [fq_norm] gives a reduction [t →* v] to a value;
+    [steps_value_acc] follows it, a value having no step and every step
+    of [t] being the one of that reduction ([step_det]). *)
 Lemma fq_sn t : fq t -> Acc (fun u t => step t u) t.
 Proof. intros H. destruct (fq_norm t H) as (v & Hs & Hv & _). exact (steps_value_acc t v Hs Hv). Qed.
 
@@ -514,6 +517,8 @@ Definition fo_fuel (t : tm) (H : fq t) : nat :=
 Definition fo_normalize (t : tm) (H : fq t) : tm :=
   match eval_fn (2 ^ fo_fuel t H) t with EVal v => v | _ => t end.
 
+(** Informal proof: the search returns a [k] at which [eval_fn (2^k) t]
+    is a value, which [eval_fn_sound] reaches. *)
 Lemma fo_normalize_sound t H : steps t (fo_normalize t H) /\ value (fo_normalize t H).
 Proof.
   unfold fo_normalize, fo_fuel.
