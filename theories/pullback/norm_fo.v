@@ -30,7 +30,7 @@
     termination is the normalization theorem. *)
 From Coq Require Import ConstructiveEpsilon.
 From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
-  progress decide step_fn reverse_phase fo.
+  progress decide step_fn normalize cps cps_run_complete reverse_phase fo.
 
 Section norm_fo.
 Context {Σ : signature}.
@@ -539,6 +539,25 @@ Lemma fo_normalize_eval_fn t H :
   exists N, forall n, N <= n -> eval_fn n t = EVal (fo_normalize t H).
 Proof.
   destruct (fo_normalize_sound t H) as [Hs Hv]. exact (eval_fn_complete _ _ Hs Hv).
+Qed.
+
+(** The normaliser of [pullback-eval] ([normalize], the driver's [run])
+    and its continuation machine ([cps_run]) reach the same value, with
+    enough fuel. *)
+Lemma fo_normalize_normalize t H :
+  exists k N, forall fuel, N <= fuel -> normalize fuel t = (fo_normalize t H, k, OValue).
+Proof.
+  destruct (fo_normalize_sound t H) as [Hs Hv]. exact (normalize_complete _ _ Hs Hv).
+Qed.
+
+Lemma fo_normalize_cps t H :
+  exists k d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = EVal (fo_normalize t H) /\
+    exists rs, cps_run d' m' t = (fo_normalize t H, k, rs, OValue).
+Proof.
+  destruct (fo_normalize_normalize t H) as (k & N & HN).
+  destruct (cps_normalize_complete N t _ k (HN N (le_n N))) as (d & m & Hdm).
+  exists k, d, m. exact Hdm.
 Qed.
 
 (** ** The fragment decided, and the normaliser as a total function *)
