@@ -1,0 +1,139 @@
+"""Corollary 5.2 on the first-order fragment (``theories/pullback/fo.v``,
+``norm_fo.v``: ``fq_norm``): every query of the fragment ``fq`` reduces to
+a value, so ``pullback-eval`` never ends one stuck.  The predicates below
+mirror ``fo.v``'s (``flat``, ``fob``, ``fo_body``, ``dflat``, ``form``,
+``fq``); the expected outcome, a value, is the theorem's, not
+``pullback-eval``'s.  The generated queries outside the fragment do end
+stuck, so the check can fail."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from revhandlers.errors import RevHandlersError
+from revhandlers.pullback import campaign as C
+from revhandlers.pullback.direct import draw_case
+from revhandlers.pullback.engine import PullbackEvaluator
+from revhandlers.pullback.syntax import (
+    App,
+    Dual,
+    Fun,
+    Jac,
+    Lam,
+    Let,
+    NDual,
+    Pair,
+    Pb,
+    Plus,
+    Proj,
+    Real,
+    Tm,
+    Var,
+    Zero,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "corpus" / "pullback"
+
+
+def flat(t: Tm) -> bool:
+    """``fo.v``, ``flat``: no abstraction, dual map or pullback."""
+    match t:
+        case Var() | Real() | Zero() | NDual():
+            return True
+        case Proj(_, a) | Fun(_, a) | Jac(_, a):
+            return flat(a)
+        case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b):
+            return flat(a) and flat(b)
+    return False
+
+
+def fob(t: Tm) -> bool:
+    """``fo.v``, ``fob``: a first-order pullback body."""
+    match t:
+        case Var() | Real() | Zero():
+            return True
+        case Proj(_, a) | Fun(_, a):
+            return fob(a)
+        case Pair(a, b) | Plus(a, b) | Let(a, b):
+            return fob(a) and fob(b)
+    return False
+
+
+def dflat(t: Tm) -> bool:
+    """``fo.v``, ``dflat``: dual maps with flat bodies along a flat term."""
+    return flat(t.s1) and dflat(t.s2) if isinstance(t, Dual) else flat(t)
+
+
+def form(t: Tm) -> bool:
+    """``fo.v``, ``form``: ``λx.D``, or a pullback of a ``fo_body``
+    (``fob`` and ``wf_let``) along a ``form``."""
+    match t:
+        case Lam(_, b):
+            return dflat(b)
+        case Pb(_, p, w):
+            return fob(p) and C._wf_let(p) and form(w)
+    return False
+
+
+def fq(t: Tm) -> bool:
+    """``fo.v``, ``fq``: the fragment."""
+    if flat(t) or form(t):
+        return True
+    match t:
+        case App(w, v):
+            return form(w) and flat(v)
+        case Dual(_, s, q):
+            return flat(s) and fq(q)
+    return False
+
+
+@pytest.fixture(scope="module")
+def ev():
+    with PullbackEvaluator(timeout=30, fuel=C.FUEL) as ev:
+        yield ev
+
+
+def outcome(ev: PullbackEvaluator, t: Tm) -> str:
+    try:
+        ev.run(t)
+        return "value"
+    except RevHandlersError as e:
+        return e.kind
+
+
+@pytest.mark.parametrize("seed", [26, 7])
+def test_fragment_queries_end_in_a_value(ev, seed):
+    """400 queries drawn as the campaign draws them: those in the fragment
+    (about a quarter) all end in a value; some first-order ones outside it
+    end stuck (the two excluded classes)."""
+    strategy = C.direct_cases()
+    counts: Counter = Counter()
+    for i in range(400):
+        t = C.term_of(draw_case(strategy, seed, i))
+        inside = fq(t)
+        got = outcome(ev, t)
+        counts[("fq" if inside else C.order_of(t), got)] += 1
+        assert not inside or got == "value", f"query {i} of seed {seed} is in fq and ends {got}: {t}"
+    assert counts[("fq", "value")] >= 50, counts
+    assert counts[("first-order", "stuck")] >= 1, counts
+
+
+def test_corpus_classified():
+    """The paper's query and Example 3.3 (its constants bound by lets of
+    their own) are in the fragment; a let pairing a constant (not a let
+    series) and a higher-order body are not."""
+    def case(name: str) -> Tm:
+        return C.read_case((CORPUS / name).read_text())
+    assert fq(case("paper-f.sexp"))
+    assert fq(case("example-3-3.sexp"))
+    assert not fq(case("let-not-a-series.sexp"))
+    assert not fq(case("higher-order.sexp"))
+    assert not fq(case("sum-gradient.sexp"))
+
+
+def test_fragment_corpus_queries_end_in_a_value(ev):
+    for name in ("paper-f.sexp", "example-3-3.sexp"):
+        assert outcome(ev, C.read_case((CORPUS / name).read_text())) == "value", name
