@@ -1,0 +1,208 @@
+(** * Values by their syntax, and progress that needs typing
+
+    The paper defines a value as "a pullback term that cannot be reduced
+    further, i.e. a term in normal form" (§3.4), and Remark 3.6 counts
+    stuck pullbacks among them; [value] (reduction.v) transcribes that, so
+    [progress_premise] (progress.v) cannot fail.  Here the values are given
+    by a grammar of answers instead, independent of the rules
+    (docs/decisions.md, "Values by their syntax"):
+<<
+    V ::= λx.S | r | r* | 0 | V + V | ⟨V, V⟩ | J f · V
+        | (λx.S)* · V     S an open normal form, the whole not a redex (5⁺, 6)
+        | (Ω λy.E) · V  | (Ω λy.⟨y, E⟩) · V                 (chains, §6)
+>>
+    No variable, application, projection, [f(P)] or [let] is a value: the
+    stuck forms of Remark 3.6 (a pullback applied to a point that no rule
+    reduces) and [f(V)] with [V] not a numeral are not answers.  The body of
+    a dual map is open and evaluated under its binder (the context
+    [(λx.C)* · V]); it is a value when it is a normal form, as Remark 3.6
+    has it for open terms.  Syntactic values are normal forms
+    ([svalue_value]).
+
+    Progress with these values:
+    - [progress_num]: a closed well-typed term of the numeric λ-fragment
+      [nfrag] (variables, λ, application, pairs, projections, reals, [f(P)],
+      [let]; no [0], sum, dual map, Jacobian or pullback) is a syntactic
+      value or steps.  It needs typing (canonical forms: a closed value of
+      type [R^n] is a numeral, of an arrow type an abstraction).
+    - It does not hold for the whole language, nor for first-order terms
+      with sums: [stuck_fun_sum] is a closed, well-typed, well-formed
+      first-order term, [f(r + r)], that is neither a value nor steps (the
+      paper has no rule for a sum of numerals: sums are formal);
+      [stuck_remark36] is a closed, well-typed, well-formed higher-order
+      query, [((Ω λy. π1(y) π2(y)) · ω) ⟨0, r⟩], stuck in the value 2 of
+      Remark 3.6 ([π1(V)] is [0], not an abstraction). *)
+From Pullback Require Import syntax typing anf backprop reduction progress decide wf.
+
+Section progress_typed.
+Context {Σ : signature}.
+
+(** ** The grammar of values *)
+Fixpoint svalue (t : tm) : Prop :=
+  match t with
+  | Lam _ | Real _ | NDual _ | Zero => True
+  | Pair a b | Plus a b => svalue a /\ svalue b
+  | Jac _ a => svalue a
+  | Dual s a => value s /\ svalue a /\ ~ head_redex (Dual s a)
+  | Pb p w => chain_body p /\ svalue w
+  | Var _ | App _ _ | Proj _ _ | Fun _ _ | Let _ _ => False
+  end.
+
+(** Informal proof: by induction on [t]; no constructor of the grammar is
+    the head of a redex but a dual map, whose clause says it is not one,
+    and a chain, whose body is not a let series ([chain_body_not_lets]). *)
+Lemma svalue_value t : svalue t -> value t.
+Proof.
+  induction t; simpl; intros H; try contradiction; try tauto.
+  - (* chain *)
+    destruct H as [Hc Hw]. split; [|auto]. intros Hl. exact (chain_body_not_lets _ Hc Hl).
+Qed.
+
+(** ** The numeric λ-fragment *)
+Fixpoint nfrag (t : tm) : Prop :=
+  match t with
+  | Var _ | Real _ => True
+  | Lam s | Proj _ s | Fun _ s => nfrag s
+  | App a b | Pair a b | Let a b => nfrag a /\ nfrag b
+  | Jac _ _ | Dual _ _ | Pb _ _ | NDual _ | Zero | Plus _ _ => False
+  end.
+
+(** Types of numeric tuples: [R] and products of them. *)
+Fixpoint gty (A : ty) : Prop :=
+  match A with TR => True | TProd A B => gty A /\ gty B | _ => False end.
+
+Lemma gty_Rn n : gty (Rn n).
+Proof. induction n as [|[|n] IH]; simpl; auto. Qed.
+
+Ltac inv H := inversion H; subst; clear H.
+
+(** Canonical forms, for closed values of the fragment. *)
+Lemma canon_gty t A :
+  nfrag t -> svalue t -> typed [] t A -> gty A -> exists r, dense r /\ t = num_tm r.
+Proof.
+  revert A. induction t; simpl; intros A Hf Hv Ht Hg; try contradiction.
+  - inv Ht. contradiction.
+  - destruct Hf as [Ha Hb], Hv as [Va Vb]. inv Ht. destruct Hg as [G1 G2].
+    destruct (IHt1 _ Ha Va ltac:(eassumption) G1) as (r1 & D1 & ->).
+    destruct (IHt2 _ Hb Vb ltac:(eassumption) G2) as (r2 & D2 & ->).
+    exists (NP r1 r2). simpl. auto.
+  - exists (NR r). simpl. auto.
+Qed.
+
+Lemma canon_arr t A B :
+  nfrag t -> svalue t -> typed [] t (TArr A B) -> exists s, t = Lam s.
+Proof.
+  destruct t; simpl; intros Hf Hv Ht; try contradiction; try (inv Ht; fail). eauto.
+Qed.
+
+Lemma canon_prod t A B :
+  nfrag t -> svalue t -> typed [] t (TProd A B) -> exists a b, t = Pair a b /\ svalue a /\ svalue b.
+Proof.
+  destruct t; simpl; intros Hf Hv Ht; try contradiction; try (inv Ht; fail). eauto.
+Qed.
+
+(** Informal proof: by induction on the typing derivation, in the empty
+    context.  A variable has no type there.  An abstraction and a real are
+    values.  For a pair, an application, a projection, [f(P)] and [let],
+    the first position that is not a value steps, by induction, in its
+    evaluation context ([step_ctx]); when every position holds a value,
+    canonical forms give the head redex: β (1) for an abstraction applied,
+    (2) for a projection of a pair, (3) for [f] of a numeral, [let]. *)
+Lemma progress_num t A :
+  typed [] t A -> nfrag t -> svalue t \/ exists t', step t t'.
+Proof.
+  remember (@nil ty) as Γ eqn:HΓ.
+  induction 1 as [Γ σ|Γ s p σ _ _ _ _|Γ n σ Hn|Γ s σ τ _ _|Γ s p σ τ Hs IHs Hp IHp
+                 |Γ s σ1 σ2 Hs IHs|Γ s σ1 σ2 Hs IHs|Γ s1 s2 σ1 σ2 H1 IH1 H2 IH2|Γ r
+                 |Γ f p Hp IHp|Γ f s _ _|Γ r σ _|Γ s1 s2 σ τ _ _ _ _ _|Γ p s σ τ _ _ _ _
+                 |Γ e l σ τ He IHe _ _];
+    subst Γ; simpl; intros Hf; try contradiction.
+  - (* typed_var *) destruct n; discriminate.
+  - (* typed_lam *) left. exact I.
+  - (* typed_app *)
+    destruct Hf as [Fs Fp]. right.
+    destruct (IHs eq_refl Fs) as [Vs|(s' & Ss)]; [|exists (App s' p); apply (step_ctx (EAppL p)); simpl; auto].
+    destruct (IHp eq_refl Fp) as [Vp|(p' & Sp)];
+      [|exists (App s p'); apply (step_ctx (EAppR s)); [apply svalue_value|]; auto].
+    destruct (canon_arr s σ τ Fs Vs Hs) as (b & ->).
+    exists (subst1 p b). apply step_beta, svalue_value, Vp.
+  - (* typed_proj1 *)
+    right. destruct (IHs eq_refl Hf) as [Vs|(s' & Ss)]; [|exists (Proj false s'); apply (step_ctx (EProj false)); simpl; auto].
+    destruct (canon_prod s σ1 σ2 Hf Vs Hs) as (a & b & -> & Va & Vb).
+    exists a. apply step_proj1; apply svalue_value; assumption.
+  - (* typed_proj2 *)
+    right. destruct (IHs eq_refl Hf) as [Vs|(s' & Ss)]; [|exists (Proj true s'); apply (step_ctx (EProj true)); simpl; auto].
+    destruct (canon_prod s σ1 σ2 Hf Vs Hs) as (a & b & -> & Va & Vb).
+    exists b. apply step_proj2; apply svalue_value; assumption.
+  - (* typed_pair *)
+    destruct Hf as [F1 F2].
+    destruct (IH1 eq_refl F1) as [V1|(s' & S1)]; [|right; exists (Pair s' s2); apply (step_ctx (EPairL s2)); simpl; auto].
+    destruct (IH2 eq_refl F2) as [V2|(s' & S2)];
+      [left; simpl; auto|right; exists (Pair s1 s'); apply (step_ctx (EPairR s1)); [apply svalue_value|]; auto].
+  - (* typed_real *) left. exact I.
+  - (* typed_fun *)
+    right. destruct (IHp eq_refl Hf) as [Vp|(p' & Sp)]; [|exists (Fun f p'); apply (step_ctx (EFun f)); simpl; auto].
+    destruct (canon_gty p _ Hf Vp Hp (gty_Rn _)) as (r & Dr & ->).
+    eexists. apply step_fun. exact Dr.
+  - (* typed_let *)
+    destruct Hf as [Fe Fl]. right.
+    destruct (IHe eq_refl Fe) as [Ve|(e' & Se)]; [|exists (Let e' l); apply (step_ctx (ELet l)); simpl; auto].
+    exists (subst1 e l). apply step_let, svalue_value, Ve.
+Qed.
+
+(** ** Where progress fails: two closed, well-typed, well-formed terms
+    that are stuck *)
+Section stuck.
+Variables (f : fsym) (x : num scalar) (r : scalar).
+Hypothesis Hx : num_ty x (Rn (fdom f)).
+
+(** First order: [f(x + x)], a sum of numerals given to [f].  The paper
+    has no rule for a sum of numerals. *)
+Definition fun_sum : tm := Fun f (Plus (num_tm x) (num_tm x)).
+
+Lemma stuck_fun_sum :
+  typed [] fun_sum (Rn (fcod f)) /\ wf_tm fun_sum /\ ~ svalue fun_sum /\ forall t', ~ step fun_sum t'.
+Proof.
+  split; [|split; [|split]].
+  - unfold fun_sum. constructor. constructor; apply typed_num; exact Hx.
+  - unfold fun_sum, wf_tm. simpl.
+    assert (forall r0 : num scalar, pb_lets_ok (num_tm r0) /\ pb_jac_ok (num_tm r0))
+      by (induction r0; simpl; tauto).
+    destruct (H x). tauto.
+  - unfold fun_sum. simpl. tauto.
+  - intros t' Hs. apply (value_not_step _ _ Hs). unfold fun_sum. simpl. split.
+    + intros (r0 & _ & Heq). destruct r0; discriminate.
+    + split; [intros []|]. split; apply value_num.
+Qed.
+
+(** Higher order: the value 2 of Remark 3.6 on a closed point,
+    [((Ω λy:(R⇒R)×R. π1(y) π2(y)) · (λu:R. [r]∗)) ⟨0, r⟩]. *)
+Definition remark36 : tm :=
+  App (Pb (App (Proj false (Var 0)) (Proj true (Var 0))) (Lam (NDual (NR r)))) (Pair Zero (Real r)).
+
+Lemma stuck_remark36 :
+  typed [] remark36 (TDual (TProd (TArr TR TR) TR)) /\ wf_tm remark36 /\ ~ svalue remark36 /\
+  forall t', ~ step remark36 t'.
+Proof.
+  split; [|split; [|split]].
+  - unfold remark36. eapply (typed_app _ _ _ (TProd (TArr TR TR) TR)).
+    + apply (typed_pb _ _ _ _ TR).
+      * eapply typed_app; [eapply typed_proj1|eapply typed_proj2]; constructor; reflexivity.
+      * constructor. constructor. constructor.
+    + constructor; constructor.
+  - unfold remark36, wf_tm. simpl. tauto.
+  - unfold remark36. simpl. tauto.
+  - intros t' Hs. apply (value_not_step _ _ Hs). unfold remark36.
+    assert (Hc : chain_body (App (Proj false (Var 0)) (Proj true (Var 0)))).
+    { left. apply elem_app; repeat constructor. }
+    simpl. split; [|split].
+    + intros [_ Hns]. apply Hns. right. exists [false], [true]. split; [reflexivity|].
+      simpl. discriminate.
+    + split; [|split; [exact Hc|]].
+      * intros Hl. exact (chain_body_not_lets _ Hc Hl).
+      * split; [intros []|exact I].
+    + split; [intros []|]. split; split; try intros []; exact I.
+Qed.
+End stuck.
+
+End progress_typed.
