@@ -20,11 +20,13 @@
     ([svalue_value]).
 
     Progress with these values:
-    - [progress_num]: a closed well-typed term of the numeric λ-fragment
+    - [progress_num]: a closed well-typed term of the numeric fragment
       [nfrag] (variables, λ, application, pairs, projections, reals, [f(P)],
-      [let]; no [0], sum, dual map, Jacobian or pullback) is a syntactic
-      value or steps.  It needs typing (canonical forms: a closed value of
-      type [R^n] is a numeral, of an arrow type an abstraction).
+      Jacobians, numeric duals, dual maps, [let]; no pullback, and no [0]
+      or sum outside the bodies of dual maps: the reverse phase) is a
+      syntactic value or steps.  It needs typing (canonical forms: a closed
+      value of type [R^n] is a numeral, of an arrow type an abstraction or
+      a Jacobian, of a dual type a numeric dual or a dual map).
     - It does not hold for the whole language, nor for first-order terms
       with sums: [stuck_fun_sum] is a closed, well-typed, well-formed
       first-order term, [f(r + r)], that is neither a value nor steps (the
@@ -58,14 +60,46 @@ Proof.
     destruct H as [Hc Hw]. split; [|auto]. intros Hl. exact (chain_body_not_lets _ Hc Hl).
 Qed.
 
-(** ** The numeric λ-fragment *)
+(** ** The fragment without pullbacks *)
+
+(** No pullback in [t]. *)
+Fixpoint no_pb (t : tm) : Prop :=
+  match t with
+  | Pb _ _ => False
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => no_pb s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => no_pb a /\ no_pb b
+  end.
+
+(** The numeric fragment: λ-terms over reals, [f(P)], Jacobians and dual
+    maps (the reverse phase), without pullbacks, and without [0] or sums
+    outside the bodies of dual maps (a body is open and only brought to a
+    normal form). *)
 Fixpoint nfrag (t : tm) : Prop :=
   match t with
-  | Var _ | Real _ => True
-  | Lam s | Proj _ s | Fun _ s => nfrag s
+  | Var _ | Real _ | NDual _ => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => nfrag s
   | App a b | Pair a b | Let a b => nfrag a /\ nfrag b
-  | Jac _ _ | Dual _ _ | Pb _ _ | NDual _ | Zero | Plus _ _ => False
+  | Dual s a => no_pb s /\ nfrag a
+  | Pb _ _ | Zero | Plus _ _ => False
   end.
+
+Lemma no_pb_pb_wf t : no_pb t -> pb_wf t.
+Proof. induction t; simpl; tauto. Qed.
+
+Lemma no_pb_efills C r : no_pb (efills C r) -> no_pb r.
+Proof. induction C as [|F C IH]; simpl; auto. destruct F; simpl; tauto. Qed.
+
+Lemma premise_redex_pb r : premise_redex r -> ~ no_pb r.
+Proof. intros (e & w & v & -> & _). simpl. tauto. Qed.
+
+(** An open term without pullbacks is a normal form or steps: its redex
+    cannot be one with a premise. *)
+Lemma no_pb_progress s : no_pb s -> value s \/ exists s', step s s'.
+Proof.
+  intros H. destruct (progress_premise s (no_pb_pb_wf s H)) as [Hv|[Hs|(C & r & _ & Hr & ->)]]; auto.
+  exfalso. exact (premise_redex_pb r Hr (no_pb_efills C r H)).
+Qed.
 
 (** Types of numeric tuples: [R] and products of them. *)
 Fixpoint gty (A : ty) : Prop :=
@@ -80,8 +114,8 @@ Ltac inv H := inversion H; subst; clear H.
 Lemma canon_gty t A :
   nfrag t -> svalue t -> typed [] t A -> gty A -> exists r, dense r /\ t = num_tm r.
 Proof.
-  revert A. induction t; simpl; intros A Hf Hv Ht Hg; try contradiction.
-  - inv Ht. contradiction.
+  revert A. induction t; simpl; intros A Hf Hv Ht Hg; try contradiction;
+    try (inv Ht; simpl in Hg; contradiction).
   - destruct Hf as [Ha Hb], Hv as [Va Vb]. inv Ht. destruct Hg as [G1 G2].
     destruct (IHt1 _ Ha Va ltac:(eassumption) G1) as (r1 & D1 & ->).
     destruct (IHt2 _ Hb Vb ltac:(eassumption) G2) as (r2 & D2 & ->).
@@ -90,9 +124,12 @@ Proof.
 Qed.
 
 Lemma canon_arr t A B :
-  nfrag t -> svalue t -> typed [] t (TArr A B) -> exists s, t = Lam s.
+  nfrag t -> svalue t -> typed [] t (TArr A B) ->
+  (exists s, t = Lam s) \/ (exists f a, t = Jac f a /\ nfrag a /\ svalue a /\ typed [] a (Rn (fdom f))).
 Proof.
-  destruct t; simpl; intros Hf Hv Ht; try contradiction; try (inv Ht; fail). eauto.
+  destruct t; simpl; intros Hf Hv Ht; try contradiction; try (inv Ht; fail).
+  - left. eauto.
+  - right. inv Ht. eauto 8.
 Qed.
 
 Lemma canon_prod t A B :
@@ -101,20 +138,30 @@ Proof.
   destruct t; simpl; intros Hf Hv Ht; try contradiction; try (inv Ht; fail). eauto.
 Qed.
 
+Lemma canon_dual t A :
+  nfrag t -> svalue t -> typed [] t (TDual A) -> (exists c, t = NDual c) \/ (exists s a, t = Dual s a).
+Proof.
+  destruct t; simpl; intros Hf Hv Ht; try contradiction; try (inv Ht; fail); eauto.
+Qed.
+
 (** Informal proof: by induction on the typing derivation, in the empty
-    context.  A variable has no type there.  An abstraction and a real are
-    values.  For a pair, an application, a projection, [f(P)] and [let],
-    the first position that is not a value steps, by induction, in its
-    evaluation context ([step_ctx]); when every position holds a value,
-    canonical forms give the head redex: β (1) for an abstraction applied,
-    (2) for a projection of a pair, (3) for [f] of a numeral, [let]. *)
+    context.  A variable has no type there.  An abstraction, a real and a
+    numeric dual are values.  For a pair, an application, a projection,
+    [f(P)], [J f · S], [let] and a dual map, the first position that is not
+    a value steps, by induction, in its evaluation context ([step_ctx]);
+    the body of a dual map is open, and steps or is a normal form because
+    it holds no pullback ([no_pb_progress]).  When every position holds a
+    value, canonical forms give the head redex: β (1) for an abstraction
+    applied, (4) for a Jacobian applied (its point and argument are
+    numerals), (2) for a projection of a pair, (3) for [f] of a numeral,
+    [let]; a dual map is a value unless it is a redex of (5⁺) or (6). *)
 Lemma progress_num t A :
   typed [] t A -> nfrag t -> svalue t \/ exists t', step t t'.
 Proof.
   remember (@nil ty) as Γ eqn:HΓ.
   induction 1 as [Γ σ|Γ s p σ _ _ _ _|Γ n σ Hn|Γ s σ τ _ _|Γ s p σ τ Hs IHs Hp IHp
                  |Γ s σ1 σ2 Hs IHs|Γ s σ1 σ2 Hs IHs|Γ s1 s2 σ1 σ2 H1 IH1 H2 IH2|Γ r
-                 |Γ f p Hp IHp|Γ f s _ _|Γ r σ _|Γ s1 s2 σ τ _ _ _ _ _|Γ p s σ τ _ _ _ _
+                 |Γ f p Hp IHp|Γ f s Hs IHs|Γ r σ _|Γ s1 s2 σ τ _ _ H2 IH2 _|Γ p s σ τ _ _ _ _
                  |Γ e l σ τ He IHe _ _];
     subst Γ; simpl; intros Hf; try contradiction.
   - (* typed_var *) destruct n; discriminate.
@@ -124,8 +171,12 @@ Proof.
     destruct (IHs eq_refl Fs) as [Vs|(s' & Ss)]; [|exists (App s' p); apply (step_ctx (EAppL p)); simpl; auto].
     destruct (IHp eq_refl Fp) as [Vp|(p' & Sp)];
       [|exists (App s p'); apply (step_ctx (EAppR s)); [apply svalue_value|]; auto].
-    destruct (canon_arr s σ τ Fs Vs Hs) as (b & ->).
-    exists (subst1 p b). apply step_beta, svalue_value, Vp.
+    destruct (canon_arr s σ τ Fs Vs Hs) as [(b & ->)|(f & a & -> & Fa & Va & Ha)].
+    + exists (subst1 p b). apply step_beta, svalue_value, Vp.
+    + (* (4): σ is R^(fdom f) *)
+      inv Hs. destruct (canon_gty a _ Fa Va Ha (gty_Rn _)) as (r & Dr & ->).
+      destruct (canon_gty p _ Fp Vp Hp (gty_Rn _)) as (r' & Dr' & ->).
+      eexists. apply step_jac; assumption.
   - (* typed_proj1 *)
     right. destruct (IHs eq_refl Hf) as [Vs|(s' & Ss)]; [|exists (Proj false s'); apply (step_ctx (EProj false)); simpl; auto].
     destruct (canon_prod s σ1 σ2 Hf Vs Hs) as (a & b & -> & Va & Vb).
@@ -144,6 +195,19 @@ Proof.
     right. destruct (IHp eq_refl Hf) as [Vp|(p' & Sp)]; [|exists (Fun f p'); apply (step_ctx (EFun f)); simpl; auto].
     destruct (canon_gty p _ Hf Vp Hp (gty_Rn _)) as (r & Dr & ->).
     eexists. apply step_fun. exact Dr.
+  - (* typed_jac *)
+    destruct (IHs eq_refl Hf) as [Vs|(s' & Ss)]; [left; exact Vs|].
+    right. exists (Jac f s'). apply (step_ctx (EJac f)); simpl; auto.
+  - (* typed_ndual *) left. exact I.
+  - (* typed_dual: the argument first, then the body *)
+    destruct Hf as [Fb Fa].
+    destruct (IH2 eq_refl Fa) as [Va|(a' & Sa)]; [|right; exists (Dual s1 a'); apply (step_ctx (EDualR s1)); simpl; auto].
+    destruct (no_pb_progress s1 Fb) as [Vb|(b' & Sb)];
+      [|right; exists (Dual b' s2); apply (step_ctx (EDualL s2)); [apply svalue_value|]; auto].
+    destruct (head_redex_dec (Dual s1 s2)) as [Hr|Hr]; [right|left; simpl; auto].
+    destruct (canon_dual s2 τ Fa Va H2) as [(c & ->)|(s' & a' & ->)]; simpl in Hr.
+    + destruct Hr as [Hn (r' & Hb)]. eexists. apply step_bp; eassumption.
+    + eexists. apply step_dual_comp; [exact Vb|apply svalue_value, Va].
   - (* typed_let *)
     destruct Hf as [Fe Fl]. right.
     destruct (IHe eq_refl Fe) as [Ve|(e' & Se)]; [|exists (Let e' l); apply (step_ctx (ELet l)); simpl; auto].
