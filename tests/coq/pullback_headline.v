@@ -45,9 +45,12 @@ Print Assumptions progress_premise.
 Check @value_not_step.
 Print Assumptions value_not_step.
 
-(* Well-formed terms: the checker's decider is the judgment. *)
+(* Well-formed terms: the checker's decider is the judgment; an A-step in a
+   pullback's body keeps it. *)
 Check @wf_tmb_spec.
 Print Assumptions wf_tmb_spec.
+Check @step_pb_anf_wf.
+Print Assumptions step_pb_anf_wf.
 
 (* Values by their syntax; progress with typing for the numeric fragment;
    two closed, well-typed, well-formed stuck terms where it fails (a sum of

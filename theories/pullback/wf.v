@@ -20,11 +20,13 @@
     names the one that fails.  A well-formed term satisfies [pb_wf], the
     hypothesis of [progress] ([wf_tm_pb_wf]).
 
-    What reduction does to the judgment: A-steps keep [wf_let]
-    ([astep_wf_let], anf.v); β does not keep [wf_tm] when it substitutes a
-    value into a pullback's body under a λ ([wf_beta_let], [wf_beta_jac]:
+    What reduction does to the judgment: an A-step in a pullback's body
+    keeps it ([step_pb_anf_wf]: [astep_wf_let], anf.v, and
+    [astep_jac_app_free]); β does not keep it when it substitutes a value
+    into a pullback's body under a λ ([wf_beta_let], [wf_beta_jac]:
     closed, well-typed, well-formed terms whose one step is not well
-    formed).  Those are higher-order terms (the pullback sits under a λ). *)
+    formed).  Those are higher-order terms (the pullback sits under a λ).
+    The other rules are not examined here. *)
 From Coq Require Import Setoid.
 From Pullback Require Import syntax typing anf backprop reduction progress decide.
 
@@ -138,6 +140,88 @@ Qed.
 Lemma wf_tm_pb_wf t : wf_tm t -> pb_wf t.
 Proof.
   intros [Hl _]. induction t; simpl in *; tauto.
+Qed.
+
+(** ** A-normalisation keeps the judgment
+
+    An A-step in the body of a pullback (the context [(Ω λy.C_A)·S],
+    [step_pb_anf]) keeps it well formed: the reduct of an A-redex is a let
+    series whose applications apply variables ([astep_jac_app_free]), and
+    every [let] stays a let series ([astep_wf_let], anf.v). *)
+Lemma is_jac_ren ρ t : is_jac (ren ρ t) = is_jac t.
+Proof. destruct t; reflexivity. Qed.
+
+Lemma jac_app_free_ren t : forall ρ, jac_app_free (ren ρ t) <-> jac_app_free t.
+Proof.
+  induction t; intros ρ; simpl; rewrite ?is_jac_ren;
+    repeat match goal with IH : forall ρ, _ <-> _ |- _ => rewrite IH; clear IH end; tauto.
+Qed.
+
+Lemma jac_app_free_bind L : forall K, jac_app_free L -> jac_app_free K -> jac_app_free (bind L K).
+Proof.
+  induction L as [| | | | | | | | | | | | |e IHe l IHl]; intros K HL HK; try (simpl; tauto); try (cbn in *; tauto).
+  destruct (var0_dec l) as [->|Hne].
+  - simpl. simpl in HL. tauto.
+  - rewrite (bind_let e l K Hne). simpl in HL |- *. split; [tauto|].
+    apply IHl; [tauto|]. apply jac_app_free_ren. exact HK.
+Qed.
+
+Lemma jac_app_free_ared r : aredex r -> jac_app_free r -> jac_app_free (ared r).
+Proof.
+  intros Hr H. destruct Hr; simpl in H |- *; unfold bind2, ret, shift;
+    repeat first [ apply jac_app_free_bind | apply jac_app_free_ren | progress simpl
+                 | split | reflexivity | tauto ].
+Qed.
+
+Lemma ared_not_jac r : aredex r -> is_jac (ared r) = false.
+Proof.
+  intros Hr. pose proof (ared_lets r Hr) as Hl. destruct Hl; reflexivity.
+Qed.
+
+Lemma afill_jac_app_free C t t' :
+  (jac_app_free t -> jac_app_free t') -> is_jac t' = false ->
+  jac_app_free (afill C t) -> jac_app_free (afill C t').
+Proof.
+  intros Ht Hj. induction C as [|F C IH]; simpl; auto.
+  assert (Hs : is_jac (afill C t') = true -> is_jac (afill C t) = true).
+  { destruct C as [|F' C']; simpl; [congruence|]. destruct F'; simpl; auto. }
+  destruct F; simpl; intuition.
+  all: destruct (is_jac (afill C t')) eqn:E; auto; rewrite Hs in *; auto.
+Qed.
+
+Lemma astep_jac_app_free t t' : astep t t' -> jac_app_free t -> jac_app_free t'.
+Proof.
+  intros [C r HC Hr]. apply afill_jac_app_free.
+  - apply jac_app_free_ared, Hr.
+  - apply ared_not_jac, Hr.
+Qed.
+
+Lemma atom_pb_lets_ok a : atom a -> pb_lets_ok a.
+Proof. induction 1; simpl; auto. Qed.
+
+Lemma elem_lets_pb_lets_ok :
+  (forall e, elem e -> pb_lets_ok e) /\ (forall l, lets l -> pb_lets_ok l).
+Proof.
+  apply elem_lets_mut; intros; simpl;
+    repeat match goal with H : atom _ |- _ => apply atom_pb_lets_ok in H end;
+    repeat split; auto.
+  apply lets_wf_let. assumption.
+Qed.
+
+Lemma wf_let_pb_lets_ok t : wf_let t -> pb_lets_ok t.
+Proof.
+  induction t as [| | | | | | | | | | | | |e _ l _]; simpl; try tauto.
+  intros H. exact (proj2 elem_lets_pb_lets_ok (Let e l) H).
+Qed.
+
+Lemma step_pb_anf_wf p p' w : astep p p' -> wf_tm (Pb p w) -> wf_tm (Pb p' w).
+Proof.
+  intros Hs [[Hl [_ Hw]] [Hj Hw']]. split; [split; [|split]|split].
+  - eapply astep_wf_let; eassumption.
+  - apply wf_let_pb_lets_ok. eapply astep_wf_let; eassumption.
+  - exact Hw.
+  - eapply astep_jac_app_free; eassumption.
+  - exact Hw'.
 Qed.
 
 (** ** Reduction does not keep the judgment
