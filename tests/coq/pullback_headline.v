@@ -52,13 +52,18 @@ Print Assumptions wf_tmb_spec.
 Check @step_pb_anf_wf.
 Print Assumptions step_pb_anf_wf.
 
-(* Values by their syntax; progress with typing for the numeric fragment;
+(* Values by their syntax; progress with typing and type safety for the
+   numeric fragment without pullbacks;
    two closed, well-typed, well-formed stuck terms where it fails (a sum of
    numerals given to f; Remark 3.6's value 2). *)
 Check @svalue_value.
 Print Assumptions svalue_value.
 Check @progress_num.
 Print Assumptions progress_num.
+Check @nfrag_safety.
+Print Assumptions nfrag_safety.
+Check @exec_nfrag_safety.
+Print Assumptions exec_nfrag_safety.
 Check @stuck_fun_sum.
 Print Assumptions stuck_fun_sum.
 Check @stuck_remark36.

@@ -27,6 +27,11 @@
       syntactic value or steps.  It needs typing (canonical forms: a closed
       value of type [R^n] is a numeral, of an arrow type an abstraction or
       a Jacobian, of a dual type a numeric dual or a dual map).
+    - [nfrag_safety]: the fragment is closed under reduction when the
+      symbols and their Jacobians give dense tuples ([step_nfrag]), so
+      every term such a term reduces to is a value or steps (type safety);
+      [exec_nfrag_safety]: the same for [pullback-eval]'s signature,
+      without hypotheses.
     - It does not hold for the whole language, nor for first-order terms
       with sums: [stuck_fun_sum] is a closed, well-typed, well-formed
       first-order term, [f(r + r)], that is neither a value nor steps (the
@@ -34,7 +39,7 @@
       [stuck_remark36] is a closed, well-typed, well-formed higher-order
       query, [((Ω λy. π1(y) π2(y)) · ω) ⟨0, r⟩], stuck in the value 2 of
       Remark 3.6 ([π1(V)] is [0], not an abstraction). *)
-From Pullback Require Import syntax typing anf backprop reduction progress decide wf.
+From Pullback Require Import syntax typing anf backprop reduction preservation progress decide wf exec_sig.
 
 Section progress_typed.
 Context {Σ : signature}.
@@ -214,6 +219,89 @@ Proof.
     exists (subst1 e l). apply step_let, svalue_value, Ve.
 Qed.
 
+(** ** Type safety for the fragment
+
+    The fragment is closed under reduction when the function symbols and
+    their Jacobians give dense tuples on dense tuples (no [0] comes out of
+    (3) or (4)); with subject reduction ([step_typed]) every term a closed
+    well-typed term of the fragment reduces to is a value or steps. *)
+Lemma no_pb_ren t : forall ρ, no_pb (ren ρ t) <-> no_pb t.
+Proof.
+  induction t; intros ρ; simpl;
+    repeat match goal with IH : forall ρ, _ <-> _ |- _ => rewrite IH; clear IH end; tauto.
+Qed.
+
+Lemma nfrag_ren t : forall ρ, nfrag (ren ρ t) <-> nfrag t.
+Proof.
+  induction t; intros ρ; simpl; rewrite ?no_pb_ren;
+    repeat match goal with IH : forall ρ, _ <-> _ |- _ => rewrite IH; clear IH end; tauto.
+Qed.
+
+Lemma nfrag_no_pb t : nfrag t -> no_pb t.
+Proof. induction t; simpl; tauto. Qed.
+
+Lemma no_pb_subst t : forall σ, (forall n, no_pb (σ n)) -> no_pb t -> no_pb (subst σ t).
+Proof.
+  assert (Hup : forall σ, (forall n, no_pb (σ n)) -> forall n, no_pb (up σ n)).
+  { intros σ H [|n]; simpl; [exact I|]. unfold shift. apply no_pb_ren, H. }
+  induction t; intros σ H Ht; simpl in *; auto.
+  all: split; [apply IHt1|apply IHt2]; try apply Hup; tauto.
+Qed.
+
+Lemma nfrag_subst t : forall σ, (forall n, nfrag (σ n)) -> nfrag t -> nfrag (subst σ t).
+Proof.
+  assert (Hup : forall σ, (forall n, nfrag (σ n)) -> forall n, nfrag (up σ n)).
+  { intros σ H [|n]; simpl; [exact I|]. unfold shift. apply nfrag_ren, H. }
+  induction t; intros σ H Ht; simpl in *; auto.
+  all: try solve [split; [apply IHt1|apply IHt2]; try apply Hup; tauto].
+  split; [|apply IHt2; tauto]. apply no_pb_subst; [|tauto]. intros [|n]; simpl; [exact I|].
+  unfold shift. apply no_pb_ren, nfrag_no_pb, H.
+Qed.
+
+Lemma no_pb_num (r : num scalar) : no_pb (num_tm r).
+Proof. induction r; simpl; auto. Qed.
+
+Lemma nfrag_num (r : num scalar) : dense r -> nfrag (num_tm r).
+Proof. induction r; simpl; tauto. Qed.
+
+Lemma step_no_pb t t' : step t t' -> no_pb t -> no_pb t'.
+Proof.
+  induction 1; simpl; intros Hn; try tauto; auto using no_pb_num.
+  - (* (1) *) apply no_pb_subst; [intros [|n]; simpl|]; tauto.
+  - (* (6) *) split; [|tauto]. apply no_pb_subst; [intros [|n]; simpl|]; tauto.
+  - (* let *) apply no_pb_subst; [intros [|n]; simpl|]; tauto.
+  - (* contexts *) destruct F; simpl in *; tauto.
+Qed.
+
+Section closed.
+Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
+Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
+
+Lemma step_nfrag t t' : step t t' -> nfrag t -> nfrag t'.
+Proof.
+  induction 1; simpl; intros Hn; try tauto.
+  - (* (1) *) apply nfrag_subst; [intros [|n]; simpl|]; tauto.
+  - (* (3) *) apply nfrag_num, fsem_dense. assumption.
+  - (* (4) *) apply nfrag_num, fjac_dense; assumption.
+  - (* (6) *) split; [|tauto]. apply no_pb_subst; [intros [|n]; simpl|]; tauto.
+  - (* let *) apply nfrag_subst; [intros [|n]; simpl|]; tauto.
+  - (* contexts *)
+    destruct F; simpl in *; try tauto.
+    split; [|tauto]. eapply step_no_pb; [eassumption|tauto].
+Qed.
+
+(** Informal proof: by induction on the reduction sequence; each step
+    keeps the type ([step_typed]) and the fragment ([step_nfrag]), and
+    [progress_num] applies to the last term. *)
+Lemma nfrag_safety t u A :
+  typed [] t A -> nfrag t -> steps t u -> svalue u \/ exists u', step u u'.
+Proof.
+  intros Ht Hf Hs. revert A Ht Hf. induction Hs as [t|t t' t'' H1 _ IH]; intros A Ht Hf.
+  - eapply progress_num; eassumption.
+  - eapply IH; [eapply step_typed; eassumption|eapply step_nfrag; eassumption].
+Qed.
+End closed.
+
 (** ** Where progress fails: two closed, well-typed, well-formed terms
     that are stuck *)
 Section stuck.
@@ -270,3 +358,16 @@ Qed.
 End stuck.
 
 End progress_typed.
+
+(** The executable signature ([exec_sig.v], that of [pullback-eval]) gives
+    a number for every function symbol and Jacobian, so the fragment is
+    type safe there without hypotheses. *)
+Lemma exec_nfrag_safety {K} (o : scalar_ops K) t u A :
+  @typed (exec_sig o) [] t A -> @nfrag (exec_sig o) t -> @steps (exec_sig o) t u ->
+  @svalue (exec_sig o) u \/ exists u', @step (exec_sig o) u u'.
+Proof.
+  apply nfrag_safety.
+  - intros f x _. destruct f; simpl; unfold esem; try (destruct (epr o x)); exact I.
+  - intros f x v _ _. destruct f; simpl; unfold ejac;
+      try (destruct (epr o x)); try (destruct (epr o v)); exact I.
+Qed.
