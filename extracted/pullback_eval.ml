@@ -12,7 +12,7 @@
      annotated term, checking nesting, numbers and variable scopes;
    - prints answers and errors, and chooses the exit code: 0 value, 1
      stuck, out of fuel or an answer longer than [max_answer] characters,
-     2 bad input (ill-typed included). *)
+     2 bad input (ill-typed and ill-formed included: wf.v). *)
 
 module P = Pullback_core
 module S = Sexplib.Sexp
@@ -221,7 +221,17 @@ let rule_name = function
 let typed s =
   let a = term_of 0 0 s in
   match P.pb_infer a with
-  | Some t -> (P.pb_erase a, t)
+  | Some t ->
+      let e = P.pb_erase a in
+      if not (P.pb_lets_ok e) then
+        bad ~rule:"wf_let" "ill-formed"
+          ("a let in the body of a pullback is not a let series (theories/pullback/wf.v, pb_lets_ok): \
+            the paper's terms have no let; write ((lam T L) E) instead: " ^ short s);
+      if not (P.pb_jac_ok e) then
+        bad ~rule:"jac_app_free" "ill-formed"
+          ("a Jacobian (jac f S) is applied in the body of a pullback (theories/pullback/wf.v, pb_jac_ok): \
+            Remark 3.6 leaves it stuck, its derivative would need the second derivative of f: " ^ short s);
+      (e, t)
   | None ->
       bad "type" ("the term has no type (the checker of theories/pullback/infer.v rejects it; 0 and (ndual ...) \
                    with zero entries need a type from their context): " ^ short s)

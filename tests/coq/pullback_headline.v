@@ -6,7 +6,7 @@
    symbols, their Jacobians, the scalars and their laws) enters as section
    variables: nothing is assumed. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction
-  preservation progress transpose reverse_phase examples decide step_fn normalize infer
+  preservation progress wf progress_typed transpose reverse_phase examples decide step_fn normalize infer
   exec_sig cps cps_complete cps_run_complete.
 
 (* Subject reduction for A-reduction (§4). *)
@@ -34,15 +34,40 @@ Print Assumptions step_steps_preserve.
 Check @step_typed.
 Print Assumptions step_typed.
 
-(* Lemma 3.8 (unique decomposition) and progress. *)
+(* Lemma 3.8 (unique decomposition), and progress of the decomposition
+   (values as normal forms; a redex whose premise is not evaluated). *)
 Check @decompose.
 Print Assumptions decompose.
 Check @decompose_unique.
 Print Assumptions decompose_unique.
-Check @progress.
-Print Assumptions progress.
+Check @progress_premise.
+Print Assumptions progress_premise.
 Check @value_not_step.
 Print Assumptions value_not_step.
+
+(* Well-formed terms: the checker's decider is the judgment; an A-step in a
+   pullback's body keeps it. *)
+Check @wf_tmb_spec.
+Print Assumptions wf_tmb_spec.
+Check @step_pb_anf_wf.
+Print Assumptions step_pb_anf_wf.
+
+(* Values by their syntax; progress with typing and type safety for the
+   numeric fragment without pullbacks;
+   two closed, well-typed, well-formed stuck terms where it fails (a sum of
+   numerals given to f; Remark 3.6's value 2). *)
+Check @svalue_value.
+Print Assumptions svalue_value.
+Check @progress_num.
+Print Assumptions progress_num.
+Check @nfrag_safety.
+Print Assumptions nfrag_safety.
+Check @exec_nfrag_safety.
+Print Assumptions exec_nfrag_safety.
+Check @stuck_fun_sum.
+Print Assumptions stuck_fun_sum.
+Check @stuck_remark36.
+Print Assumptions stuck_remark36.
 
 (* Reverse is the transpose of forward (Corollary 4.8, part 1, in a semiring). *)
 Check @bp_transpose.

@@ -41,8 +41,8 @@ SEEDED = {
     # Example 3.3's let series, its constants bound by lets of their own
     "example-3-3.sexp": "agree (first-order, numeric value)",
     # lets pairing constants (⟨a, 1⟩), which is not A-normal (anf.v,
-    # elem_pair takes atoms): outside pb_wf
-    "let-not-a-series.sexp": f"excluded (first-order, stuck: {C.NOT_PB_WF})",
+    # elem_pair takes atoms): not well formed (wf.v), rejected by both checkers
+    "let-not-a-series.sexp": "rejected (first-order, ill-formed: wf_let)",
 }
 #: seeded cases that end stuck in a class no rule excludes: a divergence,
 #: and with ``allow_stuck`` this outcome.  sum-gradient.sexp is within
@@ -83,10 +83,12 @@ def test_campaign_fixed_seed():
     assert count("higher-order") > 100 and count("agree", "higher-order") > 10
     values = count("agree") + count("value (")
     assert values == report.coverage["values"]
-    # Most queries within pb_wf (progress's hypothesis) reach a value; the
-    # others are stuck.  Queries outside pb_wf are all stuck, and excluded.
-    assert count("not pb_wf") == count("excluded", "not pb_wf") > 0, out
-    assert values > 0.6 * (n - count("not pb_wf")), out
+    # Most well-formed queries reach a value; the others are stuck.  The
+    # queries outside wf_tm (wf.v) are rejected by both checkers, never run,
+    # and no stuck class is excluded any more.
+    assert count("rejected", "ill-formed: wf_let") > 0 and count("rejected", "ill-formed: jac_app_free") > 0, out
+    assert count("excluded") == 0, out
+    assert values > 0.6 * (n - count("rejected")), out
     assert values > 0.4 * n, out
     assert "steps to a value" in C.steps_table(report.coverage)
     assert C.rule_holes(report.coverage) == [], C.rule_table(report.coverage)
@@ -324,20 +326,69 @@ def test_stuck_classes(ev):
     queries"): the smallest query of each class met by the campaign."""
     from revhandlers.pullback.sexp import from_sexp
     cases = {
-        C.NOT_PB_WF: "(app (pullback R (pair -0.75 (let (pair 0.0 0.0) -0.75)) (lam (* R R) (ndual (1.0 1.0)))) 1.5)",
-        C.JACOBIAN: "(app (pullback R (pair (+ (var 0) -0.75) (app (jac cos -0.75) -1.75)) "
-                    "(lam (* R R) (ndual (-3.0 0.0)))) -1.75)",
         "19b/19c: V^p an abstraction, the premise ends neither in a dual map nor in 0":
             "(app (pullback (* R R) (app (lam R (var 1)) 0.5) (lam (* R R) (ndual (2.0 -1.0)))) (pair 0.5 0.0))",
     }
+    assert not C.EXCLUDED
     for what, text in cases.items():
         t = from_sexp(text)
         assert C.stuck_class(t, ev) == what
-        if what in C.EXCLUDED:
-            assert C.check(t, ev).startswith("excluded (")
-        else:
-            with pytest.raises(Divergence, match="ends stuck"):
-                C.check(t, ev)
+        with pytest.raises(Divergence, match="ends stuck"):
+            C.check(t, ev)
+
+
+#: the smallest queries of the two classes the campaign met stuck and
+#: that are now rejected (wf.v): a let that is not a let series, a
+#: Jacobian applied, in a pullback's body
+ILL_FORMED = {
+    "wf_let": "(app (pullback R (pair -0.75 (let (pair 0.0 0.0) -0.75)) (lam (* R R) (ndual (1.0 1.0)))) 1.5)",
+    "jac_app_free": "(app (pullback R (pair (+ (var 0) -0.75) (app (jac cos -0.75) -1.75)) "
+                    "(lam (* R R) (ndual (-3.0 0.0)))) -1.75)",
+}
+
+
+@pytest.mark.parametrize("rule", sorted(ILL_FORMED))
+def test_ill_formed_rejected(ev, rule):
+    """A query of each class is rejected, with the rule's name, by the Python
+    checker, by pullback-eval (the bad input ``ill-formed``, exit code 2) and
+    by ``revhandlers pullback check``; the campaign counts it as rejected."""
+    from revhandlers.errors import BadInput
+    from revhandlers.pullback.sexp import from_sexp
+    from revhandlers.pullback.typecheck import ill_formed, type_of, well_formed
+    t = from_sexp(ILL_FORMED[rule])
+    type_of(t)                                   # well typed
+    assert ill_formed(t) == rule
+    with pytest.raises(BadInput) as e:
+        well_formed(t)
+    assert (e.value.kind, e.value.rule) == ("ill-formed", rule)
+    with pytest.raises(BadInput) as e:
+        ev.result_line(t)
+    assert (e.value.kind, e.value.rule) == ("ill-formed", rule)
+    assert C.check(t, ev) == f"rejected (first-order, ill-formed: {rule})"
+    exe = ROOT / "_build" / "default" / "extracted" / "pullback-eval"
+    r = subprocess.run([str(exe)], input=ILL_FORMED[rule], capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 2 and f"(kind ill-formed) (rule {rule})" in r.stdout, r.stdout + r.stderr
+
+
+def test_ill_formed_check_command(tmp_path):
+    """``revhandlers pullback check`` of an ill-formed query: exit code 2, the
+    error kind and rule on standard error, no traceback."""
+    f = tmp_path / "q.sexp"
+    for rule, text in ILL_FORMED.items():
+        f.write_text(text)
+        r = subprocess.run([sys.executable, "-m", "revhandlers", "pullback", "check", str(f)],
+                           capture_output=True, text=True, timeout=120, check=False)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert f"error (ill-formed) [{rule}]" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_well_formed_examples_accepted():
+    """The lets of Example 3.3 are let series and the paper's queries apply
+    no Jacobian: every example of the paper is well formed."""
+    from revhandlers.pullback.typecheck import ill_formed
+    for name in ("paper-f.sexp", "example-3-3.sexp", "example-3-9.sexp", "higher-order.sexp",
+                 "sum-gradient.sexp"):
+        assert ill_formed(C.read_case((CORPUS / name).read_text())) is None, name
 
 
 def test_direct_campaign_batched_as_one_at_a_time(ev):

@@ -279,3 +279,75 @@ def test_zero_at_every_type(a):
     has_type(Dual(a, Zero(), NDual(NZ())), TDual(a))
     assert type_of(Lam(a, Var(0))) == TArr(a, a)
     assert type_of(Pb(a, Zero(), Lam(R, NDual(NR(1.0))))) == TOmega(a)
+
+
+# ------------------------------------------- well-formed terms (wf.v)
+
+def test_wf_rules_are_coqs():
+    """The rule names of ill-formed terms are the Coq judgments (anf.v's
+    wf_let, wf.v's jac_app_free), in the order pullback-eval checks them
+    (pb_lets_ok, then pb_jac_ok)."""
+    from revhandlers.pullback.typecheck import WF_RULES
+    source = "".join((ROOT / "theories" / "pullback" / f).read_text() for f in ("anf.v", "wf.v"))
+    for name in WF_RULES:
+        assert re.search(rf"^Fixpoint {name} ", source, flags=re.M), name
+    assert WF_RULES == ("wf_let", "jac_app_free")
+
+
+_OMEGA = Lam(R, NDual(NR(1.0)))
+#: terms and the condition of wf_tm (wf.v) each fails, read off the
+#: definition: the lets and applied Jacobians of pullback bodies only,
+#: wherever the pullback is
+_WF_CASES = [
+    # a let series in a body: well formed (Example 3.3's shape)
+    (Pb(R, Let(Fun("sin", Var(0)), Var(0)), _OMEGA), None),
+    (Pb(R, Let(Fun("sin", Var(0)), Let(Fun("cos", Var(0)), Var(0))), _OMEGA), None),
+    # a let binding a pair with a constant: not a let series
+    (Pb(R, Let(Pair(Var(0), Real(1.0)), Proj(1, Var(0))), _OMEGA), "wf_let"),
+    # a let whose body is not a series (it ends in a projection)
+    (Pb(R, Let(Var(0), Proj(1, Pair(Var(0), Var(0)))), _OMEGA), "wf_let"),
+    # lets and applied Jacobians outside pullback bodies are allowed
+    (App(Lam(R, Let(Pair(Var(0), Real(1.0)), Proj(1, Var(0)))), Real(2.0)), None),
+    (App(Jac("sin", Real(1.0)), Real(2.0)), None),
+    # a Jacobian applied in a body, and under a λ, in a dual map, in a nested pullback
+    (Pb(R, App(Jac("sin", Var(0)), Real(1.0)), _OMEGA), "jac_app_free"),
+    (Lam(R, Pb(R, App(Jac("sin", Var(1)), Var(0)), _OMEGA)), "jac_app_free"),
+    (Pb(R, Dual(R, App(Jac("sin", Var(0)), Var(1)), Var(0)), _OMEGA), "jac_app_free"),
+    (Pb(R, Pb(R, App(Jac("sin", Var(0)), Var(1)), Var(0)), _OMEGA), "jac_app_free"),
+    # an unapplied Jacobian in a body is fine (rule 14)
+    (Pb(R, Jac("sin", Var(0)), _OMEGA), None),
+    # both: the let is reported first, as pullback-eval does
+    (Pb(R, Pair(Let(Pair(Var(0), Real(1.0)), Var(0)), App(Jac("sin", Var(0)), Real(1.0))), _OMEGA), "wf_let"),
+]
+
+
+@pytest.mark.parametrize("t, rule", _WF_CASES)
+def test_ill_formed_cases(t, rule):
+    from revhandlers.pullback.typecheck import ill_formed, well_formed
+    assert ill_formed(t) == rule
+    if rule is None:
+        well_formed(t)
+    else:
+        with pytest.raises(BadInput) as e:
+            well_formed(t)
+        assert (e.value.kind, e.value.rule) == ("ill-formed", rule)
+
+
+#: the closed, well-typed ones of the cases (a body of type R, so that
+#: ``λu:R. [1.0]*`` is its 1-form)
+_WF_COQ = [c for i, c in enumerate(_WF_CASES) if i in (0, 1, 2, 4, 5, 6, 7)]
+
+
+@pytest.mark.parametrize("t, rule", _WF_COQ)
+def test_ill_formed_agrees_with_pullback_eval(t, rule):
+    """The same verdict from pullback-eval's check (wf.v's extracted
+    deciders, after its type checker)."""
+    from revhandlers.pullback.engine import PullbackEvaluator
+    assert well_typed(t)
+    with PullbackEvaluator(timeout=30) as ev:
+        try:
+            ev.check(t)
+            got = None
+        except BadInput as e:
+            got = e.rule if e.kind == "ill-formed" else f"other: {e.kind}"
+    assert got == rule

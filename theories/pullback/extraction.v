@@ -5,6 +5,8 @@
     [exec_sig] (exec_sig.v) over OCaml's floats:
     - [pb_infer]: the type checker of infer.v on closed terms
       ([infer_sound]), and [pb_erase], the erasure of binder types;
+    - [pb_lets_ok], [pb_jac_ok]: the two conditions of well-formed terms
+      (wf.v: [pb_lets_okb_spec], [pb_jac_okb_spec], [wf_tmb_spec]);
     - [pb_step]: one step ([step_fn], step_fn.v: [step_fn_sound],
       [step_fn_complete], [step_fn_normal]);
     - [pb_normalize]: the normaliser ([normalize], normalize.v:
@@ -24,7 +26,7 @@
     on what the scalar operations compute: the theorems hold for every
     [scalar_ops] (exec_sig.v). *)
 From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps.
+From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps wf.
 
 Definition flt : Type := unit.
 Definition flt_zero : flt := tt.
@@ -53,6 +55,8 @@ Definition float_ops : scalar_ops flt := {|
 
 Definition pb_infer (a : atm) : option ty := infer [] a.
 Definition pb_erase (a : atm) : tm := erase a.
+Definition pb_lets_ok (t : tm) : bool := pb_lets_okb t.
+Definition pb_jac_ok (t : tm) : bool := pb_jac_okb t.
 Definition pb_step (fuel : nat) (t : tm) : sres := step_fn fuel t.
 Definition pb_normalize (fuel : nat) (t : tm) : tm * nat * outcome := normalize fuel t.
 Definition pb_trace (fuel : nat) (t : tm) : list tm * outcome := trace fuel t.
@@ -70,4 +74,4 @@ Definition fsym_view (f : @fsym pb_sig) : fprim := f.
 
 Extraction Language OCaml.
 Extraction "pullback_core.ml"
-  pb_infer pb_erase pb_step pb_normalize pb_trace pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.
+  pb_infer pb_erase pb_lets_ok pb_jac_ok pb_step pb_normalize pb_trace pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.

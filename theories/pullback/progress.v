@@ -1,13 +1,15 @@
-(** * Unique decomposition (Lemma 3.8) and progress (spec §6)
+(** * Unique decomposition (Lemma 3.8) and decomposition progress (spec §6)
 
-    A value is a normal form (§6), so progress says that the redex grammar
-    and the rules agree: every term is a value, or it steps, or its redex is
-    one of the rules with a premise (16b, 16c, 17, 18, 19b, 19c, 20a) whose
-    premise has not been evaluated.  Neither statement needs typing: the
-    values of this language include open and stuck normal forms (§6,
-    Remark 3.6).  The only hypothesis, [pb_wf], asks every [let] in the
-    body of a pullback to be part of a let series, as A-normalisation
-    produces them (Lemma B.1 then decomposes the body). *)
+    A value here is a normal form (§6, [value], reduction.v), so
+    [progress_premise] says that the redex grammar and the rules agree:
+    every term is a normal form, or it steps, or its redex is one of the
+    rules with a premise (16b, 16c, 17, 18, 19b, 19c, 20a) whose premise
+    has not been evaluated.  It needs no typing and cannot fail: the normal
+    forms include open and stuck terms (§6, Remark 3.6).  The only
+    hypothesis, [pb_wf], asks every [let] in the body of a pullback to be
+    part of a let series, as A-normalisation produces them (Lemma B.1 then
+    decomposes the body).  Progress for closed well-typed terms with values
+    defined by their syntax is [progress_num] (progress_typed.v). *)
 From Pullback Require Import syntax typing anf backprop reduction.
 
 Section progress.
@@ -505,8 +507,10 @@ Qed.
 
 (** Informal proof: decompose the term ([decompose]); a value is done;
     otherwise its redex steps or needs a premise ([redex_progress]), and
-    the step is closed under the evaluation context ([step_ctx]). *)
-Lemma progress t :
+    the step is closed under the evaluation context ([step_ctx]).  The
+    third disjunct admits terms that are stuck: this is decomposition, not
+    type safety (see progress_typed.v). *)
+Lemma progress_premise t :
   pb_wf t ->
   value t \/ (exists t', step t t') \/
   (exists C r, Forall eframe_ok C /\ premise_redex r /\ t = efills C r).
@@ -519,14 +523,6 @@ Proof.
   - left. exists (efills C r'). apply step_efills; assumption.
   - right. exists C, r. auto.
 Qed.
-
-(** Progress for closed well-typed terms; the typing hypothesis is not
-    used (see [progress]). *)
-Lemma progress_closed t A :
-  typed [] t A -> pb_wf t ->
-  value t \/ (exists t', step t t') \/
-  (exists C r, Forall eframe_ok C /\ premise_redex r /\ t = efills C r).
-Proof. intros _. apply progress. Qed.
 
 (** ** Values are normal forms (§6: "a value ... cannot be reduced further") *)
 Lemma yp_not_app p a b : yp p <> App a b.

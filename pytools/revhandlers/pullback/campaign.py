@@ -25,15 +25,17 @@ forward mode, which never uses the pullback reductions), and compared:
 * the machine must reach the same value as the normaliser in the same
   number of steps, or fail in the same way (stuck; out of fuel or past
   the time limit when the normaliser is);
-* a run of a well-typed query that ends stuck is a divergence (the paper's
-  Corollary 5.2: every reduction ends in a value), named by its class
-  (:func:`stuck_class`), except the classes a documented rule excludes
-  (:data:`EXCLUDED`, ``docs/decisions.md``, "Stuck queries"): a query
-  outside ``pb_wf`` (a ``let`` in a pullback's body that is not a let
-  series, outside Fig. 1's grammar; ``theories/pullback/progress.v``,
-  transcribed here as :func:`pb_wf`) and a Jacobian ``J f · r`` applied in
-  a pullback's body (Remark 3.6: its derivative in the point needs the
-  second derivative of ``f``, which the signature does not give); with
+* a query outside the well-formed terms (``wf_tm``,
+  ``theories/pullback/wf.v``: a ``let`` in a pullback's body that is not a
+  let series, outside Fig. 1's grammar; a Jacobian ``J f · r`` applied in a
+  pullback's body, Remark 3.6, whose derivative in the point needs the
+  second derivative of ``f``) is rejected by both checkers
+  (:func:`.typecheck.ill_formed`, pullback-eval's ``ill-formed`` error,
+  which must name the same rule): the outcome ``rejected``;
+* a run of a well-formed, well-typed query that ends stuck is a divergence
+  (the paper's Corollary 5.2: every reduction ends in a value), named by
+  its class (:func:`stuck_class`); no class is excluded any more
+  (:data:`EXCLUDED`, ``docs/decisions.md``, "Stuck queries"); with
   ``allow_stuck`` (``--allow-stuck``) every stuck class is an outcome;
 * a run out of fuel or past the time limit is a named outcome, not a
   divergence;
@@ -81,7 +83,7 @@ from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
                      Zero, children, is_ground)
-from .typecheck import TVar, type_of
+from .typecheck import TVar, ill_formed, type_of
 
 RTOL, ATOL = 1e-9, 1e-12
 #: seconds pullback-eval may spend on one query
@@ -313,10 +315,15 @@ def pb_wf(t: Tm) -> bool:
 # ------------------------------------------------------------- stuck runs
 
 #: the stuck classes a documented rule excludes (docs/decisions.md, "Stuck
-#: queries"): the paper's theorems do not speak of them
+#: queries"): none since the checkers reject the two classes that were
+#: (``wf_tm``, ``theories/pullback/wf.v``; :func:`.typecheck.ill_formed`),
+#: whose queries are now the outcome ``rejected`` (never run).  A query
+#: outside ``pb_wf`` cannot be well formed; a Jacobian that reaches a
+#: function position through a λ or a point (not written applied) is a
+#: higher-order stuck class.
 NOT_PB_WF = "not pb_wf: a let in a pullback's body that is not a let series"
-JACOBIAN = "Remark 3.6: a Jacobian J f · r applied in a pullback's body"
-EXCLUDED = frozenset({NOT_PB_WF, JACOBIAN})
+JACOBIAN = "Remark 3.6: a Jacobian J f · r in a function position of a pullback's body, not written there"
+EXCLUDED: frozenset[str] = frozenset()
 
 
 def _subterms(t: Tm):
@@ -518,6 +525,7 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
         ty_py = type_of(t)
     except RevHandlersError as e:
         raise Divergence(f"the Python checker rejects a generated query: {e}: {text}") from None
+    bad = ill_formed(t)
     try:
         if answers is None:
             r, answer = evaluator.result_line(t)
@@ -526,6 +534,11 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
             r = result_of(answer)
         value, ty, k = r.value, r.type, r.steps
     except RevHandlersError as e:
+        if e.kind == "ill-formed" or bad is not None:
+            if (e.kind, e.rule) == ("ill-formed", bad):
+                return f"rejected ({order}, ill-formed: {bad})"
+            raise Divergence(f"the well-formedness checks disagree: Python {bad or 'well formed'}, pullback-eval "
+                             f"{e.kind} {e.rule} ({e.message.split(': (')[0][:200]}): {text}") from None
         if e.kind == "type":
             if allow_checker_gap:
                 return f"{CHECKER_GAP} ({order})"
@@ -550,6 +563,8 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
                 _machine(evaluator, t, text, e, None, answers)
             return f"answer-too-large ({order}, not compared)"
         raise Divergence(f"pullback-eval fails ({e.kind}: {e.message.split(': (')[0][:300]}): {text}") from None
+    if bad is not None:
+        raise Divergence(f"pullback-eval runs a query the Python checker finds ill-formed ({bad}): {text}")
     if machine and (why := _machine(evaluator, t, text, answer, rules, answers)) is not True:
         return f"{why} ({order}, the continuation machine only)"
     if not types_agree(ty_py, ty):

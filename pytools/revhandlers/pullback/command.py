@@ -47,9 +47,11 @@ def load(path: str) -> Tm:
 
 
 def cmd_check(args, out) -> int:
-    from .typecheck import type_of
+    from .typecheck import type_of, well_formed
     t = load(args.file)
-    print(f"{args.file}: well typed, {pretty_type(type_of(t), ascii=args.ascii)}", file=out)
+    ty = type_of(t)
+    well_formed(t)
+    print(f"{args.file}: well typed, {pretty_type(ty, ascii=args.ascii)}", file=out)
     return 0
 
 

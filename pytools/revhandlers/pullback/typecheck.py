@@ -399,3 +399,86 @@ def ground(t) -> bool:
         elif isinstance(u, TDual):
             stack.append(u.A)
     return True
+
+
+# ------------------------------------------- well-formed terms (wf.v)
+
+#: the two conditions of ``wf_tm`` (``theories/pullback/wf.v``), by the
+#: rule names pullback-eval gives them, in the order it checks them
+WF_RULES = ("wf_let", "jac_app_free")
+
+_WF_MESSAGES = {
+    "wf_let": "a let in the body of a pullback is not a let series (theories/pullback/wf.v, pb_lets_ok): "
+              "the paper's terms have no let; write ((lam T L) E) instead",
+    "jac_app_free": "a Jacobian (jac f S) is applied in the body of a pullback (theories/pullback/wf.v, "
+                    "pb_jac_ok): Remark 3.6 leaves it stuck, its derivative would need the second derivative "
+                    "of f",
+}
+
+
+def _subterms(t: Tm):
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        yield u
+        match u:
+            case Lam(_, s) | Proj(_, s) | Fun(_, s) | Jac(_, s):
+                stack.append(s)
+            case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b) | Dual(_, a, b) | Pb(_, a, b):
+                stack += [b, a]
+
+
+def _atom(t: Tm) -> bool:
+    while isinstance(t, Proj):
+        t = t.s
+    return isinstance(t, Var)
+
+
+def _elem(t: Tm) -> bool:
+    """anf.v ``elem``."""
+    match t:
+        case Zero() | Real() | NDual():
+            return True
+        case Plus(a, b) | App(a, b) | Pair(a, b):
+            return _atom(a) and _atom(b)
+        case Lam(_, body):
+            return _lets(body)
+        case Fun(_, a) | Jac(_, a):
+            return _atom(a)
+        case Dual(_, body, a) | Pb(_, body, a):
+            return _lets(body) and _atom(a)
+    return _atom(t)
+
+
+def _lets(t: Tm) -> bool:
+    """anf.v ``lets``: a let series ``let x1 = E1 in … let xn = En in xn``."""
+    while isinstance(t, Let):
+        if not _elem(t.e):
+            return False
+        if t.l == Var(0):
+            return True
+        t = t.l
+    return False
+
+
+def ill_formed(t: Tm) -> str | None:
+    """The condition of ``wf_tm`` (wf.v) that ``t`` fails, by its rule name
+    (:data:`WF_RULES`: every let in a pullback's body a let series, then no
+    Jacobian applied in a pullback's body), or ``None`` when ``t`` is well
+    formed.  Every ``let`` inside a let series is one, so "every let of the
+    body is a let series" is ``wf_let``."""
+    bodies = [u.p for u in _subterms(t) if isinstance(u, Pb)]
+    if any(isinstance(u, Let) and not _lets(u) for p in bodies for u in _subterms(p)):
+        return "wf_let"
+    if any(isinstance(u, App) and isinstance(u.s, Jac) for p in bodies for u in _subterms(p)):
+        return "jac_app_free"
+    return None
+
+
+def well_formed(t: Tm) -> None:
+    """Decide ``wf_tm t`` (wf.v), or raise the bad input ``ill-formed``
+    (exit code 2) naming the condition that fails, as pullback-eval does."""
+    with room():
+        rule = ill_formed(t)
+    if rule is not None:
+        raise BadInput("ill-formed", f"{_WF_MESSAGES[rule]} (in {_snippet(t)})", rule)

@@ -1,0 +1,284 @@
+(** * Well-formed terms: the pullback bodies the paper's theorems speak of
+
+    The checker of [pullback-eval] accepts a term when it is well typed
+    ([infer.v]) and well formed ([wf_tm]): in the body of every pullback
+    [(Ω λy.P) · S], wherever it occurs (under a λ and in a dual map's body
+    too),
+    - every [let] is part of a let series ([wf_let], the hypothesis of
+      Lemma B.1): Fig. 1 has no [let]; the lets the reductions meet are the
+      let series A-normalisation produces (§4), and a written [let]
+      elsewhere is the sugar [(λz.L) E] (docs/decisions.md, "Well-formed
+      pullback bodies");
+    - no Jacobian is applied, [(J f · S) P] ([jac_app_free]): once
+      A-normalised and moved into the point by (8) the application is
+      [y^p y^q] with [V^p = J f · r], the value 2 of Remark 3.6 (rule 19
+      asks for an abstraction), and its derivative in the point would need
+      the second derivative of [f], which the signature does not give.
+
+    [wf_tmb] decides [wf_tm] ([wf_tmb_spec]); [wf_letb] and
+    [jac_app_freeb] decide the two conditions one by one, so the driver
+    names the one that fails.  A well-formed term satisfies [pb_wf], the
+    hypothesis of [progress] ([wf_tm_pb_wf]).
+
+    What reduction does to the judgment: an A-step in a pullback's body
+    keeps it ([step_pb_anf_wf]: [astep_wf_let], anf.v, and
+    [astep_jac_app_free]); β does not keep it when it substitutes a value
+    into a pullback's body under a λ ([wf_beta_let], [wf_beta_jac]:
+    closed, well-typed, well-formed terms whose one step is not well
+    formed).  Those are higher-order terms (the pullback sits under a λ).
+    The other rules are not examined here. *)
+From Coq Require Import Setoid.
+From Pullback Require Import syntax typing anf backprop reduction progress decide.
+
+Section wf.
+Context {Σ : signature}.
+
+(** ** The judgment *)
+
+Definition is_jac (t : tm) : bool := match t with Jac _ _ => true | _ => false end.
+
+(** No subterm of [t] is a Jacobian applied, [(J f · S) P]. *)
+Fixpoint jac_app_free (t : tm) : Prop :=
+  match t with
+  | App a b => is_jac a = false /\ jac_app_free a /\ jac_app_free b
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => jac_app_free s
+  | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => jac_app_free a /\ jac_app_free b
+  end.
+
+(** The body of every pullback of [t] has only let series as lets. *)
+Fixpoint pb_lets_ok (t : tm) : Prop :=
+  match t with
+  | Pb p s => wf_let p /\ pb_lets_ok p /\ pb_lets_ok s
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_lets_ok s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_lets_ok a /\ pb_lets_ok b
+  end.
+
+(** The body of every pullback of [t] applies no Jacobian. *)
+Fixpoint pb_jac_ok (t : tm) : Prop :=
+  match t with
+  | Pb p s => jac_app_free p /\ pb_jac_ok s
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_jac_ok s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_jac_ok a /\ pb_jac_ok b
+  end.
+
+Definition wf_tm (t : tm) : Prop := pb_lets_ok t /\ pb_jac_ok t.
+
+(** ** Deciders *)
+Fixpoint wf_letb (t : tm) : bool :=
+  match t with
+  | Let e l => is_lets (Let e l)
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => wf_letb s
+  | App a b | Pair a b | Plus a b | Dual a b | Pb a b => wf_letb a && wf_letb b
+  end.
+
+Fixpoint jac_app_freeb (t : tm) : bool :=
+  match t with
+  | App a b => negb (is_jac a) && jac_app_freeb a && jac_app_freeb b
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => jac_app_freeb s
+  | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => jac_app_freeb a && jac_app_freeb b
+  end.
+
+Fixpoint pb_lets_okb (t : tm) : bool :=
+  match t with
+  | Pb p s => wf_letb p && pb_lets_okb p && pb_lets_okb s
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_lets_okb s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_lets_okb a && pb_lets_okb b
+  end.
+
+Fixpoint pb_jac_okb (t : tm) : bool :=
+  match t with
+  | Pb p s => jac_app_freeb p && pb_jac_okb s
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_jac_okb s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_jac_okb a && pb_jac_okb b
+  end.
+
+Definition wf_tmb (t : tm) : bool := pb_lets_okb t && pb_jac_okb t.
+
+Ltac bspec :=
+  repeat match goal with
+         | |- context [ (_ && _) = true ] => rewrite Bool.andb_true_iff
+         | IH : _ = true <-> _ |- _ => rewrite IH; clear IH
+         end.
+
+Lemma wf_letb_spec t : wf_letb t = true <-> wf_let t.
+Proof.
+  induction t; simpl; bspec; try tauto.
+  apply is_lets_spec.
+Qed.
+
+Lemma jac_app_freeb_spec t : jac_app_freeb t = true <-> jac_app_free t.
+Proof.
+  induction t; simpl; bspec; try tauto.
+  rewrite Bool.negb_true_iff. tauto.
+Qed.
+
+Lemma pb_lets_okb_spec t : pb_lets_okb t = true <-> pb_lets_ok t.
+Proof.
+  induction t; simpl; bspec; try tauto.
+  rewrite wf_letb_spec. tauto.
+Qed.
+
+Lemma pb_jac_okb_spec t : pb_jac_okb t = true <-> pb_jac_ok t.
+Proof.
+  induction t; simpl; bspec; try tauto.
+  rewrite jac_app_freeb_spec. tauto.
+Qed.
+
+Lemma wf_tmb_spec t : wf_tmb t = true <-> wf_tm t.
+Proof.
+  unfold wf_tmb, wf_tm. rewrite Bool.andb_true_iff, pb_lets_okb_spec, pb_jac_okb_spec. tauto.
+Qed.
+
+(** ** A well-formed term satisfies the hypothesis of [progress] *)
+Lemma wf_tm_pb_wf t : wf_tm t -> pb_wf t.
+Proof.
+  intros [Hl _]. induction t; simpl in *; tauto.
+Qed.
+
+(** ** A-normalisation keeps the judgment
+
+    An A-step in the body of a pullback (the context [(Ω λy.C_A)·S],
+    [step_pb_anf]) keeps it well formed: the reduct of an A-redex is a let
+    series whose applications apply variables ([astep_jac_app_free]), and
+    every [let] stays a let series ([astep_wf_let], anf.v). *)
+Lemma is_jac_ren ρ t : is_jac (ren ρ t) = is_jac t.
+Proof. destruct t; reflexivity. Qed.
+
+Lemma jac_app_free_ren t : forall ρ, jac_app_free (ren ρ t) <-> jac_app_free t.
+Proof.
+  induction t; intros ρ; simpl; rewrite ?is_jac_ren;
+    repeat match goal with IH : forall ρ, _ <-> _ |- _ => rewrite IH; clear IH end; tauto.
+Qed.
+
+Lemma jac_app_free_bind L : forall K, jac_app_free L -> jac_app_free K -> jac_app_free (bind L K).
+Proof.
+  induction L as [| | | | | | | | | | | | |e IHe l IHl]; intros K HL HK; try (simpl; tauto); try (cbn in *; tauto).
+  destruct (var0_dec l) as [->|Hne].
+  - simpl. simpl in HL. tauto.
+  - rewrite (bind_let e l K Hne). simpl in HL |- *. split; [tauto|].
+    apply IHl; [tauto|]. apply jac_app_free_ren. exact HK.
+Qed.
+
+Lemma jac_app_free_ared r : aredex r -> jac_app_free r -> jac_app_free (ared r).
+Proof.
+  intros Hr H. destruct Hr; simpl in H |- *; unfold bind2, ret, shift;
+    repeat first [ apply jac_app_free_bind | apply jac_app_free_ren | progress simpl
+                 | split | reflexivity | tauto ].
+Qed.
+
+Lemma ared_not_jac r : aredex r -> is_jac (ared r) = false.
+Proof.
+  intros Hr. pose proof (ared_lets r Hr) as Hl. destruct Hl; reflexivity.
+Qed.
+
+Lemma afill_jac_app_free C t t' :
+  (jac_app_free t -> jac_app_free t') -> is_jac t' = false ->
+  jac_app_free (afill C t) -> jac_app_free (afill C t').
+Proof.
+  intros Ht Hj. induction C as [|F C IH]; simpl; auto.
+  assert (Hs : is_jac (afill C t') = true -> is_jac (afill C t) = true).
+  { destruct C as [|F' C']; simpl; [congruence|]. destruct F'; simpl; auto. }
+  destruct F; simpl; intuition.
+  all: destruct (is_jac (afill C t')) eqn:E; auto; rewrite Hs in *; auto.
+Qed.
+
+Lemma astep_jac_app_free t t' : astep t t' -> jac_app_free t -> jac_app_free t'.
+Proof.
+  intros [C r HC Hr]. apply afill_jac_app_free.
+  - apply jac_app_free_ared, Hr.
+  - apply ared_not_jac, Hr.
+Qed.
+
+Lemma atom_pb_lets_ok a : atom a -> pb_lets_ok a.
+Proof. induction 1; simpl; auto. Qed.
+
+Lemma elem_lets_pb_lets_ok :
+  (forall e, elem e -> pb_lets_ok e) /\ (forall l, lets l -> pb_lets_ok l).
+Proof.
+  apply elem_lets_mut; intros; simpl;
+    repeat match goal with H : atom _ |- _ => apply atom_pb_lets_ok in H end;
+    repeat split; auto.
+  apply lets_wf_let. assumption.
+Qed.
+
+Lemma wf_let_pb_lets_ok t : wf_let t -> pb_lets_ok t.
+Proof.
+  induction t as [| | | | | | | | | | | | |e _ l _]; simpl; try tauto.
+  intros H. exact (proj2 elem_lets_pb_lets_ok (Let e l) H).
+Qed.
+
+Lemma step_pb_anf_wf p p' w : astep p p' -> wf_tm (Pb p w) -> wf_tm (Pb p' w).
+Proof.
+  intros Hs [[Hl [_ Hw]] [Hj Hw']]. split; [split; [|split]|split].
+  - eapply astep_wf_let; eassumption.
+  - apply wf_let_pb_lets_ok. eapply astep_wf_let; eassumption.
+  - exact Hw.
+  - eapply astep_jac_app_free; eassumption.
+  - exact Hw'.
+Qed.
+
+(** ** Reduction does not keep the judgment
+
+    β substitutes a value into a pullback's body under a λ: a pair into a
+    let series (whose bound term is then no longer elementary), a Jacobian
+    into a function position.  Both terms are closed and well typed. *)
+Section counterexamples.
+Variables (r : scalar) (f : fsym).
+
+(** [(λx:R×R. (Ω λy:R. let z = x in z) · (λu:R×R. ⟨0, 0⟩ ∗)) ⟨r, r⟩] *)
+Definition beta_let : tm :=
+  App (Lam (Pb (Let (Var 1) (Var 0)) (Lam (NDual NZ)))) (Pair (Real r) (Real r)).
+
+(** [(λg:R^n ⇒ R^m. (Ω λy:R^n. g y) · ω) (J f · 0)] with [ω] the
+    1-form [λu:R^m. 0]. *)
+Definition beta_jac : tm :=
+  App (Lam (Pb (App (Var 1) (Var 0)) (Lam Zero))) (Jac f Zero).
+
+Lemma beta_let_typed : typed [] beta_let (TOmega TR).
+Proof.
+  unfold beta_let, TOmega. eapply (typed_app _ _ _ (TProd TR TR)).
+  - econstructor. eapply (typed_pb _ _ _ _ (TProd TR TR)).
+    + econstructor; econstructor; reflexivity.
+    + econstructor. econstructor. constructor.
+  - repeat econstructor.
+Qed.
+
+Lemma beta_jac_typed : typed [] beta_jac (TOmega (Rn (fdom f))).
+Proof.
+  unfold beta_jac, TOmega. eapply typed_app.
+  - econstructor. eapply (typed_pb _ _ _ _ (Rn (fcod f))).
+    + eapply typed_app; econstructor; reflexivity.
+    + econstructor. constructor.
+  - econstructor. constructor.
+Qed.
+
+Lemma wf_beta_let : wf_tm beta_let /\ exists t', step beta_let t' /\ ~ wf_tm t'.
+Proof.
+  split.
+  - unfold beta_let, wf_tm. simpl. repeat split; auto; repeat constructor.
+  - eexists. split.
+    + apply step_beta. simpl. tauto.
+    + unfold wf_tm, subst1. simpl. intros [[Hl _] _].
+      inversion Hl as [e He|e l He Hl']; subst.
+      * inversion He; subst; match goal with H : atom _ |- _ => inversion H end.
+      * inversion Hl'.
+Qed.
+
+Lemma wf_beta_jac : wf_tm beta_jac /\ exists t', step beta_jac t' /\ ~ wf_tm t'.
+Proof.
+  split.
+  - unfold beta_jac, wf_tm. simpl. tauto.
+  - eexists. split.
+    + apply step_beta. simpl. tauto.
+    + unfold wf_tm, subst1. simpl. intros [_ [[H _] _]]. discriminate H.
+Qed.
+End counterexamples.
+
+End wf.
