@@ -29,7 +29,7 @@
     [eval_fn] by well-founded recursion ([ConstructiveEpsilon]), whose
     termination is the normalization theorem. *)
 From Coq Require Import ConstructiveEpsilon.
-From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
+From Pullback Require Import wf syntax typing anf anf_termination backprop reduction preservation
   progress decide step_fn normalize cps cps_run_complete reverse_phase fo.
 
 Section norm_fo.
@@ -577,13 +577,7 @@ Fixpoint fobb (t : tm) : bool :=
   | _ => false
   end.
 
-Fixpoint wf_letb (t : tm) : bool :=
-  match t with
-  | Let e l => is_lets (Let e l)
-  | Var _ | Real _ | NDual _ | Zero => true
-  | Lam s | Proj _ s | Fun _ s | Jac _ s => wf_letb s
-  | App a b | Pair a b | Plus a b | Dual a b | Pb a b => wf_letb a && wf_letb b
-  end.
+(** [wf_letb] and [wf_letb_spec] decide [wf_let]: [wf.v]. *)
 
 Fixpoint dflatb (t : tm) : bool :=
   match t with
@@ -616,12 +610,6 @@ Lemma fobb_spec t : fobb t = true <-> fob t.
 Proof.
   induction t; simpl; rewrite ?Bool.andb_true_iff, ?IHt, ?IHt1, ?IHt2; split; auto; try tauto;
     intros H; discriminate.
-Qed.
-
-Lemma wf_letb_spec t : wf_letb t = true <-> wf_let t.
-Proof.
-  induction t; simpl; rewrite ?Bool.andb_true_iff, ?IHt, ?IHt1, ?IHt2; try tauto.
-  apply is_lets_spec.
 Qed.
 
 Lemma dflatb_spec t : dflatb t = true <-> dflat t.
