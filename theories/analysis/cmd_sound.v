@@ -594,6 +594,202 @@ Proof.
   - destruct n as [|n]; [lia|]. simpl. apply IH. lia.
 Qed.
 
+(** ** Smooth maps of trees and the chain rule for [rd_den] *)
+(** [tsmooth f u]: [f] maps the trees of the shape of [u] to trees of the
+    shape of [f u], and, read on the flat vectors, has a reverse
+    derivative at [u] (so a derivative). *)
+Definition tsmooth (f : rv -> rv) (u : rv) : Prop :=
+  (forall x, fits (tyof u) x -> fits (tyof (f u)) (f x)) /\
+  exists r, is_rev_deriv (length (rflat u)) (length (rflat (f u))) (fun y => rflat (f (reshape u y))) (rflat u) r.
+
+Lemma reshape_shape u y : length y = length (rflat u) -> fits (tyof u) (reshape u y) /\ rflat (reshape u y) = y.
+Proof.
+  intros Hy. rewrite (fits_len _ _ (fits_tyof u)) in Hy. split.
+  - apply reshape_keeps; [apply fits_tyof|exact Hy].
+  - apply (reshape_rflat (tyof u)); [apply fits_tyof|exact Hy].
+Qed.
+
+Lemma reshape_self u : reshape u (rflat u) = u.
+Proof. apply (reshape_fits_eq (tyof u)); apply fits_tyof. Qed.
+
+Lemma rflat_rcons a ts : rflat (rcons a (RNode ts)) = rflat a ++ rflat (RNode ts).
+Proof. cbn [rcons]. rewrite !rflat_node. reflexivity. Qed.
+
+(** A reverse derivative is additive. *)
+Lemma rev_deriv_vp n m f x r a b : is_rev_deriv n m f x r -> length a = m -> length b = m ->
+  r (vp a b) = vp (r a) (r b).
+Proof.
+  intros [L [_ [Hr Ha]]] Hla Hlb.
+  assert (Hab : length (vp a b) = m) by (rewrite length_vp; lia).
+  apply vec_ext; [rewrite length_vp, !Hr by auto; lia|].
+  intros i. rewrite nth_vp. destruct (Nat.lt_ge_cases i n) as [Hi|Hi].
+  - rewrite <- !(dot_unitv n i) by exact Hi. rewrite <- !Ha by (auto; apply length_unitv).
+    apply dot_vp_r.
+  - rewrite !nth_overflow by (rewrite Hr; auto; lia). ring.
+Qed.
+
+(** The composite of smooth maps is smooth; its reverse derivative. *)
+Lemma tsmooth_comp_rd φ H u rφ rH :
+  (forall x, fits (tyof u) x -> fits (tyof (φ u)) (φ x)) ->
+  is_rev_deriv (length (rflat u)) (length (rflat (φ u))) (fun y => rflat (φ (reshape u y))) (rflat u) rφ ->
+  is_rev_deriv (length (rflat (φ u))) (length (rflat (H (φ u)))) (fun y => rflat (H (reshape (φ u) y))) (rflat (φ u)) rH ->
+  is_rev_deriv (length (rflat u)) (length (rflat (H (φ u)))) (fun y => rflat (H (φ (reshape u y)))) (rflat u)
+    (fun z => rφ (rH z)).
+Proof.
+  intros Sφ Rφ RH.
+  assert (RH' : is_rev_deriv (length (rflat (φ u))) (length (rflat (H (φ u)))) (fun y => rflat (H (reshape (φ u) y)))
+                  (rflat (φ (reshape u (rflat u)))) rH) by (rewrite reshape_self; exact RH).
+  eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ Rφ RH')]; [|reflexivity].
+  intros y Hy. cbv beta. f_equal. f_equal. apply (reshape_fits_eq (tyof (φ u))); [apply fits_tyof|].
+  apply Sφ. apply reshape_shape. exact Hy.
+Qed.
+
+Lemma tsmooth_comp φ H u : tsmooth φ u -> tsmooth H (φ u) -> tsmooth (fun x => H (φ x)) u.
+Proof.
+  intros [Sφ [rφ Rφ]] [SH [rH RH]]. split.
+  - intros x Hx. apply SH, Sφ, Hx.
+  - exists (fun z => rφ (rH z)). apply tsmooth_comp_rd; auto.
+Qed.
+
+(** The chain rule: the pull-back through [φ] of the pull-back through
+    [H] is the pull-back through the composite. *)
+Lemma rd_den_comp φ H u w : tsmooth φ u -> tsmooth H (φ u) -> fits (tyof (H (φ u))) w ->
+  rd_den w u (fun x => H (φ x)) = rd_den (rd_den w (φ u) H) u φ.
+Proof.
+  intros [Sφ [rφ Rφ]] [SH [rH RH]] Hw.
+  pose proof (tsmooth_comp_rd φ H u rφ rH Sφ Rφ RH) as Rc.
+  assert (Hlw : length (rflat w) = length (rflat (H (φ u))))
+    by (rewrite (fits_len _ _ Hw); symmetry; apply fits_len, fits_tyof).
+  apply fits_eq with (tyof u); [apply rd_den_fits|apply rd_den_fits|].
+  rewrite (rd_den_correct w u (fun x => H (φ x)) _ _ Rc Hlw).
+  rewrite (rd_den_correct _ u φ _ _ Rφ (rd_den_len _ _ _)).
+  rewrite (rd_den_correct w (φ u) H _ _ RH Hlw). reflexivity.
+Qed.
+
+(** The sum of two trees of a shape. *)
+Lemma radd_fits A s t : fits A s -> fits A t -> fits A (radd s t) /\ rflat (radd s t) = vp (rflat s) (rflat t).
+Proof.
+  intros Hs Ht. assert (Hl : length (vp (rflat s) (rflat t)) = dim A)
+    by (rewrite length_vp, (fits_len _ _ Hs), (fits_len _ _ Ht); lia).
+  unfold radd. split; [apply reshape_keeps; auto|apply (reshape_rflat A); auto].
+Qed.
+
+(** The pull-back is additive in the cotangent. *)
+Lemma rd_den_radd φ u a b : tsmooth φ u -> fits (tyof (φ u)) a -> fits (tyof (φ u)) b ->
+  rd_den (radd a b) u φ = radd (rd_den a u φ) (rd_den b u φ).
+Proof.
+  intros [Sφ [rφ Rφ]] Ha Hb.
+  assert (Hm : forall c, fits (tyof (φ u)) c -> length (rflat c) = length (rflat (φ u)))
+    by (intros c Hc; rewrite (fits_len _ _ Hc); symmetry; apply fits_len, fits_tyof).
+  destruct (radd_fits _ _ _ Ha Hb) as [Hab Eab].
+  destruct (radd_fits _ _ _ (rd_den_fits a u φ) (rd_den_fits b u φ)) as [Hr Er].
+  apply fits_eq with (tyof u); [apply rd_den_fits|exact Hr|].
+  rewrite Er, !(rd_den_correct _ u φ _ _ Rφ) by auto. rewrite Eab.
+  apply (rev_deriv_vp _ _ _ _ _ _ _ Rφ); auto.
+Qed.
+
+(** The trees of the shape of [rcons b (RNode us)]. *)
+Lemma fits_rcons_inv b us q : fits (tyof (rcons b (RNode us))) q ->
+  exists q0 qs, q = RNode (q0 :: qs) /\ fits (tyof b) q0 /\ fits (tyof (RNode us)) (RNode qs).
+Proof.
+  cbn [rcons tyof map]. intros Hq. inversion Hq as [|? qs' HF]; subst.
+  inversion HF as [|? q0 ? qs Hq0 HFs]; subst. exists q0, qs. split; [reflexivity|]. split; [exact Hq0|].
+  constructor. exact HFs.
+Qed.
+
+Lemma fits_rcons b us q0 qs : fits (tyof b) q0 -> fits (tyof (RNode us)) (RNode qs) ->
+  fits (tyof (rcons b (RNode us))) (RNode (q0 :: qs)).
+Proof.
+  cbn [rcons tyof map]. intros H0 Hs. inversion Hs; subst. constructor. constructor; assumption.
+Qed.
+
+Lemma fits_prod_node A t : fits A t -> (exists As, A = TProd As) -> exists ts, t = RNode ts.
+Proof. intros Ht [As ->]. inversion Ht; subst. eauto. Qed.
+
+Lemma tyof_node us : tyof (RNode us) = TProd (map tyof us).
+Proof. reflexivity. Qed.
+
+(** The pass after an operation: the map [φ] on the environment, the
+    identity on the operation's result. *)
+Definition consmap (φ : rv -> rv) : rv -> rv := fun p => rcons (rnth 0 p) (φ (rtail p)).
+
+Lemma tsmooth_cons φ b us : tsmooth φ (RNode us) -> is_node (φ (RNode us)) ->
+  tsmooth (consmap φ) (rcons b (RNode us)) /\
+  forall q, fits (tyof (rcons b (φ (RNode us)))) q ->
+    rd_den q (rcons b (RNode us)) (consmap φ) = rcons (rnth 0 q) (rd_den (rtail q) (RNode us) φ).
+Proof.
+  intros [Sφ [rφ Rφ]] Hn. set (u := RNode us) in *.
+  assert (Hφn : exists vs, φ u = RNode vs) by (destruct (φ u) as [|vs]; [contradiction|eauto]).
+  destruct Hφn as [vs Eφ].
+  assert (Ec : consmap φ (rcons b u) = rcons b (φ u)) by reflexivity.
+  set (nb := length (rflat b)). set (nu := length (rflat u)). set (mu := length (rflat (φ u))).
+  assert (Hn1 : length (rflat (rcons b u)) = (nb + nu)%nat) by (unfold u; rewrite rflat_rcons, app_length; reflexivity).
+  assert (Hm1 : length (rflat (rcons b (φ u))) = (nb + mu)%nat) by (rewrite Eφ, rflat_rcons, app_length; fold u; rewrite <- Eφ; reflexivity).
+  (* the flat map and its reverse derivative *)
+  assert (Hflat : forall y, length y = (nb + nu)%nat ->
+    rflat (consmap φ (reshape (rcons b u) y)) = proj 0 nb y ++ rflat (φ (reshape u (proj nb nu y)))).
+  { intros y Hy. rewrite <- Hn1 in Hy. destruct (reshape_shape _ _ Hy) as [Hf Hr].
+    destruct (fits_rcons_inv b us _ Hf) as [p0 [ps [Ep [Hp0 Hps]]]]. rewrite Ep. unfold consmap. cbn [rnth nth rtail].
+    assert (Hps' : fits (tyof (φ u)) (φ (RNode ps))) by (apply Sφ; exact Hps).
+    rewrite Eφ in Hps'. destruct (fits_prod_node _ _ Hps') as [ws Ew]; [eexists; reflexivity|].
+    rewrite Ew, rflat_rcons, <- Ew.
+    assert (E1 : rflat p0 = proj 0 nb y /\ RNode ps = reshape u (proj nb nu y)).
+    { rewrite <- Hr, Ep.
+      replace (rflat (RNode (p0 :: ps))) with (rflat p0 ++ rflat (RNode ps)) by (rewrite !rflat_node; reflexivity).
+      assert (L0 : length (rflat p0) = nb) by (rewrite (fits_len _ _ Hp0); symmetry; apply fits_len, fits_tyof).
+      assert (L1 : length (rflat (RNode ps)) = nu) by (rewrite (fits_len _ _ Hps); symmetry; apply fits_len, fits_tyof).
+      rewrite proj_app_l by lia. rewrite proj_app_r by exact L0. unfold proj. simpl.
+      rewrite !firstn_all2 by lia. split; [reflexivity|].
+      symmetry. apply (reshape_fits_eq (tyof u)); [apply fits_tyof|exact Hps]. }
+    destruct E1 as [-> <-]. reflexivity. }
+  assert (R' : is_rev_deriv (length (rflat (rcons b u))) (nb + mu) (fun y => rflat (consmap φ (reshape (rcons b u) y))) (rflat (rcons b u))
+                 (fun z => proj 0 nb z ++ rφ (proj nb mu z))).
+  { assert (Hx : length (rflat (rcons b u)) = (nb + nu)%nat) by exact Hn1.
+    assert (P1 := rd_proj (nb + nu) 0 nb (rflat (rcons b u)) ltac:(lia) Hx).
+    assert (P2 := rd_proj (nb + nu) nb nu (rflat (rcons b u)) ltac:(lia) Hx).
+    assert (Ept : proj nb nu (rflat (rcons b u)) = rflat u).
+    { unfold u. rewrite rflat_rcons. rewrite proj_app_r by reflexivity. apply firstn_all2. fold u. lia. }
+    assert (Rφ' : is_rev_deriv nu mu (fun y => rflat (φ (reshape u y))) (proj nb nu (rflat (rcons b u))) rφ)
+      by (rewrite Ept; exact Rφ).
+    pose proof (rd_comp _ _ _ _ _ _ _ _ P2 Rφ') as P3.
+    pose proof (rd_pair _ _ _ _ _ _ _ _ P1 P3) as P4.
+    destruct Rφ as [Lφ [_ [Hrφ _]]]. rewrite Hn1.
+    eapply is_rev_deriv_ext; [| |exact P4].
+    - intros y Hy. rewrite Hflat by exact Hy. reflexivity.
+    - intros z Hz. cbv beta.
+      assert (Hz1 : length (proj 0 nb z) = nb) by (apply length_proj; lia).
+      assert (Hz2 : length (rφ (proj nb mu z)) = nu) by (apply Hrφ; apply length_proj; lia).
+      replace (nb + nu - 0 - nb)%nat with nu by lia. replace (nb + nu - nb - nu)%nat with 0%nat by lia.
+      replace (zeros 0) with (@nil R) by reflexivity. rewrite app_nil_l, !app_nil_r.
+      rewrite vp_app by (rewrite length_zeros; exact Hz1).
+      rewrite (vp_zeros_r (proj 0 nb z) nb Hz1).
+      rewrite (vp_zeros_l _ nu Hz2). reflexivity. }
+  split.
+  - split.
+    + intros x Hx. rewrite Ec. rewrite Eφ. destruct (fits_rcons_inv b us x Hx) as [x0 [xs [-> [Hx0 Hxs]]]].
+      unfold consmap. cbn [rnth nth rtail]. assert (Hxs' := Sφ _ Hxs). rewrite Eφ in Hxs'.
+      destruct (fits_prod_node _ _ Hxs') as [ws Ew]; [eexists; reflexivity|]. rewrite Ew in Hxs' |- *.
+      apply fits_rcons; assumption.
+    + rewrite Ec, Hm1. eexists. exact R'.
+  - intros q Hq. rewrite Eφ in Hq. destruct (fits_rcons_inv b vs q Hq) as [q0 [qs [-> [Hq0 Hqs]]]].
+    cbn [rnth nth rtail].
+    assert (Hd := rd_den_fits (RNode qs) u φ).
+    destruct (fits_prod_node _ _ Hd) as [zs Ez]; [unfold u; rewrite tyof_node; eexists; reflexivity|].
+    apply fits_eq with (tyof (rcons b u)); [apply rd_den_fits| |].
+    + rewrite Ez. unfold u. apply fits_rcons; [exact Hq0|]. rewrite <- Ez. apply rd_den_fits.
+    + assert (Hlq : length (rflat (RNode (q0 :: qs))) = length (rflat (consmap φ (rcons b u)))).
+      { rewrite Ec. rewrite (fits_len _ _ Hq), Eφ. symmetry. apply fits_len, fits_tyof. }
+      rewrite Ec, Hm1 in Hlq. rewrite (rd_den_correct _ (rcons b u) (consmap φ) _ _ R' Hlq).
+      rewrite Ez, rflat_rcons, <- Ez.
+      assert (L0 : length (rflat q0) = nb) by (rewrite (fits_len _ _ Hq0); symmetry; apply fits_len, fits_tyof).
+      assert (Lq : rflat (RNode (q0 :: qs)) = rflat q0 ++ rflat (RNode qs)) by (rewrite !rflat_node; reflexivity).
+      rewrite Lq, proj_app_l by lia. rewrite proj_app_r by exact L0. unfold proj at 1. simpl. rewrite firstn_all2 by lia.
+      assert (L1 : length (rflat (RNode qs)) = mu).
+      { rewrite <- Eφ in Hqs. rewrite (fits_len _ _ Hqs). symmetry. apply fits_len, fits_tyof. }
+      rewrite firstn_all2 by lia. f_equal. symmetry. rewrite <- Eφ in Hqs.
+      apply (rd_den_correct _ u φ _ _ Rφ L1).
+Qed.
+
 (** ** [RH] computes the meaning of [rev handle] *)
 (** For a body [R] that is a chain of operations on variables whose final
     result may be any [okg 2] term ([chainb]: the rewriting uses RH-1a,
