@@ -790,6 +790,167 @@ Proof.
       apply (rd_den_correct _ u φ _ _ Rφ L1).
 Qed.
 
+(** The map [x ↦ (M(x), x)] of a [let] of a pure term. *)
+Definition letmap (Mf : rv -> rv) : rv -> rv := fun x => rcons (Mf x) x.
+
+Lemma tsmooth_let Mf us : tsmooth Mf (RNode us) ->
+  tsmooth (letmap Mf) (RNode us) /\
+  forall q, fits (tyof (rcons (Mf (RNode us)) (RNode us))) q ->
+    rd_den q (RNode us) (letmap Mf) = radd (rtail q) (rd_den (rnth 0 q) (RNode us) Mf).
+Proof.
+  intros [SM [rM RM]]. set (u := RNode us) in *.
+  set (n := length (rflat u)). set (m := length (rflat (Mf u))).
+  assert (Hl : length (rflat (letmap Mf u)) = (m + n)%nat) by (unfold letmap, u; rewrite rflat_rcons, app_length; reflexivity).
+  assert (Hflat : forall y, length y = n -> rflat (letmap Mf (reshape u y)) = rflat (Mf (reshape u y)) ++ y).
+  { intros y Hy. destruct (reshape_shape _ _ Hy) as [Hf Hr].
+    destruct (fits_prod_node _ _ Hf) as [ws Ew]; [unfold u; rewrite tyof_node; eexists; reflexivity|].
+    unfold letmap. rewrite Ew, rflat_rcons, <- Ew, Hr. reflexivity. }
+  assert (R' : is_rev_deriv n (m + n) (fun y => rflat (letmap Mf (reshape u y))) (rflat u)
+                 (fun z => vp (rM (proj 0 m z)) (proj m n z))).
+  { eapply is_rev_deriv_ext; [| |exact (rd_pair _ _ _ _ _ _ _ _ RM (rd_id n (rflat u) eq_refl))].
+    - intros y Hy. rewrite Hflat by exact Hy. reflexivity.
+    - intros z _. reflexivity. }
+  split.
+  - split.
+    + intros x Hx. destruct (fits_prod_node _ _ Hx) as [xs ->]; [unfold u; rewrite tyof_node; eexists; reflexivity|].
+      unfold letmap. apply fits_rcons; [apply SM; exact Hx|exact Hx].
+    + rewrite Hl. eexists. exact R'.
+  - intros q Hq. destruct (fits_rcons_inv _ us q Hq) as [q0 [qs [-> [Hq0 Hqs]]]]. cbn [rnth nth rtail].
+    destruct (radd_fits _ _ _ Hqs (rd_den_fits q0 u Mf)) as [Ha Ea].
+    apply fits_eq with (tyof u); [apply rd_den_fits|exact Ha|].
+    assert (Hlq : length (rflat (RNode (q0 :: qs))) = (m + n)%nat).
+    { rewrite <- Hl. rewrite (fits_len _ _ Hq). symmetry. apply fits_len, fits_tyof. }
+    rewrite (rd_den_correct _ u (letmap Mf) _ _ R' Hlq), Ea.
+    assert (L0 : length (rflat q0) = m) by (rewrite (fits_len _ _ Hq0); symmetry; apply fits_len, fits_tyof).
+    assert (L1 : length (rflat (RNode qs)) = n) by (rewrite (fits_len _ _ Hqs); symmetry; apply fits_len, fits_tyof).
+    assert (Lq : rflat (RNode (q0 :: qs)) = rflat q0 ++ rflat (RNode qs)) by (rewrite !rflat_node; reflexivity).
+    rewrite Lq, proj_app_l by lia. rewrite proj_app_r by exact L0. unfold proj. simpl.
+    rewrite !firstn_all2 by lia. rewrite (rd_den_correct _ u Mf _ _ RM L0). apply vp_comm.
+Qed.
+
+Lemma tsmooth_ext f g u : (forall x, fits (tyof u) x -> f x = g x) -> tsmooth f u -> tsmooth g u.
+Proof.
+  intros E [S [r R]]. assert (Eu : f u = g u) by (apply E, fits_tyof).
+  split.
+  - intros x Hx. rewrite <- Eu, <- E by exact Hx. apply S, Hx.
+  - exists r. rewrite <- Eu. eapply is_rev_deriv_ext; [| |exact R]; [|reflexivity].
+    intros y Hy. cbv beta. rewrite E; [reflexivity|]. apply reshape_shape. exact Hy.
+Qed.
+
+Lemma tsmooth_id u : tsmooth (fun x => x) u.
+Proof.
+  split; [auto|]. exists (fun z => z). eapply is_rev_deriv_ext; [| |exact (rd_id _ (rflat u) eq_refl)]; [|reflexivity].
+  intros y Hy. symmetry. apply reshape_shape. exact Hy.
+Qed.
+
+(** ** Smooth chains *)
+(** [csmooth C t G u]: [G] at [u] is the chain [t], and every pure map of
+    the chain is smooth: the argument of its first operation (or its
+    result) as a function of everything in scope, and, for every answer
+    of the operation's arity, the rest of the chain; the result has the
+    shape [C], each operation's argument its coarity's. *)
+Fixpoint csmooth (C : ty) (t : comp) (G : rv -> comp) (u : rv) {struct t} : Prop :=
+  G u = t /\ tsmooth (fun x => harg (G x)) u /\
+  match t with
+  | CRet c => fits C c
+  | CCall o a k => fits (coar o) a /\ forall b, fits (ar o) b -> csmooth C (k b) (ext G) (rcons b u)
+  end.
+
+(** What the pass asks of the handler: the return clause answers
+    cotangents of the result's shape, the forward clause of [Op] answers
+    [<b, d>] with [b] of [Op]'s arity, and the backward clause at [d]
+    answers cotangents of [Op]'s coarity. *)
+Definition hok (C : ty) (h : hmean) : Prop :=
+  (forall c, fits C c -> comp_all (fits C) (hret h c)) /\
+  (forall o a, fits (coar o) a -> comp_all (fun bd => fits (ar o) (rnth 0 bd) /\
+      forall y, fits (ar o) y -> comp_all (fits (coar o)) (hbwd h o y (rnth 1 bd))) (hfwd h o a)).
+
+Lemma is_node_rcons a t : is_node (rcons a t).
+Proof. destruct t; exact I. Qed.
+
+Lemma rtail_rcons_node a ws : rtail (rcons a (RNode ws)) = RNode ws.
+Proof. reflexivity. Qed.
+
+Lemma ext_consmap F G φ u : is_node u -> (forall x, fits (tyof u) x -> fits (tyof (φ u)) (φ x)) ->
+  (forall x, fits (tyof u) x -> F x = G (φ x)) -> is_node (φ u) ->
+  forall b x, fits (tyof (rcons b u)) x -> ext F x = ext G (consmap φ x).
+Proof.
+  intros Hu Hφ E Hn b x Hx. assert (Ht := fits_rtail b u x Hu Hx).
+  unfold ext, consmap. rewrite E by exact Ht.
+  assert (Hf := Hφ _ Ht).
+  destruct (φ u) as [|vs]; [contradiction|]. destruct (fits_prod_node _ _ Hf) as [ws Ew]; [eexists; reflexivity|].
+  rewrite Ew. reflexivity.
+Qed.
+
+(** The pass over [F = G ∘ φ] is the pass over [G] at [φ(u)], pulled
+    back through [φ]. *)
+Lemma revh_comp C h : hok C h -> forall t G φ u F, is_node u -> is_node (φ u) -> tsmooth φ u ->
+  (forall x, fits (tyof u) x -> F x = G (φ x)) -> csmooth C t G (φ u) ->
+  revh_aux h t F u = bind (revh_aux h t G (φ u)) (fun q => CRet (rd_den q u φ)).
+Proof.
+  intros [Hret Hfwd]. induction t as [c|o a k IH]; intros G φ u F Hu Hn Hφ E [Et [Hs Ht]]; cbn [revh_aux].
+  - rewrite bind_assoc. cbn [bind]. apply bind_ext_all with (fits C); [apply Hret; exact Ht|].
+    intros cb Hcb. f_equal.
+    rewrite (rd_den_ext_fits cb u (fun x => harg (F x)) (fun x => harg (G (φ x)))) by (intros x Hx; rewrite E; auto).
+    apply (rd_den_comp φ (fun x => harg (G x)) u cb Hφ Hs). rewrite Et. cbn [harg].
+    rewrite (fits_tyof_eq _ _ Ht). exact Hcb.
+  - destruct Ht as [Ha Hk]. rewrite bind_assoc.
+    apply bind_ext_all with (fun bd => fits (ar o) (rnth 0 bd) /\
+      forall y, fits (ar o) y -> comp_all (fits (coar o)) (hbwd h o y (rnth 1 bd))); [apply Hfwd; exact Ha|].
+    intros bd [Hb Hbwd]. set (b := rnth 0 bd).
+    destruct u as [|us]; [contradiction|].
+    destruct (tsmooth_cons φ b us Hφ Hn) as [Hφ' Ed].
+    assert (Hφs := proj1 Hφ).
+    rewrite (IH b (ext G) (consmap φ) (rcons b (RNode us)) (ext F) I).
+    2: { unfold consmap. apply is_node_rcons. }
+    2: exact Hφ'.
+    2: { apply (ext_consmap F G φ (RNode us) I); auto. }
+    2: { unfold consmap. cbn [rnth nth rtail]. exact (Hk b Hb). }
+    rewrite !bind_assoc.
+    apply bind_ext_all with (fits (tyof (rcons b (φ (RNode us))))).
+    { apply revh_fits. apply is_node_rcons. }
+    intros q Hq. cbn [bind]. rewrite (Ed q Hq).
+    assert (Hq0 : fits (ar o) (rnth 0 q)).
+    { destruct (φ (RNode us)) as [|vs] eqn:Ev; [contradiction|].
+      destruct (fits_rcons_inv b vs q Hq) as [q0 [qs [-> [Hq0 _]]]]. cbn [rnth nth].
+      rewrite <- (fits_tyof_eq _ _ Hb). exact Hq0. }
+    assert (Hqt : fits (tyof (φ (RNode us))) (rtail q)) by (apply fits_rtail with b; [exact Hn|exact Hq]).
+    assert (Hdn : exists zs, rd_den (rtail q) (RNode us) φ = RNode zs).
+    { apply fits_prod_node with (tyof (RNode us)); [apply rd_den_fits|rewrite tyof_node; eexists; reflexivity]. }
+    destruct Hdn as [zs Ez]. rewrite Ez. cbn [rnth nth rtail rcons]. rewrite <- Ez.
+    rewrite bind_assoc. cbn [bind].
+    apply bind_ext_all with (fits (coar o)); [apply Hbwd; exact Hq0|].
+    intros ab Hab. f_equal.
+    rewrite (rd_den_radd φ (RNode us) (rtail q) _ Hφ Hqt (rd_den_fits _ _ _)). f_equal.
+    rewrite (rd_den_ext_fits ab (RNode us) (fun x => harg (F x)) (fun x => harg (G (φ x)))) by (intros x Hx; rewrite E; auto).
+    apply (rd_den_comp φ (fun x => harg (G x)) (RNode us) ab Hφ Hs). rewrite Et. cbn [harg].
+    rewrite (fits_tyof_eq _ _ Ha). exact Hab.
+Qed.
+
+(** A chain composed with a smooth map is a smooth chain. *)
+Lemma csmooth_comp C : forall t G φ u F, is_node u -> is_node (φ u) -> tsmooth φ u ->
+  (forall x, fits (tyof u) x -> F x = G (φ x)) -> csmooth C t G (φ u) -> csmooth C t F u.
+Proof.
+  induction t as [c|o a k IH]; intros G φ u F Hu Hn Hφ E [Et [Hs Ht]].
+  - split; [rewrite E, Et by apply fits_tyof; reflexivity|]. split; [|exact Ht].
+    apply tsmooth_ext with (fun x => harg (G (φ x))); [intros x Hx; rewrite E; auto|].
+    apply (tsmooth_comp φ (fun x => harg (G x))); auto.
+  - split; [rewrite E, Et by apply fits_tyof; reflexivity|]. split.
+    + apply tsmooth_ext with (fun x => harg (G (φ x))); [intros x Hx; rewrite E; auto|].
+      apply (tsmooth_comp φ (fun x => harg (G x))); auto.
+    + destruct Ht as [Ha Hk]. split; [exact Ha|]. intros b Hb.
+      destruct u as [|us]; [contradiction|].
+      destruct (tsmooth_cons φ b us Hφ Hn) as [Hφ' _].
+      apply (IH b (ext G) (consmap φ) (rcons b (RNode us)) (ext F) I).
+      * unfold consmap. apply is_node_rcons.
+      * exact Hφ'.
+      * apply (ext_consmap F G φ (RNode us) I); auto. exact (proj1 Hφ).
+      * unfold consmap. cbn [rnth nth rtail]. exact (Hk b Hb).
+Qed.
+
+Lemma csmooth_ext C t G F u : is_node u -> (forall x, fits (tyof u) x -> F x = G x) -> csmooth C t G u -> csmooth C t F u.
+Proof. intros Hu E H. apply (csmooth_comp C t G (fun x => x) u F Hu Hu (tsmooth_id u) E H). Qed.
+
 (** ** [RH] computes the meaning of [rev handle] *)
 (** For a body [R] that is a chain of operations on variables whose final
     result may be any [okg 2] term ([chainb]: the rewriting uses RH-1a,
