@@ -951,6 +951,148 @@ Qed.
 Lemma csmooth_ext C t G F u : is_node u -> (forall x, fits (tyof u) x -> F x = G x) -> csmooth C t G u -> csmooth C t F u.
 Proof. intros Hu E H. apply (csmooth_comp C t G (fun x => x) u F Hu Hu (tsmooth_id u) E H). Qed.
 
+(** ** The wider fragment of bodies: chains of operations on terms *)
+(** [chaing R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a term of
+    the fragment of the term-level soundness ([okg 2]), a [let] may bind
+    any such command, and [R] has no nested [rev handle]: the bodies whose
+    rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
+    position.  [okrg P]: every term of [P] is [okp] and the body of every
+    [rev handle] of [P] (in its clauses too) is a [chaing]. *)
+Fixpoint chaing (R : cmd) : Prop :=
+  match R with
+  | Ret M | Op _ M => okg 2 M
+  | CLet P Q => chaing P /\ chaing Q
+  | RevHandle _ _ _ => False
+  end.
+
+Lemma varbody_chaing R : varbody R -> chaing R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [varbody chaing].
+  - destruct M; cbn [okg]; tauto.
+  - destruct M; cbn [okg]; tauto.
+  - intros [HP HQ]. split; auto.
+  - tauto.
+Qed.
+
+Lemma chainb_chaing R : chainb R -> chaing R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chainb chaing]; auto.
+  - destruct M; cbn [okg]; tauto.
+  - intros [HP HQ]. split; [apply varbody_chaing|]; auto.
+Qed.
+
+(** ** The pure parts of a body are smooth; the handler's answers have their shapes *)
+(** A term of the fragment, as a function of the environment of a tuple
+    of the shape [∏ Bs], is smooth there ([rdr_sound_all]). *)
+Lemma tsmooth_den Bs M B u : typed_tm Bs M B -> okg 2 M -> fits (TProd Bs) u ->
+  tsmooth (fun x => den (envof x) M) u.
+Proof.
+  intros HM Ho Hu. assert (Eu := fits_tyof_eq _ _ Hu).
+  assert (HB : forall x, fits (TProd Bs) x -> fits B (den (envof x) M))
+    by (intros x Hx; eapply (den_fits_g decls locs 2 Bs M B HM Ho); apply env_fits_envof; exact Hx).
+  assert (EB : tyof (den (envof u) M) = B) by (apply fits_tyof_eq, HB, Hu).
+  split; [rewrite Eu, EB; exact HB|].
+  destruct (fits_prod_inv _ _ Hu) as [us [Eus HF]]. subst u.
+  assert (Hl : length us = length Bs) by (symmetry; eapply Forall2_length'; eauto).
+  destruct (rdr_sound_all decls locs (rd_depth M) 2 Bs M B (le_n _) HM Ho (le_n _) Bs [] (eq_sym (app_nil_r Bs))
+              Var (zero B) (envof (RNode us)) (env_fits_envof Bs _ Hu) (proj1 (den_zero decls locs _ _))) as [_ [r [Hr _]]].
+  exists r.
+  assert (Ept : pt (length Bs) (fun x => den (envof (RNode us)) (Var x)) = RNode us).
+  { unfold pt. f_equal. rewrite <- Hl. apply map_nth_seq0. }
+  rewrite Ept in Hr. rewrite <- (fits_len _ _ Hu) in Hr. rewrite <- (fits_len _ _ (HB _ Hu)) in Hr.
+  eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+  intros y Hy. unfold G. f_equal. apply (den_typed_env _ _ _ HM). intros x Hx.
+  unfold benv. rewrite Ept. destruct (Nat.ltb_spec x (length Bs)) as [_|Hge]; [|exfalso; apply (Nat.lt_irrefl x); eapply Nat.lt_le_trans; [exact Hx|exact Hge]]. unfold envof, rnth. destruct (reshape (RNode us) y); reflexivity.
+Qed.
+
+Lemma comp_all_impl (Q1 Q2 : rv -> Prop) t : (forall v, Q1 v -> Q2 v) -> comp_all Q1 t -> comp_all Q2 t.
+Proof. induction t as [v|o a k IH]; simpl; auto. Qed.
+
+(** The meaning of a well-typed handler of the fragment answers with the
+    shapes the pass asks for. *)
+Lemma hden_ok H C : typed_handler H C -> okh H -> hok C (hden H).
+Proof.
+  intros HH HoH. split.
+  - intros c Hc. rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
+    apply env_fits_cons; [apply env_fits_nil|exact Hc].
+  - intros o a Ha. destruct (clause_of H o) as [[D Qf] Qb] eqn:Hcl.
+    destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
+    destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
+    destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
+    rewrite Ef. eapply comp_all_impl; [|eapply cden_fits; [exact HQf|exact HoQf|]].
+    2: { apply env_fits_cons; [apply env_fits_nil|exact Ha]. }
+    intros bd Hbd. inversion Hbd as [|? bds HFbd]; subst. inversion HFbd as [|? b ? ds Hb HFd]; subst.
+    inversion HFd as [|? d ? ds' Hd HFd']; subst. inversion HFd'; subst.
+    cbn [rnth nth]. split; [exact Hb|]. intros y Hy. rewrite Eb.
+    eapply cden_fits; [exact HQb|exact HoQb|].
+    apply env_fits_cons; [apply env_fits_cons; [apply env_fits_nil|exact Hd]|exact Hy].
+Qed.
+
+(** [F^t[M]] is [F^t[w]] with [w] bound to [⟦M⟧] in front. *)
+Lemma cden_fill_t_let ρ K F M :
+  cden (scons (den ρ M) ρ) (fill_t (shift_frames K) F (Var 0)) = cden ρ (fill_t K F M).
+Proof.
+  unfold fill_t. rewrite !cden_fill_c. f_equal.
+  - destruct F; reflexivity.
+  - apply functional_extensionality. intros v. apply kden_shift.
+Qed.
+
+(** ** Bodies of the wider fragment *)
+Lemma chaing_fill_c K : forall P, chaing (fill_c K P) <-> chaing P /\ Forall chaing K.
+Proof.
+  induction K as [|Q K IH]; intros P; simpl.
+  - split; [intros; split; auto|tauto].
+  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+Qed.
+
+Lemma chaing_ren P : forall ξ, chaing P -> chaing (ren_cmd ξ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chaing] in *; auto.
+  - apply okg_ren. exact HP.
+  - apply okg_ren. exact HP.
+  - destruct HP. split; auto.
+Qed.
+
+Lemma chaing_subst P : forall σ, (forall x, okg 0 (σ x)) -> chaing P -> chaing (subst_cmd σ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chaing] in *; auto.
+  - apply okg_subst; auto.
+  - apply okg_subst; auto.
+  - destruct HP. split; auto. apply IHQ; auto.
+    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
+Qed.
+
+Lemma chaing_shift_frames K : Forall chaing K -> Forall chaing (shift_frames K).
+Proof. intros HK. apply Forall_map. eapply Forall_impl; [|exact HK]. intros Q HQ. apply chaing_ren. exact HQ. Qed.
+
+Lemma chaing_okc R : chaing R -> okc R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chaing okc]; auto.
+  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
+  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
+  - intros [HP HQ]. split; auto.
+  - tauto.
+Qed.
+
+(** The sum of two tuples, component by component. *)
+Lemma radd_node Bs : forall qs ys, Forall2 fits Bs qs -> Forall2 fits Bs ys ->
+  radd (RNode qs) (RNode ys) = RNode (map (fun i => radd (nth i qs (RNode [])) (nth i ys (RNode []))) (seq 0 (length Bs))).
+Proof.
+  induction Bs as [|B Bs IH]; intros qs ys Hq Hy; inversion Hq as [|? q ? qs' Hq0 Hqs]; subst;
+    inversion Hy as [|? y ? ys' Hy0 Hys]; subst; [reflexivity|].
+  cbn [length seq map nth]. rewrite <- seq_shift, map_map. cbn [nth].
+  assert (IHe := IH qs' ys' Hqs Hys).
+  destruct (radd_fits _ _ _ (fits_node _ _ Hqs) (fits_node _ _ Hys)) as [Hs Es].
+  destruct (radd_fits _ _ _ Hq0 Hy0) as [H0 E0].
+  destruct (radd_fits _ _ _ (fits_node _ _ Hq) (fits_node _ _ Hy)) as [Ha Ea].
+  destruct (fits_prod_inv _ _ Hs) as [zs [Ez HFz]]. rewrite Ez in Hs, Es, IHe.
+  injection IHe as <-.
+  apply fits_eq with (TProd (B :: Bs)); [exact Ha|constructor; constructor; [exact H0|exact HFz]|].
+  rewrite Ea. change (RNode (radd q y :: zs)) with (rcons (radd q y) (RNode zs)).
+  rewrite rflat_rcons, E0, Es. rewrite !rflat_node. cbn [map concat].
+  apply vp_app. rewrite (fits_len _ _ Hq0), (fits_len _ _ Hy0). reflexivity.
+Qed.
+
 (** ** [RH] computes the meaning of [rev handle] *)
 (** For a body [R] that is a chain of operations on variables whose final
     result may be any [okg 2] term ([chainb]: the rewriting uses RH-1a,
@@ -1263,36 +1405,6 @@ Proof.
   induction K as [|Q K IH]; intros P; simpl.
   - split; [intros; split; auto|tauto].
   - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
-Qed.
-
-(** ** The wider fragment of bodies: chains of operations on terms *)
-(** [chaing R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a term of
-    the fragment of the term-level soundness ([okg 2]), a [let] may bind
-    any such command, and [R] has no nested [rev handle]: the bodies whose
-    rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
-    position.  [okrg P]: every term of [P] is [okp] and the body of every
-    [rev handle] of [P] (in its clauses too) is a [chaing]. *)
-Fixpoint chaing (R : cmd) : Prop :=
-  match R with
-  | Ret M | Op _ M => okg 2 M
-  | CLet P Q => chaing P /\ chaing Q
-  | RevHandle _ _ _ => False
-  end.
-
-Lemma varbody_chaing R : varbody R -> chaing R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [varbody chaing].
-  - destruct M; cbn [okg]; tauto.
-  - destruct M; cbn [okg]; tauto.
-  - intros [HP HQ]. split; auto.
-  - tauto.
-Qed.
-
-Lemma chainb_chaing R : chainb R -> chaing R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chainb chaing]; auto.
-  - destruct M; cbn [okg]; tauto.
-  - intros [HP HQ]. split; [apply varbody_chaing|]; auto.
 Qed.
 
 Fixpoint okrg (P : cmd) : Prop :=
