@@ -1100,10 +1100,11 @@ Qed.
     the fragment ([okh]) and arguments [V⃗] in the fragment:
     [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over [R] at
     [⟦V⃗⟧ρ]. *)
-Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
-  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chainb R ->
+Lemma rh_den_smooth H Bs Vs R R' : rh H Bs Vs R R' ->
+  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chaing R ->
   Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
-  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
+  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)) /\
+  csmooth C (cden (envof (RNode (map (den ρ) Vs))) R) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
 (** Informal proof: by induction on the rewriting.
     - RH-1a, [R = ⌊y_k⌋]: the chain has no operation; both sides run the
       return clause at [V_k] and answer, for its cotangent [c̄], the
@@ -1118,13 +1119,18 @@ Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
       the arity's shape); both run the backward clause at the cotangent
       of [y] and [d], and add its answer to the cotangent of [y_k]: the
       reverse derivative of [y⃗ ↦ y_k] is one-hot ([radd_onehot]).
-    - RH-4 at the final result [⌊M⌋]: both sides run the return clause
-      at [⟦M⟧] and answer [rd_den c̄ ⟦V⃗⟧ ⟦M⟧]: on the side of [RH], the
-      recursive call is RH-1a for [⌊w⌋], whose cotangent is [<c̄, 0, …, 0>]
-      ([rd_den_proj]), the [rd] term is [rd_den c̄ ⟦V⃗⟧ ⟦M⟧] by the
-      definition of [den], and the sum with the zeros is that.
-    - RH-3 and RH-4 before the last operation do not occur for [chainb]
-      bodies. *)
+    - RH-4, [R = F^t[M]]: the body is [G ∘ φ] for [G] the meaning of
+      [F^t[w]] in [w, y⃗] and [φ(y⃗) = (⟦M⟧(y⃗), y⃗)]; the pass over a chain
+      composed with a smooth map is the pass at [φ(⟦V⃗⟧)] pulled back
+      through [φ] ([revh_comp]: by induction on the chain, with the chain
+      rule [rd_den_comp] at each pull-back and [rd_den_radd] for the
+      sums), and the pull-back of [<w', y⃗'>] through [φ] is
+      [y⃗' + rd_den w' ⟦V⃗⟧ ⟦M⟧] ([tsmooth_let]): what the rewriting
+      computes with its [rd] term.
+    - RH-3 does not occur for [chaing] bodies.
+    The second conclusion, kept along the induction for RH-4, says that
+    the body's pure maps are smooth at the point ([tsmooth_den]: terms
+    of the fragment are; [csmooth_comp], [csmooth_ext]). *)
 Proof.
   induction 1 as [H Bs Vs k Vk Hk
                  |H Bs Vs K z Q R' Hrec IH
@@ -1141,6 +1147,7 @@ Proof.
       by (intros [|x] Hx; simpl in *; [reflexivity|lia]).
     rewrite <- hden_ret, <- (map_den_nth ρ Vs k Vk Hk). fold v.
     assert (Hvk : fits C (rnth k v)) by (apply (env_fits_envof Bs v Hv k C HkC)).
+    split; [|split; [reflexivity|split; [exact (tsmooth_den Bs (Var k) C v HM I Hv)|exact Hvk]]].
     apply bind_ext_all with (fits C).
     { rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
       apply env_fits_cons; [apply env_fits_nil|exact Hvk]. }
@@ -1155,15 +1162,20 @@ Proof.
     inversion HA as [? ? ? Hz| | |]; subst.
     assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
     { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
-    rewrite (IH C Δ' ρ); auto.
-    + f_equal. apply functional_extensionality. intros x.
-      rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity.
+    assert (EFx : forall x, cden (envof x) (fill_c K (subst_cmd (list_subst [Var z]) Q)) =
+                            cden (envof x) (fill_c (Q :: K) (Ret (Var z)))).
+    { intros x. rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity. }
+    assert (EF : (fun x => cden (envof x) (fill_c K (subst_cmd (list_subst [Var z]) Q))) =
+                 (fun x => cden (envof x) (fill_c (Q :: K) (Ret (Var z)))))
+      by (apply functional_extensionality; exact EFx).
+    destruct (IH C Δ' ρ) as [IHe IHs]; auto.
     + eapply fill_c_typed; [exact HK'|].
       eapply typed_cmd_subst; [exact HQ|].
       apply (subst_ok_list [Var z] [A]). constructor; [exact Hz|constructor].
-    + rewrite fill_c_cons in Hvb. eapply chainb_fill_c_mono; [| |exact Hvb]; simpl.
-      * intros [_ HQ']. apply chainb_subst; auto.
-      * intros [_ HQ']. apply varbody_subst; auto.
+    + apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK]. inversion HcK as [|? ? HcQ HcK']; subst.
+      apply chaing_fill_c. split; [|exact HcK'].
+      apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
+    + rewrite EF in IHe, IHs. rewrite EFx in IHs. split; assumption.
   - (* rh_op *)
     apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
     inversion HA as [|? ? ? Hz| |]; subst.
@@ -1173,12 +1185,51 @@ Proof.
     destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
     destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
+    apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
+    assert (HcR1 : chaing (fill_c (shift_frames K) (Ret (Var 0))))
+      by (apply chaing_fill_c; split; [exact I|apply chaing_shift_frames; exact HcK]).
+    assert (HR1 : typed_cmd (ar o :: Bs) (fill_c (shift_frames K) (Ret (Var 0))) C)
+      by (eapply fill_c_typed; [apply typed_frames_shift; exact HK|]; constructor; constructor; reflexivity).
+    assert (HVs' : Forall2 (typed_tm (TPair (ar o) D :: Δ')) (Proj 0 (Var 0) :: map shift Vs) (ar o :: Bs)).
+    { constructor.
+      * econstructor; [constructor; reflexivity|reflexivity].
+      * apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
+        intros V B HV. apply typed_tm_shift. exact HV. }
+    assert (HoVs' : Forall okp (Proj 0 (Var 0) :: map shift Vs)).
+    { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
+      intros V HV. apply okp_ren. exact HV. }
+    assert (IHe := fun ρ' Hρ' => proj1 (IH C (TPair (ar o) D :: Δ') ρ' HR1 HH HoH HcR1 HVs' HoVs' Hρ')).
+    assert (IHs := fun ρ' Hρ' => proj2 (IH C (TPair (ar o) D :: Δ') ρ' HR1 HH HoH HcR1 HVs' HoVs' Hρ')).
     set (v := RNode (map (den ρ) Vs)).
     set (Fb := fun x => cden (envof x) (fill_c K (Op o (Var k)))).
     assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
     assert (EF : forall x, Fb x = CCall o (rnth k x) (fun y => kden (envof x) K (coerce decls locs (ar o) y))).
     { intros x. unfold Fb. rewrite cden_fill_c. reflexivity. }
     assert (Hvk : fits (coar o) (rnth k v)) by (apply (env_fits_envof Bs v Hv k (coar o) HBk)).
+    assert (Epb : forall b d, RNode (map (den (scons (RNode [b; d]) ρ)) (Proj 0 (Var 0) :: map shift Vs)) = rcons b v).
+    { intros b d. cbn [map]. rewrite map_map. unfold v. cbn [rcons]. f_equal. f_equal.
+      apply map_ext. intros V. apply den_shift. }
+    assert (EcohB : forall b, fits (ar o) b -> forall p, fits (tyof (rcons b v)) p ->
+      cden (envof p) (fill_c (shift_frames K) (Ret (Var 0))) = ext Fb p).
+    { intros b Hb p Hp. simpl in Hp. inversion Hp as [|? ps HFp]; subst.
+      inversion HFp as [|? p0 ? ps' Hp0 HFps]; subst.
+      unfold ext. cbn [rtail rnth nth]. rewrite EF, envof_cons, cden_fill_shift. cbn [cont].
+      rewrite coerce_fits; [reflexivity|]. rewrite <- (fits_tyof_eq _ _ Hb). exact Hp0. }
+    split.
+    2: { change (cden (envof v) (fill_c K (Op o (Var k)))) with (Fb v). rewrite (EF v) at 1.
+         split; [apply EF|]. split.
+         - apply tsmooth_ext with (fun x => den (envof x) (Var k)); [intros x _; rewrite EF; reflexivity|].
+           exact (tsmooth_den Bs (Var k) (coar o) v Hz I Hv).
+         - split; [exact Hvk|]. intros b Hb.
+           assert (Hd0 : fits D (den rho0 (zero D))) by apply (proj1 (den_zero decls locs D rho0)).
+           assert (Hρ1 : env_fits (TPair (ar o) D :: Δ') (scons (RNode [b; den rho0 (zero D)]) ρ)).
+           { apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd0|constructor]. }
+           pose proof (IHs _ Hρ1) as S. rewrite Epb in S.
+           replace (kden (envof v) K (coerce decls locs (ar o) b))
+             with (cden (envof (rcons b v)) (fill_c (shift_frames K) (Ret (Var 0)))).
+           2: { rewrite coerce_fits by exact Hb. unfold v. cbn [rcons]. rewrite envof_cons, cden_fill_shift. reflexivity. }
+           apply (csmooth_ext C _ (fun x => cden (envof x) (fill_c (shift_frames K) (Ret (Var 0))))); [exact I| |exact S].
+           intros p Hp. symmetry. apply (EcohB b Hb p Hp). }
     unfold revh. rewrite EF. cbn [revh_aux].
     unfold rh_op_out. cden_simpl.
     rewrite cden_subst1, (cden_typed_env _ _ _ HQf _ (scons (den ρ Vk) rho0))
@@ -1192,7 +1243,7 @@ Proof.
     inversion HFd as [|? d ? ds' Hd HFd']; subst. inversion HFd'; subst.
     cbn [rnth nth]. rewrite (coerce_fits _ _ _ _ Hb). cden_simpl.
     (* the rest of the chain *)
-    rewrite (IH C (TPair (ar o) D :: Δ') (scons (RNode [b; d]) ρ)); auto.
+    rewrite (IHe (scons (RNode [b; d]) ρ)).
     + cbn [map]. rewrite map_map.
       assert (Em : map (fun x => den (scons (RNode [b; d]) ρ) (shift x)) Vs = map (den ρ) Vs)
         by (apply map_ext; intros V; apply den_shift).
@@ -1245,113 +1296,115 @@ Proof.
         rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
       * etransitivity; [exact P2|]. unfold radd. rewrite (reshape_rflat (coar o)); auto.
         rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
-    + eapply fill_c_typed; [apply typed_frames_shift; exact HK|].
-      constructor. constructor. reflexivity.
-    + unfold shift_frames. eapply chainb_fill_c_map; [| | |exact Hvb]; simpl; auto.
-      intros Q HQ. apply chainb_ren. exact HQ.
-    + constructor.
-      * econstructor; [constructor; reflexivity|reflexivity].
-      * apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
-        intros V B HV. apply typed_tm_shift. exact HV.
-    + constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
-      intros V HV. apply okp_ren. exact HV.
     + apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd|constructor].
-  - (* rh_rev: no nested rev handle in a chainb body *)
-    destruct (chainb_fill_c_inv K _ Hvb) as [[_ []]|[]].
-  - (* rh_term: in a chainb body, only the final result is a term that is not a variable *)
-    unfold fill_t in Hvb. destruct (chainb_fill_c_inv K _ Hvb) as [[-> Hc]|Hv].
-    2: { destruct F; simpl in Hv; try contradiction; destruct M; try contradiction; exact (Hnv I). }
-    destruct F as [|o'|R0 H0]; simpl in Hc; [|destruct M; try contradiction; exact (Hnv I)|contradiction].
-    unfold fill_t in HR. cbn [fill_c plug_t fold_left] in HR.
-    inversion HR as [? ? ? HM| | |]; subst.
+  - (* rh_rev: no nested rev handle in a chaing body *)
+    apply chaing_fill_c in Hvb. destruct Hvb as [[] _].
+  - (* rh_term *)
+    unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
+    assert (HcM : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).
+    unfold fill_t in HR. apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
+    destruct (plug_t_typed_inv _ _ _ _ HA) as [B'' [HM HF']].
     rewrite (infer_tm_complete _ _ _ HM) in Hinf. injection Hinf as <-.
     set (v := RNode (map (den ρ) Vs)).
     assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
     assert (Hlen : length Vs = length Bs) by (eapply Forall2_length'; eauto).
     set (Mf := fun x => den (envof x) M).
+    assert (HsM : tsmooth Mf v) by exact (tsmooth_den Bs M B'' v HM HcM Hv).
     assert (Ew : den ρ (subst_tm (list_subst Vs) M) = Mf v).
     { rewrite den_subst. unfold Mf. apply (den_typed_env _ _ _ HM). intros x Hx.
       unfold list_subst, envof, v, rnth.
       rewrite (nth_indep (map (den ρ) Vs) (RNode []) (den ρ (Var (x - length Vs))))
         by (rewrite map_length; lia).
       rewrite map_nth. reflexivity. }
-    assert (Hw : fits C (Mf v)).
-    { unfold Mf. eapply (den_fits_g decls locs 2 Bs M C HM Hc). apply env_fits_envof. exact Hv. }
-    unfold rh_term_out. cden_simpl. cden_simpl. cbn [bind]. rewrite Ew. cden_simpl.
-    rewrite (IH C (C :: Δ') (scons (Mf v) ρ)).
-    2: { constructor. constructor. reflexivity. }
-    2, 3: assumption.
-    2: { exact I. }
-    2: { constructor; [constructor; reflexivity|]. apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
-         intros V B HV. apply typed_tm_shift. exact HV. }
-    2: { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
-         intros V HV. apply okp_ren. exact HV. }
-    2: { apply env_fits_cons; [exact Hρ|exact Hw]. }
-    cbn [map]. rewrite map_map.
-    assert (Em : map (fun x => den (scons (Mf v) ρ) (shift x)) Vs = map (den ρ) Vs)
-      by (apply map_ext; intros V; apply den_shift).
-    rewrite Em. fold v. unfold revh. cbn [revh_aux fill_t fill_c plug_t shift_frames map fold_left].
-    cden_simpl. cbn [harg revh_aux]. rewrite bind_assoc. cbn [bind].
-    apply bind_ext_all with (fits C).
-    { rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
-      apply env_fits_cons; [apply env_fits_nil|exact Hw]. }
-    intros cb Hcb. cbv beta. cbn [bind]. cden_simpl. cbn [bind]. cden_simpl. f_equal.
+    assert (Hw : fits B'' (Mf v)).
+    { unfold Mf. eapply (den_fits_g decls locs 2 Bs M B'' HM HcM). apply env_fits_envof. exact Hv. }
+    set (R1 := fill_t (shift_frames K) F (Var 0)).
+    assert (HR1 : typed_cmd (B'' :: Bs) R1 C).
+    { unfold R1, fill_t. eapply fill_c_typed; [apply typed_frames_shift; exact HK|]. apply HF'. constructor. reflexivity. }
+    assert (HcR1 : chaing R1).
+    { unfold R1, fill_t. apply chaing_fill_c. split; [|apply chaing_shift_frames; exact HcK].
+      destruct F; cbn [plug_t chaing okg] in HcF |- *; tauto. }
+    destruct (IH C (B'' :: Δ') (scons (Mf v) ρ) HR1 HH HoH HcR1) as [IHe IHs].
+    { constructor; [constructor; reflexivity|]. apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
+      intros V B HV. apply typed_tm_shift. exact HV. }
+    { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
+      intros V HV. apply okp_ren. exact HV. }
+    { apply env_fits_cons; [exact Hρ|exact Hw]. }
+    assert (Ept : RNode (map (den (scons (Mf v) ρ)) (Var 0 :: map shift Vs)) = rcons (Mf v) v).
+    { cbn [map]. rewrite map_map. unfold v. cbn [rcons]. f_equal. f_equal.
+      apply map_ext. intros V. apply den_shift. }
+    rewrite Ept in IHe, IHs.
+    set (G := fun x => cden (envof x) R1) in *.
+    assert (EFG : forall x, is_node x -> cden (envof x) (fill_t K F M) = G (letmap Mf x)).
+    { intros [|xs] Hx; [contradiction|]. unfold G, letmap, R1. cbn [rcons]. rewrite envof_cons.
+      unfold Mf. symmetry. apply cden_fill_t_let. }
+    assert (Hnode : forall x, fits (tyof v) x -> is_node x).
+    { intros x Hx. rewrite (fits_tyof_eq _ _ Hv) in Hx. destruct (fits_prod_inv _ _ Hx) as [? [-> _]]. exact I. }
+    destruct (tsmooth_let Mf (map (den ρ) Vs) HsM) as [Hlet Erd]. fold v in Hlet, Erd.
+    assert (Hok := hden_ok H C HH HoH).
+    split.
+    2: { rewrite (EFG v I) at 1.
+         apply (csmooth_comp C (G (letmap Mf v)) G (letmap Mf) v); [exact I|apply is_node_rcons|exact Hlet| |exact IHs].
+         intros x Hx. apply EFG, Hnode, Hx. }
+    assert (Eh : revh (hden H) (fun x => cden (envof x) (fill_t K F M)) v =
+                 bind (revh (hden H) G (rcons (Mf v) v)) (fun q => CRet (rd_den q v (letmap Mf)))).
+    { unfold revh. rewrite (EFG v I). change (rcons (Mf v) v) with (letmap Mf v).
+      apply (revh_comp C (hden H) Hok (G (letmap Mf v)) G (letmap Mf) v); [exact I|apply is_node_rcons|exact Hlet| |exact IHs].
+      intros x Hx. apply EFG, Hnode, Hx. }
+    rewrite Eh. unfold rh_term_out. rewrite cden_clet, cden_ret. cbn [bind]. rewrite Ew, cden_clet, IHe.
+    apply bind_ext_all with (fits (tyof (rcons (Mf v) v))); [unfold revh; apply revh_fits, is_node_rcons|].
+    intros q Hq. rewrite (Erd q Hq). rewrite cden_clet, cden_ret. cbn [bind]. rewrite cden_ret. f_equal.
+    destruct (fits_rcons_inv _ _ q Hq) as [q0 [qs [-> [Hq0 Hqs]]]]. cbn [rnth nth rtail].
     set (w := Mf v).
-    assert (Hv' : fits (TProd (C :: Bs)) (RNode (den (scons w ρ) (Var 0) :: map (den ρ) Vs))).
-    { inversion Hv; subst. constructor. constructor; assumption. }
-    set (q := rd_den cb (RNode (den (scons w ρ) (Var 0) :: map (den ρ) Vs))
-                (fun x => harg (cden (envof x) (Ret (Var 0))))).
-    assert (Hqf : rflat q = rflat cb ++ zeros (dsum (map dim Bs))).
-    { pose proof (rd_den_proj (C :: Bs) 0 C _ cb Hv' eq_refl Hcb) as E.
-      rewrite off_0 in E. cbn [map dsum fold_right] in E. unfold dsum in *.
-      replace (dim C + fold_right Nat.add 0%nat (map dim Bs) - 0 - dim C)%nat
-        with (fold_right Nat.add 0%nat (map dim Bs)) in E by lia. exact E. }
-    assert (Hq : fits (TProd (C :: Bs)) q).
-    { rewrite <- (fits_tyof_eq _ _ Hv'). apply rd_den_fits. }
-    destruct (fits_cons_inv _ _ _ Hq) as [q0 [qs [Eq [Hq0 HFqs]]]].
-    rewrite Eq in Hqf. rewrite rflat_node in Hqf. cbn [map concat] in Hqf.
-    destruct (app_eq_len _ _ _ _ Hqf) as [E0 Ez].
-    { rewrite (fits_len _ _ Hq0), (fits_len _ _ Hcb). reflexivity. }
-    assert (Eq0 : q0 = cb) by (apply fits_eq with C; auto).
-    subst q0. rewrite Eq.
-    set (y := rd_den cb v Mf).
-    assert (Ey : den (scons (RNode (cb :: qs)) (scons w ρ))
+    set (y := rd_den q0 v Mf).
+    assert (Ey : den (scons (RNode (q0 :: qs)) (scons w ρ))
                    (Rd (Proj 0 (Var 0)) (subst_tm (fun i => Proj i (Var 0)) M)
                        (Tuple (map (ren_tm (fun x => S (S x))) Vs))) = y).
     { rewrite den_Rd. unfold y. f_equal.
-      - change (den (scons (RNode (cb :: qs)) (scons w ρ)) (Tuple (map (ren_tm (fun x => S (S x))) Vs)))
-          with (RNode (map (den (scons (RNode (cb :: qs)) (scons w ρ))) (map (ren_tm (fun x => S (S x))) Vs))).
+      - change (den (scons (RNode (q0 :: qs)) (scons w ρ)) (Tuple (map (ren_tm (fun x => S (S x))) Vs)))
+          with (RNode (map (den (scons (RNode (q0 :: qs)) (scons w ρ))) (map (ren_tm (fun x => S (S x))) Vs))).
         rewrite map_map. unfold v. f_equal. apply map_ext. intros V. rewrite den_ren. reflexivity.
       - apply functional_extensionality. intros a. rewrite den_subst. reflexivity. }
-    rewrite Ey. cbn [bind]. cden_simpl. f_equal.
+    rewrite Ey.
     assert (Hy : fits (TProd Bs) y) by (rewrite <- (fits_tyof_eq _ _ Hv); apply rd_den_fits).
-    change (rd_den cb v (fun x => harg (cden (envof x) (Ret M)))) with y.
     destruct (fits_prod_inv _ _ Hy) as [ys [Ey' HFys]]. rewrite Ey'.
-    assert (Hly : length ys = length Bs) by (symmetry; eapply Forall2_length'; eauto).
+    assert (HFqs : Forall2 fits Bs qs).
+    { fold v in Hqs. rewrite (fits_tyof_eq _ _ Hv) in Hqs. inversion Hqs; subst. assumption. }
+    rewrite (radd_node Bs qs ys HFqs HFys).
     rewrite rh_term_result_nth.
     change (den ?r (Tuple ?Ms)) with (RNode (map (den r) Ms)).
-    rewrite map_map. rewrite <- Hly. rewrite <- (map_nth_seq0 ys) at 2. f_equal.
+    rewrite map_map. f_equal.
     apply map_ext_in. intros i Hi. apply in_seq in Hi.
-    assert (Hi' : (i < length Bs)%nat) by lia.
+    assert (Hi' : (i < length Bs)%nat) by (destruct Hi as [_ Hi]; exact Hi).
     assert (HBi : nth_error Bs i = Some (nth i Bs (TProd []))) by (apply nth_error_nth'; exact Hi').
     set (Bi := nth i Bs (TProd [])) in *.
     destruct (Forall2_nth_error _ _ _ _ _ HFqs HBi) as [qi [Hqi HqiB]].
     destruct (Forall2_nth_error _ _ _ _ _ HFys HBi) as [yi [Hyi HyiB]].
-    set (ρ3 := scons (RNode ys) (scons (RNode (cb :: qs)) (scons w ρ))).
+    set (ρ3 := scons (RNode ys) (scons (RNode (q0 :: qs)) (scons w ρ))).
     assert (E1 : den ρ3 (Proj (S i) (Var 1)) = qi) by (simpl; apply nth_error_nth; exact Hqi).
     assert (E2 : den ρ3 (Proj i (Var 0)) = yi) by (simpl; apply nth_error_nth; exact Hyi).
     assert (Hpl := den_plus Bi ρ3 (Proj (S i) (Var 1)) (Proj i (Var 0))).
     rewrite E1, E2 in Hpl. destruct (Hpl HqiB HyiB) as [P1 P2].
-    rewrite (nth_error_nth _ _ _ Hyi).
-    apply fits_eq with Bi; [exact P1|exact HyiB|].
-    etransitivity; [exact P2|].
-    assert (Hz : rflat qi = zeros (dim Bi)).
-    { destruct (block_nth Bs qs i Bi HFqs HBi) as [B1 _].
-      rewrite (nth_error_nth _ _ _ Hqi) in B1. rewrite B1, Ez.
-      apply proj_zeros. apply off_le. exact HBi. }
-    rewrite Hz. apply vp_zeros_l. apply fits_len. exact HyiB.
+    rewrite (nth_error_nth _ _ _ Hqi), (nth_error_nth _ _ _ Hyi).
+    destruct (radd_fits _ _ _ HqiB HyiB) as [P3 P4].
+    apply fits_eq with Bi; [exact P1|exact P3|]. etransitivity; [exact P2|]. rewrite P4. reflexivity.
 Qed.
 
+
+(** [RH] computes the meaning of [rev handle] for bodies of the wider
+    fragment ([chaing]): chains of operations whose arguments, results
+    and [let]-bound pure computations are terms of the fragment of the
+    term-level soundness ([okg 2]), with no nested [rev handle].  The
+    rewriting then uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
+    position.  A handler whose clauses are in the fragment ([okh]) and
+    arguments [V⃗] in the fragment: [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the
+    forward/backward pass of [H] over [R] at [⟦V⃗⟧ρ]. *)
+Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
+  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chaing R ->
+  Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
+  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
+(** Informal proof: [rh_den_smooth]. *)
+Proof. intros Hrh C Δ' ρ HR HH HoH Hc HVs HoVs Hρ. apply (rh_den_smooth H Bs Vs R R' Hrh C Δ' ρ); auto. Qed.
 (** ** Programs of the fragment *)
 (** [okr P]: every term of [P] is [okp], and the body of every
     [rev handle] of [P] (in its clauses too) is a [varbody]. *)
