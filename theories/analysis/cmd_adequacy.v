@@ -1,8 +1,9 @@
 (** * Adequacy: the evaluator over ℝ reaches the configuration the meaning gives
 
     For a closed well-typed program of the fragment [okr] ([cmd_sound.v]:
-    terms [okp], every [rev handle] body a chain of operations on
-    variables) and a heap whose constants have the lengths of their
+    terms [okp], every [rev handle] body a chain of operations, returns
+    and [let]s on terms of the fragment [okg 2], without nested
+    [rev handle]) and a heap whose constants have the lengths of their
     locations ([heap_fits]):
     - [step_conf_okr]: every step keeps the fragment and the heap's shapes;
     - [adequacy]: the program reaches a final configuration
@@ -74,7 +75,7 @@ Proof.
 Qed.
 
 Lemma rh_okr H Bs Vs R R' : rh H Bs Vs R R' ->
-  okrh H -> Forall (okg 0) Vs -> chainb R -> okr R'.
+  okrh H -> Forall (okg 0) Vs -> chaing R -> okr R'.
 Proof.
   induction 1 as [H Bs Vs k Vk Hk
                  |H Bs Vs K z Q R' Hrec IH
@@ -90,9 +91,10 @@ Proof.
   - (* rh_let_var *)
     assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
     { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
-    apply IH; auto. rewrite fill_c_cons in Hvb. eapply chainb_fill_c_mono; [| |exact Hvb]; simpl.
-    + intros [_ HQ']. apply chainb_subst; auto.
-    + intros [_ HQ']. apply varbody_subst; auto.
+    apply IH; auto. apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
+    inversion HcK as [|? ? HcQ HcK']; subst.
+    apply chaing_fill_c. split; [|exact HcK'].
+    apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
   - (* rh_op *)
     destruct (okrh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     unfold rh_op_out. cbn [okr]. split; [|split; [|split]].
@@ -101,20 +103,22 @@ Proof.
     + apply IH; auto.
       * constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HVs].
         intros V HV. apply okg_ren. exact HV.
-      * unfold shift_frames. eapply chainb_fill_c_map; [| | |exact Hvb]; simpl; auto.
-        intros Q HQ. apply chainb_ren. exact HQ.
+      * apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
+        apply chaing_fill_c. split; [exact I|apply chaing_shift_frames; exact HcK].
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
     + eapply okg_okp with 0%nat; [lia|]. apply okg_rh_op_result.
   - (* rh_rev *)
-    destruct (chainb_fill_c_inv K _ Hvb) as [[_ []]|[]].
-  - (* rh_term: the final result *)
-    unfold fill_t in Hvb. destruct (chainb_fill_c_inv K _ Hvb) as [[-> Hc]|Hv].
-    2: { destruct F; simpl in Hv; try contradiction; destruct M; try contradiction; exact (Hnv I). }
-    destruct F as [|o'|R0 H0]; simpl in Hc; [|destruct M; try contradiction; exact (Hnv I)|contradiction].
+    apply chaing_fill_c in Hvb. destruct Hvb as [[] _].
+  - (* rh_term *)
+    unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
+    assert (Hc : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).
     unfold rh_term_out. cbn [okr okp okg]. split; [|split; [|split]].
     + eapply okg_okp with 2%nat; [lia|]. apply okg_subst; [|exact Hc]. apply okg0_list_subst. exact HVs.
-    + apply IH; auto; [|exact I]. constructor; [exact I|]. apply Forall_map.
-      eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+    + apply IH; auto.
+      * constructor; [exact I|]. apply Forall_map.
+        eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+      * unfold fill_t. apply chaing_fill_c. split; [|apply chaing_shift_frames; exact HcK].
+        destruct F; cbn [plug_t chaing okg] in HcF |- *; tauto.
     + split; [exact I|]. split.
       * apply okg_subst; [|exact Hc]. intros x. exact I.
       * apply okp_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].

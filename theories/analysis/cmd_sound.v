@@ -11,12 +11,19 @@
       where the term steps are sound ([okc]: every term [okp],
       [rdsound_eval.v]).
     - [rh_den]: the [RH] rewriting computes the meaning of [rev handle]
-      for bodies that are chains of operations on variables whose final
-      result may be any term of the fragment ([chainb]: the rewriting uses
-      RH-1a, RH-1b, RH-2, and RH-4 for the result only), and
-      [step_conf_den]: every step of a program of that fragment ([okr])
-      keeps its meaning.  RH-4 before the last operation and RH-3 are not
-      covered ([docs/decisions.md], "What a rev handle means over ℝ"). *)
+      for bodies of the fragment [chaing]: chains of operations whose
+      arguments, results and [let]-bound pure computations are terms of
+      the fragment of the term-level soundness ([okg 2]), no nested
+      [rev handle] (the rewriting uses RH-1a, RH-1b, RH-2, and RH-4 in
+      every evaluation position); [step_conf_den]: every step of a
+      program of that fragment ([okr]) keeps its meaning.  The proof of
+      RH-4 is the chain rule for the pass: [tsmooth] (a smooth map of
+      trees), [rd_den_comp] (the chain rule for [rd_den]), [rd_den_radd],
+      [csmooth] (a chain whose pure maps are smooth), [revh_comp] (the
+      pass over [G ∘ φ] is the pass over [G] pulled back through [φ]),
+      [tsmooth_den] (terms of the fragment are smooth).  RH-3 (a nested
+      [rev handle] in a body) is not covered ([docs/decisions.md], "What
+      a rev handle means over ℝ"). *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coq Require Import Relation_Operators.
 From Coquelicot Require Import Coquelicot.
@@ -446,97 +453,6 @@ Proof.
         (fits_len _ _ Hab), Ed. lia.
 Qed.
 
-(** ** The fragment of bodies: chains of operations on variables *)
-(** [varbody R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a
-    variable, and [R] has no nested [rev handle] (see [rh_den]). *)
-Fixpoint varbody (R : cmd) : Prop :=
-  match R with
-  | Ret M | Op _ M => match M with Var _ => True | _ => False end
-  | CLet P Q => varbody P /\ varbody Q
-  | RevHandle _ _ _ => False
-  end.
-
-Lemma varbody_fill_c K : forall P, varbody (fill_c K P) <-> varbody P /\ Forall varbody K.
-Proof.
-  induction K as [|Q K IH]; intros P; simpl.
-  - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
-Qed.
-
-Lemma varbody_ren P : forall ξ, varbody P -> varbody (ren_cmd ξ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; simpl in *; auto.
-  - destruct M; simpl; auto.
-  - destruct M; simpl; auto.
-  - destruct HP. split; auto.
-Qed.
-
-Lemma varbody_subst P : forall σ, (forall x, exists y, σ x = Var y) -> varbody P -> varbody (subst_cmd σ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; simpl in *; auto.
-  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
-  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
-  - destruct HP. split; auto. apply IHQ; auto.
-    intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
-Qed.
-
-(** [chainb R]: a chain of operations on variables whose last command
-    may return any term of the fragment ([okg 2]): the bodies whose
-    rewriting uses RH-1a, RH-1b, RH-2, and RH-4 for the final result. *)
-Fixpoint chainb (R : cmd) : Prop :=
-  match R with
-  | Ret M => okg 2 M
-  | Op _ M => match M with Var _ => True | _ => False end
-  | CLet P Q => varbody P /\ chainb Q
-  | RevHandle _ _ _ => False
-  end.
-
-Lemma varbody_chainb R : varbody R -> chainb R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto; try tauto.
-  destruct M; simpl; tauto.
-Qed.
-
-Lemma chainb_fill_c_inv K : forall P, chainb (fill_c K P) -> (K = [] /\ chainb P) \/ varbody P.
-Proof.
-  induction K as [|Q K IH]; intros P H; simpl in *; [auto|].
-  destruct (IH _ H) as [[-> [HP _]]|[HP _]]; right; exact HP.
-Qed.
-
-Lemma chainb_fill_c_map K : forall P P' ξ, (chainb P -> chainb P') -> (varbody P -> varbody P') ->
-  (forall Q, chainb Q -> chainb (ren_cmd ξ Q)) ->
-  chainb (fill_c K P) -> chainb (fill_c (map (ren_cmd ξ) K) P').
-Proof.
-  induction K as [|Q K IH]; intros P P' ξ Hc Hv Hr H; simpl in *; [auto|].
-  apply (IH (CLet P Q)); auto.
-  - simpl. intros [HP HQ]. split; auto.
-  - simpl. intros [HP HQ]. split; auto. apply varbody_ren. exact HQ.
-Qed.
-
-Lemma chainb_fill_c_mono K : forall P P', (chainb P -> chainb P') -> (varbody P -> varbody P') ->
-  chainb (fill_c K P) -> chainb (fill_c K P').
-Proof.
-  induction K as [|Q K IH]; intros P P' Hc Hv H; simpl in *; [auto|].
-  apply (IH (CLet P Q)); auto; simpl; tauto.
-Qed.
-
-Lemma chainb_subst P : forall σ, (forall x, exists y, σ x = Var y) -> chainb P -> chainb (subst_cmd σ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; simpl in *; auto.
-  - apply okg_subst; auto. intros x. destruct (Hσ x) as [y ->]. exact I.
-  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
-  - destruct HP. split; [apply varbody_subst; auto|]. apply IHQ; auto.
-    intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
-Qed.
-
-Lemma chainb_ren P : forall ξ, chainb P -> chainb (ren_cmd ξ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; simpl in *; auto.
-  - apply okg_ren. exact HP.
-  - destruct M; simpl; auto.
-  - destruct HP. split; [apply varbody_ren; auto|auto].
-Qed.
-
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
 Proof.
   destruct H as [P cls]. simpl. intros [_ Hcls].
@@ -956,30 +872,13 @@ Proof. intros Hu E H. apply (csmooth_comp C t G (fun x => x) u F Hu Hu (tsmooth_
     the fragment of the term-level soundness ([okg 2]), a [let] may bind
     any such command, and [R] has no nested [rev handle]: the bodies whose
     rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
-    position.  [okrg P]: every term of [P] is [okp] and the body of every
-    [rev handle] of [P] (in its clauses too) is a [chaing]. *)
+    position. *)
 Fixpoint chaing (R : cmd) : Prop :=
   match R with
   | Ret M | Op _ M => okg 2 M
   | CLet P Q => chaing P /\ chaing Q
   | RevHandle _ _ _ => False
   end.
-
-Lemma varbody_chaing R : varbody R -> chaing R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [varbody chaing].
-  - destruct M; cbn [okg]; tauto.
-  - destruct M; cbn [okg]; tauto.
-  - intros [HP HQ]. split; auto.
-  - tauto.
-Qed.
-
-Lemma chainb_chaing R : chainb R -> chaing R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chainb chaing]; auto.
-  - destruct M; cbn [okg]; tauto.
-  - intros [HP HQ]. split; [apply varbody_chaing|]; auto.
-Qed.
 
 (** ** The pure parts of a body are smooth; the handler's answers have their shapes *)
 (** A term of the fragment, as a function of the environment of a tuple
@@ -1407,12 +1306,14 @@ Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
 Proof. intros Hrh C Δ' ρ HR HH HoH Hc HVs HoVs Hρ. apply (rh_den_smooth H Bs Vs R R' Hrh C Δ' ρ); auto. Qed.
 (** ** Programs of the fragment *)
 (** [okr P]: every term of [P] is [okp], and the body of every
-    [rev handle] of [P] (in its clauses too) is a [varbody]. *)
+    [rev handle] of [P] (in its clauses too) is a [chaing]: a chain of
+    operations, [⌊M⌋] and [let]s on terms of the fragment ([okg 2]), with
+    no nested [rev handle]. *)
 Fixpoint okr (P : cmd) : Prop :=
   match P with
   | Ret M | Op _ M => okp M
   | CLet P Q => okr P /\ okr Q
-  | RevHandle M R H => okp M /\ chainb R /\ okrh H
+  | RevHandle M R H => okp M /\ chaing R /\ okrh H
   end
 with okrh (H : handler) : Prop :=
   match H with Handler P cls => okr P /\ okrcls cls end
@@ -1422,29 +1323,11 @@ with okrcls (cls : clauses) : Prop :=
   | CCons _ _ Qf Qb rest => okr Qf /\ okr Qb /\ okrcls rest
   end.
 
-Lemma varbody_okc R : varbody R -> okc R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto.
-  - destruct M; simpl; tauto.
-  - destruct M; simpl; tauto.
-  - tauto.
-  - tauto.
-Qed.
-
-Lemma chainb_okc R : chainb R -> okc R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto.
-  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
-  - destruct M; simpl; tauto.
-  - intros [HP HQ]. split; [apply varbody_okc; exact HP|auto].
-  - tauto.
-Qed.
-
 Lemma okr_okc_all :
   (forall P, okr P -> okc P) /\ (forall H, okrh H -> okh H) /\ (forall cls, okrcls cls -> okcls cls).
 Proof.
   apply cmd_mutind; simpl; intros; try tauto.
-  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chainb_okc; auto|auto].
+  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chaing_okc; auto|auto].
 Qed.
 
 Lemma okr_okc P : okr P -> okc P.
@@ -1460,29 +1343,6 @@ Proof.
   - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
 Qed.
 
-Fixpoint okrg (P : cmd) : Prop :=
-  match P with
-  | Ret M | Op _ M => okp M
-  | CLet P Q => okrg P /\ okrg Q
-  | RevHandle M R H => okp M /\ chaing R /\ okrgh H
-  end
-with okrgh (H : handler) : Prop :=
-  match H with Handler P cls => okrg P /\ okrgcls cls end
-with okrgcls (cls : clauses) : Prop :=
-  match cls with
-  | CNil => True
-  | CCons _ _ Qf Qb rest => okrg Qf /\ okrg Qb /\ okrgcls rest
-  end.
-
-Lemma okr_okrg_all :
-  (forall P, okr P -> okrg P) /\ (forall H, okrh H -> okrgh H) /\ (forall cls, okrcls cls -> okrgcls cls).
-Proof.
-  apply cmd_mutind; simpl; intros; try tauto.
-  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chainb_chaing; auto|auto].
-Qed.
-
-Lemma okr_okrg P : okr P -> okrg P.
-Proof. apply okr_okrg_all. Qed.
 
 (** ** Every step of a program of the fragment keeps its meaning *)
 (** [prog_den hp P]: the value and heap [P] denotes from [hp]. *)
