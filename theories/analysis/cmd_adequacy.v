@@ -53,16 +53,6 @@ Proof.
   - rewrite nth_overflow by (apply nth_error_None; exact E). exact I.
 Qed.
 
-Lemma okrh_clause H o D Qf Qb : okrh H -> clause_of H o = (D, Qf, Qb) -> okr Qf /\ okr Qb.
-Proof.
-  destruct H as [P cls]. simpl. intros [_ Hcls].
-  destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hf.
-  - intros [= <- <- <-]. clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
-    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hf as <- <- <-; auto|auto].
-  - unfold default_clause. intros [= <- <- <-]. simpl. split.
-    + split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-    + eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
-Qed.
 
 Lemma okrh_ret H : okrh H -> okr (ret_clause H).
 Proof. destruct H. simpl. tauto. Qed.
@@ -77,12 +67,7 @@ Qed.
 Lemma rh_okr H Bs Vs R R' : rh H Bs Vs R R' ->
   okrh H -> Forall (okg 0) Vs -> chaing R -> okr R'.
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
-    intros HoH HVs Hvb.
+  induction_rh; intros HoH HVs Hvb.
   - (* rh_ret *)
     unfold rh_ret_out. cbn [okr]. split.
     + apply okr_subst; [|apply okrh_ret; exact HoH]. apply okg0_list_subst.
@@ -96,7 +81,7 @@ Proof.
     apply chaing_fill_c. split; [|exact HcK'].
     apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
   - (* rh_op *)
-    destruct (okrh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
+    destruct (okrh_clause decls locs _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     unfold rh_op_out. cbn [okr]. split; [|split; [|split]].
     + apply okr_subst; [|exact HoQf]. apply okg0_list_subst.
       constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.

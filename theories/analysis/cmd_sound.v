@@ -34,6 +34,14 @@ Open Scope R_scope.
 
 #[local] Existing Instance Rsorts'.
 
+(** Induction on the rewriting [rh], one case per rule of Fig. 5. *)
+Ltac induction_rh :=
+  induction 1 as [H Bs Vs k Vk Hk
+                 |H Bs Vs K z Q R' Hrec IH
+                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
+                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
+                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH].
+
 Section sound.
 Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σs : signature := exec_signature Rvo decls locs.
@@ -151,12 +159,17 @@ with okcls (cls : clauses) : Prop :=
   | CCons _ _ Qf Qb rest => okc Qf /\ okc Qb /\ okcls rest
   end.
 
-Lemma okc_fill_c K : forall P, okc (fill_c K P) <-> okc P /\ Forall okc K.
+(** A predicate of commands that splits on [let] splits on [F^c]. *)
+Lemma fill_c_all (ok : cmd -> Prop) : (forall P Q, ok (CLet P Q) <-> ok P /\ ok Q) ->
+  forall K P, ok (fill_c K P) <-> ok P /\ Forall ok K.
 Proof.
-  induction K as [|Q K IH]; intros P; simpl.
+  intros Hlet K. induction K as [|Q K IH]; intros P; simpl.
   - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+  - rewrite IH, Hlet. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
 Qed.
+
+Lemma okc_fill_c K : forall P, okc (fill_c K P) <-> okc P /\ Forall okc K.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
 
 (** ** The steps other than [rev handle] *)
 Lemma step_cmd_term_den ρ K F M M' A :
@@ -453,15 +466,31 @@ Proof.
         (fits_len _ _ Hab), Ed. lia.
 Qed.
 
+(** Every explicit clause satisfies [ok]. *)
+Fixpoint cls_all (ok : cmd -> Prop) (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons _ _ Qf Qb rest => ok Qf /\ ok Qb /\ cls_all ok rest
+  end.
+
+(** The clause [clause_of] finds satisfies [ok] when the explicit ones
+    and the default clause do. *)
+Lemma clause_of_all (ok : cmd -> Prop) P cls o D Qf Qb :
+  cls_all ok cls -> ok (snd (fst (default_clause o))) -> ok (snd (default_clause o)) ->
+  clause_of (Handler P cls) o = (D, Qf, Qb) -> ok Qf /\ ok Qb.
+Proof.
+  intros Hcls Hf Hb. simpl. destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hfc.
+  - intros [= <- <- <-]. clear P Hf Hb. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
+    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hfc as <- <- <-; auto|auto].
+  - intros Hd. rewrite Hd in Hf, Hb. auto.
+Qed.
+
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
 Proof.
-  destruct H as [P cls]. simpl. intros [_ Hcls].
-  destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hf.
-  - intros [= <- <- <-]. clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
-    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hf as <- <- <-; auto|auto].
-  - unfold default_clause. intros [= <- <- <-]. simpl. split.
-    + split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-    + eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
+  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
+  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
+  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
+  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
 Qed.
 
 Lemma okh_ret H : okh H -> okc (ret_clause H).
@@ -938,11 +967,7 @@ Qed.
 
 (** ** Bodies of the wider fragment *)
 Lemma chaing_fill_c K : forall P, chaing (fill_c K P) <-> chaing P /\ Forall chaing K.
-Proof.
-  induction K as [|Q K IH]; intros P; simpl.
-  - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
-Qed.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
 
 Lemma chaing_ren P : forall ξ, chaing P -> chaing (ren_cmd ξ P).
 Proof.
@@ -1031,12 +1056,7 @@ Lemma rh_den_smooth H Bs Vs R R' : rh H Bs Vs R R' ->
     the body's pure maps are smooth at the point ([tsmooth_den]: terms
     of the fragment are; [csmooth_comp], [csmooth_ext]). *)
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
-    intros C Δ' ρ HR HH HoH Hvb HVs HoVs Hρ.
+  induction_rh; intros C Δ' ρ HR HH HoH Hvb HVs HoVs Hρ.
   - (* rh_ret *)
     inversion HR as [? ? ? HM| | |]; subst. inversion HM as [? ? ? HkC| | | | | | |]; subst.
     set (v := RNode (map (den ρ) Vs)).
@@ -1336,12 +1356,16 @@ Proof. apply okr_okc_all. Qed.
 Lemma okrh_okh H : okrh H -> okh H.
 Proof. apply okr_okc_all. Qed.
 
-Lemma okr_fill_c K : forall P, okr (fill_c K P) <-> okr P /\ Forall okr K.
+Lemma okrh_clause H o D Qf Qb : okrh H -> clause_of H o = (D, Qf, Qb) -> okr Qf /\ okr Qb.
 Proof.
-  induction K as [|Q K IH]; intros P; simpl.
-  - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
+  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
+  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
+  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
 Qed.
+
+Lemma okr_fill_c K : forall P, okr (fill_c K P) <-> okr P /\ Forall okr K.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
 
 
 (** ** Every step of a program of the fragment keeps its meaning *)
