@@ -1018,12 +1018,8 @@ Proof.
 Qed.
 
 (** ** [RH] computes the meaning of [rev handle] *)
-(** For a body [R] that is a chain of operations on variables whose final
-    result may be any [okg 2] term ([chainb]: the rewriting uses RH-1a,
-    RH-1b, RH-2, and RH-4 for the result), a handler whose clauses are in
-    the fragment ([okh]) and arguments [V⃗] in the fragment:
-    [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over [R] at
-    [⟦V⃗⟧ρ]. *)
+(** [rh_den] with, kept along the induction for RH-4, the smoothness of
+    the body's pure maps at the point ([csmooth]). *)
 Lemma rh_den_smooth H Bs Vs R R' : rh H Bs Vs R R' ->
   forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chaing R ->
   Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
