@@ -2,8 +2,8 @@
 
     For a closed well-typed program of the fragment [okr] ([cmd_sound.v]:
     terms [okp], every [rev handle] body a chain of operations, returns
-    and [let]s on terms of the fragment [okg 2], without nested
-    [rev handle]) and a heap whose constants have the lengths of their
+    and [let]s on terms of the fragment [okg 2], its nested
+    [rev handle]s with bodies one level down, [chaing]) and a heap whose constants have the lengths of their
     locations ([heap_fits]):
     - [step_conf_okr]: every step keeps the fragment and the heap's shapes;
     - [adequacy]: the program reaches a final configuration
@@ -46,23 +46,8 @@ Proof.
   - destruct Ho as [HoM HoR]. split; [apply okp_subst; auto|exact HoR].
 Qed.
 
-Lemma okg0_list_subst Ms : Forall (okg 0) Ms -> forall x, okg 0 (list_subst Ms x).
-Proof.
-  intros HMs x. unfold list_subst. destruct (nth_error Ms x) as [M|] eqn:E.
-  - rewrite (nth_error_nth _ _ _ E). rewrite Forall_forall in HMs. apply HMs. eapply nth_error_In. exact E.
-  - rewrite nth_overflow by (apply nth_error_None; exact E). exact I.
-Qed.
-
-
 Lemma okrh_ret H : okrh H -> okr (ret_clause H).
 Proof. destruct H. simpl. tauto. Qed.
-
-Lemma okg_rh_op_result m k B : okg 0 (rh_op_result m k B).
-Proof.
-  unfold rh_op_result. apply okg_tuple. apply Forall_forall. intros M HM.
-  apply in_map_iff in HM. destruct HM as [i [<- _]].
-  destruct (Nat.eqb i k); [apply okg_plus|]; exact I.
-Qed.
 
 Lemma rh_okr H Bs Vs R R' : rh H Bs Vs R R' ->
   okrh H -> Forall (okg 0) Vs -> chaing R -> okr R'.
@@ -93,7 +78,9 @@ Proof.
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
     + eapply okg_okp with 0%nat; [lia|]. apply okg_rh_op_result.
   - (* rh_rev *)
-    apply chaing_fill_c in Hvb. destruct Hvb as [[] _].
+    apply IH2; auto. apply chaing_fill_c in Hvb. destruct Hvb as [[_ [Hc1 HcH1]] HcK].
+    apply chaing_fill_c. split; [|exact HcK].
+    eapply rh_chaing; [exact Hrec1|exact HcH1|apply okg_proj_list|exact Hc1].
   - (* rh_term *)
     unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
     assert (Hc : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).

@@ -13,17 +13,24 @@
     - [rh_den]: the [RH] rewriting computes the meaning of [rev handle]
       for bodies of the fragment [chaing]: chains of operations whose
       arguments, results and [let]-bound pure computations are terms of
-      the fragment of the term-level soundness ([okg 2]), no nested
-      [rev handle] (the rewriting uses RH-1a, RH-1b, RH-2, and RH-4 in
+      the fragment of the term-level soundness ([okg 2]), and whose
+      nested [rev handle]s have bodies of the same kind one level down
+      ([chain1]: terms [okg 1], no further nesting) and clauses in
+      [chaing] (the rewriting uses RH-1a, RH-1b, RH-2, RH-3, and RH-4 in
       every evaluation position); [step_conf_den]: every step of a
       program of that fragment ([okr]) keeps its meaning.  The proof of
       RH-4 is the chain rule for the pass: [tsmooth] (a smooth map of
       trees), [rd_den_comp] (the chain rule for [rd_den]), [rd_den_radd],
       [csmooth] (a chain whose pure maps are smooth), [revh_comp] (the
       pass over [G ∘ φ] is the pass over [G] pulled back through [φ]),
-      [tsmooth_den] (terms of the fragment are smooth).  RH-3 (a nested
-      [rev handle] in a body) is not covered ([docs/decisions.md], "What
-      a rev handle means over ℝ"). *)
+      [tsmooth_den] (terms of the fragment are smooth).  RH-3 rewrites
+      the inner [rev handle] first; its rewriting is again a [chaing]
+      ([rh_chaing]).  Not covered: a nested body whose terms are
+      [okg 2] but not [okg 1] (they apply some [rd[p]]; the inner
+      rewriting's [rd] terms would then have bodies outside [okg 1], so
+      the outer rewriting would leave the fragment of the term-level
+      soundness) or a [rev handle] nested twice ([docs/decisions.md], "What a rev handle
+      means over ℝ"). *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coq Require Import Relation_Operators.
 From Coquelicot Require Import Coquelicot.
@@ -897,17 +904,46 @@ Lemma csmooth_ext C t G F u : is_node u -> (forall x, fits (tyof u) x -> F x = G
 Proof. intros Hu E H. apply (csmooth_comp C t G (fun x => x) u F Hu Hu (tsmooth_id u) E H). Qed.
 
 (** ** The wider fragment of bodies: chains of operations on terms *)
-(** [chaing R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a term of
-    the fragment of the term-level soundness ([okg 2]), a [let] may bind
-    any such command, and [R] has no nested [rev handle]: the bodies whose
-    rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
-    position. *)
+(** [chain1 R]: a chain of operations, returns and [let]s on terms of
+    the fragment one level down ([okg 1]: primitives [rd^k[p]] with
+    [k + j < 1] under [j] enclosing [rd]s), without [rev handle]: the
+    bodies of the [rev handle]s nested in a [chaing] body, whose
+    rewriting is again a [chaing] ([rh_chaing]). *)
+Fixpoint chain1 (R : cmd) : Prop :=
+  match R with
+  | Ret M | Op _ M => okg 1 M
+  | CLet P Q => chain1 P /\ chain1 Q
+  | RevHandle _ _ _ => False
+  end.
+
+(** [chaing R]: every argument of a [⌊M⌋], [Op(M)] or [rev handle(M)] of
+    [R] is a term of the fragment of the term-level soundness ([okg 2]),
+    a [let] may bind any such command, and a nested
+    [rev handle(M)<u⃗>.R₁ with H₁] has a [chain1] body and clauses that
+    are [chaing]: the bodies whose rewriting uses RH-1a, RH-1b, RH-2,
+    RH-3 and RH-4 in every evaluation position. *)
 Fixpoint chaing (R : cmd) : Prop :=
   match R with
   | Ret M | Op _ M => okg 2 M
   | CLet P Q => chaing P /\ chaing Q
-  | RevHandle _ _ _ => False
+  | RevHandle M R1 H1 => okg 2 M /\ chain1 R1 /\ chaingh H1
+  end
+with chaingh (H : handler) : Prop :=
+  match H with Handler P cls => chaing P /\ chaingcls cls end
+with chaingcls (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons _ _ Qf Qb rest => chaing Qf /\ chaing Qb /\ chaingcls rest
   end.
+
+Lemma chain1_chaing R : chain1 R -> chaing R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chain1 chaing].
+  - intros HM. apply (okg_mono M 1 2); [lia|exact HM].
+  - intros HM. apply (okg_mono M 1 2); [lia|exact HM].
+  - tauto.
+  - tauto.
+Qed.
 
 (** ** The pure parts of a body are smooth; the handler's answers have their shapes *)
 (** A term of the fragment, as a function of the environment of a tuple
@@ -969,9 +1005,21 @@ Qed.
 Lemma chaing_fill_c K : forall P, chaing (fill_c K P) <-> chaing P /\ Forall chaing K.
 Proof. apply fill_c_all. intros; reflexivity. Qed.
 
+Lemma chain1_fill_c K : forall P, chain1 (fill_c K P) <-> chain1 P /\ Forall chain1 K.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
+
 Lemma chaing_ren P : forall ξ, chaing P -> chaing (ren_cmd ξ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chaing] in *; auto.
+  - apply okg_ren. exact HP.
+  - apply okg_ren. exact HP.
+  - destruct HP. split; auto.
+  - destruct HP as [HM HR]. split; [apply okg_ren; exact HM|exact HR].
+Qed.
+
+Lemma chain1_ren P : forall ξ, chain1 P -> chain1 (ren_cmd ξ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chain1] in *; auto.
   - apply okg_ren. exact HP.
   - apply okg_ren. exact HP.
   - destruct HP. split; auto.
@@ -984,19 +1032,36 @@ Proof.
   - apply okg_subst; auto.
   - destruct HP. split; auto. apply IHQ; auto.
     intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
+  - destruct HP as [HM HR]. split; [apply okg_subst; auto|exact HR].
+Qed.
+
+Lemma chain1_subst P : forall σ, (forall x, okg 0 (σ x)) -> chain1 P -> chain1 (subst_cmd σ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chain1] in *; auto.
+  - apply okg_subst; auto.
+  - apply okg_subst; auto.
+  - destruct HP. split; auto. apply IHQ; auto.
+    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
 Qed.
 
 Lemma chaing_shift_frames K : Forall chaing K -> Forall chaing (shift_frames K).
 Proof. intros HK. apply Forall_map. eapply Forall_impl; [|exact HK]. intros Q HQ. apply chaing_ren. exact HQ. Qed.
 
-Lemma chaing_okc R : chaing R -> okc R.
+Lemma chaing_okc_all :
+  (forall R, chaing R -> okc R) /\ (forall H, chaingh H -> okh H) /\ (forall cls, chaingcls cls -> okcls cls).
 Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chaing okc]; auto.
-  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
-  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
-  - intros [HP HQ]. split; auto.
-  - tauto.
+  apply cmd_mutind; cbn [chaing chaingh chaingcls okc okh okcls]; intros; try tauto.
+  - eapply okg_okp with 2%nat; [lia|exact H].
+  - eapply okg_okp with 2%nat; [lia|exact H].
+  - destruct H2 as [HM [HR HH]]. split; [eapply okg_okp with 2%nat; [lia|exact HM]|].
+    split; [apply H, chain1_chaing, HR|auto].
 Qed.
+
+Lemma chaing_okc R : chaing R -> okc R.
+Proof. apply chaing_okc_all. Qed.
+
+Lemma chaingh_okh H : chaingh H -> okh H.
+Proof. apply chaing_okc_all. Qed.
 
 (** The sum of two tuples, component by component. *)
 Lemma radd_node Bs : forall qs ys, Forall2 fits Bs qs -> Forall2 fits Bs ys ->
@@ -1015,6 +1080,89 @@ Proof.
   rewrite Ea. change (RNode (radd q y :: zs)) with (rcons (radd q y) (RNode zs)).
   rewrite rflat_rcons, E0, Es. rewrite !rflat_node. cbn [map concat].
   apply vp_app. rewrite (fits_len _ _ Hq0), (fits_len _ _ Hy0). reflexivity.
+Qed.
+
+(** ** The rewriting of a [chain1] body is a [chaing] *)
+Lemma okg0_list_subst Ms : Forall (okg 0) Ms -> forall x, okg 0 (list_subst Ms x).
+Proof.
+  intros HMs x. unfold list_subst. destruct (nth_error Ms x) as [M|] eqn:E.
+  - rewrite (nth_error_nth _ _ _ E). rewrite Forall_forall in HMs. apply HMs. eapply nth_error_In. exact E.
+  - rewrite nth_overflow by (apply nth_error_None; exact E). exact I.
+Qed.
+
+Lemma okg_rh_op_result m k B : okg 0 (rh_op_result m k B).
+Proof.
+  unfold rh_op_result. apply okg_tuple. apply Forall_forall. intros M HM.
+  apply in_map_iff in HM. destruct HM as [i [<- _]].
+  destruct (Nat.eqb i k); [apply okg_plus|]; exact I.
+Qed.
+
+Lemma okg_proj_list z l : Forall (okg 0) (proj_list z l).
+Proof.
+  unfold proj_list. apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]]. exact I.
+Qed.
+
+Lemma chain1_shift_frames K : Forall chain1 K -> Forall chain1 (shift_frames K).
+Proof. intros HK. apply Forall_map. eapply Forall_impl; [|exact HK]. intros Q HQ. apply chain1_ren. exact HQ. Qed.
+
+Lemma chaingh_clause H o D Qf Qb : chaingh H -> clause_of H o = (D, Qf, Qb) -> chaing Qf /\ chaing Qb.
+Proof.
+  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
+  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
+  - simpl. intuition.
+  - simpl. apply okg_zero.
+Qed.
+
+(** The rewriting of a body one level down, by a handler whose clauses
+    are [chaing], is a [chaing]: the [rd] terms of RH-4 have [okg 1]
+    bodies, so they are [okg 2]. *)
+Lemma rh_chaing H Bs Vs R R' : rh H Bs Vs R R' ->
+  chaingh H -> Forall (okg 0) Vs -> chain1 R -> chaing R'.
+Proof.
+  induction_rh; intros HcH HVs Hc.
+  - (* rh_ret *)
+    unfold rh_ret_out. cbn [chaing]. split.
+    + apply chaing_subst; [|destruct H; cbn [ret_clause chaingh] in *; tauto]. apply okg0_list_subst.
+      constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+    + apply okg_onehot. exact I.
+  - (* rh_let_var *)
+    assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
+    { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
+    apply IH; auto. apply chain1_fill_c in Hc. destruct Hc as [_ HcK].
+    inversion HcK as [|? ? HcQ HcK']; subst.
+    apply chain1_fill_c. split; [|exact HcK'].
+    apply chain1_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
+  - (* rh_op *)
+    destruct (chaingh_clause _ _ _ _ _ HcH Hcl) as [HcQf HcQb].
+    unfold rh_op_out. cbn [chaing]. split; [|split; [|split]].
+    + apply chaing_subst; [|exact HcQf]. apply okg0_list_subst.
+      constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+    + apply IH; auto.
+      * constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HVs].
+        intros V HV. apply okg_ren. exact HV.
+      * apply chain1_fill_c in Hc. destruct Hc as [_ HcK].
+        apply chain1_fill_c. split; [exact I|apply chain1_shift_frames; exact HcK].
+    + apply chaing_subst; [|exact HcQb]. apply okg0_list_subst. repeat constructor.
+    + apply (okg_mono _ 0 2); [lia|]. apply okg_rh_op_result.
+  - (* rh_rev: no nested rev handle in a chain1 body *)
+    apply chain1_fill_c in Hc. destruct Hc as [[] _].
+  - (* rh_term *)
+    unfold fill_t in Hc. apply chain1_fill_c in Hc. destruct Hc as [HcF HcK].
+    assert (HcM : okg 1 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chain1] in HcF; tauto).
+    unfold rh_term_out. cbn [chaing]. split; [|split; [|split]].
+    + apply okg_subst; [apply okg0_list_subst; exact HVs|]. apply (okg_mono _ 1 2); [lia|exact HcM].
+    + apply IH; auto.
+      * constructor; [exact I|]. apply Forall_map.
+        eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+      * unfold fill_t. apply chain1_fill_c. split; [|apply chain1_shift_frames; exact HcK].
+        destruct F; cbn [plug_t chain1 okg] in HcF |- *; tauto.
+    + cbn [okg]. split; [exact I|]. split.
+      * apply okg_subst; [|exact HcM]. intros x. exact I.
+      * apply okg_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].
+        intros V HV. apply (okg_mono _ 0 2); [lia|]. apply okg_ren. exact HV.
+    + rewrite rh_term_result_nth. apply okg_tuple.
+      apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]].
+      apply okg_plus; exact I.
 Qed.
 
 (** ** [RH] computes the meaning of [rev handle] *)
@@ -1047,7 +1195,14 @@ Lemma rh_den_smooth H Bs Vs R R' : rh H Bs Vs R R' ->
       sums), and the pull-back of [<w', y⃗'>] through [φ] is
       [y⃗' + rd_den w' ⟦V⃗⟧ ⟦M⟧] ([tsmooth_let]): what the rewriting
       computes with its [rd] term.
-    - RH-3 does not occur for [chaing] bodies.
+    - RH-3, [R = F^c[rev handle(y_j)<u⃗>.R₁ with H₁]]: the inner
+      rewriting [R₁'] means the inner [rev handle] in every environment
+      of the shape of [y⃗] (induction hypothesis for the inner rewriting,
+      whose arguments [proj_i y_j] denote the components of [y_j]), so
+      [F^c[R₁']] and [R] have the same pass ([revh_ext]) and the same
+      smoothness ([csmooth_ext]); [F^c[R₁']] is a [chaing]
+      ([rh_chaing]: the inner body is [chain1]), and the induction
+      hypothesis for the outer rewriting concludes.
     The second conclusion, kept along the induction for RH-4, says that
     the body's pure maps are smooth at the point ([tsmooth_den]: terms
     of the fragment are; [csmooth_comp], [csmooth_ext]). *)
@@ -1212,8 +1367,39 @@ Proof.
       * etransitivity; [exact P2|]. unfold radd. rewrite (reshape_rflat (coar o)); auto.
         rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
     + apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd|constructor].
-  - (* rh_rev: no nested rev handle in a chaing body *)
-    apply chaing_fill_c in Hvb. destruct Hvb as [[] _].
+  - (* rh_rev *)
+    apply fill_c_typed_inv in HR as HR0. destruct HR0 as [A [HA HK]].
+    inversion HA as [| | |? ? ? ? As C1 HM HR1 HH1]; subst.
+    inversion HM as [? ? ? Hz'| | | | | | |]; subst.
+    rewrite Hz in Hz'. injection Hz' as <-.
+    apply chaing_fill_c in Hvb. destruct Hvb as [[_ [Hc1 HcH1]] HcK].
+    assert (HoH1 := chaingh_okh H1 HcH1).
+    assert (HVs1 : Forall2 (typed_tm Bs) (proj_list z (length As1)) As1).
+    { unfold proj_list. apply Forall2_map_seq. intros i B HiB. econstructor; [constructor; exact Hz|exact HiB]. }
+    assert (HoVs1 : Forall okp (proj_list z (length As1))).
+    { unfold proj_list. apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]]. exact I. }
+    assert (HRK : typed_cmd Bs (fill_c K R1') C).
+    { eapply fill_c_typed; [exact HK|]. eapply rh_typed; [exact Hrec1|exact HR1|exact HH1|exact HVs1]. }
+    assert (HcRK : chaing (fill_c K R1')).
+    { apply chaing_fill_c. split; [|exact HcK].
+      apply (rh_chaing _ _ _ _ _ Hrec1 HcH1 (okg_proj_list z (length As1)) Hc1). }
+    destruct (IH2 C Δ' ρ HRK HH HoH HcRK HVs HoVs Hρ) as [E2 S2].
+    set (v := RNode (map (den ρ) Vs)) in *.
+    assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
+    assert (EF : forall x, fits (tyof v) x ->
+      cden (envof x) (fill_c K R1') = cden (envof x) (fill_c K (RevHandle (Var z) R1 H1))).
+    { intros x Hx. rewrite (fits_tyof_eq _ _ Hv) in Hx. rewrite !cden_fill_c. f_equal.
+      assert (Hxz : fits (TProd As1) (envof x z)) by exact (env_fits_envof Bs x Hx z _ Hz).
+      destruct (IH1 C1 Bs (envof x) HR1 HH1 HoH1 (chain1_chaing _ Hc1) HVs1 HoVs1 (env_fits_envof Bs x Hx)) as [E1 _].
+      rewrite E1, cden_revhandle. f_equal.
+      destruct (fits_prod_inv _ _ Hxz) as [ts [Ets HFts]].
+      unfold proj_list. rewrite map_map. cbn [den]. rewrite Ets.
+      f_equal. etransitivity; [|exact (map_nth_seq0 ts)]. f_equal. f_equal. exact (Forall2_length' _ _ _ HFts). }
+    split.
+    + rewrite E2. unfold revh. rewrite (EF v (fits_tyof v)). apply revh_ext; [exact I|exact EF].
+    + rewrite <- (EF v (fits_tyof v)).
+      apply csmooth_ext with (fun x => cden (envof x) (fill_c K R1')); [exact I| |exact S2].
+      intros x Hx. symmetry. apply EF, Hx.
   - (* rh_term *)
     unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
     assert (HcM : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).
@@ -1309,9 +1495,9 @@ Qed.
 (** [RH] computes the meaning of [rev handle] for bodies of the wider
     fragment ([chaing]): chains of operations whose arguments, results
     and [let]-bound pure computations are terms of the fragment of the
-    term-level soundness ([okg 2]), with no nested [rev handle].  The
-    rewriting then uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
-    position.  A handler whose clauses are in the fragment ([okh]) and
+    term-level soundness ([okg 2]), and whose nested [rev handle]s have
+    [chain1] bodies and [chaing] clauses.  The rewriting then uses RH-1a,
+    RH-1b, RH-2, RH-3 and RH-4 in every evaluation position.  A handler whose clauses are in the fragment ([okh]) and
     arguments [V⃗] in the fragment: [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the
     forward/backward pass of [H] over [R] at [⟦V⃗⟧ρ]. *)
 Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
@@ -1323,8 +1509,8 @@ Proof. intros Hrh C Δ' ρ HR HH HoH Hc HVs HoVs Hρ. apply (rh_den_smooth H Bs 
 (** ** Programs of the fragment *)
 (** [okr P]: every term of [P] is [okp], and the body of every
     [rev handle] of [P] (in its clauses too) is a [chaing]: a chain of
-    operations, [⌊M⌋] and [let]s on terms of the fragment ([okg 2]), with
-    no nested [rev handle]. *)
+    operations, [⌊M⌋] and [let]s on terms of the fragment ([okg 2]), its
+    nested [rev handle]s with [chain1] bodies. *)
 Fixpoint okr (P : cmd) : Prop :=
   match P with
   | Ret M | Op _ M => okp M
