@@ -349,8 +349,10 @@ Print Assumptions rd_step_sound_log.
    handlers and operations passed outwards included; no RH in it.
    Soundness: RH computes this meaning for bodies that are chains of
    operations, returns and lets on terms of the fragment of the term-level
-   soundness (okg 2), with no nested rev handle (chaing; rh_den): RH-4 in
-   every evaluation position, through the chain rule for the pass
+   soundness (okg 2), with rev handles nested once whose bodies are such
+   chains one level down (okg 1, chain1) and whose clauses are in the
+   fragment (chaing; rh_den): RH-3, and RH-4 in every evaluation
+   position, through the chain rule for the pass
    (revh_comp: the pass over G o phi is the pass over G pulled back
    through phi, for smooth phi; rd_den_comp, the chain rule for rd_den);
    every step of a program of that fragment keeps its meaning (okr: terms
@@ -362,6 +364,7 @@ From RevHandlers.Analysis Require Import cmd_den cmd_sound cmd_adequacy.
 Print comp.
 Print revh_aux.
 Print hrun.
+Print chain1.
 Print chaing.
 Print okr.
 Check @rd_den_comp.
