@@ -31,7 +31,7 @@
     [run_machine_never_stuck] and [run_total_fn_never_stuck]. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd cmd_ctx rh term_sem cmd_sem interp interp_facts progress machine normalization
-  instance total effects ev_total shapes.
+  complete instance total effects ev_total shapes typecheck.
 
 (** ** The invariant, for any signature *)
 Section invariant.
@@ -469,3 +469,233 @@ Proof.
 Qed.
 
 End invariant.
+
+(** ** The executable instance *)
+Section exec.
+Context {Vec : Type} (vo : vec_ops Vec).
+#[local] Instance never_stuck_sorts : sorts := exec_sorts Vec.
+Context (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance never_stuck_signature : signature := exec_signature vo decls locs.
+#[local] Instance never_stuck_evaluator : evaluator := exec_evaluator vo.
+
+Implicit Types (M V : tm) (P : cmd) (hp : heap).
+
+(** [rd^k[p]] may be differentiated [b] more times within the [rd] order
+    the instance defines ([k + b ≤ 2]), and [p]'s parameters make sense. *)
+Definition exec_fok (b : nat) (f : nat * prim) : Prop := fst f + b <= 2 /\ prim_ok (snd f) = true.
+
+(** No condition on the function symbols: constants only. *)
+Definition no_fok (b : nat) (f : nat * prim) : Prop := True.
+
+(** The constants of a command, of a value and of a heap have their
+    declared lengths. *)
+Definition consts_fit_cmd (P : cmd) : Prop := cmd_ok (const_fits vo) no_fok 0 P.
+Definition heap_fits (hp : heap) : Prop := heap_cok (const_fits vo) hp.
+
+(** A closed program within the [rd] order of the instance, with its
+    constants at their declared lengths. *)
+Definition order_ok (P : cmd) : Prop := cmd_ok (const_fits vo) exec_fok 0 P.
+
+Lemma tm_ok_leaves cok fok b M : tm_ok cok fok b M -> Forall cok (@leaves Vec M).
+Proof.
+  induction M as [x|c|f M _|M1 M2 _ _|Ms IH|i M _|M N _ _|M N L _ _ _] using tm_ind';
+    cbn [leaves]; intros HM; try solve [constructor].
+  - constructor; [exact HM|constructor].
+  - apply tm_ok_tuple in HM. apply Forall_concat. rewrite Forall_map.
+  rewrite Forall_forall in IH, HM |- *. auto.
+Qed.
+
+Lemma leaves_tm_ok (cok : nat * Vec -> Prop) fok b V :
+  value V -> Forall cok (@leaves Vec V) -> tm_ok cok fok b V.
+Proof.
+  induction V as [x|c|f M _|M1 M2 _ _|Ms IH|i M _|M N _ _|M N L _ _ _] using tm_ind';
+    intros HV HL; try discriminate HV; cbn [tm_ok]; try exact I.
+  - inversion HL; assumption.
+  - apply tm_ok_tuple. apply value_tuple_iff in HV. cbn [leaves] in HL.
+    apply Forall_concat in HL. rewrite Forall_map in HL.
+    rewrite Forall_forall in IH, HV, HL |- *. auto.
+Qed.
+
+Lemma exec_ev_value f V V' : exec_ev vo f V = Some V' -> value V'.
+Proof.
+  destruct f as [k p]. unfold exec_ev.
+  destruct (prim_ok p && leaves_fit vo _ _); [|discriminate].
+  destruct (eval_prim vo k p _) as [outs|]; [|discriminate].
+  intros [=<-]. apply (encode_typed vo decls locs).
+Qed.
+
+Section with_shapes.
+Hypothesis HS : vec_shapes vo.
+
+Lemma exec_ev_ok fok f V V' :
+  value V -> tm_ok_all (const_fits vo) fok V -> exec_ev vo f V = Some V' -> tm_ok_all (const_fits vo) fok V'.
+Proof.
+  intros _ _ Hev b. apply leaves_tm_ok; [eapply exec_ev_value; exact Hev|].
+  eapply exec_ev_fits; eassumption.
+Qed.
+
+Lemma exec_cok_czero b : const_fits vo (czero b).
+Proof. apply (czero_fits vo HS). Qed.
+
+Lemma exec_cok_cadd c1 c2 :
+  const_fits vo c1 -> const_fits vo c2 -> const_ty c1 = const_ty c2 -> const_fits vo (cadd c1 c2).
+Proof. apply (cadd_fits vo HS). Qed.
+
+Lemma exec_fok_mono b f : exec_fok (S b) f -> exec_fok b f.
+Proof. unfold exec_fok. intros [? ?]. split; [lia|assumption]. Qed.
+
+Lemma exec_fok_rd b f : exec_fok (S b) f -> exec_fok b (rd f).
+Proof. unfold exec_fok. destruct f as [k p]. cbn. intros [? ?]. split; [lia|assumption]. Qed.
+
+(** Every step keeps the constants at their declared lengths, those of the
+    command and those of the heap. *)
+Lemma exec_step_conf_consts_fit hp P hp' P' A :
+  typed_cmd [] P A -> consts_fit_cmd P -> heap_fits hp -> step_conf hp P hp' P' ->
+  consts_fit_cmd P' /\ heap_fits hp'.
+Proof.
+  apply step_conf_inv; try solve [intros; exact I].
+  - exact exec_cok_czero.
+  - exact exec_cok_cadd.
+  - intros f V V'. apply exec_ev_ok.
+Qed.
+
+(** And the [rd] order: every step keeps [order_ok]. *)
+Lemma exec_step_conf_order_ok hp P hp' P' A :
+  typed_cmd [] P A -> order_ok P -> heap_fits hp -> step_conf hp P hp' P' ->
+  order_ok P' /\ heap_fits hp'.
+Proof.
+  apply step_conf_inv.
+  - exact exec_fok_mono.
+  - exact exec_fok_rd.
+  - exact exec_cok_czero.
+  - exact exec_cok_cadd.
+  - intros f V V'. apply exec_ev_ok.
+Qed.
+
+Lemma exec_steps_conf_order_ok hp P hp' P' A :
+  heap_ok hp -> typed_cmd [] P A -> order_ok P -> heap_fits hp -> steps_conf hp P hp' P' ->
+  order_ok P' /\ heap_fits hp'.
+Proof.
+  apply (@steps_conf_inv never_stuck_sorts never_stuck_signature (const_fits vo) exec_fok
+           exec_fok_mono exec_fok_rd exec_cok_czero exec_cok_cadd never_stuck_evaluator
+           (fun f V V' => exec_ev_ok exec_fok f V V') (exec_evaluator_ok vo decls locs)).
+Qed.
+
+(** No configuration within the order is stuck on [Ev]. *)
+Lemma order_ok_not_stuck_ev P A f V : typed_cmd [] P A -> order_ok P -> ~ stuck_ev P f V.
+Proof.
+  intros HP Hok [K [F [M [-> [Ks [_ [-> [HV Hev]]]]]]]].
+  apply cmd_ok_fill_t in Hok as [_ [_ HM]].
+  destruct (tm_ok_fill_ectx _ _ _ _ _ HM) as [HApp _]. cbn [tm_ok] in HApp. destruct HApp as [[Hk Hok] HVok].
+  unfold fill_t in HP. apply fill_c_typed_inv in HP as [B [HB _]].
+  destruct (plug_t_typed_inv _ _ _ _ HB) as [C [HMC _]].
+  destruct (fill_ectx_typed _ _ _ _ HMC) as [D [HAppT _]].
+  inversion HAppT as [| |? f' V' HVT| | | | |]; subst.
+  destruct f as [k p]. cbn in Hk, Hok.
+  destruct (exec_ev_total vo decls locs k p V ltac:(lia) Hok HV HVT) as [V' HV'].
+  { apply tm_ok_leaves in HVok. exact HVok. }
+  change (exec_ev vo (k, p) V = None) in Hev. rewrite HV' in Hev. discriminate.
+Qed.
+
+(** ** Never stuck
+
+    A closed program the checker accepts — typed at some [A], within the
+    [rd] order of the instance with its constants at their declared
+    lengths ([order_ok]), with no operation that no handler covers
+    ([unhandled P = []]) — started with a heap that respects the locations'
+    shapes and lengths, only reaches configurations that are a value or
+    step. *)
+(** Informal proof: [effect_safety] says that every reachable
+    configuration is typed, has no unhandled operation, and is a value,
+    steps or is stuck on an undefined [Ev]; [exec_steps_conf_order_ok]
+    keeps [order_ok] along the steps, and a configuration within the order
+    is not stuck on [Ev] ([order_ok_not_stuck_ev], by [exec_ev_total]). *)
+Theorem never_stuck hp P A hp' P' :
+  typed_cmd [] P A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
+  steps_conf hp P hp' P' ->
+  (exists V, P' = Ret V /\ value V) \/ (exists hp'' P'', step_conf hp' P' hp'' P'').
+Proof.
+  intros HP Hok Hno Hhp Hfit Hsteps.
+  destruct (@effect_safety _ _ _ (exec_evaluator_ok vo decls locs) hp P A hp' P' Hhp HP Hno Hsteps)
+    as [_ [HP' [_ [Hv|[Hs|[f [V Hst]]]]]]]; [left; exact Hv|right; exact Hs|].
+  destruct (exec_steps_conf_order_ok _ _ _ _ _ Hhp HP Hok Hfit Hsteps) as [Hok' _].
+  exfalso. exact (order_ok_not_stuck_ev _ _ _ _ HP' Hok' Hst).
+Qed.
+
+(** [run], at every fuel, answers a value or "out of fuel"; from some fuel
+    on, a value. *)
+Theorem run_never_stuck hp P A :
+  typed_cmd [] P A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
+  (forall fuel, match run fuel 0 hp P with
+                | RDone _ V _ => value V
+                | ROutOfFuel _ _ _ => True
+                | _ => False
+                end) /\
+  exists N, forall fuel, N < fuel -> exists hp' V n, run fuel 0 hp P = RDone hp' V n /\ value V.
+Proof.
+  intros HP Hok Hno Hhp Hfit.
+  assert (Hall : forall fuel, match run fuel 0 hp P with
+                | RDone _ V _ => value V
+                | ROutOfFuel _ _ _ => True
+                | _ => False
+                end).
+  { intros fuel. pose proof (run_sound fuel 0 hp P) as Hs.
+    assert (Hw : match run fuel 0 hp P with RWrong _ _ _ => False | _ => True end)
+      by exact (@run_not_wrong _ _ _ (exec_evaluator_ok vo decls locs) fuel 0 hp P A Hhp HP).
+    destruct (run fuel 0 hp P) as [hp' V n|hp' P' f V n|hp' P' o V n|hp' P' n|hp' P' n];
+      cbn in Hw; try exact I; try contradiction.
+    - exact (proj2 Hs).
+    - destruct Hs as [Hsteps Hst].
+      destruct (exec_steps_conf_order_ok _ _ _ _ _ Hhp HP Hok Hfit Hsteps) as [Hok' _].
+      destruct (@steps_conf_preservation _ _ _ (exec_evaluator_ok vo decls locs) _ _ _ _ _ Hhp HP Hsteps)
+        as [_ HP'].
+      exact (order_ok_not_stuck_ev _ _ _ _ HP' Hok' Hst).
+    - destruct o as [u|l|l]; cbn in Hs; try contradiction. destruct Hs as [Hsteps Hst].
+      apply stuck_op_eff, (steps_conf_eff _ _ _ _ Hsteps), unhandled_In in Hst.
+      rewrite Hno in Hst. exact Hst. }
+  split; [exact Hall|].
+  assert (Htot : exists n m hp' P' r,
+    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
+    forall fuel, n + m < fuel -> run fuel 0 hp P = r)
+    by exact (@run_total _ _ _ (exec_evaluator_ok vo decls locs) hp P A Hhp HP).
+  destruct Htot as [n [m [hp' [P' [r [_ [Hr Hrun]]]]]]].
+  exists (n + m). intros fuel Hfuel. specialize (Hall fuel). rewrite (Hrun fuel Hfuel) in Hall |- *.
+  apply final_result_not_out_of_fuel in Hr.
+  destruct r as [hp'' V n'| | |hp'' P'' n'|]; try contradiction; try (exfalso; exact (Hr I)).
+  exists hp'', V, n'. auto.
+Qed.
+
+(** The environment machine the drivers run: the same answers. *)
+Theorem run_machine_never_stuck hp P A :
+  typed_cmd [] P A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
+  (forall fuel, match run_machine fuel 0 hp P with
+                | RDone _ V _ => value V
+                | ROutOfFuel _ _ _ => True
+                | _ => False
+                end) /\
+  exists N, forall fuel, N < fuel -> exists hp' V n, run_machine fuel 0 hp P = RDone hp' V n /\ value V.
+Proof.
+  intros HP Hok Hno Hhp Hfit.
+  destruct (run_never_stuck hp P A HP Hok Hno Hhp Hfit) as [Hall [N HN]].
+  split; [intros fuel; rewrite run_machine_correct; apply Hall|].
+  exists N. intros fuel Hfuel. rewrite run_machine_correct. apply HN, Hfuel.
+Qed.
+
+(** The total evaluator answers, and its answer is a value with a heap. *)
+Theorem run_total_fn_never_stuck small hp P A :
+  check_cmd [] P = Ok A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
+  exists F hp' V n, run_total_fn vo decls locs small hp P = Some (F, RDone hp' V n) /\ value V.
+Proof.
+  intros Hc Hok Hno Hhp Hfit.
+  destruct (run_total_fn_some vo decls locs small hp P A Hc Hhp) as [F [r Ht]].
+  pose proof (proj1 (check_cmd_correct _ _ _) Hc) as HP.
+  assert (Hr : run F 0 hp P = r) by exact (proj2 (run_total_fn_correct vo decls locs small hp P F r Ht F (le_n F))).
+  destruct (run_never_stuck hp P A HP Hok Hno Hhp Hfit) as [Hall _].
+  specialize (Hall F). rewrite Hr in Hall.
+  pose proof (run_total_fn_not_out_of_fuel vo decls locs small hp P F r Ht) as Hnf.
+  destruct r as [hp' V n| | |hp' P' n|]; try contradiction; try (exfalso; exact (Hnf I)).
+  exists F, hp', V, n. auto.
+Qed.
+
+End with_shapes.
+End exec.
