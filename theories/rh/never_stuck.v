@@ -31,7 +31,7 @@
     [run_machine_never_stuck] and [run_total_fn_never_stuck]. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd cmd_ctx rh term_sem cmd_sem interp interp_facts progress machine normalization
-  complete instance total effects ev_total shapes typecheck.
+  complete instance total effects ev_total shapes typecheck frontend.
 
 (** ** The invariant, for any signature *)
 Section invariant.
@@ -524,6 +524,136 @@ Proof.
   intros [=<-]. apply (encode_typed vo decls locs).
 Qed.
 
+(** ** The check, decided before the run
+
+    [tm_okb fb b M] decides [tm_ok] with the function symbols' condition
+    given as a boolean [fb]; the constants' lengths are compared.  With
+    [fb] always true it decides [consts_fit_cmd]; with [exec_fokb] it
+    decides [order_ok]. *)
+Fixpoint tm_okb (fb : nat -> nat * prim -> bool) (b : nat) (M : tm) : bool :=
+  match M with
+  | Var _ => true
+  | Const c => Nat.eqb (v_len vo (snd c)) (fst c)
+  | App f M => fb b f && tm_okb fb b M
+  | Add M1 M2 | Let M1 M2 => tm_okb fb b M1 && tm_okb fb b M2
+  | Tuple Ms => forallb (tm_okb fb b) Ms
+  | Proj _ M => tm_okb fb b M
+  | Rd M N L => tm_okb fb b M && tm_okb fb (S b) N && tm_okb fb b L
+  end.
+
+Fixpoint cmd_okb (fb : nat -> nat * prim -> bool) (b : nat) (P : cmd) : bool :=
+  match P with
+  | Ret M | Op _ M => tm_okb fb b M
+  | CLet P Q => cmd_okb fb b P && cmd_okb fb b Q
+  | RevHandle M R H => tm_okb fb b M && cmd_okb fb (S b) R && handler_okb fb b H
+  end
+with handler_okb (fb : nat -> nat * prim -> bool) (b : nat) (H : handler) : bool :=
+  match H with Handler P cls => cmd_okb fb b P && clauses_okb fb b cls end
+with clauses_okb (fb : nat -> nat * prim -> bool) (b : nat) (cls : clauses) : bool :=
+  match cls with
+  | CNil => true
+  | CCons _ _ Qf Qb rest => cmd_okb fb b Qf && cmd_okb fb b Qb && clauses_okb fb b rest
+  end.
+
+Definition exec_fokb (b : nat) (f : nat * prim) : bool := Nat.leb (fst f + b) 2 && prim_ok (snd f).
+Definition no_fokb (b : nat) (f : nat * prim) : bool := true.
+
+Section reflect.
+Variables (fb : nat -> nat * prim -> bool) (fok : nat -> nat * prim -> Prop).
+Hypothesis fb_spec : forall b f, fb b f = true <-> fok b f.
+
+Lemma tm_okb_spec M : forall b, tm_okb fb b M = true <-> tm_ok (const_fits vo) fok b M.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros b; cbn [tm_okb];
+    try (cbn [tm_ok]; rewrite ?andb_true_iff, ?fb_spec, ?IH, ?IH1, ?IH2, ?IHM, ?IHN, ?IHL; tauto).
+  - cbn. rewrite Nat.eqb_eq. unfold const_fits. tauto.
+  - rewrite tm_ok_tuple, forallb_forall, Forall_forall. rewrite Forall_forall in IH.
+    split; intros Hall M HM; apply (IH M HM b), Hall, HM.
+Qed.
+
+Lemma cmd_okb_spec :
+  (forall P b, cmd_okb fb b P = true <-> cmd_ok (const_fits vo) fok b P) /\
+  (forall H b, handler_okb fb b H = true <-> handler_ok (const_fits vo) fok b H) /\
+  (forall cls b, clauses_okb fb b cls = true <-> clauses_ok (const_fits vo) fok b cls).
+Proof.
+  apply cmd_mutind; intros; cbn [cmd_okb handler_okb clauses_okb cmd_ok handler_ok clauses_ok];
+    rewrite ?andb_true_iff, ?tm_okb_spec;
+    repeat match goal with IH : forall b, _ = true <-> _ |- _ => rewrite IH; clear IH end;
+    tauto.
+Qed.
+End reflect.
+
+Lemma exec_fokb_spec b f : exec_fokb b f = true <-> exec_fok b f.
+Proof. unfold exec_fokb, exec_fok. rewrite andb_true_iff, Nat.leb_le. tauto. Qed.
+
+Lemma no_fokb_spec b f : no_fokb b f = true <-> no_fok b f.
+Proof. unfold no_fokb, no_fok. tauto. Qed.
+
+Lemma order_okb_spec P : cmd_okb exec_fokb 0 P = true <-> order_ok P.
+Proof. apply (proj1 (cmd_okb_spec _ _ exec_fokb_spec)). Qed.
+
+Lemma consts_fitb_spec P : cmd_okb no_fokb 0 P = true <-> consts_fit_cmd P.
+Proof. apply (proj1 (cmd_okb_spec _ _ no_fokb_spec)). Qed.
+
+(** What the checker of a program refuses, in the order it looks. *)
+Inductive program_error : Type :=
+| PTypeError (e : type_error)       (** [check_cmd] fails *)
+| PConstLength                      (** a constant's vector has not the length it declares *)
+| PRdOrder                          (** a function symbol would be differentiated beyond [rd²] *)
+| PUnhandled (os : list op).        (** operations no handler covers *)
+
+(** The checker of a closed program: typed, constants at their lengths,
+    within the [rd] order, no unhandled operation. *)
+Definition check_program (P : cmd) : result ty program_error :=
+  match check_cmd [] P with
+  | Err e => Err (PTypeError e)
+  | Ok A =>
+      if negb (cmd_okb no_fokb 0 P) then Err PConstLength
+      else if negb (cmd_okb exec_fokb 0 P) then Err PRdOrder
+      else match unhandled P with [] => Ok A | os => Err (PUnhandled os) end
+  end.
+
+(** It accepts exactly the programs [never_stuck] is about. *)
+Lemma check_program_correct P A :
+  check_program P = Ok A <->
+  typed_cmd [] P A /\ consts_fit_cmd P /\ order_ok P /\ unhandled P = [].
+Proof.
+  rewrite <- check_cmd_correct, <- consts_fitb_spec, <- order_okb_spec. unfold check_program.
+  destruct (check_cmd [] P) as [A'|e].
+  - destruct (cmd_okb no_fokb 0 P), (cmd_okb exec_fokb 0 P), (unhandled P) as [|u us]; cbn;
+      split; try discriminate; try (intros [? [? [? ?]]]; discriminate); try tauto.
+    + intros [=<-]. tauto.
+    + intros [[=<-] _]. reflexivity.
+  - split; [discriminate|intros [? _]; discriminate].
+Qed.
+
+Lemma consts_tm_okb M : consts_tm vo M = true -> forall b, tm_okb no_fokb b M = true.
+Proof.
+  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
+    using tm_ind'; intros HM b; cbn in HM |- *; rewrite ?andb_true_iff in HM |- *;
+    repeat match goal with H : _ /\ _ |- _ => destruct H end; repeat split; auto.
+  - apply Nat.eqb_eq in HM. apply Nat.eqb_eq. auto.
+  - rewrite forallb_forall in HM |- *. rewrite Forall_forall in IH. auto.
+Qed.
+
+Lemma consts_cmd_okb :
+  (forall P, consts_cmd vo P = true -> forall b, cmd_okb no_fokb b P = true) /\
+  (forall H, consts_handler vo H = true -> forall b, handler_okb no_fokb b H = true) /\
+  (forall cls, consts_clauses vo cls = true -> forall b, clauses_okb no_fokb b cls = true).
+Proof.
+  apply cmd_mutind; intros;
+    cbn [consts_cmd consts_handler consts_clauses cmd_okb handler_okb clauses_okb] in *;
+    rewrite ?andb_true_iff in *; repeat split;
+    repeat match goal with H : _ /\ _ |- _ => destruct H end; auto using consts_tm_okb.
+Qed.
+
+(** The reader keeps the lengths: the main command of a program it reads
+    passes the constants' part of the check ([read_program_consts],
+    frontend.v). *)
+Lemma consts_cmd_fit P : consts_cmd vo P = true -> consts_fit_cmd P.
+Proof. intros H. apply consts_fitb_spec, (proj1 consts_cmd_okb), H. Qed.
+
 Section with_shapes.
 Hypothesis HS : vec_shapes vo.
 
@@ -620,6 +750,14 @@ Proof.
     as [_ [HP' [_ [Hv|[Hs|[f [V Hst]]]]]]]; [left; exact Hv|right; exact Hs|].
   destruct (exec_steps_conf_order_ok _ _ _ _ _ Hhp HP Hok Hfit Hsteps) as [Hok' _].
   exfalso. exact (order_ok_not_stuck_ev _ _ _ _ HP' Hok' Hst).
+Qed.
+
+Theorem check_program_never_stuck hp P A hp' P' :
+  check_program P = Ok A -> heap_ok hp -> heap_fits hp -> steps_conf hp P hp' P' ->
+  (exists V, P' = Ret V /\ value V) \/ (exists hp'' P'', step_conf hp' P' hp'' P'').
+Proof.
+  intros Hc Hhp Hfit Hsteps. apply check_program_correct in Hc as [HP [_ [Hok Hno]]].
+  eapply never_stuck; eassumption.
 Qed.
 
 (** [run], at every fuel, answers a value or "out of fuel"; from some fuel
