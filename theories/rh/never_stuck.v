@@ -29,6 +29,7 @@
     Headline: [never_stuck] (every reachable configuration of a closed,
     checked program is a value or steps), [run_never_stuck],
     [run_machine_never_stuck] and [run_total_fn_never_stuck]. *)
+From Coq Require Import String.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd cmd_ctx rh term_sem cmd_sem interp interp_facts progress machine normalization
   complete instance total effects ev_total shapes typecheck frontend.
@@ -837,3 +838,91 @@ Qed.
 
 End with_shapes.
 End exec.
+
+(** ** Programs read from text
+
+    The reader ([read_program], frontend.v) keeps the constants' lengths
+    ([read_program_consts]) and the data the program gives its locations
+    at their lengths ([read_program_given_fits]), so the initial heap has
+    its constants at their declared lengths ([init_heap_fits]).  A program
+    read from text that the checker accepts, run by the total evaluator
+    from its initial heap, answers a value and a heap. *)
+(** [ok_inv] of frontend.v: invert a chain of [do] that answered [Ok]. *)
+Ltac read_inv :=
+  repeat match goal with
+  | H : rbind ?r _ = Ok _ |- _ =>
+      let E := fresh "E" in destruct r eqn:E; simpl in H; [|discriminate H]
+  | H : Err _ = Ok _ |- _ => discriminate H
+  | H : too_deep _ = Ok _ |- _ => discriminate H
+  | H : syntax_err _ _ _ = Ok _ |- _ => discriminate H
+  | H : fail _ _ = Ok _ |- _ => discriminate H
+  | H : Ok _ = Ok _ |- _ => injection H; clear H; intros; subst
+  | H : (if ?b then _ else _) = Ok _ |- _ => let E := fresh "E" in destruct b eqn:E
+  | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
+  end.
+
+Section read.
+Context {Vec : Type} (vo : vec_ops Vec) (io : reader_io Vec).
+#[local] Instance read_sorts : sorts := exec_sorts Vec.
+Hypothesis HS : vec_shapes vo.
+
+Lemma entry_of_fits lnames dims unknown what s i v :
+  entry_of vo io lnames dims unknown what s = Ok (i, v) -> v_len vo v = nth i dims 0.
+Proof.
+  unfold entry_of. intros H. read_inv; try discriminate.
+  match goal with E : (_ =? _) = true |- _ => apply Nat.eqb_eq in E; exact E end.
+Qed.
+
+Lemma read_program_given_fits s p :
+  read_program vo io s = Ok p ->
+  Forall (fun e => v_len vo (snd e) = nth (fst e) (p_dims p) 0) (p_given p).
+Proof.
+  unfold read_program, read_fields. intros H.
+  destruct s as [|[|[k|] fields]]; try discriminate.
+  destruct (String.eqb k "program"%string); [|discriminate].
+  read_inv; try discriminate.
+  all: cbn; match goal with E : mapM (entry_of _ _ _ _ _ _) _ = Ok _ |- _ =>
+         eapply (mapM_Forall _ _ _ _ E); intros x [i v] Hx; exact (entry_of_fits _ _ _ _ _ _ _ Hx) end.
+Qed.
+
+Lemma given_at_In (given : list (nat * Vec)) i v : given_at given i = Some v -> In (i, v) given.
+Proof.
+  induction given as [|[j w] given IH]; cbn; [discriminate|].
+  destruct (Nat.eqb_spec j i) as [->|]; [intros [=->]; left; reflexivity|intros; right; auto].
+Qed.
+
+Lemma heap_from_fits given dims ds i :
+  Forall (fun e => v_len vo (snd e) = nth (fst e) dims 0) given ->
+  (forall k, nth (i + k) dims 0 = nth k ds 0) ->
+  heap_fits vo (heap_from vo given i ds).
+Proof.
+  intros Hg. revert i. induction ds as [|d ds IH]; intros i Hds; cbn; constructor.
+  - cbn. unfold const_fits. cbn.
+    destruct (given_at given i) as [v|] eqn:Hv.
+    + apply given_at_In in Hv. rewrite Forall_forall in Hg. pose proof (Hg _ Hv) as Hlen. cbn in Hlen.
+      specialize (Hds 0). rewrite Nat.add_0_r in Hds. cbn in Hds. rewrite Hlen. exact Hds.
+    + apply (vs_zero _ HS).
+  - apply IH. intros k. specialize (Hds (S k)). rewrite Nat.add_succ_r in Hds. exact Hds.
+Qed.
+
+Lemma init_heap_fits s p : read_program vo io s = Ok p -> heap_fits vo (init_heap vo p).
+Proof.
+  intros Hr. apply (heap_from_fits (p_given p) (p_dims p)); [exact (read_program_given_fits s p Hr)|].
+  intros k. reflexivity.
+Qed.
+
+(** A program read from text that [check_program] accepts: the total
+    evaluator, from the program's initial heap, answers a value and a
+    heap. *)
+Theorem read_program_never_stuck s p A small :
+  read_program vo io s = Ok p ->
+  check_program vo (p_decls p) (p_dims p) (p_main p) = Ok A ->
+  exists F hp' V n,
+    run_total_fn vo (p_decls p) (p_dims p) small (init_heap vo p) (p_main p) = Some (F, RDone hp' V n) /\
+    value V.
+Proof.
+  intros Hr Hc. apply check_program_correct in Hc as [HP [_ [Hok Hno]]].
+  apply (run_total_fn_never_stuck vo (p_decls p) (p_dims p) HS small (init_heap vo p) (p_main p) A);
+    [apply check_cmd_correct, HP|exact Hok|exact Hno|apply init_heap_ok|exact (init_heap_fits s p Hr)].
+Qed.
+End read.
