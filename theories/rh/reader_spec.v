@@ -12,7 +12,7 @@
     print apart ([io_num] injective) and a vector's atoms are read back to
     the vector ([io_floats (io_atoms v) = v]).  Commands, handlers and
     whole programs are not covered here. *)
-From Coq Require Import String.
+From Coq Require Import String Ascii.
 From RevHandlers Require Import prelude signature syntax typecheck instance frontend.
 
 Section reader_spec.
@@ -97,19 +97,21 @@ Qed.
 (** The names the printer gives binders: [v0], [v1], … by depth. *)
 Definition vname (j : nat) : string := "v" ++ io_num io j.
 
+(** A scope the reader and the printer agree on: distinct names, none of
+    them a name the printer would give a binder at a greater depth. *)
 Definition env_ok (env : list string) : Prop :=
-  NoDup env /\ forall x, In x env -> exists j, j < length env /\ x = vname j.
+  NoDup env /\ forall j, length env <= j -> ~ In (vname j) env.
 
 Lemma env_ok_nil : env_ok [].
-Proof. split; [constructor|intros x []]. Qed.
+Proof. split; [constructor|intros j _ []]. Qed.
 
 Lemma env_ok_fresh env : env_ok env -> env_ok (fresh io env :: env).
 Proof.
   intros [Hnd Hin]. split.
-  - constructor; [|exact Hnd]. intros Hx. destruct (Hin _ Hx) as [j [Hj Heq]].
-    unfold fresh, vname in Heq. injection Heq as Heq. apply io_num_inj in Heq. lia.
-  - intros x [<-|Hx]; [exists (length env); cbn; split; [lia|reflexivity]|].
-    destruct (Hin _ Hx) as [j [Hj ->]]. exists j. cbn. split; [lia|reflexivity].
+  - constructor; [|exact Hnd]. apply Hin. lia.
+  - intros j Hj [Heq|Hx].
+    + unfold fresh, vname in Heq. injection Heq as Heq. apply io_num_inj in Heq. cbn in Hj. lia.
+    + apply (Hin j); [cbn in Hj; lia|exact Hx].
 Qed.
 
 Lemma index_of_nth env i x : NoDup env -> nth_error env i = Some x -> index_of x env = Some i.
@@ -216,5 +218,212 @@ Qed.
 Corollary tm_of_tm_sexp_closed M f :
   printable 0 M -> tm_fuel M <= f -> tm_of vo io f [] (tm_sexp io [] M) = Ok M.
 Proof. intros. apply tm_of_tm_sexp; [apply env_ok_nil|assumption|assumption]. Qed.
+
+(** ** Types, operations, commands and handlers *)
+
+Fixpoint ty_printable (A : ty) : Prop :=
+  match A with
+  | TBase n => n <= max_nat
+  | TProd As => (fix go (l : list ty) : Prop :=
+                   match l with [] => True | A' :: l' => ty_printable A' /\ go l' end) As
+  end.
+
+Fixpoint ty_fuel (A : ty) : nat :=
+  match A with
+  | TBase _ => 1
+  | TProd As => S (list_max (map ty_fuel As))
+  end.
+
+Lemma ty_of_ty_sexp A : forall f, ty_printable A -> ty_fuel A <= f -> ty_of io f (ty_sexp io A) = Ok A.
+Proof.
+  induction A as [n|As IH] using ty_ind'; intros f HA Hf; (destruct f as [|f]; [cbn in Hf; lia|]).
+  - cbn [ty_sexp slist ty_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    rewrite nat_of_atom by exact HA. reflexivity.
+  - cbn [ty_sexp slist ty_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb]. cbn [ty_fuel] in Hf.
+    assert (Hall : mapM (ty_of io f) (map (ty_sexp io) As) = Ok As).
+    { assert (Hle : forall A, In A As -> ty_fuel A <= f).
+      { intros A HAin. pose proof (list_max_map_le ty_fuel As A HAin). lia. }
+      clear Hf. induction IH as [|A As HIA HIAs IHl]; [reflexivity|].
+      cbn in HA. destruct HA as [HA1 HAs]. cbn [map mapM].
+      rewrite HIA by (auto; apply Hle; left; reflexivity). cbn [rbind].
+      rewrite IHl by (auto; intros; apply Hle; right; assumption). reflexivity. }
+    rewrite Hall. reflexivity.
+Qed.
+
+Section names.
+Variables (ops locs : list string).
+Hypothesis ops_nodup : NoDup ops.
+Hypothesis locs_nodup : NoDup locs.
+
+Definition opsym_printable (o : opsym) : Prop :=
+  match o with OpUser u => u < length ops | OpGet l | OpPut l => l < length locs end.
+
+Lemma index_of_nth' l i : NoDup l -> i < length l -> index_of (nth i l "") l = Some i.
+Proof.
+  intros Hnd Hi. apply index_of_nth; [exact Hnd|]. apply nth_error_nth'. exact Hi.
+Qed.
+
+Lemma opsym_of_sexp o : opsym_printable o -> opsym_of io ops locs (opsym_sexp ops locs o) = Ok o.
+Proof.
+  destruct o as [u|l|l]; cbn [opsym_printable opsym_sexp]; intros Ho.
+  - cbn [opsym_of]. rewrite (index_of_nth' ops u ops_nodup Ho). reflexivity.
+  - cbn [slist opsym_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    unfold loc_of. cbn [name_of rbind]. rewrite (index_of_nth' locs l locs_nodup Ho). reflexivity.
+  - cbn [slist opsym_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    unfold loc_of. cbn [name_of rbind]. rewrite (index_of_nth' locs l locs_nodup Ho). reflexivity.
+Qed.
+
+(** A command the reader could produce in a scope of [n] names; the body
+    of a [rev handle] is scoped in the binders the printer prints, as
+    many as it uses ([used_cmd]). *)
+Fixpoint cmd_printable (n : nat) (P : cmd) : Prop :=
+  match P with
+  | Ret M => printable n M
+  | Op o M => opsym_printable o /\ printable n M
+  | CLet P Q => cmd_printable n P /\ cmd_printable (S n) Q
+  | RevHandle M R H => printable n M /\ cmd_printable (used_cmd 0 R) R /\ handler_printable H
+  end
+with handler_printable (H : handler) : Prop :=
+  match H with Handler P cls => cmd_printable 1 P /\ clauses_printable cls end
+with clauses_printable (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons o D Qf Qb rest =>
+      opsym_printable o /\ ty_printable D /\ cmd_printable 1 Qf /\ cmd_printable 2 Qb /\
+      clauses_printable rest
+  end.
+
+Fixpoint cmd_fuel (P : cmd) : nat :=
+  match P with
+  | Ret M | Op _ M => S (tm_fuel M)
+  | CLet P Q => S (Nat.max (cmd_fuel P) (cmd_fuel Q))
+  | RevHandle M R H => S (Nat.max (tm_fuel M) (Nat.max (cmd_fuel R) (handler_fuel H)))
+  end
+with handler_fuel (H : handler) : nat :=
+  match H with Handler P cls => S (Nat.max (cmd_fuel P) (clauses_fuel cls)) end
+with clauses_fuel (cls : clauses) : nat :=
+  match cls with
+  | CNil => 0
+  | CCons _ D Qf Qb rest =>
+      Nat.max (Nat.max (ty_fuel D) (Nat.max (cmd_fuel Qf) (cmd_fuel Qb))) (clauses_fuel rest)
+  end.
+
+(** The reader of one handler clause, as [handler_of] applies it. *)
+Definition clause_reader (f : nat) (c : sexp) : result (opsym * ty * cmd * cmd) error :=
+  match c with
+  | SList [SAtom k; o; d; SList [x; qf]; SList [y; z; qb]] =>
+      if String.eqb k "clause" then
+        rbind (opsym_of io ops locs o) (fun o' => rbind (ty_of io f d) (fun d' =>
+        rbind (name_of io x) (fun x' => rbind (cmd_of vo io ops locs f [x'] qf) (fun qf' =>
+        rbind (name_of io y) (fun y' => rbind (name_of io z) (fun z' =>
+        rbind (cmd_of vo io ops locs f [y'; z'] qb) (fun qb' => Ok (o', d', qf', qb'))))))))
+      else syntax_err io "not a handler clause: " c
+  | _ => syntax_err io "not a handler clause: " c
+  end.
+
+Fixpoint clauses_list (cls : clauses) : list (opsym * ty * cmd * cmd) :=
+  match cls with CNil => [] | CCons o D Qf Qb rest => (o, D, Qf, Qb) :: clauses_list rest end.
+
+Lemma mk_clauses_list cls : mk_clauses (clauses_list cls) = cls.
+Proof.
+  induction cls as [|o D Qf Qb rest IH]; [reflexivity|].
+  cbn [clauses_list]. unfold mk_clauses in *. cbn [fold_right]. rewrite IH. reflexivity.
+Qed.
+
+Lemma env_ok_names (xs : list string) :
+  NoDup xs -> (forall j, length xs <= j -> ~ In (vname j) xs) -> env_ok xs.
+Proof. intros H1 H2. split; assumption. Qed.
+
+Lemma vname_not_letter j (c : Ascii.ascii) : c <> "v"%char -> vname j <> String c EmptyString.
+Proof. intros Hc Heq. unfold vname in Heq. cbn in Heq. injection Heq as Heq _. congruence. Qed.
+
+Lemma env_ok_x : env_ok ["x"].
+Proof.
+  split; [repeat constructor; intros []|].
+  intros j _ [Heq|[]]. exact (vname_not_letter j "x"%char ltac:(discriminate) (eq_sym Heq)).
+Qed.
+
+Lemma env_ok_yz : env_ok ["y"; "z"].
+Proof.
+  split.
+  - constructor; [intros [Heq|[]]; discriminate|]. constructor; [intros []|constructor].
+  - intros j _ [Heq|[Heq|[]]].
+    + exact (vname_not_letter j "y"%char ltac:(discriminate) (eq_sym Heq)).
+    + exact (vname_not_letter j "z"%char ltac:(discriminate) (eq_sym Heq)).
+Qed.
+
+Lemma NoDup_map_inj {A B} (g : A -> B) l :
+  (forall a b, g a = g b -> a = b) -> NoDup l -> NoDup (map g l).
+Proof.
+  intros Hg. induction 1 as [|x l Hx _ IH]; cbn; constructor; [|exact IH].
+  intros Hin. apply in_map_iff in Hin as [y [Hy Hyin]]. apply Hg in Hy. subst. contradiction.
+Qed.
+
+Lemma env_ok_binders u : env_ok (map (fun i => "v" ++ io_num io i) (seq 0 u)).
+Proof.
+  split.
+  - apply NoDup_map_inj; [|apply seq_NoDup].
+    intros a b Heq. injection Heq as Heq. apply io_num_inj, Heq.
+  - rewrite map_length, seq_length. intros j Hj Hin. apply in_map_iff in Hin as [i [Heq Hi]].
+    apply in_seq in Hi. unfold vname in Heq. injection Heq as Heq. apply io_num_inj in Heq. lia.
+Qed.
+
+Lemma mapM_name_of xs : mapM (name_of io) (map SAtom xs) = Ok xs.
+Proof. induction xs as [|x xs IH]; [reflexivity|]. cbn. rewrite IH. reflexivity. Qed.
+
+(** The reader reads the printed command, handler and clauses back. *)
+Lemma cmd_of_cmd_sexp :
+  (forall P env f, env_ok env -> cmd_printable (length env) P -> cmd_fuel P <= f ->
+     cmd_of vo io ops locs f env (cmd_sexp io ops locs env P) = Ok P) /\
+  (forall H f, handler_printable H -> handler_fuel H <= f ->
+     handler_of vo io ops locs f (handler_sexp io ops locs H) = Ok H) /\
+  (forall cls f, clauses_printable cls -> clauses_fuel cls <= f ->
+     mapM (clause_reader f) (clauses_sexp io ops locs cls) = Ok (clauses_list cls)).
+Proof.
+  apply cmd_mutind.
+  - (* Ret *)
+    intros M env f Henv HP Hf. destruct f as [|f]; [cbn in Hf; lia|]. cbn [cmd_fuel] in Hf.
+    cbn [cmd_sexp slist cmd_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    rewrite tm_of_tm_sexp by (auto; lia). reflexivity.
+  - (* Op *)
+    intros o M env f Henv [Ho HM] Hf. destruct f as [|f]; [cbn in Hf; lia|]. cbn [cmd_fuel] in Hf.
+    cbn [cmd_sexp slist cmd_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    rewrite opsym_of_sexp by exact Ho. cbn [rbind].
+    rewrite tm_of_tm_sexp by (auto; lia). reflexivity.
+  - (* CLet *)
+    intros P IHP Q IHQ env f Henv [HP HQ] Hf. destruct f as [|f]; [cbn in Hf; lia|]. cbn [cmd_fuel] in Hf.
+    cbn [cmd_sexp slist cmd_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    cbn [name_of rbind]. rewrite IHP by (auto; lia). cbn [rbind].
+    rewrite IHQ by (try apply env_ok_fresh; auto; lia). reflexivity.
+  - (* RevHandle *)
+    intros M R IHR H IHH env f Henv [HM [HR HH]] Hf. destruct f as [|f]; [cbn in Hf; lia|].
+    cbn [cmd_fuel] in Hf.
+    cbn [cmd_sexp slist cmd_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    rewrite tm_of_tm_sexp by (auto; lia). cbn [rbind]. rewrite mapM_name_of. cbn [rbind].
+    rewrite IHR; [|apply env_ok_binders|rewrite map_length, seq_length; exact HR|lia].
+    cbn [rbind]. rewrite IHH by (auto; lia). reflexivity.
+  - (* Handler *)
+    intros P IHP cls IHcls f [HP Hcls] Hf. destruct f as [|f]; [cbn in Hf; lia|].
+    cbn [handler_fuel] in Hf.
+    cbn [handler_sexp slist handler_of]. cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    cbn [name_of rbind]. rewrite IHP; [|apply env_ok_x|exact HP|lia]. cbn [rbind].
+    match goal with |- context [rbind (mapM ?g ?l) _] =>
+      assert (Hg : mapM g l = Ok (clauses_list cls))
+        by exact (IHcls f Hcls ltac:(lia)) end.
+    rewrite Hg. cbn [rbind]. rewrite mk_clauses_list. reflexivity.
+  - (* CNil *)
+    intros f _ _. reflexivity.
+  - (* CCons *)
+    intros o D Qf IHQf Qb IHQb rest IHrest f [Ho [HD [HQf [HQb Hrest]]]] Hf.
+    cbn [clauses_fuel] in Hf. cbn [clauses_sexp mapM]. unfold clause_reader at 1. cbn [slist].
+    cbn [String.eqb Ascii.eqb Bool.eqb andb].
+    rewrite opsym_of_sexp by exact Ho. cbn [rbind].
+    rewrite ty_of_ty_sexp by (auto; lia). cbn [name_of rbind].
+    rewrite IHQf; [|apply env_ok_x|exact HQf|lia]. cbn [name_of rbind].
+    rewrite IHQb; [|apply env_ok_yz|exact HQb|lia]. cbn [rbind].
+    rewrite IHrest by (auto; lia). reflexivity.
+Qed.
+
+End names.
 
 End reader_spec.
