@@ -424,6 +424,112 @@ Proof.
     rewrite IHrest by (auto; lia). reflexivity.
 Qed.
 
+(** ** Every scoped command is printable
+
+    [cmd_printable] scopes a [rev handle] body in the binders the printer
+    prints ([used_cmd]); [cmd_readable] only asks that it be scoped in
+    some number of binders, as [scoped_cmd] does (frontend.v). *)
+Lemma printable_mono M : forall n n', n <= n' -> printable n M -> printable n' M.
+Proof.
+  induction M as [x|c|g N IH|M1 M2 IH1 IH2|Ms IH|i N IH|M1 M2 IH1 IH2|M1 M2 L IH1 IH2 IHL]
+    using tm_ind'; intros n n' Hn HM; cbn in HM |- *; try tauto; try lia.
+  - destruct HM as [? [? ?]]. eauto.
+  - destruct HM. eauto.
+  - apply printable_tuple. apply printable_tuple in HM.
+    rewrite Forall_forall in IH, HM |- *. eauto.
+  - destruct HM. eauto.
+  - destruct HM. split; [eauto|]. apply (IH2 (S n)); [lia|assumption].
+  - destruct HM as [? [? ?]]. split; [eauto|split; [|eauto]]. apply (IH2 (S n)); [lia|assumption].
+Qed.
+
+Lemma printable_used M : forall d n, printable (d + n) M -> printable (d + used_tm d M) M.
+Proof.
+  induction M as [x|c|g N IH|M1 M2 IH1 IH2|Ms IH|i N IH|M1 M2 IH1 IH2|M1 M2 L IH1 IH2 IHL]
+    using tm_ind'; intros d n HM; cbn [used_tm]; cbn in HM |- *.
+  - destruct (Nat.leb_spec d x); lia.
+  - exact HM.
+  - destruct HM as [? [? HN]]. split; [assumption|split; [assumption|]]. eapply IH, HN.
+  - destruct HM as [H1 H2]. split.
+    + eapply printable_mono; [|eapply IH1, H1]. lia.
+    + eapply printable_mono; [|eapply IH2, H2]. lia.
+  - apply printable_tuple. apply printable_tuple in HM.
+    rewrite Forall_forall in IH, HM |- *. intros M HMin.
+    eapply printable_mono; [|eapply IH, HM; exact HMin].
+    pose proof (list_max_map_le (used_tm d) Ms M HMin). lia.
+  - destruct HM as [Hi HN]. split; [exact Hi|]. eapply IH, HN.
+  - destruct HM as [H1 H2]. split.
+    + eapply printable_mono; [|eapply IH1, H1]. lia.
+    + eapply printable_mono; [|apply (IH2 (S d) n), H2]. lia.
+  - destruct HM as [H1 [H2 HL]]. split; [|split].
+    + eapply printable_mono; [|eapply IH1, H1]. lia.
+    + eapply printable_mono; [|apply (IH2 (S d) n), H2]. lia.
+    + eapply printable_mono; [|eapply IHL, HL]. lia.
+Qed.
+
+Lemma cmd_printable_mono P : forall n n', n <= n' -> cmd_printable n P -> cmd_printable n' P.
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros n n' Hn HP; cbn [cmd_printable] in HP |- *.
+  - eapply printable_mono; eassumption.
+  - destruct HP. split; [assumption|]. eapply printable_mono; eassumption.
+  - destruct HP. split; [eauto|]. apply (IHQ (S n)); [lia|assumption].
+  - destruct HP as [? [? ?]]. split; [eapply printable_mono; eassumption|split; assumption].
+Qed.
+
+Lemma cmd_printable_used P : forall d n, cmd_printable (d + n) P -> cmd_printable (d + used_cmd d P) P.
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros d n HP; cbn [cmd_printable used_cmd] in HP |- *.
+  - eapply printable_used, HP.
+  - destruct HP as [Ho HM]. split; [exact Ho|]. eapply printable_used, HM.
+  - destruct HP as [H1 H2]. split.
+    + eapply cmd_printable_mono; [|eapply IHP, H1]. lia.
+    + eapply cmd_printable_mono; [|apply (IHQ (S d) n), H2]. lia.
+  - destruct HP as [HM [HR HH]]. split; [eapply printable_used, HM|split; assumption].
+Qed.
+
+Fixpoint cmd_readable (n : nat) (P : cmd) : Prop :=
+  match P with
+  | Ret M => printable n M
+  | Op o M => opsym_printable o /\ printable n M
+  | CLet P Q => cmd_readable n P /\ cmd_readable (S n) Q
+  | RevHandle M R H => printable n M /\ (exists k, cmd_readable k R) /\ handler_readable H
+  end
+with handler_readable (H : handler) : Prop :=
+  match H with Handler P cls => cmd_readable 1 P /\ clauses_readable cls end
+with clauses_readable (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons o D Qf Qb rest =>
+      opsym_printable o /\ ty_printable D /\ cmd_readable 1 Qf /\ cmd_readable 2 Qb /\
+      clauses_readable rest
+  end.
+
+Lemma readable_printable :
+  (forall P n, cmd_readable n P -> cmd_printable n P) /\
+  (forall H, handler_readable H -> handler_printable H) /\
+  (forall cls, clauses_readable cls -> clauses_printable cls).
+Proof.
+  apply cmd_mutind; cbn [cmd_readable handler_readable clauses_readable
+                        cmd_printable handler_printable clauses_printable].
+  - auto.
+  - auto.
+  - intros P IHP Q IHQ n [H1 H2]. auto.
+  - intros M R IHR H IHH n [HM [[k HR] HH]]. split; [exact HM|split; [|auto]].
+    apply (cmd_printable_used R 0 k). apply IHR, HR.
+  - intros P IHP cls IHcls [H1 H2]. auto.
+  - auto.
+  - intros o D Qf IHQf Qb IHQb rest IHrest [? [? [? [? ?]]]]. auto 7.
+Qed.
+
+(** Print, then read: the same command, for every readable command. *)
+Lemma cmd_of_print P env f :
+  env_ok env -> cmd_readable (length env) P -> cmd_fuel P <= f ->
+  cmd_of vo io ops locs f env (cmd_sexp io ops locs env P) = Ok P.
+Proof. intros Henv HP Hf. apply cmd_of_cmd_sexp; [exact Henv|apply readable_printable, HP|exact Hf]. Qed.
+
+Corollary cmd_of_print_closed P f :
+  cmd_readable 0 P -> cmd_fuel P <= f -> cmd_of vo io ops locs f [] (cmd_sexp io ops locs [] P) = Ok P.
+Proof. intros. apply cmd_of_print; [apply env_ok_nil|assumption|assumption]. Qed.
+
 End names.
 
 End reader_spec.
