@@ -25,6 +25,20 @@ Hypothesis io_floats_atoms : forall v, io_floats io (io_atoms io v) = v.
 
 Local Open Scope string_scope.
 
+(** Invert a chain of [do] that answered [Ok] ([ok_inv] of frontend.v). *)
+Ltac spec_inv :=
+  repeat match goal with
+  | H : rbind ?r _ = Ok _ |- _ =>
+      let E := fresh "E" in destruct r eqn:E; simpl in H; [|discriminate H]
+  | H : Err _ = Ok _ |- _ => discriminate H
+  | H : too_deep _ = Ok _ |- _ => discriminate H
+  | H : syntax_err _ _ _ = Ok _ |- _ => discriminate H
+  | H : fail _ _ = Ok _ |- _ => discriminate H
+  | H : Ok _ = Ok _ |- _ => injection H; clear H; intros; subst
+  | H : (if ?b then _ else _) = Ok _ |- _ => let E := fresh "E" in destruct b eqn:E
+  | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
+  end.
+
 Lemma nat_of_atom n : n <= max_nat -> nat_of io (atom_n io n) = Ok n.
 Proof.
   intros Hn. unfold nat_of, atom_n. rewrite io_nat_num.
@@ -529,6 +543,77 @@ Proof. intros Henv HP Hf. apply cmd_of_cmd_sexp; [exact Henv|apply readable_prin
 Corollary cmd_of_print_closed P f :
   cmd_readable 0 P -> cmd_fuel P <= f -> cmd_of vo io ops locs f [] (cmd_sexp io ops locs [] P) = Ok P.
 Proof. intros. apply cmd_of_print; [apply env_ok_nil|assumption|assumption]. Qed.
+
+(** ** What the reader reads is readable
+
+    So reading, printing and reading again gives what was read: the reader
+    fixes a term up to the names of its binders ([cmd_of_reprint]). *)
+Lemma nat_of_le a n : nat_of io a = Ok n -> n <= max_nat.
+Proof.
+  unfold nat_of. intros H. spec_inv; try discriminate.
+  match goal with E : Nat.leb _ _ = true |- _ => apply Nat.leb_le in E; exact E end.
+Qed.
+
+Lemma mapM_nat_of_le args ns : mapM (nat_of io) args = Ok ns -> Forall (fun n => n <= max_nat) ns.
+Proof. intros H. eapply mapM_Forall; [exact H|]. intros a n Ha. eapply nat_of_le, Ha. Qed.
+
+Lemma prim_of_printable name args p : prim_of io name args = Ok p -> prim_printable p.
+Proof.
+  unfold prim_of. intros H.
+  destruct (mapM (nat_of io) args) as [ns|e] eqn:Hns; cbn [rbind] in H; [|discriminate].
+  apply mapM_nat_of_le in Hns.
+  destruct ns as [|a [|b [|c [|d [|e' ns']]]]];
+    repeat match goal with H : context [if String.eqb ?x ?y then _ else _] |- _ =>
+      destruct (String.eqb x y) end;
+    cbn [rbind] in H; try discriminate;
+    destruct (prim_ok _) eqn:Hok; try discriminate; injection H as <-;
+    split; first [exact Hok | exact Hns].
+Qed.
+
+Lemma fsym_of_readable f s k p :
+  fsym_of io f s = Ok (k, p) -> k <= max_fsym_level /\ prim_printable p /\ k < f.
+Proof.
+  revert s k p. induction f as [|f IH]; intros s k p H; cbn [fsym_of] in H; [discriminate|].
+  destruct s as [a|[|[a|] args]]; try discriminate.
+  destruct args as [|g [|g2 args]].
+  - destruct (prim_of io a []) as [q|] eqn:Hq; cbn [rbind] in H; [|discriminate].
+    injection H as <- <-. apply prim_of_printable in Hq. split; [cbn; lia|split; [exact Hq|lia]].
+  - destruct (String.eqb a "rd").
+    + destruct (fsym_of io f g) as [[k' p']|] eqn:Hr; cbn [rbind] in H; [|discriminate].
+      destruct (IH _ _ _ Hr) as [Hk' [Hp' Hf']]. cbn [fst snd] in H.
+      destruct (Nat.ltb max_fsym_level (S k')) eqn:Hlt; [discriminate|].
+      injection H as <- <-. apply Nat.ltb_ge in Hlt. split; [exact Hlt|split; [exact Hp'|lia]].
+    + destruct (prim_of io a [g]) as [q|] eqn:Hq; cbn [rbind] in H; [|discriminate].
+      injection H as <- <-. apply prim_of_printable in Hq. split; [cbn; lia|split; [exact Hq|lia]].
+  - destruct (prim_of io a (g :: g2 :: args)) as [q|] eqn:Hq; cbn [rbind] in H; [|discriminate].
+    injection H as <- <-. apply prim_of_printable in Hq. split; [cbn; lia|split; [exact Hq|lia]].
+Qed.
+
+Lemma tm_of_readable f : forall vars s M,
+  tm_of vo io f vars s = Ok M -> printable (length vars) M /\ tm_fuel M <= f.
+Proof.
+  induction f as [|f IH]; intros vars s M H; cbn [tm_of] in H; [discriminate|].
+  destruct s as [x|[|[k|] args]]; try discriminate.
+  - destruct (index_of x vars) as [i|] eqn:Hi; [|discriminate]. injection H as <-.
+    apply index_of_lt in Hi. cbn. split; [exact Hi|lia].
+  - spec_inv; cbn [printable tm_fuel];
+      repeat match goal with
+      | E : tm_of _ _ f _ _ = Ok _ |- _ => apply IH in E; destruct E
+      | E : fsym_of _ f _ = Ok (_, _) |- _ => apply fsym_of_readable in E; destruct E as [? [? ?]]
+      | E : fsym_of _ f _ = Ok ?g |- _ => destruct g
+      | E : nat_of _ _ = Ok _ |- _ => apply nat_of_le in E
+      end;
+      cbn [fst snd]; try (split; [tauto|lia]).
+    (* tuple *)
+    match goal with E : mapM _ _ = Ok ?ms |- _ =>
+      pose proof (mapM_Forall (fun M => printable (length vars) M /\ tm_fuel M <= f) _ _ _ E
+                    (fun _ _ Hy => IH _ _ _ Hy)) as HF end.
+    split.
+    + apply printable_tuple. eapply Forall_impl; [|exact HF]. intros ? [? ?]; assumption.
+    + apply le_n_S, list_max_le. rewrite Forall_map. eapply Forall_impl; [|exact HF].
+      intros ? [? ?]; assumption.
+Qed.
+
 
 End names.
 
