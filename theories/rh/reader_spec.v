@@ -615,6 +615,102 @@ Proof.
 Qed.
 
 
+Lemma ty_printable_prod As : ty_printable (TProd As) <-> Forall ty_printable As.
+Proof.
+  cbn. induction As as [|A As IH]; [split; auto|].
+  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+Qed.
+
+Lemma ty_of_readable f : forall s A, ty_of io f s = Ok A -> ty_printable A /\ ty_fuel A <= f.
+Proof.
+  induction f as [|f IH]; intros s A H; cbn [ty_of] in H; [discriminate|].
+  destruct s as [a|[|[k|] args]]; try discriminate.
+  spec_inv.
+  - match goal with E : nat_of _ _ = Ok _ |- _ => apply nat_of_le in E; cbn; split; [exact E|lia] end.
+  - match goal with E : mapM _ _ = Ok ?As |- _ =>
+      pose proof (mapM_Forall (fun A => ty_printable A /\ ty_fuel A <= f) _ _ _ E
+                    (fun _ _ Hy => IH _ _ Hy)) as HF end.
+    split.
+    + apply ty_printable_prod. eapply Forall_impl; [|exact HF]. intros ? [? ?]; assumption.
+    + cbn [ty_fuel]. apply le_n_S, list_max_le. rewrite Forall_map. eapply Forall_impl; [|exact HF].
+      intros ? [? ?]; assumption.
+Qed.
+
+Lemma opsym_of_readable s o : opsym_of io ops locs s = Ok o -> opsym_printable o.
+Proof.
+  unfold opsym_of, loc_of. intros H. spec_inv; cbn [opsym_printable];
+    match goal with E : index_of _ _ = Some _ |- _ => exact (index_of_lt _ _ _ E) end.
+Qed.
+
+Lemma mk_clauses_readable l f :
+  Forall (fun c => let '(o, D, Qf, Qb) := c in
+           opsym_printable o /\ ty_printable D /\ cmd_readable 1 Qf /\ cmd_readable 2 Qb /\
+           ty_fuel D <= f /\ cmd_fuel Qf <= f /\ cmd_fuel Qb <= f) l ->
+  clauses_readable (mk_clauses l) /\ clauses_fuel (mk_clauses l) <= f.
+Proof.
+  induction 1 as [|[[[o D] Qf] Qb] l Hc _ IH]; [split; [exact I|cbn; lia]|].
+  destruct Hc as [Ho [HD [HQf [HQb [HfD [HfQf HfQb]]]]]]. destruct IH as [IH1 IH2].
+  unfold mk_clauses in *. cbn [fold_right clauses_readable clauses_fuel].
+  split; [tauto|lia].
+Qed.
+
+Lemma cmd_of_readable f :
+  (forall vars s P, cmd_of vo io ops locs f vars s = Ok P ->
+     cmd_readable (length vars) P /\ cmd_fuel P <= f) /\
+  (forall s H, handler_of vo io ops locs f s = Ok H -> handler_readable H /\ handler_fuel H <= f).
+Proof.
+  induction f as [|f [IHc IHh]]; (split; [intros vars s P Hc|intros s Hd Hh]);
+    cbn [cmd_of handler_of] in *; try discriminate.
+  - destruct s as [a|[|[k|] args]]; try discriminate.
+    spec_inv; cbn [cmd_readable cmd_fuel];
+      repeat match goal with
+      | E : tm_of _ _ f _ _ = Ok _ |- _ => apply tm_of_readable in E; destruct E
+      | E : cmd_of _ _ _ _ f _ _ = Ok _ |- _ => apply IHc in E; destruct E
+      | E : handler_of _ _ _ _ f _ = Ok _ |- _ => apply IHh in E; destruct E
+      | E : opsym_of _ _ _ _ = Ok _ |- _ => apply opsym_of_readable in E
+      | E : _ = Ok ?h |- _ =>
+          match type of h with handler => apply IHh in E; destruct E end
+      end;
+      split; try lia; repeat split; eauto.
+  - destruct s as [a|l]; [discriminate|].
+    destruct l as [|[k|] l]; try discriminate.
+    destruct l as [|[r0|l0] cls]; try discriminate.
+    destruct l0 as [|[r|] l0]; try discriminate.
+    destruct l0 as [|x l0]; try discriminate.
+    destruct l0 as [|p l0]; try discriminate.
+    destruct l0 as [|? ?]; [|discriminate].
+    destruct (String.eqb k "handler" && String.eqb r "return"); [|discriminate].
+    destruct (name_of io x) as [x'|] eqn:Ex; cbn [rbind] in Hh; [|discriminate].
+    match goal with Hx : rbind ?r _ = Ok _ |- _ =>
+      destruct r as [P|] eqn:EP; cbn [rbind] in Hx; [|discriminate] end.
+    match goal with Hx : rbind (mapM ?g cls) _ = Ok _ |- _ =>
+      destruct (mapM g cls) as [l|] eqn:El; cbn [rbind] in Hx; [|discriminate] end.
+    injection Hh as <-. apply IHc in EP as [HP HfP].
+    assert (Hl : Forall (fun c => let '(o, D, Qf, Qb) := c in
+           opsym_printable o /\ ty_printable D /\ cmd_readable 1 Qf /\ cmd_readable 2 Qb /\
+           ty_fuel D <= f /\ cmd_fuel Qf <= f /\ cmd_fuel Qb <= f) l).
+    { eapply mapM_Forall; [exact El|]. intros c [[[o D] Qf] Qb] Hc. cbv beta in Hc.
+      spec_inv;
+        repeat match goal with
+        | E : ty_of _ f _ = Ok _ |- _ => apply ty_of_readable in E; destruct E
+        | E : cmd_of _ _ _ _ f _ _ = Ok _ |- _ => apply IHc in E; destruct E
+        | E : opsym_of _ _ _ _ = Ok _ |- _ => apply opsym_of_readable in E
+        | E : _ = Ok ?q |- _ =>
+            match type of q with cmd => apply IHc in E; destruct E end
+        end; cbn [length] in *; tauto. }
+    destruct (mk_clauses_readable l f Hl) as [Hc1 Hc2].
+    cbn [handler_readable handler_fuel]. split; [tauto|lia].
+Qed.
+
+(** Read, print, read: the same command.  The reader fixes a command up to
+    the names of its binders. *)
+Lemma cmd_of_reprint f s P :
+  cmd_of vo io ops locs f [] s = Ok P -> cmd_of vo io ops locs f [] (cmd_sexp io ops locs [] P) = Ok P.
+Proof.
+  intros H. destruct (proj1 (cmd_of_readable f) [] s P H) as [HP Hf].
+  apply cmd_of_print_closed; assumption.
+Qed.
+
 End names.
 
 End reader_spec.
