@@ -291,3 +291,17 @@ Check @run_total_fn_never_stuck.
 Print Assumptions run_total_fn_never_stuck.
 Check @read_program_never_stuck.
 Print Assumptions read_program_never_stuck.
+
+(* A specified reader, in part (reader_spec.v): under stated laws of the
+   lexical level, every readable command printed is read back to itself,
+   and what the reader reads is readable, so read, print, read gives what
+   was read (the reader fixes a command up to the names of its binders). *)
+From RevHandlers Require Import reader_spec.
+Check @tm_of_tm_sexp.
+Print Assumptions tm_of_tm_sexp.
+Check @cmd_of_print.
+Print Assumptions cmd_of_print.
+Check @cmd_of_readable.
+Print Assumptions cmd_of_readable.
+Check @cmd_of_reprint.
+Print Assumptions cmd_of_reprint.

@@ -1,17 +1,29 @@
-(** * The reader reads back what the printer prints: terms
+(** * The reader reads back what the printer prints (issue 27, item 4, in part)
 
-    A first part of a specified reader (issue 27, item 4): for every term
-    the reader could have produced — scoped, its constants at their
-    declared lengths, its function symbols of sensible parameters and of
-    at most [max_fsym_level] levels, its numbers at most [max_nat] — the
-    reader [tm_of] reads the printer's [tm_sexp] back to the same term
-    ([tm_of_tm_sexp]), with the binder names the printer chooses
-    ([v0], [v1], … by depth).  The lexical level is the driver's
-    ([reader_io]); what the theorem needs of it is stated as hypotheses: a
-    number printed is read back ([io_nat (io_num n) = Some n]), numbers
-    print apart ([io_num] injective) and a vector's atoms are read back to
-    the vector ([io_floats (io_atoms v) = v]).  Commands, handlers and
-    whole programs are not covered here. *)
+    The reader of frontend.v ([tm_of], [cmd_of], [handler_of], [ty_of],
+    [fsym_of], [opsym_of]) and its printer ([tm_sexp], [cmd_sexp],
+    [handler_sexp], ...) are inverse on what the reader can produce:
+    - [cmd_of_print] (and [tm_of_tm_sexp]): every readable command — scoped
+      (a [rev handle] body in some number of binders, as [scoped_cmd]
+      says), its constants at their declared lengths, its function symbols
+      of sensible parameters and at most [max_fsym_level] levels, its
+      numbers at most [max_nat], its operations and locations declared —
+      printed with the printer's binder names ([v0], [v1], … by depth;
+      [x], [y], [z] in handler clauses) is read back to itself, given
+      enough nesting fuel ([cmd_fuel]);
+    - [cmd_of_readable]: everything the reader reads is readable, within
+      the fuel it was read with; so [cmd_of_reprint]: read, print, read
+      gives what was read — the reader fixes a command up to the names of
+      its binders.
+    The lexical level is the driver's ([reader_io]); what is needed of it
+    is stated as hypotheses: a printed number is read back
+    ([io_nat (io_num n) = Some n]), numbers print apart ([io_num]
+    injective), a vector's atoms are read back to it
+    ([io_floats (io_atoms v) = v]); and the declared names are distinct
+    (the reader checks it).  The S-expression grammar is [sexp]
+    (frontend.v, sexplib's type).  Not covered: whole programs (the
+    declarations and the heap; there is no program printer yet) and a
+    test of Python's writer against this printer. *)
 From Coq Require Import String Ascii.
 From RevHandlers Require Import prelude signature syntax typecheck instance frontend.
 
