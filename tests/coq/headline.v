@@ -252,3 +252,56 @@ Check @exec_ev_total.
 Print Assumptions exec_ev_total.
 Check @exec_ev_rd3_none.
 Print Assumptions exec_ev_rd3_none.
+
+(* Shapes (shapes.v): vec_shapes says that every vector operation returns
+   the length the primitive's type gives; the list model the extraction is
+   tested against has it.  With it, Ev returns constants at their declared
+   lengths. *)
+From RevHandlers Require Import shapes.
+Check @list_vec_shapes.
+Print Assumptions list_vec_shapes.
+Check @exec_ev_fits.
+Print Assumptions exec_ev_fits.
+
+(* Never stuck (never_stuck.v): every step keeps the constants at their
+   declared lengths (program and heap) and every function symbol within
+   the rd order the instance defines (rd^k[p], k <= 2, counting the rd and
+   rev handle bodies around it); check_program decides typing, lengths,
+   order and unhandled operations; so a closed program the checker accepts
+   never gets stuck: every reachable configuration is a value or steps,
+   run answers a value from some fuel on (never a stuck form at any fuel),
+   and so do the machine and the total evaluator; also for a program read
+   from text, from its initial heap. *)
+From RevHandlers Require Import never_stuck.
+Check @exec_step_conf_consts_fit.
+Print Assumptions exec_step_conf_consts_fit.
+Check @exec_steps_conf_order_ok.
+Print Assumptions exec_steps_conf_order_ok.
+Check @check_program_correct.
+Print Assumptions check_program_correct.
+Check @never_stuck.
+Print Assumptions never_stuck.
+Check @check_program_never_stuck.
+Print Assumptions check_program_never_stuck.
+Check @run_never_stuck.
+Print Assumptions run_never_stuck.
+Check @run_machine_never_stuck.
+Print Assumptions run_machine_never_stuck.
+Check @run_total_fn_never_stuck.
+Print Assumptions run_total_fn_never_stuck.
+Check @read_program_never_stuck.
+Print Assumptions read_program_never_stuck.
+
+(* A specified reader, in part (reader_spec.v): under stated laws of the
+   lexical level, every readable command printed is read back to itself,
+   and what the reader reads is readable, so read, print, read gives what
+   was read (the reader fixes a command up to the names of its binders). *)
+From RevHandlers Require Import reader_spec.
+Check @tm_of_tm_sexp.
+Print Assumptions tm_of_tm_sexp.
+Check @cmd_of_print.
+Print Assumptions cmd_of_print.
+Check @cmd_of_readable.
+Print Assumptions cmd_of_readable.
+Check @cmd_of_reprint.
+Print Assumptions cmd_of_reprint.

@@ -17,7 +17,9 @@
     declared dimension [n], whatever the length of [v].  The reader keeps
     it for the constants of a program it accepts ([read_program_consts],
     frontend.v); that the vector operations keep it along a run is a
-    property of the vector model, not proved here. *)
+    property of the vector model, [vec_shapes], proved for the list model
+    in shapes.v; never_stuck.v proves that every step keeps it and that a
+    checked program within the [rd] order is never stuck on [Ev]. *)
 From RevHandlers Require Import prelude signature syntax typing instance.
 
 Section ev_total.

@@ -1,0 +1,50 @@
+(** * Examples of [check_program] (never_stuck.v)
+
+    Over the list model with natural-number scalars (any scalars do: the
+    check and the shapes do not look at them), two programs that nest two
+    [rd] terms:
+<<
+    ⌊1.rd(x. 1.rd(y. f(…y…))(x))(2)⌋
+>>
+    with [f = swish] ([rd⁰]: two bodies around it give order 2, accepted)
+    or [f = rd[swish]] (order 3, refused with [PRdOrder]).  The refusal is
+    not vacuous: run, the refused program is stuck on [Ev] of
+    [rd³[swish]], which the instance does not define; the accepted one
+    answers a value.  A constant whose vector has not its declared length
+    is refused with [PConstLength]. *)
+From RevHandlers Require Import prelude signature syntax typing typecheck interp instance never_stuck.
+
+Definition nat_scalars : scalar_ops nat := {|
+  s_zero := 0; s_one := 1; s_add := Nat.add; s_sub := Nat.sub; s_mul := Nat.mul; s_div := Nat.div;
+  s_exp := fun x => x; s_log := fun x => x; s_tanh := fun x => x; s_round := fun x => x;
+  s_lt := Nat.ltb |}.
+
+Section examples.
+#[local] Instance examples_sorts : sorts := exec_sorts (list nat).
+Let vo := list_vec_ops nat_scalars.
+
+(** [rd^k[swish_1]] applied to the innermost variable. *)
+Definition inner (k : nat) : tm :=
+  App (k, PSwish 1) (match k with 0 => Var 0 | _ => Tuple [Var 0; Var 0] end).
+
+Definition nested (k : nat) : cmd :=
+  Ret (Rd (Const (1, [1])) (Rd (Const (1, [1])) (inner k) (Var 0)) (Const (1, [2]))).
+
+Example nested_0_accepted : check_program vo [] [] (nested 0) = Ok (TBase 1).
+Proof. vm_compute. reflexivity. Qed.
+
+Example nested_1_refused : check_program vo [] [] (nested 1) = Err PRdOrder.
+Proof. vm_compute. reflexivity. Qed.
+
+Example short_constant_refused : check_program vo [] [] (Ret (Const (2, [1]))) = Err PConstLength.
+Proof. vm_compute. reflexivity. Qed.
+
+Definition run_ex (P : cmd) : run_result :=
+  @run _ (exec_signature vo [] []) (exec_evaluator vo) 1000 0 [] P.
+
+Example nested_0_runs : exists hp V n, run_ex (nested 0) = RDone hp V n.
+Proof. vm_compute. eauto. Qed.
+
+Example nested_1_stuck_rd3 : exists hp P V n, run_ex (nested 1) = RStuckEv hp P (3, PSwish 1) V n.
+Proof. vm_compute. eauto. Qed.
+End examples.
