@@ -1,0 +1,332 @@
+(** * The meaning of the paper's MLP program is one step of gradient descent, at every size
+
+    [theories/rh/mlp_gen.v] builds the program
+<<
+    P_MLP(ls) = rev handle(<v>)<x_in>.R_MLP(ls) with H_train(ls)
+>>
+    for every list of weight locations [ls = [ℓ_0; …; ℓ_{L-1}]].  Here it
+    is taken over the real instance [cmd_den.v] gives a meaning to
+    ([exec_signature Rvo decls locs]): the base type [Real(n)] is [n], the
+    function symbols are the primitives [swish_n], [(·_n)], [(−_n)],
+    [matmul], [transpose] at level 0, the operation [FC[ℓ]] is the
+    operation number [ℓ], and the declarations come from a list [shapes]
+    of shapes: location and operation [ℓ] have the shape
+    [nth ℓ shapes = (n, m)] ([FC[ℓ] : Real(n) ▷ Real(m)], [ℓ] holds an
+    [m × n] matrix, [Real(m·n)]).
+
+    [mlp_den_train]: for every list of at least one layer whose shapes
+    chain from [n_in] to [n_out], every input [v ∈ ℝ^{n_in}] and every
+    heap whose constants have the lengths of their locations
+    ([heap_fits]), the meaning [prog_den hp (P_MLP(ls) v)] ([cmd_den.v]:
+    the forward and backward pass of [revh] with Coquelicot's reverse
+    derivatives of the pure parts, the [Get]s and [Put]s answered from
+    the heap) is the value [⌊<g>⌋] and the heap [hp] with each [ℓ_i]
+    set to the new weight of [mlp_train] ([mlp_grad.v]), [g] being the
+    cotangent [mlp_train] returns.  Nothing of [RH] is used.
+
+    [mlp_den_gradient]: with [mlp_train_gradient], the meaning of one run
+    maps each [ℓ_i ↦ m_i] to [m_i − α·∂/∂m_i ½‖f_m(v) − t‖²] entry by entry
+    (distinct locations), leaves every other location alone, and returns
+    [α·∇_v ½‖f_m(v) − t‖²] in its one-element tuple.
+
+    The proof follows [revh]'s recursion along the chain, by induction on
+    the layers after the first ([rest_den]): the forward clause of
+    [FC[ℓ]] reads [ℓ] and multiplies ([fwd_den]); after the last layer
+    the return clause gives [α(f_m(v) − t)] ([ret_den]); coming back, the
+    backward clause writes [m − y aᵀ] and answers [mᵀ y] ([bwd_den]), and
+    the pull-back through [swish] of the layer's input is the real
+    reverse derivative [swish'(u) ⊙ ·] ([rd_den_first], from
+    [rd_den_correct]).  The first layer ([top_den]) is the same with the
+    identity in place of [swish]. *)
+From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
+From Coquelicot Require Import Coquelicot.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem
+  cmd_ctx cmd_sem instance.
+From RevHandlers Require examples mlp_gen.
+From RevHandlers.Analysis Require Import vec templates sums prims denot rdcalc rdden rdsound cmd_den cmd_sound mlp_grad.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Existing Instance Rsorts'.
+
+(** ** The program over the real instance *)
+Section mlp_den.
+Variable shapes : list (nat * nat).
+
+(** [FC[ℓ] : Real(n) ▷ Real(m)] and [ℓ :: Real(m·n)] for [nth ℓ shapes = (n, m)]. *)
+Definition real_decls : list (ty * ty) := map (fun s => (TBase (fst s), TBase (snd s))) shapes.
+Definition real_locs : list nat := map (fun s => (snd s * fst s)%nat) shapes.
+Definition real_shape (l : nat) : nat * nat := nth l shapes (0%nat, 0%nat).
+
+#[local] Instance Σm : signature := exec_signature Rvo real_decls real_locs.
+
+Notation cden := (cden real_decls real_locs).
+Notation hden := (hden real_decls real_locs).
+Notation clsden := (clsden real_decls real_locs).
+Notation hrun := (hrun real_decls real_locs).
+Notation prog_den := (prog_den real_decls real_locs).
+Notation coerce := (coerce real_decls real_locs).
+Notation heap_fits := (heap_fits real_decls real_locs).
+
+(** The rate [α] and the target [t ∈ ℝ^{n_out}]. *)
+Variables (n_out : nat) (α : R) (t : vec).
+
+Definition real_fc_fwd (l : nat) : cmd := examples.fc_fwd (fun m n k => (0%nat, PMatmul m n k)) real_shape l.
+Definition real_fc_bwd (l : nat) : cmd :=
+  examples.fc_bwd (fun n => (0%nat, PSub n)) (fun m n k => (0%nat, PMatmul m n k)) (fun m n => (0%nat, PTranspose m n))
+    real_shape l.
+Definition real_clauses (ls : list nat) : clauses :=
+  examples.fc_clauses (fun n => n) (fun n => (0%nat, PSub n)) (fun m n k => (0%nat, PMatmul m n k))
+    (fun m n => (0%nat, PTranspose m n)) real_shape (fun l => l) ls.
+Definition real_rest (ls : list nat) : cmd := mlp_gen.rest_gen (fun n => (0%nat, PSwish n)) real_shape (fun l => l) ls.
+Definition real_R_MLP (ls : list nat) : cmd := mlp_gen.R_MLP_gen (fun n => (0%nat, PSwish n)) real_shape (fun l => l) ls.
+Definition H_train_real (ls : list nat) : handler :=
+  examples.H_train (fun n => n) (fun n => (0%nat, PSmul n)) (fun n => (0%nat, PSub n))
+    (fun m n k => (0%nat, PMatmul m n k)) (fun m n => (0%nat, PTranspose m n)) real_shape (fun l => l)
+    n_out (1%nat, [α]) (n_out, t) ls.
+
+(** [P_MLP(ls)] at the input [v]. *)
+Definition P_MLP_real (ls : list nat) (v : vec) : cmd :=
+  mlp_gen.P_MLP_gen (fun n => n) (fun n => (0%nat, PSwish n)) (fun n => (0%nat, PSmul n)) (fun n => (0%nat, PSub n))
+    (fun m n k => (0%nat, PMatmul m n k)) (fun m n => (0%nat, PTranspose m n)) real_shape (fun l => l)
+    n_out (1%nat, [α]) (n_out, t) ls (length v, v).
+
+Lemma P_MLP_real_eq ls v : P_MLP_real ls v = RevHandle (Tuple [Const (length v, v)]) (real_R_MLP ls) (H_train_real ls).
+Proof. reflexivity. Qed.
+
+Lemma nth_map_lt {A B : Type} (f : A -> B) (xs : list A) (d : A) (d' : B) i :
+  (i < length xs)%nat -> nth i (map f xs) d' = f (nth i xs d).
+Proof.
+  revert i. induction xs as [|x xs IH]; intros [|i] Hi; simpl in *; try lia; auto. apply IH. lia.
+Qed.
+
+(** The shapes of a declared operation and location. *)
+Lemma real_ar l : (l < length shapes)%nat -> ar (@OpUser Rsorts' l) = TBase (snd (real_shape l)).
+Proof.
+  intros Hl. simpl. unfold real_decls, real_shape. rewrite (nth_map_lt _ _ (0%nat, 0%nat)) by exact Hl.
+  reflexivity.
+Qed.
+
+Lemma real_loc_base l : (l < length shapes)%nat -> loc_base l = (snd (real_shape l) * fst (real_shape l))%nat.
+Proof.
+  intros Hl. simpl. unfold real_locs, real_shape. rewrite (nth_map_lt _ _ (0%nat, 0%nat)) by exact Hl.
+  reflexivity.
+Qed.
+
+(** ** The handler's clauses *)
+Lemma clsden_real ls l : In l ls ->
+  clsden (real_clauses ls) (@OpUser Rsorts' l) =
+  Some (fun a => cden (scons a rho0) (real_fc_fwd l), fun y z => cden (scons y (scons z rho0)) (real_fc_bwd l)).
+Proof.
+  induction ls as [|l' ls IH]; intros Hin; [destruct Hin|].
+  cbn [real_clauses examples.fc_clauses clsden]. destruct (opsym_eq_dec (@OpUser Rsorts' l) (@OpUser Rsorts' l')) as [E|E].
+  - injection E as ->. reflexivity.
+  - destruct Hin as [->|Hin]; [contradiction|]. apply IH. exact Hin.
+Qed.
+
+(** The return clause [x ↦ ⌊α · (x − t)⌋]. *)
+Lemma ret_den ls c : hret (hden (H_train_real ls)) (RLeaf c) = CRet (RLeaf (vscale Rsc α (vsub Rsc c t))).
+Proof. reflexivity. Qed.
+
+(** The forward clause of [FC[ℓ]]: [Get[ℓ]] answered by the heap's [w],
+    the result [w a] and the residual [<w, a>]. *)
+Lemma fwd_den ls l hp a f : In l ls -> heap_fits hp -> (l < length shapes)%nat ->
+  hrun hp (bind (hfwd (hden (H_train_real ls)) (@OpUser Rsorts' l) (RLeaf a)) f) =
+  hrun hp (f (RNode [RLeaf (matmul Rsc (snd (real_shape l)) (fst (real_shape l)) 1 (snd (heap_lookup hp l)) a);
+                     RNode [RLeaf (snd (heap_lookup hp l)); RLeaf a]])).
+Proof.
+  intros Hin Hhp Hl.
+  change (hfwd (hden (H_train_real ls)) (@OpUser Rsorts' l))
+    with (match clsden (real_clauses ls) (@OpUser Rsorts' l) with Some (f, _) => f | None => dflt_fwd real_decls real_locs (@OpUser Rsorts' l) end).
+  rewrite (clsden_real ls l Hin). unfold real_fc_fwd, examples.fc_fwd.
+  cbn [cden bind hrun].
+  rewrite coerce_fits by (constructor; apply (heap_lookup_fits real_decls real_locs); exact Hhp).
+  reflexivity.
+Qed.
+
+(** The backward clause of [FC[ℓ]] at the cotangent [g] and the residual
+    [<w, a>]: [Put[ℓ](w − g aᵀ)], then [wᵀ g]. *)
+Lemma bwd_den ls l hp g w a f : In l ls ->
+  hrun hp (bind (hbwd (hden (H_train_real ls)) (@OpUser Rsorts' l) (RLeaf g) (RNode [RLeaf w; RLeaf a])) f) =
+  hrun (heap_update hp l (loc_base l,
+          vsub Rsc w (matmul Rsc (snd (real_shape l)) 1 (fst (real_shape l)) g
+                        (transpose Rsc (fst (real_shape l)) 1 a))))
+    (f (RLeaf (matmul Rsc (fst (real_shape l)) (snd (real_shape l)) 1
+                 (transpose Rsc (snd (real_shape l)) (fst (real_shape l)) w) g))).
+Proof.
+  intros Hin.
+  change (hbwd (hden (H_train_real ls)) (@OpUser Rsorts' l))
+    with (match clsden (real_clauses ls) (@OpUser Rsorts' l) with Some (_, g) => g | None => dflt_bwd real_decls real_locs (@OpUser Rsorts' l) end).
+  rewrite (clsden_real ls l Hin). unfold real_fc_bwd, examples.fc_bwd.
+  cbn [cden bind hrun]. reflexivity.
+Qed.
+
+(** ** The pull-back through a map of the first component *)
+
+(** At a point [<u, ts…>], the real reverse derivative ([rd_den]) of a map
+    that reads the first component only, through [φ], is [φ]'s reverse
+    derivative on that component and [0] on the others. *)
+Lemma rd_den_first u ts n m φ rφ w G :
+  length u = n -> is_rev_deriv n m φ u rφ -> length w = m ->
+  (forall p, fits (tyof (RNode (RLeaf u :: ts))) p -> G p = RLeaf (φ (rleaf (rnth 0 p)))) ->
+  fits (tyof (RNode (RLeaf u :: ts))) (rd_den (RLeaf w) (RNode (RLeaf u :: ts)) G) /\
+  rflat (rd_den (RLeaf w) (RNode (RLeaf u :: ts)) G) = rφ w ++ zeros (length (rflat (RNode ts))).
+Proof.
+  intros Hu Hφ Hw HG. set (v := RNode (RLeaf u :: ts)).
+  set (K := length (rflat (RNode ts))).
+  split; [apply rd_den_fits|].
+  rewrite (rd_den_ext_fits _ _ G (fun p => RLeaf (φ (rleaf (rnth 0 p))))) by exact HG.
+  assert (Hv : rflat v = u ++ rflat (RNode ts)).
+  { unfold v. rewrite !rflat_node. cbn [map concat]. rewrite rflat_leaf. reflexivity. }
+  assert (Hlv : length (rflat v) = (n + K)%nat) by (rewrite Hv, app_length; unfold K; lia).
+  set (As := map tyof (RLeaf u :: ts)).
+  assert (Hfv : fits (TProd As) v) by exact (fits_tyof v).
+  assert (Hdim : dim (TProd As) = (n + K)%nat) by (rewrite <- (fits_len _ _ Hfv); exact Hlv).
+  rewrite <- (rflat_leaf w) at 2.
+  apply (rd_den_correct (RLeaf w) v _ m (fun y => rφ y ++ zeros K)); [|rewrite rflat_leaf; exact Hw].
+  cbv zeta. rewrite Hlv.
+  assert (H1 : is_rev_deriv (n + K) m (fun y => φ (proj 0 n y)) (rflat v)
+                 (fun y => zeros 0 ++ rφ y ++ zeros (n + K - 0 - n))).
+  { apply (rd_comp _ n _ φ (proj 0 n) (rflat v) rφ (fun z => zeros 0 ++ z ++ zeros (n + K - 0 - n)));
+      [apply rd_proj; auto; lia|].
+    rewrite Hv. unfold proj. simpl. rewrite firstn_app, firstn_all2 by lia.
+    replace (n - length u)%nat with 0%nat by lia. rewrite app_nil_r. exact Hφ. }
+  eapply is_rev_deriv_ext; [| |exact H1].
+  - intros y Hy. rewrite rflat_leaf. f_equal.
+    destruct (reshape_node As v y Hfv (eq_trans Hy (eq_sym Hdim))) as [ps [E [HF Hc]]]. rewrite E.
+    assert (H0 : nth_error As 0 = Some (TBase (length u))) by reflexivity.
+    destruct (block_nth As ps 0 _ HF H0) as [Hb Hf0].
+    unfold rnth. destruct (nth 0 ps (RNode [])) as [z|zs] eqn:E0; [|inversion Hf0].
+    simpl. rewrite rflat_leaf in Hb. rewrite Hb, Hc. unfold off. simpl. rewrite dim_base, Hu. reflexivity.
+  - intros y _. simpl. replace (n + K - 0 - n)%nat with K by lia. reflexivity.
+Qed.
+
+(** ** The heap after the backward pass *)
+Fixpoint heap_set (hp : heap) (ls : list nat) (ws : list vec) : heap :=
+  match ls, ws with
+  | l :: ls', w :: ws' => heap_update (heap_set hp ls' ws') l (loc_base l, w)
+  | _, _ => hp
+  end.
+
+(** The widths [n_in, n_1, …, n_L] of the layers and the weights the heap holds. *)
+Definition real_widths (n_in : nat) (ls : list nat) : list nat := n_in :: map (fun l => snd (real_shape l)) ls.
+Definition real_weights (hp : heap) (ls : list nat) : list vec := map (fun l => snd (heap_lookup hp l)) ls.
+
+Lemma cden_rest_cons ρ l ls :
+  cden ρ (real_rest (l :: ls)) =
+  CCall (@OpUser Rsorts' l) (den ρ (App (0%nat, PSwish (fst (real_shape l))) (Var 0)))
+    (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) ρ) (real_rest ls)).
+Proof. destruct ls; reflexivity. Qed.
+
+Lemma cden_R_MLP_cons ρ l ls :
+  cden ρ (real_R_MLP (l :: ls)) =
+  CCall (@OpUser Rsorts' l) (ρ 0%nat) (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) ρ) (real_rest ls)).
+Proof. destruct ls; reflexivity. Qed.
+
+Lemma fits_leaf_cons_inv u ts p : fits (tyof (RNode (RLeaf u :: ts))) p ->
+  exists z ps, p = RNode (RLeaf z :: ps) /\ length z = length u.
+Proof.
+  intros Hp. inversion Hp as [|? ps HF]; subst. inversion HF as [|? ? ? ? Hz]; subst.
+  inversion Hz; subst. eauto.
+Qed.
+
+(** The cotangent of a point [<u, ts…>] that is [g] on [u] and [0] elsewhere. *)
+Lemma cot_first u ts q g : fits (tyof (RNode (RLeaf u :: ts))) q ->
+  rflat q = g ++ zeros (length (rflat (RNode ts))) ->
+  exists qs, q = RNode (RLeaf g :: qs) /\ length g = length u /\ fits (tyof (RNode ts)) (RNode qs) /\
+             rflat (RNode qs) = zeros (length (rflat (RNode ts))).
+Proof.
+  intros Hq Hf. inversion Hq as [|? ps HF]; subst. inversion HF as [|? z ? qs Hz Hqs]; subst.
+  inversion Hz as [? z' Hz' E|]; subst.
+  assert (Hqs' : fits (tyof (RNode ts)) (RNode qs)) by (constructor; exact Hqs).
+  pose proof (fits_len _ _ Hqs') as Hl1. pose proof (fits_len _ _ (fits_tyof (RNode ts))) as Hl2.
+  rewrite rflat_node in Hf. cbn [map concat] in Hf. rewrite rflat_leaf, <- rflat_node in Hf.
+  assert (Hlen : length z' = length g).
+  { apply (f_equal (@length R)) in Hf. rewrite !app_length, length_zeros, Hl1, <- Hl2 in Hf. lia. }
+  destruct (app_eq_len _ _ _ _ Hf Hlen) as [-> E2]. exists qs. split; [reflexivity|]. split; [lia|]. split; auto.
+Qed.
+
+(** ** The layers after the first, by induction *)
+
+(** From the point [<u, ts…>] ([u] the pre-activation of the layer
+    [ℓ :: ls]), the rest of the pass: it answers the heap with the new
+    weights of [ls] ([bp_rest]'s steps subtracted) and the cotangent
+    [bp_rest] gives for [u], [0] for the rest of the point. *)
+Lemma rest_den ls0 ls : length t = n_out -> forall n u ts hp,
+  incl ls ls0 -> Forall (fun l => l < length shapes)%nat ls -> heap_fits hp ->
+  mlp_gen.chained real_shape n ls n_out -> length u = n ->
+  let ns := real_widths n ls in
+  let ws := real_weights hp ls in
+  let r := bp_rest ns ws u (vscale Rsc α (vsub Rsc (fwd_rest ns ws u) t)) in
+  exists q,
+    hrun hp (revh_aux (hden (H_train_real ls0)) (cden (envof (RNode (RLeaf u :: ts))) (real_rest ls))
+               (fun p => cden (envof p) (real_rest ls)) (RNode (RLeaf u :: ts))) =
+    Some (q, heap_set hp ls (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
+    fits (tyof (RNode (RLeaf u :: ts))) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts))).
+Proof.
+  intros Ht. induction ls as [|l ls IH]; intros n u ts hp Hincl Hdecl Hhp Hc Hu ns ws r.
+  - (* after the last layer: the return clause, pulled back through the projection *)
+    cbn [real_rest mlp_gen.rest_gen cden revh_aux]. unfold harg.
+    change (den (envof (RNode (RLeaf u :: ts))) (Var 0)) with (RLeaf u). rewrite ret_den. cbn [bind hrun].
+    destruct (rd_den_first u ts n n (fun x => x) (fun y => y) (vscale Rsc α (vsub Rsc u t))
+                (fun x => den (envof x) (Var 0)) Hu (rd_id n u Hu)) as [Hf Hr].
+    { simpl in Hc. unfold vscale. rewrite map_length, vsub_vm, length_vm; lia. }
+    { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _). reflexivity. }
+    eexists. split; [reflexivity|]. split; [exact Hf|]. exact Hr.
+  - (* the layer [ℓ]: forward clause, the rest of the pass, backward clause, [swish] *)
+    destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. subst n.
+    set (n := fst (real_shape l)) in *. set (m := snd (real_shape l)) in *.
+    assert (Hinl : In l ls0) by (apply Hincl; left; reflexivity).
+    assert (Hincl' : incl ls ls0) by (intros x Hx; apply Hincl; right; exact Hx).
+    set (w := snd (heap_lookup hp l)).
+    assert (Hw : length w = (m * n)%nat).
+    { unfold w. rewrite (heap_lookup_fits real_decls real_locs) by exact Hhp.
+      rewrite real_loc_base by exact Hl. reflexivity. }
+    set (a := map (swish Rsc) u).
+    assert (Ha : length a = n) by (unfold a; rewrite map_length; exact Hu).
+    set (u' := matmul Rsc m n 1 w a).
+    assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
+    set (v := RNode (RLeaf u :: ts)).
+    set (F := fun p => cden (envof p) (real_rest (l :: ls))).
+    change (exists q, hrun hp (revh_aux (hden (H_train_real ls0)) (F v) F v) =
+      Some (q, heap_set hp (l :: ls) (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
+      fits (tyof v) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts)))).
+    assert (EF : F v = CCall (@OpUser Rsorts' l) (RLeaf a)
+                         (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) (envof v)) (real_rest ls))).
+    { unfold F. rewrite cden_rest_cons. reflexivity. }
+    rewrite EF. cbn [revh_aux]. rewrite (fwd_den ls0 l hp a _ Hinl Hhp Hl). fold n m w. fold a u'.
+    cbn [rnth nth rcons]. rewrite (real_ar l Hl), coerce_fits by (constructor; exact Hu').
+    set (v' := RNode (RLeaf u' :: RLeaf u :: ts)).
+    change (scons (RLeaf u') (envof v)) with (scons (RLeaf u') (envof (RNode (RLeaf u :: ts)))).
+    rewrite <- envof_cons. fold v'.
+    rewrite (revh_ext _ _ (ext F) (fun p => cden (envof p) (real_rest ls)) v' I).
+    2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
+        unfold ext, F. cbn [rtail rnth nth]. rewrite cden_rest_cons. cbn [cont].
+        rewrite (real_ar l Hl), coerce_fits by (constructor; unfold m; lia).
+        rewrite <- envof_cons. reflexivity. }
+    destruct (IH m u' (RLeaf u :: ts) hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
+    rewrite hrun_bind. fold v' in Hq. rewrite Hq.
+    destruct (cot_first _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
+    cbn [rnth nth rtail].
+    rewrite (bwd_den ls0 l _ _ w a _ Hinl). fold n m. cbn [hrun].
+    set (g := snd (bp_rest (real_widths m ls) (real_weights hp ls)
+                 u' (vscale Rsc α (vsub Rsc (fwd_rest (real_widths m ls) (real_weights hp ls) u') t)))) in *.
+    assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
+    set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
+    assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
+    destruct (rd_den_first u ts n n (map (swish Rsc)) (vmul (map (swish' Rsc) u)) b (fun x => harg (F x))
+                Hu (rd_swish n u Hu) Hb) as [Hf Hr].
+    { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
+      unfold F. rewrite cden_rest_cons. reflexivity. }
+    fold v in Hf, Hr.
+    set (X := rd_den (RLeaf b) v (fun x => harg (F x))) in *.
+    assert (EX : radd (RNode qs) X = X).
+    { pose proof (rd_den_len (RLeaf b) v (fun x => harg (F x))) as HXl. fold X in HXl.
+      unfold radd. rewrite Hqsr. rewrite vp_zeros_l by (rewrite HXl; unfold v; lia).
+      apply (reshape_fits_eq (tyof v)); [exact Hqsf|exact Hf]. }
+    rewrite EX. eexists. split; [reflexivity|]. split; [exact Hf|].
+    rewrite Hr. f_equal. unfold r, ns, ws. cbn [real_widths real_weights map bp_rest snd].
+    fold n m w a u' g. rewrite vmul_inst, vmul_comm. reflexivity.
+Qed.
+
+End mlp_den.
