@@ -329,4 +329,81 @@ Proof.
     fold n m w a u' g. rewrite vmul_inst, vmul_comm. reflexivity.
 Qed.
 
+(** ** The whole program *)
+
+(** [mlp_den_train]: the meaning of [P_MLP(ls)] at the input [v], from a
+    heap of the right shapes, is the value [⌊<g>⌋] and the heap with each
+    [ℓ_i] set to its new weight, where [(new weights, g)] is [mlp_train]
+    of the widths and of the weights the heap holds.
+
+    Informal proof: [revh] on the chain [FC[ℓ_0](x_in); FC[ℓ_1](swish(x_1)); …]:
+    the forward clause of [FC[ℓ_0]] reads [m_0] and gives [m_0 v]
+    ([fwd_den]); the rest of the pass ([rest_den], by induction on the
+    layers) writes the new weights of [ℓ_1 …] and answers the cotangent
+    of [x_1] (on the point [<x_1, v>], [0] on [v]); the backward clause
+    writes [m_0 − y_0 vᵀ] and answers [m_0ᵀ y_0] ([bwd_den]), which the
+    pull-back through the projection [x ↦ x_in] ([rd_den_first]) puts on
+    [v]; the cotangent held for [v] so far is [0]. *)
+Theorem mlp_den_train ls v hp :
+  ls <> [] -> Forall (fun l => l < length shapes)%nat ls -> mlp_gen.chained real_shape (length v) ls n_out ->
+  length t = n_out -> heap_fits hp ->
+  prog_den hp (P_MLP_real ls v) =
+  Some (RNode [RLeaf (snd (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))],
+        heap_set hp ls (fst (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))).
+Proof.
+  intros Hne Hdecl Hc Ht Hhp. destruct ls as [|l ls]; [congruence|].
+  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
+  set (n := length v) in *. set (m := snd (real_shape l)) in *.
+  assert (Hinl : In l (l :: ls)) by (left; reflexivity).
+  assert (Hincl' : incl ls (l :: ls)) by (intros x Hx; right; exact Hx).
+  set (w := snd (heap_lookup hp l)).
+  assert (Hw : length w = (m * n)%nat).
+  { unfold w. rewrite (heap_lookup_fits real_decls real_locs) by exact Hhp.
+    rewrite real_loc_base by exact Hl. rewrite Hn. reflexivity. }
+  set (u' := matmul Rsc m n 1 w v).
+  assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
+  set (vv := RNode [RLeaf v]).
+  set (F := fun p => cden (envof p) (real_R_MLP (l :: ls))).
+  change (hrun hp (revh_aux (hden (H_train_real (l :: ls))) (F vv) F vv) =
+    Some (RNode [RLeaf (snd (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α))],
+          heap_set hp (l :: ls) (fst (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α)))).
+  assert (EF : F vv = CCall (@OpUser Rsorts' l) (RLeaf v)
+                        (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) (envof vv)) (real_rest ls))).
+  { unfold F. rewrite cden_R_MLP_cons. reflexivity. }
+  rewrite EF. cbn [revh_aux]. rewrite (fwd_den (l :: ls) l hp v _ Hinl Hhp Hl). rewrite Hn. fold m w u'.
+  cbn [rnth nth rcons]. rewrite (real_ar l Hl), coerce_fits by (constructor; exact Hu').
+  set (v' := RNode [RLeaf u'; RLeaf v]).
+  change (scons (RLeaf u') (envof vv)) with (scons (RLeaf u') (envof (RNode [RLeaf v]))).
+  rewrite <- envof_cons. fold v'.
+  rewrite (revh_ext _ _ (ext F) (fun p => cden (envof p) (real_rest ls)) v' I).
+  2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
+      unfold ext, F. cbn [rtail rnth nth]. rewrite cden_R_MLP_cons. cbn [cont].
+      rewrite (real_ar l Hl), coerce_fits by (constructor; unfold m; lia).
+      rewrite <- envof_cons. reflexivity. }
+  destruct (rest_den (l :: ls) ls Ht m u' [RLeaf v] hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
+  rewrite hrun_bind. fold v' in Hq. rewrite Hq.
+  destruct (cot_first _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
+  cbn [rnth nth rtail].
+  rewrite (bwd_den (l :: ls) l _ _ w v _ Hinl). rewrite Hn. fold m. cbn [hrun].
+  set (g := snd (bp_rest (real_widths m ls) (real_weights hp ls)
+               u' (vscale Rsc α (vsub Rsc (fwd_rest (real_widths m ls) (real_weights hp ls) u') t)))) in *.
+  assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
+  set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
+  assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
+  destruct (rd_den_first v [] n n (fun x => x) (fun y => y) b (fun x => harg (F x))
+              eq_refl (rd_id n v eq_refl) Hb) as [Hf Hr].
+  { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
+    unfold F. rewrite cden_R_MLP_cons. reflexivity. }
+  fold vv in Hf, Hr.
+  set (X := rd_den (RLeaf b) vv (fun x => harg (F x))) in *.
+  assert (EX : radd (RNode qs) X = X).
+  { pose proof (rd_den_len (RLeaf b) vv (fun x => harg (F x))) as HXl. fold X in HXl.
+    unfold radd. rewrite Hqsr. rewrite vp_zeros_l by (rewrite HXl; unfold vv; lia).
+    apply (reshape_fits_eq (tyof vv)); [exact Hqsf|exact Hf]. }
+  assert (EX' : X = RNode [RLeaf b]).
+  { destruct (cot_first v [] X b Hf Hr) as (xs & -> & _ & Hxs & _).
+    inversion Hxs as [|? ? HF]; subst. inversion HF; subst. reflexivity. }
+  rewrite EX, EX'. reflexivity.
+Qed.
+
 End mlp_den.
