@@ -406,4 +406,119 @@ Proof.
   rewrite EX, EX'. reflexivity.
 Qed.
 
+(** ** Gradient descent *)
+
+Lemma real_mlp_shapes ls : forall n hp,
+  Forall (fun l => l < length shapes)%nat ls -> mlp_gen.chained real_shape n ls n_out -> heap_fits hp ->
+  mlp_shapes (real_widths n ls) (real_weights hp ls).
+Proof.
+  induction ls as [|l ls IH]; intros n hp Hdecl Hc Hhp; [exact I|].
+  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
+  split; [|apply IH; auto].
+  rewrite (heap_lookup_fits real_decls real_locs) by exact Hhp. rewrite real_loc_base by exact Hl.
+  rewrite Hn. reflexivity.
+Qed.
+
+Lemma real_widths_last ls : forall n, mlp_gen.chained real_shape n ls n_out -> last (real_widths n ls) 0%nat = n_out.
+Proof.
+  induction ls as [|l ls IH]; intros n Hc; [exact Hc|].
+  destruct Hc as [_ Hc]. rewrite <- (IH _ Hc). destruct ls; reflexivity.
+Qed.
+
+Lemma heap_lookup_update_eq hp l c : heap_lookup (heap_update hp l c) l = c.
+Proof. unfold heap_update. simpl. destruct (Nat.eq_dec l l); [reflexivity|contradiction]. Qed.
+
+Lemma heap_lookup_update_neq hp l l' c : l' <> l -> heap_lookup (heap_update hp l c) l' = heap_lookup hp l'.
+Proof.
+  intros Hne. unfold heap_update. simpl. destruct (Nat.eq_dec l' l) as [E|_]; [contradiction|].
+  induction hp as [|[l0 c0] hp IH]; [reflexivity|]. simpl.
+  destruct (Nat.eq_dec l l0) as [->|Hl0]; simpl.
+  - destruct (Nat.eq_dec l' l0); [contradiction|]. exact IH.
+  - destruct (Nat.eq_dec l' l0); [reflexivity|exact IH].
+Qed.
+
+(** A location not among the layers keeps its constant. *)
+Lemma heap_set_other hp ls ws l : ~ In l ls -> heap_lookup (heap_set hp ls ws) l = heap_lookup hp l.
+Proof.
+  revert ws. induction ls as [|l' ls IH]; intros [|w ws] Hl; try reflexivity.
+  cbn [heap_set]. rewrite heap_lookup_update_neq by (intros ->; apply Hl; left; reflexivity).
+  apply IH. intros Hin. apply Hl. right. exact Hin.
+Qed.
+
+(** The [i]-th location holds the [i]-th new weight. *)
+Lemma heap_set_nth hp ls ws i : NoDup ls -> length ws = length ls -> (i < length ls)%nat ->
+  heap_lookup (heap_set hp ls ws) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i ws []).
+Proof.
+  revert ws i. induction ls as [|l ls IH]; intros [|w ws] i Hnd Hlen Hi; cbn [length] in *; try lia.
+  inversion Hnd as [|? ? Hl Hnd']; subst. destruct i as [|i].
+  - apply heap_lookup_update_eq.
+  - cbn [heap_set nth]. rewrite heap_lookup_update_neq.
+    + apply IH; auto; lia.
+    + intros E. apply Hl. rewrite <- E. apply nth_In. lia.
+Qed.
+
+(** [mlp_den_gradient]: one run of the program, as its meaning, is one
+    step of gradient descent on [½‖f_m(v) − t‖²]: for distinct locations
+    [ls = [ℓ_0; …; ℓ_{L-1}]] holding [m_0, …, m_{L-1}] (of the shapes of
+    the chain), entry [k] of [ℓ_i] becomes
+    [m_i[k] − α · ∂/∂m_i[k] ½‖f_m(v) − t‖²] (the partial derivative
+    exists), every other location keeps its constant, and the program
+    returns [⌊<g>⌋] with [g_j = α · ∂/∂v_j ½‖f_m(v) − t‖²].
+
+    Informal proof: [mlp_den_train] says what the meaning is in terms of
+    [mlp_train]; [mlp_train_gradient] says what [mlp_train] computes;
+    [heap_set_nth] and [heap_set_other] read the heap. *)
+Theorem mlp_den_gradient ls v hp :
+  ls <> [] -> NoDup ls -> Forall (fun l => l < length shapes)%nat ls ->
+  mlp_gen.chained real_shape (length v) ls n_out -> length t = n_out -> heap_fits hp ->
+  let ns := real_widths (length v) ls in
+  let ws := real_weights hp ls in
+  exists g hp',
+    prog_den hp (P_MLP_real ls v) = Some (RNode [RLeaf g], hp') /\
+    (forall i, (i < length ls)%nat ->
+       fst (heap_lookup hp' (nth i ls 0%nat)) = loc_base (nth i ls 0%nat) /\
+       length (snd (heap_lookup hp' (nth i ls 0%nat))) = length (nth i ws [])) /\
+    (forall i k, (i < length ls)%nat -> (k < length (nth i ws []))%nat ->
+       ex_derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k) /\
+       (snd (heap_lookup hp' (nth i ls 0%nat)))@@k =
+         (nth i ws [])@@k - α * Derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k)) /\
+    (forall l, ~ In l ls -> heap_lookup hp' l = heap_lookup hp l) /\
+    length g = length v /\
+    (forall j, (j < length v)%nat ->
+       ex_derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j) /\
+       g@@j = α * Derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j)).
+Proof.
+  intros Hne Hnd Hdecl Hc Ht Hhp ns ws.
+  set (T := mlp_train ns ws v t α).
+  exists (snd T), (heap_set hp ls (fst T)).
+  assert (Hns : (2 <= length ns)%nat) by (destruct ls; [congruence|]; simpl; lia).
+  assert (Hsh : mlp_shapes ns ws) by (apply real_mlp_shapes; auto).
+  assert (Hlast : length t = last ns 0%nat) by (unfold ns; rewrite real_widths_last; auto).
+  destruct (mlp_train_gradient ns ws v t α Hns Hsh eq_refl Hlast) as (Hlen & Hw & Hglen & Hg).
+  fold T in Hlen, Hw, Hglen, Hg.
+  assert (Hws : length ws = length ls) by (unfold ws, real_weights; apply map_length).
+  assert (Hnth : forall i, (i < length ls)%nat ->
+            heap_lookup (heap_set hp ls (fst T)) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i (fst T) [])).
+  { intros i Hi. apply heap_set_nth; auto. lia. }
+  split; [apply mlp_den_train; auto|].
+  split; [|split; [|split; [|split]]].
+  - intros i Hi. rewrite Hnth by exact Hi. split; [reflexivity|]. cbn [snd].
+    destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hsh eq_refl (length_zeros _)) as (_ & Ho & _).
+    set (y := vscale Rsc α (vsub Rsc (mlp_forward ns ws v) t)).
+    assert (Hy : length y = last ns 0%nat) by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; lia).
+    destruct (net_flat ns ws v y Hns Hsh eq_refl Hy) as (_ & _ & _ & _ & Hgf).
+    set (gs := fst (mlp_backprop ns ws v y)) in *.
+    assert (ET : fst T = map (fun p => vsub Rsc (fst p) (snd p)) (combine ws gs)) by reflexivity.
+    pose proof (mlp_shapes_lengths ns ws gs Hsh Hgf) as Hl.
+    assert (Hgs : length ws = length gs).
+    { pose proof (f_equal (@length nat) Hl) as E. rewrite !map_length in E. exact E. }
+    assert (Hwi : length (nth i ws []) = length (nth i gs [])).
+    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hl. reflexivity. }
+    rewrite ET, nth_map_vsub by lia. rewrite vsub_vm, length_vm by exact Hwi. lia.
+  - intros i k Hi Hk. rewrite Hnth by exact Hi. cbn [snd]. apply Hw; lia.
+  - intros l Hl. apply heap_set_other. exact Hl.
+  - exact Hglen.
+  - exact Hg.
+Qed.
+
 End mlp_den.
