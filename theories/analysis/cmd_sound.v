@@ -908,6 +908,60 @@ Proof.
   - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
 Qed.
 
+(** ** The wider fragment of bodies: chains of operations on terms *)
+(** [chaing R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a term of
+    the fragment of the term-level soundness ([okg 2]), a [let] may bind
+    any such command, and [R] has no nested [rev handle]: the bodies whose
+    rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
+    position.  [okrg P]: every term of [P] is [okp] and the body of every
+    [rev handle] of [P] (in its clauses too) is a [chaing]. *)
+Fixpoint chaing (R : cmd) : Prop :=
+  match R with
+  | Ret M | Op _ M => okg 2 M
+  | CLet P Q => chaing P /\ chaing Q
+  | RevHandle _ _ _ => False
+  end.
+
+Lemma varbody_chaing R : varbody R -> chaing R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [varbody chaing].
+  - destruct M; cbn [okg]; tauto.
+  - destruct M; cbn [okg]; tauto.
+  - intros [HP HQ]. split; auto.
+  - tauto.
+Qed.
+
+Lemma chainb_chaing R : chainb R -> chaing R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chainb chaing]; auto.
+  - destruct M; cbn [okg]; tauto.
+  - intros [HP HQ]. split; [apply varbody_chaing|]; auto.
+Qed.
+
+Fixpoint okrg (P : cmd) : Prop :=
+  match P with
+  | Ret M | Op _ M => okp M
+  | CLet P Q => okrg P /\ okrg Q
+  | RevHandle M R H => okp M /\ chaing R /\ okrgh H
+  end
+with okrgh (H : handler) : Prop :=
+  match H with Handler P cls => okrg P /\ okrgcls cls end
+with okrgcls (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons _ _ Qf Qb rest => okrg Qf /\ okrg Qb /\ okrgcls rest
+  end.
+
+Lemma okr_okrg_all :
+  (forall P, okr P -> okrg P) /\ (forall H, okrh H -> okrgh H) /\ (forall cls, okrcls cls -> okrgcls cls).
+Proof.
+  apply cmd_mutind; simpl; intros; try tauto.
+  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chainb_chaing; auto|auto].
+Qed.
+
+Lemma okr_okrg P : okr P -> okrg P.
+Proof. apply okr_okrg_all. Qed.
+
 (** ** Every step of a program of the fragment keeps its meaning *)
 (** [prog_den hp P]: the value and heap [P] denotes from [hp]. *)
 Theorem step_conf_den hp P hp' P' A :
