@@ -43,7 +43,8 @@ From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem
   cmd_ctx cmd_sem instance.
 From RevHandlers Require examples mlp_gen.
-From RevHandlers.Analysis Require Import vec templates sums prims denot rdcalc rdden rdsound cmd_den cmd_sound mlp_grad.
+From RevHandlers.Analysis Require Import vec templates sums prims denot rdcalc rdden rdsound cmd_den cmd_sound mlp_grad
+  mlp_frag.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -58,7 +59,7 @@ Definition real_decls : list (ty * ty) := map (fun s => (TBase (fst s), TBase (s
 Definition real_locs : list nat := map (fun s => (snd s * fst s)%nat) shapes.
 Definition real_shape (l : nat) : nat * nat := nth l shapes (0%nat, 0%nat).
 
-#[local] Instance Σm : signature := exec_signature Rvo real_decls real_locs.
+#[local] Instance Σreal : signature := exec_signature Rvo real_decls real_locs.
 
 Notation cden := (cden real_decls real_locs).
 Notation hden := (hden real_decls real_locs).
@@ -71,25 +72,22 @@ Notation heap_fits := (heap_fits real_decls real_locs).
 (** The rate [α] and the target [t ∈ ℝ^{n_out}]. *)
 Variables (n_out : nat) (α : R) (t : vec).
 
-Definition real_fc_fwd (l : nat) : cmd := examples.fc_fwd (fun m n k => (0%nat, PMatmul m n k)) real_shape l.
-Definition real_fc_bwd (l : nat) : cmd :=
-  examples.fc_bwd (fun n => (0%nat, PSub n)) (fun m n k => (0%nat, PMatmul m n k)) (fun m n => (0%nat, PTranspose m n))
-    real_shape l.
+(** The parts of the program, with the primitives of [mlp_frag.v]
+    ([swish_f], [smul_f], [vsub_f], [matmul_f], [transpose_f]). *)
+Definition real_fc_fwd (l : nat) : cmd := examples.fc_fwd matmul_f real_shape l.
+Definition real_fc_bwd (l : nat) : cmd := examples.fc_bwd vsub_f matmul_f transpose_f real_shape l.
 Definition real_clauses (ls : list nat) : clauses :=
-  examples.fc_clauses (fun n => n) (fun n => (0%nat, PSub n)) (fun m n k => (0%nat, PMatmul m n k))
-    (fun m n => (0%nat, PTranspose m n)) real_shape (fun l => l) ls.
-Definition real_rest (ls : list nat) : cmd := mlp_gen.rest_gen (fun n => (0%nat, PSwish n)) real_shape (fun l => l) ls.
-Definition real_R_MLP (ls : list nat) : cmd := mlp_gen.R_MLP_gen (fun n => (0%nat, PSwish n)) real_shape (fun l => l) ls.
+  examples.fc_clauses (fun n => n) vsub_f matmul_f transpose_f real_shape (fun l => l) ls.
+Definition real_rest (ls : list nat) : cmd := mlp_gen.rest_gen swish_f real_shape (fun l => l) ls.
+Definition real_R_MLP (ls : list nat) : cmd := mlp_gen.R_MLP_gen swish_f real_shape (fun l => l) ls.
 Definition H_train_real (ls : list nat) : handler :=
-  examples.H_train (fun n => n) (fun n => (0%nat, PSmul n)) (fun n => (0%nat, PSub n))
-    (fun m n k => (0%nat, PMatmul m n k)) (fun m n => (0%nat, PTranspose m n)) real_shape (fun l => l)
+  examples.H_train (fun n => n) smul_f vsub_f matmul_f transpose_f real_shape (fun l => l)
     n_out (1%nat, [α]) (n_out, t) ls.
 
-(** [P_MLP(ls)] at the input [v]. *)
+(** [P_MLP(ls)] at the input [v]: [mlp_frag.v]'s [mlp_prog] at these
+    declarations, with [FC[ℓ] = ℓ], the rate [<α>] and the target [t]. *)
 Definition P_MLP_real (ls : list nat) (v : vec) : cmd :=
-  mlp_gen.P_MLP_gen (fun n => n) (fun n => (0%nat, PSwish n)) (fun n => (0%nat, PSmul n)) (fun n => (0%nat, PSub n))
-    (fun m n k => (0%nat, PMatmul m n k)) (fun m n => (0%nat, PTranspose m n)) real_shape (fun l => l)
-    n_out (1%nat, [α]) (n_out, t) ls (length v, v).
+  mlp_prog real_decls real_locs real_shape (fun l => l) n_out (1%nat, [α]) (n_out, t) ls (length v, v).
 
 Lemma P_MLP_real_eq ls v : P_MLP_real ls v = RevHandle (Tuple [Const (length v, v)]) (real_R_MLP ls) (H_train_real ls).
 Proof. reflexivity. Qed.
@@ -202,9 +200,9 @@ Proof.
 Qed.
 
 (** ** The heap after the backward pass *)
-Fixpoint heap_set (hp : heap) (ls : list nat) (ws : list vec) : heap :=
+Fixpoint heap_set_all (hp : heap) (ls : list nat) (ws : list vec) : heap :=
   match ls, ws with
-  | l :: ls', w :: ws' => heap_update (heap_set hp ls' ws') l (loc_base l, w)
+  | l :: ls', w :: ws' => heap_update (heap_set_all hp ls' ws') l (loc_base l, w)
   | _, _ => hp
   end.
 
@@ -261,7 +259,7 @@ Lemma rest_den ls0 ls : length t = n_out -> forall n u ts hp,
   exists q,
     hrun hp (revh_aux (hden (H_train_real ls0)) (cden (envof (RNode (RLeaf u :: ts))) (real_rest ls))
                (fun p => cden (envof p) (real_rest ls)) (RNode (RLeaf u :: ts))) =
-    Some (q, heap_set hp ls (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
+    Some (q, heap_set_all hp ls (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
     fits (tyof (RNode (RLeaf u :: ts))) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts))).
 Proof.
   intros Ht. induction ls as [|l ls IH]; intros n u ts hp Hincl Hdecl Hhp Hc Hu ns ws r.
@@ -289,7 +287,7 @@ Proof.
     set (v := RNode (RLeaf u :: ts)).
     set (F := fun p => cden (envof p) (real_rest (l :: ls))).
     change (exists q, hrun hp (revh_aux (hden (H_train_real ls0)) (F v) F v) =
-      Some (q, heap_set hp (l :: ls) (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
+      Some (q, heap_set_all hp (l :: ls) (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
       fits (tyof v) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts)))).
     assert (EF : F v = CCall (@OpUser Rsorts' l) (RLeaf a)
                          (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) (envof v)) (real_rest ls))).
@@ -349,7 +347,7 @@ Theorem mlp_den_train ls v hp :
   length t = n_out -> heap_fits hp ->
   prog_den hp (P_MLP_real ls v) =
   Some (RNode [RLeaf (snd (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))],
-        heap_set hp ls (fst (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))).
+        heap_set_all hp ls (fst (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))).
 Proof.
   intros Hne Hdecl Hc Ht Hhp. destruct ls as [|l ls]; [congruence|].
   destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
@@ -366,7 +364,7 @@ Proof.
   set (F := fun p => cden (envof p) (real_R_MLP (l :: ls))).
   change (hrun hp (revh_aux (hden (H_train_real (l :: ls))) (F vv) F vv) =
     Some (RNode [RLeaf (snd (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α))],
-          heap_set hp (l :: ls) (fst (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α)))).
+          heap_set_all hp (l :: ls) (fst (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α)))).
   assert (EF : F vv = CCall (@OpUser Rsorts' l) (RLeaf v)
                         (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) (envof vv)) (real_rest ls))).
   { unfold F. rewrite cden_R_MLP_cons. reflexivity. }
@@ -438,21 +436,21 @@ Proof.
 Qed.
 
 (** A location not among the layers keeps its constant. *)
-Lemma heap_set_other hp ls ws l : ~ In l ls -> heap_lookup (heap_set hp ls ws) l = heap_lookup hp l.
+Lemma heap_set_other hp ls ws l : ~ In l ls -> heap_lookup (heap_set_all hp ls ws) l = heap_lookup hp l.
 Proof.
   revert ws. induction ls as [|l' ls IH]; intros [|w ws] Hl; try reflexivity.
-  cbn [heap_set]. rewrite heap_lookup_update_neq by (intros ->; apply Hl; left; reflexivity).
+  cbn [heap_set_all]. rewrite heap_lookup_update_neq by (intros ->; apply Hl; left; reflexivity).
   apply IH. intros Hin. apply Hl. right. exact Hin.
 Qed.
 
 (** The [i]-th location holds the [i]-th new weight. *)
 Lemma heap_set_nth hp ls ws i : NoDup ls -> length ws = length ls -> (i < length ls)%nat ->
-  heap_lookup (heap_set hp ls ws) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i ws []).
+  heap_lookup (heap_set_all hp ls ws) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i ws []).
 Proof.
   revert ws i. induction ls as [|l ls IH]; intros [|w ws] i Hnd Hlen Hi; cbn [length] in *; try lia.
   inversion Hnd as [|? ? Hl Hnd']; subst. destruct i as [|i].
   - apply heap_lookup_update_eq.
-  - cbn [heap_set nth]. rewrite heap_lookup_update_neq.
+  - cbn [heap_set_all nth]. rewrite heap_lookup_update_neq.
     + apply IH; auto; lia.
     + intros E. apply Hl. rewrite <- E. apply nth_In. lia.
 Qed.
@@ -490,7 +488,7 @@ Theorem mlp_den_gradient ls v hp :
 Proof.
   intros Hne Hnd Hdecl Hc Ht Hhp ns ws.
   set (T := mlp_train ns ws v t α).
-  exists (snd T), (heap_set hp ls (fst T)).
+  exists (snd T), (heap_set_all hp ls (fst T)).
   assert (Hns : (2 <= length ns)%nat) by (destruct ls; [congruence|]; simpl; lia).
   assert (Hsh : mlp_shapes ns ws) by (apply real_mlp_shapes; auto).
   assert (Hlast : length t = last ns 0%nat) by (unfold ns; rewrite real_widths_last; auto).
@@ -498,7 +496,7 @@ Proof.
   fold T in Hlen, Hw, Hglen, Hg.
   assert (Hws : length ws = length ls) by (unfold ws, real_weights; apply map_length).
   assert (Hnth : forall i, (i < length ls)%nat ->
-            heap_lookup (heap_set hp ls (fst T)) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i (fst T) [])).
+            heap_lookup (heap_set_all hp ls (fst T)) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i (fst T) [])).
   { intros i Hi. apply heap_set_nth; auto. lia. }
   split; [apply mlp_den_train; auto|].
   split; [|split; [|split; [|split]]].
