@@ -52,74 +52,61 @@ Open Scope R_scope.
 
 (** ** The program over the real instance *)
 Section mlp_den.
-Variable shapes : list (nat * nat).
+(** Declarations of operations and locations, the shape [(n, m)] of each
+    location and the operation [FC[ℓ]] of each location. *)
+Variables (decls : list (ty * ty)) (locs : list nat) (shape : nat -> nat * nat) (FC : nat -> nat).
 
-(** [FC[ℓ] : Real(n) ▷ Real(m)] and [ℓ :: Real(m·n)] for [nth ℓ shapes = (n, m)]. *)
-Definition real_decls : list (ty * ty) := map (fun s => (TBase (fst s), TBase (snd s))) shapes.
-Definition real_locs : list nat := map (fun s => (snd s * fst s)%nat) shapes.
-Definition real_shape (l : nat) : nat * nat := nth l shapes (0%nat, 0%nat).
+#[local] Instance Σreal : signature := exec_signature Rvo decls locs.
 
-#[local] Instance Σreal : signature := exec_signature Rvo real_decls real_locs.
-
-Notation cden := (cden real_decls real_locs).
-Notation hden := (hden real_decls real_locs).
-Notation clsden := (clsden real_decls real_locs).
-Notation hrun := (hrun real_decls real_locs).
-Notation prog_den := (prog_den real_decls real_locs).
-Notation coerce := (coerce real_decls real_locs).
-Notation heap_fits := (heap_fits real_decls real_locs).
+Notation cden := (cden decls locs).
+Notation hden := (hden decls locs).
+Notation clsden := (clsden decls locs).
+Notation hrun := (hrun decls locs).
+Notation prog_den := (prog_den decls locs).
+Notation coerce := (coerce decls locs).
+Notation heap_fits := (heap_fits decls locs).
 
 (** The rate [α] and the target [t ∈ ℝ^{n_out}]. *)
 Variables (n_out : nat) (α : R) (t : vec).
 
 (** The parts of the program, with the primitives of [mlp_frag.v]
     ([swish_f], [smul_f], [vsub_f], [matmul_f], [transpose_f]). *)
-Definition real_fc_fwd (l : nat) : cmd := examples.fc_fwd matmul_f real_shape l.
-Definition real_fc_bwd (l : nat) : cmd := examples.fc_bwd vsub_f matmul_f transpose_f real_shape l.
+Definition real_fc_fwd (l : nat) : cmd := examples.fc_fwd matmul_f shape l.
+Definition real_fc_bwd (l : nat) : cmd := examples.fc_bwd vsub_f matmul_f transpose_f shape l.
 Definition real_clauses (ls : list nat) : clauses :=
-  examples.fc_clauses (fun n => n) vsub_f matmul_f transpose_f real_shape (fun l => l) ls.
-Definition real_rest (ls : list nat) : cmd := mlp_gen.rest_gen swish_f real_shape (fun l => l) ls.
-Definition real_R_MLP (ls : list nat) : cmd := mlp_gen.R_MLP_gen swish_f real_shape (fun l => l) ls.
+  examples.fc_clauses (fun n => n) vsub_f matmul_f transpose_f shape FC ls.
+Definition real_rest (ls : list nat) : cmd := mlp_gen.rest_gen swish_f shape FC ls.
+Definition real_R_MLP (ls : list nat) : cmd := mlp_gen.R_MLP_gen swish_f shape FC ls.
 Definition H_train_real (ls : list nat) : handler :=
-  examples.H_train (fun n => n) smul_f vsub_f matmul_f transpose_f real_shape (fun l => l)
-    n_out (1%nat, [α]) (n_out, t) ls.
+  examples.H_train (fun n => n) smul_f vsub_f matmul_f transpose_f shape FC n_out (1%nat, [α]) (n_out, t) ls.
 
-(** [P_MLP(ls)] at the input [v]: [mlp_frag.v]'s [mlp_prog] at these
-    declarations, with [FC[ℓ] = ℓ], the rate [<α>] and the target [t]. *)
+(** [P_MLP(ls)] at the input [v]: [mlp_frag.v]'s [mlp_prog] with the
+    rate [<α>] and the target [t]. *)
 Definition P_MLP_real (ls : list nat) (v : vec) : cmd :=
-  mlp_prog real_decls real_locs real_shape (fun l => l) n_out (1%nat, [α]) (n_out, t) ls (length v, v).
+  mlp_prog decls locs shape FC n_out (1%nat, [α]) (n_out, t) ls (length v, v).
 
 Lemma P_MLP_real_eq ls v : P_MLP_real ls v = RevHandle (Tuple [Const (length v, v)]) (real_R_MLP ls) (H_train_real ls).
 Proof. reflexivity. Qed.
 
-Lemma nth_map_lt {A B : Type} (f : A -> B) (xs : list A) (d : A) (d' : B) i :
-  (i < length xs)%nat -> nth i (map f xs) d' = f (nth i xs d).
-Proof.
-  revert i. induction xs as [|x xs IH]; intros [|i] Hi; simpl in *; try lia; auto. apply IH. lia.
-Qed.
+(** A layer's location and operation are declared with its shape:
+    [FC[ℓ] : ? ▷ Real(m)] and [ℓ :: Real(m·n)] for [shape ℓ = (n, m)]. *)
+Definition layer_ok (l : nat) : Prop :=
+  ar (@OpUser Rsorts' (FC l)) = TBase (snd (shape l)) /\ loc_base l = (snd (shape l) * fst (shape l))%nat.
 
-(** The shapes of a declared operation and location. *)
-Lemma real_ar l : (l < length shapes)%nat -> ar (@OpUser Rsorts' l) = TBase (snd (real_shape l)).
-Proof.
-  intros Hl. simpl. unfold real_decls, real_shape. rewrite (nth_map_lt _ _ (0%nat, 0%nat)) by exact Hl.
-  reflexivity.
-Qed.
-
-Lemma real_loc_base l : (l < length shapes)%nat -> loc_base l = (snd (real_shape l) * fst (real_shape l))%nat.
-Proof.
-  intros Hl. simpl. unfold real_locs, real_shape. rewrite (nth_map_lt _ _ (0%nat, 0%nat)) by exact Hl.
-  reflexivity.
-Qed.
+(** Distinct layers have distinct operations. *)
+Definition fc_inj (ls : list nat) : Prop := forall l l', In l ls -> In l' ls -> FC l = FC l' -> l = l'.
 
 (** ** The handler's clauses *)
-Lemma clsden_real ls l : In l ls ->
-  clsden (real_clauses ls) (@OpUser Rsorts' l) =
+Lemma clsden_real ls l : fc_inj ls -> In l ls ->
+  clsden (real_clauses ls) (@OpUser Rsorts' (FC l)) =
   Some (fun a => cden (scons a rho0) (real_fc_fwd l), fun y z => cden (scons y (scons z rho0)) (real_fc_bwd l)).
 Proof.
-  induction ls as [|l' ls IH]; intros Hin; [destruct Hin|].
-  cbn [real_clauses examples.fc_clauses clsden]. destruct (opsym_eq_dec (@OpUser Rsorts' l) (@OpUser Rsorts' l')) as [E|E].
-  - injection E as ->. reflexivity.
-  - destruct Hin as [->|Hin]; [contradiction|]. apply IH. exact Hin.
+  induction ls as [|l' ls IH]; intros Hinj Hin; [destruct Hin|].
+  cbn [real_clauses examples.fc_clauses clsden].
+  destruct (opsym_eq_dec (@OpUser Rsorts' (FC l)) (@OpUser Rsorts' (FC l'))) as [E|E].
+  - injection E as E. apply Hinj in E; [subst l'; reflexivity|exact Hin|left; reflexivity].
+  - destruct Hin as [->|Hin]; [contradiction|]. apply IH; [|exact Hin].
+    intros a b Ha Hb. apply Hinj; right; assumption.
 Qed.
 
 (** The return clause [x ↦ ⌊α · (x − t)⌋]. *)
@@ -128,34 +115,36 @@ Proof. reflexivity. Qed.
 
 (** The forward clause of [FC[ℓ]]: [Get[ℓ]] answered by the heap's [w],
     the result [w a] and the residual [<w, a>]. *)
-Lemma fwd_den ls l hp a f : In l ls -> heap_fits hp -> (l < length shapes)%nat ->
-  hrun hp (bind (hfwd (hden (H_train_real ls)) (@OpUser Rsorts' l) (RLeaf a)) f) =
-  hrun hp (f (RNode [RLeaf (matmul Rsc (snd (real_shape l)) (fst (real_shape l)) 1 (snd (heap_lookup hp l)) a);
+Lemma fwd_den ls l hp a f : fc_inj ls -> In l ls -> heap_fits hp ->
+  hrun hp (bind (hfwd (hden (H_train_real ls)) (@OpUser Rsorts' (FC l)) (RLeaf a)) f) =
+  hrun hp (f (RNode [RLeaf (matmul Rsc (snd (shape l)) (fst (shape l)) 1 (snd (heap_lookup hp l)) a);
                      RNode [RLeaf (snd (heap_lookup hp l)); RLeaf a]])).
 Proof.
-  intros Hin Hhp Hl.
-  change (hfwd (hden (H_train_real ls)) (@OpUser Rsorts' l))
-    with (match clsden (real_clauses ls) (@OpUser Rsorts' l) with Some (f, _) => f | None => dflt_fwd real_decls real_locs (@OpUser Rsorts' l) end).
-  rewrite (clsden_real ls l Hin). unfold real_fc_fwd, examples.fc_fwd.
+  intros Hinj Hin Hhp.
+  change (hfwd (hden (H_train_real ls)) (@OpUser Rsorts' (FC l)))
+    with (match clsden (real_clauses ls) (@OpUser Rsorts' (FC l)) with
+          | Some (f, _) => f | None => dflt_fwd decls locs (@OpUser Rsorts' (FC l)) end).
+  rewrite (clsden_real ls l Hinj Hin). unfold real_fc_fwd, examples.fc_fwd.
   cbn [cden bind hrun].
-  rewrite coerce_fits by (constructor; apply (heap_lookup_fits real_decls real_locs); exact Hhp).
+  rewrite coerce_fits by (constructor; apply (heap_lookup_fits decls locs); exact Hhp).
   reflexivity.
 Qed.
 
 (** The backward clause of [FC[ℓ]] at the cotangent [g] and the residual
     [<w, a>]: [Put[ℓ](w − g aᵀ)], then [wᵀ g]. *)
-Lemma bwd_den ls l hp g w a f : In l ls ->
-  hrun hp (bind (hbwd (hden (H_train_real ls)) (@OpUser Rsorts' l) (RLeaf g) (RNode [RLeaf w; RLeaf a])) f) =
+Lemma bwd_den ls l hp g w a f : fc_inj ls -> In l ls ->
+  hrun hp (bind (hbwd (hden (H_train_real ls)) (@OpUser Rsorts' (FC l)) (RLeaf g) (RNode [RLeaf w; RLeaf a])) f) =
   hrun (heap_update hp l (loc_base l,
-          vsub Rsc w (matmul Rsc (snd (real_shape l)) 1 (fst (real_shape l)) g
-                        (transpose Rsc (fst (real_shape l)) 1 a))))
-    (f (RLeaf (matmul Rsc (fst (real_shape l)) (snd (real_shape l)) 1
-                 (transpose Rsc (snd (real_shape l)) (fst (real_shape l)) w) g))).
+          vsub Rsc w (matmul Rsc (snd (shape l)) 1 (fst (shape l)) g
+                        (transpose Rsc (fst (shape l)) 1 a))))
+    (f (RLeaf (matmul Rsc (fst (shape l)) (snd (shape l)) 1
+                 (transpose Rsc (snd (shape l)) (fst (shape l)) w) g))).
 Proof.
-  intros Hin.
-  change (hbwd (hden (H_train_real ls)) (@OpUser Rsorts' l))
-    with (match clsden (real_clauses ls) (@OpUser Rsorts' l) with Some (_, g) => g | None => dflt_bwd real_decls real_locs (@OpUser Rsorts' l) end).
-  rewrite (clsden_real ls l Hin). unfold real_fc_bwd, examples.fc_bwd.
+  intros Hinj Hin.
+  change (hbwd (hden (H_train_real ls)) (@OpUser Rsorts' (FC l)))
+    with (match clsden (real_clauses ls) (@OpUser Rsorts' (FC l)) with
+          | Some (_, g) => g | None => dflt_bwd decls locs (@OpUser Rsorts' (FC l)) end).
+  rewrite (clsden_real ls l Hinj Hin). unfold real_fc_bwd, examples.fc_bwd.
   cbn [cden bind hrun]. reflexivity.
 Qed.
 
@@ -207,18 +196,18 @@ Fixpoint heap_set_all (hp : heap) (ls : list nat) (ws : list vec) : heap :=
   end.
 
 (** The widths [n_in, n_1, …, n_L] of the layers and the weights the heap holds. *)
-Definition real_widths (n_in : nat) (ls : list nat) : list nat := n_in :: map (fun l => snd (real_shape l)) ls.
+Definition real_widths (n_in : nat) (ls : list nat) : list nat := n_in :: map (fun l => snd (shape l)) ls.
 Definition real_weights (hp : heap) (ls : list nat) : list vec := map (fun l => snd (heap_lookup hp l)) ls.
 
 Lemma cden_rest_cons ρ l ls :
   cden ρ (real_rest (l :: ls)) =
-  CCall (@OpUser Rsorts' l) (den ρ (App (0%nat, PSwish (fst (real_shape l))) (Var 0)))
-    (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) ρ) (real_rest ls)).
+  CCall (@OpUser Rsorts' (FC l)) (den ρ (App (0%nat, PSwish (fst (shape l))) (Var 0)))
+    (fun y => cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) ρ) (real_rest ls)).
 Proof. destruct ls; reflexivity. Qed.
 
 Lemma cden_R_MLP_cons ρ l ls :
   cden ρ (real_R_MLP (l :: ls)) =
-  CCall (@OpUser Rsorts' l) (ρ 0%nat) (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) ρ) (real_rest ls)).
+  CCall (@OpUser Rsorts' (FC l)) (ρ 0%nat) (fun y => cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) ρ) (real_rest ls)).
 Proof. destruct ls; reflexivity. Qed.
 
 Lemma fits_leaf_cons_inv u ts p : fits (tyof (RNode (RLeaf u :: ts))) p ->
@@ -250,9 +239,9 @@ Qed.
     [ℓ :: ls]), the rest of the pass: it answers the heap with the new
     weights of [ls] ([bp_rest]'s steps subtracted) and the cotangent
     [bp_rest] gives for [u], [0] for the rest of the point. *)
-Lemma rest_den ls0 ls : length t = n_out -> forall n u ts hp,
-  incl ls ls0 -> Forall (fun l => l < length shapes)%nat ls -> heap_fits hp ->
-  mlp_gen.chained real_shape n ls n_out -> length u = n ->
+Lemma rest_den ls0 ls : length t = n_out -> fc_inj ls0 -> forall n u ts hp,
+  incl ls ls0 -> Forall layer_ok ls -> heap_fits hp ->
+  mlp_gen.chained shape n ls n_out -> length u = n ->
   let ns := real_widths n ls in
   let ws := real_weights hp ls in
   let r := bp_rest ns ws u (vscale Rsc α (vsub Rsc (fwd_rest ns ws u) t)) in
@@ -262,7 +251,7 @@ Lemma rest_den ls0 ls : length t = n_out -> forall n u ts hp,
     Some (q, heap_set_all hp ls (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
     fits (tyof (RNode (RLeaf u :: ts))) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts))).
 Proof.
-  intros Ht. induction ls as [|l ls IH]; intros n u ts hp Hincl Hdecl Hhp Hc Hu ns ws r.
+  intros Ht Hinj. induction ls as [|l ls IH]; intros n u ts hp Hincl Hdecl Hhp Hc Hu ns ws r.
   - (* after the last layer: the return clause, pulled back through the projection *)
     cbn [real_rest mlp_gen.rest_gen cden revh_aux]. unfold harg.
     change (den (envof (RNode (RLeaf u :: ts))) (Var 0)) with (RLeaf u). rewrite ret_den. cbn [bind hrun].
@@ -273,13 +262,13 @@ Proof.
     eexists. split; [reflexivity|]. split; [exact Hf|]. exact Hr.
   - (* the layer [ℓ]: forward clause, the rest of the pass, backward clause, [swish] *)
     destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. subst n.
-    set (n := fst (real_shape l)) in *. set (m := snd (real_shape l)) in *.
+    set (n := fst (shape l)) in *. set (m := snd (shape l)) in *.
     assert (Hinl : In l ls0) by (apply Hincl; left; reflexivity).
     assert (Hincl' : incl ls ls0) by (intros x Hx; apply Hincl; right; exact Hx).
     set (w := snd (heap_lookup hp l)).
     assert (Hw : length w = (m * n)%nat).
-    { unfold w. rewrite (heap_lookup_fits real_decls real_locs) by exact Hhp.
-      rewrite real_loc_base by exact Hl. reflexivity. }
+    { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp.
+      exact (proj2 Hl). }
     set (a := map (swish Rsc) u).
     assert (Ha : length a = n) by (unfold a; rewrite map_length; exact Hu).
     set (u' := matmul Rsc m n 1 w a).
@@ -289,24 +278,24 @@ Proof.
     change (exists q, hrun hp (revh_aux (hden (H_train_real ls0)) (F v) F v) =
       Some (q, heap_set_all hp (l :: ls) (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
       fits (tyof v) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts)))).
-    assert (EF : F v = CCall (@OpUser Rsorts' l) (RLeaf a)
-                         (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) (envof v)) (real_rest ls))).
+    assert (EF : F v = CCall (@OpUser Rsorts' (FC l)) (RLeaf a)
+                         (fun y => cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof v)) (real_rest ls))).
     { unfold F. rewrite cden_rest_cons. reflexivity. }
-    rewrite EF. cbn [revh_aux]. rewrite (fwd_den ls0 l hp a _ Hinl Hhp Hl). fold n m w. fold a u'.
-    cbn [rnth nth rcons]. rewrite (real_ar l Hl), coerce_fits by (constructor; exact Hu').
+    rewrite EF. cbn [revh_aux]. rewrite (fwd_den ls0 l hp a _ Hinj Hinl Hhp). fold n m w. fold a u'.
+    cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
     set (v' := RNode (RLeaf u' :: RLeaf u :: ts)).
     change (scons (RLeaf u') (envof v)) with (scons (RLeaf u') (envof (RNode (RLeaf u :: ts)))).
     rewrite <- envof_cons. fold v'.
     rewrite (revh_ext _ _ (ext F) (fun p => cden (envof p) (real_rest ls)) v' I).
     2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
         unfold ext, F. cbn [rtail rnth nth]. rewrite cden_rest_cons. cbn [cont].
-        rewrite (real_ar l Hl), coerce_fits by (constructor; unfold m; lia).
+        rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
         rewrite <- envof_cons. reflexivity. }
     destruct (IH m u' (RLeaf u :: ts) hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
     rewrite hrun_bind. fold v' in Hq. rewrite Hq.
     destruct (cot_first _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
     cbn [rnth nth rtail].
-    rewrite (bwd_den ls0 l _ _ w a _ Hinl). fold n m. cbn [hrun].
+    rewrite (bwd_den ls0 l _ _ w a _ Hinj Hinl). fold n m. cbn [hrun].
     set (g := snd (bp_rest (real_widths m ls) (real_weights hp ls)
                  u' (vscale Rsc α (vsub Rsc (fwd_rest (real_widths m ls) (real_weights hp ls) u') t)))) in *.
     assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
@@ -343,21 +332,21 @@ Qed.
     pull-back through the projection [x ↦ x_in] ([rd_den_first]) puts on
     [v]; the cotangent held for [v] so far is [0]. *)
 Theorem mlp_den_train ls v hp :
-  ls <> [] -> Forall (fun l => l < length shapes)%nat ls -> mlp_gen.chained real_shape (length v) ls n_out ->
+  ls <> [] -> fc_inj ls -> Forall layer_ok ls -> mlp_gen.chained shape (length v) ls n_out ->
   length t = n_out -> heap_fits hp ->
   prog_den hp (P_MLP_real ls v) =
   Some (RNode [RLeaf (snd (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))],
         heap_set_all hp ls (fst (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))).
 Proof.
-  intros Hne Hdecl Hc Ht Hhp. destruct ls as [|l ls]; [congruence|].
+  intros Hne Hinj Hdecl Hc Ht Hhp. destruct ls as [|l ls]; [congruence|].
   destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
-  set (n := length v) in *. set (m := snd (real_shape l)) in *.
+  set (n := length v) in *. set (m := snd (shape l)) in *.
   assert (Hinl : In l (l :: ls)) by (left; reflexivity).
   assert (Hincl' : incl ls (l :: ls)) by (intros x Hx; right; exact Hx).
   set (w := snd (heap_lookup hp l)).
   assert (Hw : length w = (m * n)%nat).
-  { unfold w. rewrite (heap_lookup_fits real_decls real_locs) by exact Hhp.
-    rewrite real_loc_base by exact Hl. rewrite Hn. reflexivity. }
+  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp.
+    rewrite <- Hn. exact (proj2 Hl). }
   set (u' := matmul Rsc m n 1 w v).
   assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
   set (vv := RNode [RLeaf v]).
@@ -365,24 +354,24 @@ Proof.
   change (hrun hp (revh_aux (hden (H_train_real (l :: ls))) (F vv) F vv) =
     Some (RNode [RLeaf (snd (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α))],
           heap_set_all hp (l :: ls) (fst (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α)))).
-  assert (EF : F vv = CCall (@OpUser Rsorts' l) (RLeaf v)
-                        (fun y => cden (scons (coerce (ar (@OpUser Rsorts' l)) y) (envof vv)) (real_rest ls))).
+  assert (EF : F vv = CCall (@OpUser Rsorts' (FC l)) (RLeaf v)
+                        (fun y => cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof vv)) (real_rest ls))).
   { unfold F. rewrite cden_R_MLP_cons. reflexivity. }
-  rewrite EF. cbn [revh_aux]. rewrite (fwd_den (l :: ls) l hp v _ Hinl Hhp Hl). rewrite Hn. fold m w u'.
-  cbn [rnth nth rcons]. rewrite (real_ar l Hl), coerce_fits by (constructor; exact Hu').
+  rewrite EF. cbn [revh_aux]. rewrite (fwd_den (l :: ls) l hp v _ Hinj Hinl Hhp). rewrite Hn. fold m w u'.
+  cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
   set (v' := RNode [RLeaf u'; RLeaf v]).
   change (scons (RLeaf u') (envof vv)) with (scons (RLeaf u') (envof (RNode [RLeaf v]))).
   rewrite <- envof_cons. fold v'.
   rewrite (revh_ext _ _ (ext F) (fun p => cden (envof p) (real_rest ls)) v' I).
   2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
       unfold ext, F. cbn [rtail rnth nth]. rewrite cden_R_MLP_cons. cbn [cont].
-      rewrite (real_ar l Hl), coerce_fits by (constructor; unfold m; lia).
+      rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
       rewrite <- envof_cons. reflexivity. }
-  destruct (rest_den (l :: ls) ls Ht m u' [RLeaf v] hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
+  destruct (rest_den (l :: ls) ls Ht Hinj m u' [RLeaf v] hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
   rewrite hrun_bind. fold v' in Hq. rewrite Hq.
   destruct (cot_first _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
   cbn [rnth nth rtail].
-  rewrite (bwd_den (l :: ls) l _ _ w v _ Hinl). rewrite Hn. fold m. cbn [hrun].
+  rewrite (bwd_den (l :: ls) l _ _ w v _ Hinj Hinl). rewrite Hn. fold m. cbn [hrun].
   set (g := snd (bp_rest (real_widths m ls) (real_weights hp ls)
                u' (vscale Rsc α (vsub Rsc (fwd_rest (real_widths m ls) (real_weights hp ls) u') t)))) in *.
   assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
@@ -407,17 +396,16 @@ Qed.
 (** ** Gradient descent *)
 
 Lemma real_mlp_shapes ls : forall n hp,
-  Forall (fun l => l < length shapes)%nat ls -> mlp_gen.chained real_shape n ls n_out -> heap_fits hp ->
+  Forall layer_ok ls -> mlp_gen.chained shape n ls n_out -> heap_fits hp ->
   mlp_shapes (real_widths n ls) (real_weights hp ls).
 Proof.
   induction ls as [|l ls IH]; intros n hp Hdecl Hc Hhp; [exact I|].
   destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
   split; [|apply IH; auto].
-  rewrite (heap_lookup_fits real_decls real_locs) by exact Hhp. rewrite real_loc_base by exact Hl.
-  rewrite Hn. reflexivity.
+  rewrite (heap_lookup_fits decls locs) by exact Hhp. rewrite <- Hn. exact (proj2 Hl).
 Qed.
 
-Lemma real_widths_last ls : forall n, mlp_gen.chained real_shape n ls n_out -> last (real_widths n ls) 0%nat = n_out.
+Lemma real_widths_last ls : forall n, mlp_gen.chained shape n ls n_out -> last (real_widths n ls) 0%nat = n_out.
 Proof.
   induction ls as [|l ls IH]; intros n Hc; [exact Hc|].
   destruct Hc as [_ Hc]. rewrite <- (IH _ Hc). destruct ls; reflexivity.
@@ -467,8 +455,8 @@ Qed.
     [mlp_train]; [mlp_train_gradient] says what [mlp_train] computes;
     [heap_set_nth] and [heap_set_other] read the heap. *)
 Theorem mlp_den_gradient ls v hp :
-  ls <> [] -> NoDup ls -> Forall (fun l => l < length shapes)%nat ls ->
-  mlp_gen.chained real_shape (length v) ls n_out -> length t = n_out -> heap_fits hp ->
+  ls <> [] -> NoDup ls -> fc_inj ls -> Forall layer_ok ls ->
+  mlp_gen.chained shape (length v) ls n_out -> length t = n_out -> heap_fits hp ->
   let ns := real_widths (length v) ls in
   let ws := real_weights hp ls in
   exists g hp',
@@ -486,7 +474,7 @@ Theorem mlp_den_gradient ls v hp :
        ex_derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j) /\
        g@@j = α * Derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j)).
 Proof.
-  intros Hne Hnd Hdecl Hc Ht Hhp ns ws.
+  intros Hne Hnd Hinj Hdecl Hc Ht Hhp ns ws.
   set (T := mlp_train ns ws v t α).
   exists (snd T), (heap_set_all hp ls (fst T)).
   assert (Hns : (2 <= length ns)%nat) by (destruct ls; [congruence|]; simpl; lia).
