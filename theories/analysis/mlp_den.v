@@ -4,15 +4,16 @@
 <<
     P_MLP(ls) = rev handle(<v>)<x_in>.R_MLP(ls) with H_train(ls)
 >>
-    for every list of weight locations [ls = [ℓ_0; …; ℓ_{L-1}]].  Here it
-    is taken over the real instance [cmd_den.v] gives a meaning to
-    ([exec_signature Rvo decls locs]): the base type [Real(n)] is [n], the
-    function symbols are the primitives [swish_n], [(·_n)], [(−_n)],
-    [matmul], [transpose] at level 0, the operation [FC[ℓ]] is the
-    operation number [ℓ], and the declarations come from a list [shapes]
-    of shapes: location and operation [ℓ] have the shape
-    [nth ℓ shapes = (n, m)] ([FC[ℓ] : Real(n) ▷ Real(m)], [ℓ] holds an
-    [m × n] matrix, [Real(m·n)]).
+    for every list of weight locations [ls = [ℓ_0; …; ℓ_{L-1}]];
+    [mlp_frag.v] takes it over the real instance [cmd_den.v] gives a
+    meaning to ([mlp_prog]: [exec_signature Rvo decls locs], the base type
+    [Real(n)] is [n], the function symbols are the primitives [swish_n],
+    [(·_n)], [(−_n)], [matmul], [transpose] at level 0).  Here the rate
+    is the constant [<α>], the target [t], the input [v] ([P_MLP_real]),
+    for any declarations [decls], [locs], shapes [shape] and operations
+    [FC] in which every layer is declared with its shape ([layer_ok]:
+    [FC[ℓ] : … ▷ Real(m)], [ℓ :: Real(m·n)] for [shape ℓ = (n, m)]) and
+    distinct layers have distinct operations ([fc_inj]).
 
     [mlp_den_train]: for every list of at least one layer whose shapes
     chain from [n_in] to [n_out], every input [v ∈ ℝ^{n_in}] and every
@@ -21,13 +22,17 @@
     the forward and backward pass of [revh] with Coquelicot's reverse
     derivatives of the pure parts, the [Get]s and [Put]s answered from
     the heap) is the value [⌊<g>⌋] and the heap [hp] with each [ℓ_i]
-    set to the new weight of [mlp_train] ([mlp_grad.v]), [g] being the
+    set to the new weight of [mlp_train] ([mlp_grad.v]), the writes in
+    the order the [Put]s happen (last layer first), [g] being the
     cotangent [mlp_train] returns.  Nothing of [RH] is used.
 
     [mlp_den_gradient]: with [mlp_train_gradient], the meaning of one run
     maps each [ℓ_i ↦ m_i] to [m_i − α·∂/∂m_i ½‖f_m(v) − t‖²] entry by entry
     (distinct locations), leaves every other location alone, and returns
     [α·∇_v ½‖f_m(v) − t‖²] in its one-element tuple.
+    [mlp_den_gradient_widths] is the same for [mlp_frag.v]'s signature of
+    a list of widths [ns] (location [i] for layer [i]), where the
+    program is well typed ([mlp_prog_typed]).
 
     The proof follows [revh]'s recursion along the chain, by induction on
     the layers after the first ([rest_den]): the forward clause of
@@ -36,8 +41,8 @@
     backward clause writes [m − y aᵀ] and answers [mᵀ y] ([bwd_den]), and
     the pull-back through [swish] of the layer's input is the real
     reverse derivative [swish'(u) ⊙ ·] ([rd_den_first], from
-    [rd_den_correct]).  The first layer ([top_den]) is the same with the
-    identity in place of [swish]. *)
+    [rd_den_correct]).  The first layer ([mlp_den_train] itself) is the
+    same with the identity in place of [swish]. *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem
@@ -508,3 +513,109 @@ Proof.
 Qed.
 
 End mlp_den.
+
+(** ** Every list of widths: the signature of [mlp_frag.v]
+
+    For the widths [ns = [n_0; …; n_L]] ([L ≥ 1]), [mlp_frag.v] declares
+    location and operation [i] for the layer [i] ([mlp_inst_decls],
+    [mlp_inst_locs], [mlp_inst_shape], [mlp_inst_FC]); the program over
+    the layers [0 … L−1] is well typed ([mlp_prog_typed]).  Its meaning
+    from any heap of the right shapes is one step of gradient descent:
+    location [i < L] holding [m_i] ends with
+    [m_i − α·∂/∂m_i ½‖f_m(v) − t‖²], the others are unchanged, and the
+    value is [⌊<α·∇_v ½‖f_m(v) − t‖²>⌋]. *)
+Section widths.
+Variable ns : list nat.
+#[local] Instance Σw : signature := exec_signature Rvo (mlp_inst_decls ns) (mlp_inst_locs ns).
+
+Lemma map_nth_seq_nat (l : list nat) : map (fun i => nth i l 0%nat) (seq 0 (length l)) = l.
+Proof.
+  induction l as [|a l IH]; [reflexivity|]. cbn [length seq map nth]. f_equal.
+  rewrite <- seq_shift, map_map. exact IH.
+Qed.
+
+Lemma mlp_inst_widths n : (2 <= length ns)%nat -> n = hd 0%nat ns ->
+  real_widths (mlp_inst_shape ns) n (mlp_inst_layers ns) = ns.
+Proof.
+  intros Hns ->. destruct ns as [|a l]; [simpl in Hns; lia|].
+  unfold real_widths, mlp_inst_layers, mlp_nlayers. cbn [hd length]. f_equal.
+  replace (S (length l) - 1)%nat with (length l) by lia. rewrite <- (map_nth_seq_nat l) at 2.
+  apply map_ext_in. intros i Hi. apply in_seq in Hi.
+  unfold mlp_inst_shape, mlp_inst_FC, mlp_nlayers, mlp_width. cbn [snd length].
+  rewrite Nat.min_l by lia. reflexivity.
+Qed.
+
+Lemma mlp_width_last : ns <> [] -> mlp_width ns (mlp_nlayers ns) = last ns 0%nat.
+Proof.
+  unfold mlp_width, mlp_nlayers. intros Hne. clear -Hne.
+  induction ns as [|a l IH]; [contradiction|]. destruct l as [|b l]; [reflexivity|].
+  specialize (IH ltac:(discriminate)).
+  replace (length (a :: b :: l) - 1)%nat with (S (length (b :: l) - 1)) by (simpl; lia).
+  change (nth (S (length (b :: l) - 1)) (a :: b :: l) 0%nat) with (nth (length (b :: l) - 1) (b :: l) 0%nat).
+  rewrite IH. reflexivity.
+Qed.
+
+Lemma mlp_inst_layers_ok : ns <> [] -> Forall (layer_ok (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)) (mlp_inst_layers ns).
+Proof.
+  intros Hne. apply Forall_forall. intros l _. split.
+  - exact (mlp_inst_FC_ar ns Hne l).
+  - exact (mlp_inst_loc_base ns l).
+Qed.
+
+Lemma mlp_inst_fc_inj : fc_inj (mlp_inst_FC ns) (mlp_inst_layers ns).
+Proof.
+  intros l l' Hl Hl' E. unfold mlp_inst_layers in Hl, Hl'. apply in_seq in Hl, Hl'.
+  unfold mlp_inst_FC in E. rewrite !Nat.min_l in E by lia. exact E.
+Qed.
+
+(** [mlp_den_gradient_widths]: for every widths [ns] of at least one
+    layer, input [v ∈ ℝ^{n_0}], target [t ∈ ℝ^{n_L}], rate [α] and heap
+    of the right shapes whose locations [0 … L−1] hold [ws = [m_0; …]]. *)
+Theorem mlp_den_gradient_widths α t v hp :
+  (2 <= length ns)%nat -> length v = hd 0%nat ns -> length t = last ns 0%nat ->
+  heap_fits (mlp_inst_decls ns) (mlp_inst_locs ns) hp ->
+  let ws := real_weights (mlp_inst_decls ns) (mlp_inst_locs ns) hp (mlp_inst_layers ns) in
+  exists g hp',
+    prog_den (mlp_inst_decls ns) (mlp_inst_locs ns) hp
+      (P_MLP_real (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+         (mlp_width ns (mlp_nlayers ns)) α t (mlp_inst_layers ns) v) = Some (RNode [RLeaf g], hp') /\
+    (forall i, (i < mlp_nlayers ns)%nat ->
+       fst (heap_lookup hp' i) = loc_base i /\ length (snd (heap_lookup hp' i)) = length (nth i ws [])) /\
+    (forall i k, (i < mlp_nlayers ns)%nat -> (k < length (nth i ws []))%nat ->
+       ex_derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k) /\
+       (snd (heap_lookup hp' i))@@k =
+         (nth i ws [])@@k - α * Derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k)) /\
+    (forall l, (mlp_nlayers ns <= l)%nat -> heap_lookup hp' l = heap_lookup hp l) /\
+    length g = length v /\
+    (forall j, (j < length v)%nat ->
+       ex_derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j) /\
+       g@@j = α * Derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j)).
+Proof.
+  intros Hns Hv Ht Hhp ws.
+  assert (Hne : ns <> []) by (intros ->; simpl in Hns; lia).
+  assert (HL : (1 <= mlp_nlayers ns)%nat) by (unfold mlp_nlayers; lia).
+  assert (Hls : mlp_inst_layers ns <> []) by (unfold mlp_inst_layers; destruct (mlp_nlayers ns); [lia|discriminate]).
+  assert (Hc : mlp_gen.chained (mlp_inst_shape ns) (length v) (mlp_inst_layers ns) (mlp_width ns (mlp_nlayers ns))).
+  { pose proof (mlp_inst_chained ns (mlp_nlayers ns) (le_n _)) as Hc. rewrite Nat.sub_diag in Hc.
+    replace (length v) with (mlp_width ns 0) by (rewrite Hv; unfold mlp_width; destruct ns; reflexivity).
+    exact Hc. }
+  assert (Ht' : length t = mlp_width ns (mlp_nlayers ns)) by (rewrite mlp_width_last by exact Hne; exact Ht).
+  destruct (mlp_den_gradient (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+              (mlp_width ns (mlp_nlayers ns)) α t (mlp_inst_layers ns) v hp Hls (seq_NoDup _ _)
+              mlp_inst_fc_inj (mlp_inst_layers_ok Hne) Hc Ht' Hhp)
+    as (g & hp' & H1 & H2 & H3 & H4 & H5 & H6).
+  rewrite (mlp_inst_widths (length v) Hns Hv) in H3, H6. fold ws in H2, H3, H6.
+  assert (Hlen : length (mlp_inst_layers ns) = mlp_nlayers ns) by apply seq_length.
+  assert (Hnth : forall i, (i < mlp_nlayers ns)%nat -> @nth nat i (mlp_inst_layers ns) 0%nat = i).
+  { intros i Hi. unfold mlp_inst_layers. rewrite seq_nth by exact Hi. reflexivity. }
+  exists g, hp'. split; [exact H1|]. split; [|split; [|split; [|split]]].
+  - intros i Hi. assert (Hi' : (i < length (mlp_inst_layers ns))%nat) by (rewrite Hlen; exact Hi).
+    destruct (H2 i Hi') as [A B]. rewrite (Hnth i Hi) in A, B. split; assumption.
+  - intros i k Hi Hk. assert (Hi' : (i < length (mlp_inst_layers ns))%nat) by (rewrite Hlen; exact Hi).
+    destruct (H3 i k Hi' Hk) as [A B]. rewrite (Hnth i Hi) in B. split; assumption.
+  - intros l Hl. apply H4. unfold mlp_inst_layers. rewrite in_seq. lia.
+  - exact H5.
+  - exact H6.
+Qed.
+
+End widths.
