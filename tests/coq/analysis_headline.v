@@ -348,20 +348,26 @@ Print Assumptions rd_step_sound_log.
    respect to everything in scope (rd_den); default clauses, nested
    handlers and operations passed outwards included; no RH in it.
    Soundness: RH computes this meaning for bodies that are chains of
-   operations on variables whose final result may be any term of the
-   fragment (chainb, varbody; rh_den), and every step of a program of that
-   fragment keeps its meaning (okr: terms okp, rev handle bodies chainb;
-   step_conf_den).  Adequacy: such a program, from a heap of the
-   right shapes, reaches a final configuration with its meaning, and
-   run and run_machine answer it from some fuel on (adequacy,
-   adequacy_run). *)
+   operations, returns and lets on terms of the fragment of the term-level
+   soundness (okg 2), with no nested rev handle (chaing; rh_den): RH-4 in
+   every evaluation position, through the chain rule for the pass
+   (revh_comp: the pass over G o phi is the pass over G pulled back
+   through phi, for smooth phi; rd_den_comp, the chain rule for rd_den);
+   every step of a program of that fragment keeps its meaning (okr: terms
+   okp, rev handle bodies chaing; step_conf_den).  Adequacy: such a
+   program, from a heap of the right shapes, reaches a final
+   configuration with its meaning, and run and run_machine answer it
+   from some fuel on (adequacy, adequacy_run). *)
 From RevHandlers.Analysis Require Import cmd_den cmd_sound cmd_adequacy.
 Print comp.
 Print revh_aux.
 Print hrun.
-Print varbody.
-Print chainb.
+Print chaing.
 Print okr.
+Check @rd_den_comp.
+Print Assumptions rd_den_comp.
+Check @revh_comp.
+Print Assumptions revh_comp.
 Check @rh_den.
 Print Assumptions rh_den.
 Check @step_conf_den.
@@ -370,6 +376,17 @@ Check @adequacy.
 Print Assumptions adequacy.
 Check @adequacy_run.
 Print Assumptions adequacy_run.
+(* The paper's MLP at every depth and width is in that fragment
+   (mlp_frag.v): P_MLP_gen of theories/rh/mlp_gen.v over the real instance,
+   with one signature for every list of widths, is well typed and okr, so
+   one run of the evaluator on it answers its meaning. *)
+From RevHandlers.Analysis Require Import mlp_frag.
+Check @mlp_gen_okr.
+Print Assumptions mlp_gen_okr.
+Check @mlp_prog_typed.
+Print Assumptions mlp_prog_typed.
+Check @mlp_adequacy_run.
+Print Assumptions mlp_adequacy_run.
 (* An instance computed through the meaning: with the return clause
    x |-> [x] and no operation, rev handle(V)<x>.[M] is the real reverse
    derivative of M at [[V]] applied to M([[V]]), the gradient of 1/2 |M|^2

@@ -1,8 +1,9 @@
 (** * Adequacy: the evaluator over ℝ reaches the configuration the meaning gives
 
     For a closed well-typed program of the fragment [okr] ([cmd_sound.v]:
-    terms [okp], every [rev handle] body a chain of operations on
-    variables) and a heap whose constants have the lengths of their
+    terms [okp], every [rev handle] body a chain of operations, returns
+    and [let]s on terms of the fragment [okg 2], without nested
+    [rev handle]) and a heap whose constants have the lengths of their
     locations ([heap_fits]):
     - [step_conf_okr]: every step keeps the fragment and the heap's shapes;
     - [adequacy]: the program reaches a final configuration
@@ -52,16 +53,6 @@ Proof.
   - rewrite nth_overflow by (apply nth_error_None; exact E). exact I.
 Qed.
 
-Lemma okrh_clause H o D Qf Qb : okrh H -> clause_of H o = (D, Qf, Qb) -> okr Qf /\ okr Qb.
-Proof.
-  destruct H as [P cls]. simpl. intros [_ Hcls].
-  destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hf.
-  - intros [= <- <- <-]. clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
-    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hf as <- <- <-; auto|auto].
-  - unfold default_clause. intros [= <- <- <-]. simpl. split.
-    + split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-    + eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
-Qed.
 
 Lemma okrh_ret H : okrh H -> okr (ret_clause H).
 Proof. destruct H. simpl. tauto. Qed.
@@ -74,14 +65,9 @@ Proof.
 Qed.
 
 Lemma rh_okr H Bs Vs R R' : rh H Bs Vs R R' ->
-  okrh H -> Forall (okg 0) Vs -> chainb R -> okr R'.
+  okrh H -> Forall (okg 0) Vs -> chaing R -> okr R'.
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
-    intros HoH HVs Hvb.
+  induction_rh; intros HoH HVs Hvb.
   - (* rh_ret *)
     unfold rh_ret_out. cbn [okr]. split.
     + apply okr_subst; [|apply okrh_ret; exact HoH]. apply okg0_list_subst.
@@ -90,31 +76,34 @@ Proof.
   - (* rh_let_var *)
     assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
     { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
-    apply IH; auto. rewrite fill_c_cons in Hvb. eapply chainb_fill_c_mono; [| |exact Hvb]; simpl.
-    + intros [_ HQ']. apply chainb_subst; auto.
-    + intros [_ HQ']. apply varbody_subst; auto.
+    apply IH; auto. apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
+    inversion HcK as [|? ? HcQ HcK']; subst.
+    apply chaing_fill_c. split; [|exact HcK'].
+    apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
   - (* rh_op *)
-    destruct (okrh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
+    destruct (okrh_clause decls locs _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     unfold rh_op_out. cbn [okr]. split; [|split; [|split]].
     + apply okr_subst; [|exact HoQf]. apply okg0_list_subst.
       constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
     + apply IH; auto.
       * constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HVs].
         intros V HV. apply okg_ren. exact HV.
-      * unfold shift_frames. eapply chainb_fill_c_map; [| | |exact Hvb]; simpl; auto.
-        intros Q HQ. apply chainb_ren. exact HQ.
+      * apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
+        apply chaing_fill_c. split; [exact I|apply chaing_shift_frames; exact HcK].
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
     + eapply okg_okp with 0%nat; [lia|]. apply okg_rh_op_result.
   - (* rh_rev *)
-    destruct (chainb_fill_c_inv K _ Hvb) as [[_ []]|[]].
-  - (* rh_term: the final result *)
-    unfold fill_t in Hvb. destruct (chainb_fill_c_inv K _ Hvb) as [[-> Hc]|Hv].
-    2: { destruct F; simpl in Hv; try contradiction; destruct M; try contradiction; exact (Hnv I). }
-    destruct F as [|o'|R0 H0]; simpl in Hc; [|destruct M; try contradiction; exact (Hnv I)|contradiction].
+    apply chaing_fill_c in Hvb. destruct Hvb as [[] _].
+  - (* rh_term *)
+    unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
+    assert (Hc : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).
     unfold rh_term_out. cbn [okr okp okg]. split; [|split; [|split]].
     + eapply okg_okp with 2%nat; [lia|]. apply okg_subst; [|exact Hc]. apply okg0_list_subst. exact HVs.
-    + apply IH; auto; [|exact I]. constructor; [exact I|]. apply Forall_map.
-      eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+    + apply IH; auto.
+      * constructor; [exact I|]. apply Forall_map.
+        eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+      * unfold fill_t. apply chaing_fill_c. split; [|apply chaing_shift_frames; exact HcK].
+        destruct F; cbn [plug_t chaing okg] in HcF |- *; tauto.
     + split; [exact I|]. split.
       * apply okg_subst; [|exact Hc]. intros x. exact I.
       * apply okp_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].

@@ -11,12 +11,19 @@
       where the term steps are sound ([okc]: every term [okp],
       [rdsound_eval.v]).
     - [rh_den]: the [RH] rewriting computes the meaning of [rev handle]
-      for bodies that are chains of operations on variables whose final
-      result may be any term of the fragment ([chainb]: the rewriting uses
-      RH-1a, RH-1b, RH-2, and RH-4 for the result only), and
-      [step_conf_den]: every step of a program of that fragment ([okr])
-      keeps its meaning.  RH-4 before the last operation and RH-3 are not
-      covered ([docs/decisions.md], "What a rev handle means over ℝ"). *)
+      for bodies of the fragment [chaing]: chains of operations whose
+      arguments, results and [let]-bound pure computations are terms of
+      the fragment of the term-level soundness ([okg 2]), no nested
+      [rev handle] (the rewriting uses RH-1a, RH-1b, RH-2, and RH-4 in
+      every evaluation position); [step_conf_den]: every step of a
+      program of that fragment ([okr]) keeps its meaning.  The proof of
+      RH-4 is the chain rule for the pass: [tsmooth] (a smooth map of
+      trees), [rd_den_comp] (the chain rule for [rd_den]), [rd_den_radd],
+      [csmooth] (a chain whose pure maps are smooth), [revh_comp] (the
+      pass over [G ∘ φ] is the pass over [G] pulled back through [φ]),
+      [tsmooth_den] (terms of the fragment are smooth).  RH-3 (a nested
+      [rev handle] in a body) is not covered ([docs/decisions.md], "What
+      a rev handle means over ℝ"). *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coq Require Import Relation_Operators.
 From Coquelicot Require Import Coquelicot.
@@ -26,6 +33,14 @@ Import ListNotations.
 Open Scope R_scope.
 
 #[local] Existing Instance Rsorts'.
+
+(** Induction on the rewriting [rh], one case per rule of Fig. 5. *)
+Ltac induction_rh :=
+  induction 1 as [H Bs Vs k Vk Hk
+                 |H Bs Vs K z Q R' Hrec IH
+                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
+                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
+                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH].
 
 Section sound.
 Variables (decls : list (ty * ty)) (locs : list nat).
@@ -144,12 +159,17 @@ with okcls (cls : clauses) : Prop :=
   | CCons _ _ Qf Qb rest => okc Qf /\ okc Qb /\ okcls rest
   end.
 
-Lemma okc_fill_c K : forall P, okc (fill_c K P) <-> okc P /\ Forall okc K.
+(** A predicate of commands that splits on [let] splits on [F^c]. *)
+Lemma fill_c_all (ok : cmd -> Prop) : (forall P Q, ok (CLet P Q) <-> ok P /\ ok Q) ->
+  forall K P, ok (fill_c K P) <-> ok P /\ Forall ok K.
 Proof.
-  induction K as [|Q K IH]; intros P; simpl.
+  intros Hlet K. induction K as [|Q K IH]; intros P; simpl.
   - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
+  - rewrite IH, Hlet. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
 Qed.
+
+Lemma okc_fill_c K : forall P, okc (fill_c K P) <-> okc P /\ Forall okc K.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
 
 (** ** The steps other than [rev handle] *)
 Lemma step_cmd_term_den ρ K F M M' A :
@@ -446,106 +466,31 @@ Proof.
         (fits_len _ _ Hab), Ed. lia.
 Qed.
 
-(** ** The fragment of bodies: chains of operations on variables *)
-(** [varbody R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a
-    variable, and [R] has no nested [rev handle] (see [rh_den]). *)
-Fixpoint varbody (R : cmd) : Prop :=
-  match R with
-  | Ret M | Op _ M => match M with Var _ => True | _ => False end
-  | CLet P Q => varbody P /\ varbody Q
-  | RevHandle _ _ _ => False
+(** Every explicit clause satisfies [ok]. *)
+Fixpoint cls_all (ok : cmd -> Prop) (cls : clauses) : Prop :=
+  match cls with
+  | CNil => True
+  | CCons _ _ Qf Qb rest => ok Qf /\ ok Qb /\ cls_all ok rest
   end.
 
-Lemma varbody_fill_c K : forall P, varbody (fill_c K P) <-> varbody P /\ Forall varbody K.
+(** The clause [clause_of] finds satisfies [ok] when the explicit ones
+    and the default clause do. *)
+Lemma clause_of_all (ok : cmd -> Prop) P cls o D Qf Qb :
+  cls_all ok cls -> ok (snd (fst (default_clause o))) -> ok (snd (default_clause o)) ->
+  clause_of (Handler P cls) o = (D, Qf, Qb) -> ok Qf /\ ok Qb.
 Proof.
-  induction K as [|Q K IH]; intros P; simpl.
-  - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
-Qed.
-
-Lemma varbody_ren P : forall ξ, varbody P -> varbody (ren_cmd ξ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; simpl in *; auto.
-  - destruct M; simpl; auto.
-  - destruct M; simpl; auto.
-  - destruct HP. split; auto.
-Qed.
-
-Lemma varbody_subst P : forall σ, (forall x, exists y, σ x = Var y) -> varbody P -> varbody (subst_cmd σ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; simpl in *; auto.
-  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
-  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
-  - destruct HP. split; auto. apply IHQ; auto.
-    intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
-Qed.
-
-(** [chainb R]: a chain of operations on variables whose last command
-    may return any term of the fragment ([okg 2]): the bodies whose
-    rewriting uses RH-1a, RH-1b, RH-2, and RH-4 for the final result. *)
-Fixpoint chainb (R : cmd) : Prop :=
-  match R with
-  | Ret M => okg 2 M
-  | Op _ M => match M with Var _ => True | _ => False end
-  | CLet P Q => varbody P /\ chainb Q
-  | RevHandle _ _ _ => False
-  end.
-
-Lemma varbody_chainb R : varbody R -> chainb R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto; try tauto.
-  destruct M; simpl; tauto.
-Qed.
-
-Lemma chainb_fill_c_inv K : forall P, chainb (fill_c K P) -> (K = [] /\ chainb P) \/ varbody P.
-Proof.
-  induction K as [|Q K IH]; intros P H; simpl in *; [auto|].
-  destruct (IH _ H) as [[-> [HP _]]|[HP _]]; right; exact HP.
-Qed.
-
-Lemma chainb_fill_c_map K : forall P P' ξ, (chainb P -> chainb P') -> (varbody P -> varbody P') ->
-  (forall Q, chainb Q -> chainb (ren_cmd ξ Q)) ->
-  chainb (fill_c K P) -> chainb (fill_c (map (ren_cmd ξ) K) P').
-Proof.
-  induction K as [|Q K IH]; intros P P' ξ Hc Hv Hr H; simpl in *; [auto|].
-  apply (IH (CLet P Q)); auto.
-  - simpl. intros [HP HQ]. split; auto.
-  - simpl. intros [HP HQ]. split; auto. apply varbody_ren. exact HQ.
-Qed.
-
-Lemma chainb_fill_c_mono K : forall P P', (chainb P -> chainb P') -> (varbody P -> varbody P') ->
-  chainb (fill_c K P) -> chainb (fill_c K P').
-Proof.
-  induction K as [|Q K IH]; intros P P' Hc Hv H; simpl in *; [auto|].
-  apply (IH (CLet P Q)); auto; simpl; tauto.
-Qed.
-
-Lemma chainb_subst P : forall σ, (forall x, exists y, σ x = Var y) -> chainb P -> chainb (subst_cmd σ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; simpl in *; auto.
-  - apply okg_subst; auto. intros x. destruct (Hσ x) as [y ->]. exact I.
-  - destruct M; try contradiction. simpl. destruct (Hσ x) as [y ->]. exact I.
-  - destruct HP. split; [apply varbody_subst; auto|]. apply IHQ; auto.
-    intros [|x]; simpl; [eauto|]. destruct (Hσ x) as [y ->]. eexists. reflexivity.
-Qed.
-
-Lemma chainb_ren P : forall ξ, chainb P -> chainb (ren_cmd ξ P).
-Proof.
-  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; simpl in *; auto.
-  - apply okg_ren. exact HP.
-  - destruct M; simpl; auto.
-  - destruct HP. split; [apply varbody_ren; auto|auto].
+  intros Hcls Hf Hb. simpl. destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hfc.
+  - intros [= <- <- <-]. clear P Hf Hb. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
+    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hfc as <- <- <-; auto|auto].
+  - intros Hd. rewrite Hd in Hf, Hb. auto.
 Qed.
 
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
 Proof.
-  destruct H as [P cls]. simpl. intros [_ Hcls].
-  destruct (find_clause o cls) as [[[D' Qf'] Qb']|] eqn:Hf.
-  - intros [= <- <- <-]. clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; [discriminate|].
-    destruct Hcls as [H1 [H2 H3]]. destruct (opsym_eq_dec o o'); [injection Hf as <- <- <-; auto|auto].
-  - unfold default_clause. intros [= <- <- <-]. simpl. split.
-    + split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-    + eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
+  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
+  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
+  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
+  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
 Qed.
 
 Lemma okh_ret H : okh H -> okc (ret_clause H).
@@ -594,17 +539,492 @@ Proof.
   - destruct n as [|n]; [lia|]. simpl. apply IH. lia.
 Qed.
 
+(** ** Smooth maps of trees and the chain rule for [rd_den] *)
+(** [tsmooth f u]: [f] maps the trees of the shape of [u] to trees of the
+    shape of [f u], and, read on the flat vectors, has a reverse
+    derivative at [u] (so a derivative). *)
+Definition tsmooth (f : rv -> rv) (u : rv) : Prop :=
+  (forall x, fits (tyof u) x -> fits (tyof (f u)) (f x)) /\
+  exists r, is_rev_deriv (length (rflat u)) (length (rflat (f u))) (fun y => rflat (f (reshape u y))) (rflat u) r.
+
+Lemma reshape_shape u y : length y = length (rflat u) -> fits (tyof u) (reshape u y) /\ rflat (reshape u y) = y.
+Proof.
+  intros Hy. rewrite (fits_len _ _ (fits_tyof u)) in Hy. split.
+  - apply reshape_keeps; [apply fits_tyof|exact Hy].
+  - apply (reshape_rflat (tyof u)); [apply fits_tyof|exact Hy].
+Qed.
+
+Lemma reshape_self u : reshape u (rflat u) = u.
+Proof. apply (reshape_fits_eq (tyof u)); apply fits_tyof. Qed.
+
+Lemma rflat_rcons a ts : rflat (rcons a (RNode ts)) = rflat a ++ rflat (RNode ts).
+Proof. cbn [rcons]. rewrite !rflat_node. reflexivity. Qed.
+
+(** A reverse derivative is additive. *)
+Lemma rev_deriv_vp n m f x r a b : is_rev_deriv n m f x r -> length a = m -> length b = m ->
+  r (vp a b) = vp (r a) (r b).
+Proof.
+  intros [L [_ [Hr Ha]]] Hla Hlb.
+  assert (Hab : length (vp a b) = m) by (rewrite length_vp; lia).
+  apply vec_ext; [rewrite length_vp, !Hr by auto; lia|].
+  intros i. rewrite nth_vp. destruct (Nat.lt_ge_cases i n) as [Hi|Hi].
+  - rewrite <- !(dot_unitv n i) by exact Hi. rewrite <- !Ha by (auto; apply length_unitv).
+    apply dot_vp_r.
+  - rewrite !nth_overflow by (rewrite Hr; auto; lia). ring.
+Qed.
+
+(** The composite of smooth maps is smooth; its reverse derivative. *)
+Lemma tsmooth_comp_rd φ H u rφ rH :
+  (forall x, fits (tyof u) x -> fits (tyof (φ u)) (φ x)) ->
+  is_rev_deriv (length (rflat u)) (length (rflat (φ u))) (fun y => rflat (φ (reshape u y))) (rflat u) rφ ->
+  is_rev_deriv (length (rflat (φ u))) (length (rflat (H (φ u)))) (fun y => rflat (H (reshape (φ u) y))) (rflat (φ u)) rH ->
+  is_rev_deriv (length (rflat u)) (length (rflat (H (φ u)))) (fun y => rflat (H (φ (reshape u y)))) (rflat u)
+    (fun z => rφ (rH z)).
+Proof.
+  intros Sφ Rφ RH.
+  assert (RH' : is_rev_deriv (length (rflat (φ u))) (length (rflat (H (φ u)))) (fun y => rflat (H (reshape (φ u) y)))
+                  (rflat (φ (reshape u (rflat u)))) rH) by (rewrite reshape_self; exact RH).
+  eapply is_rev_deriv_ext; [| |exact (rd_comp _ _ _ _ _ _ _ _ Rφ RH')]; [|reflexivity].
+  intros y Hy. cbv beta. f_equal. f_equal. apply (reshape_fits_eq (tyof (φ u))); [apply fits_tyof|].
+  apply Sφ. apply reshape_shape. exact Hy.
+Qed.
+
+Lemma tsmooth_comp φ H u : tsmooth φ u -> tsmooth H (φ u) -> tsmooth (fun x => H (φ x)) u.
+Proof.
+  intros [Sφ [rφ Rφ]] [SH [rH RH]]. split.
+  - intros x Hx. apply SH, Sφ, Hx.
+  - exists (fun z => rφ (rH z)). apply tsmooth_comp_rd; auto.
+Qed.
+
+(** The chain rule: the pull-back through [φ] of the pull-back through
+    [H] is the pull-back through the composite. *)
+Lemma rd_den_comp φ H u w : tsmooth φ u -> tsmooth H (φ u) -> fits (tyof (H (φ u))) w ->
+  rd_den w u (fun x => H (φ x)) = rd_den (rd_den w (φ u) H) u φ.
+Proof.
+  intros [Sφ [rφ Rφ]] [SH [rH RH]] Hw.
+  pose proof (tsmooth_comp_rd φ H u rφ rH Sφ Rφ RH) as Rc.
+  assert (Hlw : length (rflat w) = length (rflat (H (φ u))))
+    by (rewrite (fits_len _ _ Hw); symmetry; apply fits_len, fits_tyof).
+  apply fits_eq with (tyof u); [apply rd_den_fits|apply rd_den_fits|].
+  rewrite (rd_den_correct w u (fun x => H (φ x)) _ _ Rc Hlw).
+  rewrite (rd_den_correct _ u φ _ _ Rφ (rd_den_len _ _ _)).
+  rewrite (rd_den_correct w (φ u) H _ _ RH Hlw). reflexivity.
+Qed.
+
+(** The sum of two trees of a shape. *)
+Lemma radd_fits A s t : fits A s -> fits A t -> fits A (radd s t) /\ rflat (radd s t) = vp (rflat s) (rflat t).
+Proof.
+  intros Hs Ht. assert (Hl : length (vp (rflat s) (rflat t)) = dim A)
+    by (rewrite length_vp, (fits_len _ _ Hs), (fits_len _ _ Ht); lia).
+  unfold radd. split; [apply reshape_keeps; auto|apply (reshape_rflat A); auto].
+Qed.
+
+(** The pull-back is additive in the cotangent. *)
+Lemma rd_den_radd φ u a b : tsmooth φ u -> fits (tyof (φ u)) a -> fits (tyof (φ u)) b ->
+  rd_den (radd a b) u φ = radd (rd_den a u φ) (rd_den b u φ).
+Proof.
+  intros [Sφ [rφ Rφ]] Ha Hb.
+  assert (Hm : forall c, fits (tyof (φ u)) c -> length (rflat c) = length (rflat (φ u)))
+    by (intros c Hc; rewrite (fits_len _ _ Hc); symmetry; apply fits_len, fits_tyof).
+  destruct (radd_fits _ _ _ Ha Hb) as [Hab Eab].
+  destruct (radd_fits _ _ _ (rd_den_fits a u φ) (rd_den_fits b u φ)) as [Hr Er].
+  apply fits_eq with (tyof u); [apply rd_den_fits|exact Hr|].
+  rewrite Er, !(rd_den_correct _ u φ _ _ Rφ) by auto. rewrite Eab.
+  apply (rev_deriv_vp _ _ _ _ _ _ _ Rφ); auto.
+Qed.
+
+(** The trees of the shape of [rcons b (RNode us)]. *)
+Lemma fits_rcons_inv b us q : fits (tyof (rcons b (RNode us))) q ->
+  exists q0 qs, q = RNode (q0 :: qs) /\ fits (tyof b) q0 /\ fits (tyof (RNode us)) (RNode qs).
+Proof.
+  cbn [rcons tyof map]. intros Hq. inversion Hq as [|? qs' HF]; subst.
+  inversion HF as [|? q0 ? qs Hq0 HFs]; subst. exists q0, qs. split; [reflexivity|]. split; [exact Hq0|].
+  constructor. exact HFs.
+Qed.
+
+Lemma fits_rcons b us q0 qs : fits (tyof b) q0 -> fits (tyof (RNode us)) (RNode qs) ->
+  fits (tyof (rcons b (RNode us))) (RNode (q0 :: qs)).
+Proof.
+  cbn [rcons tyof map]. intros H0 Hs. inversion Hs; subst. constructor. constructor; assumption.
+Qed.
+
+Lemma fits_prod_node A t : fits A t -> (exists As, A = TProd As) -> exists ts, t = RNode ts.
+Proof. intros Ht [As ->]. inversion Ht; subst. eauto. Qed.
+
+Lemma tyof_node us : tyof (RNode us) = TProd (map tyof us).
+Proof. reflexivity. Qed.
+
+(** The pass after an operation: the map [φ] on the environment, the
+    identity on the operation's result. *)
+Definition consmap (φ : rv -> rv) : rv -> rv := fun p => rcons (rnth 0 p) (φ (rtail p)).
+
+Lemma tsmooth_cons φ b us : tsmooth φ (RNode us) -> is_node (φ (RNode us)) ->
+  tsmooth (consmap φ) (rcons b (RNode us)) /\
+  forall q, fits (tyof (rcons b (φ (RNode us)))) q ->
+    rd_den q (rcons b (RNode us)) (consmap φ) = rcons (rnth 0 q) (rd_den (rtail q) (RNode us) φ).
+Proof.
+  intros [Sφ [rφ Rφ]] Hn. set (u := RNode us) in *.
+  assert (Hφn : exists vs, φ u = RNode vs) by (destruct (φ u) as [|vs]; [contradiction|eauto]).
+  destruct Hφn as [vs Eφ].
+  assert (Ec : consmap φ (rcons b u) = rcons b (φ u)) by reflexivity.
+  set (nb := length (rflat b)). set (nu := length (rflat u)). set (mu := length (rflat (φ u))).
+  assert (Hn1 : length (rflat (rcons b u)) = (nb + nu)%nat) by (unfold u; rewrite rflat_rcons, app_length; reflexivity).
+  assert (Hm1 : length (rflat (rcons b (φ u))) = (nb + mu)%nat) by (rewrite Eφ, rflat_rcons, app_length; fold u; rewrite <- Eφ; reflexivity).
+  (* the flat map and its reverse derivative *)
+  assert (Hflat : forall y, length y = (nb + nu)%nat ->
+    rflat (consmap φ (reshape (rcons b u) y)) = proj 0 nb y ++ rflat (φ (reshape u (proj nb nu y)))).
+  { intros y Hy. rewrite <- Hn1 in Hy. destruct (reshape_shape _ _ Hy) as [Hf Hr].
+    destruct (fits_rcons_inv b us _ Hf) as [p0 [ps [Ep [Hp0 Hps]]]]. rewrite Ep. unfold consmap. cbn [rnth nth rtail].
+    assert (Hps' : fits (tyof (φ u)) (φ (RNode ps))) by (apply Sφ; exact Hps).
+    rewrite Eφ in Hps'. destruct (fits_prod_node _ _ Hps') as [ws Ew]; [eexists; reflexivity|].
+    rewrite Ew, rflat_rcons, <- Ew.
+    assert (E1 : rflat p0 = proj 0 nb y /\ RNode ps = reshape u (proj nb nu y)).
+    { rewrite <- Hr, Ep.
+      replace (rflat (RNode (p0 :: ps))) with (rflat p0 ++ rflat (RNode ps)) by (rewrite !rflat_node; reflexivity).
+      assert (L0 : length (rflat p0) = nb) by (rewrite (fits_len _ _ Hp0); symmetry; apply fits_len, fits_tyof).
+      assert (L1 : length (rflat (RNode ps)) = nu) by (rewrite (fits_len _ _ Hps); symmetry; apply fits_len, fits_tyof).
+      rewrite proj_app_l by lia. rewrite proj_app_r by exact L0. unfold proj. simpl.
+      rewrite !firstn_all2 by lia. split; [reflexivity|].
+      symmetry. apply (reshape_fits_eq (tyof u)); [apply fits_tyof|exact Hps]. }
+    destruct E1 as [-> <-]. reflexivity. }
+  assert (R' : is_rev_deriv (length (rflat (rcons b u))) (nb + mu) (fun y => rflat (consmap φ (reshape (rcons b u) y))) (rflat (rcons b u))
+                 (fun z => proj 0 nb z ++ rφ (proj nb mu z))).
+  { assert (Hx : length (rflat (rcons b u)) = (nb + nu)%nat) by exact Hn1.
+    assert (P1 := rd_proj (nb + nu) 0 nb (rflat (rcons b u)) ltac:(lia) Hx).
+    assert (P2 := rd_proj (nb + nu) nb nu (rflat (rcons b u)) ltac:(lia) Hx).
+    assert (Ept : proj nb nu (rflat (rcons b u)) = rflat u).
+    { unfold u. rewrite rflat_rcons. rewrite proj_app_r by reflexivity. apply firstn_all2. fold u. lia. }
+    assert (Rφ' : is_rev_deriv nu mu (fun y => rflat (φ (reshape u y))) (proj nb nu (rflat (rcons b u))) rφ)
+      by (rewrite Ept; exact Rφ).
+    pose proof (rd_comp _ _ _ _ _ _ _ _ P2 Rφ') as P3.
+    pose proof (rd_pair _ _ _ _ _ _ _ _ P1 P3) as P4.
+    destruct Rφ as [Lφ [_ [Hrφ _]]]. rewrite Hn1.
+    eapply is_rev_deriv_ext; [| |exact P4].
+    - intros y Hy. rewrite Hflat by exact Hy. reflexivity.
+    - intros z Hz. cbv beta.
+      assert (Hz1 : length (proj 0 nb z) = nb) by (apply length_proj; lia).
+      assert (Hz2 : length (rφ (proj nb mu z)) = nu) by (apply Hrφ; apply length_proj; lia).
+      replace (nb + nu - 0 - nb)%nat with nu by lia. replace (nb + nu - nb - nu)%nat with 0%nat by lia.
+      replace (zeros 0) with (@nil R) by reflexivity. rewrite app_nil_l, !app_nil_r.
+      rewrite vp_app by (rewrite length_zeros; exact Hz1).
+      rewrite (vp_zeros_r (proj 0 nb z) nb Hz1).
+      rewrite (vp_zeros_l _ nu Hz2). reflexivity. }
+  split.
+  - split.
+    + intros x Hx. rewrite Ec. rewrite Eφ. destruct (fits_rcons_inv b us x Hx) as [x0 [xs [-> [Hx0 Hxs]]]].
+      unfold consmap. cbn [rnth nth rtail]. assert (Hxs' := Sφ _ Hxs). rewrite Eφ in Hxs'.
+      destruct (fits_prod_node _ _ Hxs') as [ws Ew]; [eexists; reflexivity|]. rewrite Ew in Hxs' |- *.
+      apply fits_rcons; assumption.
+    + rewrite Ec, Hm1. eexists. exact R'.
+  - intros q Hq. rewrite Eφ in Hq. destruct (fits_rcons_inv b vs q Hq) as [q0 [qs [-> [Hq0 Hqs]]]].
+    cbn [rnth nth rtail].
+    assert (Hd := rd_den_fits (RNode qs) u φ).
+    destruct (fits_prod_node _ _ Hd) as [zs Ez]; [unfold u; rewrite tyof_node; eexists; reflexivity|].
+    apply fits_eq with (tyof (rcons b u)); [apply rd_den_fits| |].
+    + rewrite Ez. unfold u. apply fits_rcons; [exact Hq0|]. rewrite <- Ez. apply rd_den_fits.
+    + assert (Hlq : length (rflat (RNode (q0 :: qs))) = length (rflat (consmap φ (rcons b u)))).
+      { rewrite Ec. rewrite (fits_len _ _ Hq), Eφ. symmetry. apply fits_len, fits_tyof. }
+      rewrite Ec, Hm1 in Hlq. rewrite (rd_den_correct _ (rcons b u) (consmap φ) _ _ R' Hlq).
+      rewrite Ez, rflat_rcons, <- Ez.
+      assert (L0 : length (rflat q0) = nb) by (rewrite (fits_len _ _ Hq0); symmetry; apply fits_len, fits_tyof).
+      assert (Lq : rflat (RNode (q0 :: qs)) = rflat q0 ++ rflat (RNode qs)) by (rewrite !rflat_node; reflexivity).
+      rewrite Lq, proj_app_l by lia. rewrite proj_app_r by exact L0. unfold proj at 1. simpl. rewrite firstn_all2 by lia.
+      assert (L1 : length (rflat (RNode qs)) = mu).
+      { rewrite <- Eφ in Hqs. rewrite (fits_len _ _ Hqs). symmetry. apply fits_len, fits_tyof. }
+      rewrite firstn_all2 by lia. f_equal. symmetry. rewrite <- Eφ in Hqs.
+      apply (rd_den_correct _ u φ _ _ Rφ L1).
+Qed.
+
+(** The map [x ↦ (M(x), x)] of a [let] of a pure term. *)
+Definition letmap (Mf : rv -> rv) : rv -> rv := fun x => rcons (Mf x) x.
+
+Lemma tsmooth_let Mf us : tsmooth Mf (RNode us) ->
+  tsmooth (letmap Mf) (RNode us) /\
+  forall q, fits (tyof (rcons (Mf (RNode us)) (RNode us))) q ->
+    rd_den q (RNode us) (letmap Mf) = radd (rtail q) (rd_den (rnth 0 q) (RNode us) Mf).
+Proof.
+  intros [SM [rM RM]]. set (u := RNode us) in *.
+  set (n := length (rflat u)). set (m := length (rflat (Mf u))).
+  assert (Hl : length (rflat (letmap Mf u)) = (m + n)%nat) by (unfold letmap, u; rewrite rflat_rcons, app_length; reflexivity).
+  assert (Hflat : forall y, length y = n -> rflat (letmap Mf (reshape u y)) = rflat (Mf (reshape u y)) ++ y).
+  { intros y Hy. destruct (reshape_shape _ _ Hy) as [Hf Hr].
+    destruct (fits_prod_node _ _ Hf) as [ws Ew]; [unfold u; rewrite tyof_node; eexists; reflexivity|].
+    unfold letmap. rewrite Ew, rflat_rcons, <- Ew, Hr. reflexivity. }
+  assert (R' : is_rev_deriv n (m + n) (fun y => rflat (letmap Mf (reshape u y))) (rflat u)
+                 (fun z => vp (rM (proj 0 m z)) (proj m n z))).
+  { eapply is_rev_deriv_ext; [| |exact (rd_pair _ _ _ _ _ _ _ _ RM (rd_id n (rflat u) eq_refl))].
+    - intros y Hy. rewrite Hflat by exact Hy. reflexivity.
+    - intros z _. reflexivity. }
+  split.
+  - split.
+    + intros x Hx. destruct (fits_prod_node _ _ Hx) as [xs ->]; [unfold u; rewrite tyof_node; eexists; reflexivity|].
+      unfold letmap. apply fits_rcons; [apply SM; exact Hx|exact Hx].
+    + rewrite Hl. eexists. exact R'.
+  - intros q Hq. destruct (fits_rcons_inv _ us q Hq) as [q0 [qs [-> [Hq0 Hqs]]]]. cbn [rnth nth rtail].
+    destruct (radd_fits _ _ _ Hqs (rd_den_fits q0 u Mf)) as [Ha Ea].
+    apply fits_eq with (tyof u); [apply rd_den_fits|exact Ha|].
+    assert (Hlq : length (rflat (RNode (q0 :: qs))) = (m + n)%nat).
+    { rewrite <- Hl. rewrite (fits_len _ _ Hq). symmetry. apply fits_len, fits_tyof. }
+    rewrite (rd_den_correct _ u (letmap Mf) _ _ R' Hlq), Ea.
+    assert (L0 : length (rflat q0) = m) by (rewrite (fits_len _ _ Hq0); symmetry; apply fits_len, fits_tyof).
+    assert (L1 : length (rflat (RNode qs)) = n) by (rewrite (fits_len _ _ Hqs); symmetry; apply fits_len, fits_tyof).
+    assert (Lq : rflat (RNode (q0 :: qs)) = rflat q0 ++ rflat (RNode qs)) by (rewrite !rflat_node; reflexivity).
+    rewrite Lq, proj_app_l by lia. rewrite proj_app_r by exact L0. unfold proj. simpl.
+    rewrite !firstn_all2 by lia. rewrite (rd_den_correct _ u Mf _ _ RM L0). apply vp_comm.
+Qed.
+
+Lemma tsmooth_ext f g u : (forall x, fits (tyof u) x -> f x = g x) -> tsmooth f u -> tsmooth g u.
+Proof.
+  intros E [S [r R]]. assert (Eu : f u = g u) by (apply E, fits_tyof).
+  split.
+  - intros x Hx. rewrite <- Eu, <- E by exact Hx. apply S, Hx.
+  - exists r. rewrite <- Eu. eapply is_rev_deriv_ext; [| |exact R]; [|reflexivity].
+    intros y Hy. cbv beta. rewrite E; [reflexivity|]. apply reshape_shape. exact Hy.
+Qed.
+
+Lemma tsmooth_id u : tsmooth (fun x => x) u.
+Proof.
+  split; [auto|]. exists (fun z => z). eapply is_rev_deriv_ext; [| |exact (rd_id _ (rflat u) eq_refl)]; [|reflexivity].
+  intros y Hy. symmetry. apply reshape_shape. exact Hy.
+Qed.
+
+(** ** Smooth chains *)
+(** [csmooth C t G u]: [G] at [u] is the chain [t], and every pure map of
+    the chain is smooth: the argument of its first operation (or its
+    result) as a function of everything in scope, and, for every answer
+    of the operation's arity, the rest of the chain; the result has the
+    shape [C], each operation's argument its coarity's. *)
+Fixpoint csmooth (C : ty) (t : comp) (G : rv -> comp) (u : rv) {struct t} : Prop :=
+  G u = t /\ tsmooth (fun x => harg (G x)) u /\
+  match t with
+  | CRet c => fits C c
+  | CCall o a k => fits (coar o) a /\ forall b, fits (ar o) b -> csmooth C (k b) (ext G) (rcons b u)
+  end.
+
+(** What the pass asks of the handler: the return clause answers
+    cotangents of the result's shape, the forward clause of [Op] answers
+    [<b, d>] with [b] of [Op]'s arity, and the backward clause at [d]
+    answers cotangents of [Op]'s coarity. *)
+Definition hok (C : ty) (h : hmean) : Prop :=
+  (forall c, fits C c -> comp_all (fits C) (hret h c)) /\
+  (forall o a, fits (coar o) a -> comp_all (fun bd => fits (ar o) (rnth 0 bd) /\
+      forall y, fits (ar o) y -> comp_all (fits (coar o)) (hbwd h o y (rnth 1 bd))) (hfwd h o a)).
+
+Lemma is_node_rcons a t : is_node (rcons a t).
+Proof. destruct t; exact I. Qed.
+
+Lemma rtail_rcons_node a ws : rtail (rcons a (RNode ws)) = RNode ws.
+Proof. reflexivity. Qed.
+
+Lemma ext_consmap F G φ u : is_node u -> (forall x, fits (tyof u) x -> fits (tyof (φ u)) (φ x)) ->
+  (forall x, fits (tyof u) x -> F x = G (φ x)) -> is_node (φ u) ->
+  forall b x, fits (tyof (rcons b u)) x -> ext F x = ext G (consmap φ x).
+Proof.
+  intros Hu Hφ E Hn b x Hx. assert (Ht := fits_rtail b u x Hu Hx).
+  unfold ext, consmap. rewrite E by exact Ht.
+  assert (Hf := Hφ _ Ht).
+  destruct (φ u) as [|vs]; [contradiction|]. destruct (fits_prod_node _ _ Hf) as [ws Ew]; [eexists; reflexivity|].
+  rewrite Ew. reflexivity.
+Qed.
+
+(** The pass over [F = G ∘ φ] is the pass over [G] at [φ(u)], pulled
+    back through [φ]. *)
+Lemma revh_comp C h : hok C h -> forall t G φ u F, is_node u -> is_node (φ u) -> tsmooth φ u ->
+  (forall x, fits (tyof u) x -> F x = G (φ x)) -> csmooth C t G (φ u) ->
+  revh_aux h t F u = bind (revh_aux h t G (φ u)) (fun q => CRet (rd_den q u φ)).
+Proof.
+  intros [Hret Hfwd]. induction t as [c|o a k IH]; intros G φ u F Hu Hn Hφ E [Et [Hs Ht]]; cbn [revh_aux].
+  - rewrite bind_assoc. cbn [bind]. apply bind_ext_all with (fits C); [apply Hret; exact Ht|].
+    intros cb Hcb. f_equal.
+    rewrite (rd_den_ext_fits cb u (fun x => harg (F x)) (fun x => harg (G (φ x)))) by (intros x Hx; rewrite E; auto).
+    apply (rd_den_comp φ (fun x => harg (G x)) u cb Hφ Hs). rewrite Et. cbn [harg].
+    rewrite (fits_tyof_eq _ _ Ht). exact Hcb.
+  - destruct Ht as [Ha Hk]. rewrite bind_assoc.
+    apply bind_ext_all with (fun bd => fits (ar o) (rnth 0 bd) /\
+      forall y, fits (ar o) y -> comp_all (fits (coar o)) (hbwd h o y (rnth 1 bd))); [apply Hfwd; exact Ha|].
+    intros bd [Hb Hbwd]. set (b := rnth 0 bd).
+    destruct u as [|us]; [contradiction|].
+    destruct (tsmooth_cons φ b us Hφ Hn) as [Hφ' Ed].
+    assert (Hφs := proj1 Hφ).
+    rewrite (IH b (ext G) (consmap φ) (rcons b (RNode us)) (ext F) I).
+    2: { unfold consmap. apply is_node_rcons. }
+    2: exact Hφ'.
+    2: { apply (ext_consmap F G φ (RNode us) I); auto. }
+    2: { unfold consmap. cbn [rnth nth rtail]. exact (Hk b Hb). }
+    rewrite !bind_assoc.
+    apply bind_ext_all with (fits (tyof (rcons b (φ (RNode us))))).
+    { apply revh_fits. apply is_node_rcons. }
+    intros q Hq. cbn [bind]. rewrite (Ed q Hq).
+    assert (Hq0 : fits (ar o) (rnth 0 q)).
+    { destruct (φ (RNode us)) as [|vs] eqn:Ev; [contradiction|].
+      destruct (fits_rcons_inv b vs q Hq) as [q0 [qs [-> [Hq0 _]]]]. cbn [rnth nth].
+      rewrite <- (fits_tyof_eq _ _ Hb). exact Hq0. }
+    assert (Hqt : fits (tyof (φ (RNode us))) (rtail q)) by (apply fits_rtail with b; [exact Hn|exact Hq]).
+    assert (Hdn : exists zs, rd_den (rtail q) (RNode us) φ = RNode zs).
+    { apply fits_prod_node with (tyof (RNode us)); [apply rd_den_fits|rewrite tyof_node; eexists; reflexivity]. }
+    destruct Hdn as [zs Ez]. rewrite Ez. cbn [rnth nth rtail rcons]. rewrite <- Ez.
+    rewrite bind_assoc. cbn [bind].
+    apply bind_ext_all with (fits (coar o)); [apply Hbwd; exact Hq0|].
+    intros ab Hab. f_equal.
+    rewrite (rd_den_radd φ (RNode us) (rtail q) _ Hφ Hqt (rd_den_fits _ _ _)). f_equal.
+    rewrite (rd_den_ext_fits ab (RNode us) (fun x => harg (F x)) (fun x => harg (G (φ x)))) by (intros x Hx; rewrite E; auto).
+    apply (rd_den_comp φ (fun x => harg (G x)) (RNode us) ab Hφ Hs). rewrite Et. cbn [harg].
+    rewrite (fits_tyof_eq _ _ Ha). exact Hab.
+Qed.
+
+(** A chain composed with a smooth map is a smooth chain. *)
+Lemma csmooth_comp C : forall t G φ u F, is_node u -> is_node (φ u) -> tsmooth φ u ->
+  (forall x, fits (tyof u) x -> F x = G (φ x)) -> csmooth C t G (φ u) -> csmooth C t F u.
+Proof.
+  induction t as [c|o a k IH]; intros G φ u F Hu Hn Hφ E [Et [Hs Ht]].
+  - split; [rewrite E, Et by apply fits_tyof; reflexivity|]. split; [|exact Ht].
+    apply tsmooth_ext with (fun x => harg (G (φ x))); [intros x Hx; rewrite E; auto|].
+    apply (tsmooth_comp φ (fun x => harg (G x))); auto.
+  - split; [rewrite E, Et by apply fits_tyof; reflexivity|]. split.
+    + apply tsmooth_ext with (fun x => harg (G (φ x))); [intros x Hx; rewrite E; auto|].
+      apply (tsmooth_comp φ (fun x => harg (G x))); auto.
+    + destruct Ht as [Ha Hk]. split; [exact Ha|]. intros b Hb.
+      destruct u as [|us]; [contradiction|].
+      destruct (tsmooth_cons φ b us Hφ Hn) as [Hφ' _].
+      apply (IH b (ext G) (consmap φ) (rcons b (RNode us)) (ext F) I).
+      * unfold consmap. apply is_node_rcons.
+      * exact Hφ'.
+      * apply (ext_consmap F G φ (RNode us) I); auto. exact (proj1 Hφ).
+      * unfold consmap. cbn [rnth nth rtail]. exact (Hk b Hb).
+Qed.
+
+Lemma csmooth_ext C t G F u : is_node u -> (forall x, fits (tyof u) x -> F x = G x) -> csmooth C t G u -> csmooth C t F u.
+Proof. intros Hu E H. apply (csmooth_comp C t G (fun x => x) u F Hu Hu (tsmooth_id u) E H). Qed.
+
+(** ** The wider fragment of bodies: chains of operations on terms *)
+(** [chaing R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a term of
+    the fragment of the term-level soundness ([okg 2]), a [let] may bind
+    any such command, and [R] has no nested [rev handle]: the bodies whose
+    rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
+    position. *)
+Fixpoint chaing (R : cmd) : Prop :=
+  match R with
+  | Ret M | Op _ M => okg 2 M
+  | CLet P Q => chaing P /\ chaing Q
+  | RevHandle _ _ _ => False
+  end.
+
+(** ** The pure parts of a body are smooth; the handler's answers have their shapes *)
+(** A term of the fragment, as a function of the environment of a tuple
+    of the shape [∏ Bs], is smooth there ([rdr_sound_all]). *)
+Lemma tsmooth_den Bs M B u : typed_tm Bs M B -> okg 2 M -> fits (TProd Bs) u ->
+  tsmooth (fun x => den (envof x) M) u.
+Proof.
+  intros HM Ho Hu. assert (Eu := fits_tyof_eq _ _ Hu).
+  assert (HB : forall x, fits (TProd Bs) x -> fits B (den (envof x) M))
+    by (intros x Hx; eapply (den_fits_g decls locs 2 Bs M B HM Ho); apply env_fits_envof; exact Hx).
+  assert (EB : tyof (den (envof u) M) = B) by (apply fits_tyof_eq, HB, Hu).
+  split; [rewrite Eu, EB; exact HB|].
+  destruct (fits_prod_inv _ _ Hu) as [us [Eus HF]]. subst u.
+  assert (Hl : length us = length Bs) by (symmetry; eapply Forall2_length'; eauto).
+  destruct (rdr_sound_all decls locs (rd_depth M) 2 Bs M B (le_n _) HM Ho (le_n _) Bs [] (eq_sym (app_nil_r Bs))
+              Var (zero B) (envof (RNode us)) (env_fits_envof Bs _ Hu) (proj1 (den_zero decls locs _ _))) as [_ [r [Hr _]]].
+  exists r.
+  assert (Ept : pt (length Bs) (fun x => den (envof (RNode us)) (Var x)) = RNode us).
+  { unfold pt. f_equal. rewrite <- Hl. apply map_nth_seq0. }
+  rewrite Ept in Hr. rewrite <- (fits_len _ _ Hu) in Hr. rewrite <- (fits_len _ _ (HB _ Hu)) in Hr.
+  eapply is_rev_deriv_ext; [| |exact Hr]; [|reflexivity].
+  intros y Hy. unfold G. f_equal. apply (den_typed_env _ _ _ HM). intros x Hx.
+  unfold benv. rewrite Ept. destruct (Nat.ltb_spec x (length Bs)) as [_|Hge]; [|exfalso; apply (Nat.lt_irrefl x); eapply Nat.lt_le_trans; [exact Hx|exact Hge]]. unfold envof, rnth. destruct (reshape (RNode us) y); reflexivity.
+Qed.
+
+Lemma comp_all_impl (Q1 Q2 : rv -> Prop) t : (forall v, Q1 v -> Q2 v) -> comp_all Q1 t -> comp_all Q2 t.
+Proof. induction t as [v|o a k IH]; simpl; auto. Qed.
+
+(** The meaning of a well-typed handler of the fragment answers with the
+    shapes the pass asks for. *)
+Lemma hden_ok H C : typed_handler H C -> okh H -> hok C (hden H).
+Proof.
+  intros HH HoH. split.
+  - intros c Hc. rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
+    apply env_fits_cons; [apply env_fits_nil|exact Hc].
+  - intros o a Ha. destruct (clause_of H o) as [[D Qf] Qb] eqn:Hcl.
+    destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
+    destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
+    destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
+    rewrite Ef. eapply comp_all_impl; [|eapply cden_fits; [exact HQf|exact HoQf|]].
+    2: { apply env_fits_cons; [apply env_fits_nil|exact Ha]. }
+    intros bd Hbd. inversion Hbd as [|? bds HFbd]; subst. inversion HFbd as [|? b ? ds Hb HFd]; subst.
+    inversion HFd as [|? d ? ds' Hd HFd']; subst. inversion HFd'; subst.
+    cbn [rnth nth]. split; [exact Hb|]. intros y Hy. rewrite Eb.
+    eapply cden_fits; [exact HQb|exact HoQb|].
+    apply env_fits_cons; [apply env_fits_cons; [apply env_fits_nil|exact Hd]|exact Hy].
+Qed.
+
+(** [F^t[M]] is [F^t[w]] with [w] bound to [⟦M⟧] in front. *)
+Lemma cden_fill_t_let ρ K F M :
+  cden (scons (den ρ M) ρ) (fill_t (shift_frames K) F (Var 0)) = cden ρ (fill_t K F M).
+Proof.
+  unfold fill_t. rewrite !cden_fill_c. f_equal.
+  - destruct F; reflexivity.
+  - apply functional_extensionality. intros v. apply kden_shift.
+Qed.
+
+(** ** Bodies of the wider fragment *)
+Lemma chaing_fill_c K : forall P, chaing (fill_c K P) <-> chaing P /\ Forall chaing K.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
+
+Lemma chaing_ren P : forall ξ, chaing P -> chaing (ren_cmd ξ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chaing] in *; auto.
+  - apply okg_ren. exact HP.
+  - apply okg_ren. exact HP.
+  - destruct HP. split; auto.
+Qed.
+
+Lemma chaing_subst P : forall σ, (forall x, okg 0 (σ x)) -> chaing P -> chaing (subst_cmd σ P).
+Proof.
+  induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chaing] in *; auto.
+  - apply okg_subst; auto.
+  - apply okg_subst; auto.
+  - destruct HP. split; auto. apply IHQ; auto.
+    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
+Qed.
+
+Lemma chaing_shift_frames K : Forall chaing K -> Forall chaing (shift_frames K).
+Proof. intros HK. apply Forall_map. eapply Forall_impl; [|exact HK]. intros Q HQ. apply chaing_ren. exact HQ. Qed.
+
+Lemma chaing_okc R : chaing R -> okc R.
+Proof.
+  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chaing okc]; auto.
+  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
+  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
+  - intros [HP HQ]. split; auto.
+  - tauto.
+Qed.
+
+(** The sum of two tuples, component by component. *)
+Lemma radd_node Bs : forall qs ys, Forall2 fits Bs qs -> Forall2 fits Bs ys ->
+  radd (RNode qs) (RNode ys) = RNode (map (fun i => radd (nth i qs (RNode [])) (nth i ys (RNode []))) (seq 0 (length Bs))).
+Proof.
+  induction Bs as [|B Bs IH]; intros qs ys Hq Hy; inversion Hq as [|? q ? qs' Hq0 Hqs]; subst;
+    inversion Hy as [|? y ? ys' Hy0 Hys]; subst; [reflexivity|].
+  cbn [length seq map nth]. rewrite <- seq_shift, map_map. cbn [nth].
+  assert (IHe := IH qs' ys' Hqs Hys).
+  destruct (radd_fits _ _ _ (fits_node _ _ Hqs) (fits_node _ _ Hys)) as [Hs Es].
+  destruct (radd_fits _ _ _ Hq0 Hy0) as [H0 E0].
+  destruct (radd_fits _ _ _ (fits_node _ _ Hq) (fits_node _ _ Hy)) as [Ha Ea].
+  destruct (fits_prod_inv _ _ Hs) as [zs [Ez HFz]]. rewrite Ez in Hs, Es, IHe.
+  injection IHe as <-.
+  apply fits_eq with (TProd (B :: Bs)); [exact Ha|constructor; constructor; [exact H0|exact HFz]|].
+  rewrite Ea. change (RNode (radd q y :: zs)) with (rcons (radd q y) (RNode zs)).
+  rewrite rflat_rcons, E0, Es. rewrite !rflat_node. cbn [map concat].
+  apply vp_app. rewrite (fits_len _ _ Hq0), (fits_len _ _ Hy0). reflexivity.
+Qed.
+
 (** ** [RH] computes the meaning of [rev handle] *)
-(** For a body [R] that is a chain of operations on variables whose final
-    result may be any [okg 2] term ([chainb]: the rewriting uses RH-1a,
-    RH-1b, RH-2, and RH-4 for the result), a handler whose clauses are in
-    the fragment ([okh]) and arguments [V⃗] in the fragment:
-    [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the forward/backward pass of [H] over [R] at
-    [⟦V⃗⟧ρ]. *)
-Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
-  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chainb R ->
+(** [rh_den] with, kept along the induction for RH-4, the smoothness of
+    the body's pure maps at the point ([csmooth]). *)
+Lemma rh_den_smooth H Bs Vs R R' : rh H Bs Vs R R' ->
+  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chaing R ->
   Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
-  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
+  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)) /\
+  csmooth C (cden (envof (RNode (map (den ρ) Vs))) R) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
 (** Informal proof: by induction on the rewriting.
     - RH-1a, [R = ⌊y_k⌋]: the chain has no operation; both sides run the
       return clause at [V_k] and answer, for its cotangent [c̄], the
@@ -619,20 +1039,20 @@ Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
       the arity's shape); both run the backward clause at the cotangent
       of [y] and [d], and add its answer to the cotangent of [y_k]: the
       reverse derivative of [y⃗ ↦ y_k] is one-hot ([radd_onehot]).
-    - RH-4 at the final result [⌊M⌋]: both sides run the return clause
-      at [⟦M⟧] and answer [rd_den c̄ ⟦V⃗⟧ ⟦M⟧]: on the side of [RH], the
-      recursive call is RH-1a for [⌊w⌋], whose cotangent is [<c̄, 0, …, 0>]
-      ([rd_den_proj]), the [rd] term is [rd_den c̄ ⟦V⃗⟧ ⟦M⟧] by the
-      definition of [den], and the sum with the zeros is that.
-    - RH-3 and RH-4 before the last operation do not occur for [chainb]
-      bodies. *)
+    - RH-4, [R = F^t[M]]: the body is [G ∘ φ] for [G] the meaning of
+      [F^t[w]] in [w, y⃗] and [φ(y⃗) = (⟦M⟧(y⃗), y⃗)]; the pass over a chain
+      composed with a smooth map is the pass at [φ(⟦V⃗⟧)] pulled back
+      through [φ] ([revh_comp]: by induction on the chain, with the chain
+      rule [rd_den_comp] at each pull-back and [rd_den_radd] for the
+      sums), and the pull-back of [<w', y⃗'>] through [φ] is
+      [y⃗' + rd_den w' ⟦V⃗⟧ ⟦M⟧] ([tsmooth_let]): what the rewriting
+      computes with its [rd] term.
+    - RH-3 does not occur for [chaing] bodies.
+    The second conclusion, kept along the induction for RH-4, says that
+    the body's pure maps are smooth at the point ([tsmooth_den]: terms
+    of the fragment are; [csmooth_comp], [csmooth_ext]). *)
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
-    intros C Δ' ρ HR HH HoH Hvb HVs HoVs Hρ.
+  induction_rh; intros C Δ' ρ HR HH HoH Hvb HVs HoVs Hρ.
   - (* rh_ret *)
     inversion HR as [? ? ? HM| | |]; subst. inversion HM as [? ? ? HkC| | | | | | |]; subst.
     set (v := RNode (map (den ρ) Vs)).
@@ -642,6 +1062,7 @@ Proof.
       by (intros [|x] Hx; simpl in *; [reflexivity|lia]).
     rewrite <- hden_ret, <- (map_den_nth ρ Vs k Vk Hk). fold v.
     assert (Hvk : fits C (rnth k v)) by (apply (env_fits_envof Bs v Hv k C HkC)).
+    split; [|split; [reflexivity|split; [exact (tsmooth_den Bs (Var k) C v HM I Hv)|exact Hvk]]].
     apply bind_ext_all with (fits C).
     { rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
       apply env_fits_cons; [apply env_fits_nil|exact Hvk]. }
@@ -656,15 +1077,20 @@ Proof.
     inversion HA as [? ? ? Hz| | |]; subst.
     assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
     { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
-    rewrite (IH C Δ' ρ); auto.
-    + f_equal. apply functional_extensionality. intros x.
-      rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity.
+    assert (EFx : forall x, cden (envof x) (fill_c K (subst_cmd (list_subst [Var z]) Q)) =
+                            cden (envof x) (fill_c (Q :: K) (Ret (Var z)))).
+    { intros x. rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity. }
+    assert (EF : (fun x => cden (envof x) (fill_c K (subst_cmd (list_subst [Var z]) Q))) =
+                 (fun x => cden (envof x) (fill_c (Q :: K) (Ret (Var z)))))
+      by (apply functional_extensionality; exact EFx).
+    destruct (IH C Δ' ρ) as [IHe IHs]; auto.
     + eapply fill_c_typed; [exact HK'|].
       eapply typed_cmd_subst; [exact HQ|].
       apply (subst_ok_list [Var z] [A]). constructor; [exact Hz|constructor].
-    + rewrite fill_c_cons in Hvb. eapply chainb_fill_c_mono; [| |exact Hvb]; simpl.
-      * intros [_ HQ']. apply chainb_subst; auto.
-      * intros [_ HQ']. apply varbody_subst; auto.
+    + apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK]. inversion HcK as [|? ? HcQ HcK']; subst.
+      apply chaing_fill_c. split; [|exact HcK'].
+      apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
+    + rewrite EF in IHe, IHs. rewrite EFx in IHs. split; assumption.
   - (* rh_op *)
     apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
     inversion HA as [|? ? ? Hz| |]; subst.
@@ -674,12 +1100,51 @@ Proof.
     destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
     destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
+    apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
+    assert (HcR1 : chaing (fill_c (shift_frames K) (Ret (Var 0))))
+      by (apply chaing_fill_c; split; [exact I|apply chaing_shift_frames; exact HcK]).
+    assert (HR1 : typed_cmd (ar o :: Bs) (fill_c (shift_frames K) (Ret (Var 0))) C)
+      by (eapply fill_c_typed; [apply typed_frames_shift; exact HK|]; constructor; constructor; reflexivity).
+    assert (HVs' : Forall2 (typed_tm (TPair (ar o) D :: Δ')) (Proj 0 (Var 0) :: map shift Vs) (ar o :: Bs)).
+    { constructor.
+      * econstructor; [constructor; reflexivity|reflexivity].
+      * apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
+        intros V B HV. apply typed_tm_shift. exact HV. }
+    assert (HoVs' : Forall okp (Proj 0 (Var 0) :: map shift Vs)).
+    { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
+      intros V HV. apply okp_ren. exact HV. }
+    assert (IHe := fun ρ' Hρ' => proj1 (IH C (TPair (ar o) D :: Δ') ρ' HR1 HH HoH HcR1 HVs' HoVs' Hρ')).
+    assert (IHs := fun ρ' Hρ' => proj2 (IH C (TPair (ar o) D :: Δ') ρ' HR1 HH HoH HcR1 HVs' HoVs' Hρ')).
     set (v := RNode (map (den ρ) Vs)).
     set (Fb := fun x => cden (envof x) (fill_c K (Op o (Var k)))).
     assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
     assert (EF : forall x, Fb x = CCall o (rnth k x) (fun y => kden (envof x) K (coerce decls locs (ar o) y))).
     { intros x. unfold Fb. rewrite cden_fill_c. reflexivity. }
     assert (Hvk : fits (coar o) (rnth k v)) by (apply (env_fits_envof Bs v Hv k (coar o) HBk)).
+    assert (Epb : forall b d, RNode (map (den (scons (RNode [b; d]) ρ)) (Proj 0 (Var 0) :: map shift Vs)) = rcons b v).
+    { intros b d. cbn [map]. rewrite map_map. unfold v. cbn [rcons]. f_equal. f_equal.
+      apply map_ext. intros V. apply den_shift. }
+    assert (EcohB : forall b, fits (ar o) b -> forall p, fits (tyof (rcons b v)) p ->
+      cden (envof p) (fill_c (shift_frames K) (Ret (Var 0))) = ext Fb p).
+    { intros b Hb p Hp. simpl in Hp. inversion Hp as [|? ps HFp]; subst.
+      inversion HFp as [|? p0 ? ps' Hp0 HFps]; subst.
+      unfold ext. cbn [rtail rnth nth]. rewrite EF, envof_cons, cden_fill_shift. cbn [cont].
+      rewrite coerce_fits; [reflexivity|]. rewrite <- (fits_tyof_eq _ _ Hb). exact Hp0. }
+    split.
+    2: { change (cden (envof v) (fill_c K (Op o (Var k)))) with (Fb v). rewrite (EF v) at 1.
+         split; [apply EF|]. split.
+         - apply tsmooth_ext with (fun x => den (envof x) (Var k)); [intros x _; rewrite EF; reflexivity|].
+           exact (tsmooth_den Bs (Var k) (coar o) v Hz I Hv).
+         - split; [exact Hvk|]. intros b Hb.
+           assert (Hd0 : fits D (den rho0 (zero D))) by apply (proj1 (den_zero decls locs D rho0)).
+           assert (Hρ1 : env_fits (TPair (ar o) D :: Δ') (scons (RNode [b; den rho0 (zero D)]) ρ)).
+           { apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd0|constructor]. }
+           pose proof (IHs _ Hρ1) as S. rewrite Epb in S.
+           replace (kden (envof v) K (coerce decls locs (ar o) b))
+             with (cden (envof (rcons b v)) (fill_c (shift_frames K) (Ret (Var 0)))).
+           2: { rewrite coerce_fits by exact Hb. unfold v. cbn [rcons]. rewrite envof_cons, cden_fill_shift. reflexivity. }
+           apply (csmooth_ext C _ (fun x => cden (envof x) (fill_c (shift_frames K) (Ret (Var 0))))); [exact I| |exact S].
+           intros p Hp. symmetry. apply (EcohB b Hb p Hp). }
     unfold revh. rewrite EF. cbn [revh_aux].
     unfold rh_op_out. cden_simpl.
     rewrite cden_subst1, (cden_typed_env _ _ _ HQf _ (scons (den ρ Vk) rho0))
@@ -693,7 +1158,7 @@ Proof.
     inversion HFd as [|? d ? ds' Hd HFd']; subst. inversion HFd'; subst.
     cbn [rnth nth]. rewrite (coerce_fits _ _ _ _ Hb). cden_simpl.
     (* the rest of the chain *)
-    rewrite (IH C (TPair (ar o) D :: Δ') (scons (RNode [b; d]) ρ)); auto.
+    rewrite (IHe (scons (RNode [b; d]) ρ)).
     + cbn [map]. rewrite map_map.
       assert (Em : map (fun x => den (scons (RNode [b; d]) ρ) (shift x)) Vs = map (den ρ) Vs)
         by (apply map_ext; intros V; apply den_shift).
@@ -746,121 +1211,125 @@ Proof.
         rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
       * etransitivity; [exact P2|]. unfold radd. rewrite (reshape_rflat (coar o)); auto.
         rewrite length_vp, (fits_len _ _ HqkA), (fits_len _ _ Hab). lia.
-    + eapply fill_c_typed; [apply typed_frames_shift; exact HK|].
-      constructor. constructor. reflexivity.
-    + unfold shift_frames. eapply chainb_fill_c_map; [| | |exact Hvb]; simpl; auto.
-      intros Q HQ. apply chainb_ren. exact HQ.
-    + constructor.
-      * econstructor; [constructor; reflexivity|reflexivity].
-      * apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
-        intros V B HV. apply typed_tm_shift. exact HV.
-    + constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
-      intros V HV. apply okp_ren. exact HV.
     + apply env_fits_cons; [exact Hρ|]. constructor. constructor; [exact Hb|]. constructor; [exact Hd|constructor].
-  - (* rh_rev: no nested rev handle in a chainb body *)
-    destruct (chainb_fill_c_inv K _ Hvb) as [[_ []]|[]].
-  - (* rh_term: in a chainb body, only the final result is a term that is not a variable *)
-    unfold fill_t in Hvb. destruct (chainb_fill_c_inv K _ Hvb) as [[-> Hc]|Hv].
-    2: { destruct F; simpl in Hv; try contradiction; destruct M; try contradiction; exact (Hnv I). }
-    destruct F as [|o'|R0 H0]; simpl in Hc; [|destruct M; try contradiction; exact (Hnv I)|contradiction].
-    unfold fill_t in HR. cbn [fill_c plug_t fold_left] in HR.
-    inversion HR as [? ? ? HM| | |]; subst.
+  - (* rh_rev: no nested rev handle in a chaing body *)
+    apply chaing_fill_c in Hvb. destruct Hvb as [[] _].
+  - (* rh_term *)
+    unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
+    assert (HcM : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).
+    unfold fill_t in HR. apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
+    destruct (plug_t_typed_inv _ _ _ _ HA) as [B'' [HM HF']].
     rewrite (infer_tm_complete _ _ _ HM) in Hinf. injection Hinf as <-.
     set (v := RNode (map (den ρ) Vs)).
     assert (Hv : fits (TProd Bs) v) by (eapply fits_map_den; eauto).
     assert (Hlen : length Vs = length Bs) by (eapply Forall2_length'; eauto).
     set (Mf := fun x => den (envof x) M).
+    assert (HsM : tsmooth Mf v) by exact (tsmooth_den Bs M B'' v HM HcM Hv).
     assert (Ew : den ρ (subst_tm (list_subst Vs) M) = Mf v).
     { rewrite den_subst. unfold Mf. apply (den_typed_env _ _ _ HM). intros x Hx.
       unfold list_subst, envof, v, rnth.
       rewrite (nth_indep (map (den ρ) Vs) (RNode []) (den ρ (Var (x - length Vs))))
         by (rewrite map_length; lia).
       rewrite map_nth. reflexivity. }
-    assert (Hw : fits C (Mf v)).
-    { unfold Mf. eapply (den_fits_g decls locs 2 Bs M C HM Hc). apply env_fits_envof. exact Hv. }
-    unfold rh_term_out. cden_simpl. cden_simpl. cbn [bind]. rewrite Ew. cden_simpl.
-    rewrite (IH C (C :: Δ') (scons (Mf v) ρ)).
-    2: { constructor. constructor. reflexivity. }
-    2, 3: assumption.
-    2: { exact I. }
-    2: { constructor; [constructor; reflexivity|]. apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
-         intros V B HV. apply typed_tm_shift. exact HV. }
-    2: { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
-         intros V HV. apply okp_ren. exact HV. }
-    2: { apply env_fits_cons; [exact Hρ|exact Hw]. }
-    cbn [map]. rewrite map_map.
-    assert (Em : map (fun x => den (scons (Mf v) ρ) (shift x)) Vs = map (den ρ) Vs)
-      by (apply map_ext; intros V; apply den_shift).
-    rewrite Em. fold v. unfold revh. cbn [revh_aux fill_t fill_c plug_t shift_frames map fold_left].
-    cden_simpl. cbn [harg revh_aux]. rewrite bind_assoc. cbn [bind].
-    apply bind_ext_all with (fits C).
-    { rewrite hden_ret. eapply cden_fits; [apply ret_clause_typed; exact HH|apply okh_ret; exact HoH|].
-      apply env_fits_cons; [apply env_fits_nil|exact Hw]. }
-    intros cb Hcb. cbv beta. cbn [bind]. cden_simpl. cbn [bind]. cden_simpl. f_equal.
+    assert (Hw : fits B'' (Mf v)).
+    { unfold Mf. eapply (den_fits_g decls locs 2 Bs M B'' HM HcM). apply env_fits_envof. exact Hv. }
+    set (R1 := fill_t (shift_frames K) F (Var 0)).
+    assert (HR1 : typed_cmd (B'' :: Bs) R1 C).
+    { unfold R1, fill_t. eapply fill_c_typed; [apply typed_frames_shift; exact HK|]. apply HF'. constructor. reflexivity. }
+    assert (HcR1 : chaing R1).
+    { unfold R1, fill_t. apply chaing_fill_c. split; [|apply chaing_shift_frames; exact HcK].
+      destruct F; cbn [plug_t chaing okg] in HcF |- *; tauto. }
+    destruct (IH C (B'' :: Δ') (scons (Mf v) ρ) HR1 HH HoH HcR1) as [IHe IHs].
+    { constructor; [constructor; reflexivity|]. apply Forall2_map_l. eapply Forall2_impl'; [|exact HVs].
+      intros V B HV. apply typed_tm_shift. exact HV. }
+    { constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HoVs].
+      intros V HV. apply okp_ren. exact HV. }
+    { apply env_fits_cons; [exact Hρ|exact Hw]. }
+    assert (Ept : RNode (map (den (scons (Mf v) ρ)) (Var 0 :: map shift Vs)) = rcons (Mf v) v).
+    { cbn [map]. rewrite map_map. unfold v. cbn [rcons]. f_equal. f_equal.
+      apply map_ext. intros V. apply den_shift. }
+    rewrite Ept in IHe, IHs.
+    set (G := fun x => cden (envof x) R1) in *.
+    assert (EFG : forall x, is_node x -> cden (envof x) (fill_t K F M) = G (letmap Mf x)).
+    { intros [|xs] Hx; [contradiction|]. unfold G, letmap, R1. cbn [rcons]. rewrite envof_cons.
+      unfold Mf. symmetry. apply cden_fill_t_let. }
+    assert (Hnode : forall x, fits (tyof v) x -> is_node x).
+    { intros x Hx. rewrite (fits_tyof_eq _ _ Hv) in Hx. destruct (fits_prod_inv _ _ Hx) as [? [-> _]]. exact I. }
+    destruct (tsmooth_let Mf (map (den ρ) Vs) HsM) as [Hlet Erd]. fold v in Hlet, Erd.
+    assert (Hok := hden_ok H C HH HoH).
+    split.
+    2: { rewrite (EFG v I) at 1.
+         apply (csmooth_comp C (G (letmap Mf v)) G (letmap Mf) v); [exact I|apply is_node_rcons|exact Hlet| |exact IHs].
+         intros x Hx. apply EFG, Hnode, Hx. }
+    assert (Eh : revh (hden H) (fun x => cden (envof x) (fill_t K F M)) v =
+                 bind (revh (hden H) G (rcons (Mf v) v)) (fun q => CRet (rd_den q v (letmap Mf)))).
+    { unfold revh. rewrite (EFG v I). change (rcons (Mf v) v) with (letmap Mf v).
+      apply (revh_comp C (hden H) Hok (G (letmap Mf v)) G (letmap Mf) v); [exact I|apply is_node_rcons|exact Hlet| |exact IHs].
+      intros x Hx. apply EFG, Hnode, Hx. }
+    rewrite Eh. unfold rh_term_out. rewrite cden_clet, cden_ret. cbn [bind]. rewrite Ew, cden_clet, IHe.
+    apply bind_ext_all with (fits (tyof (rcons (Mf v) v))); [unfold revh; apply revh_fits, is_node_rcons|].
+    intros q Hq. rewrite (Erd q Hq). rewrite cden_clet, cden_ret. cbn [bind]. rewrite cden_ret. f_equal.
+    destruct (fits_rcons_inv _ _ q Hq) as [q0 [qs [-> [Hq0 Hqs]]]]. cbn [rnth nth rtail].
     set (w := Mf v).
-    assert (Hv' : fits (TProd (C :: Bs)) (RNode (den (scons w ρ) (Var 0) :: map (den ρ) Vs))).
-    { inversion Hv; subst. constructor. constructor; assumption. }
-    set (q := rd_den cb (RNode (den (scons w ρ) (Var 0) :: map (den ρ) Vs))
-                (fun x => harg (cden (envof x) (Ret (Var 0))))).
-    assert (Hqf : rflat q = rflat cb ++ zeros (dsum (map dim Bs))).
-    { pose proof (rd_den_proj (C :: Bs) 0 C _ cb Hv' eq_refl Hcb) as E.
-      rewrite off_0 in E. cbn [map dsum fold_right] in E. unfold dsum in *.
-      replace (dim C + fold_right Nat.add 0%nat (map dim Bs) - 0 - dim C)%nat
-        with (fold_right Nat.add 0%nat (map dim Bs)) in E by lia. exact E. }
-    assert (Hq : fits (TProd (C :: Bs)) q).
-    { rewrite <- (fits_tyof_eq _ _ Hv'). apply rd_den_fits. }
-    destruct (fits_cons_inv _ _ _ Hq) as [q0 [qs [Eq [Hq0 HFqs]]]].
-    rewrite Eq in Hqf. rewrite rflat_node in Hqf. cbn [map concat] in Hqf.
-    destruct (app_eq_len _ _ _ _ Hqf) as [E0 Ez].
-    { rewrite (fits_len _ _ Hq0), (fits_len _ _ Hcb). reflexivity. }
-    assert (Eq0 : q0 = cb) by (apply fits_eq with C; auto).
-    subst q0. rewrite Eq.
-    set (y := rd_den cb v Mf).
-    assert (Ey : den (scons (RNode (cb :: qs)) (scons w ρ))
+    set (y := rd_den q0 v Mf).
+    assert (Ey : den (scons (RNode (q0 :: qs)) (scons w ρ))
                    (Rd (Proj 0 (Var 0)) (subst_tm (fun i => Proj i (Var 0)) M)
                        (Tuple (map (ren_tm (fun x => S (S x))) Vs))) = y).
     { rewrite den_Rd. unfold y. f_equal.
-      - change (den (scons (RNode (cb :: qs)) (scons w ρ)) (Tuple (map (ren_tm (fun x => S (S x))) Vs)))
-          with (RNode (map (den (scons (RNode (cb :: qs)) (scons w ρ))) (map (ren_tm (fun x => S (S x))) Vs))).
+      - change (den (scons (RNode (q0 :: qs)) (scons w ρ)) (Tuple (map (ren_tm (fun x => S (S x))) Vs)))
+          with (RNode (map (den (scons (RNode (q0 :: qs)) (scons w ρ))) (map (ren_tm (fun x => S (S x))) Vs))).
         rewrite map_map. unfold v. f_equal. apply map_ext. intros V. rewrite den_ren. reflexivity.
       - apply functional_extensionality. intros a. rewrite den_subst. reflexivity. }
-    rewrite Ey. cbn [bind]. cden_simpl. f_equal.
+    rewrite Ey.
     assert (Hy : fits (TProd Bs) y) by (rewrite <- (fits_tyof_eq _ _ Hv); apply rd_den_fits).
-    change (rd_den cb v (fun x => harg (cden (envof x) (Ret M)))) with y.
     destruct (fits_prod_inv _ _ Hy) as [ys [Ey' HFys]]. rewrite Ey'.
-    assert (Hly : length ys = length Bs) by (symmetry; eapply Forall2_length'; eauto).
+    assert (HFqs : Forall2 fits Bs qs).
+    { fold v in Hqs. rewrite (fits_tyof_eq _ _ Hv) in Hqs. inversion Hqs; subst. assumption. }
+    rewrite (radd_node Bs qs ys HFqs HFys).
     rewrite rh_term_result_nth.
     change (den ?r (Tuple ?Ms)) with (RNode (map (den r) Ms)).
-    rewrite map_map. rewrite <- Hly. rewrite <- (map_nth_seq0 ys) at 2. f_equal.
+    rewrite map_map. f_equal.
     apply map_ext_in. intros i Hi. apply in_seq in Hi.
-    assert (Hi' : (i < length Bs)%nat) by lia.
+    assert (Hi' : (i < length Bs)%nat) by (destruct Hi as [_ Hi]; exact Hi).
     assert (HBi : nth_error Bs i = Some (nth i Bs (TProd []))) by (apply nth_error_nth'; exact Hi').
     set (Bi := nth i Bs (TProd [])) in *.
     destruct (Forall2_nth_error _ _ _ _ _ HFqs HBi) as [qi [Hqi HqiB]].
     destruct (Forall2_nth_error _ _ _ _ _ HFys HBi) as [yi [Hyi HyiB]].
-    set (ρ3 := scons (RNode ys) (scons (RNode (cb :: qs)) (scons w ρ))).
+    set (ρ3 := scons (RNode ys) (scons (RNode (q0 :: qs)) (scons w ρ))).
     assert (E1 : den ρ3 (Proj (S i) (Var 1)) = qi) by (simpl; apply nth_error_nth; exact Hqi).
     assert (E2 : den ρ3 (Proj i (Var 0)) = yi) by (simpl; apply nth_error_nth; exact Hyi).
     assert (Hpl := den_plus Bi ρ3 (Proj (S i) (Var 1)) (Proj i (Var 0))).
     rewrite E1, E2 in Hpl. destruct (Hpl HqiB HyiB) as [P1 P2].
-    rewrite (nth_error_nth _ _ _ Hyi).
-    apply fits_eq with Bi; [exact P1|exact HyiB|].
-    etransitivity; [exact P2|].
-    assert (Hz : rflat qi = zeros (dim Bi)).
-    { destruct (block_nth Bs qs i Bi HFqs HBi) as [B1 _].
-      rewrite (nth_error_nth _ _ _ Hqi) in B1. rewrite B1, Ez.
-      apply proj_zeros. apply off_le. exact HBi. }
-    rewrite Hz. apply vp_zeros_l. apply fits_len. exact HyiB.
+    rewrite (nth_error_nth _ _ _ Hqi), (nth_error_nth _ _ _ Hyi).
+    destruct (radd_fits _ _ _ HqiB HyiB) as [P3 P4].
+    apply fits_eq with Bi; [exact P1|exact P3|]. etransitivity; [exact P2|]. rewrite P4. reflexivity.
 Qed.
 
+
+(** [RH] computes the meaning of [rev handle] for bodies of the wider
+    fragment ([chaing]): chains of operations whose arguments, results
+    and [let]-bound pure computations are terms of the fragment of the
+    term-level soundness ([okg 2]), with no nested [rev handle].  The
+    rewriting then uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
+    position.  A handler whose clauses are in the fragment ([okh]) and
+    arguments [V⃗] in the fragment: [⟦RH^{V⃗}_H(<y⃗>.R)⟧ρ] is the
+    forward/backward pass of [H] over [R] at [⟦V⃗⟧ρ]. *)
+Theorem rh_den H Bs Vs R R' : rh H Bs Vs R R' ->
+  forall C Δ' ρ, typed_cmd Bs R C -> typed_handler H C -> okh H -> chaing R ->
+  Forall2 (typed_tm Δ') Vs Bs -> Forall okp Vs -> env_fits Δ' ρ ->
+  cden ρ R' = revh (hden H) (fun x => cden (envof x) R) (RNode (map (den ρ) Vs)).
+(** Informal proof: [rh_den_smooth]. *)
+Proof. intros Hrh C Δ' ρ HR HH HoH Hc HVs HoVs Hρ. apply (rh_den_smooth H Bs Vs R R' Hrh C Δ' ρ); auto. Qed.
 (** ** Programs of the fragment *)
 (** [okr P]: every term of [P] is [okp], and the body of every
-    [rev handle] of [P] (in its clauses too) is a [varbody]. *)
+    [rev handle] of [P] (in its clauses too) is a [chaing]: a chain of
+    operations, [⌊M⌋] and [let]s on terms of the fragment ([okg 2]), with
+    no nested [rev handle]. *)
 Fixpoint okr (P : cmd) : Prop :=
   match P with
   | Ret M | Op _ M => okp M
   | CLet P Q => okr P /\ okr Q
-  | RevHandle M R H => okp M /\ chainb R /\ okrh H
+  | RevHandle M R H => okp M /\ chaing R /\ okrh H
   end
 with okrh (H : handler) : Prop :=
   match H with Handler P cls => okr P /\ okrcls cls end
@@ -870,29 +1339,11 @@ with okrcls (cls : clauses) : Prop :=
   | CCons _ _ Qf Qb rest => okr Qf /\ okr Qb /\ okrcls rest
   end.
 
-Lemma varbody_okc R : varbody R -> okc R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto.
-  - destruct M; simpl; tauto.
-  - destruct M; simpl; tauto.
-  - tauto.
-  - tauto.
-Qed.
-
-Lemma chainb_okc R : chainb R -> okc R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; simpl; auto.
-  - intros Hc. eapply okg_okp with 2%nat; [lia|exact Hc].
-  - destruct M; simpl; tauto.
-  - intros [HP HQ]. split; [apply varbody_okc; exact HP|auto].
-  - tauto.
-Qed.
-
 Lemma okr_okc_all :
   (forall P, okr P -> okc P) /\ (forall H, okrh H -> okh H) /\ (forall cls, okrcls cls -> okcls cls).
 Proof.
   apply cmd_mutind; simpl; intros; try tauto.
-  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chainb_okc; auto|auto].
+  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chaing_okc; auto|auto].
 Qed.
 
 Lemma okr_okc P : okr P -> okc P.
@@ -901,66 +1352,17 @@ Proof. apply okr_okc_all. Qed.
 Lemma okrh_okh H : okrh H -> okh H.
 Proof. apply okr_okc_all. Qed.
 
+Lemma okrh_clause H o D Qf Qb : okrh H -> clause_of H o = (D, Qf, Qb) -> okr Qf /\ okr Qb.
+Proof.
+  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
+  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
+  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
+  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
+Qed.
+
 Lemma okr_fill_c K : forall P, okr (fill_c K P) <-> okr P /\ Forall okr K.
-Proof.
-  induction K as [|Q K IH]; intros P; simpl.
-  - split; [intros; split; auto|tauto].
-  - rewrite IH. simpl. split; [intros [[? ?] ?]; split; auto|intros [? HF]; inversion HF; subst; tauto].
-Qed.
+Proof. apply fill_c_all. intros; reflexivity. Qed.
 
-(** ** The wider fragment of bodies: chains of operations on terms *)
-(** [chaing R]: every argument of a [⌊M⌋] or [Op(M)] of [R] is a term of
-    the fragment of the term-level soundness ([okg 2]), a [let] may bind
-    any such command, and [R] has no nested [rev handle]: the bodies whose
-    rewriting uses RH-1a, RH-1b, RH-2 and RH-4 in every evaluation
-    position.  [okrg P]: every term of [P] is [okp] and the body of every
-    [rev handle] of [P] (in its clauses too) is a [chaing]. *)
-Fixpoint chaing (R : cmd) : Prop :=
-  match R with
-  | Ret M | Op _ M => okg 2 M
-  | CLet P Q => chaing P /\ chaing Q
-  | RevHandle _ _ _ => False
-  end.
-
-Lemma varbody_chaing R : varbody R -> chaing R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [varbody chaing].
-  - destruct M; cbn [okg]; tauto.
-  - destruct M; cbn [okg]; tauto.
-  - intros [HP HQ]. split; auto.
-  - tauto.
-Qed.
-
-Lemma chainb_chaing R : chainb R -> chaing R.
-Proof.
-  induction R as [M|o M|P IHP Q IHQ|M R H]; cbn [chainb chaing]; auto.
-  - destruct M; cbn [okg]; tauto.
-  - intros [HP HQ]. split; [apply varbody_chaing|]; auto.
-Qed.
-
-Fixpoint okrg (P : cmd) : Prop :=
-  match P with
-  | Ret M | Op _ M => okp M
-  | CLet P Q => okrg P /\ okrg Q
-  | RevHandle M R H => okp M /\ chaing R /\ okrgh H
-  end
-with okrgh (H : handler) : Prop :=
-  match H with Handler P cls => okrg P /\ okrgcls cls end
-with okrgcls (cls : clauses) : Prop :=
-  match cls with
-  | CNil => True
-  | CCons _ _ Qf Qb rest => okrg Qf /\ okrg Qb /\ okrgcls rest
-  end.
-
-Lemma okr_okrg_all :
-  (forall P, okr P -> okrg P) /\ (forall H, okrh H -> okrgh H) /\ (forall cls, okrcls cls -> okrgcls cls).
-Proof.
-  apply cmd_mutind; simpl; intros; try tauto.
-  destruct H2 as [? [? ?]]. split; [auto|]. split; [apply chainb_chaing; auto|auto].
-Qed.
-
-Lemma okr_okrg P : okr P -> okrg P.
-Proof. apply okr_okrg_all. Qed.
 
 (** ** Every step of a program of the fragment keeps its meaning *)
 (** [prog_den hp P]: the value and heap [P] denotes from [hp]. *)

@@ -7,19 +7,26 @@
     [transpose = (0, PTranspose m n)] (the names of [mlp_run.v]):
     - [mlp_prog]: the program, for any shapes [shape], operations [FC],
       layers [ls], rate [α], target [t] and input [v];
-    - [mlp_gen_okr]: it is in the fragment [okrg] (its terms [okp], the
-      body a [chaing]: [FC[ℓ_i](swish(x_i))] applies an operation to a
-      term that is not a variable), whenever the three constants have the
-      lengths of their types;
+    - [mlp_gen_okr]: it is in the fragment [okr] of [rh_den],
+      [step_conf_den] and [adequacy] (its terms [okp], the body a
+      [chaing]: [FC[ℓ_i](swish(x_i))] applies an operation to a term that
+      is not a variable, which RH-4 rewrites before the operation),
+      whenever the three constants have the lengths of their types;
     - [mlp_inst_*], [mlp_prog_typed]: one signature for every list of
       widths [ns = [n_0; …; n_L]] ([L ≥ 1]): operation and location [i]
       for the layer [i] ([ℓ_i :: (n_i, n_{i+1})], an [n_{i+1} × n_i]
       matrix); the index [L] is a placeholder of shape [(n_L, 0)] that the
       program never uses, there because [mlp_gen.v]'s hypotheses are about
-      every location.  The program over the layers [0 … L−1] is well typed. *)
+      every location.  The program over the layers [0 … L−1] is well typed;
+    - [mlp_adequacy_run]: so one run of [run] or of the environment
+      machine on it, over ℝ, answers what its meaning [prog_den] says
+      (that this meaning is gradient descent is [mlp_grad.v]'s
+      [mlp_train_gradient] once [prog_den] of the program is computed,
+      which this file does not do). *)
 From Coq Require Import Reals List Lia.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx cmd_sem instance examples mlp_gen.
-From RevHandlers.Analysis Require Import vec sums prims denot rdsound rdsound_all rdsound_eval cmd_den cmd_sound.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx cmd_sem instance examples mlp_gen
+  interp machine.
+From RevHandlers.Analysis Require Import vec sums prims denot rdsound rdsound_all rdsound_eval cmd_den cmd_sound cmd_adequacy.
 Import ListNotations.
 Local Open Scope nat_scope.
 
@@ -67,24 +74,24 @@ Qed.
 Lemma unit_tm_okp : okp unit_tm.
 Proof. reflexivity. Qed.
 
-Lemma fc_clauses_okrg shape FC ls :
-  okrgcls (fc_clauses (fun n => n) vsub_f matmul_f transpose_f shape FC ls).
+Lemma fc_clauses_okr shape FC ls :
+  okrcls (fc_clauses (fun n => n) vsub_f matmul_f transpose_f shape FC ls).
 Proof.
-  induction ls as [|l ls IH]; [exact I|]. cbn [fc_clauses okrgcls].
+  induction ls as [|l ls IH]; [exact I|]. cbn [fc_clauses okrcls].
   split; [|split; [|exact IH]].
-  - unfold fc_fwd. cbn [okrg okp]. split; [apply unit_tm_okp|].
+  - unfold fc_fwd. cbn [okr okp]. split; [apply unit_tm_okp|].
     repeat split; apply prim_fits_mlp; reflexivity.
-  - unfold fc_bwd. cbn [okrg okp]. repeat split; apply prim_fits_mlp; reflexivity.
+  - unfold fc_bwd. cbn [okr okp]. repeat split; apply prim_fits_mlp; reflexivity.
 Qed.
 
 Theorem mlp_gen_okr shape FC n_out alpha t ls v :
   length (snd alpha) = fst alpha -> length (snd t) = fst t -> length (snd v) = fst v ->
-  okrg (mlp_prog shape FC n_out alpha t ls v).
+  okr (mlp_prog shape FC n_out alpha t ls v).
 Proof.
-  intros Ha Ht Hv. unfold mlp_prog, P_MLP_gen. cbn [okrg okrgh okp].
+  intros Ha Ht Hv. unfold mlp_prog, P_MLP_gen. cbn [okr okrh okp].
   split; [split; [exact Hv|exact I]|]. split; [apply R_MLP_gen_chaing|].
-  split; [|apply fc_clauses_okrg].
-  unfold ret_train. cbn [okrg okp]. repeat split; try (apply prim_fits_mlp; reflexivity); assumption.
+  split; [|apply fc_clauses_okr].
+  unfold ret_train. cbn [okr okp]. repeat split; try (apply prim_fits_mlp; reflexivity); assumption.
 Qed.
 
 End mlp_frag.
@@ -177,9 +184,43 @@ Qed.
 
 Theorem mlp_inst_okr alpha t v :
   length (snd alpha) = fst alpha -> length (snd t) = fst t -> length (snd v) = fst v ->
-  okrg
+  okr
     (mlp_prog mlp_inst_decls mlp_inst_locs mlp_inst_shape mlp_inst_FC (mlp_width mlp_nlayers)
        alpha t mlp_inst_layers v).
 Proof. apply mlp_gen_okr. Qed.
 
 End mlp_inst.
+
+(** ** One run of the evaluator on the MLP is the meaning *)
+Section mlp_run.
+Variable ns : list nat.
+#[local] Instance Σr : signature := exec_signature Rvo (mlp_inst_decls ns) (mlp_inst_locs ns).
+#[local] Instance Er : evaluator := exec_evaluator Rvo.
+
+(** For every list of widths (at least one layer), every rate, target and
+    input of the right lengths and every heap whose constants have the
+    lengths of their locations, [run] and the environment machine answer,
+    from some fuel on, what [prog_den] says ([adequacy_run] of
+    [cmd_adequacy.v] with [mlp_prog_typed] and [mlp_gen_okr]). *)
+Theorem mlp_adequacy_run alpha t v hp :
+  (2 <= length ns)%nat -> fst alpha = 1%nat -> fst t = mlp_width ns (mlp_nlayers ns) -> fst v = mlp_width ns 0 ->
+  length (snd alpha) = fst alpha -> length (snd t) = fst t -> length (snd v) = fst v ->
+  heap_fits (mlp_inst_decls ns) (mlp_inst_locs ns) hp ->
+  let P := mlp_prog (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+             (mlp_width ns (mlp_nlayers ns)) alpha t (mlp_inst_layers ns) v in
+  exists (N : nat) r, (forall fuel : nat, (N < fuel)%nat -> run fuel 0 hp P = r /\ run_machine fuel 0 hp P = r) /\
+    match r with
+    | RDone hp' V _ => prog_den (mlp_inst_decls ns) (mlp_inst_locs ns) hp P = Some (tval V, hp')
+    | RStuckEv hp' P' _ _ _ => prog_den (mlp_inst_decls ns) (mlp_inst_locs ns) hp P =
+                                prog_den (mlp_inst_decls ns) (mlp_inst_locs ns) hp' P'
+    | RStuckOp _ _ _ _ _ => prog_den (mlp_inst_decls ns) (mlp_inst_locs ns) hp P = None
+    | _ => False
+    end.
+Proof.
+  intros Hns Ha Ht Hv Hla Hlt Hlv Hhp P.
+  apply (adequacy_run (mlp_inst_decls ns) (mlp_inst_locs ns) hp P (TProd [@TBase Rsorts' (mlp_width ns 0)]) Hhp).
+  - apply mlp_prog_typed; auto.
+  - apply mlp_gen_okr; auto.
+Qed.
+
+End mlp_run.
