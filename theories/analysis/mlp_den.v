@@ -93,8 +93,10 @@ Definition P_MLP_real (ls : list nat) (v : vec) : cmd :=
 Lemma P_MLP_real_eq ls v : P_MLP_real ls v = RevHandle (Tuple [Const (length v, v)]) (real_R_MLP ls) (H_train_real ls).
 Proof. reflexivity. Qed.
 
-(** A layer's location and operation are declared with its shape:
-    [FC[ℓ] : ? ▷ Real(m)] and [ℓ :: Real(m·n)] for [shape ℓ = (n, m)]. *)
+(** A layer's location and operation are declared with its shape: the
+    arity of [FC[ℓ]] is [Real(m)] and [ℓ :: Real(m·n)] for
+    [shape ℓ = (n, m)] (the coarity is not needed: the meaning reads the
+    argument as it comes). *)
 Definition layer_ok (l : nat) : Prop :=
   ar (@OpUser Rsorts' (FC l)) = TBase (snd (shape l)) /\ loc_base l = (snd (shape l) * fst (shape l))%nat.
 
