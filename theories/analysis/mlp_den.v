@@ -32,7 +32,10 @@
     [α·∇_v ½‖f_m(v) − t‖²] in its one-element tuple.
     [mlp_den_gradient_widths] is the same for [mlp_frag.v]'s signature of
     a list of widths [ns] (location [i] for layer [i]), where the
-    program is well typed ([mlp_prog_typed]).
+    program is well typed ([mlp_prog_typed]).  [mlp_run_done] adds
+    [mlp_adequacy_run]: if the evaluator's run ends with a value and a
+    heap, they are these; that it never ends stuck on an [Ev] is not
+    proved here.
 
     The proof follows [revh]'s recursion along the chain, by induction on
     the layers after the first ([rest_den]): the forward clause of
@@ -46,10 +49,10 @@
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem
-  cmd_ctx cmd_sem instance.
+  cmd_ctx cmd_sem instance interp machine.
 From RevHandlers Require examples mlp_gen.
 From RevHandlers.Analysis Require Import vec templates sums prims denot rdcalc rdden rdsound cmd_den cmd_sound mlp_grad
-  mlp_frag.
+  cmd_adequacy mlp_frag.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -529,6 +532,7 @@ End mlp_den.
 Section widths.
 Variable ns : list nat.
 #[local] Instance Σw : signature := exec_signature Rvo (mlp_inst_decls ns) (mlp_inst_locs ns).
+#[local] Instance Ew : evaluator := exec_evaluator Rvo.
 
 Lemma map_nth_seq_nat (l : list nat) : map (fun i => nth i l 0%nat) (seq 0 (length l)) = l.
 Proof.
@@ -618,6 +622,53 @@ Proof.
   - intros l Hl. apply H4. unfold mlp_inst_layers. rewrite in_seq. lia.
   - exact H5.
   - exact H6.
+Qed.
+
+(** [mlp_run_done]: what the evaluator answers.  From some fuel on, [run]
+    and the environment machine answer the same; if they end with a value
+    [V] and a heap, these are [mlp_train]'s: [V] denotes [⌊<g>⌋] and the
+    heap is the gradient step of [mlp_den_gradient_widths].  They never
+    end stuck on an operation.  A run stuck on an [Ev] is not excluded
+    here (the [True] case): that needs an invariant of the run (constants
+    at their lengths, primitives at [rd] order at most 2) not proved for
+    this program. *)
+Theorem mlp_run_done α t v hp :
+  (2 <= length ns)%nat -> length v = hd 0%nat ns -> length t = last ns 0%nat ->
+  heap_fits (mlp_inst_decls ns) (mlp_inst_locs ns) hp ->
+  let P := P_MLP_real (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+             (mlp_width ns (mlp_nlayers ns)) α t (mlp_inst_layers ns) v in
+  let T := mlp_train ns (real_weights (mlp_inst_decls ns) (mlp_inst_locs ns) hp (mlp_inst_layers ns)) v t α in
+  exists (N : nat) r, (forall fuel : nat, (N < fuel)%nat -> run fuel 0 hp P = r /\ run_machine fuel 0 hp P = r) /\
+    match r with
+    | RDone hp' V _ =>
+        tval V = RNode [RLeaf (snd T)] /\
+        hp' = heap_set_all (mlp_inst_decls ns) (mlp_inst_locs ns) hp (mlp_inst_layers ns) (fst T)
+    | RStuckEv _ _ _ _ _ => True
+    | _ => False
+    end.
+Proof.
+  intros Hns Hv Ht Hhp P T.
+  assert (Hne : ns <> []) by (intros ->; simpl in Hns; lia).
+  assert (HL : (1 <= mlp_nlayers ns)%nat) by (unfold mlp_nlayers; lia).
+  assert (Hls : mlp_inst_layers ns <> []) by (unfold mlp_inst_layers; destruct (mlp_nlayers ns); [lia|discriminate]).
+  assert (Hv0 : length v = mlp_width ns 0) by (rewrite Hv; unfold mlp_width; destruct ns; reflexivity).
+  assert (Hc : mlp_gen.chained (mlp_inst_shape ns) (length v) (mlp_inst_layers ns) (mlp_width ns (mlp_nlayers ns))).
+  { pose proof (mlp_inst_chained ns (mlp_nlayers ns) (le_n _)) as Hc. rewrite Nat.sub_diag in Hc.
+    rewrite Hv0. exact Hc. }
+  assert (Ht' : length t = mlp_width ns (mlp_nlayers ns)) by (rewrite mlp_width_last by exact Hne; exact Ht).
+  pose proof (mlp_den_train (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+                (mlp_width ns (mlp_nlayers ns)) α t (mlp_inst_layers ns) v hp Hls
+                mlp_inst_fc_inj (mlp_inst_layers_ok Hne) Hc Ht' Hhp) as Hden.
+  rewrite (mlp_inst_widths (length v) Hns Hv) in Hden. fold P T in Hden.
+  destruct (mlp_adequacy_run ns (1%nat, [α]) (mlp_width ns (mlp_nlayers ns), t) (length v, v) hp Hns
+              eq_refl eq_refl Hv0 eq_refl Ht' eq_refl Hhp) as (N & r & Hrun & Hr).
+  exists N, r. split; [exact Hrun|].
+  change (mlp_prog (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+            (mlp_width ns (mlp_nlayers ns)) (1%nat, [α]) (mlp_width ns (mlp_nlayers ns), t)
+            (mlp_inst_layers ns) (length v, v)) with P in Hr.
+  destruct r as [hp' V n|hp' P' f V n|hp' P' o V n|hp' P' n|hp' P' n]; try exact I; try contradiction.
+  - rewrite Hden in Hr. injection Hr as E1 E2. split; [symmetry; exact E1|symmetry; exact E2].
+  - rewrite Hden in Hr. discriminate.
 Qed.
 
 End widths.
