@@ -442,6 +442,26 @@ Print Assumptions rev_deriv_partial.
 Check @mlp_train_gradient.
 Print Assumptions mlp_train_gradient.
 
+(* The MLP program P_MLP_gen at every depth and width, over the real instance
+   (mlp_den.v; the program is mlp_frag.v's mlp_prog, for any declarations
+   where the layers have their shapes and distinct operations): its meaning
+   (cmd_den.v's prog_den, no RH) from a heap of the right shapes is
+   mlp_train's value and heap; with mlp_train_gradient, one run maps each
+   weight location l_i |-> m_i to m_i - alpha * d/dm_i 1/2 ||f_m(v) - t||^2
+   and returns alpha * grad_v; the same at mlp_frag.v's signature of every
+   list of widths (location i for layer i). *)
+From RevHandlers.Analysis Require Import mlp_den.
+Print P_MLP_real.
+Print layer_ok.
+Print fc_inj.
+Print heap_set_all.
+Check @mlp_den_train.
+Print Assumptions mlp_den_train.
+Check @mlp_den_gradient.
+Print Assumptions mlp_den_gradient.
+Check @mlp_den_gradient_widths.
+Print Assumptions mlp_den_gradient_widths.
+
 (* The residual block of Table 1 (resnet_grad.v): v + f_m(v) with the same
    H_train, every depth and width (n_0 = n_L); the skip connection adds the
    output cotangent to the input's.  Same reading as mlp_train_gradient;
@@ -455,7 +475,7 @@ Print Assumptions res_train_gradient.
 
 (* Derivatives and reverse derivatives are unique (rev_unique.v); the MLP
    as a program at every depth and width, well typed (theories/rh/mlp_gen.v;
-   that one run of it computes mlp_train is not proved yet). *)
+   what one run of it means over R: mlp_den_train above). *)
 From RevHandlers.Analysis Require Import rev_unique.
 From RevHandlers Require Import mlp_gen.
 Check @has_deriv_unique.
