@@ -215,8 +215,10 @@ def test_a_wrong_reference_is_caught(ev, monkeypatch):
     monkeypatch.setattr(reference, "s_mul", bad_mul)
     with pytest.raises(Divergence, match=r"pullback-eval computes \[660\.0, 528\.0\]"):
         C.check(C.read_case((CORPUS / "paper-f.sexp").read_text()), ev)
+    # seed 4's 300 queries no longer meet a product with a tangent since the
+    # checker refuses ill-formed queries (wf.v); seed 5 meets one within a few
     report = run_campaign(C.cases(), lambda c: C.check(c, ev, allow_checker_gap=True, allow_stuck=True), 300,
-                          seed=4)
+                          seed=5)
     assert report.divergence is not None and "the reference" in report.divergence
 
 
