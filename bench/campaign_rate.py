@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers import fuzz, gen  # noqa: E402
-from revhandlers.sexp import program_sexp  # noqa: E402
+from revhandlers.rh import campaign as fuzz, gen# noqa: E402
+from revhandlers.rh.sexp import program_sexp  # noqa: E402
 
 
 def _cpu() -> tuple[float, float]:
@@ -100,7 +100,7 @@ def campaign_jobs(n: int, seed: int, jobs: int) -> tuple[float, float, str]:
 def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
-    from revhandlers.evaluator import VerifiedEvaluator
+    from revhandlers.rh.engine import VerifiedEvaluator
 
     model = VerifiedEvaluator(timeout=fuzz.TIMEOUT, flags=fuzz.MODEL_FLAGS)
     fast = VerifiedEvaluator(timeout=fuzz.TIMEOUT)

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import revhandlers as rh
-from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.families import let_chain, op_chain, wide_tuple
-from revhandlers.reference import run_reference
+from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.families import let_chain, op_chain, wide_tuple
+from revhandlers.rh.reference import run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import revhandlers as rh
-from revhandlers import ast, surface
+from revhandlers.rh import syntax as ast, surface
 from revhandlers.cli import main as cli_main
 from revhandlers.errors import BadInput, RevHandlersError
-from revhandlers.typecheck import check_program, handler_checks, unhandled_operations
+from revhandlers.rh.typecheck import check_program, handler_checks, unhandled_operations
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("verified", "reference")

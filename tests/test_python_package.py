@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import revhandlers as rh
-from revhandlers import ast, sexp, surface
+from revhandlers.rh import syntax as ast, sexp, surface
 from revhandlers.cli import main as cli_main
 from revhandlers.errors import RevHandlersError
-from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.prims import PRIMS
-from revhandlers.strategies import programs
-from revhandlers.typecheck import check_program
+from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.prims import PRIMS
+from revhandlers.rh.strategies import programs
+from revhandlers.rh.typecheck import check_program
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_FILES = sorted((ROOT / "examples").rglob("*.rh")) + sorted((ROOT / "examples").rglob("*.sexp"))

@@ -20,9 +20,9 @@ import pytest
 
 import revhandlers as rh
 from revhandlers.errors import BadInput, RuntimeFailure
-from revhandlers.evaluator import VerifiedEvaluator, decode_f64, encode_f64
+from revhandlers.rh.engine import VerifiedEvaluator, decode_f64, encode_f64
 from revhandlers.paths import rh_eval_path
-from revhandlers.session import Session
+from revhandlers.rh.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ["verified", "reference"]

@@ -24,7 +24,7 @@ import pytest
 import torch
 
 import revhandlers as rh
-from revhandlers.session import Session
+from revhandlers.rh.session import Session
 
 ENGINES = ["verified", "reference"]
 SEEDS = [0, 1, 2, 3, 4, 5]

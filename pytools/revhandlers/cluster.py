@@ -9,7 +9,7 @@ same cases as one with ``--jobs J`` and prints the same summary.  Without
 
 * ``revhandlers fuzz``: a batch of program indices ``[b0, b1)`` of one
   job's seed (program ``i`` of seed ``s`` is drawn from ``(s, i)`` alone,
-  :func:`revhandlers.gen.seeded_program`), aligned on the batches a job
+  :func:`revhandlers.rh.gen.seeded_program`), aligned on the batches a job
   runs, so thousands of tasks spread over any number of workers;
 * the sibling campaigns draw their cases with Hypothesis, where case ``i``
   depends on the cases before it: their unit of work is a whole job
@@ -40,7 +40,8 @@ from contextlib import contextmanager
 from typing import Callable
 
 from .errors import BadInput
-from .harness import Report
+from .progress import Progress
+from .report import Report
 
 INSTALL = "pip install 'revhandlers[cluster]'"
 
@@ -143,7 +144,6 @@ def run_on_cluster(job: Callable, n: int, seed: int, jobs: int, args: tuple, lab
     seed_j, *args))``, one per job."""
     from distributed import as_completed
 
-    from .train import Progress
     jobs = max(1, jobs)
     per = [n // jobs + (1 if i < n % jobs else 0) for i in range(jobs)]
     if batch_job is not None:

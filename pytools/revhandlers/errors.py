@@ -16,6 +16,8 @@ warning) the way the command line prints it::
 
 from __future__ import annotations
 
+import importlib
+
 # "fmt": revhandlers fmt cannot print a file without losing some of it (comments, parameters)
 # "effect": `check` of a program that performs an operation no enclosing handler covers (effects.v)
 BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io", "fmt",
@@ -138,3 +140,19 @@ def format_diagnostic(e: RevHandlersError, path: str | None = None, source: str 
     if severity == "error" and e.kind in NAMED_CHECKER_KINDS and e.checker in CHECKERS:
         lines.append(f"note: {CHECKERS[e.checker]}")
     return "\n".join(lines)
+
+
+def require_extra(command: str, *modules: str) -> None:
+    """Raise a bad-input error (exit code 2, one line) naming the extra to
+    install when an optional dependency of ``command`` (``hypothesis``,
+    ``sympy``: the ``test`` extra of pyproject.toml) cannot be imported."""
+    missing = []
+    for m in modules:
+        try:
+            importlib.import_module(m)
+        except ImportError:
+            missing.append(m)
+    if missing:
+        raise BadInput("io", f"{command} needs {' and '.join(missing)}, which "
+                             f"{'is' if len(missing) == 1 else 'are'} not installed: "
+                             "pip install 'revhandlers[test]'")

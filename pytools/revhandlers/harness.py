@@ -7,36 +7,26 @@ suite), and ``--jobs`` runs seeds ``seed, seed+1, …`` in parallel
 processes with one progress bar.  Exit codes, like Csmith's comparison
 driver: 0 no divergence, 1 divergence, 2 could not run.  (``revhandlers
 fuzz`` draws from a seeded generator and shrinks by itself, in
-:mod:`revhandlers.fuzz`; it shares the jobs, the summary and the corpus
+:mod:`revhandlers.rh.campaign`; it shares the jobs, the summary and the corpus
 files.)"""
 
 from __future__ import annotations
 
 import hashlib
 import multiprocessing as mp
+import os
+import signal
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import RevHandlersError
-
-
-class Divergence(AssertionError):
-    """Two engines disagree on a case."""
-
-
-@dataclass
-class Report:
-    programs: int = 0
-    skipped: int = 0
-    seconds: float = 0.0
-    divergence: str | None = None
-    corpus_file: str | None = None
-    outcomes: Counter = field(default_factory=Counter)
-    coverage: Counter = field(default_factory=Counter)
+from . import interrupt
+from .cluster import run_on_cluster
+from .errors import BadInput, RevHandlersError
+from .progress import Progress
+from .report import Divergence, Report  # noqa: F401  (Divergence: re-exported for the campaigns)
 
 
 def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str, suffix: str = ".sexp",
@@ -73,8 +63,7 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
     ``k`` before it) but not checked, and the report starts from the
     journal's counts.  ``programs`` counts the cases drawn, not the
     shrinker's attempts."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
+    from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 
     journal = journal_for(seed)
     job = journal.job(seed) if journal is not None else None
@@ -155,10 +144,8 @@ _BAR = None       # the progress bar, when the campaign runs in this process
 def _init_worker(done) -> None:
     """A worker of ``--jobs``: SIGINT is the parent's to handle (a Ctrl-C
     reaches the whole process group); SIGTERM between jobs ends it."""
-    import signal
     global _DONE
     _DONE = done
-    from . import interrupt
     interrupt.reset()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # between jobs SIGTERM kills at once: an idle worker may be blocked on
@@ -185,10 +172,7 @@ def _guarded(packed):
     """A job in a worker of ``--jobs``: SIGTERM (the parent ending the pool
     when it is interrupted) ends it after its journal is written, with no
     traceback."""
-    import os
-    import signal
 
-    from . import interrupt
     job, args = packed
     signal.signal(signal.SIGTERM, interrupt._handler)
     try:
@@ -219,16 +203,12 @@ def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: st
     (:func:`revhandlers.cluster.run_on_cluster`); a campaign on a cluster
     keeps no journal, so it cannot resume one."""
     global _DONE, _BAR, _JOURNAL
-    from . import interrupt
     if scheduler:
         if journal is not None and any(j.done for j in journal.jobs.values()):
-            from .errors import BadInput
             raise BadInput("syntax", "--resume does not combine with --scheduler: a campaign on a cluster keeps "
                            "no journal; resume it without --scheduler")
-        from .cluster import run_on_cluster
         return run_on_cluster(job, n, seed, jobs, args, label, scheduler, batch_job=batch_job, shrink=shrink,
                               unit=unit)
-    from .train import Progress
     jobs = max(1, jobs)
     bar = Progress(n, label, unit="programs")
     done = mp.Value("q", 0)

@@ -25,8 +25,11 @@ import json
 import os
 import signal
 import tempfile
+import threading
 import weakref
 from pathlib import Path
+
+import numpy as np
 
 #: the signals handled, and their names in messages
 SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
@@ -79,7 +82,6 @@ def install() -> None:
 def handled():
     """:func:`install` for the time of a command (in the main thread; the
     previous handlers are put back after it)."""
-    import threading
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -198,7 +200,6 @@ def write_atomic(path: str | os.PathLike, write) -> None:
 def write_npz_atomic(path: str | os.PathLike, arrays: dict, meta: dict | None = None) -> None:
     """Arrays (and ``meta``, a JSON-able dict stored as the array
     ``__meta__``) to an ``.npz`` file, atomically."""
-    import numpy as np
     data = dict(arrays)
     if meta is not None:
         data["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import BadInput
+from .report import Report
 
 VERSION = 1
 
@@ -57,7 +58,6 @@ class Job:
 
     def report(self):
         """The :class:`~revhandlers.harness.Report` of the cases in the journal."""
-        from .harness import Report
         r = Report(programs=len(self.verdicts), skipped=sum(v.startswith("skipped") for v in self.verdicts),
                    seconds=self.seconds, divergence=self.divergence, corpus_file=self.corpus_file)
         r.outcomes.update(Counter(self.verdicts))

@@ -18,8 +18,10 @@ from fractions import Fraction
 
 from ..errors import BadInput
 from . import IMPLEMENTATIONS, diff_n, grad
+from .campaign import register as register_fuzz
 from .dictionary import INTS, NUMBERS, counting
-from .expression import client, free_names, parse
+from .engine import default_library
+from .syntax import client, free_names, parse
 
 MAX_ORDER = 8
 MAX_WORK = 10 ** 6
@@ -106,7 +108,6 @@ def cmd_diff(args, out) -> int:
     print(f"{args.expression} at {name} = {_show(x)} ({engine})", file=out)
     for k in range(args.order + 1):
         if args.engine == "coq":
-            from .engine import default_library
             v = default_library().diff(e, x, k, args.impl, var=name)
         else:
             v = diff_n(f, k, args.impl)(d, x)
@@ -135,7 +136,6 @@ def cmd_grad(args, out) -> int:
         if args.impl != "handlers":
             raise BadInput("syntax", "the library extracted from Coq computes gradients with --impl handlers "
                                      "(grad_correct is proved for the handler-based reverse mode)")
-        from .engine import default_library
         lib = default_library()
         value, gradient = lib.value(e, names, xs), lib.grad(e, names, xs)
         engine = f"{args.impl}, {numbers}, extracted from Coq"
@@ -173,5 +173,4 @@ def register(sub) -> None:
     for q in (dp, gp):
         q.add_argument("--engine", choices=("python", "coq"), default="python",
                        help="the Python library (default) or the library extracted from Coq (dbr-eval)")
-    from .campaign import register as register_fuzz
     register_fuzz(s)

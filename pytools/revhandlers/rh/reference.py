@@ -5,7 +5,7 @@ functions (their forward maps); everything else is computed another way:
 
 * terms are evaluated directly (no small steps, no substitution);
 * ``M.rd(x.N)(L)`` and ``rd[f]`` are computed by this module's own
-  reverse-mode differentiation (:mod:`revhandlers.autodiff`, a tape over
+  reverse-mode differentiation (:mod:`revhandlers.rh.autodiff`, a tape over
   numpy, differentiable again for nested ``rd``), not by the rewriting
   ``W.R_V(x.N)``; the vector–Jacobian products of the primitives are written
   from their definitions, not from the Coq formulas of ``rd[f]`` and
@@ -20,7 +20,7 @@ functions (their forward maps); everything else is computed another way:
 * the heap is a mapping from locations to numpy arrays.
 
 The program is first validated and type-checked by
-:mod:`revhandlers.typecheck`, so bad input fails as in ``rh-eval``.  Like
+:mod:`revhandlers.rh.typecheck`, so bad input fails as in ``rh-eval``.  Like
 the executable instance, ``Ev`` of ``rd[rd[rd[f]]]`` is undefined.
 """
 
@@ -30,13 +30,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import BadInput, RuntimeFailure
+from ..heapio import heap_numbers
 from . import autodiff as ad
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym,
-                  OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty, Var)
-from .errors import BadInput, RuntimeFailure
 from .nesting import deep
-from .prims import fsym_dom
 from .sexp import Result
+from .syntax import (
+    Add,
+    App,
+    CCons,
+    CLet,
+    Cmd,
+    Const,
+    FSym,
+    Handler,
+    Let,
+    Op,
+    OpGet,
+    OpPut,
+    OpSym,
+    OpUser,
+    Program,
+    Proj,
+    Rd,
+    Ret,
+    RevHandle,
+    TBase,
+    Tm,
+    Tuple,
+    Ty,
+    Var,
+)
 from .typecheck import check_program, coar
 
 MAX_RD_LEVEL = 2
@@ -287,7 +311,6 @@ def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
     locations in declaration order, then unknown names): a declared location
     (``unbound``), numbers (``number``), finite (``number``), as many as the
     location holds (``shape``)."""
-    from .session import heap_numbers
     if not heap:
         return {}
     order = [d.name for d in prog.locs if d.name in heap] + [n for n in heap if prog.loc_decl(n) is None]
@@ -309,7 +332,7 @@ def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
 def run_reference(prog: Program, heap: dict[str, np.ndarray] | None = None) -> Result:
     """Run ``prog`` (its heap, updated by ``heap``) in the reference
     semantics: the result value and the final heap, as numpy arrays (under
-    :func:`revhandlers.nesting.room`: the evaluation recurses on the syntax)."""
+    :func:`revhandlers.rh.nesting.room`: the evaluation recurses on the syntax)."""
     check_program(prog)
     given = _heap_override(prog, heap)
     total = sum(d.size for d in prog.locs)

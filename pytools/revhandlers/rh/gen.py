@@ -33,10 +33,36 @@ from __future__ import annotations
 
 import random
 
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet,
-                  OpPut, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty,
-                  Var)
 from .prims import fsym_cod, fsym_dom
+from .syntax import (
+    Add,
+    App,
+    CCons,
+    CLet,
+    Cmd,
+    Const,
+    FSym,
+    Handler,
+    Let,
+    LocDecl,
+    Op,
+    OpDecl,
+    OpGet,
+    OpPut,
+    OpUser,
+    Prim,
+    Program,
+    Proj,
+    Rd,
+    Ret,
+    RevHandle,
+    TBase,
+    Tm,
+    TProd,
+    Tuple,
+    Ty,
+    Var,
+)
 
 Ctx = tuple[tuple[str, Ty], ...]
 

@@ -3,7 +3,7 @@ their parameters, domains and codomains."""
 
 from __future__ import annotations
 
-from .ast import FSym, Prim, TBase, TProd, Ty
+from .syntax import FSym, Prim, TBase, TProd, Ty
 
 #: name -> (Coq constructor, number of parameters)
 PRIMS: dict[str, tuple[str, int]] = {
@@ -123,3 +123,9 @@ def fsym_dom(f: FSym) -> Ty:
 
 def fsym_cod(f: FSym) -> Ty:
     return fcod(f.k, f.prim)
+
+
+#: the parameters of each primitive, as docs/surface-syntax.md writes them
+PRIM_PARAMS = {"swish": "n", "smul": "n", "sub": "n", "matmul": "m,n,k", "transpose": "m,n", "round": "n",
+               "pad": "c,n,m", "upscale": "c,n,m", "concat": "c,c',n", "conv1d": "c,c',n,m", "maxpool": "c,n,m",
+               "relu": "n", "sigmoid": "n", "tanh": "n", "exp": "n", "log": "n", "mul": "n", "sum": "n", "sce": "n"}

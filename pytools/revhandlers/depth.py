@@ -1,0 +1,44 @@
+"""How deeply syntax may nest: the limit the extracted drivers enforce
+(``max_depth`` in ``theories/rh/frontend.v``), the ``too-deep`` error, and
+room on the Python stack for everything within it."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from contextlib import contextmanager
+
+from .errors import BadInput
+
+#: rh-eval's ``max_depth``
+MAX_NESTING = 2000
+
+#: Python frames allowed per level of nesting
+_FRAMES_PER_LEVEL = 40
+
+
+def too_deep() -> BadInput:
+    return BadInput("too-deep", f"nesting deeper than {MAX_NESTING} levels")
+
+
+@contextmanager
+def room():
+    """Enough recursion for programs nested up to :data:`MAX_NESTING`; a
+    ``RecursionError`` becomes the ``too-deep`` error."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, _FRAMES_PER_LEVEL * MAX_NESTING))
+    try:
+        yield
+    except RecursionError:
+        raise too_deep() from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def deep(fn):
+    """``fn``, run under :func:`room`."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with room():
+            return fn(*args, **kwargs)
+    return wrapper
