@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers.rh import campaign as fuzz, gen# noqa: E402
+from revhandlers.rh import campaign as fuzz, gen  # noqa: E402
 from revhandlers.rh.sexp import program_sexp  # noqa: E402
 
 
@@ -98,8 +98,8 @@ def campaign_jobs(n: int, seed: int, jobs: int) -> tuple[float, float, str]:
 
 
 def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hseed
+    from hypothesis import HealthCheck, given, seed as hseed, settings
+
     from revhandlers.rh.engine import VerifiedEvaluator
 
     model = VerifiedEvaluator(timeout=fuzz.TIMEOUT, flags=fuzz.MODEL_FLAGS)

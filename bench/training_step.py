@@ -452,7 +452,6 @@ def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
     n_train = min(len(X) - n_test, train_size or len(X))
     runs = epochs * n_train + n_test
     # the former path: the whole program and heap per sample, weights read back
-    rng = np.random.default_rng(0)
     state = initial_state(prog, layout(prog), 0)
     onehot = np.eye(10)
     start = time.perf_counter()

@@ -55,10 +55,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers import interrupt
-from revhandlers.rh import sexp, surface# noqa: E402
+from revhandlers import interrupt  # noqa: E402
 from revhandlers.errors import BAD_INPUT_KINDS, RUNTIME_KINDS, RevHandlersError  # noqa: E402
 from revhandlers.paths import rh_eval_path  # noqa: E402
+from revhandlers.rh import sexp, surface  # noqa: E402
 
 #: address space of every process started (rh-eval, the CLI): a bound on memory
 MEMORY_LIMIT = 3 << 30

@@ -3,7 +3,6 @@ campaign with rule coverage, the corpus, and divergence detection."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys

@@ -11,7 +11,6 @@ given progress line (its output, not a clock, says how far it got)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 import revhandlers as rh
 from revhandlers.rh import syntax as ast, sexp, surface
-from revhandlers.cli import main as cli_main
 from revhandlers.errors import RevHandlersError
 from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.rh.prims import PRIMS

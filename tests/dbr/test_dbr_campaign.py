@@ -61,7 +61,7 @@ def test_paper_values_through_the_oracle():
 def _wrong_forward(case, impl, numbers):
     """A mutant of the Python library: forward mode's product rule drops
     a·b' (so x·x has derivative x, not 2x)."""
-    from revhandlers.dbr import diff_n, grad
+    from revhandlers.dbr import grad
     from revhandlers.dbr.dictionary import Dictionary
     from revhandlers.dbr.syntax import client
     if impl != "forward":

@@ -158,7 +158,8 @@ def register(sub) -> None:
                               help="the numbers computed with (default: exact, int or Fraction after --at)")}
     dp = s.add_parser("diff", help="the value and the derivatives of an expression of one variable")
     dp.add_argument("expression", help='e.g. "(x+1)^3" or "let y = x*x in y*y"')
-    dp.add_argument("--at", required=True, help="the point, e.g. 4, -3, 1/3, 0.5 (write --at=-1/3 when it starts with - and is not an integer)")
+    dp.add_argument("--at", required=True,
+                    help="the point, e.g. 4, -3, 1/3, 0.5 (write --at=-1/3 when it starts with - and is not an integer)")
     dp.add_argument("--order", type=int, default=1, help=f"highest derivative (0 to {MAX_ORDER}, default 1)")
     for name, kw in common.items():
         dp.add_argument(f"--{name}", **kw)

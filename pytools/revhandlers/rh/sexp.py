@@ -132,8 +132,10 @@ def cmd_sexp(p: Cmd) -> str:
 def program_sexp(prog: Program) -> str:
     """The program as one line of the S-expression format."""
     parts = ["(ops" + "".join(f" ({name_sexp(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops) + ")",
-             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in d.shape) + "))" for d in prog.locs) + ")",
-             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(fnum(v) for v in vals) + "))" for name, vals in prog.heap) + ")"]
+             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in d.shape) + "))"
+                               for d in prog.locs) + ")",
+             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(fnum(v) for v in vals) + "))"
+                               for name, vals in prog.heap) + ")"]
     if prog.fuel is not None:
         parts.append(f"(fuel {prog.fuel})")
     parts.append(f"(main {cmd_sexp(prog.main)})")
