@@ -31,13 +31,15 @@ install it."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import re
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable
+from typing import Any
 
 from .errors import BadInput
 from .progress import Progress
@@ -50,13 +52,13 @@ INSTALL = "pip install 'revhandlers[cluster]'"
 _LOCK = threading.Lock()
 
 
-def add_options(parser) -> None:
+def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the campaign on a Dask cluster: the scheduler's address (tcp://HOST:PORT), "
                              f"or local:N for a local cluster of N workers (needs {INSTALL})")
 
 
-def parse_scheduler(text: str) -> tuple[str, object]:
+def parse_scheduler(text: str) -> tuple[str, int | str]:
     """``("local", N)`` for ``local:N``, else ``("address", text)``."""
     m = re.fullmatch(r"local:(\d+)", text.strip())
     if m:
@@ -71,11 +73,11 @@ def parse_scheduler(text: str) -> tuple[str, object]:
     return "address", text.strip()
 
 
-def jobs_for(args) -> int:
+def jobs_for(args: argparse.Namespace) -> int:
     """The number of jobs the cases are cut into: ``--jobs`` if given, else
     N for ``--scheduler local:N``, else 1."""
     if getattr(args, "jobs", None) is not None:
-        return args.jobs
+        return int(args.jobs)
     scheduler = getattr(args, "scheduler", None)
     if scheduler:
         kind, value = parse_scheduler(scheduler)
@@ -95,7 +97,7 @@ def require_dask(command: str) -> None:
 
 
 @contextmanager
-def client_for(scheduler: str):
+def client_for(scheduler: str) -> Iterator[Any]:
     """A ``distributed.Client``: of a new ``LocalCluster`` (loopback only,
     one thread per worker process, no dashboard) for ``local:N``, else
     connected to the scheduler at the address."""
@@ -126,14 +128,15 @@ def client_for(scheduler: str):
             cluster.close()
 
 
-def _run_task(fn: Callable, payload: tuple) -> Report:
+def _run_task(fn: Callable[[tuple[Any, ...]], Report], payload: tuple[Any, ...]) -> Report:
     """What a worker runs: one batch or job at a time per process."""
     with _LOCK:
         return fn(payload)
 
 
-def run_on_cluster(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, scheduler: str,
-                   batch_job: Callable | None = None, batch: int = 1000, shrink: Callable | None = None,
+def run_on_cluster(job: Callable[[tuple[Any, ...]], Report], n: int, seed: int, jobs: int, args: tuple[Any, ...],
+                   label: str, scheduler: str, batch_job: Callable[[tuple[Any, ...]], Report] | None = None,
+                   batch: int = 1000, shrink: Callable[[int, int, str], tuple[str, str | None]] | None = None,
                    unit: str = "programs") -> list[Report]:
     """The reports :func:`revhandlers.harness.run_jobs` would return for
     ``jobs`` jobs, computed on the cluster.  With ``batch_job``, the tasks

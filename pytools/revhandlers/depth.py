@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import ParamSpec, TypeVar
 
 from .errors import BadInput
 
@@ -21,8 +23,12 @@ def too_deep() -> BadInput:
     return BadInput("too-deep", f"nesting deeper than {MAX_NESTING} levels")
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 @contextmanager
-def room():
+def room() -> Iterator[None]:
     """Enough recursion for programs nested up to :data:`MAX_NESTING`; a
     ``RecursionError`` becomes the ``too-deep`` error."""
     old = sys.getrecursionlimit()
@@ -35,10 +41,10 @@ def room():
         sys.setrecursionlimit(old)
 
 
-def deep(fn):
+def deep(fn: Callable[P, R]) -> Callable[P, R]:
     """``fn``, run under :func:`room`."""
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         with room():
             return fn(*args, **kwargs)
     return wrapper

@@ -12,6 +12,7 @@ files.)"""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import multiprocessing as mp
 import os
@@ -19,12 +20,14 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable
+from typing import Any, TextIO
 
 from . import interrupt
 from .cluster import run_on_cluster
 from .errors import BadInput, RevHandlersError
+from .journal import Journal
 from .progress import Progress
 from .report import Divergence, Report  # noqa: F401  (Divergence: re-exported for the campaigns)
 
@@ -46,8 +49,13 @@ def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str,
 JOURNAL_BATCH = 50
 
 
-def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | None = None,
-                 progress: Callable | None = None, coverage: Callable | None = None) -> Report:
+#: a job of :func:`run_jobs`: ``(k, seed, *args)`` to the report of its ``k`` cases
+Job = Callable[[tuple[Any, ...]], Report]
+
+
+def run_campaign(strategy: Any, check: Callable[[Any], str], n: int, seed: int,
+                 save: Callable[[Any, str], object] | None = None, progress: Callable[[Report], None] | None = None,
+                 coverage: Callable[[], Mapping[str, int]] | None = None) -> Report:
     """Draw ``n`` cases from ``strategy`` reproducibly from ``seed`` and call
     ``check(case)`` on each: it returns the outcome's name (``"skipped…"``
     counts as skipped) or raises :class:`Divergence`.  The first divergence
@@ -72,14 +80,14 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
     report = job.report() if job is not None else Report()
     prior = job.seconds if job is not None else 0.0
     skip = job.done if job is not None else 0
-    last: dict = {}
+    last: dict[str, Any] = {}
     drawn = [0]
     batch: list[str] = []
-    counted = [Counter(coverage()) if coverage else Counter(), time.time()]
+    counted: list[Any] = [Counter(coverage()) if coverage else Counter(), time.time()]
     start = time.time()
 
     def flush() -> None:
-        if journal is None or not batch:
+        if journal is None or job is None or not batch:
             return
         now = Counter(coverage()) if coverage else Counter()
         journal.add(seed, job.done, batch,
@@ -91,7 +99,7 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
     @settings(max_examples=n, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
     @given(strategy)
-    def one(case):
+    def one(case: Any) -> None:
         shrinking = "case" in last
         if not shrinking:
             drawn[0] += 1
@@ -124,11 +132,12 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
     try:
         one()
     except Divergence:
-        report.divergence = last.get("msg")
+        message: str = last.get("msg", "divergence")
+        report.divergence = message
         if save is not None and "case" in last:
-            report.corpus_file = str(save(last["case"], report.divergence))
+            report.corpus_file = str(save(last["case"], message))
         if journal is not None:
-            journal.diverged(seed, report.divergence, report.corpus_file)
+            journal.diverged(seed, message, report.corpus_file)
     finally:
         if "case" not in last:
             flush()                                 # the cases reached (also when interrupted)
@@ -136,12 +145,12 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
     return report
 
 
-_DONE = None      # the cases checked, by every worker of ``--jobs``
-_JOURNAL = None   # the journal of the campaign run by run_jobs (inherited by its workers)
-_BAR = None       # the progress bar, when the campaign runs in this process
+_DONE: Any = None                 # the cases checked, by every worker of ``--jobs`` (a shared integer)
+_JOURNAL: Journal | None = None   # the journal of the campaign run by run_jobs (inherited by its workers)
+_BAR: Progress | None = None      # the progress bar, when the campaign runs in this process
 
 
-def _init_worker(done) -> None:
+def _init_worker(done: Any) -> None:
     """A worker of ``--jobs``: SIGINT is the parent's to handle (a Ctrl-C
     reaches the whole process group); SIGTERM between jobs ends it."""
     global _DONE
@@ -153,7 +162,7 @@ def _init_worker(done) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def count_done(_report, k: int = 1) -> None:
+def count_done(_report: object, k: int = 1) -> None:
     """The ``progress`` of a campaign run by :func:`run_jobs` (``k`` cases more)."""
     if _DONE is not None:
         with _DONE.get_lock():
@@ -162,19 +171,19 @@ def count_done(_report, k: int = 1) -> None:
             _BAR.update(_DONE.value)
 
 
-def journal_for(seed: int):
+def journal_for(seed: int) -> Journal | None:
     """The journal (:class:`revhandlers.journal.Journal`) the campaign of
     job ``seed`` writes to, if :func:`run_jobs` was given one."""
     return _JOURNAL
 
 
-def _guarded(packed):
+def _guarded(packed: tuple[Job, tuple[Any, ...]]) -> Report:
     """A job in a worker of ``--jobs``: SIGTERM (the parent ending the pool
     when it is interrupted) ends it after its journal is written, with no
     traceback."""
 
     job, args = packed
-    signal.signal(signal.SIGTERM, interrupt._handler)
+    signal.signal(signal.SIGTERM, interrupt.handler)
     try:
         return job(args)
     except interrupt.Interrupted:
@@ -185,8 +194,9 @@ def _guarded(packed):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, journal=None,
-             scheduler: str | None = None, batch_job: Callable | None = None, shrink: Callable | None = None,
+def run_jobs(job: Job, n: int, seed: int, jobs: int, args: tuple[Any, ...], label: str, journal: Journal | None = None,
+             scheduler: str | None = None, batch_job: Job | None = None,
+             shrink: Callable[[int, int, str], tuple[str, str | None]] | None = None,
              unit: str = "programs") -> list[Report]:
     """``job((k, seed_i, *args))`` for ``jobs`` processes sharing ``n``
     cases (seeds ``seed, seed+1, …``), with one progress bar; ``job`` is a
@@ -242,7 +252,7 @@ def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: st
         _DONE, _BAR, _JOURNAL = None, None, None
 
 
-def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, unit: str = "programs") -> int:
+def summarize(reports: list[Report], seed: int, jobs: int, out: TextIO, reproduce: str, unit: str = "programs") -> int:
     """Print the reports' totals and divergences; 1 if there is one, else 0."""
     total = sum(r.programs for r in reports)
     seconds = max(r.seconds for r in reports)
@@ -263,7 +273,7 @@ def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, 
     return 0
 
 
-def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out, unit: str = "programs") -> int:
+def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out: TextIO, unit: str = "programs") -> int:
     """The exit code for the rules that never fired (``holes``) in a
     campaign of ``n`` cases: 3 with a ``COVERAGE HOLES`` line when ``n`` is
     at least ``fail_from``, the size from which every rule is expected to
@@ -281,7 +291,7 @@ def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out, un
     return 3
 
 
-def add_holes_option(parser, default: int, unit: str = "programs") -> None:
+def add_holes_option(parser: argparse.ArgumentParser, default: int, unit: str = "programs") -> None:
     """``--holes-fail-from N`` of a campaign's command line."""
     parser.add_argument("--holes-fail-from", type=int, default=default, metavar="N",
                         help=f"from N {unit} on, a rule that never fired fails the campaign (exit code 3); "

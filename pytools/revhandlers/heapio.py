@@ -13,7 +13,7 @@ _KINDS = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes",
           "V": "records", "M": "dates", "m": "time spans"}
 
 
-def heap_numbers(name: str, values, where: str = "") -> np.ndarray:
+def heap_numbers(name: str, values: object, where: str = "") -> np.ndarray:
     """``values`` for location ``name`` as a flat float array: integers or
     floats of any shape; anything else (strings, booleans, complex numbers,
     ragged lists) is a ``number`` error.  Sizes and finiteness are the
@@ -28,7 +28,7 @@ def heap_numbers(name: str, values, where: str = "") -> np.ndarray:
     return a.astype(float).reshape(-1)
 
 
-def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     """The arrays of a ``.npz`` archive (name -> array), each of integers or
     floats (else a ``number`` error); whether the names and sizes fit a
     program is checked when the heap is used."""

@@ -5,14 +5,22 @@ only whitespace."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from lark import Token, Tree
 
 from .errors import BadInput
 
+#: a token of a parse with positions (lark :class:`~lark.Token`, whose
+#: ``start_pos``, ``line``, ``end_line`` and ``column`` such a parse sets)
+Tok = Any
 
-def tree_tokens(node) -> list[Token]:
+
+def tree_tokens(node: Tree[Token] | Token) -> list[Tok]:
     """The tokens below ``node``, in order (without recursion)."""
-    out, stack = [], [node]
+    out: list[Tok] = []
+    stack: list[Any] = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, Token):
@@ -31,13 +39,13 @@ class Layout:
     ``space(prev, tok)`` says whether one space separates two tokens on a
     line (``tight``: tokens never preceded by one)."""
 
-    def __init__(self, comments: list[Token], tight: set[int] = frozenset(), *, space):
+    def __init__(self, comments: list[Tok], tight: Iterable[int] = frozenset(), *, space: Callable[[Tok, Tok], bool]) -> None:
         self.lines = [""]
-        self.tight = tight
+        self.tight = set(tight)
         self.space = space
         self.comments = comments
         self.next_comment = 0
-        self.prev: Token | None = None     # the last token written
+        self.prev: Tok | None = None     # the last token written
         self.last_line = 0                 # the source line where the last thing written ends
         self.need_break = False            # a comment ends the current line
 
@@ -46,7 +54,7 @@ class Layout:
     def col(self) -> int:
         return len(self.lines[-1])
 
-    def _newline(self, col: int, blank: bool = False):
+    def _newline(self, col: int, blank: bool = False) -> None:
         if self.lines[-1].strip():
             self.lines[-1] = self.lines[-1].rstrip()
             self.lines.append("")
@@ -63,7 +71,7 @@ class Layout:
         return self.last_line > 0 and line - self.last_line >= 2
 
     # ---- comments
-    def _comments_before(self, pos: int | None, col_for):
+    def _comments_before(self, pos: int | None, col_for: Callable[[Tok], int]) -> None:
         """Write the comments that start before offset ``pos`` (all if None);
         ``col_for(comment)`` is the column of one on its own line."""
         while self.next_comment < len(self.comments) and (pos is None or self.comments[self.next_comment].start_pos < pos):
@@ -80,16 +88,18 @@ class Layout:
             self.need_break = True
 
     # ---- tokens
-    def token(self, tok: Token, brk: int | None = None, seg=None, comment_col: int | None = None) -> int:
+    def token(self, tok: Tok, brk: int | None = None, seg: tuple[int, int, int] | None = None,
+              comment_col: int | None = None) -> int:
         """Write ``tok``: on a new line at column ``brk`` if given; else on
         the current line, unless the source breaks the line before it inside
         the segment ``seg`` (or a comment ends the line), where it goes at
         its source column moved as the segment moved.  Returns the column."""
-        def seg_col(t) -> int:
+        def seg_col(t: Tok) -> int:
             if seg is None:
                 return self.col if brk is None else brk
             src0, new0, least = seg
-            return max(least, (t.column - 1) - src0 + new0)
+            column: int = t.column
+            return max(least, (column - 1) - src0 + new0)
 
         self._comments_before(tok.start_pos, lambda c: comment_col if comment_col is not None
                               else brk if brk is not None else seg_col(c))
@@ -112,12 +122,12 @@ class Layout:
     def _continuation(self) -> int:
         return self.indent() + 4
 
-    def inline(self, node, brk: int | None = None, least: int = 0) -> int:
+    def inline(self, node: Tree[Token] | Token, brk: int | None = None, least: int = 0) -> int:
         """Every token of ``node`` as one segment (line breaks as in the
         source); returns the column of its first token."""
         return self.segment(tree_tokens(node), brk, least)
 
-    def segment(self, toks: list[Token], brk: int | None = None, least: int = 0) -> int:
+    def segment(self, toks: list[Tok], brk: int | None = None, least: int = 0) -> int:
         """``toks`` as one segment: on the line of the first (a new line at
         ``brk`` if given), then line breaks where the source has them, each
         continuation line at its source column moved as the first token
@@ -139,7 +149,8 @@ class Layout:
         return "\n".join(lines) + "\n"
 
 
-def checked_layout(text: str, out: str, tokens, program, parse) -> str:
+def checked_layout(text: str, out: str, tokens: Callable[[str], list[str]], program: object,
+                   parse: Callable[[str], object]) -> str:
     """``out``, the layout of ``text``, if ``tokens`` (a function of a text:
     its tokens and comments, as the layout must keep them) gives the same
     for both and ``parse(out)`` is ``program``; else :class:`BadInput`

@@ -10,6 +10,7 @@ import select
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 from . import interrupt
 from .errors import RevHandlersError
@@ -28,10 +29,10 @@ class Pipe:
     little shorter, normally answers first) is :data:`TIMEOUT_ANSWER`; the
     process is then stopped and the requests after it go to a new one."""
 
-    def __init__(self, flags: tuple[str, ...] = (), timeout: float = 10.0, path=None):
+    def __init__(self, flags: tuple[str, ...] = (), timeout: float = 10.0, path: str | Path | None = None) -> None:
         self.args = [str(path or rh_eval_path()), "--serve", *flags, "--timeout", repr(0.9 * timeout)]
         self.timeout = timeout
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.buf = b""
         self.pending: list[str] = []
 
@@ -40,16 +41,18 @@ class Pipe:
             raise EvaluatorNotBuilt(self.args[0])
         with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
             try:
-                self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             **interrupt.POPEN_OPTIONS)
+                proc: subprocess.Popen[bytes] = subprocess.Popen(self.args, stdin=subprocess.PIPE,
+                                                                 stdout=subprocess.PIPE, **interrupt.POPEN_OPTIONS)
             except OSError as e:
                 raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
-            interrupt.track(self.proc)
+            self.proc = proc
+            interrupt.track(proc)
         self.buf = b""
 
     @staticmethod
-    def _write(proc, data: bytes) -> None:
+    def _write(proc: subprocess.Popen[bytes], data: bytes) -> None:
         try:
+            assert proc.stdin is not None
             proc.stdin.write(data)
             proc.stdin.flush()
         except (OSError, ValueError):
@@ -63,6 +66,7 @@ class Pipe:
         threading.Thread(target=self._write, args=(self.proc, data), daemon=True).start()
 
     def _line(self) -> str | None:
+        assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + self.timeout
         while b"\n" not in self.buf:
@@ -104,7 +108,8 @@ class Pipe:
             self.proc.wait()
             for f in (self.proc.stdin, self.proc.stdout):
                 try:
-                    f.close()
+                    if f is not None:
+                        f.close()
                 except OSError:
                     pass
             self.proc = None
@@ -112,7 +117,8 @@ class Pipe:
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None and not interrupt.stopping():
             try:
-                self.proc.stdin.close()
+                if self.proc.stdin is not None:
+                    self.proc.stdin.close()
                 self.proc.wait(timeout=10)
             except (OSError, subprocess.TimeoutExpired):
                 pass

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TextIO
 
 
 class Progress:
     """A one-line progress bar on stderr."""
 
-    def __init__(self, total: int, label: str, stream=sys.stderr, unit: str = "samples"):
+    def __init__(self, total: int, label: str, stream: TextIO = sys.stderr, unit: str = "samples") -> None:
         self.total, self.label, self.stream, self.unit = total, label, stream, unit
         self.start = time.time()
         self.last = 0.0

@@ -18,5 +18,5 @@ class Report:
     seconds: float = 0.0
     divergence: str | None = None
     corpus_file: str | None = None
-    outcomes: Counter = field(default_factory=Counter)
-    coverage: Counter = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    coverage: Counter[str] = field(default_factory=Counter)

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import sexpdata
 
 from .depth import MAX_NESTING, room, too_deep
 from .errors import BadInput
+
+#: an S-expression as read: a list, a symbol (``sexpdata.Symbol``), a string
+#: or a number (sexpdata is not annotated)
+Sexp = Any
 
 
 def fnum(x: float) -> str:
@@ -47,17 +53,17 @@ def name_sexp(name: str) -> str:
 
 # ----------------------------------------------------------------- reading
 
-def symbol(x) -> str | None:
-    return x.value() if isinstance(x, sexpdata.Symbol) else None
+def symbol(x: Sexp) -> str | None:
+    return str(x.value()) if isinstance(x, sexpdata.Symbol) else None
 
 
-def head(x) -> str | None:
+def head(x: Sexp) -> str | None:
     return symbol(x[0]) if isinstance(x, list) and x else None
 
 
-def _show_atom(x) -> str:
+def _show_atom(x: Sexp) -> str:
     if isinstance(x, sexpdata.Symbol):
-        return x.value()
+        return str(x.value())
     if isinstance(x, str):
         return name_sexp(x) if x else '""'
     if isinstance(x, FloatAtom):
@@ -67,7 +73,7 @@ def _show_atom(x) -> str:
     return repr(x)
 
 
-def show(x, limit: int = 300) -> str:
+def show(x: Sexp, limit: int = 300) -> str:
     """``x`` as an S-expression for a message: without recursion (a subterm
     may be nested thousands of levels) and abbreviated after ``limit``
     characters."""
@@ -103,7 +109,7 @@ def show(x, limit: int = 300) -> str:
     return "".join(parts)[:limit] + (" ..." if size > limit else "")
 
 
-def read_name(x) -> str:
+def read_name(x: Sexp) -> str:
     if isinstance(x, FloatAtom):
         return x.text         # an atom such as 1.5, read as a number
     if isinstance(x, int) and not isinstance(x, bool):
@@ -202,16 +208,17 @@ def ocaml_int(text: str) -> int | None:
     return ((v + (1 << 62)) % (1 << 63)) - (1 << 62)
 
 
-def _atom_text(x) -> str | None:
+def _atom_text(x: Sexp) -> str | None:
     """The text of an atom that is not read as a number here."""
     if isinstance(x, sexpdata.Symbol):
-        return x.value()
+        return str(x.value())
     if isinstance(x, str):
         return x
     return None
 
 
-def read_nat(x) -> int:
+def read_nat(x: Sexp) -> int:
+    n: int | None
     if isinstance(x, int) and not isinstance(x, bool):
         n = x
     else:
@@ -222,9 +229,10 @@ def read_nat(x) -> int:
     return n
 
 
-def read_num(x) -> float:
+def read_num(x: Sexp) -> float:
     if isinstance(x, bool):
         raise BadInput("syntax", f"expected a number, found {show(x)}")
+    f: float | None
     if isinstance(x, (int, float)):
         f = float(x)
     else:
@@ -269,7 +277,7 @@ _SLOW = re.compile(r"[\[\]{};'\\]")
 _TOKENS = re.compile(r'\(|\)|"[^"]*"|[^ \t\n\r\x0b\x0c()"]+')
 
 
-def _read_atom(token: str):
+def _read_atom(token: str) -> Sexp:
     """sexpdata's reading of an atom: an int, else a float, else a symbol."""
     if "." not in token:
         try:
@@ -293,8 +301,10 @@ _CANON_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]
 class FloatAtom(float):
     """A float atom of a program, with its text (for an atom used as a name)."""
 
+    text: str
 
-def _program_atom(token: str):
+
+def _program_atom(token: str) -> Sexp:
     if _CANON_INT.match(token):
         return int(token)
     if _CANON_FLOAT.match(token):
@@ -304,7 +314,7 @@ def _program_atom(token: str):
     return sexpdata.Symbol(token)
 
 
-def _fast_loads(text: str, atom=_read_atom):
+def _fast_loads(text: str, atom: Callable[[str], Sexp] = _read_atom) -> Sexp:
     """What ``sexpdata.loads`` reads from ``text`` (lists, symbols, ints,
     floats, strings), without recursion and several times faster, for text
     made of parentheses, atoms and strings without escapes (the lines of
@@ -312,12 +322,12 @@ def _fast_loads(text: str, atom=_read_atom):
     ``atom`` reads an atom's token."""
     if _SLOW.search(text) or text.count('"') % 2:
         return None
-    stack: list[list] = []
-    top: list = []
+    stack: list[list[Sexp]] = []
+    top: list[Sexp] = []
     cur = top
-    read: dict = {}                     # each distinct atom read once (a vector repeats its numbers)
+    read: dict[str, Sexp] = {}                     # each distinct atom read once (a vector repeats its numbers)
     if len(text) <= 1 << 23 or text.count("(") <= 4 * MAX_NESTING:
-        tokens = _TOKENS.findall(text)
+        tokens: Iterable[str] = _TOKENS.findall(text)
     else:                               # large and perhaps far too deep: token by token, to stop at the limit
         tokens = (m.group() for m in _TOKENS.finditer(text))
     for t in tokens:                    # with an even number of ", nothing but whitespace is skipped
@@ -397,7 +407,14 @@ def _ocaml_string(text: str, i: int) -> tuple[int, str]:
             j = k + 1
 
 
-def _program_loads(text: str):
+def _end(pattern: re.Pattern[str], text: str, i: int) -> int:
+    """Where the match of ``pattern`` at ``i`` ends (the caller knows one starts there)."""
+    m = pattern.match(text, i)
+    assert m is not None
+    return m.end()
+
+
+def _program_loads(text: str) -> Sexp:
     """One S-expression read as rh-eval reads a program (OCaml's Parsexp),
     without recursion: atoms end at white space, parentheses, ``"`` and
     ``;`` (``[ ] { } '`` are atom characters); ``;`` starts a line comment,
@@ -406,23 +423,23 @@ def _program_loads(text: str):
     inside an atom is an error; strings have OCaml's escapes; numbers are
     read by :func:`_program_atom`."""
     n = len(text)
-    stack: list[tuple[list, int]] = []       # (list being built, pending #; comments) of each open level
-    cur: list = []
+    stack: list[tuple[list[Sexp], int]] = []  # (list being built, pending #; comments) of each open level
+    cur: list[Sexp] = []
     pending = 0
     i = 0
 
-    def add(item):
+    def add(item: Sexp) -> None:
         nonlocal pending
         if pending:
             pending -= 1                     # commented out by #;
         else:
             cur.append(item)
 
-    read: dict = {}                          # each distinct atom read once
+    read: dict[str, Sexp] = {}               # each distinct atom read once
     while i < n:
         c = text[i]
         if c in _PX_SPACE:
-            i = _PX_BLANKS.match(text, i).end()
+            i = _end(_PX_BLANKS, text, i)
         elif c == ";":
             j = text.find("\n", i)
             i = n if j < 0 else j + 1
@@ -462,7 +479,7 @@ def _program_loads(text: str):
             pending += 1
             i += 2
         else:
-            j = _PX_ATOM.match(text, i).end()
+            j = _end(_PX_ATOM, text, i)
             token = text[i:j]
             if "|#" in token or "#|" in token[1:]:
                 raise BadInput("parse", f"comment tokens in an unquoted atom at offset {i}: {token[:40]!r}")
@@ -482,10 +499,10 @@ def _program_loads(text: str):
     return cur[0]
 
 
-class _Parser(sexpdata.Parser):
+class _Parser(sexpdata.Parser):  # type: ignore[misc]  # sexpdata is not annotated
     """sexpdata's parser, with a clear message for an unterminated string."""
 
-    def parse_str(self, i):
+    def parse_str(self, i: int) -> Sexp:
         if self.quote_or_escape_re.search(self.string, i + 1) is None:
             raise BadInput("parse", f"unterminated string starting at offset {i}")
         try:
@@ -494,7 +511,7 @@ class _Parser(sexpdata.Parser):
             raise BadInput("parse", f"unterminated string starting at offset {i}") from None
 
 
-def loads(text: str, program: bool = False):
+def loads(text: str, program: bool = False) -> Sexp:
     """Parse one S-expression (as sexpdata does), as a :class:`BadInput` on
     failure.  The reader recurses: text nested far beyond what a program
     may be is rejected before it is read.  With ``program``, atoms and
@@ -527,7 +544,7 @@ def loads(text: str, program: bool = False):
     return items[0]
 
 
-def read_float(x) -> float:
+def read_float(x: Sexp) -> float:
     if isinstance(x, float):
         return x
     s = symbol(x)
@@ -536,7 +553,7 @@ def read_float(x) -> float:
     raise BadInput("syntax", f"{show(x)} is not a float (rh-eval always prints a '.' or an exponent)")
 
 
-def is_atom(s) -> bool:
+def is_atom(s: Sexp) -> bool:
     """An atom (every atom may be a name, as in rh-eval: ``5`` is a variable
     in term position)."""
     return isinstance(s, (sexpdata.Symbol, str, FloatAtom)) or (isinstance(s, int) and not isinstance(s, bool))

@@ -4,15 +4,17 @@ and ``fmt -i``'s refusal to drop a comment."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from typing import TextIO
 
 from .errors import BadInput
 
 #: the largest program file read (rh-eval's ``max_input``)
 MAX_INPUT = 1 << 30
 
-def read_source(path) -> str:
+def read_source(path: str | os.PathLike[str]) -> str:
     """The text of the file ``path``: at most :data:`MAX_INPUT` bytes of
     UTF-8 without NUL characters, else :class:`BadInput`."""
     try:
@@ -68,7 +70,7 @@ def comments(text: str, sexp_like: bool) -> list[str]:
     return found
 
 
-def write_formatted(path: str, text: str, in_place: bool, out) -> None:
+def write_formatted(path: str, text: str, in_place: bool, out: TextIO) -> None:
     """``fmt``'s output: back into ``path`` (``-i``), else to ``out``.
     ``-i`` leaves the file as it is when one of its comments is missing from
     ``text`` (a ``bad input`` error, exit code 2)."""
