@@ -13,6 +13,7 @@ the language to Python::
 
     with rh.Session("examples/mlp.rh") as s:      # loaded once, heap carried across runs
         r = s.run(set={"input": x, "target": t}, read=["output"])
+    history, heap = rh.train(prog, epochs=1)       # training on the digits, through a session
 
 Modules: the main calculus in :mod:`revhandlers.rh`: :mod:`~revhandlers.rh.syntax`
 (one dataclass per Coq constructor), :mod:`~revhandlers.rh.sexp` (the
@@ -38,12 +39,14 @@ from .rh.reference import run_reference
 from .rh.session import ENGINES, EvaluatorDied, Session, SessionResult, Snapshot
 from .rh.sexp import Result
 from .rh.syntax import Program
+from .rh.train import train
 from .rh.typecheck import check_program, locate
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "parse", "check", "run", "trace", "Session", "SessionResult", "Program", "Result", "RevHandlersError",
-           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__", "EvaluatorDied", "Snapshot"]
+           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__", "EvaluatorDied", "Snapshot",
+           "train"]
 
 
 
