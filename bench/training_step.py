@@ -83,6 +83,7 @@ except ImportError:
                   "(pip install -e '.[torch]' installs the torch extra)")
 
 import revhandlers as rh  # noqa: E402
+from revhandlers.rh import nesting as rh_nesting  # noqa: E402
 from revhandlers.rh.engine import VerifiedEvaluator  # noqa: E402
 from revhandlers.rh.families import op_chain  # noqa: E402
 
@@ -480,7 +481,7 @@ def main() -> int:
           f"load average at the start: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     ev = VerifiedEvaluator()
     try:
-        with rh.nesting.room():
+        with rh_nesting.room():
             if "per-sample" in parts:
                 per_sample(args.quick, ev)
             if "growth" in parts:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import revhandlers as rh
+from revhandlers.rh import sexp as rh_sexp
 from revhandlers.rh import campaign as fuzz
 from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.rh.gen import chains, programs
@@ -115,7 +116,7 @@ def test_a_divergence_is_found_shrunk_and_written(tmp_path, monkeypatch):
             fuzz.crosscheck(prog, ev)
     finally:
         ev.close()
-    assert len(rh.sexp.program_sexp(prog)) < 2000     # shrunk to something small
+    assert len(rh_sexp.program_sexp(prog)) < 2000     # shrunk to something small
 
 
 def test_a_wrong_order_of_backward_clauses_is_found(monkeypatch):
@@ -232,13 +233,13 @@ def test_seeded_programs_are_reproducible_and_replayable():
     """Program i of seed s is the same whenever it is drawn; its recorded
     choices replay to it; programs of other seeds or indices differ."""
     from revhandlers.rh import gen
-    a = [rh.sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
-    assert a == [rh.sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
+    a = [rh_sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
+    assert a == [rh_sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
     assert len(set(a)) > 45
-    assert a[:10] != [rh.sexp.program_sexp(gen.seeded_program(12, i)) for i in range(10)]
+    assert a[:10] != [rh_sexp.program_sexp(gen.seeded_program(12, i)) for i in range(10)]
     for i in range(50):
         prog, choices = gen.recorded_program(11, i)
-        assert rh.sexp.program_sexp(prog) == a[i]
+        assert rh_sexp.program_sexp(prog) == a[i]
         assert gen.replayed_program(choices) == prog
 
 
@@ -282,12 +283,12 @@ def test_shrinking_choices_reaches_a_small_program():
         return has(p.main, lambda m: isinstance(m, Rd) and fuzz._uses(m.body, ("swish",)))
 
     i = next(i for i in range(1000) if wanted(gen.seeded_program(2, i))
-             and len(rh.sexp.program_sexp(gen.seeded_program(2, i))) > 600)
+             and len(rh_sexp.program_sexp(gen.seeded_program(2, i))) > 600)
     prog, choices = gen.recorded_program(2, i)
     best = gen.shrink_choices(choices, lambda ch: wanted(gen.replayed_program(ch)))
     small = gen.replayed_program(best)
     assert wanted(small)
-    assert len(best) < len(choices) and len(rh.sexp.program_sexp(small)) < len(rh.sexp.program_sexp(prog)) / 2
+    assert len(best) < len(choices) and len(rh_sexp.program_sexp(small)) < len(rh_sexp.program_sexp(prog)) / 2
 
 
 def test_a_pipe_answers_a_batch_in_order_and_survives_a_hang():
@@ -296,8 +297,8 @@ def test_a_pipe_answers_a_batch_in_order_and_survives_a_hang():
     process is stopped) is a timeout, and the requests after it are sent
     again to a new process and answered."""
     from revhandlers.rh.families import op_chain
-    slow = rh.sexp.program_sexp(op_chain(400))
-    small = rh.sexp.program_sexp(rh.load(ROOT / "examples" / "one_layer.rh"))
+    slow = rh_sexp.program_sexp(op_chain(400))
+    small = rh_sexp.program_sexp(rh.load(ROOT / "examples" / "one_layer.rh"))
     pipe = fuzz.Pipe(fuzz.MODEL_FLAGS, timeout=0.5)
     pipe.args = pipe.args[:-2] + ["--timeout", "0"]
     try:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import revhandlers as rh
+from revhandlers import sexpio
 from revhandlers.rh import syntax as ast, sexp, surface
 from revhandlers.errors import RevHandlersError
 from revhandlers.rh.engine import VerifiedEvaluator
@@ -79,7 +80,7 @@ def test_fast_sexp_reader_reads_what_sexpdata_reads(text):
     """The reader of rh-eval's answers either leaves a text to sexpdata or
     reads exactly what sexpdata reads (lists, symbols, ints, floats, strings)."""
     import sexpdata
-    fast = sexp._fast_loads(text)
+    fast = sexpio._fast_loads(text)
     if fast is None:
         return
     assert repr(fast) == repr(sexpdata.loads(text, true=None, false=None, nil=None))
@@ -92,7 +93,7 @@ def test_fast_sexp_reader_reads_rh_eval_answers(verified):
                  verified.request(f"(coverage {sexp.program_sexp(prog)})"),
                  verified.request(f"(trace {sexp.program_sexp(rh.load(ROOT / 'examples' / 'one_layer.rh'))})"),
                  verified.request("(check (program (main (ret (app (swish 1) (const 1.0 2.0))))))")]:
-        fast = sexp._fast_loads(line)
+        fast = sexpio._fast_loads(line)
         assert fast is not None and fast == sexpdata.loads(line, true=None, false=None, nil=None)
 
 

@@ -69,7 +69,7 @@ from ..harness import (
 from ..interrupt import Interrupted
 from ..journal import add_options, open_for
 from ..pipe import TIMEOUT_ANSWER, Pipe
-from . import autodiff as ad, reference
+from . import autodiff as ad, prims, reference
 from .engine import VerifiedEvaluator
 from .gen import recorded_program, replayed_program, seeded_program, shrink_choices
 from .sexp import Result, program_sexp, read_answer, ty_sexp
@@ -78,7 +78,6 @@ from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
 FD_RTOL, FD_ATOL = 1e-4, 1e-6
-NONSMOOTH = ("round", "maxpool", "relu")
 
 
 def _values_agree(a, b) -> bool:
@@ -177,7 +176,7 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     """Central finite differences of ``x ↦ <cot, N(x)>`` at the point in a
     direction ``u``, against ``<result, u>``: a wrong component of the
     reverse derivative shows in almost every direction."""
-    if _uses(term.body, NONSMOOTH):
+    if _uses(term.body, prims.NONSMOOTH):
         RD_CHECKS["rd terms not checked (round, maxpool or relu)"] += 1
         return
     total = _flat(point)

@@ -223,7 +223,7 @@ def with_heap(prog: Program, heap: dict | None) -> Program:
     """``prog`` with its initial heap updated by ``heap`` (name -> array)."""
     if not heap:
         return prog
-        entries = dict(prog.heap)
+    entries = dict(prog.heap)
     for name, values in heap.items():
         entries[name] = tuple(heap_numbers(name, values).tolist())
     order = [d.name for d in prog.locs if d.name in entries] + [n for n in entries if prog.loc_decl(n) is None]

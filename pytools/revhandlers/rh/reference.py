@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import BadInput, RuntimeFailure
 from ..heapio import heap_numbers
-from . import autodiff as ad
+from . import autodiff as ad, prims
 from .nesting import deep
 from .sexp import Result
 from .syntax import (
@@ -116,47 +116,11 @@ def grad_value(seeds: list[tuple[object, object]], target, level: int):
 # --------------------------------------------------------------- primitives
 
 def prim_forward(f: FSym, xs: list[ad.Node]) -> ad.Node:
-    p, a = f.prim, f.prim.params
-    match p.name:
-        case "swish":
-            return ad.swish_deriv(0, xs[0])
-        case "smul":
-            return ad.scale(xs[0], xs[1])
-        case "sub":
-            return ad.sub(xs[0], xs[1])
-        case "matmul":
-            return ad.matmul(*a, xs[0], xs[1])
-        case "transpose":
-            return ad.transpose(*a, xs[0])
-        case "round":
-            return ad.round_(xs[0])
-        case "pad":
-            return ad.pad(*a, xs[0])
-        case "upscale":
-            return ad.upscale(*a, xs[0])
-        case "concat":
-            return ad.concat(xs[0], xs[1])
-        case "conv1d":
-            return ad.conv1d(*a, xs[0], xs[1])
-        case "maxpool":
-            return ad.maxpool(*a, xs[0])
-        case "relu":
-            return ad.relu(xs[0])
-        case "sigmoid":
-            return ad.sigmoid(xs[0])
-        case "tanh":
-            return ad.tanh(xs[0])
-        case "exp":
-            return ad.exp(xs[0])
-        case "log":
-            return ad.log(xs[0])
-        case "mul":
-            return ad.mul(xs[0], xs[1])
-        case "sum":
-            return ad.vsum(xs[0])
-        case "sce":
-            return ad.sce(xs[0], xs[1])
-    raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
+    """The forward map of ``f``'s primitive (its entry of :data:`~.prims.TABLE`)."""
+    p = f.prim
+    if p.name not in prims.TABLE:
+        raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
+    return prims.TABLE[p.name].forward(p.params, xs)
 
 
 def apply_fsym(f: FSym, v, depth: int = 0):
