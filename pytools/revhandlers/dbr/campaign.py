@@ -34,16 +34,8 @@ from pathlib import Path
 
 from ..cluster import add_options, jobs_for, require_dask
 from ..errors import BadInput, RevHandlersError, require_extra
-from ..harness import (
-    Divergence,
-    Report,
-    could_not_run,
-    count_done,
-    run_campaign,
-    run_jobs,
-    summarize,
-    write_corpus as _write_corpus,
-)
+from ..harness import (Divergence, Report, could_not_run, count_done, run_campaign, run_jobs, summarize,
+                       write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options as add_journal_options, open_for as open_journal
 from ..sexpio import loads

@@ -27,33 +27,8 @@ from __future__ import annotations
 
 from .sexp import from_sexp, read_answer, read_request, request_sexp, to_sexp
 from .surface import parse, parse_type, pretty, pretty_type
-from .syntax import (
-                     FUNCTIONS,
-                     NP,
-                     NR,
-                     NZ,
-                     TR,
-                     App,
-                     Dual,
-                     Fun,
-                     Jac,
-                     Lam,
-                     Let,
-                     NDual,
-                     Pair,
-                     Pb,
-                     Plus,
-                     Proj,
-                     R,
-                     Real,
-                     Rn,
-                     TArr,
-                     TDual,
-                     TOmega,
-                     TProd,
-                     Var,
-                     Zero,
-)
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, R, Real, Rn,
+                     TArr, TDual, TOmega, TProd, Var, Zero)
 from .typecheck import type_of
 
 __all__ = ["parse", "parse_type", "pretty", "pretty_type", "to_sexp", "from_sexp", "request_sexp", "read_request",

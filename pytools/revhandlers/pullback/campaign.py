@@ -70,19 +70,8 @@ import numpy as np
 
 from ..cluster import add_options, jobs_for, require_dask
 from ..errors import BadInput, RevHandlersError, require_extra
-from ..harness import (
-    Divergence,
-    Report,
-    add_holes_option,
-    could_not_run,
-    count_done,
-    holes_verdict,
-    journal_for,
-    run_campaign,
-    run_jobs,
-    summarize,
-    write_corpus as _write_corpus,
-)
+from ..harness import (Divergence, Report, add_holes_option, could_not_run, count_done, holes_verdict, journal_for,
+                       run_campaign, run_jobs, summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options as add_journal_options, open_for as open_journal
 from ..pipe import Pipe
@@ -92,28 +81,8 @@ from .engine import PullbackEvaluator, pullback_eval_path, read_last, result_of,
 from .gen import bilinear_queries, form_queries, queries
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
-from .syntax import (
-    App,
-    Dual,
-    Fun,
-    Jac,
-    Lam,
-    Let,
-    NDual,
-    Pair,
-    Pb,
-    Plus,
-    Proj,
-    Real,
-    TArr,
-    TDual,
-    Tm,
-    TProd,
-    Var,
-    Zero,
-    children,
-    is_ground,
-)
+from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
+                     Zero, children, is_ground)
 from .typecheck import TVar, type_of
 
 RTOL, ATOL = 1e-9, 1e-12

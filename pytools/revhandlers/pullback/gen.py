@@ -24,39 +24,8 @@ from functools import lru_cache
 from hypothesis import strategies as st
 
 from .surface import parse
-from .syntax import (
-    FUNCTIONS,
-    NP,
-    NR,
-    NZ,
-    App,
-    Dual,
-    Fun,
-    Jac,
-    Lam,
-    Let,
-    NDual,
-    Num,
-    Pair,
-    Pb,
-    Plus,
-    Proj,
-    R,
-    Real,
-    Rn,
-    TArr,
-    TDual,
-    Tm,
-    TOmega,
-    TProd,
-    Ty,
-    Var,
-    Zero,
-    is_ground,
-    num_tm,
-    shift,
-    vec,
-)
+from .syntax import (FUNCTIONS, NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, R, Real,
+                     Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, is_ground, num_tm, shift, vec)
 
 UNARY = tuple(f for f, s in FUNCTIONS.items() if s.dom == 1)
 

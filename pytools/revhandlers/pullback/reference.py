@@ -55,36 +55,8 @@ import numpy as np
 from ..depth import room
 from ..errors import BadInput, RuntimeFailure
 from .surface import pretty_type
-from .syntax import (
-    FUNCTIONS,
-    NP,
-    NR,
-    NZ,
-    TR,
-    App,
-    Dual,
-    Fun,
-    Jac,
-    Lam,
-    Let,
-    NDual,
-    Num,
-    Pair,
-    Pb,
-    Plus,
-    Proj,
-    Real,
-    TArr,
-    TDual,
-    Tm,
-    TProd,
-    Ty,
-    Var,
-    Zero,
-    is_ground,
-    num_tm,
-    rn_dim,
-)
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, Real,
+                     TArr, TDual, Tm, TProd, Ty, Var, Zero, is_ground, num_tm, rn_dim)
 from .typecheck import TVar, type_of
 
 # ------------------------------------------------------ tagged dual numbers

@@ -34,34 +34,8 @@ import sexpdata
 from ..depth import MAX_NESTING, room, too_deep
 from ..errors import BadInput, RevHandlersError, RuntimeFailure, make_error
 from ..sexpio import MAX_NAT, FloatAtom, fnum, loads, ocaml_float, show
-from .syntax import (
-    FUNCTIONS,
-    NP,
-    NR,
-    NZ,
-    TR,
-    App,
-    BTy,
-    Dual,
-    Fun,
-    Jac,
-    Lam,
-    Let,
-    NDual,
-    Num,
-    Pair,
-    Pb,
-    Plus,
-    Proj,
-    Real,
-    TArr,
-    TDual,
-    Tm,
-    TProd,
-    Ty,
-    Var,
-    Zero,
-)
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj,
+                     Real, TArr, TDual, Tm, TProd, Ty, Var, Zero)
 
 REQUESTS = ("run", "check", "trace")
 

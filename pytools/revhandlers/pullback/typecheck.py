@@ -26,37 +26,8 @@ from ..depth import room
 from ..errors import BadInput, TypeCheckError
 from .sexp import to_sexp
 from .surface import pretty_type
-from .syntax import (
-    FUNCTIONS,
-    NP,
-    NR,
-    NZ,
-    TR,
-    App,
-    BTy,
-    Dual,
-    Fun,
-    Jac,
-    Lam,
-    Let,
-    NDual,
-    Num,
-    Pair,
-    Pb,
-    Plus,
-    Proj,
-    Real,
-    Rn,
-    TArr,
-    TDual,
-    Tm,
-    TOmega,
-    TProd,
-    Ty,
-    Var,
-    Zero,
-    free_vars,
-)
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj,
+                     Real, Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, free_vars)
 
 #: the constructors of ``typed`` (typing.v), in its order
 RULES = ("typed_zero", "typed_plus", "typed_var", "typed_lam", "typed_app", "typed_proj1", "typed_proj2",

@@ -54,18 +54,8 @@ import numpy as np
 
 from ..cluster import add_options as add_cluster_options, jobs_for, require_dask
 from ..errors import RevHandlersError, RuntimeFailure, require_extra
-from ..harness import (
-    Divergence,
-    Report,
-    add_holes_option,
-    could_not_run,
-    count_done,
-    holes_verdict,
-    journal_for,
-    run_jobs,
-    summarize,
-    write_corpus as _write_corpus,
-)
+from ..harness import (Divergence, Report, add_holes_option, could_not_run, count_done, holes_verdict, journal_for,
+                       run_jobs, summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options, open_for
 from ..pipe import TIMEOUT_ANSWER, Pipe

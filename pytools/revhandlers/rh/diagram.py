@@ -23,25 +23,8 @@ from pathlib import Path
 from ..errors import BadInput
 from .program import load
 from .surface import pretty_fsym, pretty_op, pretty_tm
-from .syntax import (
-    Add,
-    App,
-    CLet,
-    Cmd,
-    Const,
-    Let,
-    Op,
-    OpGet,
-    OpUser,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    Tm,
-    Tuple,
-    Var,
-)
+from .syntax import (Add, App, CLet, Cmd, Const, Let, Op, OpGet, OpUser, Program, Proj, Rd, Ret, RevHandle, Tm, Tuple,
+                     Var)
 
 
 def _esc(s: str) -> str:

@@ -34,35 +34,8 @@ from __future__ import annotations
 import random
 
 from .prims import VERSION, fsym_cod, fsym_dom, generated
-from .syntax import (
-    Add,
-    App,
-    CCons,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    LocDecl,
-    Op,
-    OpDecl,
-    OpGet,
-    OpPut,
-    OpUser,
-    Prim,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    Tm,
-    TProd,
-    Tuple,
-    Ty,
-    Var,
-)
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpUser,
+                     Prim, Program, Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 Ctx = tuple[tuple[str, Ty], ...]
 

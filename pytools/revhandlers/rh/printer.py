@@ -11,31 +11,8 @@ import re
 from ..errors import BadInput, RevHandlersError
 from . import nesting
 from .sexp import tm_sexp
-from .syntax import (
-    Add,
-    App,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    Op,
-    OpGet,
-    OpPut,
-    OpSym,
-    OpUser,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    Tm,
-    Tuple,
-    Ty,
-    Var,
-)
+from .syntax import (Add, App, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym, OpUser, Program, Proj, Rd,
+                     Ret, RevHandle, TBase, Tm, Tuple, Ty, Var)
 
 
 def show_tm(m: Tm, width: int = 100) -> str:

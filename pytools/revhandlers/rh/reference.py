@@ -35,32 +35,8 @@ from ..heapio import heap_numbers
 from . import autodiff as ad, prims
 from .nesting import deep
 from .sexp import Result
-from .syntax import (
-    Add,
-    App,
-    CCons,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    Op,
-    OpGet,
-    OpPut,
-    OpSym,
-    OpUser,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    Tm,
-    Tuple,
-    Ty,
-    Var,
-)
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym, OpUser, Program,
+                     Proj, Rd, Ret, RevHandle, TBase, Tm, Tuple, Ty, Var)
 from .typecheck import check_program, coar
 
 MAX_RD_LEVEL = 2

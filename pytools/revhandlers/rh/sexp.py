@@ -27,36 +27,8 @@ from ..sexpio import (  # noqa: F401
 )
 from .nesting import check_depth, deep, rd_fsym, room
 from .prims import PRIMS
-from .syntax import (
-    Add,
-    App,
-    CCons,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    LocDecl,
-    Op,
-    OpDecl,
-    OpGet,
-    OpPut,
-    OpSym,
-    OpUser,
-    Prim,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    Tm,
-    TProd,
-    Tuple,
-    Ty,
-    Var,
-)
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpSym,
+                     OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 # ----------------------------------------------------------------- writing
 

@@ -11,35 +11,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from .prims import examples
-from .syntax import (
-    Add,
-    App,
-    CCons,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    LocDecl,
-    Op,
-    OpDecl,
-    OpGet,
-    OpPut,
-    OpUser,
-    Prim,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    Tm,
-    TProd,
-    Tuple,
-    Ty,
-    Var,
-)
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpUser,
+                     Prim, Program, Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 NAMES = ["x", "y", "z", "w", "a", "b"]
 

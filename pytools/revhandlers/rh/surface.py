@@ -70,33 +70,8 @@ from .printer import (  # noqa: F401  (re-exported)
     show_ty,
 )
 from .sexp import MAX_NAT
-from .syntax import (
-    Add,
-    App,
-    CCons,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    LocDecl,
-    Op,
-    OpDecl,
-    OpGet,
-    OpPut,
-    OpUser,
-    Prim,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    TProd,
-    Tuple,
-    Var,
-)
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpUser,
+                     Prim, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tuple, Var)
 from .typecheck import ar, check_cmd, check_cmd_names, check_op_known, coar, did_you_mean, op_signature, show_op
 
 GRAMMAR = r"""

@@ -24,33 +24,8 @@ from ..errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
 from . import nesting, printer
 from .prims import PRIM_PARAMS, PRIMS, fcod, fdom, prim_ok
 from .sexp import loads, read_tm
-from .syntax import (
-    Add,
-    App,
-    CCons,
-    CLet,
-    Cmd,
-    Const,
-    FSym,
-    Handler,
-    Let,
-    Op,
-    OpGet,
-    OpPut,
-    OpSym,
-    OpUser,
-    Program,
-    Proj,
-    Rd,
-    Ret,
-    RevHandle,
-    TBase,
-    Tm,
-    TProd,
-    Tuple,
-    Ty,
-    Var,
-)
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym, OpUser, Program,
+                     Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 MAX_DEPTH = 2000
 MAX_NAT = 1_000_000
