@@ -73,27 +73,12 @@ def run_campaign(strategy: Any, check: Callable[[Any], str], n: int, seed: int,
     shrinker's attempts."""
     from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 
-    journal = journal_for(seed)
-    job = journal.job(seed) if journal is not None else None
-    if job is not None and (job.divergence is not None or job.done >= n):
-        return job.report()                       # finished before
-    report = job.report() if job is not None else Report()
-    prior = job.seconds if job is not None else 0.0
-    skip = job.done if job is not None else 0
+    ledger = Ledger(seed, coverage)
+    if ledger.finished(n):
+        return ledger.report                        # finished before
+    report = ledger.report
     last: dict[str, Any] = {}
     drawn = [0]
-    batch: list[str] = []
-    counted: list[Any] = [Counter(coverage()) if coverage else Counter(), time.time()]
-    start = time.time()
-
-    def flush() -> None:
-        if journal is None or job is None or not batch:
-            return
-        now = Counter(coverage()) if coverage else Counter()
-        journal.add(seed, job.done, batch,
-                    coverage=now - counted[0], seconds=time.time() - counted[1])
-        batch.clear()
-        counted[0], counted[1] = now, time.time()
 
     @hseed(seed)
     @settings(max_examples=n, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
@@ -103,29 +88,25 @@ def run_campaign(strategy: Any, check: Callable[[Any], str], n: int, seed: int,
         shrinking = "case" in last
         if not shrinking:
             drawn[0] += 1
-            if drawn[0] <= skip:
+            if drawn[0] <= ledger.skip:
                 return                              # in the journal already
         try:
             outcome = check(case)
         except Divergence as e:
             if not shrinking:
-                flush()                             # the cases before it, journaled before the shrinking
+                ledger.flush()                      # the cases before it, journaled before the shrinking
             last["case"], last["msg"] = case, str(e)
             raise
         except Exception as e:      # a crash of the check or of an engine: shrunk and reported like a divergence
             if not shrinking:
-                flush()
+                ledger.flush()
             last["case"], last["msg"] = case, f"crash: {type(e).__name__}: {e}"[:2000]
             raise Divergence(last["msg"]) from e
         if shrinking:
             return
-        report.programs += 1
-        report.outcomes[outcome] += 1
-        if outcome.startswith("skipped"):
-            report.skipped += 1
-        batch.append(outcome)
-        if len(batch) >= JOURNAL_BATCH:
-            flush()
+        ledger.count(outcome)
+        if len(ledger.pending) >= JOURNAL_BATCH:
+            ledger.flush()
         if progress:
             progress(report)
 
@@ -134,15 +115,69 @@ def run_campaign(strategy: Any, check: Callable[[Any], str], n: int, seed: int,
     except Divergence:
         message: str = last.get("msg", "divergence")
         report.divergence = message
-        if save is not None and "case" in last:
-            report.corpus_file = str(save(last["case"], message))
-        if journal is not None:
-            journal.diverged(seed, message, report.corpus_file)
+        ledger.diverged(message, str(save(last["case"], message)) if save is not None and "case" in last else None)
     finally:
         if "case" not in last:
-            flush()                                 # the cases reached (also when interrupted)
-        report.seconds = prior + time.time() - start
-    return report
+            ledger.flush()                          # the cases reached (also when interrupted)
+    return ledger.close()
+
+
+class Ledger:
+    """The bookkeeping of one job of a campaign (one seed), for its
+    journal (:func:`journal_for`): the report, which starts from the
+    journal's counts when the job is resumed (``skip`` cases are in the
+    journal already); the verdicts not yet written (``pending``); and
+    what ``coverage()`` held when they were last written, so that each
+    batch of the journal carries what it added."""
+
+    def __init__(self, seed: int, coverage: Callable[[], Mapping[str, int]] | None = None) -> None:
+        self.seed = seed
+        self.coverage = coverage
+        self.journal = journal_for(seed)
+        self.job = self.journal.job(seed) if self.journal is not None else None
+        self.report = self.job.report() if self.job is not None else Report()
+        self.prior = self.job.seconds if self.job is not None else 0.0
+        self.skip = self.job.done if self.job is not None else 0
+        self.pending: list[str] = []
+        self._covered = self._coverage_now()
+        self._since = self.start = time.time()
+
+    def _coverage_now(self) -> Counter[str]:
+        return Counter(self.coverage()) if self.coverage else Counter()
+
+    def finished(self, n: int) -> bool:
+        """Whether the journal holds the whole job (``n`` cases, or a divergence)."""
+        return self.job is not None and (self.job.divergence is not None or self.job.done >= n)
+
+    def count(self, outcome: str) -> None:
+        """A case checked, with ``outcome`` (``"skipped…"`` counts as skipped)."""
+        self.report.programs += 1
+        self.report.outcomes[outcome] += 1
+        if outcome.startswith("skipped"):
+            self.report.skipped += 1
+        self.pending.append(outcome)
+
+    def flush(self) -> None:
+        """The pending verdicts, and what ``coverage()`` gained since the
+        last flush, to the journal as one batch."""
+        if self.journal is None or self.job is None or not self.pending:
+            return
+        now = self._coverage_now()
+        self.journal.add(self.seed, self.job.done, self.pending, coverage=now - self._covered,
+                         seconds=time.time() - self._since)
+        self.pending.clear()
+        self._covered, self._since = now, time.time()
+
+    def diverged(self, message: str, corpus_file: str | None) -> None:
+        """The job found a divergence (it ends there)."""
+        self.report.divergence, self.report.corpus_file = message, corpus_file
+        if self.journal is not None:
+            self.journal.diverged(self.seed, message, corpus_file)
+
+    def close(self) -> Report:
+        """The report, with the job's time (the journal's, and this run's)."""
+        self.report.seconds = self.prior + time.time() - self.start
+        return self.report
 
 
 _DONE: Any = None                 # the cases checked, by every worker of ``--jobs`` (a shared integer)

@@ -70,7 +70,7 @@ import numpy as np
 
 from ..cluster import add_options, jobs_for, require_dask
 from ..errors import BadInput, RevHandlersError, require_extra
-from ..harness import (Divergence, Report, add_holes_option, could_not_run, count_done, holes_verdict, journal_for,
+from ..harness import (Divergence, Ledger, Report, add_holes_option, could_not_run, count_done, holes_verdict,
                        run_campaign, run_jobs, summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options as add_journal_options, open_for as open_journal
@@ -166,27 +166,12 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
     cases checked when interrupted); a resumed job starts at the first
     query the journal does not hold (queries are drawn by index), from the
     journal's counts."""
-    journal = journal_for(seed)
-    job = journal.job(seed) if journal is not None else None
-    if job is not None and (job.divergence is not None or job.done >= n):
-        return job.report()                       # finished before
-    report = job.report() if job is not None else Report()
-    prior = job.seconds if job is not None else 0.0
-    skip = job.done if job is not None else 0
-    counted = [Counter(coverage()) if coverage else Counter(), time.time()]
-    pending: list[str] = []
-
-    def flush() -> None:
-        if journal is None or not pending:
-            return
-        now = Counter(coverage()) if coverage else Counter()
-        journal.add(seed, job.done, pending, coverage=now - counted[0], seconds=time.time() - counted[1])
-        pending.clear()
-        counted[0], counted[1] = now, time.time()
-
-    start = time.time()
+    ledger = Ledger(seed, coverage)
+    if ledger.finished(n):
+        return ledger.report                        # finished before
+    report = ledger.report
     try:
-        for b0 in range(skip, n, BATCH):
+        for b0 in range(ledger.skip, n, BATCH):
             batch = [draw_case(strategy, seed, i) for i in range(b0, min(n, b0 + BATCH))]
             texts = [to_sexp(term_of(c)) for c in batch]
             pipe.send([f"({kind} {text})" for text in texts for kind in ("run", "cps")])
@@ -202,25 +187,19 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
                     outcome = check(case, answers[j])
                 except Exception as e:      # a divergence, or a crash of the check or of an engine
                     msg = str(e) if isinstance(e, Divergence) else f"crash: {type(e).__name__}: {e}"[:2000]
-                    flush()                 # the cases before it
-                    report.divergence = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
-                    if save is not None:
-                        report.corpus_file = str(save(case, report.divergence))
-                    if journal is not None:
-                        journal.diverged(seed, report.divergence, report.corpus_file)
+                    ledger.flush()          # the cases before it
+                    message = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
+                    report.divergence = message
+                    ledger.diverged(message, str(save(case, message)) if save is not None else None)
                     return report
-                report.programs += 1
-                report.outcomes[outcome] += 1
-                if outcome.startswith("skipped"):
-                    report.skipped += 1
-                pending.append(outcome)
+                ledger.count(outcome)
                 if progress:
                     progress(report)
-            flush()
+            ledger.flush()
     finally:
         if report.divergence is None:
-            flush()                         # the cases checked (also when interrupted)
-        report.seconds = prior + time.time() - start
+            ledger.flush()                  # the cases checked (also when interrupted)
+        ledger.close()
     return report
 
 
