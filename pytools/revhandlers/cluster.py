@@ -101,7 +101,7 @@ def client_for(scheduler: str) -> Iterator[Any]:
     """A ``distributed.Client``: of a new ``LocalCluster`` (loopback only,
     one thread per worker process, no dashboard) for ``local:N``, else
     connected to the scheduler at the address."""
-    import dask
+    import dask  # optional: the cluster extra (require_dask says so first)
     from distributed import Client, LocalCluster
     kind, value = parse_scheduler(scheduler)
     cluster = None
@@ -145,7 +145,7 @@ def run_on_cluster(job: Callable[[tuple[Any, ...]], Report], n: int, seed: int, 
     shrunk); ``shrink(seed_j, I, MESSAGE)`` shrinks it here and returns the
     divergence and the corpus file.  Without, the tasks are ``job((k,
     seed_j, *args))``, one per job."""
-    from distributed import as_completed
+    from distributed import as_completed  # optional: the cluster extra
 
     jobs = max(1, jobs)
     per = [n // jobs + (1 if i < n % jobs else 0) for i in range(jobs)]

@@ -71,7 +71,7 @@ def run_campaign(strategy: Any, check: Callable[[Any], str], n: int, seed: int,
     ``k`` before it) but not checked, and the report starts from the
     journal's counts.  ``programs`` counts the cases drawn, not the
     shrinker's attempts."""
-    from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
+    from hypothesis import HealthCheck, Phase, given, seed as hseed, settings  # optional: the test extra
 
     ledger = Ledger(seed, coverage)
     if ledger.finished(n):

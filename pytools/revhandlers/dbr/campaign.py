@@ -71,7 +71,7 @@ def _atom(x) -> str:
 def expressions(names, budget: int = 12):
     """A Hypothesis strategy of expressions over ``names`` (``let`` may bind
     new names or shadow old ones) of at most ``budget`` nodes."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
 
     @st.composite
     def go(draw, scope, budget):
@@ -98,7 +98,7 @@ def cases(max_size: int = 12):
     """Cases: an expression of one variable with an order 0–3, or of two or
     three variables (a gradient); the point exact (an int or a Fraction,
     any sign) or a positive float."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
 
     @st.composite
     def case(draw):
@@ -124,7 +124,7 @@ def cases(max_size: int = 12):
 # ------------------------------------------------------------- the oracle
 
 def to_sympy(e, env):
-    import sympy
+    import sympy  # optional: the test extra
     stack = [(e, env, False)]
     out: list = []
     while stack:
@@ -154,7 +154,7 @@ def to_sympy(e, env):
 def oracle(case: Case):
     """sympy's exact answer: the ``order``-th derivative at the point (one
     variable), or the gradient (several), as Fractions."""
-    import sympy
+    import sympy  # optional: the test extra
     syms = [sympy.Symbol(n) for n in case.names]
     f = to_sympy(case.expr, dict(zip(case.names, syms)))
     at = {s: sympy.Rational(Fraction(x)) for s, x in zip(syms, case.point)}

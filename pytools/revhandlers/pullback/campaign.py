@@ -107,7 +107,7 @@ def cases(budget: int = BUDGET):
     """First-order and higher-order queries (:class:`.gen.GenQuery`), and
     one time in seven a query at a 1-form (:func:`.gen.form_queries`) or
     along a bilinear dual map (:func:`.gen.bilinear_queries`), as terms."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
 
     first, higher = queries(higher=False, budget=budget), queries(higher=True, budget=budget)
     special = st.one_of(form_queries(max(budget // 2, 1)), bilinear_queries())

@@ -139,7 +139,7 @@ class HypothesisSource:
     """Choices drawn by Hypothesis (inside a composite strategy)."""
 
     def __init__(self, draw):
-        from hypothesis import strategies as st
+        from hypothesis import strategies as st  # optional: the test extra
         self.draw, self.st = draw, st
 
     def choice(self, seq):
@@ -557,7 +557,7 @@ def shrink_choices(choices: list, fails, budget: int = 2000) -> list:
 
 def _composite(fn):
     """A Hypothesis strategy drawing ``fn(source, *args)``."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
     return st.composite(lambda draw, *args: fn(HypothesisSource(draw), *args))
 
 

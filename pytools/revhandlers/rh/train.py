@@ -323,7 +323,7 @@ def evaluate(prog: Program, heap: dict, X: np.ndarray, y: np.ndarray, engine: st
 
 
 def plot(hist: History, path: Path, title: str) -> None:
-    import matplotlib
+    import matplotlib  # here, not at the top: pyplot takes longer to import than the command line
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
