@@ -409,7 +409,7 @@ def test_a_message_quoting_a_deep_subterm_is_abbreviated_not_a_crash():
     """The reader accepts text nested up to 8000 levels before it measures
     the program; a message quoting such a subterm is built without recursion
     (it used to overflow the C stack: a segmentation fault)."""
-    code = ("from revhandlers import sexp\n"
+    code = ("from revhandlers.rh import sexp\n"
             "t = '(program (main ' + '(tuple ' * 7990 + ')' * 7990 + '))'\n"
             "try:\n    sexp.parse_program(t)\nexcept sexp.BadInput as e:\n    print(e.kind, len(e.message))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=120)
