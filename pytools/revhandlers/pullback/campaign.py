@@ -78,7 +78,6 @@ from ..pipe import Pipe
 from . import reference
 from .direct import draw_case, gen, one_of
 from .engine import PullbackEvaluator, pullback_eval_path, read_last, result_of, same_run
-from .gen import bilinear_queries, form_queries, queries
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
@@ -108,6 +107,8 @@ def cases(budget: int = BUDGET):
     one time in seven a query at a 1-form (:func:`.gen.form_queries`) or
     along a bilinear dual map (:func:`.gen.bilinear_queries`), as terms."""
     from hypothesis import strategies as st  # optional: the test extra
+
+    from .gen import bilinear_queries, form_queries, queries  # Hypothesis strategies: the test extra too
 
     first, higher = queries(higher=False, budget=budget), queries(higher=True, budget=budget)
     special = st.one_of(form_queries(max(budget // 2, 1)), bilinear_queries())
