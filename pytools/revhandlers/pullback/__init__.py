@@ -8,7 +8,7 @@ Differentiation*, arXiv:2002.08241), whose Coq theory is
 * :mod:`.surface`: the paper-like surface syntax (:func:`parse`,
   :func:`pretty`, Unicode or ASCII);
 * :mod:`.fmt`: ``revhandlers pullback fmt``, the surface syntax laid out
-  again keeping its comments (on :class:`revhandlers.rh.fmt.Layout`);
+  again keeping its comments (on :class:`revhandlers.layout.Layout`);
 * :mod:`.sexp`: the S-expression format of the extracted driver
   (:func:`to_sexp`, :func:`from_sexp`, requests and answers);
 * :mod:`.typecheck`: the typing rules of ``typing.v``, with linearity;

@@ -157,7 +157,7 @@ BATCH = 100
 def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None,
                 coverage=None) -> Report:
     """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
-    :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.rh.campaign.Pipe`
+    :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.pipe.Pipe`
     on pullback-eval) in one write, then the ``(last Q)`` requests of the
     stuck runs in another, and their answers passed to ``check(case,
     answers)``.

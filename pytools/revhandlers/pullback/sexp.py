@@ -22,7 +22,7 @@ one of :func:`from_sexp` (which measures the nesting as it goes).
 ``NUMBER`` is a float atom, always with a ``.`` or an exponent (``3.0``,
 ``1e-05``); values print erased binder types as ``?`` (``(lam ? TERM)``),
 which :func:`from_sexp` reads as ``None``.  Reading uses
-:func:`revhandlers.rh.sexp.loads` as the drivers read (OCaml's number syntax)."""
+:func:`revhandlers.sexpio.loads` as the drivers read (OCaml's number syntax)."""
 
 from __future__ import annotations
 
@@ -326,7 +326,7 @@ def _parsed(text_or_sexp):
 
 def from_sexp(text_or_sexp, free: int = 0) -> Tm:
     """A term from its S-expression (text, or as read by
-    :func:`revhandlers.rh.sexp.loads`); ``free`` variables may be free (the
+    :func:`revhandlers.sexpio.loads`); ``free`` variables may be free (the
     indices past the binders).  Errors: ``parse``, ``syntax``, ``unbound``
     (an index past the binders, an unknown function symbol), ``number``,
     ``too-deep``.  One pass, linear in the text."""

@@ -368,13 +368,13 @@ def _rule_of(t: Tm) -> str:
 
 def type_of(t: Tm, ctx: Ctx = ()):
     """The type of ``t`` in ``ctx`` (closed by default): :func:`infer` under
-    :func:`revhandlers.rh.nesting.room`."""
+    :func:`revhandlers.depth.room`."""
     with room():
         return infer(tuple(ctx), t)
 
 
 def has_type(t: Tm, a: Ty, ctx: Ctx = ()) -> None:
-    """:func:`check` under :func:`revhandlers.rh.nesting.room`."""
+    """:func:`check` under :func:`revhandlers.depth.room`."""
     with room():
         check(tuple(ctx), t, a)
 
