@@ -99,8 +99,14 @@ demo: build
 	@echo "== revhandlers train examples/mlp.rh"
 	@revhandlers train examples/mlp.rh --plot results/mlp-loss.png
 
-## test: every test
-test: build
+## lint: ruff and mypy, as configured in pyproject.toml (mypy strict on the shared layer)
+.PHONY: lint
+lint:
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+## test: the lint, then every test
+test: build lint
 	$(PY) -m pytest tests
 
 ## bench: how the evaluator's time grows with program size, against the reference;

@@ -32,80 +32,66 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers import fuzz, gen  # noqa: E402
-from revhandlers.sexp import program_sexp  # noqa: E402
-
-
-def _cpu() -> tuple[float, float]:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+from revhandlers.rh import campaign as fuzz, gen  # noqa: E402
+from revhandlers.rh.sexp import program_sexp  # noqa: E402
+from cputime import timed  # noqa: E402  (bench/cputime.py)
 
 
 def evaluators_only(texts: list[str], batch: int = fuzz.BATCH) -> tuple[float, float, float]:
     """Wall seconds, and CPU seconds of this process and of the children."""
-    c0, k0 = _cpu()
-    t0 = time.perf_counter()
-    model = fuzz.Pipe(fuzz.MODEL_FLAGS, fuzz.TIMEOUT)
-    fast = fuzz.Pipe((), fuzz.TIMEOUT)
-    try:
-        for b in range(0, len(texts), batch):
-            chunk = texts[b:b + batch]
-            model.send([f"({req} {t})" for t in chunk for req in ("check", "coverage")])
-            fast.send([f"(run {t})" for t in chunk])
-            model.receive()
-            fast.receive()
-    finally:
-        model.close()
-        fast.close()
-    wall = time.perf_counter() - t0
-    c1, k1 = _cpu()
-    return wall, c1 - c0, k1 - k0
+    def requests() -> None:
+        model = fuzz.Pipe(fuzz.MODEL_FLAGS, fuzz.TIMEOUT)
+        fast = fuzz.Pipe((), fuzz.TIMEOUT)
+        try:
+            for b in range(0, len(texts), batch):
+                chunk = texts[b:b + batch]
+                model.send([f"({req} {t})" for t in chunk for req in ("check", "coverage")])
+                fast.send([f"(run {t})" for t in chunk])
+                model.receive()
+                fast.receive()
+        finally:
+            model.close()
+            fast.close()
+
+    _, wall, c, k = timed(requests)
+    return wall, c, k
 
 
 def campaign_one_job(n: int, seed: int) -> tuple[float, float, float, object]:
-    c0, k0 = _cpu()
-    t0 = time.perf_counter()
-    report = fuzz.campaign(n, seed)
-    wall = time.perf_counter() - t0
-    c1, k1 = _cpu()
-    return wall, c1 - c0, k1 - k0, report
+    report, wall, c, k = timed(lambda: fuzz.campaign(n, seed))
+    return wall, c, k, report
 
 
 def campaign_jobs(n: int, seed: int, jobs: int) -> tuple[float, float, str]:
     import tempfile
-    c0, k0 = _cpu()
-    t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as corpus:
-        proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", str(n), "--seed", str(seed),
-                               "--jobs", str(jobs), "--corpus", corpus, "--allow-holes"],
-                              cwd=ROOT, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(ROOT / "pytools")})
-    wall = time.perf_counter() - t0
-    c1, k1 = _cpu()
+
+    def command() -> subprocess.CompletedProcess:
+        with tempfile.TemporaryDirectory() as corpus:
+            return subprocess.run([sys.executable, "-m", "revhandlers.cli", "fuzz", "--n", str(n), "--seed",
+                                   str(seed), "--jobs", str(jobs), "--corpus", corpus, "--allow-holes"],
+                                  cwd=ROOT, capture_output=True, text=True,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT / "pytools")})
+
+    proc, wall, _, k = timed(command)
     if proc.returncode != 0:
         raise SystemExit(f"revhandlers fuzz failed ({proc.returncode}):\n{proc.stdout}{proc.stderr[-2000:]}")
-    return wall, k1 - k0, proc.stdout.splitlines()[0]
+    return wall, k, proc.stdout.splitlines()[0]
 
 
 def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hseed
-    from revhandlers.evaluator import VerifiedEvaluator
+    from hypothesis import HealthCheck, given, seed as hseed, settings
+
+    from revhandlers.rh.engine import VerifiedEvaluator
 
     model = VerifiedEvaluator(timeout=fuzz.TIMEOUT, flags=fuzz.MODEL_FLAGS)
     fast = VerifiedEvaluator(timeout=fuzz.TIMEOUT)
-    c0, k0 = _cpu()
-    t0 = time.perf_counter()
 
     @hseed(seed)
     @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck),
@@ -114,14 +100,15 @@ def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
     def one(prog):
         fuzz.crosscheck(prog, model, fast=fast)
 
-    try:
-        one()
-    finally:
-        model.close()
-        fast.close()
-    wall = time.perf_counter() - t0
-    c1, k1 = _cpu()
-    return wall, c1 - c0, k1 - k0
+    def all_programs() -> None:
+        try:
+            one()
+        finally:
+            model.close()
+            fast.close()
+
+    _, wall, c, k = timed(all_programs)
+    return wall, c, k
 
 
 def main() -> int:

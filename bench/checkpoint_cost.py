@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
 import revhandlers as rh  # noqa: E402
-from revhandlers.evaluator import VerifiedEvaluator  # noqa: E402
-from revhandlers.train import train  # noqa: E402
+from revhandlers.rh.engine import VerifiedEvaluator  # noqa: E402
+from revhandlers.rh.train import train  # noqa: E402
 
 
 def main() -> int:

@@ -80,8 +80,7 @@ except ImportError:
     torch = None
     TORCH_NOTE = "PyTorch is not installed: its rows are left out and x torch is not computed"
 
-from revhandlers.dbr import FLOATS, diff
-from revhandlers.dbr import handlers as dbr_handlers
+from revhandlers.dbr import FLOATS, diff, handlers as dbr_handlers
 from revhandlers.dbr.dictionary import counting
 from revhandlers.dbr.engine import CoqLibrary, dbr_eval_path
 

@@ -33,9 +33,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytools"))
 
-from revhandlers.families import nested_rd_sexp, nested_revhandle_sexp  # noqa: E402
 from revhandlers.paths import rh_eval_path  # noqa: E402
-
+from revhandlers.rh.families import nested_rd_sexp, nested_revhandle_sexp  # noqa: E402
 
 FAMILIES = {"rd": nested_rd_sexp, "revhandle": nested_revhandle_sexp}
 

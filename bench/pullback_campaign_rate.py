@@ -34,10 +34,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,21 +45,7 @@ from revhandlers.harness import run_campaign  # noqa: E402
 from revhandlers.pullback import campaign as C  # noqa: E402
 from revhandlers.pullback.engine import PullbackEvaluator  # noqa: E402
 from revhandlers.pullback.sexp import to_sexp  # noqa: E402
-
-
-def _cpu() -> tuple[float, float]:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
-
-
-def _timed(fn):
-    c0, k0 = _cpu()
-    t0 = time.perf_counter()
-    out = fn()
-    wall = time.perf_counter() - t0
-    c1, k1 = _cpu()
-    return out, wall, c1 - c0, k1 - k0
+from cputime import timed  # noqa: E402  (bench/cputime.py)
 
 
 def drawing(n: int, seed: int) -> list[str]:
@@ -103,16 +87,16 @@ def main() -> int:
     print("load:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"{os.cpu_count()} CPUs; n = {args.n}, seed {args.seed}")
     rows = []
-    texts, w, c, k = _timed(lambda: drawing(args.n, args.seed))
+    texts, w, c, k = timed(lambda: drawing(args.n, args.seed))
     draw_row = ("drawing only (Hypothesis)", w, c, k)
-    _, w, c, k = _timed(lambda: evaluators_only(texts))
+    _, w, c, k = timed(lambda: evaluators_only(texts))
     base = args.n / w
     rows.append(("evaluators only (baseline)", w, c, k))
     rows.append(draw_row)
-    _, w, c, k = _timed(lambda: drawing_direct(args.n, args.seed))
+    _, w, c, k = timed(lambda: drawing_direct(args.n, args.seed))
     rows.append(("drawing only, direct", w, c, k))
     for direct in (False, True):
-        report, w, c, k = _timed(lambda: campaign_one_job(args.n, args.seed, direct))
+        report, w, c, k = timed(lambda: campaign_one_job(args.n, args.seed, direct))
         if report.divergence:
             raise SystemExit(f"divergence: {report.divergence}")
         rows.append(("campaign, 1 job" + (", direct" if direct else ""), w, c, k))

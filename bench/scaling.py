@@ -28,9 +28,10 @@ import time
 from pathlib import Path
 
 import revhandlers as rh
-from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.families import let_chain, op_chain, wide_tuple
-from revhandlers.reference import run_reference
+from revhandlers.rh import nesting as rh_nesting, sexp as rh_sexp
+from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.families import let_chain, op_chain, wide_tuple
+from revhandlers.rh.reference import run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -69,10 +70,10 @@ def main() -> int:
             prev = None
             for n in sizes[:2] if args.quick else sizes:
                 prog = make(n)
-                sexp_line = f"(run {rh.sexp.program_sexp(prog)})"
+                sexp_line = f"(run {rh_sexp.program_sexp(prog)})"
                 ev.request(sexp_line)                                   # warm up the process
                 t_v = timed(lambda: ev.request(sexp_line), repeats)
-                with rh.nesting.room():
+                with rh_nesting.room():
                     t_r = timed(lambda: run_reference(prog), repeats)
                 growth = exponent = ""
                 if prev is not None:

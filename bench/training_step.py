@@ -14,7 +14,7 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
 
    * ``verified session, in process``: the program resident in the
      evaluator linked into this process (:class:`revhandlers.Session`,
-     :mod:`revhandlers.inprocess`), per sample ``input``/``target`` set and
+     :mod:`revhandlers.rh.inprocess`), per sample ``input``/``target`` set and
      ``output`` read (the run's value left out, as ``revhandlers train``
      does): the whole call as Python sees it;
    * ``verified session, process (pipe)``: the same through ``rh-eval
@@ -36,7 +36,7 @@ numpy/BLAS and torch held to one thread; the numbers are medians.
    outputs and updated weights are checked to agree.
 2. Growth with depth: an MLP-like chain of L layers of width 8, the same
    of width 128 (a ``rev handle`` over L ``FC`` operations, generated here)
-   and :func:`revhandlers.families.op_chain`, for L = 2, 4, …, 512; the
+   and :func:`revhandlers.rh.families.op_chain`, for L = 2, 4, …, 512; the
    time of each engine, T(2L)/T(L) (2 linear, 4 quadratic, 8 cubic) and,
    for the chains, the verified times over numpy by hand's (``×numpy``),
    medians of 5 to 50 interleaved runs.  An engine whose run exceeds 10 s
@@ -83,8 +83,9 @@ except ImportError:
                   "(pip install -e '.[torch]' installs the torch extra)")
 
 import revhandlers as rh  # noqa: E402
-from revhandlers.evaluator import VerifiedEvaluator  # noqa: E402
-from revhandlers.families import op_chain  # noqa: E402
+from revhandlers.rh import nesting as rh_nesting  # noqa: E402
+from revhandlers.rh.engine import VerifiedEvaluator  # noqa: E402
+from revhandlers.rh.families import op_chain  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD_PATH_LIMIT = 5.0        # s: one step of the whole-program path slower than this is not repeated
@@ -377,7 +378,7 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
     for title, make, note in [
         ("MLP-like chain of L layers of width 8 (one training step)", mlp_chain_methods(8), None),
         ("MLP-like chain of L layers of width 128 (one training step)", mlp_chain_methods(128), None),
-        ("operation chain (revhandlers.families.op_chain: L operations in one rev handle)", op_chain_methods,
+        ("operation chain (revhandlers.rh.families.op_chain: L operations in one rev handle)", op_chain_methods,
          "numpy by hand and PyTorch: not applicable (no weights; a chain of scalar swish operations)")]:
         print(f"== 2. growth with depth: {title}; median us and T(2L)/T(L)")
         results: dict[str, dict[int, float]] = {}
@@ -438,7 +439,7 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
 
 
 def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
-    from revhandlers.train import initial_state, layout, load_digits, train
+    from revhandlers.rh.train import initial_state, layout, load_digits, train
     epochs, train_size, n_old = (1, 60, 20) if quick else (3, None, 300)
     prog = rh.load(ROOT / "examples" / "mlp.rh")
     print(f"== 3. make demo's training run: examples/mlp.rh, {epochs} epoch(s), seed 0"
@@ -452,7 +453,6 @@ def demo_training(quick: bool, ev: VerifiedEvaluator) -> None:
     n_train = min(len(X) - n_test, train_size or len(X))
     runs = epochs * n_train + n_test
     # the former path: the whole program and heap per sample, weights read back
-    rng = np.random.default_rng(0)
     state = initial_state(prog, layout(prog), 0)
     onehot = np.eye(10)
     start = time.perf_counter()
@@ -476,12 +476,12 @@ def main() -> int:
     args = ap.parse_args()
     parts = args.only or ["per-sample", "growth", "demo"]
     print(f"{THREADS}; {TORCH_NOTE}")
-    from revhandlers import inprocess
+    from revhandlers.rh import inprocess
     print(f"in-process evaluator: {inprocess.library_path() or 'not built (its rows fall back to the process)'}; "
           f"load average at the start: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     ev = VerifiedEvaluator()
     try:
-        with rh.nesting.room():
+        with rh_nesting.room():
             if "per-sample" in parts:
                 per_sample(args.quick, ev)
             if "growth" in parts:

@@ -7,7 +7,7 @@ command line; counts of the outcomes by class.
                                  [--oneshot-every 500] [--batch 50] [--max-seconds S]
 
 An input is a seed program (the examples, and programs drawn by
-``revhandlers.gen``) as an S-expression or in the surface syntax, or a
+``revhandlers.rh.gen``) as an S-expression or in the surface syntax, or a
 random S-expression over the grammar's words, then a few mutations:
 subtrees deleted, duplicated or swapped, atoms replaced (odd numbers, huge
 numbers, names with quotes and line breaks), bytes inserted or deleted
@@ -55,9 +55,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pytools"))
 
-from revhandlers import interrupt, sexp, surface  # noqa: E402
+from revhandlers import interrupt  # noqa: E402
 from revhandlers.errors import BAD_INPUT_KINDS, RUNTIME_KINDS, RevHandlersError  # noqa: E402
 from revhandlers.paths import rh_eval_path  # noqa: E402
+from revhandlers.rh import sexp, surface  # noqa: E402
 
 #: address space of every process started (rh-eval, the CLI): a bound on memory
 MEMORY_LIMIT = 3 << 30
@@ -190,12 +191,12 @@ def random_sexp(rng: random.Random, budget: int = 30) -> str:
 
 
 def seed_programs(count: int, seed: int) -> list:
-    """The example programs and programs ``0 … count-1`` of ``seed`` of revhandlers.gen."""
+    """The example programs and programs ``0 … count-1`` of ``seed`` of revhandlers.rh.gen."""
     import revhandlers as rh
     progs = [rh.load(p) for p in sorted((ROOT / "examples").glob("*.rh"))]
     progs += [rh.load(p) for p in sorted((ROOT / "examples" / "sexp").glob("*.sexp"))]
     if count:
-        from revhandlers import gen
+        from revhandlers.rh import gen
         progs += [gen.seeded_program(seed, i, max_size=8) for i in range(count)]
     return progs
 
@@ -224,7 +225,7 @@ def classify_error(e: RevHandlersError) -> str:
 
 def python_reader(text: bytes) -> str:
     """The Python S-expression reader and the mirrored checks and type checker."""
-    from revhandlers.typecheck import check_program
+    from revhandlers.rh.typecheck import check_program
     try:
         s = text.decode("utf-8")
     except UnicodeDecodeError:
@@ -239,7 +240,7 @@ def python_reader(text: bytes) -> str:
 
 
 def surface_parser(text: bytes) -> str:
-    from revhandlers.typecheck import check_program
+    from revhandlers.rh.typecheck import check_program
     try:
         s = text.decode("utf-8")
     except UnicodeDecodeError:
@@ -660,7 +661,7 @@ def _main(argv=None) -> int:
                     help="index of the first input (inputs START to START+N-1; --start I --n 1 replays input I)")
     ap.add_argument("--jobs", type=int, default=1,
                     help="processes, each over its own range of input indices (default 1)")
-    ap.add_argument("--programs", type=int, default=300, help="programs drawn by revhandlers.gen as seeds")
+    ap.add_argument("--programs", type=int, default=300, help="programs drawn by revhandlers.rh.gen as seeds")
     ap.add_argument("--cli-every", type=int, default=5000, help="one input in K also through the CLI")
     ap.add_argument("--oneshot-every", type=int, default=500, help="one input in K also through rh-eval FILE")
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per rh-eval request or CLI run")

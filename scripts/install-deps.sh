@@ -51,6 +51,7 @@ here="$(pwd -P)"
 if ! "$PY" - "$here" <<'PYEOF' 2>/dev/null
 import os, sys
 import pytest, hypothesis, numpy, sexpdata, lark, matplotlib, torch, coq_jupyter, nbclient, greenlet, sympy  # noqa: F401
+import ruff, mypy  # noqa: F401  (make lint)
 import dask, distributed  # noqa: F401
 import revhandlers
 sys.exit(0 if os.path.realpath(revhandlers.__file__).startswith(sys.argv[1] + os.sep) else 1)

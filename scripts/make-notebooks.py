@@ -129,7 +129,7 @@ py_nb = nb([
     "print('largest difference:', max(float(np.abs(a.heap[k] - b.heap[k]).max()) for k in a.heap))\n"
     "assert all(np.allclose(a.heap[k], b.heap[k], rtol=1e-9, atol=1e-12) for k in a.heap)",
     "#md## A short training run",
-    "from revhandlers.train import train\n"
+    "from revhandlers import train\n"
     "hist, weights = train(prog, epochs=2, lr=0.05, seed=0, train_size=300, quiet=True)\n"
     "print('epoch losses:', [round(x, 4) for x in hist.train_loss])\n"
     "print('held-out accuracy:', hist.test_accuracy)\n"

@@ -109,7 +109,7 @@ def test_fuzz_on_a_scheduler_and_two_workers(dask_cluster, tmp_path):
 def dying_batch(args):
     """Kills its worker process the first time it runs the batch at 1000
     (a marker file says so), then runs batches as the campaign does."""
-    from revhandlers import fuzz
+    from revhandlers.rh import campaign as fuzz
     *task, mark = args
     if task[1] == 1000 and not os.path.exists(mark):
         Path(mark).write_text(str(os.getpid()))
@@ -120,7 +120,7 @@ def dying_batch(args):
 def test_a_lost_workers_batch_runs_again(tmp_path):
     import cloudpickle
 
-    from revhandlers import fuzz
+    from revhandlers.rh import campaign as fuzz
     from revhandlers.cluster import run_on_cluster
     cloudpickle.register_pickle_by_value(sys.modules[__name__])     # the workers cannot import this test file
     mark = tmp_path / "died"

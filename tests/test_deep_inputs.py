@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from revhandlers import nesting, sexp, surface
-from revhandlers.ast import TBase, TProd
+from revhandlers.rh import nesting, sexp, surface
+from revhandlers.rh.syntax import TBase, TProd
 from revhandlers.errors import BadInput, RevHandlersError, TypeCheckError
 from revhandlers.paths import rh_eval_path
-from revhandlers.typecheck import check_program, same_ty, show_ty
+from revhandlers.rh.typecheck import check_program, same_ty, show_ty
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "pytools"), os.environ.get("PYTHONPATH", "")])}

@@ -15,11 +15,11 @@ import pytest
 import revhandlers as rh
 from dataclasses import replace
 
-from revhandlers import gen
-from revhandlers.ast import CLet, RevHandle
-from revhandlers.evaluator import VerifiedEvaluator
+from revhandlers.rh import gen
+from revhandlers.rh.syntax import CLet, RevHandle
+from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.errors import RevHandlersError
-from revhandlers.typecheck import unhandled_operations
+from revhandlers.rh.typecheck import unhandled_operations
 
 # (program, the unhandled operations, read off by hand)
 CASES = [

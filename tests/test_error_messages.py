@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 import revhandlers as rh
-from revhandlers import ast, surface
+from revhandlers.rh import sexp as rh_sexp
+from revhandlers.rh import syntax as ast, surface
 from revhandlers.cli import main as cli_main
 from revhandlers.errors import BadInput, RevHandlersError
-from revhandlers.typecheck import check_program, handler_checks, unhandled_operations
+from revhandlers.rh.typecheck import check_program, handler_checks, unhandled_operations
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("verified", "reference")
@@ -90,7 +91,7 @@ def test_projection_is_shown_from_1_with_names_not_de_bruijn(tmp_path, capsys, e
 
 
 def test_an_sexp_program_gets_names_not_de_bruijn_indices(tmp_path, capsys):
-    sexp_text = rh.sexp.program_sexp(surface.parse(PROJ))
+    sexp_text = rh_sexp.program_sexp(surface.parse(PROJ))
     code, _, err = run_cli(tmp_path, capsys, sexp_text, "check", name="prog.sexp")
     assert code == 2
     assert err == ["error (type) [typed_tm_proj]: projection out of range: proj_3(z), but z has type "

@@ -155,7 +155,7 @@ def fd_grad(loss, theta, h=1e-6):
 
 @pytest.fixture(scope="module")
 def verified():
-    from revhandlers.evaluator import VerifiedEvaluator
+    from revhandlers.rh.engine import VerifiedEvaluator
     ev = VerifiedEvaluator()
     yield ev
     ev.close()
@@ -164,14 +164,14 @@ def verified():
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example_type_checks_in_the_extracted_checker(verified, name):
     prog = setup(name)[0]
-    from revhandlers.typecheck import check_program
+    from revhandlers.rh.typecheck import check_program
     assert verified.check(prog) == check_program(prog)
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_verified_and_reference_agree(verified, name):
     prog, *_, heap = setup(name)
-    from revhandlers.evaluator import with_heap
+    from revhandlers.rh.engine import with_heap
     a = verified.run(with_heap(prog, heap))
     b = rh.run(prog, heap=heap, engine="reference")
     for k in a.heap:
@@ -195,7 +195,7 @@ def expected_step_fd(name, net, params, theta, v, t, alpha):
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_training_step_matches_finite_differences(verified, name):
     prog, net, params, theta, v, t, alpha, heap = setup(name)
-    from revhandlers.evaluator import with_heap
+    from revhandlers.rh.engine import with_heap
     res = verified.run(with_heap(prog, heap))
     want = expected_step_fd(name, net, params, theta, v, t, alpha)
     for w in theta:
@@ -249,7 +249,7 @@ def torch_net(name, params, th, v):
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_training_step_matches_pytorch_autograd(verified, name):
     prog, net, params, theta, v, t, alpha, heap = setup(name)
-    from revhandlers.evaluator import with_heap
+    from revhandlers.rh.engine import with_heap
     res = verified.run(with_heap(prog, heap))
     th = {w: torch.tensor(val, dtype=torch.float64, requires_grad=True) for w, val in theta.items()}
     out = torch_net(name, params, th, torch.tensor(v, dtype=torch.float64))

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import revhandlers as rh
-from revhandlers import sexp
+from revhandlers.rh import sexp
 from revhandlers.errors import BadInput
-from revhandlers.fmt import format_source
+from revhandlers.rh.fmt import format_source
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.rh"))
@@ -280,7 +280,7 @@ def test_in_place_refuses_to_drop_params_into_an_s_expression(tmp_path):
 
 
 def test_in_place_keeps_the_file_when_the_layout_would_lose_a_comment(tmp_path, monkeypatch):
-    import revhandlers.fmt as fmt
+    import revhandlers.rh.fmt as fmt
     real = fmt._layout
     monkeypatch.setattr(fmt, "_layout", lambda text: real(text).replace("# heap\n", "\n"))
     f = tmp_path / "c.rh"
@@ -293,7 +293,7 @@ def test_in_place_keeps_the_file_when_the_layout_would_lose_a_comment(tmp_path, 
 
 
 def test_in_place_keeps_the_file_when_the_layout_would_change_the_program(monkeypatch):
-    import revhandlers.fmt as fmt
+    import revhandlers.rh.fmt as fmt
     real = fmt._layout
     # the same tokens, but a line break inside a comment's reach changes the parse: simulate with a swap
     monkeypatch.setattr(fmt, "source_tokens", lambda text: [])

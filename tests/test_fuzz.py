@@ -3,7 +3,6 @@ campaign with rule coverage, the corpus, and divergence detection."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -14,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import revhandlers as rh
-from revhandlers import fuzz
-from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.gen import chains, programs
-from revhandlers.typecheck import check_program
+from revhandlers.rh import sexp as rh_sexp
+from revhandlers.rh import campaign as fuzz
+from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.gen import chains, programs
+from revhandlers.rh.typecheck import check_program
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.sexp"))
@@ -99,7 +99,7 @@ def test_a_divergence_is_found_shrunk_and_written(tmp_path, monkeypatch):
     """With a wrong reverse derivative in the reference (the sign of the
     second argument of sub), the campaign finds a divergence, shrinks it,
     writes it to the corpus, and the written program reproduces it."""
-    from revhandlers import autodiff as ad
+    from revhandlers.rh import autodiff as ad
 
     def bad_sub(a, b):
         return ad._op(a.value - b.value, (a, lambda g: g), (b, lambda g: g))
@@ -116,7 +116,7 @@ def test_a_divergence_is_found_shrunk_and_written(tmp_path, monkeypatch):
             fuzz.crosscheck(prog, ev)
     finally:
         ev.close()
-    assert len(rh.sexp.program_sexp(prog)) < 2000     # shrunk to something small
+    assert len(rh_sexp.program_sexp(prog)) < 2000     # shrunk to something small
 
 
 def test_a_wrong_order_of_backward_clauses_is_found(monkeypatch):
@@ -124,7 +124,7 @@ def test_a_wrong_order_of_backward_clauses_is_found(monkeypatch):
     cotangent of a layer is then read before the next layer's backward clause
     has produced it), a campaign finds a divergence: the generator's chains
     of operations carry cotangents from clause to clause."""
-    from revhandlers import reference
+    from revhandlers.rh import reference
     monkeypatch.setattr(reference, "reversed", lambda records: list(records), raising=False)
     report = fuzz.campaign(300, seed=7, max_size=8)
     assert report.divergence is not None
@@ -135,7 +135,7 @@ def test_a_wrong_order_of_backward_clauses_is_found(monkeypatch):
 def test_chains_carry_cotangents_through_every_link(verified, prog):
     """Each link's argument is a term of the previous link's result, so the
     program's gradient depends on every backward clause."""
-    from revhandlers.ast import CLet, Op, RevHandle
+    from revhandlers.rh.syntax import CLet, Op, RevHandle
     assert isinstance(prog.main, RevHandle)
     body, prev, links = prog.main.body, "x0", 0
     while isinstance(body, CLet):
@@ -146,7 +146,7 @@ def test_chains_carry_cotangents_through_every_link(verified, prog):
 
 
 def _free_names(m) -> set[str]:
-    from revhandlers.ast import Var
+    from revhandlers.rh.syntax import Var
     if isinstance(m, Var):
         return {m.name}
     out = set()
@@ -165,7 +165,7 @@ def test_a_program_over_time_is_skipped_and_the_evaluator_recovers():
     and the next request starts a new one; a campaign counts such a program
     as skipped."""
     from revhandlers.errors import RuntimeFailure
-    from revhandlers.families import op_chain
+    from revhandlers.rh.families import op_chain
     # a rev handle around a chain of 400 operations: on the small-step
     # evaluator its run takes seconds (docs/decisions.md, "Cost of the
     # evaluator"; the campaign's model engine is the small-step one)
@@ -232,14 +232,14 @@ def test_fuzz_holes_of_a_small_campaign_are_a_warning(tmp_path):
 def test_seeded_programs_are_reproducible_and_replayable():
     """Program i of seed s is the same whenever it is drawn; its recorded
     choices replay to it; programs of other seeds or indices differ."""
-    from revhandlers import gen
-    a = [rh.sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
-    assert a == [rh.sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
+    from revhandlers.rh import gen
+    a = [rh_sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
+    assert a == [rh_sexp.program_sexp(gen.seeded_program(11, i)) for i in range(50)]
     assert len(set(a)) > 45
-    assert a[:10] != [rh.sexp.program_sexp(gen.seeded_program(12, i)) for i in range(10)]
+    assert a[:10] != [rh_sexp.program_sexp(gen.seeded_program(12, i)) for i in range(10)]
     for i in range(50):
         prog, choices = gen.recorded_program(11, i)
-        assert rh.sexp.program_sexp(prog) == a[i]
+        assert rh_sexp.program_sexp(prog) == a[i]
         assert gen.replayed_program(choices) == prog
 
 
@@ -247,7 +247,7 @@ def test_any_choice_sequence_gives_a_well_typed_program(verified):
     """The shrinker replays arbitrary sequences: cut, zeroed or shuffled
     choices still make well-typed programs (or run out: Overrun)."""
     import random
-    from revhandlers import gen
+    from revhandlers.rh import gen
     rng = random.Random(3)
     made = 0
     for i in range(200):
@@ -266,8 +266,8 @@ def test_any_choice_sequence_gives_a_well_typed_program(verified):
 def test_shrinking_choices_reaches_a_small_program():
     """Shrinking toward 'the program has an rd term whose body uses swish'
     ends with a program that still has one and is much smaller."""
-    from revhandlers import gen
-    from revhandlers.ast import Rd
+    from revhandlers.rh import gen
+    from revhandlers.rh.syntax import Rd
 
     def has(m, pred):
         if pred(m):
@@ -283,12 +283,12 @@ def test_shrinking_choices_reaches_a_small_program():
         return has(p.main, lambda m: isinstance(m, Rd) and fuzz._uses(m.body, ("swish",)))
 
     i = next(i for i in range(1000) if wanted(gen.seeded_program(2, i))
-             and len(rh.sexp.program_sexp(gen.seeded_program(2, i))) > 600)
+             and len(rh_sexp.program_sexp(gen.seeded_program(2, i))) > 600)
     prog, choices = gen.recorded_program(2, i)
     best = gen.shrink_choices(choices, lambda ch: wanted(gen.replayed_program(ch)))
     small = gen.replayed_program(best)
     assert wanted(small)
-    assert len(best) < len(choices) and len(rh.sexp.program_sexp(small)) < len(rh.sexp.program_sexp(prog)) / 2
+    assert len(best) < len(choices) and len(rh_sexp.program_sexp(small)) < len(rh_sexp.program_sexp(prog)) / 2
 
 
 def test_a_pipe_answers_a_batch_in_order_and_survives_a_hang():
@@ -296,9 +296,9 @@ def test_a_pipe_answers_a_batch_in_order_and_survives_a_hang():
     in time (here rh-eval's own limit is off, so the wrapper's acts: the
     process is stopped) is a timeout, and the requests after it are sent
     again to a new process and answered."""
-    from revhandlers.families import op_chain
-    slow = rh.sexp.program_sexp(op_chain(400))
-    small = rh.sexp.program_sexp(rh.load(ROOT / "examples" / "one_layer.rh"))
+    from revhandlers.rh.families import op_chain
+    slow = rh_sexp.program_sexp(op_chain(400))
+    small = rh_sexp.program_sexp(rh.load(ROOT / "examples" / "one_layer.rh"))
     pipe = fuzz.Pipe(fuzz.MODEL_FLAGS, timeout=0.5)
     pipe.args = pipe.args[:-2] + ["--timeout", "0"]
     try:

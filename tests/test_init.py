@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import revhandlers as rh
-from revhandlers.train import describe_init, initial_heap, random_locations
+from revhandlers.rh.train import describe_init, initial_heap, random_locations
 
 ROOT = Path(__file__).resolve().parents[1]
 MLP = (ROOT / "examples" / "mlp.rh").read_text()

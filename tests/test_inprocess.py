@@ -1,4 +1,4 @@
-"""The verified evaluator inside the Python process (revhandlers.inprocess:
+"""The verified evaluator inside the Python process (revhandlers.rh.inprocess:
 the extracted OCaml as a shared library, loaded with ctypes) against the
 same evaluator in its `rh-eval --serve` process: every answer of a session
 (value, locations read, steps, the whole heap, errors with their kinds) is
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import revhandlers as rh
-from revhandlers import inprocess
+from revhandlers.rh import inprocess
 from revhandlers.errors import BadInput, RevHandlersError, RuntimeFailure
-from revhandlers.session import Session
+from revhandlers.rh.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.rh"))

@@ -1,6 +1,6 @@
 """Input fuzzing of every entry point, with a fixed seed and a small budget
 (the longer campaign is ``scripts/input-fuzz.py --n N [--jobs J] [--max-seconds S]``): S-expressions
-over the format's grammar, programs drawn by ``revhandlers.gen`` (as
+over the format's grammar, programs drawn by ``revhandlers.rh.gen`` (as
 S-expressions and in the surface syntax), then subtree and byte-level
 mutations (insertions, deletions, duplications, bytes that are not UTF-8,
 huge numbers, nesting just past the limits).  They drive the Python
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from revhandlers import gen, sexp, surface
+from revhandlers.rh import gen, sexp, surface
 from revhandlers.errors import RevHandlersError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -209,7 +209,7 @@ def test_the_wheel_ships_the_digits_and_their_source(installed):
 
 
 def test_the_venv_runs_the_wheel_not_the_checkout(installed):
-    p = installed.py("import revhandlers, revhandlers.paths as p, revhandlers.train as t, numpy\n"
+    p = installed.py("import revhandlers, revhandlers.paths as p, revhandlers.rh.train as t, numpy\n"
                      "print(revhandlers.__file__); print(p.checkout_root()); print(t.DIGITS); print(numpy.__file__)\n"
                      "print(p.rh_eval_path())")
     assert p.returncode == 0, p.stderr

@@ -11,7 +11,6 @@ given progress line (its output, not a clock, says how far it got)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -25,8 +24,8 @@ import revhandlers as rh
 from revhandlers import interrupt
 from revhandlers.errors import BadInput
 from revhandlers.journal import Journal, read
-from revhandlers.session import Session
-from revhandlers.train import Checkpoint, train
+from revhandlers.rh.session import Session
+from revhandlers.rh.train import Checkpoint, train
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "pytools")}

@@ -22,8 +22,8 @@ import subprocess
 
 import pytest
 
-from revhandlers.families import nested_rd_sexp as nested_rd
-from revhandlers.families import nested_revhandle_sexp as nested_revhandle
+from revhandlers.rh.families import nested_rd_sexp as nested_rd
+from revhandlers.rh.families import nested_revhandle_sexp as nested_revhandle
 from revhandlers.paths import driver_path, rh_eval_path
 
 LIMIT_AS = 1536 << 20

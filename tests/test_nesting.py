@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 import revhandlers as rh
-from revhandlers import nesting, sexp, surface
-from revhandlers.ast import (App, CCons, CLet, Const, FSym, Handler, OpDecl, OpUser, Prim, Program, Proj, Rd, Ret,
+from revhandlers.rh import nesting, sexp, surface
+from revhandlers.rh.syntax import (App, CCons, CLet, Const, FSym, Handler, OpDecl, OpUser, Prim, Program, Proj, Rd, Ret,
                              RevHandle, TBase, TProd, Tuple, Var)
 from revhandlers.errors import BadInput
-from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.families import let_chain
+from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.families import let_chain
 
 ROOT = Path(__file__).resolve().parents[1]
 one = Const((1.0,))

@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import revhandlers as rh
-from revhandlers import ast, sexp, surface
-from revhandlers.cli import main as cli_main
+from revhandlers import sexpio
+from revhandlers.rh import syntax as ast, sexp, surface
 from revhandlers.errors import RevHandlersError
-from revhandlers.evaluator import VerifiedEvaluator
-from revhandlers.prims import PRIMS
-from revhandlers.strategies import programs
-from revhandlers.typecheck import check_program
+from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.prims import PRIMS
+from revhandlers.rh.strategies import programs
+from revhandlers.rh.typecheck import check_program
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_FILES = sorted((ROOT / "examples").rglob("*.rh")) + sorted((ROOT / "examples").rglob("*.sexp"))
@@ -80,7 +80,7 @@ def test_fast_sexp_reader_reads_what_sexpdata_reads(text):
     """The reader of rh-eval's answers either leaves a text to sexpdata or
     reads exactly what sexpdata reads (lists, symbols, ints, floats, strings)."""
     import sexpdata
-    fast = sexp._fast_loads(text)
+    fast = sexpio._fast_loads(text)
     if fast is None:
         return
     assert repr(fast) == repr(sexpdata.loads(text, true=None, false=None, nil=None))
@@ -93,7 +93,7 @@ def test_fast_sexp_reader_reads_rh_eval_answers(verified):
                  verified.request(f"(coverage {sexp.program_sexp(prog)})"),
                  verified.request(f"(trace {sexp.program_sexp(rh.load(ROOT / 'examples' / 'one_layer.rh'))})"),
                  verified.request("(check (program (main (ret (app (swish 1) (const 1.0 2.0))))))")]:
-        fast = sexp._fast_loads(line)
+        fast = sexpio._fast_loads(line)
         assert fast is not None and fast == sexpdata.loads(line, true=None, false=None, nil=None)
 
 

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 import revhandlers as rh
-from revhandlers import sexp
-from revhandlers.ast import Const, Let, Program, Ret, Var
-from revhandlers.cli import _bounded
+from revhandlers.rh import sexp
+from revhandlers.rh.syntax import Const, Let, Program, Ret, Var
+from revhandlers.rh.command import bounded
 from revhandlers.cli import main as cli_main
 from revhandlers.errors import BadInput, RevHandlersError, RuntimeFailure
-from revhandlers.evaluator import VerifiedEvaluator
+from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.paths import rh_eval_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,9 +256,9 @@ def test_an_evaluator_that_cannot_be_started(tmp_path):
 
 def test_the_time_limit_of_the_reference_engine():
     with pytest.raises(RuntimeFailure) as e:
-        _bounded(0.05, time.sleep, 30)
+        bounded(0.05, time.sleep, 30)
     assert e.value.kind == "timeout" and e.value.exit_code == 1
-    assert _bounded(5, lambda: 7) == 7
+    assert bounded(5, lambda: 7) == 7
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)   # the alarm is off again
 
 
@@ -318,7 +318,7 @@ def _quoted(atom: str) -> str:
     """An atom as both readers read it: bare if it is a plain token."""
     if atom and all(c not in ' \t\n\r\x0b\x0c()";\\\'[]{}' for c in atom) and atom.isprintable():
         return atom
-    return sexp._atom(atom) if atom else '""'
+    return sexp.name_sexp(atom) if atom else '""'
 
 
 def _outcome(fn):
@@ -395,7 +395,7 @@ def test_both_readers_read_comments_and_atoms_alike(text):
     """Each text is one S-expression for both readers or for neither (a
     parse error); when it is one, both give the same outcome class."""
     try:
-        from revhandlers.typecheck import check_program
+        from revhandlers.rh.typecheck import check_program
         check_program(sexp.parse_program(text))
         ours = "ok"
     except RevHandlersError as e:
@@ -409,7 +409,7 @@ def test_a_message_quoting_a_deep_subterm_is_abbreviated_not_a_crash():
     """The reader accepts text nested up to 8000 levels before it measures
     the program; a message quoting such a subterm is built without recursion
     (it used to overflow the C stack: a segmentation fault)."""
-    code = ("from revhandlers import sexp\n"
+    code = ("from revhandlers.rh import sexp\n"
             "t = '(program (main ' + '(tuple ' * 7990 + ')' * 7990 + '))'\n"
             "try:\n    sexp.parse_program(t)\nexcept sexp.BadInput as e:\n    print(e.kind, len(e.message))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=120)

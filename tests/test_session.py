@@ -19,10 +19,12 @@ import numpy as np
 import pytest
 
 import revhandlers as rh
+from revhandlers.rh import engine as rh_engine
+from revhandlers.rh import syntax as rh_syntax
 from revhandlers.errors import BadInput, RuntimeFailure
-from revhandlers.evaluator import VerifiedEvaluator, decode_f64, encode_f64
+from revhandlers.rh.engine import VerifiedEvaluator, decode_f64, encode_f64
 from revhandlers.paths import rh_eval_path
-from revhandlers.session import Session
+from revhandlers.rh.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ["verified", "reference"]
@@ -188,15 +190,15 @@ def test_the_driver_rejects_a_bad_set_and_keeps_the_heap():
                         f"(exec {s.name} (set (inc (1.0 2.0)) (nope (1.0))))",
                         f"(exec {s.name} (read nope))"):
                 with pytest.raises(BadInput):
-                    rh.evaluator.read_session_answer(ev.request(bad))
+                    rh_engine.read_session_answer(ev.request(bad))
                 heap = s.heap()
                 np.testing.assert_array_equal(heap["c"], [1.0, 2.0])
                 np.testing.assert_array_equal(heap["inc"], [0.0, 0.0])
                 np.testing.assert_array_equal(heap["n"], [1.0])
-            rh.evaluator.read_session_answer(ev.request(f"(exec {s.name} (set (inc (0.5 -1))))"))
+            rh_engine.read_session_answer(ev.request(f"(exec {s.name} (set (inc (0.5 -1))))"))
             np.testing.assert_array_equal(s.heap()["c"], [1.5, 1.0])
             with pytest.raises(BadInput):
-                rh.evaluator.read_session_answer(ev.request("(heap no_such_session)"))
+                rh_engine.read_session_answer(ev.request("(heap no_such_session)"))
     finally:
         ev.close()
 
@@ -358,7 +360,7 @@ def sgd_step(Ws, x, t, lr, velocity=None, mu=0.0):
 
 def test_mlp3_type_checks_with_its_default_sizes():
     prog = rh.load(ROOT / "examples" / "mlp3.rh")
-    assert rh.check(prog, engine="reference") == rh.ast.TProd((rh.ast.TBase(784),))
+    assert rh.check(prog, engine="reference") == rh_syntax.TProd((rh_syntax.TBase(784),))
     assert [(d.name, d.shape) for d in prog.locs][:3] == [("l0", (784, 512)), ("l1", (512, 512)), ("l2", (512, 10))]
 
 

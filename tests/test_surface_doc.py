@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import revhandlers as rh
-from revhandlers.prims import PRIMS
+from revhandlers.rh.prims import PRIMS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "surface-syntax.md"
 BLOCKS = re.findall(r"```rh\n(.*?)```", DOC.read_text(), re.S)
@@ -28,7 +28,7 @@ def test_example_parses_and_checks(i):
     except rh.BadInput:
         prog = rh.parse(f"[| {text.strip()} |]")      # a term
     rh.check(prog, engine="reference")
-    from revhandlers.surface import pretty
+    from revhandlers.rh.surface import pretty
     assert rh.parse(pretty(prog)) == prog
 
 

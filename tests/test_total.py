@@ -14,9 +14,9 @@ import pytest
 import sexpdata
 
 from revhandlers.errors import RevHandlersError
-from revhandlers.evaluator import VerifiedEvaluator
+from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.paths import rh_eval_path
-from revhandlers.sexp import loads
+from revhandlers.rh.sexp import loads
 
 from test_rh_eval import EXAMPLES, field, parse_result, sym
 
@@ -161,7 +161,7 @@ def test_serve_runs_without_fuel_and_honours_an_exec_fuel():
 
 
 def _program(src: str):
-    from revhandlers.sexp import read_program
+    from revhandlers.rh.sexp import read_program
     return read_program(loads(src))
 
 

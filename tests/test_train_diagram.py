@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import revhandlers as rh
-from revhandlers.diagram import to_dot
-from revhandlers.train import load_digits, train
+from revhandlers.rh.diagram import to_dot
+from revhandlers.rh.train import load_digits, train
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,7 +24,8 @@ import pytest
 import torch
 
 import revhandlers as rh
-from revhandlers.session import Session
+from revhandlers.rh import syntax as rh_syntax
+from revhandlers.rh.session import Session
 
 ENGINES = ["verified", "reference"]
 SEEDS = [0, 1, 2, 3, 4, 5]
@@ -147,7 +148,7 @@ def test_programs_have_the_depths_and_widths_drawn():
     for seed in SEEDS:
         widths, *_ = network(seed)
         prog = rh.parse(mlp_program(widths))
-        assert rh.check(prog, engine="reference") == rh.ast.TProd((rh.ast.TBase(widths[0]),))
+        assert rh.check(prog, engine="reference") == rh_syntax.TProd((rh_syntax.TBase(widths[0]),))
         assert [d.shape for d in prog.locs][:len(widths) - 1] == [(widths[i], widths[i + 1])
                                                                    for i in range(len(widths) - 1)]
         depths.add(len(widths) - 1)

@@ -19,7 +19,7 @@ import sexpdata
 
 import revhandlers as rh
 from revhandlers.paths import build_dir, rh_eval_path
-from revhandlers.sexp import program_sexp
+from revhandlers.rh.sexp import program_sexp
 
 ROOT = Path(__file__).resolve().parents[1]
 VEC_CHECK = build_dir() / "extracted" / "vec_check.exe"

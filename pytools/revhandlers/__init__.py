@@ -13,63 +13,48 @@ the language to Python::
 
     with rh.Session("examples/mlp.rh") as s:      # loaded once, heap carried across runs
         r = s.run(set={"input": x, "target": t}, read=["output"])
+    history, heap = rh.train(prog, epochs=1)       # training on the digits, through a session
 
-Modules: :mod:`~revhandlers.ast` (one dataclass per Coq constructor),
-:mod:`~revhandlers.sexp` (the S-expression format of ``rh-eval``),
-:mod:`~revhandlers.surface` (``.rh`` files), :mod:`~revhandlers.typecheck`
-(mirror of the Coq checker), :mod:`~revhandlers.reference` (numpy
-reference semantics), :mod:`~revhandlers.evaluator` (the ``rh-eval``
-process), :mod:`~revhandlers.session` (resident sessions).
+Modules: the main calculus in :mod:`revhandlers.rh`: :mod:`~revhandlers.rh.syntax`
+(one dataclass per Coq constructor), :mod:`~revhandlers.rh.sexp` (the
+S-expression format of ``rh-eval``), :mod:`~revhandlers.rh.surface` (``.rh``
+files), :mod:`~revhandlers.rh.typecheck` (mirror of the Coq checker),
+:mod:`~revhandlers.rh.reference` (numpy reference semantics),
+:mod:`~revhandlers.rh.engine` (the ``rh-eval`` process),
+:mod:`~revhandlers.rh.session` (resident sessions); the pullback language
+in :mod:`revhandlers.pullback` and the define-by-run library in
+:mod:`revhandlers.dbr`, with the same module names for the same roles; the
+machinery they share (S-expression I/O, the process wrapper, the campaign
+harness, errors, paths) at the top of the package, which imports none of
+them; the command line in :mod:`revhandlers.cli`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from .ast import Program
 from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
-from .nesting import deep
-from .sexp import Result
-from .session import EvaluatorDied, Session, SessionResult, Snapshot
+from .rh.engine import default_evaluator, with_heap
+from .rh.nesting import deep
+from .rh.program import as_program, load, parse
+from .rh.reference import run_reference
+from .rh.session import ENGINES, EvaluatorDied, Session, SessionResult, Snapshot
+from .rh.sexp import Result
+from .rh.syntax import Program
+from .rh.train import train
+from .rh.typecheck import check_program, locate
 
 __version__ = "0.1.0"
 
 __all__ = ["load", "parse", "check", "run", "trace", "Session", "SessionResult", "Program", "Result", "RevHandlersError",
-           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__", "EvaluatorDied", "Snapshot"]
+           "BadInput", "RuntimeFailure", "TypeCheckError", "__version__", "EvaluatorDied", "Snapshot",
+           "train"]
 
-ENGINES = ("verified", "reference")
-
-
-def parse(text: str, params: dict[str, int] | None = None) -> Program:
-    """A program from text: an S-expression ``(program …)`` or the surface
-    syntax (whose ``param`` declarations ``params`` overrides)."""
-    from . import sexp, surface
-    stripped = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).lstrip()
-    if stripped.startswith("(program"):
-        if params:
-            raise BadInput("unbound", "an S-expression program has no parameters")
-        return sexp.parse_program(text)
-    return surface.parse(text, params)
-
-
-def load(path: str | Path, params: dict[str, int] | None = None) -> Program:
-    """A program from a ``.rh`` (surface) or ``.sexp`` file (UTF-8 text, at
-    most ``revhandlers.cli.MAX_INPUT`` bytes; else :class:`BadInput`)."""
-    from .cli import read_source
-    return parse(read_source(path), params)
-
-
-def _program(p) -> Program:
-    from .nesting import check_depth
-    return check_depth(p) if isinstance(p, Program) else load(p)
 
 
 def _located(prog: Program, e: RevHandlersError) -> RevHandlersError:
     """``e`` (an error of ``rh-eval``, which knows no positions) at the
     construct of ``prog`` it is about, in the surface syntax, when the
-    Python checker finds the same error (:func:`revhandlers.typecheck.locate`,
+    Python checker finds the same error (:func:`revhandlers.rh.typecheck.locate`,
     which leaves every other error as it is)."""
-    from .typecheck import locate
     try:
         return locate(prog, e)
     except (RevHandlersError, RecursionError):
@@ -83,11 +68,9 @@ def check(program, engine: str = "verified"):
     located (``e.pos``, line and column, and a message in the surface
     syntax) when the program has positions (it was parsed from the surface
     syntax) and the Python checker finds the same error."""
-    prog = _program(program)
+    prog = as_program(program)
     if engine == "reference":
-        from .typecheck import check_program
         return check_program(prog)
-    from .evaluator import default_evaluator
     try:
         return default_evaluator().check(prog)
     except RevHandlersError as e:
@@ -100,13 +83,11 @@ def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
     ``engine`` is ``"verified"`` (the extracted evaluator) or ``"reference"``
     (the numpy reference semantics).  Errors are located as by :func:`check`
     (an unhandled operation at the operation)."""
-    prog = _program(program)
+    prog = as_program(program)
     if engine == "reference":
-        from .reference import run_reference
         return run_reference(prog, heap)
     if engine != "verified":
         raise ValueError(f"engine must be one of {ENGINES}")
-    from .evaluator import default_evaluator, with_heap
     try:
         return default_evaluator().run(with_heap(prog, heap))
     except RevHandlersError as e:
@@ -117,6 +98,5 @@ def run(program, heap: dict | None = None, engine: str = "verified") -> Result:
 def trace(program, heap: dict | None = None):
     """Every configuration of the verified evaluator's run, as S-expression
     lines ``(step N (heap …) (cmd …))``, and the result."""
-    prog = _program(program)
-    from .evaluator import default_evaluator, with_heap
+    prog = as_program(program)
     return default_evaluator().trace(with_heap(prog, heap))

@@ -9,7 +9,7 @@ same cases as one with ``--jobs J`` and prints the same summary.  Without
 
 * ``revhandlers fuzz``: a batch of program indices ``[b0, b1)`` of one
   job's seed (program ``i`` of seed ``s`` is drawn from ``(s, i)`` alone,
-  :func:`revhandlers.gen.seeded_program`), aligned on the batches a job
+  :func:`revhandlers.rh.gen.seeded_program`), aligned on the batches a job
   runs, so thousands of tasks spread over any number of workers;
 * the sibling campaigns draw their cases with Hypothesis, where case ``i``
   depends on the cases before it: their unit of work is a whole job
@@ -31,16 +31,19 @@ install it."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import re
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable
+from typing import Any
 
 from .errors import BadInput
-from .harness import Report
+from .progress import Progress
+from .report import Report
 
 INSTALL = "pip install 'revhandlers[cluster]'"
 
@@ -49,13 +52,13 @@ INSTALL = "pip install 'revhandlers[cluster]'"
 _LOCK = threading.Lock()
 
 
-def add_options(parser) -> None:
+def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the campaign on a Dask cluster: the scheduler's address (tcp://HOST:PORT), "
                              f"or local:N for a local cluster of N workers (needs {INSTALL})")
 
 
-def parse_scheduler(text: str) -> tuple[str, object]:
+def parse_scheduler(text: str) -> tuple[str, int | str]:
     """``("local", N)`` for ``local:N``, else ``("address", text)``."""
     m = re.fullmatch(r"local:(\d+)", text.strip())
     if m:
@@ -70,11 +73,11 @@ def parse_scheduler(text: str) -> tuple[str, object]:
     return "address", text.strip()
 
 
-def jobs_for(args) -> int:
+def jobs_for(args: argparse.Namespace) -> int:
     """The number of jobs the cases are cut into: ``--jobs`` if given, else
     N for ``--scheduler local:N``, else 1."""
     if getattr(args, "jobs", None) is not None:
-        return args.jobs
+        return int(args.jobs)
     scheduler = getattr(args, "scheduler", None)
     if scheduler:
         kind, value = parse_scheduler(scheduler)
@@ -94,11 +97,11 @@ def require_dask(command: str) -> None:
 
 
 @contextmanager
-def client_for(scheduler: str):
+def client_for(scheduler: str) -> Iterator[Any]:
     """A ``distributed.Client``: of a new ``LocalCluster`` (loopback only,
     one thread per worker process, no dashboard) for ``local:N``, else
     connected to the scheduler at the address."""
-    import dask
+    import dask  # optional: the cluster extra (require_dask says so first)
     from distributed import Client, LocalCluster
     kind, value = parse_scheduler(scheduler)
     cluster = None
@@ -125,14 +128,15 @@ def client_for(scheduler: str):
             cluster.close()
 
 
-def _run_task(fn: Callable, payload: tuple) -> Report:
+def _run_task(fn: Callable[[tuple[Any, ...]], Report], payload: tuple[Any, ...]) -> Report:
     """What a worker runs: one batch or job at a time per process."""
     with _LOCK:
         return fn(payload)
 
 
-def run_on_cluster(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, scheduler: str,
-                   batch_job: Callable | None = None, batch: int = 1000, shrink: Callable | None = None,
+def run_on_cluster(job: Callable[[tuple[Any, ...]], Report], n: int, seed: int, jobs: int, args: tuple[Any, ...],
+                   label: str, scheduler: str, batch_job: Callable[[tuple[Any, ...]], Report] | None = None,
+                   batch: int = 1000, shrink: Callable[[int, int, str], tuple[str, str | None]] | None = None,
                    unit: str = "programs") -> list[Report]:
     """The reports :func:`revhandlers.harness.run_jobs` would return for
     ``jobs`` jobs, computed on the cluster.  With ``batch_job``, the tasks
@@ -141,9 +145,8 @@ def run_on_cluster(job: Callable, n: int, seed: int, jobs: int, args: tuple, lab
     shrunk); ``shrink(seed_j, I, MESSAGE)`` shrinks it here and returns the
     divergence and the corpus file.  Without, the tasks are ``job((k,
     seed_j, *args))``, one per job."""
-    from distributed import as_completed
+    from distributed import as_completed  # optional: the cluster extra
 
-    from .train import Progress
     jobs = max(1, jobs)
     per = [n // jobs + (1 if i < n % jobs else 0) for i in range(jobs)]
     if batch_job is not None:

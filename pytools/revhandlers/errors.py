@@ -16,6 +16,13 @@ warning) the way the command line prints it::
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Sequence
+from typing import Any
+
+#: a position in a source text: (line, column), from 1
+Pos = Sequence[int]
+
 # "fmt": revhandlers fmt cannot print a file without losing some of it (comments, parameters)
 # "effect": `check` of a program that performs an operation no enclosing handler covers (effects.v)
 # "ill-formed": a pullback's body outside the terms the paper's theorems speak of (theories/pullback/wf.v)
@@ -45,8 +52,8 @@ class RevHandlersError(Exception):
 
     exit_code = 1
 
-    def __init__(self, kind: str, message: str, rule: str = "none", *, pos=None, checker: str | None = None,
-                 notes: tuple[str, ...] = ()):
+    def __init__(self, kind: str, message: str, rule: str = "none", *, pos: Pos | None = None,
+                 checker: str | None = None, notes: tuple[str, ...] = ()) -> None:
         self.kind = kind
         self.rule = rule
         self.detail = message
@@ -56,14 +63,14 @@ class RevHandlersError(Exception):
         self.message = (f"line {self.pos[0]}, column {self.pos[1]}: " if self.pos else "") + message
         super().__init__(f"{kind}: {self.message}" + (f" [{rule}]" if rule != "none" else ""))
 
-    def __eq__(self, other):  # errors compare by content (engine agreement)
+    def __eq__(self, other: object) -> bool:  # errors compare by content (engine agreement)
         return (isinstance(other, RevHandlersError)
                 and (self.kind, self.rule) == (other.kind, other.rule))
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.kind, self.rule))
 
-    def relocated(self, message: str | None = None, *, pos=None, checker: str | None = None,
+    def relocated(self, message: str | None = None, *, pos: Pos | None = None, checker: str | None = None,
                   notes: tuple[str, ...] | None = None) -> "RevHandlersError":
         """The same error (same class, kind and rule) with a new message,
         position, checker or notes."""
@@ -90,12 +97,12 @@ class RuntimeFailure(RevHandlersError):
 class TypeCheckError(BadInput):
     """An ill-typed program; ``rule`` is the Coq typing rule that failed."""
 
-    def __init__(self, rule: str, message: str, *, pos=None, checker: str | None = None,
-                 notes: tuple[str, ...] = ()):
+    def __init__(self, rule: str, message: str, *, pos: Pos | None = None, checker: str | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
         super().__init__("type", message, rule, pos=pos, checker=checker, notes=notes)
 
 
-def make_error(kind: str, message: str, rule: str = "none", **where) -> RevHandlersError:
+def make_error(kind: str, message: str, rule: str = "none", **where: Any) -> RevHandlersError:
     if kind == "type":
         return TypeCheckError(rule, message, **where)
     if kind in BAD_INPUT_KINDS:
@@ -105,7 +112,7 @@ def make_error(kind: str, message: str, rule: str = "none", **where) -> RevHandl
 
 # ------------------------------------------------------------ rendering
 
-def source_excerpt(source: str | None, pos) -> list[str]:
+def source_excerpt(source: str | None, pos: Pos | None) -> list[str]:
     """The source line at ``pos`` and a caret under its column (tabs kept,
     so that the caret lines up); nothing if the line does not exist."""
     if source is None or pos is None:
@@ -139,3 +146,19 @@ def format_diagnostic(e: RevHandlersError, path: str | None = None, source: str 
     if severity == "error" and e.kind in NAMED_CHECKER_KINDS and e.checker in CHECKERS:
         lines.append(f"note: {CHECKERS[e.checker]}")
     return "\n".join(lines)
+
+
+def require_extra(command: str, *modules: str) -> None:
+    """Raise a bad-input error (exit code 2, one line) naming the extra to
+    install when an optional dependency of ``command`` (``hypothesis``,
+    ``sympy``: the ``test`` extra of pyproject.toml) cannot be imported."""
+    missing = []
+    for m in modules:
+        try:
+            importlib.import_module(m)
+        except ImportError:
+            missing.append(m)
+    if missing:
+        raise BadInput("io", f"{command} needs {' and '.join(missing)}, which "
+                             f"{'is' if len(missing) == 1 else 'are'} not installed: "
+                             "pip install 'revhandlers[test]'")

@@ -7,36 +7,29 @@ suite), and ``--jobs`` runs seeds ``seed, seed+1, …`` in parallel
 processes with one progress bar.  Exit codes, like Csmith's comparison
 driver: 0 no divergence, 1 divergence, 2 could not run.  (``revhandlers
 fuzz`` draws from a seeded generator and shrinks by itself, in
-:mod:`revhandlers.fuzz`; it shares the jobs, the summary and the corpus
+:mod:`revhandlers.rh.campaign`; it shares the jobs, the summary and the corpus
 files.)"""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import multiprocessing as mp
+import os
+import signal
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable
+from typing import Any, TextIO
 
-from .errors import RevHandlersError
-
-
-class Divergence(AssertionError):
-    """Two engines disagree on a case."""
-
-
-@dataclass
-class Report:
-    programs: int = 0
-    skipped: int = 0
-    seconds: float = 0.0
-    divergence: str | None = None
-    corpus_file: str | None = None
-    outcomes: Counter = field(default_factory=Counter)
-    coverage: Counter = field(default_factory=Counter)
+from . import interrupt
+from .cluster import run_on_cluster
+from .errors import BadInput, RevHandlersError
+from .journal import Journal
+from .progress import Progress
+from .report import Divergence, Report  # noqa: F401  (Divergence: re-exported for the campaigns)
 
 
 def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str, suffix: str = ".sexp",
@@ -56,8 +49,13 @@ def write_corpus(text: str, corpus: Path, seed: int, message: str, command: str,
 JOURNAL_BATCH = 50
 
 
-def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | None = None,
-                 progress: Callable | None = None, coverage: Callable | None = None) -> Report:
+#: a job of :func:`run_jobs`: ``(k, seed, *args)`` to the report of its ``k`` cases
+Job = Callable[[tuple[Any, ...]], Report]
+
+
+def run_campaign(strategy: Any, check: Callable[[Any], str], n: int, seed: int,
+                 save: Callable[[Any, str], object] | None = None, progress: Callable[[Report], None] | None = None,
+                 coverage: Callable[[], Mapping[str, int]] | None = None) -> Report:
     """Draw ``n`` cases from ``strategy`` reproducibly from ``seed`` and call
     ``check(case)`` on each: it returns the outcome's name (``"skipped…"``
     counts as skipped) or raises :class:`Divergence`.  The first divergence
@@ -73,92 +71,125 @@ def run_campaign(strategy, check: Callable, n: int, seed: int, save: Callable | 
     ``k`` before it) but not checked, and the report starts from the
     journal's counts.  ``programs`` counts the cases drawn, not the
     shrinker's attempts."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
+    from hypothesis import HealthCheck, Phase, given, seed as hseed, settings  # optional: the test extra
 
-    journal = journal_for(seed)
-    job = journal.job(seed) if journal is not None else None
-    if job is not None and (job.divergence is not None or job.done >= n):
-        return job.report()                       # finished before
-    report = job.report() if job is not None else Report()
-    prior = job.seconds if job is not None else 0.0
-    skip = job.done if job is not None else 0
-    last: dict = {}
+    ledger = Ledger(seed, coverage)
+    if ledger.finished(n):
+        return ledger.report                        # finished before
+    report = ledger.report
+    last: dict[str, Any] = {}
     drawn = [0]
-    batch: list[str] = []
-    counted = [Counter(coverage()) if coverage else Counter(), time.time()]
-    start = time.time()
-
-    def flush() -> None:
-        if journal is None or not batch:
-            return
-        now = Counter(coverage()) if coverage else Counter()
-        journal.add(seed, job.done, batch,
-                    coverage=now - counted[0], seconds=time.time() - counted[1])
-        batch.clear()
-        counted[0], counted[1] = now, time.time()
 
     @hseed(seed)
     @settings(max_examples=n, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
     @given(strategy)
-    def one(case):
+    def one(case: Any) -> None:
         shrinking = "case" in last
         if not shrinking:
             drawn[0] += 1
-            if drawn[0] <= skip:
+            if drawn[0] <= ledger.skip:
                 return                              # in the journal already
         try:
             outcome = check(case)
         except Divergence as e:
             if not shrinking:
-                flush()                             # the cases before it, journaled before the shrinking
+                ledger.flush()                      # the cases before it, journaled before the shrinking
             last["case"], last["msg"] = case, str(e)
             raise
         except Exception as e:      # a crash of the check or of an engine: shrunk and reported like a divergence
             if not shrinking:
-                flush()
+                ledger.flush()
             last["case"], last["msg"] = case, f"crash: {type(e).__name__}: {e}"[:2000]
             raise Divergence(last["msg"]) from e
         if shrinking:
             return
-        report.programs += 1
-        report.outcomes[outcome] += 1
-        if outcome.startswith("skipped"):
-            report.skipped += 1
-        batch.append(outcome)
-        if len(batch) >= JOURNAL_BATCH:
-            flush()
+        ledger.count(outcome)
+        if len(ledger.pending) >= JOURNAL_BATCH:
+            ledger.flush()
         if progress:
             progress(report)
 
     try:
         one()
     except Divergence:
-        report.divergence = last.get("msg")
-        if save is not None and "case" in last:
-            report.corpus_file = str(save(last["case"], report.divergence))
-        if journal is not None:
-            journal.diverged(seed, report.divergence, report.corpus_file)
+        message: str = last.get("msg", "divergence")
+        report.divergence = message
+        ledger.diverged(message, str(save(last["case"], message)) if save is not None and "case" in last else None)
     finally:
         if "case" not in last:
-            flush()                                 # the cases reached (also when interrupted)
-        report.seconds = prior + time.time() - start
-    return report
+            ledger.flush()                          # the cases reached (also when interrupted)
+    return ledger.close()
 
 
-_DONE = None      # the cases checked, by every worker of ``--jobs``
-_JOURNAL = None   # the journal of the campaign run by run_jobs (inherited by its workers)
-_BAR = None       # the progress bar, when the campaign runs in this process
+class Ledger:
+    """The bookkeeping of one job of a campaign (one seed), for its
+    journal (:func:`journal_for`): the report, which starts from the
+    journal's counts when the job is resumed (``skip`` cases are in the
+    journal already); the verdicts not yet written (``pending``); and
+    what ``coverage()`` held when they were last written, so that each
+    batch of the journal carries what it added."""
+
+    def __init__(self, seed: int, coverage: Callable[[], Mapping[str, int]] | None = None) -> None:
+        self.seed = seed
+        self.coverage = coverage
+        self.journal = journal_for(seed)
+        self.job = self.journal.job(seed) if self.journal is not None else None
+        self.report = self.job.report() if self.job is not None else Report()
+        self.prior = self.job.seconds if self.job is not None else 0.0
+        self.skip = self.job.done if self.job is not None else 0
+        self.pending: list[str] = []
+        self._covered = self._coverage_now()
+        self._since = self.start = time.time()
+
+    def _coverage_now(self) -> Counter[str]:
+        return Counter(self.coverage()) if self.coverage else Counter()
+
+    def finished(self, n: int) -> bool:
+        """Whether the journal holds the whole job (``n`` cases, or a divergence)."""
+        return self.job is not None and (self.job.divergence is not None or self.job.done >= n)
+
+    def count(self, outcome: str) -> None:
+        """A case checked, with ``outcome`` (``"skipped…"`` counts as skipped)."""
+        self.report.programs += 1
+        self.report.outcomes[outcome] += 1
+        if outcome.startswith("skipped"):
+            self.report.skipped += 1
+        self.pending.append(outcome)
+
+    def flush(self) -> None:
+        """The pending verdicts, and what ``coverage()`` gained since the
+        last flush, to the journal as one batch."""
+        if self.journal is None or self.job is None or not self.pending:
+            return
+        now = self._coverage_now()
+        self.journal.add(self.seed, self.job.done, self.pending, coverage=now - self._covered,
+                         seconds=time.time() - self._since)
+        self.pending.clear()
+        self._covered, self._since = now, time.time()
+
+    def diverged(self, message: str, corpus_file: str | None) -> None:
+        """The job found a divergence (it ends there)."""
+        self.report.divergence, self.report.corpus_file = message, corpus_file
+        if self.journal is not None:
+            self.journal.diverged(self.seed, message, corpus_file)
+
+    def close(self) -> Report:
+        """The report, with the job's time (the journal's, and this run's)."""
+        self.report.seconds = self.prior + time.time() - self.start
+        return self.report
 
 
-def _init_worker(done) -> None:
+_DONE: Any = None                 # the cases checked, by every worker of ``--jobs`` (a shared integer)
+_JOURNAL: Journal | None = None   # the journal of the campaign run by run_jobs (inherited by its workers)
+_BAR: Progress | None = None      # the progress bar, when the campaign runs in this process
+
+
+def _init_worker(done: Any) -> None:
     """A worker of ``--jobs``: SIGINT is the parent's to handle (a Ctrl-C
     reaches the whole process group); SIGTERM between jobs ends it."""
-    import signal
     global _DONE
     _DONE = done
-    from . import interrupt
     interrupt.reset()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # between jobs SIGTERM kills at once: an idle worker may be blocked on
@@ -166,7 +197,7 @@ def _init_worker(done) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def count_done(_report, k: int = 1) -> None:
+def count_done(_report: object, k: int = 1) -> None:
     """The ``progress`` of a campaign run by :func:`run_jobs` (``k`` cases more)."""
     if _DONE is not None:
         with _DONE.get_lock():
@@ -175,22 +206,19 @@ def count_done(_report, k: int = 1) -> None:
             _BAR.update(_DONE.value)
 
 
-def journal_for(seed: int):
+def journal_for(seed: int) -> Journal | None:
     """The journal (:class:`revhandlers.journal.Journal`) the campaign of
     job ``seed`` writes to, if :func:`run_jobs` was given one."""
     return _JOURNAL
 
 
-def _guarded(packed):
+def _guarded(packed: tuple[Job, tuple[Any, ...]]) -> Report:
     """A job in a worker of ``--jobs``: SIGTERM (the parent ending the pool
     when it is interrupted) ends it after its journal is written, with no
     traceback."""
-    import os
-    import signal
 
-    from . import interrupt
     job, args = packed
-    signal.signal(signal.SIGTERM, interrupt._handler)
+    signal.signal(signal.SIGTERM, interrupt.handler)
     try:
         return job(args)
     except interrupt.Interrupted:
@@ -201,8 +229,9 @@ def _guarded(packed):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: str, journal=None,
-             scheduler: str | None = None, batch_job: Callable | None = None, shrink: Callable | None = None,
+def run_jobs(job: Job, n: int, seed: int, jobs: int, args: tuple[Any, ...], label: str, journal: Journal | None = None,
+             scheduler: str | None = None, batch_job: Job | None = None,
+             shrink: Callable[[int, int, str], tuple[str, str | None]] | None = None,
              unit: str = "programs") -> list[Report]:
     """``job((k, seed_i, *args))`` for ``jobs`` processes sharing ``n``
     cases (seeds ``seed, seed+1, …``), with one progress bar; ``job`` is a
@@ -219,16 +248,12 @@ def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: st
     (:func:`revhandlers.cluster.run_on_cluster`); a campaign on a cluster
     keeps no journal, so it cannot resume one."""
     global _DONE, _BAR, _JOURNAL
-    from . import interrupt
     if scheduler:
         if journal is not None and any(j.done for j in journal.jobs.values()):
-            from .errors import BadInput
             raise BadInput("syntax", "--resume does not combine with --scheduler: a campaign on a cluster keeps "
                            "no journal; resume it without --scheduler")
-        from .cluster import run_on_cluster
         return run_on_cluster(job, n, seed, jobs, args, label, scheduler, batch_job=batch_job, shrink=shrink,
                               unit=unit)
-    from .train import Progress
     jobs = max(1, jobs)
     bar = Progress(n, label, unit="programs")
     done = mp.Value("q", 0)
@@ -262,7 +287,7 @@ def run_jobs(job: Callable, n: int, seed: int, jobs: int, args: tuple, label: st
         _DONE, _BAR, _JOURNAL = None, None, None
 
 
-def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, unit: str = "programs") -> int:
+def summarize(reports: list[Report], seed: int, jobs: int, out: TextIO, reproduce: str, unit: str = "programs") -> int:
     """Print the reports' totals and divergences; 1 if there is one, else 0."""
     total = sum(r.programs for r in reports)
     seconds = max(r.seconds for r in reports)
@@ -283,7 +308,7 @@ def summarize(reports: list[Report], seed: int, jobs: int, out, reproduce: str, 
     return 0
 
 
-def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out, unit: str = "programs") -> int:
+def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out: TextIO, unit: str = "programs") -> int:
     """The exit code for the rules that never fired (``holes``) in a
     campaign of ``n`` cases: 3 with a ``COVERAGE HOLES`` line when ``n`` is
     at least ``fail_from``, the size from which every rule is expected to
@@ -301,7 +326,7 @@ def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out, un
     return 3
 
 
-def add_holes_option(parser, default: int, unit: str = "programs") -> None:
+def add_holes_option(parser: argparse.ArgumentParser, default: int, unit: str = "programs") -> None:
     """``--holes-fail-from N`` of a campaign's command line."""
     parser.add_argument("--holes-fail-from", type=int, default=default, metavar="N",
                         help=f"from N {unit} on, a rule that never fired fails the campaign (exit code 3); "

@@ -28,13 +28,19 @@ header's options must be those of the resumed command."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import BadInput
+from .report import Report
+
+StrPath = str | os.PathLike[str]
 
 VERSION = 1
 
@@ -43,9 +49,9 @@ VERSION = 1
 class Job:
     """What the journal holds for one job (one seed)."""
     seed: int
-    verdicts: list = field(default_factory=list)
-    outcomes: Counter = field(default_factory=Counter)
-    coverage: Counter = field(default_factory=Counter)
+    verdicts: list[str] = field(default_factory=list)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    coverage: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     divergence: str | None = None
     corpus_file: str | None = None
@@ -55,9 +61,8 @@ class Job:
         """How many cases are in the journal."""
         return len(self.verdicts)
 
-    def report(self):
+    def report(self) -> Report:
         """The :class:`~revhandlers.harness.Report` of the cases in the journal."""
-        from .harness import Report
         r = Report(programs=len(self.verdicts), skipped=sum(v.startswith("skipped") for v in self.verdicts),
                    seconds=self.seconds, divergence=self.divergence, corpus_file=self.corpus_file)
         r.outcomes.update(Counter(self.verdicts))
@@ -69,7 +74,7 @@ class Job:
 class Journal:
     """The journal at ``path`` of a campaign (``command`` with ``options``)."""
 
-    def __init__(self, path: str | os.PathLike, command: str, options: dict, jobs: dict[int, Job] | None = None):
+    def __init__(self, path: StrPath, command: str, options: dict[str, Any], jobs: dict[int, Job] | None = None) -> None:
         self.path = Path(path)
         self.command = command
         self.options = options
@@ -77,7 +82,7 @@ class Journal:
 
     # ------------------------------------------------------------ opening
     @classmethod
-    def start(cls, path, command: str, options: dict) -> "Journal":
+    def start(cls, path: StrPath, command: str, options: dict[str, Any]) -> Journal:
         """A new journal (an existing file is replaced)."""
         j = cls(path, command, options)
         try:
@@ -89,7 +94,7 @@ class Journal:
         return j
 
     @classmethod
-    def resume(cls, path, command: str, options: dict) -> "Journal":
+    def resume(cls, path: StrPath, command: str, options: dict[str, Any]) -> Journal:
         """The journal at ``path``, read back, for the same command and options."""
         header, jobs = read(path)
         if header.get("command") != command:
@@ -103,7 +108,7 @@ class Journal:
         return cls(path, command, options, jobs)
 
     # ------------------------------------------------------------ writing
-    def _append(self, record: dict) -> None:
+    def _append(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record) + "\n").encode()
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -117,13 +122,13 @@ class Journal:
     def job(self, seed: int) -> Job:
         return self.jobs.setdefault(seed, Job(seed))
 
-    def add(self, seed: int, start: int, verdicts: list, outcomes: Counter | None = None,
-            coverage: Counter | None = None, seconds: float = 0.0) -> None:
+    def add(self, seed: int, start: int, verdicts: list[str], outcomes: Mapping[str, int] | None = None,
+            coverage: Mapping[str, int] | None = None, seconds: float = 0.0) -> None:
         """Cases ``start …`` of job ``seed`` gave ``verdicts``."""
         job = self.job(seed)
         if start != job.done:
             raise ValueError(f"journal: job {seed} is at case {job.done}, not {start}")
-        rec = {"seed": seed, "start": start, "verdicts": list(verdicts),
+        rec: dict[str, Any] = {"seed": seed, "start": start, "verdicts": list(verdicts),
                "outcomes": {k: v for k, v in (outcomes or {}).items() if v},
                "coverage": {k: v for k, v in (coverage or {}).items() if v}, "seconds": round(seconds, 6)}
         self._append(rec)
@@ -138,14 +143,14 @@ class Journal:
         job = self.job(seed)
         job.divergence, job.corpus_file = message, corpus_file
 
-    def reports(self, seeds) -> list:
+    def reports(self, seeds: Iterable[int]) -> list[Report]:
         """The reports of the jobs ``seeds``, as read back from the file
         (the jobs of ``--jobs`` write from their own processes)."""
         _, jobs = read(self.path)
         return [jobs.get(s, Job(s)).report() for s in seeds]
 
 
-def read(path) -> tuple[dict, dict[int, Job]]:
+def read(path: StrPath) -> tuple[dict[str, Any], dict[int, Job]]:
     """The header and the jobs of the journal at ``path``."""
     try:
         with open(path) as f:
@@ -160,7 +165,7 @@ def read(path) -> tuple[dict, dict[int, Job]]:
         header = None
     if not isinstance(header, dict) or header.get("journal") != VERSION:
         raise BadInput("io", f"{path} is not a campaign journal (version {VERSION})")
-    j = Journal(path, header.get("command"), header.get("options", {}))
+    j = Journal(path, str(header.get("command")), header.get("options", {}))
     body = lines[1:]
     for k, line in enumerate(body):
         if not line.strip():
@@ -185,14 +190,14 @@ def read(path) -> tuple[dict, dict[int, Job]]:
     return header, j.jobs
 
 
-def default_path(corpus: str | os.PathLike) -> Path:
+def default_path(corpus: StrPath) -> Path:
     """The journal beside the corpus directory: ``tests/corpus`` gives
     ``tests/corpus-journal.jsonl``."""
-    corpus = Path(corpus)
-    return corpus.with_name(corpus.name + "-journal.jsonl")
+    where = Path(corpus)
+    return where.with_name(where.name + "-journal.jsonl")
 
 
-def add_options(parser) -> None:
+def add_options(parser: argparse.ArgumentParser) -> None:
     """``--journal`` and ``--resume`` of a campaign's subcommand."""
     parser.add_argument("--journal", metavar="PATH",
                         help="where each batch's verdicts, coverage and divergences are written as they arrive "
@@ -202,7 +207,7 @@ def add_options(parser) -> None:
                              "checked again, and the summary is that of the whole campaign")
 
 
-def open_for(args, command: str, options: dict) -> Journal:
+def open_for(args: argparse.Namespace, command: str, options: dict[str, Any]) -> Journal:
     """The journal of a campaign's command line: ``--resume`` (appended
     to), else ``--journal`` or the default path (started afresh)."""
     if args.resume:

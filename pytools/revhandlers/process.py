@@ -12,13 +12,15 @@ import select
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from . import interrupt
 from .errors import BadInput, RevHandlersError, RuntimeFailure
 
 
 class EvaluatorNotBuilt(RevHandlersError):
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__("io", f"{path} does not exist: run `make build` first")
         self.exit_code = 2
 
@@ -27,15 +29,18 @@ class ProcessStopped(RevHandlersError):
     """An evaluator process went away (killed, crashed) before answering:
     an ``internal`` error; whatever it held (a session's heap) is lost."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         super().__init__("internal", message)
+
+
+S = TypeVar("S", bound="ServeProcess")
 
 
 class ServeProcess:
     """A driver's ``--serve`` process (``rh-eval``, ``dbr-eval``): one request
     line in, one answer line out.  Thread-safe; restarted if it dies."""
 
-    def __init__(self, path: str | os.PathLike, timeout: float | None = None, flags: tuple[str, ...] = ()):
+    def __init__(self, path: str | os.PathLike[str], timeout: float | None = None, flags: tuple[str, ...] = ()) -> None:
         self.path = str(path)
         self.name = os.path.basename(self.path)
         #: extra command-line flags, e.g. ``("--small-step", "--list-vectors")``;
@@ -44,20 +49,20 @@ class ServeProcess:
         #: set none: the drivers' default is 60 s)
         self.flags = tuple(flags) + ("--timeout", repr(0.9 * timeout) if timeout else "0")
         self.timeout = timeout
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         #: how many processes were started: a session lives in one process,
         #: so a change means its sessions are gone
         self.generation = 0
 
-    def _start(self) -> subprocess.Popen:
+    def _start(self) -> subprocess.Popen[bytes]:
         if not os.path.exists(self.path):
             raise EvaluatorNotBuilt(self.path)
         args = [self.path, "--serve", *self.flags]
         with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
             try:
-                proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        **interrupt.POPEN_OPTIONS)
+                proc: subprocess.Popen[bytes] = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                                 **interrupt.POPEN_OPTIONS)
             except OSError as e:
                 raise RevHandlersError("io", f"cannot start {self.path}: {e}") from None
             interrupt.track(proc)
@@ -114,14 +119,16 @@ class ServeProcess:
         """The next line of the process's output, read by ourselves (no
         buffering between requests), by ``deadline`` (else the process is
         killed: a ``timeout`` runtime failure)."""
-        fd = self._proc.stdout.fileno()
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
         chunks: list[bytes] = []
         while True:
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([fd], [], [], left)[0]:
-                    self._proc.kill()
-                    self._proc.wait()
+                    proc.kill()
+                    proc.wait()
                     self._proc = None
                     raise RuntimeFailure("timeout", f"{self.name} gave no answer within {self.timeout:g} s")
             try:
@@ -145,26 +152,30 @@ class ServeProcess:
                 self._proc.kill()            # interrupted: ended, not waited for
                 self._proc.wait()
             elif self._proc is not None and self._proc.poll() is None:
-                self._proc.stdin.close()
+                if self._proc.stdin is not None:
+                    self._proc.stdin.close()
                 try:
                     self._proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:  # pragma: no cover
                     self._proc.kill()
             self._proc = None
 
-    def __enter__(self):
+    def __enter__(self: S) -> S:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def lazily(factory):
+P = TypeVar("P", bound=ServeProcess)
+
+
+def lazily(factory: Callable[[], P]) -> Callable[[], P]:
     """A function returning one shared ``factory()`` process, started at
     the first call and closed when Python exits."""
-    made: list = []
+    made: list[P] = []
 
-    def get():
+    def get() -> P:
         if not made:
             made.append(factory())
             atexit.register(made[0].close)

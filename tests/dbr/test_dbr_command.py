@@ -117,7 +117,7 @@ def test_bad_options_exit_2(argv, capsys):
 
 def test_the_installed_command():
     """Through the command line of the package, in a fresh interpreter
-    (the command is registered by cli._extend)."""
+    (the command is registered by cli.build_parser)."""
     proc = subprocess.run([sys.executable, "-m", "revhandlers.cli", "dbr", "diff", "(x+1)^3", "--at", "4",
                            "--order", "3", "--impl", "handlers"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

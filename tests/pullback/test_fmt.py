@@ -1,5 +1,5 @@
 """``revhandlers pullback fmt``: the token-preserving layout of the pullback
-language (revhandlers.pullback.fmt, on the shared revhandlers.fmt.Layout).
+language (revhandlers.pullback.fmt, on the shared revhandlers.rh.fmt.Layout).
 
 Every expected output below is written by hand from the rules of the
 module's documentation; the check that the output parses to the same term

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from revhandlers.errors import BadInput, RevHandlersError, TypeCheckError
-from revhandlers.nesting import MAX_NESTING, room
+from revhandlers.rh.nesting import MAX_NESTING, room
 from revhandlers.pullback import gen, syntax
 from revhandlers.pullback.sexp import (Result, from_sexp, read_answer, read_request, read_term_or_request,
                                        request_sexp, to_sexp)

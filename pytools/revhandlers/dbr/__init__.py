@@ -59,12 +59,6 @@ def diff_n(f, n: int, impl: str = "handlers"):
     return f
 
 
-def register(sub) -> None:
-    """The ``revhandlers dbr`` command."""
-    from .command import register as register_command
-    register_command(sub)
-
-
 __all__ = ["Dictionary", "INTS", "FRACTIONS", "FLOATS", "NUMBERS", "Num", "operators", "natural", "power",
            "evaluate", "Effect", "perform", "handle", "Unhandled", "ContinuationError", "forward", "tape",
-           "handlers", "IMPLEMENTATIONS", "diff", "grad", "diff_n", "register"]
+           "handlers", "IMPLEMENTATIONS", "diff", "grad", "diff_n"]

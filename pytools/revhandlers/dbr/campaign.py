@@ -32,16 +32,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from ..errors import BadInput, RevHandlersError
-from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
-from ..harness import write_corpus as _write_corpus
+from ..cluster import add_options, jobs_for, require_dask
+from ..errors import BadInput, RevHandlersError, require_extra
+from ..harness import (Divergence, Report, could_not_run, count_done, run_campaign, run_jobs, summarize,
+                       write_corpus as _write_corpus)
 from ..interrupt import Interrupted
-from ..journal import add_options as add_journal_options
-from ..journal import open_for as open_journal
+from ..journal import add_options as add_journal_options, open_for as open_journal
+from ..sexpio import loads
 from . import IMPLEMENTATIONS, diff_n, grad
 from .dictionary import FLOATS, FRACTIONS, INTS
 from .engine import MODES, CoqLibrary, any_digits, expr_sexp
-from .expression import Let, Name, Nat, Pow, Prod, Sum, client
+from .syntax import Let, Name, Nat, Pow, Prod, Sum, client, parse_sexp
 
 FLOAT_RTOL = 1e-9
 FD_RTOL = 1e-5
@@ -70,7 +71,7 @@ def _atom(x) -> str:
 def expressions(names, budget: int = 12):
     """A Hypothesis strategy of expressions over ``names`` (``let`` may bind
     new names or shadow old ones) of at most ``budget`` nodes."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
 
     @st.composite
     def go(draw, scope, budget):
@@ -97,7 +98,7 @@ def cases(max_size: int = 12):
     """Cases: an expression of one variable with an order 0–3, or of two or
     three variables (a gradient); the point exact (an int or a Fraction,
     any sign) or a positive float."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
 
     @st.composite
     def case(draw):
@@ -123,7 +124,7 @@ def cases(max_size: int = 12):
 # ------------------------------------------------------------- the oracle
 
 def to_sympy(e, env):
-    import sympy
+    import sympy  # optional: the test extra
     stack = [(e, env, False)]
     out: list = []
     while stack:
@@ -153,7 +154,7 @@ def to_sympy(e, env):
 def oracle(case: Case):
     """sympy's exact answer: the ``order``-th derivative at the point (one
     variable), or the gradient (several), as Fractions."""
-    import sympy
+    import sympy  # optional: the test extra
     syms = [sympy.Symbol(n) for n in case.names]
     f = to_sympy(case.expr, dict(zip(case.names, syms)))
     at = {s: sympy.Rational(Fraction(x)) for s, x in zip(syms, case.point)}
@@ -284,8 +285,6 @@ def write_corpus(case: Case, corpus: Path, seed: int, message: str) -> Path:
 
 def read_case(text: str) -> Case:
     """A corpus file's case (comments allowed)."""
-    from ..sexp import loads
-    from .expression import parse_sexp
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";"))
     s = loads(body)
 
@@ -326,9 +325,7 @@ def _job(args):
 
 
 def cmd_fuzz(args, out) -> int:
-    from ..fuzz import require_extra
     require_extra("revhandlers dbr fuzz", "hypothesis", "sympy")     # before anything starts: one line, exit code 2
-    from ..cluster import jobs_for, require_dask
     if args.scheduler:
         require_dask("revhandlers dbr fuzz")
     args.jobs = jobs_for(args)
@@ -358,6 +355,5 @@ def register(sub) -> None:
     t.add_argument("--max-size", type=int, default=12, help="nodes of an expression at most (default 12)")
     t.add_argument("--corpus", default="tests/corpus/dbr", help="where shrunk divergences are written")
     add_journal_options(t)
-    from ..cluster import add_options
     add_options(t)
     t.set_defaults(func=cmd_fuzz)

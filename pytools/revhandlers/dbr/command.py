@@ -18,8 +18,10 @@ from fractions import Fraction
 
 from ..errors import BadInput
 from . import IMPLEMENTATIONS, diff_n, grad
+from .campaign import register as register_fuzz
 from .dictionary import INTS, NUMBERS, counting
-from .expression import client, free_names, parse
+from .engine import default_library
+from .syntax import client, free_names, parse
 
 MAX_ORDER = 8
 MAX_WORK = 10 ** 6
@@ -106,7 +108,6 @@ def cmd_diff(args, out) -> int:
     print(f"{args.expression} at {name} = {_show(x)} ({engine})", file=out)
     for k in range(args.order + 1):
         if args.engine == "coq":
-            from .engine import default_library
             v = default_library().diff(e, x, k, args.impl, var=name)
         else:
             v = diff_n(f, k, args.impl)(d, x)
@@ -135,7 +136,6 @@ def cmd_grad(args, out) -> int:
         if args.impl != "handlers":
             raise BadInput("syntax", "the library extracted from Coq computes gradients with --impl handlers "
                                      "(grad_correct is proved for the handler-based reverse mode)")
-        from .engine import default_library
         lib = default_library()
         value, gradient = lib.value(e, names, xs), lib.grad(e, names, xs)
         engine = f"{args.impl}, {numbers}, extracted from Coq"
@@ -158,7 +158,8 @@ def register(sub) -> None:
                               help="the numbers computed with (default: exact, int or Fraction after --at)")}
     dp = s.add_parser("diff", help="the value and the derivatives of an expression of one variable")
     dp.add_argument("expression", help='e.g. "(x+1)^3" or "let y = x*x in y*y"')
-    dp.add_argument("--at", required=True, help="the point, e.g. 4, -3, 1/3, 0.5 (write --at=-1/3 when it starts with - and is not an integer)")
+    dp.add_argument("--at", required=True,
+                    help="the point, e.g. 4, -3, 1/3, 0.5 (write --at=-1/3 when it starts with - and is not an integer)")
     dp.add_argument("--order", type=int, default=1, help=f"highest derivative (0 to {MAX_ORDER}, default 1)")
     for name, kw in common.items():
         dp.add_argument(f"--{name}", **kw)
@@ -173,5 +174,4 @@ def register(sub) -> None:
     for q in (dp, gp):
         q.add_argument("--engine", choices=("python", "coq"), default="python",
                        help="the Python library (default) or the library extracted from Coq (dbr-eval)")
-    from .campaign import register as register_fuzz
     register_fuzz(s)

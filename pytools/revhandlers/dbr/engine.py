@@ -18,7 +18,8 @@ from fractions import Fraction
 from ..errors import RevHandlersError, make_error
 from ..paths import driver_path
 from ..process import ServeProcess, lazily
-from .expression import Let, Name, Nat, Pow, Prod, Sum
+from ..sexpio import loads
+from .syntax import Let, Name, Nat, Pow, Prod, Sum
 
 MODES = ("handlers", "tape", "forward")
 
@@ -122,7 +123,6 @@ def _answer(line: str, numbers: str):
         values = [_number(v, numbers) for v in m.group(2).split()]
         value = values[0] if m.group(1) == "value" and len(values) == 1 else values
         return value, int(m.group(3)), float(m.group(4))
-    from ..sexp import loads
     s = loads(line)
 
     def head(x):

@@ -8,7 +8,7 @@ Differentiation*, arXiv:2002.08241), whose Coq theory is
 * :mod:`.surface`: the paper-like surface syntax (:func:`parse`,
   :func:`pretty`, Unicode or ASCII);
 * :mod:`.fmt`: ``revhandlers pullback fmt``, the surface syntax laid out
-  again keeping its comments (on :class:`revhandlers.fmt.Layout`);
+  again keeping its comments (on :class:`revhandlers.layout.Layout`);
 * :mod:`.sexp`: the S-expression format of the extracted driver
   (:func:`to_sexp`, :func:`from_sexp`, requests and answers);
 * :mod:`.typecheck`: the typing rules of ``typing.v``, with linearity;
@@ -27,18 +27,11 @@ from __future__ import annotations
 
 from .sexp import from_sexp, read_answer, read_request, request_sexp, to_sexp
 from .surface import parse, parse_type, pretty, pretty_type
-from .syntax import (FUNCTIONS, NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, R, Real,
-                     Rn, TArr, TDual, TOmega, TProd, TR, Var, Zero)
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, R, Real, Rn,
+                     TArr, TDual, TOmega, TProd, Var, Zero)
 from .typecheck import type_of
 
-
-def register(sub) -> None:
-    """The ``revhandlers pullback`` command."""
-    from .command import register as register_command
-    register_command(sub)
-
-
 __all__ = ["parse", "parse_type", "pretty", "pretty_type", "to_sexp", "from_sexp", "request_sexp", "read_request",
-           "read_answer", "type_of", "register", "FUNCTIONS", "R", "Rn", "TOmega", "TR", "TProd", "TArr", "TDual",
+           "read_answer", "type_of", "FUNCTIONS", "R", "Rn", "TOmega", "TR", "TProd", "TArr", "TDual",
            "NR", "NP", "NZ", "Var", "Lam", "App", "Proj", "Pair", "Real", "Fun", "Jac", "Dual", "Pb", "NDual", "Zero",
            "Plus", "Let"]

@@ -70,15 +70,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BadInput, RevHandlersError
-from ..harness import Divergence, Report, count_done, could_not_run, run_campaign, run_jobs, summarize
-from ..harness import add_holes_option, holes_verdict
-from ..harness import write_corpus as _write_corpus
+from ..cluster import add_options, jobs_for, require_dask
+from ..errors import BadInput, RevHandlersError, require_extra
+from ..harness import (Divergence, Ledger, Report, add_holes_option, could_not_run, count_done, holes_verdict,
+                       run_campaign, run_jobs, summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
-from ..journal import add_options as add_journal_options
-from ..journal import open_for as open_journal
+from ..journal import add_options as add_journal_options, open_for as open_journal
+from ..pipe import Pipe
 from . import reference
-from .engine import PullbackEvaluator, read_last, result_of, same_run
+from .direct import draw_case, gen, one_of
+from .engine import PullbackEvaluator, pullback_eval_path, read_last, result_of, same_run
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
@@ -107,9 +108,10 @@ def cases(budget: int = BUDGET):
     """First-order and higher-order queries (:class:`.gen.GenQuery`), and
     one time in seven a query at a 1-form (:func:`.gen.form_queries`) or
     along a bilinear dual map (:func:`.gen.bilinear_queries`), as terms."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
 
-    from .gen import bilinear_queries, form_queries, queries
+    from .gen import bilinear_queries, form_queries, queries  # Hypothesis strategies: the test extra too
+
     first, higher = queries(higher=False, budget=budget), queries(higher=True, budget=budget)
     special = st.one_of(form_queries(max(budget // 2, 1)), bilinear_queries())
     return st.one_of(first, higher, first, higher, first, higher, special)
@@ -117,7 +119,6 @@ def cases(budget: int = BUDGET):
 
 def direct_cases(budget: int = BUDGET):
     """:func:`cases`, drawn directly from ``random.Random`` (:mod:`.direct`)."""
-    from .direct import gen, one_of
     first, higher = gen.queries(higher=False, budget=budget), gen.queries(higher=True, budget=budget)
     special = one_of(gen.form_queries(max(budget // 2, 1)), gen.bilinear_queries())
     return one_of(first, higher, first, higher, first, higher, special)
@@ -127,7 +128,6 @@ def run_direct(strategy, check, n: int, seed: int, save=None, progress=None) -> 
     """:func:`revhandlers.harness.run_campaign` without Hypothesis: case
     ``i`` is :func:`.direct.draw_case` ``(strategy, seed, i)``; the first
     divergence stops the run and is saved as it is (not shrunk)."""
-    from .direct import draw_case
     report = Report()
     start = time.time()
     try:
@@ -159,7 +159,7 @@ BATCH = 100
 def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None,
                 coverage=None) -> Report:
     """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
-    :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.fuzz.Pipe`
+    :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.pipe.Pipe`
     on pullback-eval) in one write, then the ``(last Q)`` requests of the
     stuck runs in another, and their answers passed to ``check(case,
     answers)``.
@@ -169,29 +169,12 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
     cases checked when interrupted); a resumed job starts at the first
     query the journal does not hold (queries are drawn by index), from the
     journal's counts."""
-    from ..harness import journal_for
-    from .direct import draw_case
-    journal = journal_for(seed)
-    job = journal.job(seed) if journal is not None else None
-    if job is not None and (job.divergence is not None or job.done >= n):
-        return job.report()                       # finished before
-    report = job.report() if job is not None else Report()
-    prior = job.seconds if job is not None else 0.0
-    skip = job.done if job is not None else 0
-    counted = [Counter(coverage()) if coverage else Counter(), time.time()]
-    pending: list[str] = []
-
-    def flush() -> None:
-        if journal is None or not pending:
-            return
-        now = Counter(coverage()) if coverage else Counter()
-        journal.add(seed, job.done, pending, coverage=now - counted[0], seconds=time.time() - counted[1])
-        pending.clear()
-        counted[0], counted[1] = now, time.time()
-
-    start = time.time()
+    ledger = Ledger(seed, coverage)
+    if ledger.finished(n):
+        return ledger.report                        # finished before
+    report = ledger.report
     try:
-        for b0 in range(skip, n, BATCH):
+        for b0 in range(ledger.skip, n, BATCH):
             batch = [draw_case(strategy, seed, i) for i in range(b0, min(n, b0 + BATCH))]
             texts = [to_sexp(term_of(c)) for c in batch]
             pipe.send([f"({kind} {text})" for text in texts for kind in ("run", "cps")])
@@ -207,25 +190,19 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
                     outcome = check(case, answers[j])
                 except Exception as e:      # a divergence, or a crash of the check or of an engine
                     msg = str(e) if isinstance(e, Divergence) else f"crash: {type(e).__name__}: {e}"[:2000]
-                    flush()                 # the cases before it
-                    report.divergence = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
-                    if save is not None:
-                        report.corpus_file = str(save(case, report.divergence))
-                    if journal is not None:
-                        journal.diverged(seed, report.divergence, report.corpus_file)
+                    ledger.flush()          # the cases before it
+                    message = f"{msg} (query {b0 + j} of seed {seed}, not shrunk: --hypothesis shrinks)"
+                    report.divergence = message
+                    ledger.diverged(message, str(save(case, message)) if save is not None else None)
                     return report
-                report.programs += 1
-                report.outcomes[outcome] += 1
-                if outcome.startswith("skipped"):
-                    report.skipped += 1
-                pending.append(outcome)
+                ledger.count(outcome)
                 if progress:
                     progress(report)
-            flush()
+            ledger.flush()
     finally:
         if report.divergence is None:
-            flush()                         # the cases checked (also when interrupted)
-        report.seconds = prior + time.time() - start
+            ledger.flush()                  # the cases checked (also when interrupted)
+        ledger.close()
     return report
 
 
@@ -631,8 +608,6 @@ def campaign(n: int, seed: int, budget: int = BUDGET, corpus: Path | None = None
     try:
         save = (lambda c, m: write_corpus(c, corpus, seed, m)) if corpus is not None else None
         if direct:
-            from ..fuzz import Pipe
-            from .engine import pullback_eval_path
             pipe = Pipe(("--fuel", str(int(evaluator.fuel if evaluator.fuel is not None else fuel))),
                         evaluator.timeout or timeout, path=pullback_eval_path())
             try:
@@ -696,9 +671,7 @@ def rule_holes(coverage: Counter) -> list[str]:
 
 
 def cmd_fuzz(args, out) -> int:
-    from ..fuzz import require_extra
     require_extra(COMMAND, "hypothesis")     # before anything starts: one line, exit code 2
-    from ..cluster import jobs_for, require_dask
     if args.scheduler:
         require_dask(COMMAND)
     args.jobs = jobs_for(args)
@@ -761,6 +734,5 @@ def register(sub) -> None:
                    help="do not run the continuation machine (nor count the rules)")
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
     add_journal_options(t)
-    from ..cluster import add_options
     add_options(t)
     t.set_defaults(func=cmd_fuzz)

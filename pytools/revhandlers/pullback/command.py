@@ -23,9 +23,15 @@ from __future__ import annotations
 import math
 
 from ..errors import BadInput
+from ..source import read_source, write_formatted
+from .campaign import register as register_fuzz
+from .engine import PullbackEvaluator, default_evaluator
+from .fmt import format_source
+from .reference import Opaque, query_meaning, run
 from .sexp import read_term_or_request, request_sexp, to_sexp
 from .surface import parse, pretty, pretty_type
 from .syntax import Tm
+from .typecheck import type_of, well_formed
 
 #: the largest ``--fuel`` pullback-eval takes
 MAX_FUEL = 1_000_000_000
@@ -33,7 +39,6 @@ MAX_FUEL = 1_000_000_000
 
 def read_text(path: str) -> str:
     """The UTF-8 text of ``path``, at most ``revhandlers.cli.MAX_INPUT`` bytes."""
-    from ..cli import read_source
     return read_source(path)
 
 
@@ -47,7 +52,6 @@ def load(path: str) -> Tm:
 
 
 def cmd_check(args, out) -> int:
-    from .typecheck import type_of, well_formed
     t = load(args.file)
     ty = type_of(t)
     well_formed(t)
@@ -60,13 +64,11 @@ def cmd_fmt(args, out) -> int:
     keeping its comments, names and notation (:mod:`.fmt`; ``--ascii``,
     ``--unicode``: the symbols respelled); a ``.sexp`` file's term printed
     in the surface syntax (``-i`` refuses it when the file has comments)."""
-    from ..cli import write_formatted
     if args.ascii and args.unicode:
         raise BadInput("syntax", "fmt takes --ascii or --unicode, not both")
     if args.file.endswith(".sexp"):
         text = pretty(load(args.file), ascii=args.ascii) + "\n"
     else:
-        from .fmt import format_source
         try:
             text = format_source(read_text(args.file), "ascii" if args.ascii else "unicode" if args.unicode else None)
         except BadInput as e:
@@ -84,7 +86,6 @@ def cmd_sexp(args, out) -> int:
 
 
 def cmd_reference(args, out) -> int:
-    from .reference import Opaque, query_meaning, run
     t = load(args.file)
     res = run(t)
     shown = str(res.value) if isinstance(res.value, Opaque) else pretty(res.value, ascii=args.ascii, lenient=True)
@@ -104,7 +105,6 @@ def cmd_run(args, out) -> int:
     counts the rules): the value in the surface syntax, its type and the
     step count; with ``--trace``, each step first: the rule that fired and
     the term after it."""
-    from .engine import PullbackEvaluator, default_evaluator
     if args.fuel is not None and not 0 <= args.fuel <= MAX_FUEL:
         raise BadInput("syntax", f"--fuel is between 0 and {MAX_FUEL}, not {args.fuel}")
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
@@ -171,5 +171,4 @@ def register(sub) -> None:
         q.add_argument("file", help="a program: surface syntax (.pb), or an S-expression (.sexp)")
         if q is not x:
             q.add_argument("--ascii", action="store_true", help="print in ASCII rather than Unicode")
-    from .campaign import register as register_fuzz
     register_fuzz(s)

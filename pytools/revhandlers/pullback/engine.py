@@ -23,7 +23,7 @@ import sexpdata
 from ..errors import BadInput, RevHandlersError, RuntimeFailure
 from ..paths import driver_path
 from ..process import ServeProcess, lazily
-from ..sexp import loads, ocaml_float
+from ..sexpio import loads, ocaml_float
 from .sexp import Result, from_sexp, read_answer, read_rules, read_type, request_sexp, too_large_answer
 from .syntax import NP, NR, NZ, NDual, Real, Tm, Ty
 

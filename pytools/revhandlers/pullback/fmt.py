@@ -1,8 +1,8 @@
 """``revhandlers pullback fmt`` on a file of the surface syntax: the term
 laid out again from its own text, keeping every token and comment.
 
-Like the main language's formatter (:mod:`revhandlers.fmt`, whose
-:class:`~revhandlers.fmt.Layout` writes the lines and places the comments
+Like the main language's formatter (:mod:`revhandlers.rh.fmt`; the
+:class:`~revhandlers.layout.Layout` it shares writes the lines and places the comments
 here too), only whitespace changes: the names, the numbers as written, the
 tuple patterns of binders and the notation stay (``--ascii`` and
 ``--unicode`` change the spelling of the symbols, nothing else):
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from lark import Token
 
-from ..fmt import Layout, checked_layout
-from ..nesting import room
-from .surface import scan
+from ..depth import room
+from ..layout import Layout, checked_layout
+from .surface import parse, scan
 from .syntax import FUNCTIONS
 
 __all__ = ["format_source", "source_tokens"]
@@ -105,7 +105,6 @@ def format_source(text: str, notation: str | None = None) -> str:
     as written): a syntax error as :func:`.surface.parse` reports it;
     :class:`BadInput` (``fmt``) if the result would not keep every token and
     comment of ``text`` or would parse to another term."""
-    from .surface import parse
     if notation not in (None, *NOTATIONS):
         raise ValueError(f"not a notation: {notation!r}")
     term = parse(text)

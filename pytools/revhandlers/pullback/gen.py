@@ -23,8 +23,9 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from .syntax import (FUNCTIONS, NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, R,
-                     Real, Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, is_ground, num_tm, shift, vec)
+from .surface import parse
+from .syntax import (FUNCTIONS, NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, R, Real,
+                     Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, is_ground, num_tm, shift, vec)
 
 UNARY = tuple(f for f, s in FUNCTIONS.items() if s.dom == 1)
 
@@ -473,7 +474,6 @@ def bilinear_queries(draw):
     """A query whose body is a dual map along a function bilinear in its
     variable and the pullback's (:data:`_BILINEAR`), so that 16b or 16c
     fires, with random numbers."""
-    from .surface import parse
     text = _BILINEAR[draw(_choose(tuple(sorted(_BILINEAR))))]
     for name in ("A", "C"):
         text = text.replace(name, repr(draw(small_reals())))

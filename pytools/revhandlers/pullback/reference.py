@@ -52,10 +52,11 @@ from typing import Callable
 
 import numpy as np
 
+from ..depth import room
 from ..errors import BadInput, RuntimeFailure
-from ..nesting import room
-from .syntax import (FUNCTIONS, NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, Real,
-                     TArr, TDual, Tm, TProd, TR, Ty, Var, Zero, is_ground, num_tm, rn_dim)
+from .surface import pretty_type
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, Real,
+                     TArr, TDual, Tm, TProd, Ty, Var, Zero, is_ground, num_tm, rn_dim)
 from .typecheck import TVar, type_of
 
 # ------------------------------------------------------ tagged dual numbers
@@ -429,7 +430,6 @@ class Opaque:
     value: object = None
 
     def __str__(self):
-        from .surface import pretty_type
         what = "a linear functional" if isinstance(self.type, TDual) else "a function"
         return f"<{what} of type {pretty_type(self.type)}>"
 

@@ -22,7 +22,7 @@ one of :func:`from_sexp` (which measures the nesting as it goes).
 ``NUMBER`` is a float atom, always with a ``.`` or an exponent (``3.0``,
 ``1e-05``); values print erased binder types as ``?`` (``(lam ? TERM)``),
 which :func:`from_sexp` reads as ``None``.  Reading uses
-:func:`revhandlers.sexp.loads` as the drivers read (OCaml's number syntax)."""
+:func:`revhandlers.sexpio.loads` as the drivers read (OCaml's number syntax)."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ from dataclasses import dataclass
 
 import sexpdata
 
+from ..depth import MAX_NESTING, room, too_deep
 from ..errors import BadInput, RevHandlersError, RuntimeFailure, make_error
-from ..nesting import MAX_NESTING, room, too_deep
-from ..sexp import MAX_NAT, _Float, _show, fnum, loads, ocaml_float
-from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus,
-                     Proj, Real, TArr, TDual, Tm, TProd, TR, Ty, Var, Zero)
+from ..sexpio import MAX_NAT, FloatAtom, fnum, loads, ocaml_float, show
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj,
+                     Real, TArr, TDual, Tm, TProd, Ty, Var, Zero)
 
 REQUESTS = ("run", "check", "trace")
 
@@ -184,13 +184,13 @@ def _head(x) -> str | None:
 def _nat(x, what: str) -> int:
     if isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_NAT:
         return x
-    raise BadInput("syntax", f"expected {what} (a natural number up to {MAX_NAT}), found {_show(x)}")
+    raise BadInput("syntax", f"expected {what} (a natural number up to {MAX_NAT}), found {show(x)}")
 
 
 def read_number(x) -> float:
     """A ``NUMBER`` atom: a float with a ``.`` or an exponent (or another
     spelling OCaml's ``float_of_string`` reads that is not an integer)."""
-    if isinstance(x, _Float):
+    if isinstance(x, FloatAtom):
         f = float(x)
     else:
         text = _sym(x)
@@ -199,14 +199,14 @@ def read_number(x) -> float:
             if isinstance(x, int) and not isinstance(x, bool):
                 raise BadInput("syntax", f"a number is a float atom, with a '.' or an exponent "
                                          f"(write {x}.0), found {x}")
-            raise BadInput("syntax", f"expected a number, found {_show(x)}")
+            raise BadInput("syntax", f"expected a number, found {show(x)}")
     if not math.isfinite(f):
-        raise BadInput("number", f"not a finite number: {_show(x)}")
+        raise BadInput("number", f"not a finite number: {show(x)}")
     return f
 
 
 def _is_number(x) -> bool:
-    if isinstance(x, _Float):
+    if isinstance(x, FloatAtom):
         return True
     text = _sym(x)
     return text is not None and ocaml_float(text) is not None and not text.lstrip("+-").isdigit()
@@ -238,7 +238,7 @@ def _type(s, erased: bool, d: int) -> BTy:
             return TArr(_type(s[1], False, d + 1), _type(s[2], False, d + 1))
         case "dual" if len(s) == 2:
             return TDual(_type(s[1], False, d + 1))
-    raise BadInput("syntax", f"not a type: {_show(s)} (R, (* A B), (-> A B), (dual A))")
+    raise BadInput("syntax", f"not a type: {show(s)} (R, (* A B), (-> A B), (dual A))")
 
 
 def _num(s, d: int) -> Num:
@@ -248,7 +248,7 @@ def _num(s, d: int) -> Num:
         return NZ()
     if isinstance(s, list):
         if len(s) != 2:
-            raise BadInput("syntax", f"a numeric tuple is NUMBER, zero or (NUM NUM), found {_show(s)}")
+            raise BadInput("syntax", f"a numeric tuple is NUMBER, zero or (NUM NUM), found {show(s)}")
         return NP(_num(s[0], d + 1), _num(s[1], d + 1))
     return NR(read_number(s))
 
@@ -256,7 +256,7 @@ def _num(s, d: int) -> Num:
 def _fsym(x) -> str:
     name = _sym(x)
     if name is None:
-        raise BadInput("syntax", f"expected a function symbol, found {_show(x)}")
+        raise BadInput("syntax", f"expected a function symbol, found {show(x)}")
     if name not in FUNCTIONS:
         raise BadInput("unbound", f"unknown function symbol {name} (the symbols are {', '.join(FUNCTIONS)})")
     return name
@@ -276,13 +276,13 @@ def _term(s, level: int, free: int, d: int) -> Tm:
     if not isinstance(s, list):
         if _is_number(s) or isinstance(s, (int, float)) and not isinstance(s, bool):
             return Real(read_number(s))
-        raise BadInput("syntax", f"not a term: {_show(s)}")
+        raise BadInput("syntax", f"not a term: {show(s)}")
     head = _head(s)
     if head not in _ARITY:
-        raise BadInput("syntax", f"not a term: {_show(s)}")
+        raise BadInput("syntax", f"not a term: {show(s)}")
     if len(s) != _ARITY[head] + 1:
         raise BadInput("syntax", f"({head} …) takes {_ARITY[head]} argument{'s' if _ARITY[head] > 1 else ''}: "
-                                 f"{_show(s)}")
+                                 f"{show(s)}")
     e = d + 1
     match head:
         case "var":
@@ -297,7 +297,7 @@ def _term(s, level: int, free: int, d: int) -> Tm:
             return App(_term(s[1], level, free, e), _term(s[2], level, free, e))
         case "proj":
             if s[1] not in (1, 2) or isinstance(s[1], bool):
-                raise BadInput("syntax", f"a projection is (proj 1 TERM) or (proj 2 TERM), found {_show(s)}")
+                raise BadInput("syntax", f"a projection is (proj 1 TERM) or (proj 2 TERM), found {show(s)}")
             return Proj(s[1], _term(s[2], level, free, e))
         case "pair":
             return Pair(_term(s[1], level, free, e), _term(s[2], level, free, e))
@@ -326,7 +326,7 @@ def _parsed(text_or_sexp):
 
 def from_sexp(text_or_sexp, free: int = 0) -> Tm:
     """A term from its S-expression (text, or as read by
-    :func:`revhandlers.sexp.loads`); ``free`` variables may be free (the
+    :func:`revhandlers.sexpio.loads`); ``free`` variables may be free (the
     indices past the binders).  Errors: ``parse``, ``syntax``, ``unbound``
     (an index past the binders, an unknown function symbol), ``number``,
     ``too-deep``.  One pass, linear in the text."""
@@ -341,7 +341,7 @@ def read_request(text_or_sexp) -> tuple[str, Tm]:
     s = _parsed(text_or_sexp)
     head = _head(s)
     if head not in REQUESTS or len(s) != 2:
-        raise BadInput("syntax", f"a request is (run TERM), (check TERM) or (trace TERM), found {_show(s)}")
+        raise BadInput("syntax", f"a request is (run TERM), (check TERM) or (trace TERM), found {show(s)}")
     return head, from_sexp(s[1])
 
 
@@ -406,7 +406,7 @@ def read_rules(items) -> tuple:
     out = []
     for item in items:
         if not (isinstance(item, list) and len(item) == 2):
-            raise BadInput("syntax", f"a rule count is (NAME COUNT), found {_show(item)}")
+            raise BadInput("syntax", f"a rule count is (NAME COUNT), found {show(item)}")
         name = _sym(item[0]) if _sym(item[0]) is not None else str(item[0])
         out.append((name, _nat(item[1], "a rule count")))
     return tuple(out)

@@ -47,10 +47,10 @@ import math
 import re
 from dataclasses import dataclass
 
+from ..depth import MAX_NESTING, room, too_deep
 from ..errors import BadInput
-from ..nesting import MAX_NESTING, room, too_deep
-from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb,
-                     Plus, Proj, R, Real, TArr, TDual, Tm, TProd, Ty, Var, Zero, depth, rn_dim, tm_num)
+from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, R,
+                     Real, TArr, TDual, Tm, TProd, Ty, Var, Zero, depth, rn_dim, tm_num)
 
 KEYWORDS = frozenset({"let", "in", "J", "R", "Omega", "pi1", "pi2", "zero"}) | frozenset(FUNCTIONS)
 

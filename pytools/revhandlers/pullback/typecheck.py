@@ -22,10 +22,12 @@ Coq (``nth_error Γ n``)."""
 
 from __future__ import annotations
 
+from ..depth import room
 from ..errors import BadInput, TypeCheckError
-from ..nesting import room
-from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus,
-                     Proj, Real, Rn, TArr, TDual, Tm, TOmega, TProd, TR, Ty, Var, Zero, free_vars)
+from .sexp import to_sexp
+from .surface import pretty_type
+from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj,
+                     Real, Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, free_vars)
 
 #: the constructors of ``typed`` (typing.v), in its order
 RULES = ("typed_zero", "typed_plus", "typed_var", "typed_lam", "typed_app", "typed_proj1", "typed_proj2",
@@ -60,13 +62,11 @@ class TVar:
 
 def show(t) -> str:
     """A type, its type variables written ``'1``, ``'2``, …"""
-    from .surface import pretty_type
     return pretty_type(t)
 
 
 def _snippet(t: Tm) -> str:
     """The term (its S-expression, abbreviated) for a message."""
-    from .sexp import to_sexp
     try:
         s = to_sexp(t)
     except BadInput:               # a non-finite number in a term built by hand
@@ -368,13 +368,13 @@ def _rule_of(t: Tm) -> str:
 
 def type_of(t: Tm, ctx: Ctx = ()):
     """The type of ``t`` in ``ctx`` (closed by default): :func:`infer` under
-    :func:`revhandlers.nesting.room`."""
+    :func:`revhandlers.depth.room`."""
     with room():
         return infer(tuple(ctx), t)
 
 
 def has_type(t: Tm, a: Ty, ctx: Ctx = ()) -> None:
-    """:func:`check` under :func:`revhandlers.nesting.room`."""
+    """:func:`check` under :func:`revhandlers.depth.room`."""
     with room():
         check(tuple(ctx), t, a)
 

@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import random
 
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet,
-                  OpPut, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty,
-                  Var)
-from .prims import fsym_cod, fsym_dom
+from .prims import VERSION, fsym_cod, fsym_dom, generated
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpUser,
+                     Prim, Program, Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 Ctx = tuple[tuple[str, Ty], ...]
 
@@ -140,7 +139,7 @@ class HypothesisSource:
     """Choices drawn by Hypothesis (inside a composite strategy)."""
 
     def __init__(self, draw):
-        from hypothesis import strategies as st
+        from hypothesis import strategies as st  # optional: the test extra
         self.draw, self.st = draw, st
 
     def choice(self, seq):
@@ -180,24 +179,15 @@ def nonzero_const(src, n: int) -> Const:
 _PRIMS_TO: dict = {}
 
 
-def _prims_to(goal: Ty) -> list[FSym]:
+def fsyms_to(goal: Ty) -> list[FSym]:
     """Function symbols ``f`` (levels 0 to 2) with codomain ``goal``."""
-    if goal in _PRIMS_TO:
-        return _PRIMS_TO[goal]
+    key = (goal, VERSION[0])                    # the table may gain a primitive (prims.registered)
+    if key in _PRIMS_TO:
+        return _PRIMS_TO[key]
     out = []
     if isinstance(goal, TBase):
         n = goal.n
-        cands = [Prim("swish", (n,)), Prim("sub", (n,)), Prim("smul", (n,)), Prim("round", (n,)),
-                 Prim("transpose", (1, n)), Prim("matmul", (n, 1, 1)), Prim("matmul", (n, 2, 1)),
-                 Prim("pad", (1, 2, n)), Prim("upscale", (1, 2, n)),
-                 Prim("relu", (n,)), Prim("sigmoid", (n,)), Prim("tanh", (n,)), Prim("mul", (n,))]
-        if n == 1:
-            cands += [Prim("sum", (2,)), Prim("sce", (2,))]
-        if n % 2 == 0:
-            cands.append(Prim("concat", (1, 1, n // 2)))
-        if n >= 1:
-            cands += [Prim("conv1d", (1, 1, n + 1, 2)), Prim("maxpool", (1, 2 * n, 2))]
-        out += [FSym(0, p) for p in cands if p.name != "upscale" or n > 0]
+        out += [FSym(0, p) for p in generated(n)]      # every primitive's instances, from its table entry
         # rd[f] with dom f = Real(n) and rd[rd[f]] landing in Real(n) are products; rd[f] : Real(n) here
         out += [FSym(1, Prim("swish", (n,))), FSym(1, Prim("transpose", (1, n))),
                 FSym(1, Prim("pad", (1, n, 2))), FSym(1, Prim("round", (n,))),
@@ -213,7 +203,7 @@ def _prims_to(goal: Ty) -> list[FSym]:
         if a == b * 2 and b > 0:
             out.append(FSym(1, Prim("matmul", (2, b, 1))))
     out = [(f, fsym_dom(f)) for f in out if fsym_cod(f) == goal]
-    _PRIMS_TO[goal] = out
+    _PRIMS_TO[key] = out
     return out
 
 
@@ -266,7 +256,7 @@ def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
         if kind == "add":
             return Add(gen_term(src, ctx, goal, half, rds), gen_term(src, ctx, goal, half, rds))
         if kind == "app":
-            fs = _prims_to(goal)
+            fs = fsyms_to(goal)
             if not fs:
                 continue
             f, dom = src.choice(fs)
@@ -567,7 +557,7 @@ def shrink_choices(choices: list, fails, budget: int = 2000) -> list:
 
 def _composite(fn):
     """A Hypothesis strategy drawing ``fn(source, *args)``."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # optional: the test extra
     return st.composite(lambda draw, *args: fn(HypothesisSource(draw), *args))
 
 

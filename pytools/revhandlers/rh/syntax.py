@@ -3,7 +3,7 @@ development (``theories/rh/signature.v``, ``theories/rh/syntax.v``), with the sa
 names.
 
 Binders carry names here (the Coq terms use de Bruijn indices; the
-S-expression reader of ``rh-eval`` and :mod:`revhandlers.sexp` resolve them).
+S-expression reader of ``rh-eval`` and :mod:`revhandlers.rh.sexp` resolve them).
 Two representations differ from Coq on purpose and are checked by
 ``tests/test_ast_mirror.py``:
 
@@ -11,7 +11,7 @@ Two representations differ from Coq on purpose and are checked by
   ``CNil``/``CCons`` chain);
 * a function symbol is :class:`FSym` ``(k, prim)``, the executable instance's
   ``rd^k[p]`` (``theories/rh/instance.v``), with ``prim`` one of the primitives
-  of :data:`revhandlers.prims.PRIMS`.
+  of :data:`revhandlers.rh.prims.PRIMS`.
 
 Terms, commands, clauses, handlers and declarations parsed from the surface
 syntax also carry ``pos``, the ``(line, column)`` (both from 1) where they
@@ -62,7 +62,7 @@ def TPair(a: Ty, b: Ty) -> TProd:
 @dataclass(frozen=True)
 class Prim:
     """A primitive of the executable instance (Coq ``prim``, instance.v):
-    ``name`` is one of :data:`revhandlers.prims.PRIMS` and ``params`` its
+    ``name`` is one of :data:`revhandlers.rh.prims.PRIMS` and ``params`` its
     natural-number parameters, e.g. ``Prim("matmul", (4, 3, 1))``."""
     name: str
     params: tuple[int, ...]

@@ -10,22 +10,20 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
-                  OpGet, OpPut, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm,
-                  Tuple, Ty, Var)
+from .prims import examples
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpUser,
+                     Prim, Program, Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 NAMES = ["x", "y", "z", "w", "a", "b"]
 
 finite = st.floats(min_value=-4, max_value=4, allow_nan=False, allow_infinity=False, width=64)
 
-small_prims = st.sampled_from([
-    Prim("swish", (1,)), Prim("swish", (2,)), Prim("smul", (2,)), Prim("sub", (1,)), Prim("sub", (2,)),
-    Prim("matmul", (1, 2, 1)), Prim("matmul", (2, 1, 1)), Prim("transpose", (1, 2)), Prim("round", (2,)),
-    Prim("pad", (1, 2, 1)), Prim("upscale", (1, 1, 2)), Prim("concat", (1, 1, 1)),
-    Prim("conv1d", (1, 1, 2, 1)), Prim("maxpool", (1, 2, 2)),
-    Prim("relu", (2,)), Prim("sigmoid", (1,)), Prim("tanh", (2,)), Prim("exp", (1,)), Prim("log", (2,)),
-    Prim("mul", (2,)), Prim("sum", (2,)), Prim("sce", (2,)),
-])
+def prim_instances() -> st.SearchStrategy[Prim]:
+    """Small instances of every primitive of the table (prims.examples)."""
+    return st.sampled_from(examples())
+
+
+small_prims = st.deferred(prim_instances)
 
 fsyms = st.builds(FSym, st.integers(0, 2), small_prims)
 

@@ -1,23 +1,24 @@
-"""S-expressions of programs, results and errors, exactly as in
-``docs/sexp-format.md`` (the format of ``rh-eval``), read with sexpdata."""
+"""S-expressions as the extracted drivers write and read them (OCaml's
+lexical conventions): names as atoms, numbers as ``rh-eval`` reads them,
+and a reader (:func:`loads`) that never recurses past the nesting limit.
+Each system's own S-expressions (programs, queries, answers) are read and
+written on top of it (``revhandlers.rh.sexp``, ``revhandlers.pullback.sexp``)."""
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from typing import Any
 
-import numpy as np
 import sexpdata
 
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl,
-                  OpGet, OpPut, OpSym, OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase,
-                  TProd, Tm, Tuple, Ty, Var)
-from .nesting import MAX_NESTING, check_depth, deep, rd_fsym, room, too_deep
-from .errors import BadInput, RevHandlersError, make_error
-from .prims import PRIMS
+from .depth import MAX_NESTING, room, too_deep
+from .errors import BadInput
 
-# ----------------------------------------------------------------- writing
+#: an S-expression as read: a list, a symbol (``sexpdata.Symbol``), a string
+#: or a number (sexpdata is not annotated)
+Sexp = Any
 
 
 def fnum(x: float) -> str:
@@ -38,7 +39,7 @@ _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b
 _TO_ESCAPE = re.compile(r'[\\"\n\r\t\b]')
 
 
-def _atom(name: str) -> str:
+def name_sexp(name: str) -> str:
     """A name as an atom; quoted unless it is a plain identifier.  Inside
     the quotes, backslash, double quote, newline, carriage return, tab and
     backspace are written as the escapes ``\\\\ \\" \\n \\r \\t \\b``, which
@@ -50,108 +51,29 @@ def _atom(name: str) -> str:
 
 
 
-def ty_sexp(t: Ty) -> str:
-    if isinstance(t, TBase):
-        return f"(real {t.n})"
-    return "(prod" + "".join(" " + ty_sexp(a) for a in t.items) + ")"
-
-
-def fsym_sexp(f: FSym) -> str:
-    s = f"({f.prim.name}" + "".join(f" {n}" for n in f.prim.params) + ")"
-    for _ in range(f.k):
-        s = f"(rd {s})"
-    return s
-
-
-def tm_sexp(m: Tm) -> str:
-    match m:
-        case Var(name):
-            return _atom(name)
-        case Const(values):
-            return "(const" + "".join(" " + fnum(v) for v in values) + ")"
-        case App(f, arg):
-            return f"(app {fsym_sexp(f)} {tm_sexp(arg)})"
-        case Add(a, b):
-            return f"(add {tm_sexp(a)} {tm_sexp(b)})"
-        case Tuple(items):
-            return "(tuple" + "".join(" " + tm_sexp(x) for x in items) + ")"
-        case Proj(i, arg):
-            return f"(proj {i} {tm_sexp(arg)})"
-        case Let(x, bound, body):
-            return f"(let {_atom(x)} {tm_sexp(bound)} {tm_sexp(body)})"
-        case Rd(cot, x, body, point):
-            return f"(rd {tm_sexp(cot)} {_atom(x)} {tm_sexp(body)} {tm_sexp(point)})"
-    raise TypeError(f"not a term: {m!r}")
-
-
-def op_sexp(o: OpSym) -> str:
-    match o:
-        case OpUser(name):
-            return _atom(name)
-        case OpGet(loc):
-            return f"(get {_atom(loc)})"
-        case OpPut(loc):
-            return f"(put {_atom(loc)})"
-    raise TypeError(f"not an operation: {o!r}")
-
-
-def handler_sexp(h: Handler) -> str:
-    parts = [f"(return {_atom(h.var)} {cmd_sexp(h.ret)})"]
-    for c in h.clauses:
-        parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} ({_atom(c.x)} {cmd_sexp(c.fwd)})"
-                     f" ({_atom(c.y)} {_atom(c.z)} {cmd_sexp(c.bwd)}))")
-    return "(handler " + " ".join(parts) + ")"
-
-
-def cmd_sexp(p: Cmd) -> str:
-    match p:
-        case Ret(m):
-            return f"(ret {tm_sexp(m)})"
-        case Op(o, m):
-            return f"(op {op_sexp(o)} {tm_sexp(m)})"
-        case CLet(x, bound, body):
-            return f"(let {_atom(x)} {cmd_sexp(bound)} {cmd_sexp(body)})"
-        case RevHandle(arg, xs, body, h):
-            return (f"(revhandle {tm_sexp(arg)} (" + " ".join(_atom(x) for x in xs) + f") "
-                    f"{cmd_sexp(body)} {handler_sexp(h)})")
-    raise TypeError(f"not a command: {p!r}")
-
-
-@deep
-def program_sexp(prog: Program) -> str:
-    """The program as one line of the S-expression format."""
-    parts = ["(ops" + "".join(f" ({_atom(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops) + ")",
-             "(locs" + "".join(f" ({_atom(d.name)} (" + " ".join(str(n) for n in d.shape) + "))" for d in prog.locs) + ")",
-             "(heap" + "".join(f" ({_atom(name)} (" + " ".join(fnum(v) for v in vals) + "))" for name, vals in prog.heap) + ")"]
-    if prog.fuel is not None:
-        parts.append(f"(fuel {prog.fuel})")
-    parts.append(f"(main {cmd_sexp(prog.main)})")
-    return "(program " + " ".join(parts) + ")"
-
-
 # ----------------------------------------------------------------- reading
 
-def _sym(x) -> str | None:
-    return x.value() if isinstance(x, sexpdata.Symbol) else None
+def symbol(x: Sexp) -> str | None:
+    return str(x.value()) if isinstance(x, sexpdata.Symbol) else None
 
 
-def _head(x) -> str | None:
-    return _sym(x[0]) if isinstance(x, list) and x else None
+def head(x: Sexp) -> str | None:
+    return symbol(x[0]) if isinstance(x, list) and x else None
 
 
-def _show_atom(x) -> str:
+def _show_atom(x: Sexp) -> str:
     if isinstance(x, sexpdata.Symbol):
-        return x.value()
+        return str(x.value())
     if isinstance(x, str):
-        return _atom(x) if x else '""'
-    if isinstance(x, _Float):
+        return name_sexp(x) if x else '""'
+    if isinstance(x, FloatAtom):
         return x.text
     if isinstance(x, (int, float)):
         return str(x)
     return repr(x)
 
 
-def _show(x, limit: int = 300) -> str:
+def show(x: Sexp, limit: int = 300) -> str:
     """``x`` as an S-expression for a message: without recursion (a subterm
     may be nested thousands of levels) and abbreviated after ``limit``
     characters."""
@@ -187,14 +109,14 @@ def _show(x, limit: int = 300) -> str:
     return "".join(parts)[:limit] + (" ..." if size > limit else "")
 
 
-def _name(x) -> str:
-    if isinstance(x, _Float):
+def read_name(x: Sexp) -> str:
+    if isinstance(x, FloatAtom):
         return x.text         # an atom such as 1.5, read as a number
     if isinstance(x, int) and not isinstance(x, bool):
         return str(x)         # an atom such as 12 (read as a number: no sign, no leading zero)
     s = x.value() if isinstance(x, sexpdata.Symbol) else x if isinstance(x, str) else None
     if s is None:
-        raise BadInput("syntax", f"expected a name, found {_show(x)}")
+        raise BadInput("syntax", f"expected a name, found {show(x)}")
     return s
 
 
@@ -286,128 +208,41 @@ def ocaml_int(text: str) -> int | None:
     return ((v + (1 << 62)) % (1 << 63)) - (1 << 62)
 
 
-def _atom_text(x) -> str | None:
+def _atom_text(x: Sexp) -> str | None:
     """The text of an atom that is not read as a number here."""
     if isinstance(x, sexpdata.Symbol):
-        return x.value()
+        return str(x.value())
     if isinstance(x, str):
         return x
     return None
 
 
-def _nat(x) -> int:
+def read_nat(x: Sexp) -> int:
+    n: int | None
     if isinstance(x, int) and not isinstance(x, bool):
         n = x
     else:
         text = _atom_text(x)
         n = ocaml_int(text) if text is not None else None
     if n is None or n < 0 or n > MAX_NAT:
-        raise BadInput("syntax", f"expected a natural number (0 to {MAX_NAT}), found {_show(x)}")
+        raise BadInput("syntax", f"expected a natural number (0 to {MAX_NAT}), found {show(x)}")
     return n
 
 
-def _num(x) -> float:
+def read_num(x: Sexp) -> float:
     if isinstance(x, bool):
-        raise BadInput("syntax", f"expected a number, found {_show(x)}")
+        raise BadInput("syntax", f"expected a number, found {show(x)}")
+    f: float | None
     if isinstance(x, (int, float)):
         f = float(x)
     else:
         text = _atom_text(x)
         f = ocaml_float(text) if text is not None else None
         if f is None:
-            raise BadInput("syntax", f"expected a number, found {_show(x)}")
+            raise BadInput("syntax", f"expected a number, found {show(x)}")
     if not math.isfinite(f):
-        raise BadInput("number", f"not a finite number: {_show(x)}")
+        raise BadInput("number", f"not a finite number: {show(x)}")
     return f
-
-
-# The readers recurse (under nesting.room(): parse_program); the components
-# of a product or tuple are read by a list comprehension, not a generator
-# passed to tuple(), which would add C frames to each level.
-
-def read_ty(s) -> Ty:
-    match _head(s):
-        case "real" if len(s) == 2:
-            return TBase(_nat(s[1]))
-        case "prod":
-            return TProd(tuple([read_ty(a) for a in s[1:]]))
-    raise BadInput("syntax", f"not a type: {_show(s)}")
-
-
-def read_fsym(s) -> FSym:
-    if _head(s) == "rd" and len(s) == 2:
-        return rd_fsym(read_fsym(s[1]))
-    name = _head(s)
-    if name is None:
-        raise BadInput("syntax", f"not a function symbol: {_show(s)}")
-    params = tuple(_nat(a) for a in s[1:])
-    if name not in PRIMS or PRIMS[name][1] != len(params):
-        raise BadInput("unbound", f"unknown function symbol {name} with {len(params)} parameters")
-    return FSym(0, Prim(name, params))
-
-
-def _is_atom(s) -> bool:
-    """An atom (every atom may be a name, as in rh-eval: ``5`` is a variable
-    in term position)."""
-    return isinstance(s, (sexpdata.Symbol, str, _Float)) or (isinstance(s, int) and not isinstance(s, bool))
-
-
-def read_tm(s) -> Tm:
-    if _is_atom(s):
-        return Var(_name(s))
-    match _head(s):
-        case "const":
-            return Const(tuple(_num(x) for x in s[1:]))
-        case "app" if len(s) == 3:
-            return App(read_fsym(s[1]), read_tm(s[2]))
-        case "add" if len(s) == 3:
-            return Add(read_tm(s[1]), read_tm(s[2]))
-        case "tuple":
-            return Tuple(tuple([read_tm(x) for x in s[1:]]))
-        case "proj" if len(s) == 3:
-            return Proj(_nat(s[1]), read_tm(s[2]))
-        case "let" if len(s) == 4:
-            return Let(_name(s[1]), read_tm(s[2]), read_tm(s[3]))
-        case "rd" if len(s) == 5:
-            return Rd(read_tm(s[1]), _name(s[2]), read_tm(s[3]), read_tm(s[4]))
-    raise BadInput("syntax", f"not a term: {_show(s)}")
-
-
-def read_op(s) -> OpSym:
-    if _is_atom(s):
-        return OpUser(_name(s))
-    match _head(s):
-        case "get" if len(s) == 2:
-            return OpGet(_name(s[1]))
-        case "put" if len(s) == 2:
-            return OpPut(_name(s[1]))
-    raise BadInput("syntax", f"not an operation: {_show(s)}")
-
-
-def read_handler(s) -> Handler:
-    if _head(s) != "handler" or len(s) < 2 or _head(s[1]) != "return" or len(s[1]) != 3:
-        raise BadInput("syntax", f"not a handler: {_show(s)}")
-    clauses = []
-    for c in s[2:]:
-        if (_head(c) != "clause" or len(c) != 5 or not isinstance(c[3], list) or len(c[3]) != 2
-                or not isinstance(c[4], list) or len(c[4]) != 3):
-            raise BadInput("syntax", f"not a handler clause: {_show(c)}")
-        clauses.append(CCons(read_op(c[1]), read_ty(c[2]), _name(c[3][0]), read_cmd(c[3][1]),
-                             _name(c[4][0]), _name(c[4][1]), read_cmd(c[4][2])))
-    return Handler(_name(s[1][1]), read_cmd(s[1][2]), tuple(clauses))
-
-
-def read_cmd(s) -> Cmd:
-    match _head(s):
-        case "ret" if len(s) == 2:
-            return Ret(read_tm(s[1]))
-        case "op" if len(s) == 3:
-            return Op(read_op(s[1]), read_tm(s[2]))
-        case "let" if len(s) == 4:
-            return CLet(_name(s[1]), read_cmd(s[2]), read_cmd(s[3]))
-        case "revhandle" if len(s) == 5 and isinstance(s[2], list):
-            return RevHandle(read_tm(s[1]), tuple(_name(x) for x in s[2]), read_cmd(s[3]), read_handler(s[4]))
-    raise BadInput("syntax", f"not a command: {_show(s)}")
 
 
 def _paren_depth(text: str, limit: int | None = None) -> int:
@@ -442,7 +277,7 @@ _SLOW = re.compile(r"[\[\]{};'\\]")
 _TOKENS = re.compile(r'\(|\)|"[^"]*"|[^ \t\n\r\x0b\x0c()"]+')
 
 
-def _read_atom(token: str):
+def _read_atom(token: str) -> Sexp:
     """sexpdata's reading of an atom: an int, else a float, else a symbol."""
     if "." not in token:
         try:
@@ -457,27 +292,29 @@ def _read_atom(token: str):
 
 # Atoms of programs: a number only where Python's reading of the token is
 # OCaml's (and the text is recoverable: ints without sign or leading zero);
-# every other atom stays a symbol, read as a number by _num/_nat with
+# every other atom stays a symbol, read as a number by read_num/read_nat with
 # rh-eval's grammar (ocaml_float, ocaml_int).
 _CANON_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
 _CANON_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
 
 
-class _Float(float):
+class FloatAtom(float):
     """A float atom of a program, with its text (for an atom used as a name)."""
 
+    text: str
 
-def _program_atom(token: str):
+
+def _program_atom(token: str) -> Sexp:
     if _CANON_INT.match(token):
         return int(token)
     if _CANON_FLOAT.match(token):
-        x = _Float(token)
+        x = FloatAtom(token)
         x.text = token
         return x
     return sexpdata.Symbol(token)
 
 
-def _fast_loads(text: str, atom=_read_atom):
+def _fast_loads(text: str, atom: Callable[[str], Sexp] = _read_atom) -> Sexp:
     """What ``sexpdata.loads`` reads from ``text`` (lists, symbols, ints,
     floats, strings), without recursion and several times faster, for text
     made of parentheses, atoms and strings without escapes (the lines of
@@ -485,12 +322,12 @@ def _fast_loads(text: str, atom=_read_atom):
     ``atom`` reads an atom's token."""
     if _SLOW.search(text) or text.count('"') % 2:
         return None
-    stack: list[list] = []
-    top: list = []
+    stack: list[list[Sexp]] = []
+    top: list[Sexp] = []
     cur = top
-    read: dict = {}                     # each distinct atom read once (a vector repeats its numbers)
+    read: dict[str, Sexp] = {}                     # each distinct atom read once (a vector repeats its numbers)
     if len(text) <= 1 << 23 or text.count("(") <= 4 * MAX_NESTING:
-        tokens = _TOKENS.findall(text)
+        tokens: Iterable[str] = _TOKENS.findall(text)
     else:                               # large and perhaps far too deep: token by token, to stop at the limit
         tokens = (m.group() for m in _TOKENS.finditer(text))
     for t in tokens:                    # with an even number of ", nothing but whitespace is skipped
@@ -570,7 +407,14 @@ def _ocaml_string(text: str, i: int) -> tuple[int, str]:
             j = k + 1
 
 
-def _program_loads(text: str):
+def _end(pattern: re.Pattern[str], text: str, i: int) -> int:
+    """Where the match of ``pattern`` at ``i`` ends (the caller knows one starts there)."""
+    m = pattern.match(text, i)
+    assert m is not None
+    return m.end()
+
+
+def _program_loads(text: str) -> Sexp:
     """One S-expression read as rh-eval reads a program (OCaml's Parsexp),
     without recursion: atoms end at white space, parentheses, ``"`` and
     ``;`` (``[ ] { } '`` are atom characters); ``;`` starts a line comment,
@@ -579,23 +423,23 @@ def _program_loads(text: str):
     inside an atom is an error; strings have OCaml's escapes; numbers are
     read by :func:`_program_atom`."""
     n = len(text)
-    stack: list[tuple[list, int]] = []       # (list being built, pending #; comments) of each open level
-    cur: list = []
+    stack: list[tuple[list[Sexp], int]] = []  # (list being built, pending #; comments) of each open level
+    cur: list[Sexp] = []
     pending = 0
     i = 0
 
-    def add(item):
+    def add(item: Sexp) -> None:
         nonlocal pending
         if pending:
             pending -= 1                     # commented out by #;
         else:
             cur.append(item)
 
-    read: dict = {}                          # each distinct atom read once
+    read: dict[str, Sexp] = {}               # each distinct atom read once
     while i < n:
         c = text[i]
         if c in _PX_SPACE:
-            i = _PX_BLANKS.match(text, i).end()
+            i = _end(_PX_BLANKS, text, i)
         elif c == ";":
             j = text.find("\n", i)
             i = n if j < 0 else j + 1
@@ -635,7 +479,7 @@ def _program_loads(text: str):
             pending += 1
             i += 2
         else:
-            j = _PX_ATOM.match(text, i).end()
+            j = _end(_PX_ATOM, text, i)
             token = text[i:j]
             if "|#" in token or "#|" in token[1:]:
                 raise BadInput("parse", f"comment tokens in an unquoted atom at offset {i}: {token[:40]!r}")
@@ -655,10 +499,10 @@ def _program_loads(text: str):
     return cur[0]
 
 
-class _Parser(sexpdata.Parser):
+class _Parser(sexpdata.Parser):  # type: ignore[misc]  # sexpdata is not annotated
     """sexpdata's parser, with a clear message for an unterminated string."""
 
-    def parse_str(self, i):
+    def parse_str(self, i: int) -> Sexp:
         if self.quote_or_escape_re.search(self.string, i + 1) is None:
             raise BadInput("parse", f"unterminated string starting at offset {i}")
         try:
@@ -667,7 +511,7 @@ class _Parser(sexpdata.Parser):
             raise BadInput("parse", f"unterminated string starting at offset {i}") from None
 
 
-def loads(text: str, program: bool = False):
+def loads(text: str, program: bool = False) -> Sexp:
     """Parse one S-expression (as sexpdata does), as a :class:`BadInput` on
     failure.  The reader recurses: text nested far beyond what a program
     may be is rejected before it is read.  With ``program``, atoms and
@@ -700,101 +544,16 @@ def loads(text: str, program: bool = False):
     return items[0]
 
 
-def read_program(s) -> Program:
-    if _head(s) != "program":
-        raise BadInput("syntax", "a program is (program (ops ...) (locs ...) (heap ...) (main COMMAND))")
-    fields: dict[str, list] = {}
-    for f in s[1:]:
-        name = _head(f)
-        if name not in ("ops", "locs", "heap", "main", "fuel"):
-            raise BadInput("syntax", f"unknown program field {_show(f)}")
-        if name in fields:
-            raise BadInput("syntax", f"field {name} given twice")
-        fields[name] = f[1:]
-    ops = []
-    for d in fields.get("ops", []):
-        if not (isinstance(d, list) and len(d) == 3):
-            raise BadInput("syntax", f"an operation is declared as (NAME COARITY ARITY), found {_show(d)}")
-        ops.append(OpDecl(_name(d[0]), read_ty(d[1]), read_ty(d[2])))
-    locs = []
-    for d in fields.get("locs", []):
-        if not (isinstance(d, list) and len(d) == 2 and isinstance(d[1], list)):
-            raise BadInput("syntax", f"a location is declared as (NAME (n1 ... nt)), found {_show(d)}")
-        locs.append(LocDecl(_name(d[0]), tuple(_nat(n) for n in d[1])))
-    heap = []
-    for d in fields.get("heap", []):
-        if not (isinstance(d, list) and len(d) == 2 and isinstance(d[1], list)):
-            raise BadInput("syntax", f"a heap entry is (NAME (x1 ... xn)), found {_show(d)}")
-        heap.append((_name(d[0]), tuple(_num(x) for x in d[1])))
-    main = fields.get("main")
-    if not main or len(main) != 1:
-        raise BadInput("syntax", "a program needs exactly one (main COMMAND)")
-    fuel = None
-    if "fuel" in fields:
-        if len(fields["fuel"]) != 1:
-            raise BadInput("syntax", "(fuel N)")
-        fuel = _nat(fields["fuel"][0])
-    return Program(read_cmd(main[0]), tuple(ops), tuple(locs), tuple(heap), fuel)
-
-
-def parse_program(text: str) -> Program:
-    """A program from its S-expression text."""
-    with room():
-        return check_depth(read_program(loads(text, program=True)))
-
-
-# ------------------------------------------------------------ results
-
-def read_value(s):
-    """A closed value as a numpy vector or a tuple of values."""
-    match _head(s):
-        case "const":
-            return np.array([_float_out(x) for x in s[1:]], dtype=float)
-        case "tuple":
-            return tuple([read_value(x) for x in s[1:]])
-    raise BadInput("syntax", f"not a value: {_show(s)}")
-
-
-def _float_out(x) -> float:
+def read_float(x: Sexp) -> float:
     if isinstance(x, float):
         return x
-    s = _sym(x)
+    s = symbol(x)
     if s in ("nan", "inf", "-inf"):
         return float(s)
-    raise BadInput("syntax", f"{_show(x)} is not a float (rh-eval always prints a '.' or an exponent)")
+    raise BadInput("syntax", f"{show(x)} is not a float (rh-eval always prints a '.' or an exponent)")
 
 
-@dataclass(frozen=True, eq=False)
-class Result:
-    """The result of running a program: its value, the final heap (every
-    declared location) and the number of steps."""
-    value: object
-    heap: dict
-    steps: int | None = None
-
-
-def read_heap(s) -> dict[str, np.ndarray]:
-    return {_name(e[0]): np.array([_float_out(x) for x in e[1]], dtype=float) for e in s[1:]}
-
-
-def read_answer(line: str):
-    """A line of ``rh-eval``: a :class:`Result`, a type (for ``check``), the
-    names of the unhandled operations (for ``effects``), a trace ``(steps,
-    Result)``, or raises the error it reports."""
-    s = loads(line)
-    match _head(s):
-        case "result":
-            fields = {_head(f): f for f in s[1:]}
-            return Result(read_value(fields["value"][1]), read_heap(fields["heap"]), fields["steps"][1])
-        case "ok":
-            if _head(s[1]) == "unhandled":    # (effects P): the operations no handler covers
-                return [str(_sym(x) or x) for x in s[1][1:]]
-            return read_ty(s[1][1])
-        case "error":
-            fields = {_head(f): f[1] for f in s[1:]}
-            rule = _sym(fields["rule"]) or "none"
-            raise make_error(_sym(fields["kind"]), str(fields["message"]), rule)
-        case "trace":
-            *steps, last = s[1:]
-            return [sexpdata.dumps(x) for x in steps], read_answer(sexpdata.dumps(last))
-    raise RevHandlersError("internal", f"unexpected answer from rh-eval: {line[:200]}")
+def is_atom(s: Sexp) -> bool:
+    """An atom (every atom may be a name, as in rh-eval: ``5`` is a variable
+    in term position)."""
+    return isinstance(s, (sexpdata.Symbol, str, FloatAtom)) or (isinstance(s, int) and not isinstance(s, bool))

@@ -18,13 +18,14 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import re
 
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut,
-                  OpSym, OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty,
-                  Var)
-from . import nesting
-from .errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
-from .prims import PRIMS, fdom, fcod, prim_ok
+from ..errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
+from . import nesting, printer
+from .prims import PRIM_PARAMS, PRIMS, fcod, fdom, prim_ok
+from .sexp import loads, read_tm
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym, OpUser, Program,
+                     Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
 
 MAX_DEPTH = 2000
 MAX_NAT = 1_000_000
@@ -36,10 +37,9 @@ def show_ty(t: Ty | None) -> str:
     """A type in the surface syntax for a message: ``Real(2)``, ``Real(1) *
     Real(3)``, abbreviated if long (a type may be far larger than the
     program: see :func:`fsym_dom`)."""
-    from .surface import show_ty as show
     if t is None:
         return "?"
-    return show(t)
+    return printer.show_ty(t)
 
 
 # ------------------------------------------------------------- types
@@ -61,7 +61,7 @@ def _rd_types(k: int, p) -> tuple[Ty, Ty]:
 
 
 def fsym_dom(f: FSym) -> Ty:
-    """The domain of ``f`` (Coq ``fdom``, as :func:`revhandlers.prims.fdom`),
+    """The domain of ``f`` (Coq ``fdom``, as :func:`revhandlers.rh.prims.fdom`),
     its subtrees shared: time and memory linear in ``f.k``."""
     return _rd_types(f.k, f.prim)[0]
 
@@ -96,15 +96,13 @@ def same_ty(a: Ty, b: Ty) -> bool:
 
 def show_tm(m: Tm) -> str:
     """A term in the surface syntax, with its names, abbreviated if long."""
-    from .surface import show_tm as show
-    return show(m)
+    return printer.show_tm(m)
 
 
 def show_op(o: OpSym) -> str:
     """An operation as written in the surface syntax: ``FC``, ``Get[l]``."""
-    from .surface import pretty_op
     try:
-        return pretty_op(o)
+        return printer.pretty_op(o)
     except TypeError:
         return repr(o)
 
@@ -161,7 +159,6 @@ def _float(x: float) -> None:
 
 
 def _fsym(f: FSym, d: int, pos=None) -> None:
-    from .surface import PRIM_PARAMS
     _depth(d)
     for i in range(f.k):
         _depth(d + f.k - i)
@@ -222,8 +219,7 @@ def _tm(m: Tm, vars: tuple[str, ...], d: int, hidden: tuple[str, ...] = ()) -> N
             raise BadInput("syntax", f"not a term: {m!r}")
 
 
-def _op(o: OpSym, prog: Program, pos=None) -> None:
-    from .surface import PRIM_PARAMS
+def check_op_known(o: OpSym, prog: Program, pos=None) -> None:
     match o:
         case OpUser(name):
             if prog.op_decl(name) is None:
@@ -244,20 +240,20 @@ def _op(o: OpSym, prog: Program, pos=None) -> None:
             raise BadInput("syntax", f"not an operation: {o!r}")
 
 
-def _cmd(p: Cmd, vars: tuple[str, ...], prog: Program, d: int, hidden: tuple[str, ...] = ()) -> None:
+def check_cmd_names(p: Cmd, vars: tuple[str, ...], prog: Program, d: int, hidden: tuple[str, ...] = ()) -> None:
     _depth(d)
     match p:
         case Ret(m):
             _tm(m, vars, d + 1, hidden)
         case Op(o, m):
-            _op(o, prog, p.pos)
+            check_op_known(o, prog, p.pos)
             _tm(m, vars, d + 1, hidden)
         case CLet(x, bound, body):
-            _cmd(bound, vars, prog, d + 1, hidden)
-            _cmd(body, (x,) + vars, prog, d + 1, hidden)
+            check_cmd_names(bound, vars, prog, d + 1, hidden)
+            check_cmd_names(body, (x,) + vars, prog, d + 1, hidden)
         case RevHandle(arg, xs, body, h):
             _tm(arg, vars, d + 1, hidden)
-            _cmd(body, tuple(xs), prog, d + 1, vars + hidden)
+            check_cmd_names(body, tuple(xs), prog, d + 1, vars + hidden)
             _handler(h, prog, d + 1, tuple(xs) + vars + hidden)
         case _:
             raise BadInput("syntax", f"not a command: {p!r}")
@@ -265,12 +261,12 @@ def _cmd(p: Cmd, vars: tuple[str, ...], prog: Program, d: int, hidden: tuple[str
 
 def _handler(h: Handler, prog: Program, d: int, hidden: tuple[str, ...] = ()) -> None:
     _depth(d)
-    _cmd(h.ret, (h.var,), prog, d + 1, hidden)
+    check_cmd_names(h.ret, (h.var,), prog, d + 1, hidden)
     for c in h.clauses:
-        _op(c.op, prog, c.pos)
+        check_op_known(c.op, prog, c.pos)
         _ty(c.residual, d + 1)
-        _cmd(c.fwd, (c.x,), prog, d + 1, hidden)
-        _cmd(c.bwd, (c.y, c.z), prog, d + 1, hidden)
+        check_cmd_names(c.fwd, (c.x,), prog, d + 1, hidden)
+        check_cmd_names(c.bwd, (c.y, c.z), prog, d + 1, hidden)
 
 
 @nesting.deep
@@ -306,7 +302,7 @@ def validate_program(prog: Program) -> None:
     for i, n in enumerate(given):
         if n in given[:i]:
             raise BadInput("syntax", f"heap entry for location {n} declared twice")
-    _cmd(prog.main, (), prog, 1)
+    check_cmd_names(prog.main, (), prog, 1)
     if prog.fuel is not None:
         _nat(prog.fuel)
 
@@ -362,9 +358,8 @@ def _check_tm(ctx: Ctx, m: Tm) -> Ty:
         case App(f, arg):
             a = _check_tm(ctx, arg)
             if not same_ty(a, fsym_dom(f)):
-                from .surface import pretty_fsym
                 raise _pyerr(TypeCheckError, "typed_tm_app",
-                             f"{pretty_fsym(f)} expects {show_ty(fsym_dom(f))}, its argument {show_tm(arg)} has type "
+                             f"{printer.pretty_fsym(f)} expects {show_ty(fsym_dom(f))}, its argument {show_tm(arg)} has type "
                              f"{show_ty(a)}, in {show_tm(m)}", pos=m.pos)
             return fsym_cod(f)
         case Add(a, b):
@@ -406,7 +401,7 @@ def _check_tm(ctx: Ctx, m: Tm) -> Ty:
     raise TypeError(f"not a term: {m!r}")
 
 
-def _op_type(o: OpSym, prog: Program) -> str:
+def op_signature(o: OpSym, prog: Program) -> str:
     return f"{show_op(o)} : {show_ty(coar(o, prog))} ~> {show_ty(ar(o, prog))}"
 
 
@@ -420,7 +415,7 @@ def _check_cmd(ctx: Ctx, p: Cmd, prog: Program) -> Ty:
             if not same_ty(a, coar(o, prog)):
                 raise _pyerr(TypeCheckError, "typed_cmd_op",
                              f"the argument {show_tm(m)} has type {show_ty(a)}, the coarity of {show_op(o)} is "
-                             f"{show_ty(coar(o, prog))} ({_op_type(o, prog)})", pos=p.pos)
+                             f"{show_ty(coar(o, prog))} ({op_signature(o, prog)})", pos=p.pos)
             return ar(o, prog)
         case CLet(x, bound, body):
             a = _check_cmd(ctx, bound, prog)
@@ -453,13 +448,13 @@ def _check_handler(h: Handler, c: Ty, prog: Program) -> None:
         if not same_ty(af, want_f):
             raise _pyerr(TypeCheckError, "typed_clauses_cons",
                          f"the forward clause of {show_op(cl.op)} has type {show_ty(af)}, expected "
-                         f"{show_ty(want_f)} (the result of {_op_type(cl.op, prog)} and the residual "
+                         f"{show_ty(want_f)} (the result of {op_signature(cl.op, prog)} and the residual "
                          f"{show_ty(cl.residual)})", pos=cl.fwd.pos or cl.pos)
         ab = _check_cmd(((cl.y, ar(cl.op, prog)), (cl.z, cl.residual)), cl.bwd, prog)
         if not same_ty(ab, coar(cl.op, prog)):
             raise _pyerr(TypeCheckError, "typed_clauses_cons",
                          f"the backward clause of {show_op(cl.op)} has type {show_ty(ab)}, expected "
-                         f"{show_ty(coar(cl.op, prog))} (the coarity of {_op_type(cl.op, prog)})",
+                         f"{show_ty(coar(cl.op, prog))} (the coarity of {op_signature(cl.op, prog)})",
                          pos=cl.bwd.pos or cl.pos)
 
 
@@ -509,7 +504,6 @@ def locate(prog: Program, err: RevHandlersError) -> RevHandlersError:
     the Python checker does not find alike gets a note saying so).  An
     ``unhandled-operation`` runtime failure is located at the operation
     that no handler handles.  Otherwise ``err`` unchanged."""
-    from . import nesting
     if err.pos is not None or err.checker is not None:
         return err
     if err.kind == "unhandled-operation":
@@ -536,7 +530,6 @@ def locate(prog: Program, err: RevHandlersError) -> RevHandlersError:
 
 
 def _locate_unhandled(prog: Program, err: RevHandlersError) -> RevHandlersError:
-    import re
     m = re.match(r"operation (\S+) (?:performed on (.*) )?is handled by no handler", err.detail)
     if not m:
         return err
@@ -545,9 +538,7 @@ def _locate_unhandled(prog: Program, err: RevHandlersError) -> RevHandlersError:
     message = err.detail
     if value is not None:
         try:
-            from .sexp import loads, read_tm
-            from .surface import show_tm as show
-            message = f"operation {name} performed on {show(read_tm(loads(value)))} is handled by no handler"
+            message = f"operation {name} performed on {printer.show_tm(read_tm(loads(value)))} is handled by no handler"
         except Exception:            # the message as rh-eval wrote it
             pass
     notes = list(err.notes)
@@ -622,7 +613,6 @@ def unhandled_operations(prog: Program) -> list:
     """The user operations of ``prog`` that reach the top level, handled by
     no enclosing handler (a run that performs one fails with
     ``unhandled-operation``): ``[(OpUser, pos)]``, each place once."""
-    from . import nesting
     with nesting.room():
         found = _escaping(prog.main)
     seen, out = set(), []

@@ -5,7 +5,7 @@ next request starts a new one) and raises a ``timeout`` runtime failure.
 
 Besides whole programs (``run``, ``check``, ``trace``, ``coverage``), the
 process keeps *resident sessions* (``load``, ``exec``, ``heap``,
-``unload``; :mod:`revhandlers.session` is the Python side): location data
+``unload``; :mod:`revhandlers.rh.session` is the Python side): location data
 travels as ``(f64 BASE64)``, the numbers as little-endian IEEE binary64,
 row-major, base64 with ``=`` padding (:func:`encode_f64`,
 :func:`decode_f64`), so nothing is rounded either way."""
@@ -19,13 +19,15 @@ import re
 from dataclasses import replace
 
 import numpy as np
+import sexpdata
 
-from .ast import Program
-from .errors import BadInput, RevHandlersError, make_error
-from .paths import rh_eval_path
-from .process import EvaluatorNotBuilt, ServeProcess, lazily  # noqa: F401  (EvaluatorNotBuilt: re-exported)
-from .sexp import Result, _atom, program_sexp, read_answer
-
+from ..errors import BadInput, RevHandlersError, make_error
+from ..heapio import heap_numbers
+from ..paths import rh_eval_path
+from ..process import EvaluatorNotBuilt, ServeProcess, lazily  # noqa: F401  (EvaluatorNotBuilt: re-exported)
+from ..sexpio import read_float, read_name
+from .sexp import Result, loads, name_sexp, program_sexp, read_answer, read_ty, read_value
+from .syntax import Program
 
 # ------------------------------------------------------ f64 location data
 
@@ -59,10 +61,9 @@ _F64 = re.compile(r"\(f64\s*([A-Za-z0-9+/=]*)\s*\)")
 
 
 def read_session_answer(line: str):
-    """``(s, payloads)``: the answer as read by :func:`revhandlers.sexp.loads`,
+    """``(s, payloads)``: the answer as read by :func:`revhandlers.rh.sexp.loads`,
     each ``(f64 PAYLOAD)`` replaced by ``(f64 K)`` with ``payloads[K]`` its
     decoded numbers; raises the error an error line reports."""
-    from .sexp import loads
     payloads: list[np.ndarray] = []
 
     def cut(m):
@@ -115,11 +116,10 @@ class VerifiedEvaluator(ServeProcess):
     def session_load(self, name: str, prog: Program):
         """``(load NAME PROGRAM)``: type-check ``prog`` and keep its initial
         heap under ``name``; returns the answer's ``(type …)`` as a type."""
-        from .sexp import read_ty
-        s, _ = read_session_answer(self.request(f"(load {_atom(name)} {program_sexp(prog)})"))
-        if not (isinstance(s, list) and _head(s) == "loaded"):
-            raise RevHandlersError("internal", f"unexpected answer to load: {_short(s)}")
-        ty = next((f for f in s[2:] if _head(f) == "type"), None)
+        s, _ = read_session_answer(self.request(f"(load {name_sexp(name)} {program_sexp(prog)})"))
+        if not (isinstance(s, list) and answer_head(s) == "loaded"):
+            raise RevHandlersError("internal", f"unexpected answer to load: {short(s)}")
+        ty = next((f for f in s[2:] if answer_head(f) == "type"), None)
         return read_ty(ty[1]) if ty is not None else None
 
     def session_exec(self, name: str, set: dict | None = None, read=(), fuel: int | None = None,
@@ -133,22 +133,22 @@ class VerifiedEvaluator(ServeProcess):
         with ``read`` name -> array."""
         if value not in ("f64", "text", "none"):
             raise ValueError("value is 'f64', 'text' or 'none'")
-        parts = [f"(exec {_atom(name)}"]
+        parts = [f"(exec {name_sexp(name)}"]
         if set:
-            parts.append("(set" + "".join(f" ({_atom(k)} {data_sexp(v)})" for k, v in set.items()) + ")")
+            parts.append("(set" + "".join(f" ({name_sexp(k)} {data_sexp(v)})" for k, v in set.items()) + ")")
         read = list(read)
         if read:
-            parts.append("(read" + "".join(" " + _atom(k) for k in read) + ")")
+            parts.append("(read" + "".join(" " + name_sexp(k) for k in read) + ")")
         if fuel is not None:
             parts.append(f"(fuel {int(fuel)})")
         if value != "text":
             parts.append(f"(value {value})")
         s, payloads = read_session_answer(self.request(" ".join(parts) + ")"))
-        if not (isinstance(s, list) and _head(s) == "result"):
-            raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
-        fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
+        if not (isinstance(s, list) and answer_head(s) == "result"):
+            raise RevHandlersError("internal", f"unexpected answer to exec: {short(s)}")
+        fields = {answer_head(f): f for f in s[1:] if isinstance(f, list)}
         v = fields.get("value", ["value"])
-        value = _read_value(v[1], payloads) if len(v) == 2 else None
+        value = read_session_value(v[1], payloads) if len(v) == 2 else None
         values = _read_entries(fields.get("read", ["read"])[1:], payloads)
         steps = fields["steps"][1] if "steps" in fields else None
         seconds = float(fields["seconds"][1]) if "seconds" in fields else None
@@ -156,65 +156,62 @@ class VerifiedEvaluator(ServeProcess):
 
     def session_heap(self, name: str) -> dict[str, np.ndarray]:
         """``(heap NAME)``: every location of the session, in declaration order."""
-        s, payloads = read_session_answer(self.request(f"(heap {_atom(name)})"))
-        if not (isinstance(s, list) and _head(s) == "heap"):
-            raise RevHandlersError("internal", f"unexpected answer to heap: {_short(s)}")
+        s, payloads = read_session_answer(self.request(f"(heap {name_sexp(name)})"))
+        if not (isinstance(s, list) and answer_head(s) == "heap"):
+            raise RevHandlersError("internal", f"unexpected answer to heap: {short(s)}")
         return _read_entries(s[1:], payloads)
 
     def session_unload(self, name: str) -> None:
-        s, _ = read_session_answer(self.request(f"(unload {_atom(name)})"))
-        if not (isinstance(s, list) and _head(s) == "unloaded"):
-            raise RevHandlersError("internal", f"unexpected answer to unload: {_short(s)}")
+        s, _ = read_session_answer(self.request(f"(unload {name_sexp(name)})"))
+        if not (isinstance(s, list) and answer_head(s) == "unloaded"):
+            raise RevHandlersError("internal", f"unexpected answer to unload: {short(s)}")
 
     def coverage(self, prog: Program):
         """``(counts, outcome)``: how often each rule and rewriting case fired
         (theories/rh/coverage.v), and the :class:`Result` or the error."""
-        from .sexp import loads, read_answer as answer
-        import sexpdata
         line = self.request(f"(coverage {program_sexp(prog)})")
         s = loads(line)
         if not (isinstance(s, list) and s and getattr(s[0], "value", lambda: None)() == "coverage"):
-            answer(line)          # raises the error it reports
+            read_answer(line)          # raises the error it reports
         counts = {item[0].value() if hasattr(item[0], "value") else str(item[0]): int(item[1]) for item in s[1][1:]}
         try:
-            return counts, answer(sexpdata.dumps(s[2]))
+            return counts, read_answer(sexpdata.dumps(s[2]))
         except RevHandlersError as e:
             return counts, e
 
 
-def _head(s):
+def answer_head(s):
+    """The head symbol of an answer's list, else ``None``."""
     return s[0].value() if isinstance(s, list) and s and hasattr(s[0], "value") else None
 
 
-def _short(s) -> str:
+def short(s) -> str:
+    """``s`` for a message: at most 200 characters."""
     return repr(s)[:200]
 
 
 def _data(d, payloads: list[np.ndarray]) -> np.ndarray:
     """DATA of an answer: ``(f64 K)`` (cut out by :func:`read_session_answer`)
     or a plain list of numbers."""
-    from .sexp import _float_out
-    if _head(d) == "f64" and len(d) == 2 and isinstance(d[1], int):
+    if answer_head(d) == "f64" and len(d) == 2 and isinstance(d[1], int):
         return payloads[d[1]]
     if isinstance(d, list):
-        return np.array([float(x) if isinstance(x, int) and not isinstance(x, bool) else _float_out(x)
+        return np.array([float(x) if isinstance(x, int) and not isinstance(x, bool) else read_float(x)
                          for x in d], dtype=float)
-    raise RevHandlersError("internal", f"not location data: {_short(d)}")
+    raise RevHandlersError("internal", f"not location data: {short(d)}")
 
 
 def _read_entries(entries, payloads) -> dict[str, np.ndarray]:
-    from .sexp import _name
-    return {_name(e[0]): _data(e[1], payloads) for e in entries}
+    return {read_name(e[0]): _data(e[1], payloads) for e in entries}
 
 
-def _read_value(s, payloads):
+def read_session_value(s, payloads):
     """A closed value: ``(const x …)``, a constant as ``(f64 …)``, or ``(tuple …)``."""
-    from .sexp import read_value
-    match _head(s):
+    match answer_head(s):
         case "f64":
             return _data(s, payloads)
         case "tuple":
-            return tuple(_read_value(x, payloads) for x in s[1:])
+            return tuple(read_session_value(x, payloads) for x in s[1:])
     return read_value(s)
 
 
@@ -226,7 +223,6 @@ def with_heap(prog: Program, heap: dict | None) -> Program:
     """``prog`` with its initial heap updated by ``heap`` (name -> array)."""
     if not heap:
         return prog
-    from .session import heap_numbers
     entries = dict(prog.heap)
     for name, values in heap.items():
         entries[name] = tuple(heap_numbers(name, values).tolist())

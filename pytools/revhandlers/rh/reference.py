@@ -5,7 +5,7 @@ functions (their forward maps); everything else is computed another way:
 
 * terms are evaluated directly (no small steps, no substitution);
 * ``M.rd(x.N)(L)`` and ``rd[f]`` are computed by this module's own
-  reverse-mode differentiation (:mod:`revhandlers.autodiff`, a tape over
+  reverse-mode differentiation (:mod:`revhandlers.rh.autodiff`, a tape over
   numpy, differentiable again for nested ``rd``), not by the rewriting
   ``W.R_V(x.N)``; the vector–Jacobian products of the primitives are written
   from their definitions, not from the Coq formulas of ``rd[f]`` and
@@ -20,7 +20,7 @@ functions (their forward maps); everything else is computed another way:
 * the heap is a mapping from locations to numpy arrays.
 
 The program is first validated and type-checked by
-:mod:`revhandlers.typecheck`, so bad input fails as in ``rh-eval``.  Like
+:mod:`revhandlers.rh.typecheck`, so bad input fails as in ``rh-eval``.  Like
 the executable instance, ``Ev`` of ``rd[rd[rd[f]]]`` is undefined.
 """
 
@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import autodiff as ad
-from .ast import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym,
-                  OpUser, Program, Proj, Rd, Ret, RevHandle, TBase, TProd, Tm, Tuple, Ty, Var)
-from .errors import BadInput, RuntimeFailure
+from ..errors import BadInput, RuntimeFailure
+from ..heapio import heap_numbers
+from . import autodiff as ad, prims
 from .nesting import deep
-from .prims import fsym_dom
 from .sexp import Result
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, OpGet, OpPut, OpSym, OpUser, Program,
+                     Proj, Rd, Ret, RevHandle, TBase, Tm, Tuple, Ty, Var)
 from .typecheck import check_program, coar
 
 MAX_RD_LEVEL = 2
@@ -92,47 +92,11 @@ def grad_value(seeds: list[tuple[object, object]], target, level: int):
 # --------------------------------------------------------------- primitives
 
 def prim_forward(f: FSym, xs: list[ad.Node]) -> ad.Node:
-    p, a = f.prim, f.prim.params
-    match p.name:
-        case "swish":
-            return ad.swish_deriv(0, xs[0])
-        case "smul":
-            return ad.scale(xs[0], xs[1])
-        case "sub":
-            return ad.sub(xs[0], xs[1])
-        case "matmul":
-            return ad.matmul(*a, xs[0], xs[1])
-        case "transpose":
-            return ad.transpose(*a, xs[0])
-        case "round":
-            return ad.round_(xs[0])
-        case "pad":
-            return ad.pad(*a, xs[0])
-        case "upscale":
-            return ad.upscale(*a, xs[0])
-        case "concat":
-            return ad.concat(xs[0], xs[1])
-        case "conv1d":
-            return ad.conv1d(*a, xs[0], xs[1])
-        case "maxpool":
-            return ad.maxpool(*a, xs[0])
-        case "relu":
-            return ad.relu(xs[0])
-        case "sigmoid":
-            return ad.sigmoid(xs[0])
-        case "tanh":
-            return ad.tanh(xs[0])
-        case "exp":
-            return ad.exp(xs[0])
-        case "log":
-            return ad.log(xs[0])
-        case "mul":
-            return ad.mul(xs[0], xs[1])
-        case "sum":
-            return ad.vsum(xs[0])
-        case "sce":
-            return ad.sce(xs[0], xs[1])
-    raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
+    """The forward map of ``f``'s primitive (its entry of :data:`~.prims.TABLE`)."""
+    p = f.prim
+    if p.name not in prims.TABLE:
+        raise RuntimeFailure("ev-undefined", f"no primitive {p.name}")
+    return prims.TABLE[p.name].forward(p.params, xs)
 
 
 def apply_fsym(f: FSym, v, depth: int = 0):
@@ -287,7 +251,6 @@ def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
     locations in declaration order, then unknown names): a declared location
     (``unbound``), numbers (``number``), finite (``number``), as many as the
     location holds (``shape``)."""
-    from .session import heap_numbers
     if not heap:
         return {}
     order = [d.name for d in prog.locs if d.name in heap] + [n for n in heap if prog.loc_decl(n) is None]
@@ -309,7 +272,7 @@ def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
 def run_reference(prog: Program, heap: dict[str, np.ndarray] | None = None) -> Result:
     """Run ``prog`` (its heap, updated by ``heap``) in the reference
     semantics: the result value and the final heap, as numpy arrays (under
-    :func:`revhandlers.nesting.room`: the evaluation recurses on the syntax)."""
+    :func:`revhandlers.rh.nesting.room`: the evaluation recurses on the syntax)."""
     check_program(prog)
     given = _heap_override(prog, heap)
     total = sum(d.size for d in prog.locs)

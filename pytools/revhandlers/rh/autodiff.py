@@ -1,5 +1,5 @@
 """A small reverse-mode automatic differentiation over numpy, for the
-reference semantics (:mod:`revhandlers.reference`).
+reference semantics (:mod:`revhandlers.rh.reference`).
 
 Values are 1-D float64 arrays held by :class:`Node` objects that remember
 how they were computed.  :func:`grad` walks the graph backwards from seed
@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import RuntimeFailure
+from ..errors import RuntimeFailure
 
 
 class Node:

@@ -2,7 +2,7 @@
 its own text, keeping everything that is not whitespace.
 
 The formatter works on the parse tree of the surface syntax (the grammar of
-:mod:`revhandlers.surface`) with every token kept as written: comments,
+:mod:`revhandlers.rh.surface`) with every token kept as written: comments,
 ``param`` declarations and the parameter names used in types and
 primitives, numbers as written (``1`` stays ``1``), the notation chosen
 (ASCII or Unicode), residual types written or left out.  Only whitespace
@@ -31,7 +31,10 @@ from __future__ import annotations
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
-from .errors import BadInput
+from ..errors import BadInput
+from ..layout import Layout, checked_layout, tree_tokens
+from .nesting import room
+from .surface import GRAMMAR, parse
 
 __all__ = ["format_source", "source_tokens", "has_params", "Layout", "checked_layout"]
 
@@ -54,7 +57,6 @@ _PARSER = None
 def _parser() -> Lark:
     global _PARSER
     if _PARSER is None:
-        from .surface import GRAMMAR
         _PARSER = Lark(GRAMMAR, parser="lalr", keep_all_tokens=True, propagate_positions=True,
                        maybe_placeholders=True, lexer_callbacks={"COMMENT": _SINK})
     return _PARSER
@@ -70,23 +72,11 @@ def _concrete(text: str):
     return tree, sorted(_SINK.comments, key=lambda t: t.start_pos)
 
 
-def _tokens(node) -> list[Token]:
-    """The tokens below ``node``, in order (without recursion)."""
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Token):
-            out.append(n)
-        elif isinstance(n, Tree):
-            stack.extend(reversed(n.children))
-    return out
-
-
 def source_tokens(text: str) -> list[str]:
     """Every token and comment of a ``.rh`` text, in order (comments without
     trailing whitespace): what :func:`format_source` keeps."""
     tree, comments = _concrete(text)
-    toks = [(t.start_pos, t.value) for t in _tokens(tree)]
+    toks = [(t.start_pos, t.value) for t in tree_tokens(tree)]
     toks += [(c.start_pos, c.value.rstrip()) for c in comments]
     return [v for _, v in sorted(toks)]
 
@@ -117,123 +107,6 @@ def _space(prev: Token, tok: Token) -> bool:
     return True
 
 
-class Layout:
-    """The text being written, line by line, and the comments of the source
-    still to place.  It knows tokens only by their text and position (lark
-    :class:`~lark.Token`: ``value``, ``start_pos``, ``line``, ``end_line``,
-    ``column``), so that another language's formatter (the pullback
-    language's, :mod:`revhandlers.pullback.fmt`) lays its tokens out with it;
-    ``space(prev, tok)`` says whether one space separates two tokens on a
-    line (``tight``: tokens never preceded by one)."""
-
-    def __init__(self, comments: list[Token], tight: set[int] = frozenset(), space=None):
-        self.lines = [""]
-        self.tight = tight
-        self.space = space or _space
-        self.comments = comments
-        self.next_comment = 0
-        self.prev: Token | None = None     # the last token written
-        self.last_line = 0                 # the source line where the last thing written ends
-        self.need_break = False            # a comment ends the current line
-
-    # ---- the output
-    @property
-    def col(self) -> int:
-        return len(self.lines[-1])
-
-    def _newline(self, col: int, blank: bool = False):
-        if self.lines[-1].strip():
-            self.lines[-1] = self.lines[-1].rstrip()
-            self.lines.append("")
-        if blank and len(self.lines) >= 2 and self.lines[-2].strip():
-            self.lines[-1] = ""
-            self.lines.append("")
-        self.lines[-1] = " " * max(col, 0)
-        self.need_break = False
-
-    def _at_line_start(self) -> bool:
-        return not self.lines[-1].strip()
-
-    def _blank_before(self, line: int) -> bool:
-        return self.last_line > 0 and line - self.last_line >= 2
-
-    # ---- comments
-    def _comments_before(self, pos: int | None, col_for):
-        """Write the comments that start before offset ``pos`` (all if None);
-        ``col_for(comment)`` is the column of one on its own line."""
-        while self.next_comment < len(self.comments) and (pos is None or self.comments[self.next_comment].start_pos < pos):
-            c = self.comments[self.next_comment]
-            self.next_comment += 1
-            text = c.value.rstrip()
-            if self.prev is not None and c.line == self.last_line and not self._at_line_start():
-                gap = (c.column - 1) - self.col
-                self.lines[-1] += " " * (gap if gap >= 1 else 2) + text
-            else:
-                self._newline(col_for(c), blank=self._blank_before(c.line))
-                self.lines[-1] += text
-            self.last_line = c.end_line
-            self.need_break = True
-
-    # ---- tokens
-    def token(self, tok: Token, brk: int | None = None, seg=None, comment_col: int | None = None) -> int:
-        """Write ``tok``: on a new line at column ``brk`` if given; else on
-        the current line, unless the source breaks the line before it inside
-        the segment ``seg`` (or a comment ends the line), where it goes at
-        its source column moved as the segment moved.  Returns the column."""
-        def seg_col(t) -> int:
-            if seg is None:
-                return self.col if brk is None else brk
-            src0, new0, least = seg
-            return max(least, (t.column - 1) - src0 + new0)
-
-        self._comments_before(tok.start_pos, lambda c: comment_col if comment_col is not None
-                              else brk if brk is not None else seg_col(c))
-        if brk is not None:
-            self._newline(brk, blank=self._blank_before(tok.line))
-        elif self.need_break or (seg is not None and self.prev is not None and tok.line > self.last_line):
-            self._newline(seg_col(tok) if seg is not None else self._continuation())
-        elif self.prev is not None and not self._at_line_start() and id(tok) not in self.tight and self.space(self.prev, tok):
-            self.lines[-1] += " "
-        col = self.col
-        self.lines[-1] += tok.value
-        self.prev = tok
-        self.last_line = tok.end_line
-        return col
-
-    def indent(self) -> int:
-        """The indentation of the current line."""
-        return len(self.lines[-1]) - len(self.lines[-1].lstrip())
-
-    def _continuation(self) -> int:
-        return self.indent() + 4
-
-    def inline(self, node, brk: int | None = None, least: int = 0) -> int:
-        """Every token of ``node`` as one segment (line breaks as in the
-        source); returns the column of its first token."""
-        return self.segment(_tokens(node), brk, least)
-
-    def segment(self, toks: list[Token], brk: int | None = None, least: int = 0) -> int:
-        """``toks`` as one segment: on the line of the first (a new line at
-        ``brk`` if given), then line breaks where the source has them, each
-        continuation line at its source column moved as the first token
-        moved (``least`` at least); returns the column of the first."""
-        if not toks:
-            return self.col
-        first = toks[0]
-        col = self.token(first, brk)
-        seg = (first.column - 1, col, least)
-        for t in toks[1:]:
-            self.token(t, seg=seg)
-        return col
-
-    def finish(self) -> str:
-        self._comments_before(None, lambda c: 0)
-        lines = [line.rstrip() for line in self.lines]
-        while lines and not lines[-1]:
-            lines.pop()
-        return "\n".join(lines) + "\n"
-
-
 _STRUCTURED = ("clet", "revhandle", "acmd")
 
 
@@ -262,7 +135,7 @@ class _Printer:
             out.token(arrow)
             self.cmd(bound, None)
             out.token(in_)
-            first = _tokens(body)[0]
+            first = tree_tokens(body)[0]
             if not _is_tree(body, *_STRUCTURED) and first.line == in_.line:
                 self.cmd(body, None)
             else:
@@ -273,9 +146,9 @@ class _Printer:
             head, body, with_, handler = kids[:dot + 1], kids[dot + 1], kids[dot + 2], kids[dot + 3]
             col = out.inline(Tree("head", head), brk, least=(brk if brk is not None else out.col) + 2)
             dot_line = head[-1].line
-            if not _is_tree(body, *_STRUCTURED) and _tokens(body)[0].line == dot_line:
+            if not _is_tree(body, *_STRUCTURED) and tree_tokens(body)[0].line == dot_line:
                 self.cmd(body, None)          # a short body stays on the line of rev handle
-                out.token(with_, None if with_.line == _tokens(body)[-1].end_line else col)
+                out.token(with_, None if with_.line == tree_tokens(body)[-1].end_line else col)
             else:
                 self.cmd(body, col + 2)
                 out.token(with_, col)
@@ -318,7 +191,7 @@ class _Printer:
         out.token(bar, max(paren - 1, col + 1))
         *head, bwd, rpar = rest            # y , z [: D] ->   P   )
         for k in head:
-            for t in _tokens(k):
+            for t in tree_tokens(k):
                 out.token(t)
         self.cmd(bwd, None)
         out.token(rpar)
@@ -330,42 +203,23 @@ def _tight(tree: Tree) -> set[int]:
     ids: set[int] = set()
     for node in tree.iter_subtrees():
         if node.data == "opname":
-            ids.update(id(t) for t in _tokens(node)[1:])
+            ids.update(id(t) for t in tree_tokens(node)[1:])
     return ids
 
 
 def _layout(text: str) -> str:
     tree, comments = _concrete(text)
-    layout = Layout(comments, _tight(tree))
+    layout = Layout(comments, _tight(tree), space=_space)
     _Printer(layout).program(tree)
     return layout.finish()
 
 
 def format_source(text: str, params: dict[str, int] | None = None) -> str:
     """The text of a ``.rh`` program laid out again (see the module's
-    documentation): a syntax error as :func:`revhandlers.surface.parse`
+    documentation): a syntax error as :func:`revhandlers.rh.surface.parse`
     reports it; :class:`BadInput` (``fmt``) if the result would not keep
     every token and comment of ``text`` or would parse to another program."""
-    from .nesting import room
-    from .surface import parse
     program = parse(text, params)
     with room():
         out = _layout(text)
     return checked_layout(text, out, source_tokens, program, lambda t: parse(t, params))
-
-
-def checked_layout(text: str, out: str, tokens, program, parse) -> str:
-    """``out``, the layout of ``text``, if ``tokens`` (a function of a text:
-    its tokens and comments, as the layout must keep them) gives the same
-    for both and ``parse(out)`` is ``program``; else :class:`BadInput`
-    (``fmt``)."""
-    if tokens(out) != tokens(text):
-        raise BadInput("fmt", "fmt cannot lay this program out without changing its tokens or comments; "
-                              "the file is left as it is")
-    try:
-        same = parse(out) == program
-    except BadInput:
-        same = False
-    if not same:
-        raise BadInput("fmt", "fmt's layout of this program parses to another program; the file is left as it is")
-    return out

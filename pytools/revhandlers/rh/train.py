@@ -6,7 +6,7 @@ weights from the heap, its return clause gives the cotangent of the squared
 error, and its backward clauses write the updated weights back.
 
 The program is loaded once into a resident session
-(:class:`revhandlers.session.Session`), whose heap is carried from one
+(:class:`revhandlers.rh.session.Session`), whose heap is carried from one
 sample to the next: every location but the sample's (``input``, ``target``,
 ``lr``, ``output``) is training state, so a handler may keep more than the
 weights (e.g. momentum).  Per sample Python only sets ``input`` and
@@ -32,13 +32,32 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
-from .ast import Program
-from .errors import BadInput
-from .paths import digits_path
+from .. import interrupt
+from ..errors import BadInput
+from ..heapio import read_npz
+from ..interrupt import read_meta, write_npz_atomic
+from ..paths import digits_path
+from ..process import ProcessStopped
+from ..progress import Progress
+from .engine import VerifiedEvaluator
+from .initial import (  # noqa: F401
+    IO,
+    Layout,
+    describe_init,
+    forward_reads,
+    initial_heap,
+    initial_state,
+    layout,
+    program_digest,
+    random_locations,
+)
+from .nesting import children
+from .program import load
+from .session import Session
+from .syntax import App, Program
 
 #: the checkout's ``data/digits.csv.gz``, or the copy installed with the
 #: package (``revhandlers/data/``) when it runs outside a checkout
@@ -64,152 +83,6 @@ class History:
     sample_loss: list[float] = field(default_factory=list)     # every sample
     test_accuracy: float | None = None
     seconds: float = 0.0
-
-
-class Progress:
-    """A one-line progress bar on stderr."""
-
-    def __init__(self, total: int, label: str, stream=sys.stderr, unit: str = "samples"):
-        self.total, self.label, self.stream, self.unit = total, label, stream, unit
-        self.start = time.time()
-        self.last = 0.0
-        self.printed = -1            # the last tenth printed to a log
-
-    def update(self, done: int, extra: str = "") -> None:
-        now = time.time()
-        tty = getattr(self.stream, "isatty", lambda: False)()
-        if tty:
-            if done < self.total and now - self.last < 0.2:
-                return
-        else:  # a log: one line per tenth
-            tenth = done * 10 // max(self.total, 1)
-            if done < self.total and tenth <= self.printed:
-                return
-            self.printed = tenth
-        self.last = now
-        width = 30
-        filled = int(width * done / max(self.total, 1))
-        rate = done / max(now - self.start, 1e-9)
-        bar = "#" * filled + "." * (width - filled)
-        line = f"{self.label} [{bar}] {done}/{self.total} {rate:5.0f} {self.unit}/s {extra}".rstrip()
-        if tty:
-            self.stream.write("\r" + line + ("\n" if done >= self.total else ""))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-
-IO = ("input", "target", "lr", "output")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """What a trainable program declares: the sample's locations ``input``
-    (its size the data's inputs), ``target`` (the classes), ``lr`` (one
-    number) and ``output`` (the network's output, like ``target``); every
-    other location is training state, carried from sample to sample."""
-    n_in: int
-    n_out: int
-    state: tuple[str, ...]
-    layers: tuple[int, ...]       # the widths read off the weight matrices, e.g. (64, 32, 10)
-
-
-def layout(prog: Program, n_in: int = 64, n_out: int = 10) -> Layout:
-    """The program's :class:`Layout`, or a :class:`BadInput` saying what is missing."""
-    decls = {d.name: d for d in prog.locs}
-    for name in IO:
-        if name not in decls:
-            raise BadInput("unbound", f"a trainable program declares location {name} (see examples/mlp.rh)")
-    if decls["input"].size != n_in or decls["target"].size != n_out:
-        raise BadInput("shape", f"the digits have {n_in} inputs and {n_out} classes; the program has "
-                                f"{decls['input'].size} and {decls['target'].size}")
-    if decls["output"].size != n_out:
-        raise BadInput("shape", f"location output holds {decls['output'].size} numbers, the target {n_out}")
-    if decls["lr"].size != 1:
-        raise BadInput("shape", f"location lr holds {decls['lr'].size} numbers, a learning rate is one")
-    state = tuple(d.name for d in prog.locs if d.name not in IO)
-    mats = [decls[n].shape for n in state if len(decls[n].shape) == 2]
-    layers = (mats[0][0],) + tuple(b for _, b in mats) if mats else (n_in, n_out)
-    return Layout(n_in, n_out, state, layers)
-
-
-def _nodes(node):
-    """Every AST node under ``node`` (itself included)."""
-    yield node
-    for name in getattr(node, "__dataclass_fields__", {}):
-        v = getattr(node, name)
-        for c in (v if isinstance(v, tuple) else (v,)):
-            if hasattr(c, "__dataclass_fields__"):
-                yield from _nodes(c)
-
-
-def forward_reads(prog: Program) -> set[str]:
-    """The locations some handler's forward clause reads (``Get[l]`` in an
-    ``x ↦ Q^f``): the weights of an operation, as ``H_train`` reads them."""
-    from .ast import CCons, OpGet
-    return {n.loc for c in _nodes(prog.main) if isinstance(c, CCons) for n in _nodes(c.fwd) if isinstance(n, OpGet)}
-
-
-def random_locations(prog: Program) -> list[str]:
-    """The locations :func:`initial_heap` draws at random, in declaration
-    order: two-dimensional, read by a forward clause, without a ``heap``
-    entry."""
-    reads, declared = forward_reads(prog), dict(prog.heap)
-    return [d.name for d in prog.locs if len(d.shape) == 2 and d.name in reads and d.name not in declared]
-
-
-def initial_heap(prog: Program, seed: int = 0, given: dict | None = None,
-                 names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
-    """The heap ``revhandlers train --seed S`` starts from, for every
-    location (or those in ``names``): each of :func:`random_locations`, of
-    shape ``(a, b)``, drawn from N(0, 1/sqrt(a)) by ``default_rng(seed)`` in
-    declaration order (whether or not ``given`` replaces it, so the others do
-    not depend on it); any other location holds the program's ``heap`` entry
-    if it has one, else zeros; ``given`` (e.g. from ``--load``) overrides
-    both."""
-    decls = {d.name: d for d in prog.locs}
-    declared = dict(prog.heap)
-    rng = np.random.default_rng(seed)
-    drawn = {name: rng.normal(0.0, 1.0 / math.sqrt(decls[name].shape[0]), decls[name].size)
-             for name in random_locations(prog)}
-    wanted = list(decls) if names is None else list(names)
-    state = {}
-    for name in wanted:
-        if name in drawn:
-            state[name] = drawn[name]
-        elif name in declared:
-            state[name] = np.array(declared[name], dtype=float)
-        else:
-            state[name] = np.zeros(decls[name].size)
-    for name, values in (given or {}).items():
-        if name not in wanted:
-            if name in decls:
-                continue
-            raise BadInput("unbound", f"the initial values name location {name!r}, which the program does not declare")
-        a = np.asarray(values, dtype=float).reshape(-1)
-        if a.size != decls[name].size:
-            raise BadInput("shape", f"the initial values of {name!r} have {a.size} numbers, "
-                                    f"the location holds {decls[name].size}")
-        state[name] = a
-    return state
-
-
-def initial_state(prog: Program, lay: Layout, seed: int = 0, given: dict | None = None) -> dict[str, np.ndarray]:
-    """The training state before training: :func:`initial_heap` of the
-    state locations."""
-    return initial_heap(prog, seed, given, names=lay.state)
-
-
-def describe_init(prog: Program, given: dict | None = None) -> str:
-    """One line naming each location drawn at random (the rule of
-    :func:`initial_heap`), so that none is initialised silently."""
-    drawn = [n for n in random_locations(prog) if n not in (given or {})]
-    if not drawn:
-        return "initial heap: no location drawn at random (heap entries, or zeros)"
-    shapes = {d.name: d.shape for d in prog.locs}
-    names = ", ".join(f"{n} {shapes[n]}" for n in drawn)
-    return (f"initial heap: {names} drawn at random from N(0, 1/sqrt(a)) (two-dimensional, read by a forward "
-            f"clause, no heap entry); every other location at its heap entry or zero")
 
 
 def _check_options(epochs: int, lr: float, train_size: int | None, test_fraction: float) -> None:
@@ -246,7 +119,6 @@ class Checkpoint:
     def write(self, path) -> None:
         """To ``path`` (``.npz``: ``heap/NAME`` arrays, ``sample_loss``,
         ``epoch_losses`` and ``__meta__``), atomically."""
-        from .interrupt import write_npz_atomic
         arrays = {f"heap/{k}": np.asarray(v, dtype=float) for k, v in self.heap.items()}
         arrays["sample_loss"] = np.asarray(self.history.sample_loss, dtype=float)
         arrays["epoch_losses"] = np.asarray(self.epoch_losses, dtype=float)
@@ -261,7 +133,6 @@ class Checkpoint:
 
     @classmethod
     def read(cls, path) -> "Checkpoint":
-        from .interrupt import read_meta
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = read_meta(data)
@@ -289,19 +160,12 @@ class Checkpoint:
 CHECKPOINT_OPTIONS = ("program", "epochs", "lr", "seed", "engine", "train_size", "test_fraction")
 
 
-def program_digest(prog: Program) -> str:
-    import hashlib
-
-    from .sexp import program_sexp
-    return hashlib.sha256(program_sexp(prog).encode()).hexdigest()[:16]
-
-
 def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engine: str = "verified",
           train_size: int | None = None, test_fraction: float = 0.2, quiet: bool = False,
           init: dict | None = None, evaluator=None, checkpoint=None, checkpoint_every: int = 0,
           resume: Checkpoint | None = None, restarts: int = RESTARTS) -> tuple[History, dict]:
     """Train over the digits, one ``rev handle`` per sample, through one
-    :class:`~revhandlers.session.Session`: the program is loaded once, every
+    :class:`~revhandlers.rh.session.Session`: the program is loaded once, every
     location is carried from one sample to the next (so a handler may keep
     state such as momentum), and per sample only ``input`` and ``target``
     are set and ``output`` read.  ``init`` gives initial values of state
@@ -319,8 +183,6 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
     in the same order, so the final heap is the uninterrupted run's bit for
     bit.  If the evaluator process dies, training starts again from the
     last checkpoint in a new one, at most ``restarts`` times."""
-    from . import interrupt
-    from .process import ProcessStopped
 
     _check_options(epochs, lr, train_size, test_fraction)
     lay = layout(prog)
@@ -346,7 +208,6 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
     onehot = np.eye(lay.n_out)
     own = evaluator is None and engine == "verified"
     if own:
-        from .evaluator import VerifiedEvaluator
         evaluator = VerifiedEvaluator()
     start = time.time() - last.history.seconds
     n = len(Xtr)
@@ -403,7 +264,6 @@ def train(prog: Program, epochs: int = 3, lr: float = 0.05, seed: int = 0, engin
                                 options))
             return sess.heap()
 
-    from .session import Session
     deaths = 0
     try:
         with interrupt.deferred():
@@ -449,7 +309,6 @@ def evaluate(prog: Program, heap: dict, X: np.ndarray, y: np.ndarray, engine: st
     """Accuracy of the network on ``X``: a session of its own, started from
     ``heap`` with learning rate 0, so whatever the handler writes cannot
     reach the training's state."""
-    from .session import Session
     n_out = next(d.size for d in prog.locs if d.name == "target")
     onehot = np.eye(n_out)
     bar = Progress(len(X), "held out", stream=sys.stderr if not quiet else _Null())
@@ -464,7 +323,7 @@ def evaluate(prog: Program, heap: dict, X: np.ndarray, y: np.ndarray, engine: st
 
 
 def plot(hist: History, path: Path, title: str) -> None:
-    import matplotlib
+    import matplotlib  # here, not at the top: pyplot takes longer to import than the command line
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -503,8 +362,6 @@ def _params(args) -> dict[str, int] | None:
 
 
 def cmd_train(args, out) -> int:
-    from . import load
-    from .session import read_npz
     _check_options(args.epochs, args.lr, args.train_size, 0.2)
     prog = load(args.file, params=_params(args))
     lay = layout(prog)
@@ -523,7 +380,6 @@ def cmd_train(args, out) -> int:
     ckpt = args.checkpoint or args.resume or (f"{args.save}.ckpt.npz" if args.save else "results/train-checkpoint.npz")
     if resume is not None:
         print(f"resuming from {args.resume}: {resume.describe(args.epochs, -1).replace(' of -1', '')}", file=out)
-    from . import interrupt
     interrupt.keep("no checkpoint yet (training had not begun)")
     hist, trained = train(prog, epochs=args.epochs, lr=args.lr, seed=args.seed, engine=args.engine,
                           train_size=args.train_size, init=init, checkpoint=ckpt,
@@ -545,14 +401,12 @@ def cmd_train(args, out) -> int:
 
 def _prims(prog: Program):
     """The primitives the program applies."""
-    from .ast import App
-    from .nesting import _children
     seen, todo = [], [prog.main]
     while todo:
         node = todo.pop()
         if isinstance(node, App):
             seen.append(node.f.prim)
-        todo.extend(child for child, _ in _children(node, 0) if child is not None)
+        todo.extend(child for child, _ in children(node, 0) if child is not None)
     return seen
 
 

@@ -2,7 +2,7 @@
 ``rh-eval`` linked as a shared library (``librh_embed.so``, built by dune
 from ``extracted/rh_embed.ml`` and ``extracted/rh_embed_stubs.c``) and
 loaded with :mod:`ctypes`.  :class:`InProcessEvaluator` offers the session
-requests of :class:`~revhandlers.evaluator.VerifiedEvaluator` (``load``,
+requests of :class:`~revhandlers.rh.engine.VerifiedEvaluator` (``load``,
 ``exec``, ``heap``, ``unload``) with the same answers bit for bit, without
 a pipe: a request is answered by the same driver functions as ``rh-eval
 --serve``'s, and the locations of an ``exec`` cross as double buffers
@@ -30,8 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import RevHandlersError
-from .evaluator import VerifiedEvaluator, _head, _read_value, _short, read_session_answer
+from ..errors import RevHandlersError
+from ..paths import checkout_root, rh_eval_path
+from .engine import VerifiedEvaluator, answer_head, read_session_answer, read_session_value, short
 
 LIBRARY = "librh_embed.so"
 
@@ -47,7 +48,6 @@ def library_path() -> Path | None:
     if override:
         p = Path(override).expanduser()
         return p if p.is_file() else None
-    from .paths import checkout_root
     root = checkout_root()
     if root is not None:
         built = root / "_build" / "default" / "extracted" / LIBRARY
@@ -55,7 +55,6 @@ def library_path() -> Path | None:
             return built
         return None
     try:                                     # installed: beside rh-eval, or in ../lib
-        from .paths import rh_eval_path
         driver = rh_eval_path().resolve()
     except Exception:
         return None
@@ -116,7 +115,7 @@ _PLAIN = re.compile(r"\(result \(value\) \(read\) \(steps (\d+)\) \(seconds ([0-
 
 
 class InProcessEvaluator:
-    """The session requests of :class:`~revhandlers.evaluator.VerifiedEvaluator`,
+    """The session requests of :class:`~revhandlers.rh.engine.VerifiedEvaluator`,
     answered inside this process.  ``timeout`` (seconds; default 60, as
     ``rh-eval``'s) bounds each request; the runtime's bounds are shared by
     every in-process evaluator (the last one made sets them)."""
@@ -171,8 +170,8 @@ class InProcessEvaluator:
             m = _PLAIN.match(line)
             if m is None:
                 s, payloads = read_session_answer(line)
-                if not (isinstance(s, list) and _head(s) == "result"):
-                    raise RevHandlersError("internal", f"unexpected answer to exec: {_short(s)}")
+                if not (isinstance(s, list) and answer_head(s) == "result"):
+                    raise RevHandlersError("internal", f"unexpected answer to exec: {short(s)}")
             got = {}
             for k, o, n in zip(read, outs, out_lens[:len(outs)]):
                 if n < 0:
@@ -180,9 +179,9 @@ class InProcessEvaluator:
                 got[k] = o if n == o.size else self._read(nm, k, n)
         if m is not None:             # a result without a value: read without the S-expression reader
             return None, got, int(m.group(1)), float(m.group(2))
-        fields = {_head(f): f for f in s[1:] if isinstance(f, list)}
+        fields = {answer_head(f): f for f in s[1:] if isinstance(f, list)}
         v = fields.get("value", ["value"])
-        val = _read_value(v[1], payloads) if len(v) == 2 else None
+        val = read_session_value(v[1], payloads) if len(v) == 2 else None
         steps = fields["steps"][1] if "steps" in fields else None
         seconds = float(fields["seconds"][1]) if "seconds" in fields else None
         return val, got, steps, seconds

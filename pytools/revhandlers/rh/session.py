@@ -17,7 +17,7 @@ Semantics, the same on both engines:
 
 * the heap starts as the program's initial heap (its ``heap`` entries,
   zeros elsewhere); with ``init_seed=S``, as ``revhandlers train --seed S``
-  starts it (:func:`revhandlers.train.initial_heap`: the two-dimensional
+  starts it (:func:`revhandlers.rh.train.initial_heap`: the two-dimensional
   locations a forward clause reads, without a ``heap`` entry, drawn at
   random);
 * :meth:`Session.run` runs the program's main command from the start on
@@ -34,11 +34,11 @@ Semantics, the same on both engines:
   values must be finite (``number``).
 
 The verified engine keeps the heap in the extracted evaluator: inside this
-process when its shared library is built (:mod:`revhandlers.inprocess`:
+process when its shared library is built (:mod:`revhandlers.rh.inprocess`:
 numbers as double buffers), else inside one ``rh-eval --serve`` process
 (the requests ``load``, ``exec``, ``heap``, ``unload`` of
 ``docs/sexp-format.md``; data as exact base64 binary64); the reference
-engine keeps it in Python and runs :func:`revhandlers.reference.run_reference`.
+engine keeps it in Python and runs :func:`revhandlers.rh.reference.run_reference`.
 Only the verified engine counts steps and honours ``fuel``; the reference
 reports ``steps=None`` and ignores ``fuel``.  ``seconds`` is the evaluation
 time: measured inside ``rh-eval`` (parsing and printing excluded), or
@@ -56,9 +56,18 @@ from typing import Iterable
 
 import numpy as np
 
-from .ast import Program
-from .errors import BadInput, RevHandlersError
-from .process import ProcessStopped
+from ..errors import BadInput, RevHandlersError
+from ..heapio import heap_numbers, read_npz  # noqa: F401  (read_npz: re-exported)
+from ..interrupt import write_npz_atomic
+from ..process import ProcessStopped
+from . import inprocess
+from .engine import VerifiedEvaluator
+from .initial import initial_heap, program_digest
+from .nesting import room
+from .program import as_program
+from .reference import run_reference
+from .syntax import Program
+from .typecheck import check_program
 
 ENGINES = ("verified", "reference")
 
@@ -75,43 +84,6 @@ class SessionResult:
     read: dict
     steps: int | None = None
     seconds: float | None = None
-
-
-_KINDS = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "O": "objects",
-          "V": "records", "M": "dates", "m": "time spans"}
-
-
-def heap_numbers(name: str, values, where: str = "") -> np.ndarray:
-    """``values`` for location ``name`` as a flat float array: integers or
-    floats of any shape; anything else (strings, booleans, complex numbers,
-    ragged lists) is a ``number`` error.  Sizes and finiteness are the
-    program's to check (they are checked as rh-eval checks a ``heap`` entry)."""
-    try:
-        a = np.asarray(values)
-    except (TypeError, ValueError) as e:
-        raise BadInput("number", f"{where}location {name!r}: not an array of numbers ({e})") from None
-    if a.dtype.kind not in "iuf":
-        raise BadInput("number", f"{where}location {name!r} holds {_KINDS.get(a.dtype.kind, a.dtype.name)}, "
-                                 "not real numbers")
-    return a.astype(float).reshape(-1)
-
-
-def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """The arrays of a ``.npz`` archive (name -> array), each of integers or
-    floats (else a ``number`` error); whether the names and sizes fit a
-    program is checked when the heap is used."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if not hasattr(data, "files"):
-                raise ValueError("not an .npz archive (a single array)")
-            arrays = {k: np.array(data[k]) for k in data.files}
-    except MemoryError:
-        raise BadInput("io", f"cannot read the heap {path}: too large to load") from None
-    except Exception as e:  # numpy raises several types for bad files
-        raise BadInput("io", f"cannot read the heap {path}: {e}") from None
-    for name, a in arrays.items():
-        heap_numbers(name, a, f"the heap {path}: ")
-    return arrays
 
 
 class EvaluatorDied(ProcessStopped):
@@ -145,23 +117,22 @@ class Snapshot:
 class Session:
     """A program loaded once, whose heap is carried across runs.
 
-    ``program`` is a :class:`~revhandlers.ast.Program` or a path (``.rh`` or
+    ``program`` is a :class:`~revhandlers.rh.syntax.Program` or a path (``.rh`` or
     ``.sexp``); ``engine`` is ``"verified"`` (the extracted evaluator) or
     ``"reference"`` (the numpy reference semantics).  With the verified
-    engine, ``evaluator`` is the :class:`~revhandlers.evaluator.VerifiedEvaluator`
+    engine, ``evaluator`` is the :class:`~revhandlers.rh.engine.VerifiedEvaluator`
     process to keep the session in (several sessions may share one); by
     default the session runs the evaluator inside this process
-    (:mod:`revhandlers.inprocess`, the extracted OCaml as a shared library)
+    (:mod:`revhandlers.rh.inprocess`, the extracted OCaml as a shared library)
     when it is built, else it starts its own process and stops it on
     :meth:`close`; ``in_process=False`` asks for the process, ``True``
     requires the shared library.  Both give the same answers bit for bit."""
 
     def __init__(self, program, engine: str = "verified", evaluator=None, in_process: bool | None = None,
                  init_seed: int | None = None):
-        from . import _program
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}")
-        self.program: Program = _program(program)
+        self.program: Program = as_program(program)
         self.engine = engine
         self._sizes = {d.name: d.size for d in self.program.locs}
         self._pending: dict[str, np.ndarray] = {}
@@ -171,16 +142,12 @@ class Session:
         self._ev = None
         self._own = False
         if engine == "reference":
-            from .nesting import room
-            from .typecheck import check_program
             with room():
                 self.type = check_program(self.program)
             self._heap = {d.name: np.zeros(d.size) for d in self.program.locs}
             for name, values in self.program.heap:
                 self._heap[name] = np.array(values, dtype=float)
         else:
-            from .evaluator import VerifiedEvaluator
-            from . import inprocess
             if evaluator is None and in_process is not False and (in_process or inprocess.available()):
                 evaluator = inprocess.InProcessEvaluator()
             if evaluator is None:
@@ -196,7 +163,6 @@ class Session:
             self._generation = evaluator.generation
         if init_seed is not None:
             # the heap `revhandlers train --seed init_seed` starts from (train.initial_heap)
-            from .train import initial_heap
             self.set_heap(initial_heap(self.program, init_seed))
 
     # ------------------------------------------------------------ checks
@@ -258,8 +224,6 @@ class Session:
         values = self._values(set, "set")
         names = self._names(read, "read")
         if self.engine == "reference":
-            from .nesting import room
-            from .reference import run_reference
             heap = {**self._heap, **values}
             start = time.perf_counter()
             with room():
@@ -315,8 +279,6 @@ class Session:
         good one, named by :class:`EvaluatorDied`); with ``path``, also
         written there (``.npz``, one array per location, atomically:
         :meth:`load_npz` and :meth:`restore` read it back)."""
-        from .interrupt import write_npz_atomic
-        from .train import program_digest
         heap = self.heap()
         self._snapshots += 1
         snap = Snapshot(heap, program_digest(self.program), self._snapshots, None if path is None else str(path))
@@ -338,7 +300,6 @@ class Session:
             if snapshot is None:
                 raise BadInput("unbound", "restore: the session has taken no snapshot")
         if isinstance(snapshot, Snapshot):
-            from .train import program_digest
             if snapshot.program != program_digest(self.program):
                 raise BadInput("syntax", f"restore: {snapshot.describe()} is of another program")
             values = snapshot.heap

@@ -6,7 +6,7 @@ is extracted from Coq throughout (the small-step evaluator, and the list
 model of vectors); the **fast** evaluator, ``rh-eval`` as users run it (the
 environment machine of machine.v, proved equal to the small-step one, on
 the float arrays of extracted/vec.ml); and the independent numpy
-**reference** semantics.  For every program drawn by :mod:`revhandlers.gen`:
+**reference** semantics.  For every program drawn by :mod:`revhandlers.rh.gen`:
 
 * both type checkers must accept it, with the same type;
 * the model and the fast evaluator must give the same answer bit for bit
@@ -26,12 +26,12 @@ the per-program time limit (``--timeout``), is skipped, not compared, and
 counted as such in the report.
 
 A campaign is fast: program ``i`` of seed ``s`` comes from a seeded
-``random.Random`` (:func:`revhandlers.gen.seeded_program`), each
+``random.Random`` (:func:`revhandlers.rh.gen.seeded_program`), each
 ``rh-eval --serve`` process gets the requests of a batch of programs in one
 write and answers them in order (:class:`Pipe`), the reference runs in
 this process, and answers are compared as text where text suffices.  A
 divergence is shrunk by shrinking the program's recorded choices
-(:func:`revhandlers.gen.shrink_choices`), written to the corpus directory as
+(:func:`revhandlers.rh.gen.shrink_choices`), written to the corpus directory as
 an S-expression file that names the seed, and replayed by the test suite
 from then on (``tests/test_fuzz.py``).  Exit codes, like Csmith's
 comparison driver: 0 no divergence, 1 divergence, 2 could not run; and 3:
@@ -43,11 +43,7 @@ no divergence, but a rule never fired in a campaign of at least
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import select
-import subprocess
-import threading
 import time
 import zlib
 from collections import Counter
@@ -56,22 +52,22 @@ from pathlib import Path
 
 import numpy as np
 
-from . import interrupt, reference
-from . import autodiff as ad
-from .ast import App, Program, Rd
-from .errors import BadInput, RevHandlersError, RuntimeFailure
-from .evaluator import VerifiedEvaluator
-from .harness import (Divergence, Report, add_holes_option, count_done, could_not_run, holes_verdict, run_jobs,
-                      summarize)
-from .harness import write_corpus as _write_corpus
-from .paths import rh_eval_path
-from .process import EvaluatorNotBuilt
+from ..cluster import add_options as add_cluster_options, jobs_for, require_dask
+from ..errors import RevHandlersError, RuntimeFailure, require_extra
+from ..harness import (Divergence, Report, add_holes_option, could_not_run, count_done, holes_verdict, journal_for,
+                       run_jobs, summarize, write_corpus as _write_corpus)
+from ..interrupt import Interrupted
+from ..journal import add_options, open_for
+from ..pipe import TIMEOUT_ANSWER, Pipe
+from . import autodiff as ad, prims, reference
+from .engine import VerifiedEvaluator
+from .gen import recorded_program, replayed_program, seeded_program, shrink_choices
 from .sexp import Result, program_sexp, read_answer, ty_sexp
+from .syntax import App, Program, Rd
 from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
 FD_RTOL, FD_ATOL = 1e-4, 1e-6
-NONSMOOTH = ("round", "maxpool", "relu")
 
 
 def _values_agree(a, b) -> bool:
@@ -170,7 +166,7 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     """Central finite differences of ``x ↦ <cot, N(x)>`` at the point in a
     direction ``u``, against ``<result, u>``: a wrong component of the
     reverse derivative shows in almost every direction."""
-    if _uses(term.body, NONSMOOTH):
+    if _uses(term.body, prims.NONSMOOTH):
         RD_CHECKS["rd terms not checked (round, maxpool or relu)"] += 1
         return
     total = _flat(point)
@@ -217,8 +213,6 @@ class Outcome:
 MODEL_FLAGS = ("--small-step", "--list-vectors")
 
 #: the answer put in place of one that did not come in time, or at all
-TIMEOUT_ANSWER = '(error (kind timeout) (rule none) (message "no answer within the time limit"))'
-STOPPED_ANSWER = '(error (kind internal) (rule none) (message "rh-eval stopped without answering"))'
 
 
 # ------------------------------------------------------ reading answers
@@ -252,7 +246,7 @@ def _value(s):
 def _answer(line: str):
     """A result line of rh-eval as a :class:`Result`, an error line as the
     error (returned, not raised).  Lines with quoted names or anything
-    unusual go through :func:`revhandlers.sexp.read_answer`."""
+    unusual go through :func:`revhandlers.rh.sexp.read_answer`."""
     if line.startswith("(result (value ") and '"' not in line:
         try:
             s = _tree(line)
@@ -414,105 +408,6 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
 
 # ------------------------------------------------------------- batches
 
-class Pipe:
-    """An ``rh-eval --serve`` process that gets the requests of a batch in
-    one write (from a thread, so that neither side waits on a full pipe)
-    and answers them in order.  An answer that does not come within
-    ``timeout`` seconds of the previous one (rh-eval's own ``--timeout``, a
-    little shorter, normally answers first) is :data:`TIMEOUT_ANSWER`; the
-    process is then stopped and the requests after it go to a new one."""
-
-    def __init__(self, flags: tuple[str, ...] = (), timeout: float = 10.0, path=None):
-        self.args = [str(path or rh_eval_path()), "--serve", *flags, "--timeout", repr(0.9 * timeout)]
-        self.timeout = timeout
-        self.proc: subprocess.Popen | None = None
-        self.buf = b""
-        self.pending: list[str] = []
-
-    def _start(self) -> None:
-        if not os.path.exists(self.args[0]):
-            raise EvaluatorNotBuilt(self.args[0])
-        with interrupt.deferred():       # a signal meanwhile: raised once the process is tracked
-            try:
-                self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             **interrupt.POPEN_OPTIONS)
-            except OSError as e:
-                raise RevHandlersError("io", f"cannot start {self.args[0]}: {e}") from None
-            interrupt.track(self.proc)
-        self.buf = b""
-
-    @staticmethod
-    def _write(proc, data: bytes) -> None:
-        try:
-            proc.stdin.write(data)
-            proc.stdin.flush()
-        except (OSError, ValueError):
-            pass                         # the process went away: the reader sees it
-
-    def send(self, lines: list[str]) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            self._start()
-        self.pending = list(lines)
-        data = "".join(line + "\n" for line in lines).encode("utf-8", errors="surrogatepass")
-        threading.Thread(target=self._write, args=(self.proc, data), daemon=True).start()
-
-    def _line(self) -> str | None:
-        fd = self.proc.stdout.fileno()
-        deadline = time.monotonic() + self.timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return STOPPED_ANSWER
-            self.buf += chunk
-        i = self.buf.index(b"\n")
-        line, self.buf = self.buf[:i], self.buf[i + 1:]
-        return line.decode("utf-8", errors="replace")
-
-    def receive(self) -> list[str]:
-        """The answers to the requests of the last :meth:`send`, in order."""
-        answers: list[str] = []
-        lines = self.pending
-        while lines:
-            line = self._line()
-            if line is None or line is STOPPED_ANSWER:
-                answers.append(TIMEOUT_ANSWER if line is None else STOPPED_ANSWER)
-                self.kill()
-                lines = lines[1:]
-                if lines:
-                    self.send(lines)
-                continue
-            answers.append(line)
-            lines = lines[1:]
-        self.pending = []
-        return answers
-
-    def kill(self) -> None:
-        if self.proc is not None:
-            try:
-                self.proc.kill()
-            except OSError:  # pragma: no cover
-                pass
-            self.proc.wait()
-            for f in (self.proc.stdin, self.proc.stdout):
-                try:
-                    f.close()
-                except OSError:
-                    pass
-            self.proc = None
-
-    def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None and not interrupt.stopping():
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-
 def check_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = True,
                 stop_at_divergence: bool = True) -> list[tuple[str | None, str | None]]:
     """Cross-check a batch of programs: ``(outcome, None)`` or ``(None,
@@ -574,7 +469,6 @@ def shrink(seed: int, index: int, max_size: int, model: Pipe, fast: Pipe, messag
     """The smallest program found, by reducing the choices that made
     program ``index`` of ``seed``, that still diverges the same way, and
     its divergence."""
-    from .gen import recorded_program, replayed_program, shrink_choices
     prog, choices = recorded_program(seed, index, max_size)
     kind = _kind(message)
     found = {}
@@ -611,9 +505,7 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
     the model's and the fast evaluator's :class:`Pipe`, kept open (by a
     worker of a cluster, from one batch to the next); else new ones,
     closed at the end."""
-    from .gen import seeded_program
 
-    from .harness import journal_for
 
     RD_CHECKS.clear()
     COVERAGE.clear()
@@ -712,30 +604,10 @@ def _shrinker(max_size: int, corpus: str, timeout: float):
     return shrink_here
 
 
-def require_extra(command: str, *modules: str) -> None:
-    """Raise a bad-input error (exit code 2, one line) naming the extra to
-    install when an optional dependency of ``command`` (``hypothesis``,
-    ``sympy``: the ``test`` extra of pyproject.toml) cannot be imported."""
-    import importlib
-    missing = []
-    for m in modules:
-        try:
-            importlib.import_module(m)
-        except ImportError:
-            missing.append(m)
-    if missing:
-        raise BadInput("io", f"{command} needs {' and '.join(missing)}, which "
-                             f"{'is' if len(missing) == 1 else 'are'} not installed: "
-                             "pip install 'revhandlers[test]'")
-
-
 def cmd_fuzz(args, out) -> int:
     # the package's test extra, as for the other campaigns (the program
-    # strategies of revhandlers.gen for property tests are Hypothesis's)
+    # strategies of revhandlers.rh.gen for property tests are Hypothesis's)
     require_extra("revhandlers fuzz", "hypothesis")     # before anything starts: one line, exit code 2
-    from .cluster import jobs_for, require_dask
-    from .interrupt import Interrupted
-    from .journal import open_for
     if args.scheduler:
         require_dask("revhandlers fuzz")
     args.jobs = jobs_for(args)
@@ -774,8 +646,6 @@ def register(sub) -> None:
     t.add_argument("--corpus", default="tests/corpus", help="where shrunk divergences are written")
     t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
     add_holes_option(t, HOLES_FAIL_FROM)
-    from .cluster import add_options as add_cluster_options
-    from .journal import add_options
     add_cluster_options(t)
     add_options(t)
     t.set_defaults(func=cmd_fuzz)

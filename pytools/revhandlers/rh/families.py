@@ -5,8 +5,8 @@ texts at the end are for the resource bounds."""
 
 from __future__ import annotations
 
-from .ast import (App, CCons, CLet, Const, FSym, Handler, Op, OpDecl, OpUser, Prim, Program, Ret, RevHandle, TBase,
-                  Tuple, Var)
+from .syntax import (App, CCons, CLet, Const, FSym, Handler, Op, OpDecl, OpUser, Prim, Program, Ret, RevHandle, TBase,
+                     Tuple, Var)
 
 ONE = Const((1.0,))
 

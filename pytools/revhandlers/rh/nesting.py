@@ -11,16 +11,10 @@ within the limit and turns a ``RecursionError`` into that error."""
 
 from __future__ import annotations
 
-import functools
-import sys
-from contextlib import contextmanager
+from ..depth import MAX_NESTING, deep, room, too_deep  # noqa: F401  (re-exported)
+from ..errors import BadInput
+from .syntax import Add, App, CLet, FSym, Handler, Let, Op, Program, Proj, Rd, Ret, RevHandle, TProd, Tuple
 
-from .ast import (Add, App, CCons, CLet, Const, FSym, Handler, Let, Op, Program, Proj, Rd, Ret, RevHandle,
-                  TBase, TProd, Tuple, Var)
-from .errors import BadInput
-
-#: rh-eval's ``max_depth``
-MAX_NESTING = 2000
 #: rd^k[f] for k at most this (frontend.v's max_fsym_level): the type of
 #: rd^k[f] grows exponentially with k, and Ev is defined up to rd² only
 MAX_FSYM_LEVEL = 8
@@ -34,38 +28,7 @@ def rd_fsym(f: FSym) -> FSym:
     return FSym(f.k + 1, f.prim)
 
 
-#: Python frames allowed per level of nesting
-_FRAMES_PER_LEVEL = 40
-
-
-def too_deep() -> BadInput:
-    return BadInput("too-deep", f"nesting deeper than {MAX_NESTING} levels")
-
-
-@contextmanager
-def room():
-    """Enough recursion for programs nested up to :data:`MAX_NESTING`; a
-    ``RecursionError`` becomes the ``too-deep`` error."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, _FRAMES_PER_LEVEL * MAX_NESTING))
-    try:
-        yield
-    except RecursionError:
-        raise too_deep() from None
-    finally:
-        sys.setrecursionlimit(old)
-
-
-def deep(fn):
-    """``fn``, run under :func:`room`."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with room():
-            return fn(*args, **kwargs)
-    return wrapper
-
-
-def _children(node, d: int):
+def children(node, d: int):
     """The syntax below ``node`` (at level ``d``), with their levels, as
     ``rh-eval``'s reader counts them: every command, term, handler, type and
     ``rd`` of a function symbol is one level; the main command and the types
@@ -105,7 +68,7 @@ def depth(prog: Program) -> int:
         deepest = max(deepest, d)
         if d > MAX_NESTING:          # no need to look further
             return d
-        stack.extend(_children(node, d))
+        stack.extend(children(node, d))
     return deepest
 
 

@@ -20,10 +20,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .ast import (Add, App, CLet, Cmd, Const, Let, Op, OpGet, OpPut, OpUser, Program, Proj, Rd, Ret,
-                  RevHandle, Tm, Tuple, Var)
-from .errors import BadInput
-from .surface import pretty_fsym, pretty_op
+from ..errors import BadInput
+from .program import load
+from .surface import pretty_fsym, pretty_op, pretty_tm
+from .syntax import (Add, App, CLet, Cmd, Const, Let, Op, OpGet, OpUser, Program, Proj, Rd, Ret, RevHandle, Tm, Tuple,
+                     Var)
 
 
 def _esc(s: str) -> str:
@@ -123,7 +124,6 @@ def _term(d: _Dot, m: Tm, env: dict) -> str:
             return _term(d, body, {**env, x: _term(d, bound, env)})
         case Rd(cot, x, body, point):
             c, p = _term(d, cot, env), _term(d, point, env)
-            from .surface import pretty_tm
             n = d.node(f"rd({x}. {pretty_tm(body)})", shape="box", style="rounded,filled", fillcolor="#fde7e7")
             d.edge(c, n, "cotangent")
             d.edge(p, n, "point")
@@ -351,7 +351,6 @@ def render(prog: Program, path: Path, title: str = "", backward: bool = False, r
 
 
 def cmd_diagram(args, out) -> int:
-    from . import load
     prog = load(args.file)
     path = Path(args.output)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -262,7 +262,7 @@ def client(e, names: list[str]) -> Callable:
 
 
 def parse_sexp(s):
-    """An expression from its S-expression (as :func:`revhandlers.sexp.loads`
+    """An expression from its S-expression (as :func:`revhandlers.sexpio.loads`
     reads it): natural numbers, names, ``(+ E E …)``, ``(* E E …)``,
     ``(^ E K)``, ``(let NAME E E)``; the form ``dbr-eval`` reads and
     :func:`revhandlers.dbr.engine.expr_sexp` prints."""

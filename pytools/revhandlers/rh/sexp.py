@@ -1,0 +1,290 @@
+"""S-expressions of programs, results and errors, exactly as in
+``docs/sexp-format.md`` (the format of ``rh-eval``), read with sexpdata."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sexpdata
+
+from ..errors import BadInput, RevHandlersError, make_error
+from ..sexpio import (  # noqa: F401
+    MAX_NAT,
+    fnum,
+    head,
+    is_atom,
+    loads,
+    name_sexp,
+    ocaml_float,
+    ocaml_int,
+    read_float,
+    read_name,
+    read_nat,
+    read_num,
+    show,
+    symbol,
+)
+from .nesting import check_depth, deep, rd_fsym, room
+from .prims import PRIMS
+from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, LocDecl, Op, OpDecl, OpGet, OpPut, OpSym,
+                     OpUser, Prim, Program, Proj, Rd, Ret, RevHandle, TBase, Tm, TProd, Tuple, Ty, Var)
+
+# ----------------------------------------------------------------- writing
+
+
+def ty_sexp(t: Ty) -> str:
+    if isinstance(t, TBase):
+        return f"(real {t.n})"
+    return "(prod" + "".join(" " + ty_sexp(a) for a in t.items) + ")"
+
+
+def fsym_sexp(f: FSym) -> str:
+    s = f"({f.prim.name}" + "".join(f" {n}" for n in f.prim.params) + ")"
+    for _ in range(f.k):
+        s = f"(rd {s})"
+    return s
+
+
+def tm_sexp(m: Tm) -> str:
+    match m:
+        case Var(name):
+            return name_sexp(name)
+        case Const(values):
+            return "(const" + "".join(" " + fnum(v) for v in values) + ")"
+        case App(f, arg):
+            return f"(app {fsym_sexp(f)} {tm_sexp(arg)})"
+        case Add(a, b):
+            return f"(add {tm_sexp(a)} {tm_sexp(b)})"
+        case Tuple(items):
+            return "(tuple" + "".join(" " + tm_sexp(x) for x in items) + ")"
+        case Proj(i, arg):
+            return f"(proj {i} {tm_sexp(arg)})"
+        case Let(x, bound, body):
+            return f"(let {name_sexp(x)} {tm_sexp(bound)} {tm_sexp(body)})"
+        case Rd(cot, x, body, point):
+            return f"(rd {tm_sexp(cot)} {name_sexp(x)} {tm_sexp(body)} {tm_sexp(point)})"
+    raise TypeError(f"not a term: {m!r}")
+
+
+def op_sexp(o: OpSym) -> str:
+    match o:
+        case OpUser(name):
+            return name_sexp(name)
+        case OpGet(loc):
+            return f"(get {name_sexp(loc)})"
+        case OpPut(loc):
+            return f"(put {name_sexp(loc)})"
+    raise TypeError(f"not an operation: {o!r}")
+
+
+def handler_sexp(h: Handler) -> str:
+    parts = [f"(return {name_sexp(h.var)} {cmd_sexp(h.ret)})"]
+    for c in h.clauses:
+        parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} ({name_sexp(c.x)} {cmd_sexp(c.fwd)})"
+                     f" ({name_sexp(c.y)} {name_sexp(c.z)} {cmd_sexp(c.bwd)}))")
+    return "(handler " + " ".join(parts) + ")"
+
+
+def cmd_sexp(p: Cmd) -> str:
+    match p:
+        case Ret(m):
+            return f"(ret {tm_sexp(m)})"
+        case Op(o, m):
+            return f"(op {op_sexp(o)} {tm_sexp(m)})"
+        case CLet(x, bound, body):
+            return f"(let {name_sexp(x)} {cmd_sexp(bound)} {cmd_sexp(body)})"
+        case RevHandle(arg, xs, body, h):
+            return (f"(revhandle {tm_sexp(arg)} (" + " ".join(name_sexp(x) for x in xs) + f") "
+                    f"{cmd_sexp(body)} {handler_sexp(h)})")
+    raise TypeError(f"not a command: {p!r}")
+
+
+@deep
+def program_sexp(prog: Program) -> str:
+    """The program as one line of the S-expression format."""
+    parts = ["(ops" + "".join(f" ({name_sexp(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops) + ")",
+             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in d.shape) + "))"
+                               for d in prog.locs) + ")",
+             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(fnum(v) for v in vals) + "))"
+                               for name, vals in prog.heap) + ")"]
+    if prog.fuel is not None:
+        parts.append(f"(fuel {prog.fuel})")
+    parts.append(f"(main {cmd_sexp(prog.main)})")
+    return "(program " + " ".join(parts) + ")"
+
+
+# ----------------------------------------------------------------- reading
+
+# The readers recurse (under nesting.room(): parse_program); the components
+# of a product or tuple are read by a list comprehension, not a generator
+# passed to tuple(), which would add C frames to each level.
+
+def read_ty(s) -> Ty:
+    match head(s):
+        case "real" if len(s) == 2:
+            return TBase(read_nat(s[1]))
+        case "prod":
+            return TProd(tuple([read_ty(a) for a in s[1:]]))
+    raise BadInput("syntax", f"not a type: {show(s)}")
+
+
+def read_fsym(s) -> FSym:
+    if head(s) == "rd" and len(s) == 2:
+        return rd_fsym(read_fsym(s[1]))
+    name = head(s)
+    if name is None:
+        raise BadInput("syntax", f"not a function symbol: {show(s)}")
+    params = tuple(read_nat(a) for a in s[1:])
+    if name not in PRIMS or PRIMS[name][1] != len(params):
+        raise BadInput("unbound", f"unknown function symbol {name} with {len(params)} parameters")
+    return FSym(0, Prim(name, params))
+
+
+def read_tm(s) -> Tm:
+    if is_atom(s):
+        return Var(read_name(s))
+    match head(s):
+        case "const":
+            return Const(tuple(read_num(x) for x in s[1:]))
+        case "app" if len(s) == 3:
+            return App(read_fsym(s[1]), read_tm(s[2]))
+        case "add" if len(s) == 3:
+            return Add(read_tm(s[1]), read_tm(s[2]))
+        case "tuple":
+            return Tuple(tuple([read_tm(x) for x in s[1:]]))
+        case "proj" if len(s) == 3:
+            return Proj(read_nat(s[1]), read_tm(s[2]))
+        case "let" if len(s) == 4:
+            return Let(read_name(s[1]), read_tm(s[2]), read_tm(s[3]))
+        case "rd" if len(s) == 5:
+            return Rd(read_tm(s[1]), read_name(s[2]), read_tm(s[3]), read_tm(s[4]))
+    raise BadInput("syntax", f"not a term: {show(s)}")
+
+
+def read_op(s) -> OpSym:
+    if is_atom(s):
+        return OpUser(read_name(s))
+    match head(s):
+        case "get" if len(s) == 2:
+            return OpGet(read_name(s[1]))
+        case "put" if len(s) == 2:
+            return OpPut(read_name(s[1]))
+    raise BadInput("syntax", f"not an operation: {show(s)}")
+
+
+def read_handler(s) -> Handler:
+    if head(s) != "handler" or len(s) < 2 or head(s[1]) != "return" or len(s[1]) != 3:
+        raise BadInput("syntax", f"not a handler: {show(s)}")
+    clauses = []
+    for c in s[2:]:
+        if (head(c) != "clause" or len(c) != 5 or not isinstance(c[3], list) or len(c[3]) != 2
+                or not isinstance(c[4], list) or len(c[4]) != 3):
+            raise BadInput("syntax", f"not a handler clause: {show(c)}")
+        clauses.append(CCons(read_op(c[1]), read_ty(c[2]), read_name(c[3][0]), read_cmd(c[3][1]),
+                             read_name(c[4][0]), read_name(c[4][1]), read_cmd(c[4][2])))
+    return Handler(read_name(s[1][1]), read_cmd(s[1][2]), tuple(clauses))
+
+
+def read_cmd(s) -> Cmd:
+    match head(s):
+        case "ret" if len(s) == 2:
+            return Ret(read_tm(s[1]))
+        case "op" if len(s) == 3:
+            return Op(read_op(s[1]), read_tm(s[2]))
+        case "let" if len(s) == 4:
+            return CLet(read_name(s[1]), read_cmd(s[2]), read_cmd(s[3]))
+        case "revhandle" if len(s) == 5 and isinstance(s[2], list):
+            return RevHandle(read_tm(s[1]), tuple(read_name(x) for x in s[2]), read_cmd(s[3]), read_handler(s[4]))
+    raise BadInput("syntax", f"not a command: {show(s)}")
+
+
+def read_program(s) -> Program:
+    if head(s) != "program":
+        raise BadInput("syntax", "a program is (program (ops ...) (locs ...) (heap ...) (main COMMAND))")
+    fields: dict[str, list] = {}
+    for f in s[1:]:
+        name = head(f)
+        if name not in ("ops", "locs", "heap", "main", "fuel"):
+            raise BadInput("syntax", f"unknown program field {show(f)}")
+        if name in fields:
+            raise BadInput("syntax", f"field {name} given twice")
+        fields[name] = f[1:]
+    ops = []
+    for d in fields.get("ops", []):
+        if not (isinstance(d, list) and len(d) == 3):
+            raise BadInput("syntax", f"an operation is declared as (NAME COARITY ARITY), found {show(d)}")
+        ops.append(OpDecl(read_name(d[0]), read_ty(d[1]), read_ty(d[2])))
+    locs = []
+    for d in fields.get("locs", []):
+        if not (isinstance(d, list) and len(d) == 2 and isinstance(d[1], list)):
+            raise BadInput("syntax", f"a location is declared as (NAME (n1 ... nt)), found {show(d)}")
+        locs.append(LocDecl(read_name(d[0]), tuple(read_nat(n) for n in d[1])))
+    heap = []
+    for d in fields.get("heap", []):
+        if not (isinstance(d, list) and len(d) == 2 and isinstance(d[1], list)):
+            raise BadInput("syntax", f"a heap entry is (NAME (x1 ... xn)), found {show(d)}")
+        heap.append((read_name(d[0]), tuple(read_num(x) for x in d[1])))
+    main = fields.get("main")
+    if not main or len(main) != 1:
+        raise BadInput("syntax", "a program needs exactly one (main COMMAND)")
+    fuel = None
+    if "fuel" in fields:
+        if len(fields["fuel"]) != 1:
+            raise BadInput("syntax", "(fuel N)")
+        fuel = read_nat(fields["fuel"][0])
+    return Program(read_cmd(main[0]), tuple(ops), tuple(locs), tuple(heap), fuel)
+
+
+def parse_program(text: str) -> Program:
+    """A program from its S-expression text."""
+    with room():
+        return check_depth(read_program(loads(text, program=True)))
+
+
+# ------------------------------------------------------------ results
+
+def read_value(s):
+    """A closed value as a numpy vector or a tuple of values."""
+    match head(s):
+        case "const":
+            return np.array([read_float(x) for x in s[1:]], dtype=float)
+        case "tuple":
+            return tuple([read_value(x) for x in s[1:]])
+    raise BadInput("syntax", f"not a value: {show(s)}")
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """The result of running a program: its value, the final heap (every
+    declared location) and the number of steps."""
+    value: object
+    heap: dict
+    steps: int | None = None
+
+
+def read_heap(s) -> dict[str, np.ndarray]:
+    return {read_name(e[0]): np.array([read_float(x) for x in e[1]], dtype=float) for e in s[1:]}
+
+
+def read_answer(line: str):
+    """A line of ``rh-eval``: a :class:`Result`, a type (for ``check``), the
+    names of the unhandled operations (for ``effects``), a trace ``(steps,
+    Result)``, or raises the error it reports."""
+    s = loads(line)
+    match head(s):
+        case "result":
+            fields = {head(f): f for f in s[1:]}
+            return Result(read_value(fields["value"][1]), read_heap(fields["heap"]), fields["steps"][1])
+        case "ok":
+            if head(s[1]) == "unhandled":    # (effects P): the operations no handler covers
+                return [str(symbol(x) or x) for x in s[1][1:]]
+            return read_ty(s[1][1])
+        case "error":
+            fields = {head(f): f[1] for f in s[1:]}
+            rule = symbol(fields["rule"]) or "none"
+            raise make_error(symbol(fields["kind"]), str(fields["message"]), rule)
+        case "trace":
+            *steps, last = s[1:]
+            return [sexpdata.dumps(x) for x in steps], read_answer(sexpdata.dumps(last))
+    raise RevHandlersError("internal", f"unexpected answer from rh-eval: {line[:200]}")
