@@ -764,10 +764,16 @@ Definition mfallback (fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm)
 Inductive mconf : Type :=
 | MConf (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd).
 
-(** [mloop gas fuel n (MConf hp K ρ P)]: [run fuel n hp (assemble K ρ P)];
-    [gas] bounds the number of transitions (each takes at least one step,
-    so [gas = S fuel] is enough). *)
-Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
+(** [mloop_with short gas fuel n (MConf hp K ρ P)]: the machine's loop,
+    [short fuel n hp K ρ P] being what it answers when the term under
+    evaluation needs at least the fuel left.  [gas] bounds the number of
+    transitions (each takes at least one step, so [gas = S fuel] is
+    enough).  [mloop] (below) finishes there with [run], through
+    [mfallback]: [mloop gas fuel n (MConf hp K ρ P)] is
+    [run fuel n hp (assemble K ρ P)]; [total.v]'s [mloop_nf] answers "out
+    of fuel" at once. *)
+Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
+    (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
   let '(MConf hp K ρ P) := c in
   match gas with
   | 0 => mfallback fuel n hp K ρ P
@@ -780,9 +786,9 @@ Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
               if Nat.ltb k fuel then
                 match K1 with
                 | [] => RDone hp V (n + k)
-                | (Q, ρ') :: K2 => mloop gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
+                | (Q, ρ') :: K2 => mloop_with short gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
                 end
-              else mfallback fuel n hp K1 ρ P0
+              else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
           end
       | Op o M =>
@@ -791,18 +797,18 @@ Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
               if Nat.ltb k fuel then
                 match o with
                 | OpGet l =>
-                    mloop gas' (fuel - S k) (S (n + k))
+                    mloop_with short gas' (fuel - S k) (S (n + k))
                       (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
                 | OpPut l =>
                     match V with
                     | Const c =>
-                        mloop gas' (fuel - S k) (S (n + k))
+                        mloop_with short gas' (fuel - S k) (S (n + k))
                           (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
                 | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
                 end
-              else mfallback fuel n hp K1 ρ P0
+              else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
           end
       | RevHandle M R H =>
@@ -814,19 +820,21 @@ Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
                     match infer_tm [] V with
                     | Some (TProd Bs) =>
                         match rh_fn (fuel - k) H Bs Vs R with
-                        | RHOk R' => mloop gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
+                        | RHOk R' => mloop_with short gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
                         | _ => mfallback fuel n hp K1 ρ P0
                         end
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
                 | _ => mfallback fuel n hp K1 ρ P0
                 end
-              else mfallback fuel n hp K1 ρ P0
+              else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
           end
       | CLet _ _ => mfallback fuel n hp K1 ρ P0
       end
   end.
+
+Local Notation mloop := (mloop_with mfallback).
 
 (** The evaluator: a drop-in replacement for [run]. *)
 Definition run_machine (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
@@ -857,7 +865,7 @@ Lemma mloop_correct gas fuel n hp K ρ P :
 Proof.
   revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
     [reflexivity|].
-  cbn [mloop]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  cbn [mloop_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
   destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
   unfold mfallback.
   destruct P0 as [M|o M|P1 Q|M R H]; [| |reflexivity|];
@@ -903,3 +911,6 @@ Proof.
 Qed.
 
 End machine.
+
+(** The machine that finishes with [run]. *)
+Notation mloop := (mloop_with mfallback).
