@@ -195,11 +195,11 @@ Proof.
       unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
     + intros x Hx. apply bil2_differentiable; auto; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin]; auto.
   all: try solve [exfalso; destruct Hs as [Hs|[n' Hs]]; discriminate].
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (sigm' Rsc) (sigm'' Rsc))); try pw_dims; try pw_forms.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (sigm' Rsc) (sigm'' Rsc))); try prim_dims; try pw_forms.
     intros x Hx. apply pw2_differentiable; auto. apply is_derive_sigm'. apply ex_derive_sigm''.
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (tanh' Rsc) (tanh'' Rsc))); try pw_dims; try pw_forms.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (tanh' Rsc) (tanh'' Rsc))); try prim_dims; try pw_forms.
     intros x Hx. apply pw2_differentiable; auto. apply is_derive_tanh'. apply ex_derive_tanh''.
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n exp exp)); try pw_dims; try pw_forms.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n exp exp)); try prim_dims; try pw_forms.
     intros x Hx. apply pw2_differentiable; auto. apply is_derive_exp'. apply ex_derive_exp.
   - apply (diff_from_form 2 _ (n + n + n + (n + n)) (n + n + n) (bil2 n n n vmul vmul vmul)).
     + unfold pdom, dsum. simpl. lia.
