@@ -29,7 +29,7 @@
       its denotation. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound.
 Import ListNotations.
 Open Scope R_scope.
@@ -62,8 +62,7 @@ Qed.
 
 Lemma okg_mono M : forall b b', (b <= b')%nat -> okg b M -> okg b' M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b b' Hb H; cbn [okg] in *; auto.
+  tm_induction M; intros b b' Hb H; cbn [okg] in *; auto.
   - destruct H as [[Hg Hf] HM]. split; [split; [exact Hg|lia]|]. eapply IH; eauto.
   - destruct H. split; eauto.
   - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
@@ -74,8 +73,7 @@ Qed.
 
 Lemma okg_ren M : forall b ξ, okg b M -> okg b (ren_tm ξ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b ξ H; cbn [okg ren_tm] in *; auto.
+  tm_induction M; intros b ξ H; cbn [okg ren_tm] in *; auto.
   - destruct H. split; auto.
   - destruct H. split; auto.
   - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
@@ -87,8 +85,7 @@ Qed.
 (** Substitution of linear terms (variables, in the rewriting). *)
 Lemma okg_subst M : forall b σ, (forall x, okg 0 (σ x)) -> okg b M -> okg b (subst_tm σ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b σ Hσ H; cbn [okg subst_tm] in *.
+  tm_induction M; intros b σ Hσ H; cbn [okg subst_tm] in *.
   - eapply okg_mono; [|apply Hσ]. lia.
   - exact H.
   - destruct H. split; auto.
@@ -278,16 +275,14 @@ Qed.
 (** ** The earlier bodies are [okg] bodies *)
 Lemma okt_okg M : okt M -> okg 2 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [okt okg]; intros H; auto; try tauto.
+  tm_induction M; cbn [okt okg]; intros H; auto; try tauto.
   - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.
 
 Lemma smooth0_okg M : smooth0 M -> okg 1 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [smooth0 okg]; intros H; auto; try tauto.
+  tm_induction M; cbn [smooth0 okg]; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H |- *. destruct H as [-> [Hs [Hok HM]]].
     split; auto. split; [apply good_smooth; auto|lia].
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
@@ -295,8 +290,7 @@ Qed.
 
 Lemma okn_okg M : okn M -> okg 2 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [okn okg]; intros H; auto; try tauto.
+  tm_induction M; cbn [okn okg]; intros H; auto; try tauto.
   - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
   - destruct H as [H1 [H2 H3]]. split; [apply okt_okg; auto|split; [apply smooth0_okg; auto|apply okt_okg; auto]].
@@ -322,8 +316,7 @@ Fixpoint smooth_g (b : nat) (M : tm) : Prop :=
 
 Lemma smooth_g_okg M : forall b, smooth_g b M -> okg b M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
+  tm_induction M; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H |- *. destruct H as [[Hb [Hk [Hs Hok]]] HM].
     split; auto. split; [apply good_smooth_all; auto|exact Hb].
   - destruct H. split; auto.

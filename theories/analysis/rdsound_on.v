@@ -29,7 +29,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 prims_more prims_all rdsound prims_fits.
 Import ListNotations.
 Open Scope R_scope.
@@ -67,8 +67,7 @@ Qed.
 
 Lemma okt_on_ext M : forall val val', (forall x, val x = val' x) -> okt_on val M -> okt_on val' M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros val val' E H; cbn [okt_on] in *; auto.
+  tm_induction M; intros val val' E H; cbn [okt_on] in *; auto.
   - destruct H as [Hg HM]. split; [|eauto]. rewrite <- (den_ext M val val' E). exact Hg.
   - destruct H. split; eauto.
   - apply okt_on_tuple in H. apply okt_on_tuple. rewrite Forall_forall in H, IH |- *. intros M HM. eauto.
@@ -79,8 +78,7 @@ Qed.
 
 Lemma okt_on_rd_depth val M : okt_on val M -> rd_depth M = 0%nat.
 Proof.
-  revert val. induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros val H; cbn [okt_on rd_depth] in *; auto; try tauto.
+  revert val. tm_induction M; intros val H; cbn [okt_on rd_depth] in *; auto; try tauto.
   - destruct H. eauto.
   - destruct H. erewrite IH1, IH2; eauto.
   - apply okt_on_tuple in H. unfold list_max'. induction IH as [|M Ms HM HMs IHl]; simpl; auto.

@@ -35,7 +35,7 @@
     same [Ev] applications and [cadd]s happen, in the same order).
     [run_machine] has [run]'s arguments and result type. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem interp interp_facts.
+  rd term_sem cmd_ctx rh cmd_sem interp interp_facts tactics.
 
 Section machine.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -47,8 +47,7 @@ Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (ρ : list tm).
 Lemma ren_tm_ext ξ ζ M : (forall x, ξ x = ζ x) -> ren_tm ξ M = ren_tm ζ M.
 Proof.
   revert ξ ζ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ ζ Hx; simpl; f_equal; auto.
+  tm_induction M; intros ξ ζ Hx; simpl; f_equal; auto.
   - rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - apply IHN. intros [|x]; simpl; congruence.
   - apply IHN. intros [|x]; simpl; congruence.
@@ -57,8 +56,7 @@ Qed.
 Lemma subst_tm_ext σ τ M : (forall x, σ x = τ x) -> subst_tm σ M = subst_tm τ M.
 Proof.
   revert σ τ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ τ Hx; simpl; f_equal; auto.
+  tm_induction M; intros σ τ Hx; simpl; f_equal; auto.
   - rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - apply IHN. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
   - apply IHN. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
@@ -67,8 +65,7 @@ Qed.
 Lemma ren_ren ξ ζ M : ren_tm ζ (ren_tm ξ M) = ren_tm (fun x => ζ (ξ x)) M.
 Proof.
   revert ξ ζ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ ζ; simpl; f_equal; auto.
+  tm_induction M; intros ξ ζ; simpl; f_equal; auto.
   - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
   - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
@@ -77,8 +74,7 @@ Qed.
 Lemma subst_ren σ ξ M : subst_tm σ (ren_tm ξ M) = subst_tm (fun x => σ (ξ x)) M.
 Proof.
   revert σ ξ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ ξ; simpl; f_equal; auto.
+  tm_induction M; intros σ ξ; simpl; f_equal; auto.
   - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
   - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
@@ -87,8 +83,7 @@ Qed.
 Lemma ren_subst ξ σ M : ren_tm ξ (subst_tm σ M) = subst_tm (fun x => ren_tm ξ (σ x)) M.
 Proof.
   revert σ ξ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ ξ; simpl; f_equal; auto.
+  tm_induction M; intros σ ξ; simpl; f_equal; auto.
   - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
     rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
@@ -106,8 +101,7 @@ Qed.
 Lemma subst_subst σ τ M : subst_tm τ (subst_tm σ M) = subst_tm (fun x => subst_tm τ (σ x)) M.
 Proof.
   revert σ τ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ τ; simpl; f_equal; auto.
+  tm_induction M; intros σ τ; simpl; f_equal; auto.
   - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - rewrite IHN. apply subst_tm_ext. apply up_comp.
   - rewrite IHN. apply subst_tm_ext. apply up_comp.
@@ -115,8 +109,7 @@ Qed.
 
 Lemma subst_tm_id M : subst_tm Var M = M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; f_equal; auto.
+  tm_induction M; simpl; f_equal; auto.
   - rewrite Forall_forall in IH. rewrite <- map_id. apply map_ext_in. auto.
   - rewrite <- IHN at 2. apply subst_tm_ext. intros [|x]; reflexivity.
   - rewrite <- IHN at 2. apply subst_tm_ext. intros [|x]; reflexivity.

@@ -1,4 +1,5 @@
-(** * Prelude: list utilities and tactics shared by every file.
+(** * Prelude: list utilities shared by every file (the shared tactics:
+    [tactics.v]).
 
     Nothing here is specific to the calculus. *)
 From Coq Require Export List Lia Arith PeanoNat Bool Wellfounded.
@@ -62,9 +63,6 @@ Proof. apply nth_error_app2. Qed.
 
 (** Maximum of a list of naturals. *)
 Definition list_max' (l : list nat) : nat := fold_right Nat.max 0 l.
-
-(** [inv H]: invert [H] and clear the trivial equations. *)
-Ltac inv H := inversion H; subst; clear H.
 
 (** A relation holds between [map f (seq 0 n)] and a list of length [n]
     when it holds index by index. *)
