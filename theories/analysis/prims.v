@@ -16,11 +16,7 @@
     every primitive but [round] ([round.v]), [maxpool], [relu], [log] and
     [sce] (on the sets where they are differentiable: [prims_more.v],
     [sce.v], [maxpool.v], all collected in [prims_all.v]), for [k = 0, 1]. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums.
 Open Scope R_scope.
 
 Definition Rround (x : R) : R := IZR (Int_part (x + / 2)).
@@ -307,6 +303,13 @@ Proof. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto. Qed.
 Lemma sm_forms1 v : prim_fun 1 (PSmul n) v = bil1 1 n n sm_P sm_Q v.
 Proof. unfold prim_fun, bil1. simpl. rewrite vdot_dot, app_nil_r. reflexivity. Qed.
 
+Lemma sm_forms2 v : length v = (1 + n + n + (1 + n))%nat ->
+  prim_fun 2 (PSmul n) v = bil2 1 n n sm_B sm_P sm_Q v.
+Proof.
+  intros Hv. unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
+  rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
+Qed.
+
 Lemma sm_rd0 : rd_correct_at 0 (PSmul n).
 Proof.
   apply (bilinear_prim_rd0 _ 1 n n sm_B sm_P sm_Q sm_bilin sm_P_bilin sm_bilin sm_adjP);
@@ -316,9 +319,7 @@ Qed.
 Lemma sm_rd1 : rd_correct_at 1 (PSmul n).
 Proof.
   apply (bilinear_prim_rd1 _ 1 n n sm_B sm_P sm_Q sm_bilin sm_P_bilin sm_bilin sm_adjP);
-    try prim_dims; intros; [apply sm_adjQ|apply sm_forms1|].
-  unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
-  rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
+    try prim_dims; intros; [apply sm_adjQ|apply sm_forms1|apply sm_forms2; auto].
 Qed.
 End smul.
 
@@ -558,6 +559,10 @@ Qed.
 Lemma tr_rd0 : rd_correct_at 0 (PTranspose m n).
 Proof. apply (linear_prim_rd0 _ (m * n) (n * m) tr_L tr_Lt); linear_tab_rd tr_adj tr_L_eq tr_Lt_eq. Qed.
 
+Lemma tr_forms2 : forall v, length v = (m * n + n * m + m * n)%nat ->
+  prim_fun 2 (PTranspose m n) v = lin2 (m * n) (n * m) tr_L v.
+Proof. linear_tab_rd tr_adj tr_L_eq tr_Lt_eq. Qed.
+
 Lemma tr_rd1 : rd_correct_at 1 (PTranspose m n).
 Proof. apply (linear_prim_rd1 _ (m * n) (n * m) tr_L tr_Lt); linear_tab_rd tr_adj tr_L_eq tr_Lt_eq. Qed.
 End transpose.
@@ -587,6 +592,10 @@ Qed.
 
 Lemma pad_rd0 : rd_correct_at 0 (PPad c n m).
 Proof. apply (linear_prim_rd0 _ (c * n) (c * m) (pad_L n m) (pad_L m n)); linear_tab_rd pad_adj pad_L_eq pad_L_eq. Qed.
+
+Lemma pad_forms2 : forall v, length v = (c * n + c * m + c * n)%nat ->
+  prim_fun 2 (PPad c n m) v = lin2 (c * n) (c * m) (pad_L n m) v.
+Proof. linear_tab_rd pad_adj pad_L_eq pad_L_eq. Qed.
 
 Lemma pad_rd1 : rd_correct_at 1 (PPad c n m).
 Proof. apply (linear_prim_rd1 _ (c * n) (c * m) (pad_L n m) (pad_L m n)); linear_tab_rd pad_adj pad_L_eq pad_L_eq. Qed.
@@ -687,6 +696,10 @@ Proof.
     bilinear_tab_rd mm_B mm_B_eq mm_P_eq mm_Q_eq.
 Qed.
 
+Lemma mm_forms2 : forall v, length v = (m * n + n * k + m * k + (m * n + n * k))%nat ->
+  prim_fun 2 (PMatmul m n k) v = bil2 (m * n) (n * k) (m * k) mm_B mm_P mm_Q v.
+Proof. bilinear_tab_rd mm_B mm_B_eq mm_P_eq mm_Q_eq. Qed.
+
 Lemma mm_rd1 : rd_correct_at 1 (PMatmul m n k).
 Proof.
   apply (bilinear_prim_rd1 _ (m * n) (n * k) (m * k) mm_B mm_P mm_Q mm_bilin mm_P_bilin mm_Q_bilin mm_adjP mm_adjQ);
@@ -733,6 +746,10 @@ Qed.
 
 Lemma up_rd0 : rd_correct_at 0 (PUpscale c n m).
 Proof. apply (linear_prim_rd0 _ (c * n) (c * m) up_L up_Lt); linear_tab_rd up_adj up_L_eq up_Lt_eq. Qed.
+
+Lemma up_forms2 : forall v, length v = (c * n + c * m + c * n)%nat ->
+  prim_fun 2 (PUpscale c n m) v = lin2 (c * n) (c * m) up_L v.
+Proof. linear_tab_rd up_adj up_L_eq up_Lt_eq. Qed.
 
 Lemma up_rd1 : rd_correct_at 1 (PUpscale c n m).
 Proof. apply (linear_prim_rd1 _ (c * n) (c * m) up_L up_Lt); linear_tab_rd up_adj up_L_eq up_Lt_eq. Qed.
@@ -925,6 +942,10 @@ Proof.
   apply (bilinear_prim_rd0 _ (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q cv_B_bilin cv_P_bilin cv_Q_bilin cv_adjP cv_adjQ);
     bilinear_tab_rd cv_B cv_B_eq cv_P_eq cv_Q_eq.
 Qed.
+
+Lemma cv_forms2 : forall v, length v = (c' * c * m + c * n + c' * (n - m + 1) + (c' * c * m + c * n))%nat ->
+  prim_fun 2 (PConv1d c c' n m) v = bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q v.
+Proof. bilinear_tab_rd cv_B cv_B_eq cv_P_eq cv_Q_eq. Qed.
 
 Lemma cv_rd1 : rd_correct_at 1 (PConv1d c c' n m).
 Proof.

@@ -22,11 +22,7 @@
     - [sce] everywhere ([sce.v]): the max-shifted [logsumexp] of the instance equals
       the unshifted [ln Σ exp z_j] ([logsumexp_unshifted]), a smooth
       function, and likewise [softmax] ([softmax_unshifted]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums prims round.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums prims round.
 Open Scope R_scope.
 
 (** ** Correctness on a domain *)

@@ -429,11 +429,7 @@ Fixpoint okt (M : tm) : Prop :=
   end.
 
 Lemma okt_tuple Ms : okt (Tuple Ms) <-> Forall okt Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okt_rd_depth M : okt M -> rd_depth M = 0%nat.
 Proof.
@@ -1377,11 +1373,7 @@ Fixpoint smooth0 (M : tm) : Prop :=
   end.
 
 Lemma smooth0_tuple Ms : smooth0 (Tuple Ms) <-> Forall smooth0 Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma smooth0_okt M : smooth0 M -> okt M.
 Proof.
@@ -1496,11 +1488,7 @@ Fixpoint okn (M : tm) : Prop :=
   end.
 
 Lemma okn_tuple Ms : okn (Tuple Ms) <-> Forall okn Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okn_rd_depth M : okn M -> (rd_depth M <= 1)%nat.
 Proof.

@@ -54,11 +54,7 @@ Fixpoint okg (b : nat) (M : tm) : Prop :=
   end.
 
 Lemma okg_tuple b Ms : okg b (Tuple Ms) <-> Forall (okg b) Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okg_mono M : forall b b', (b <= b')%nat -> okg b M -> okg b' M.
 Proof.

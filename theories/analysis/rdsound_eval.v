@@ -70,11 +70,7 @@ Fixpoint okp (M : tm) : Prop :=
   end.
 
 Lemma okp_tuple Ms : okp (Tuple Ms) <-> Forall okp Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okg_okp M : forall b, (b <= 3)%nat -> okg b M -> okp M.
 Proof.

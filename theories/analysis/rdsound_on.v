@@ -59,11 +59,7 @@ Fixpoint okt_on (val : nat -> rv) (M : tm) : Prop :=
   end.
 
 Lemma okt_on_tuple val Ms : okt_on val (Tuple Ms) <-> Forall (okt_on val) Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okt_on_ext M : forall val val', (forall x, val x = val' x) -> okt_on val M -> okt_on val' M.
 Proof.

@@ -65,30 +65,21 @@ Qed.
 Lemma ren_ren ξ ζ M : ren_tm ζ (ren_tm ξ M) = ren_tm (fun x => ζ (ξ x)) M.
 Proof.
   revert ξ ζ.
-  tm_induction M; intros ξ ζ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
-  - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
+  tm_induction M; intros ξ ζ; tm_cong_cases ltac:(rewrite IHN; apply ren_tm_ext; intros [|x]; reflexivity).
 Qed.
 
 Lemma subst_ren σ ξ M : subst_tm σ (ren_tm ξ M) = subst_tm (fun x => σ (ξ x)) M.
 Proof.
   revert σ ξ.
-  tm_induction M; intros σ ξ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
+  tm_induction M; intros σ ξ; tm_cong_cases ltac:(rewrite IHN; apply subst_tm_ext; intros [|x]; reflexivity).
 Qed.
 
 Lemma ren_subst ξ σ M : ren_tm ξ (subst_tm σ M) = subst_tm (fun x => ren_tm ξ (σ x)) M.
 Proof.
   revert σ ξ.
-  tm_induction M; intros σ ξ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
-    rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
-    rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
+  tm_induction M; intros σ ξ; tm_cong_cases ltac:(
+    rewrite IHN; apply subst_tm_ext; intros [|x]; [reflexivity|]; simpl; unfold shift;
+    rewrite !ren_ren; apply ren_tm_ext; intros y; reflexivity).
 Qed.
 
 Lemma up_comp σ τ x :
@@ -101,10 +92,7 @@ Qed.
 Lemma subst_subst σ τ M : subst_tm τ (subst_tm σ M) = subst_tm (fun x => subst_tm τ (σ x)) M.
 Proof.
   revert σ τ.
-  tm_induction M; intros σ τ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply subst_tm_ext. apply up_comp.
-  - rewrite IHN. apply subst_tm_ext. apply up_comp.
+  tm_induction M; intros σ τ; tm_cong_cases ltac:(rewrite IHN; apply subst_tm_ext; apply up_comp).
 Qed.
 
 Lemma subst_tm_id M : subst_tm Var M = M.
