@@ -101,13 +101,19 @@ Proof.
     intros [|x]; simpl; auto.
 Qed.
 
+(** The cases of [den_ren] and [den_subst] other than the binders: by the
+    induction hypotheses, componentwise for a tuple. *)
+Local Ltac den_map_case :=
+  lazymatch goal with
+  | IH : Forall _ _ |- _ =>
+      f_equal; rewrite map_map; apply map_ext_in; intros ? ?; rewrite Forall_forall in IH; apply IH; auto
+  | _ => repeat match goal with IH : forall _ _, den _ _ = _ |- _ => rewrite IH end; reflexivity
+  end.
+
 Lemma den_ren M : forall ξ ρ, den ρ (ren_tm ξ M) = den (fun x => ρ (ξ x)) M.
 Proof.
   tm_induction M; intros ξ ρ; simpl; auto.
-  - rewrite IH. reflexivity.
-  - rewrite IH1, IH2. reflexivity.
-  - f_equal. rewrite map_map. apply map_ext_in. intros M HM. rewrite Forall_forall in IH. apply IH; auto.
-  - rewrite IH. reflexivity.
+  1-4: den_map_case.
   - rewrite IHM, IHN. apply den_ext. intros [|x]; simpl; auto.
   - rewrite IHM, IHL. apply rd_den_ext. intros a. rewrite IHN. apply den_ext. intros [|x]; simpl; auto.
 Qed.
@@ -116,10 +122,7 @@ Qed.
 Lemma den_subst M : forall σ ρ, den ρ (subst_tm σ M) = den (fun x => den ρ (σ x)) M.
 Proof.
   tm_induction M; intros σ ρ; simpl; auto.
-  - rewrite IH. reflexivity.
-  - rewrite IH1, IH2. reflexivity.
-  - f_equal. rewrite map_map. apply map_ext_in. intros M HM. rewrite Forall_forall in IH. apply IH; auto.
-  - rewrite IH. reflexivity.
+  1-4: den_map_case.
   - rewrite IHM, IHN. apply den_ext. intros [|x]; simpl; auto.
     unfold shift. rewrite den_ren. apply den_ext. intros y. reflexivity.
   - rewrite IHM, IHL. apply rd_den_ext. intros a. rewrite IHN. apply den_ext.

@@ -1585,8 +1585,7 @@ Proof.
   intros Hv Hw N. apply rd_step_sound_depth1 with (B := @TBase Rsorts4 3%nat).
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
     + constructor. reflexivity.
-    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    + typed_app.
       constructor. reflexivity.
     + constructor. reflexivity.
   - simpl. repeat split; reflexivity.

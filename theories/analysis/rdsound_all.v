@@ -343,8 +343,7 @@ Proof.
     apply typed_tm_add.
     + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
       apply typed_tm_add; constructor; reflexivity.
-    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    + typed_app.
       constructor. reflexivity.
   - simpl. repeat split; lia.
   - intros x D Hx. destruct x; discriminate.
@@ -365,8 +364,7 @@ Example rd_step_sound_sce ρ (v t w : vec) :
   den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Ht Hw N. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 1%nat).
-  - unfold N. match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+  - unfold N. typed_app.
     simpl. repeat constructor.
   - simpl. repeat split; auto; lia.
   - intros x D Hx. destruct x; discriminate.
@@ -387,8 +385,7 @@ Example rd_step_sound_sce_grad ρ (v w : vec) :
 Proof.
   intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 1%nat); [constructor; reflexivity| |constructor; reflexivity].
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    typed_app.
     simpl. repeat constructor.
   - simpl. repeat split; auto; lia.
   - intros x D Hx. destruct x; discriminate.

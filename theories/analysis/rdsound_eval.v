@@ -375,8 +375,7 @@ Proof.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
     + constructor. reflexivity.
     + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); constructor; reflexivity.
-    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    + typed_app.
       constructor. reflexivity.
   - constructor.
   - unfold N. cbn [okg pred]. refine (conj I (conj (conj I (conj I I)) (conj (conj _ _) I))).

@@ -187,8 +187,7 @@ Lemma rd_step_sound_prim_on ρ p V W :
   den ρ (Rd W (App (0%nat, p) (Var 0)) V).
 Proof.
   intros Hok HD HV HW. apply rd_step_sound_on with (B := fcod 0 p); auto.
-  - match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+  - typed_app.
     constructor. reflexivity.
   - simpl. split; [|exact I]. unfold good_on. simpl. split; [exact Hok|]. split; [lia|exact HD].
   - intros x D Hx. destruct x; discriminate.
@@ -217,12 +216,9 @@ Example rd_step_sound_relu_layer ρ (v c w : vec) :
 Proof.
   intros Hv Hc Hw HD N. apply rd_step_sound_on with (B := @TBase Rsorts4 1%nat).
   - unfold N.
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E1 : T = fsym_cod f) by reflexivity; rewrite E1; apply typed_tm_app end.
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E2 : T = fsym_cod f) by reflexivity; rewrite E2; apply typed_tm_app end.
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E3 : T = fsym_cod f) by reflexivity; rewrite E3; apply typed_tm_app end.
+    typed_app.
+    typed_app.
+    typed_app.
     repeat constructor.
   - cbn [okt_on]. unfold good_on. simpl. repeat split; auto; try reflexivity; try lia.
     simpl. rewrite rflat_leaf. exact HD.

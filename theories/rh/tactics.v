@@ -8,9 +8,11 @@
       M N L IHM IHN IHL].
     - [rh_induction]: induction on a derivation of [rh] ([rh.v]), naming
       the cases' variables and induction hypotheses the same way everywhere.
+    - [typed_app]: the rule [typed_tm_app] for a goal [typed_tm Γ (App f M) T]
+      whose type [T] is [fsym_cod f] up to computation.
     Defined outside any section, so that every file importing this one
     uses them. *)
-From RevHandlers Require Import prelude signature syntax.
+From RevHandlers Require Import prelude signature syntax typing.
 
 Ltac inv H := inversion H; subst; clear H.
 
@@ -34,3 +36,8 @@ Ltac tm_cong_cases tac :=
 Ltac rh_induction :=
   induction 1 as [H Bs Vs k Vk Hk | H Bs Vs K z Q R' Hrec IH | H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
                  | H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2 | H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH].
+
+Ltac typed_app :=
+  match goal with |- typed_tm ?G (App ?f ?M) ?T =>
+    let E := fresh "E" in
+    assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
