@@ -15,7 +15,7 @@
     [M].  The [rd] step is not proved here. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem instance.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem instance tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev.
 Import ListNotations.
 Open Scope R_scope.
@@ -91,8 +91,7 @@ Fixpoint den (ρ : nat -> rv) (M : tm) : rv :=
 
 Lemma den_ext M : forall ρ ρ', (forall x, ρ x = ρ' x) -> den ρ M = den ρ' M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ρ ρ' H; simpl; auto.
+  tm_induction M; intros ρ ρ' H; simpl; auto.
   - rewrite (IH ρ ρ' H). reflexivity.
   - rewrite (IH1 ρ ρ' H), (IH2 ρ ρ' H). reflexivity.
   - f_equal. apply map_ext_in. intros M HM. rewrite Forall_forall in IH. apply IH; auto.
@@ -102,14 +101,19 @@ Proof.
     intros [|x]; simpl; auto.
 Qed.
 
+(** The cases of [den_ren] and [den_subst] other than the binders: by the
+    induction hypotheses, componentwise for a tuple. *)
+Local Ltac den_map_case :=
+  lazymatch goal with
+  | IH : Forall _ _ |- _ =>
+      f_equal; rewrite map_map; apply map_ext_in; intros ? ?; rewrite Forall_forall in IH; apply IH; auto
+  | _ => repeat match goal with IH : forall _ _, den _ _ = _ |- _ => rewrite IH end; reflexivity
+  end.
+
 Lemma den_ren M : forall ξ ρ, den ρ (ren_tm ξ M) = den (fun x => ρ (ξ x)) M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ ρ; simpl; auto.
-  - rewrite IH. reflexivity.
-  - rewrite IH1, IH2. reflexivity.
-  - f_equal. rewrite map_map. apply map_ext_in. intros M HM. rewrite Forall_forall in IH. apply IH; auto.
-  - rewrite IH. reflexivity.
+  tm_induction M; intros ξ ρ; simpl; auto.
+  1-4: den_map_case.
   - rewrite IHM, IHN. apply den_ext. intros [|x]; simpl; auto.
   - rewrite IHM, IHL. apply rd_den_ext. intros a. rewrite IHN. apply den_ext. intros [|x]; simpl; auto.
 Qed.
@@ -117,12 +121,8 @@ Qed.
 (** The substitution lemma: [⟦M[σ]⟧ρ = ⟦M⟧(x ↦ ⟦σ x⟧ρ)]. *)
 Lemma den_subst M : forall σ ρ, den ρ (subst_tm σ M) = den (fun x => den ρ (σ x)) M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ ρ; simpl; auto.
-  - rewrite IH. reflexivity.
-  - rewrite IH1, IH2. reflexivity.
-  - f_equal. rewrite map_map. apply map_ext_in. intros M HM. rewrite Forall_forall in IH. apply IH; auto.
-  - rewrite IH. reflexivity.
+  tm_induction M; intros σ ρ; simpl; auto.
+  1-4: den_map_case.
   - rewrite IHM, IHN. apply den_ext. intros [|x]; simpl; auto.
     unfold shift. rewrite den_ren. apply den_ext. intros y. reflexivity.
   - rewrite IHM, IHL. apply rd_den_ext. intros a. rewrite IHN. apply den_ext.

@@ -6,11 +6,7 @@
     primitive but [maxpool] ([prim_level2_differentiable]); with
     [maxpool], [relu] and [log] on their domains, [prim_level2_diff_on]
     ([prims_all.v]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums prims round rdcalc.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums prims round rdcalc.
 Open Scope R_scope.
 
 Definition differentiable_at (n m : nat) (f : vec -> vec) (x : vec) : Prop :=
@@ -63,19 +59,25 @@ Proof.
   pose proof (sigm_pos x). unfold Rminus in *. rewrite ?Rplus_0_l in *. lra.
 Qed.
 
-Lemma sw2_differentiable n x : length x = (n + n + n)%nat ->
-  differentiable_at (n + n + n) (n + n) (sw2 n) x.
+Lemma pw2_differentiable_on n f1 f2 x :
+  (forall i, (i < n)%nat -> is_derive f1 (x@@i) (f2 (x@@i))) ->
+  (forall i, (i < n)%nat -> ex_derive f2 (x@@i)) -> length x = (n + n + n)%nat ->
+  differentiable_at (n + n + n) (n + n) (pw2 n f1 f2) x.
 Proof.
-  intros Hx. set (N := (n + n + n)%nat).
+  intros Hd2 He2 Hx. set (N := (n + n + n)%nat).
   assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
     by (intros; apply has_deriv_proj; auto).
   assert (Hx0 : length (proj 0 n x) = n) by (apply length_proj; lia).
+  assert (Hc : forall i, (i < n)%nat -> (proj 0 n x)@@i = x@@i)
+    by (intros i Hi; unfold proj; simpl; apply nth_firstn_lt; auto).
+  assert (H1 : forall i, (i < n)%nat -> is_derive f1 ((proj 0 n x)@@i) (f2 ((proj 0 n x)@@i)))
+    by (intros i Hi; rewrite Hc; auto).
+  assert (H2 : forall i, (i < n)%nat -> is_derive f2 ((proj 0 n x)@@i) (Derive f2 ((proj 0 n x)@@i)))
+    by (intros i Hi; apply Derive_correct; rewrite Hc; auto).
   pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
-                (has_deriv_map n (swish'' Rsc) (Derive (swish'' Rsc)) _ Hx0
-                   (fun i _ => Derive_correct _ _ (ex_derive_swish'' _)))) as G2.
+                (has_deriv_map n f2 (Derive f2) _ Hx0 H2)) as G2.
   pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
-                (has_deriv_map n (swish' Rsc) (swish'' Rsc) _ Hx0
-                   (fun i _ => is_derive_swish' _))) as G1.
+                (has_deriv_map n f1 f2 _ Hx0 H1)) as G1.
   pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr n n ltac:(unfold N; lia)) G2) as D0.
   pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) D0) as D1.
   pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) G1) as D2.
@@ -85,22 +87,11 @@ Qed.
 Lemma pw2_differentiable n f1 f2 x :
   (forall a, is_derive f1 a (f2 a)) -> (forall a, ex_derive f2 a) -> length x = (n + n + n)%nat ->
   differentiable_at (n + n + n) (n + n) (pw2 n f1 f2) x.
-Proof.
-  intros Hd2 He2 Hx. set (N := (n + n + n)%nat).
-  assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
-    by (intros; apply has_deriv_proj; auto).
-  assert (Hx0 : length (proj 0 n x) = n) by (apply length_proj; lia).
-  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
-                (has_deriv_map n (f2) (Derive (f2)) _ Hx0
-                   (fun i _ => Derive_correct _ _ (He2 _)))) as G2.
-  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
-                (has_deriv_map n (f1) (f2) _ Hx0
-                   (fun i _ => Hd2 _))) as G1.
-  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr n n ltac:(unfold N; lia)) G2) as D0.
-  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) D0) as D1.
-  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) G1) as D2.
-  eexists. exact (has_deriv_pair _ _ _ _ _ _ _ _ D1 D2).
-Qed.
+Proof. intros Hd2 He2. apply pw2_differentiable_on; auto. Qed.
+
+Lemma sw2_differentiable n x : length x = (n + n + n)%nat ->
+  differentiable_at (n + n + n) (n + n) (sw2 n) x.
+Proof. apply (pw2_differentiable n (swish' Rsc) (swish'' Rsc) x is_derive_swish' ex_derive_swish''). Qed.
 
 Lemma ex_derive_sigm'' x : ex_derive (sigm'' Rsc) x.
 Proof.
@@ -122,6 +113,27 @@ Proof.
   - exists L. exact HL.
 Qed.
 
+(** A linear (bilinear) primitive whose [rd²] is [lin2 L] ([bil2 B P Q]):
+    [rd²[p]] is differentiable everywhere. *)
+Lemma linear_level2 p n m L :
+  lin n m L -> pdom 2 p = (n + m + n)%nat -> pcod 2 p = (n + m)%nat ->
+  (forall v, length v = (n + m + n)%nat -> prim_fun 2 p v = lin2 n m L v) ->
+  forall x, length x = pdom 2 p -> differentiable_at (pdom 2 p) (pcod 2 p) (prim_fun 2 p) x.
+Proof.
+  intros HL Hn Hm Hf. apply (diff_from_form 2 p _ _ _ Hn Hm Hf).
+  intros x Hx. apply lin2_differentiable; auto.
+Qed.
+
+Lemma bilinear_level2 p a b c B P Q :
+  bilin a b c B -> bilin c b a P -> bilin a c b Q ->
+  pdom 2 p = (a + b + c + (a + b))%nat -> pcod 2 p = (a + b + c)%nat ->
+  (forall v, length v = (a + b + c + (a + b))%nat -> prim_fun 2 p v = bil2 a b c B P Q v) ->
+  forall x, length x = pdom 2 p -> differentiable_at (pdom 2 p) (pcod 2 p) (prim_fun 2 p) x.
+Proof.
+  intros HB HP HQ Hn Hm Hf. apply (diff_from_form 2 p _ _ _ Hn Hm Hf).
+  intros x Hx. apply bil2_differentiable; auto.
+Qed.
+
 (** Every primitive but [maxpool], with parameters accepted by [prim_ok]:
     [rd²[p]] is differentiable at every point. *)
 Theorem prim_level2_differentiable p :
@@ -130,85 +142,34 @@ Theorem prim_level2_differentiable p :
 Proof.
   intros Hs Hok.
   destruct p as [n|n|n|m n k|m n|n|c n m|c n m|c c' n|c c' n m|c n m|n|n|n|n|n|n|n|n].
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (sw2 n)).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (sw2 n)); try prim_dims.
     + apply sw_forms2.
     + apply sw2_differentiable.
-  - apply (diff_from_form 2 _ (1 + n + n + (1 + n)) (1 + n + n) (bil2 1 n n sm_B sm_P sm_Q)).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + intros v Hv. unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
-      rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
-    + intros x Hx. apply bil2_differentiable; auto; [apply sm_bilin|apply sm_P_bilin|apply sm_bilin].
-  - apply (diff_from_form 2 _ (n + n + n + (n + n)) (n + n + n) (lin2 (n + n) n (sub_L n))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + apply sub_forms2.
-    + intros x Hx. apply lin2_differentiable; auto. apply sub_lin.
-  - apply (diff_from_form 2 _ (m * n + n * k + m * k + (m * n + n * k)) (m * n + n * k + m * k)
-             (bil2 (m * n) (n * k) (m * k) (mm_B m n k) (mm_P m n k) (mm_Q m n k))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq, !mm_B_eq
-        by (apply length_proj; lia).
-      unfold mm_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
-    + intros x Hx. apply bil2_differentiable; auto; [apply mm_bilin|apply mm_P_bilin|apply mm_Q_bilin].
-  - apply (diff_from_form 2 _ (m * n + n * m + m * n) (m * n + n * m) (lin2 (m * n) (n * m) (tr_L m n))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, tr_L_eq by (apply length_proj; lia).
-      rewrite length_proj by lia. reflexivity.
-    + intros x Hx. apply lin2_differentiable; auto. apply lin_tab2_w.
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (fun _ => zeros n ++ zeros n)).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
+  - apply (bilinear_level2 _ 1 n n sm_B sm_P sm_Q); try prim_dims;
+      [apply sm_bilin|apply sm_P_bilin|apply sm_bilin|apply sm_forms2].
+  - apply (linear_level2 _ (n + n) n (sub_L n)); try prim_dims; [apply sub_lin|apply sub_forms2].
+  - apply (bilinear_level2 _ (m * n) (n * k) (m * k) (mm_B m n k) (mm_P m n k) (mm_Q m n k)); try prim_dims;
+      [apply mm_bilin|apply mm_P_bilin|apply mm_Q_bilin|apply mm_forms2].
+  - apply (linear_level2 _ (m * n) (n * m) (tr_L m n)); try prim_dims; [apply lin_tab2_w|apply tr_forms2].
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (fun _ => zeros n ++ zeros n)); try prim_dims.
     + intros v Hv. apply round_forms2.
     + apply round2_differentiable.
-  - apply (diff_from_form 2 _ (c * n + c * m + c * n) (c * n + c * m) (lin2 (c * n) (c * m) (pad_L c n m))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, pad_L_eq by (apply length_proj; lia).
-      rewrite length_proj by lia. reflexivity.
-    + intros x Hx. apply lin2_differentiable; auto. apply lin_tab2_w.
-  - apply (diff_from_form 2 _ (c * n + c * m + c * n) (c * n + c * m) (lin2 (c * n) (c * m) (up_L c n m))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, up_L_eq by (apply length_proj; lia).
-      rewrite length_proj by lia. reflexivity.
-    + intros x Hx. apply lin2_differentiable; auto. apply lin_tab2_w.
+  - apply (linear_level2 _ (c * n) (c * m) (pad_L c n m)); try prim_dims; [apply lin_tab2_w|apply pad_forms2].
+  - apply (linear_level2 _ (c * n) (c * m) (up_L c n m)); try prim_dims; [apply lin_tab2_w|apply up_forms2].
   - set (N := (c * n + c' * n)%nat).
-    apply (diff_from_form 2 _ (N + N + N) (N + N) (lin2 N N idv)).
-    + unfold pdom, dsum, N. simpl. rewrite cc_N. lia.
-    + unfold pcod, dsum, N. simpl. rewrite cc_N. lia.
-    + apply cc_forms2.
-    + intros x Hx. apply lin2_differentiable; auto. apply idv_lin.
+    apply (linear_level2 _ N N idv); [apply idv_lin| | |apply cc_forms2];
+      unfold pdom, pcod, dsum, N; simpl; rewrite cc_N; lia.
   - simpl in Hok. apply andb_true_iff in Hok. destruct Hok as [H1 H2].
     apply Nat.ltb_lt in H1. apply Nat.leb_le in H2.
-    apply (diff_from_form 2 _ (c' * c * m + c * n + c' * (n - m + 1) + (c' * c * m + c * n))
-             (c' * c * m + c * n + c' * (n - m + 1))
-             (bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) (cv_B c c' n m) (cv_P c c' n m) (cv_Q c c' n m))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq, !cv_B_eq
-        by (auto; apply length_proj; lia).
-      unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
-    + intros x Hx. apply bil2_differentiable; auto; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin]; auto.
+    apply (bilinear_level2 _ (c' * c * m) (c * n) (c' * (n - m + 1)) (cv_B c c' n m) (cv_P c c' n m) (cv_Q c c' n m));
+      try prim_dims; [apply cv_B_bilin|apply cv_P_bilin|apply cv_Q_bilin|apply cv_forms2]; auto.
   all: try solve [exfalso; destruct Hs as [Hs|[n' Hs]]; discriminate].
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (sigm' Rsc) (sigm'' Rsc))); try pw_dims; try pw_forms.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (sigm' Rsc) (sigm'' Rsc))); try prim_dims; try pw_forms.
     intros x Hx. apply pw2_differentiable; auto. apply is_derive_sigm'. apply ex_derive_sigm''.
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (tanh' Rsc) (tanh'' Rsc))); try pw_dims; try pw_forms.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n (tanh' Rsc) (tanh'' Rsc))); try prim_dims; try pw_forms.
     intros x Hx. apply pw2_differentiable; auto. apply is_derive_tanh'. apply ex_derive_tanh''.
-  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n exp exp)); try pw_dims; try pw_forms.
+  - apply (diff_from_form 2 _ (n + n + n) (n + n) (pw2 n exp exp)); try prim_dims; try pw_forms.
     intros x Hx. apply pw2_differentiable; auto. apply is_derive_exp'. apply ex_derive_exp.
-  - apply (diff_from_form 2 _ (n + n + n + (n + n)) (n + n + n) (bil2 n n n vmul vmul vmul)).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + apply mul_forms2.
-    + intros x Hx. apply bil2_differentiable; auto; apply vmul_bilin.
-  - apply (diff_from_form 2 _ (n + 1 + n) (n + 1) (lin2 n 1 (sum_L n))).
-    + unfold pdom, dsum. simpl. lia.
-    + unfold pcod, dsum. simpl. lia.
-    + apply sum_forms2.
-    + intros x Hx. apply lin2_differentiable; auto. apply sum_lin.
+  - apply (bilinear_level2 _ n n n vmul vmul vmul); try prim_dims; try apply vmul_bilin. apply mul_forms2.
+  - apply (linear_level2 _ n 1 (sum_L n)); try prim_dims; [apply sum_lin|apply sum_forms2].
 Qed.

@@ -16,11 +16,7 @@
     window) [maxpool] is not differentiable in general: the window [[a; b]]
     at [a = b = 0] is [max(a, b)], not differentiable there
     ([mp_tie_not_diff]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums prims prims_more.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums prims prims_more.
 Open Scope R_scope.
 
 (** ** The argmax of a window with a strict maximum *)

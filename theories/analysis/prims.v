@@ -16,11 +16,7 @@
     every primitive but [round] ([round.v]), [maxpool], [relu], [log] and
     [sce] (on the sets where they are differentiable: [prims_more.v],
     [sce.v], [maxpool.v], all collected in [prims_all.v]), for [k = 0, 1]. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums.
 Open Scope R_scope.
 
 Definition Rround (x : R) : R := IZR (Int_part (x + / 2)).
@@ -36,22 +32,23 @@ Definition Rsc : scalar_ops R := {|
 Lemma sigm_pos x : 0 < 1 + exp (0 - x).
 Proof. pose proof (exp_pos (0 - x)). lra. Qed.
 
+(** The derivatives of the functions built of the sigmoid: [auto_derive],
+    its side condition and the field equation both under [1 + e^(-x) > 0]. *)
+Ltac sigm_derive x :=
+  auto_derive;
+  [ pose proof (sigm_pos x); unfold Rminus in *; rewrite Rplus_0_l in *; lra
+  | pose proof (sigm_pos x); unfold Rminus in *; rewrite !Rplus_0_l in *; field; lra ].
+
 Lemma is_derive_swish x : is_derive (swish Rsc) x (swish' Rsc x).
 Proof.
   unfold swish, swish', sigm, two. simpl.
-  auto_derive.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
-    field. lra.
+  sigm_derive x.
 Qed.
 
 Lemma is_derive_swish' x : is_derive (swish' Rsc) x (swish'' Rsc x).
 Proof.
   unfold swish', swish'', sigm, two. simpl.
-  auto_derive.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
-    field. lra.
+  sigm_derive x.
 Qed.
 
 (** ** The instance over the reals *)
@@ -91,6 +88,70 @@ Proof.
   - intros v Hv. symmetry. auto.
   - intros y Hy. symmetry. apply Hr. rewrite app_length. lia.
 Qed.
+
+(** ** Linear and bilinear primitives
+
+    A primitive whose [rd⁰] is a linear map [L] with adjoint [Lt] has
+    [rd¹ = lin1 Lt] and [rd² = lin2 L] ([templates.v]); a bilinear one
+    [B] with adjoints [P], [Q] in each argument has [bil1 P Q] and
+    [bil2 B P Q].  Given the forms of [prim_fun], the two lemmas of each
+    section are [rd_correct_at 0] and [rd_correct_at 1] for such a
+    primitive; the sizes are closed by [prim_dims]. *)
+Ltac prim_dims := unfold pdom, pcod, dsum; simpl; lia.
+
+Section linear_prim.
+Variables (pr : prim) (n m : nat) (L Lt : vec -> vec).
+Hypotheses (HL : lin n m L) (HLt : lin m n Lt)
+  (Hadj : forall h y, length h = n -> length y = m -> dot (L h) y = dot h (Lt y)).
+
+Lemma linear_prim_rd0 :
+  pdom 0 pr = n -> pcod 0 pr = m ->
+  (forall v, length v = n -> prim_fun 0 pr v = L v) ->
+  (forall v, length v = (n + m)%nat -> prim_fun 1 pr v = lin1 n m Lt v) ->
+  rd_correct_at 0 pr.
+Proof.
+  intros. apply (rd_from_template 0 pr n m L (lin1 n m Lt)); auto.
+  intros x Hx. apply linear_rd0; auto.
+Qed.
+
+Lemma linear_prim_rd1 :
+  pdom 1 pr = (n + m)%nat -> pcod 1 pr = n ->
+  (forall v, length v = (n + m)%nat -> prim_fun 1 pr v = lin1 n m Lt v) ->
+  (forall v, length v = (n + m + n)%nat -> prim_fun 2 pr v = lin2 n m L v) ->
+  rd_correct_at 1 pr.
+Proof.
+  intros. apply (rd_from_template 1 pr (n + m) n (lin1 n m Lt) (lin2 n m L)); auto.
+  intros x Hx. apply linear_rd1; auto.
+Qed.
+End linear_prim.
+
+Section bilinear_prim.
+Variables (pr : prim) (p q r : nat) (B P Q : vec -> vec -> vec).
+Hypotheses (HB : bilin p q r B) (HP : bilin r q p P) (HQ : bilin p r q Q)
+  (adjP : forall a b g, length a = p -> length b = q -> length g = r -> dot (B a b) g = dot a (P g b))
+  (adjQ : forall a b g, length a = p -> length b = q -> length g = r -> dot (B a b) g = dot b (Q a g)).
+
+Lemma bilinear_prim_rd0 :
+  pdom 0 pr = (p + q)%nat -> pcod 0 pr = r ->
+  (forall v, length v = (p + q)%nat -> prim_fun 0 pr v = bil0 p q B v) ->
+  (forall v, length v = (p + q + r)%nat -> prim_fun 1 pr v = bil1 p q r P Q v) ->
+  rd_correct_at 0 pr.
+Proof.
+  intros. apply (rd_from_template 0 pr (p + q) r (bil0 p q B) (bil1 p q r P Q)); auto.
+  intros x Hx. apply bilinear_rd0; auto.
+Qed.
+
+Lemma bilinear_prim_rd1 :
+  pdom 1 pr = (p + q + r)%nat -> pcod 1 pr = (p + q)%nat ->
+  (forall v, length v = (p + q + r)%nat -> prim_fun 1 pr v = bil1 p q r P Q v) ->
+  (forall v, length v = (p + q + r + (p + q))%nat -> prim_fun 2 pr v = bil2 p q r B P Q v) ->
+  rd_correct_at 1 pr.
+Proof.
+  intros. apply (rd_from_template 1 pr (p + q + r) (p + q) (bil1 p q r P Q) (bil2 p q r B P Q)); auto.
+  intros x Hx. apply bilinear_rd1; auto.
+Qed.
+End bilinear_prim.
+
 
 (** ** The instance's vector operations, on vectors of equal length *)
 Lemma vadd_vp u v : length u = length v -> vadd Rsc u v = vp u v.
@@ -233,35 +294,32 @@ Qed.
 Lemma dot_single a v : length v = 1%nat -> dot v [a] = v@@0 * a.
 Proof. destruct v as [|b [|]]; simpl; intros H; try discriminate. ring. Qed.
 
+Lemma sm_adjP a b g : length a = 1%nat -> length b = n -> length g = n -> dot (sm_B a b) g = dot a (sm_P g b).
+Proof. intros Ha Hb Hg. unfold sm_B, sm_P. rewrite dot_single, dot_vs_l, dot_comm by auto. auto. Qed.
+
+Lemma sm_adjQ a b g : dot (sm_B a b) g = dot b (sm_Q a g).
+Proof. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto. Qed.
+
+Lemma sm_forms1 v : prim_fun 1 (PSmul n) v = bil1 1 n n sm_P sm_Q v.
+Proof. unfold prim_fun, bil1. simpl. rewrite vdot_dot, app_nil_r. reflexivity. Qed.
+
+Lemma sm_forms2 v : length v = (1 + n + n + (1 + n))%nat ->
+  prim_fun 2 (PSmul n) v = bil2 1 n n sm_B sm_P sm_Q v.
+Proof.
+  intros Hv. unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
+  rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
+Qed.
+
 Lemma sm_rd0 : rd_correct_at 0 (PSmul n).
 Proof.
-  apply (rd_from_template 0 _ (1 + n) n (bil0 1 n sm_B) (bil1 1 n n sm_P sm_Q)).
-  - unfold pdom, pcod, dsum. simpl. lia.
-  - unfold pdom, pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun. simpl. apply app_nil_r.
-  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite vdot_dot, app_nil_r. reflexivity.
-  - intros x Hx. apply bilinear_rd0; auto.
-    + apply sm_bilin.
-    + exact sm_P_bilin.
-    + apply sm_bilin.
-    + intros a b g Ha Hb Hg. unfold sm_B, sm_P. rewrite dot_single, dot_vs_l, dot_comm by auto. auto.
-    + intros a b g Ha Hb Hg. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto.
+  apply (bilinear_prim_rd0 _ 1 n n sm_B sm_P sm_Q sm_bilin sm_P_bilin sm_bilin sm_adjP);
+    try prim_dims; intros; [apply sm_adjQ|apply app_nil_r|apply sm_forms1].
 Qed.
 
 Lemma sm_rd1 : rd_correct_at 1 (PSmul n).
 Proof.
-  apply (rd_from_template 1 _ (1 + n + n) (1 + n) (bil1 1 n n sm_P sm_Q) (bil2 1 n n sm_B sm_P sm_Q)).
-  - unfold pdom, pcod, dsum. simpl. lia.
-  - unfold pdom, pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite vdot_dot, app_nil_r. reflexivity.
-  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite vdot_dot, app_nil_r.
-    rewrite vadd_vp; [reflexivity|]. unfold vscale. rewrite !map_length, !length_proj; simpl in *; lia.
-  - intros x Hx. apply bilinear_rd1; auto.
-    + apply sm_bilin.
-    + exact sm_P_bilin.
-    + apply sm_bilin.
-    + intros a b g Ha Hb Hg. unfold sm_B, sm_P. rewrite dot_single, dot_vs_l, dot_comm by auto. auto.
-    + intros a b g Ha Hb Hg. unfold sm_B, sm_Q. rewrite dot_vs_l, dot_vs_r. auto.
+  apply (bilinear_prim_rd1 _ 1 n n sm_B sm_P sm_Q sm_bilin sm_P_bilin sm_bilin sm_adjP);
+    try prim_dims; intros; [apply sm_adjQ|apply sm_forms1|apply sm_forms2; auto].
 Qed.
 End smul.
 
@@ -323,24 +381,10 @@ Proof.
 Qed.
 
 Lemma sub_rd0 : rd_correct_at 0 (PSub n).
-Proof.
-  apply (rd_from_template 0 _ (n + n) n sub_L (lin1 (n + n) n sub_Lt)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact sub_forms0.
-  - exact sub_forms1.
-  - intros x Hx. apply linear_rd0; auto. apply sub_lin. apply sub_Lt_lin. apply sub_adj.
-Qed.
+Proof. apply (linear_prim_rd0 _ _ _ _ _ sub_lin sub_Lt_lin sub_adj); try prim_dims; [exact sub_forms0|exact sub_forms1]. Qed.
 
 Lemma sub_rd1 : rd_correct_at 1 (PSub n).
-Proof.
-  apply (rd_from_template 1 _ (n + n + n) (n + n) (lin1 (n + n) n sub_Lt) (lin2 (n + n) n sub_L)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact sub_forms1.
-  - exact sub_forms2.
-  - intros x Hx. apply linear_rd1; auto. apply sub_lin. apply sub_Lt_lin. apply sub_adj.
-Qed.
+Proof. apply (linear_prim_rd1 _ _ _ _ _ sub_lin sub_Lt_lin sub_adj); try prim_dims; [exact sub_forms1|exact sub_forms2]. Qed.
 End sub.
 
 (** ** concat: [Real(c·n) × Real(c'·n) → Real((c+c')·n)], the identity of the flat vector *)
@@ -375,22 +419,14 @@ Qed.
 
 Lemma cc_rd0 : rd_correct_at 0 (PConcat c c' n).
 Proof.
-  apply (rd_from_template 0 _ N N idv (lin1 N N idv)).
-  - unfold pdom, dsum, N. simpl. lia.
-  - unfold pcod, dsum. simpl. rewrite Nat.add_0_r. apply cc_N.
-  - exact cc_forms0.
-  - exact cc_forms1.
-  - intros x Hx. apply linear_rd0; auto; apply idv_lin.
+  apply (linear_prim_rd0 _ N N idv idv (idv_lin N) (idv_lin N) (fun h y _ _ => eq_refl));
+    [unfold N; prim_dims|unfold pcod, dsum; simpl; rewrite Nat.add_0_r; apply cc_N|exact cc_forms0|exact cc_forms1].
 Qed.
 
 Lemma cc_rd1 : rd_correct_at 1 (PConcat c c' n).
 Proof.
-  apply (rd_from_template 1 _ (N + N) N (lin1 N N idv) (lin2 N N idv)).
-  - unfold pdom, dsum, N. simpl. rewrite cc_N. unfold N. lia.
-  - unfold pcod, dsum, N. simpl. lia.
-  - exact cc_forms1.
-  - exact cc_forms2.
-  - intros x Hx. apply linear_rd1; auto; apply idv_lin.
+  apply (linear_prim_rd1 _ N N idv idv (idv_lin N) (idv_lin N) (fun h y _ _ => eq_refl));
+    [unfold pdom, dsum, N; simpl; rewrite cc_N; unfold N; lia|unfold N; prim_dims|exact cc_forms1|exact cc_forms2].
 Qed.
 End concat.
 
@@ -425,58 +461,6 @@ Proof. intros Hv. unfold prim_fun, sw1. simpl. rewrite app_nil_r, vmul_inst. ref
 Lemma sw_forms2 v : length v = (n + n + n)%nat -> prim_fun 2 (PSwish n) v = sw2 v.
 Proof. intros Hv. unfold prim_fun, sw2. simpl. rewrite app_nil_r, !vmul_inst. reflexivity. Qed.
 
-Lemma sw_rd0 : rd_correct_at 0 (PSwish n).
-Proof.
-  apply (rd_from_template 0 _ n n sw0 sw1).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact sw_forms0.
-  - exact sw_forms1.
-  - intros x Hx. exists (vmul (map (swish' Rsc) x)). split.
-    + apply has_deriv_map; auto. intros i _. apply is_derive_swish.
-    + assert (E : forall y, length y = n -> sw1 (x ++ y) = vmul y (map (swish' Rsc) x)).
-      { intros y Hy. unfold sw1. rewrite (proj_app_l 0 n), (proj_app_r n n) by lia. unfold proj. simpl.
-        rewrite !firstn_all2 by lia. reflexivity. }
-      split.
-      * intros y Hy. rewrite E by auto. rewrite length_vmul, map_length. lia.
-      * intros h y Hh Hy. rewrite E by auto. rewrite dot_vmul, vmul_comm. reflexivity.
-Qed.
-
-Lemma sw_rd1 : rd_correct_at 1 (PSwish n).
-Proof.
-  apply (rd_from_template 1 _ (n + n) n sw1 sw2).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact sw_forms1.
-  - exact sw_forms2.
-  - intros x Hx.
-    set (x0 := proj 0 n x). set (u0 := proj n n x).
-    assert (Hx0 : length x0 = n) by (apply length_proj; lia).
-    assert (Hu0 : length u0 = n) by (apply length_proj; lia).
-    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (has_deriv_proj (n + n) 0 n x ltac:(lia) Hx)
-                  (has_deriv_map n (swish' Rsc) (swish'' Rsc) x0 Hx0
-                     (fun i _ => is_derive_swish' _))) as HG.
-    pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n)
-                  (has_deriv_proj (n + n) n n x ltac:(lia) Hx) HG) as HD.
-    eexists. split; [exact HD|].
-    assert (E : forall y, length y = n -> sw2 (x ++ y) =
-      vmul y (vmul u0 (map (swish'' Rsc) x0)) ++ vmul y (map (swish' Rsc) x0)).
-    { intros y Hy. unfold sw2. rewrite (proj_app_l 0 n), (proj_app_l n n), (proj_app_r (n + n) n) by lia.
-      rewrite firstn_all2 by lia. reflexivity. }
-    split.
-    + intros y Hy. rewrite E by auto. rewrite app_length, !length_vmul, !map_length. lia.
-    + intros h y Hh Hy. rewrite E by auto.
-      assert (Hha : length (proj 0 n h) = n) by (apply length_proj; lia).
-      assert (Hhb : length (proj n n h) = n) by (apply length_proj; lia).
-      rewrite (dot_split2 n n) by (rewrite ?length_vmul, ?map_length; lia).
-      fold x0 u0. rewrite dot_vp_l.
-      rewrite (vmul_comm (proj n n h)), dot_vmul, dot_vmul, dot_vmul.
-      rewrite (vmul_comm (map (swish' Rsc) x0) y).
-      replace (vmul (map (swish'' Rsc) x0) (vmul u0 y)) with (vmul y (vmul u0 (map (swish'' Rsc) x0))).
-      * ring.
-      * apply vec_ext; [rewrite !length_vmul, !map_length; lia|].
-        intros i. rewrite !nth_vmul. ring.
-Qed.
 End swish.
 
 (** ** The instance's list functions in coordinates *)
@@ -537,6 +521,24 @@ Qed.
 Lemma v_len_zero (v : vec) : v_zero Rvo (v_len Rvo v) = zeros (length v).
 Proof. reflexivity. Qed.
 
+(** The goals of [linear_prim_rd0], [linear_prim_rd1] for a primitive whose
+    maps are given by tables ([tab2]), [eqL] and [eqLt] rewriting the
+    instance's function into them; the same for [bilinear_prim_rd0],
+    [bilinear_prim_rd1]. *)
+Ltac linear_tab_rd adj eqL eqLt :=
+  try prim_dims;
+  first [ solve [apply lin_tab2_w] | solve [apply lin_tab2_sum] | solve [apply adj]
+        | intros v Hv; unfold prim_fun, lin1, lin2; simpl; rewrite app_nil_r;
+          first [ rewrite proj_all, eqL; auto; rewrite ?skipn_length; simpl; lia
+                | rewrite eqLt; auto; apply length_proj; lia
+                | rewrite eqL by (apply length_proj; lia); rewrite length_proj by lia; reflexivity ] ].
+
+Ltac bilinear_tab_rd B eqB eqP eqQ :=
+  try prim_dims;
+  intros v Hv; unfold prim_fun, bil0, bil1, bil2; simpl; rewrite app_nil_r;
+  rewrite ?eqP, ?eqQ, ?eqB by (apply length_proj; lia);
+  try (unfold B; rewrite vadd_vp by (rewrite !length_tab2; auto)); reflexivity.
+
 (** ** transpose: [Real(m·n) → Real(n·m)], linear *)
 Section transpose.
 Variables m n : nat.
@@ -555,26 +557,14 @@ Proof.
 Qed.
 
 Lemma tr_rd0 : rd_correct_at 0 (PTranspose m n).
-Proof.
-  apply (rd_from_template 0 _ (m * n) (n * m) tr_L (lin1 (m * n) (n * m) tr_Lt)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, tr_L_eq; auto;
-      rewrite ?skipn_length; simpl; lia.
-  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, tr_Lt_eq; auto. apply length_proj. lia.
-  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_w|apply tr_adj].
-Qed.
+Proof. apply (linear_prim_rd0 _ (m * n) (n * m) tr_L tr_Lt); linear_tab_rd tr_adj tr_L_eq tr_Lt_eq. Qed.
+
+Lemma tr_forms2 : forall v, length v = (m * n + n * m + m * n)%nat ->
+  prim_fun 2 (PTranspose m n) v = lin2 (m * n) (n * m) tr_L v.
+Proof. linear_tab_rd tr_adj tr_L_eq tr_Lt_eq. Qed.
 
 Lemma tr_rd1 : rd_correct_at 1 (PTranspose m n).
-Proof.
-  apply (rd_from_template 1 _ (m * n + n * m) (m * n) (lin1 (m * n) (n * m) tr_Lt) (lin2 (m * n) (n * m) tr_L)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, tr_Lt_eq; auto. apply length_proj. lia.
-  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, tr_L_eq by (apply length_proj; lia).
-    rewrite length_proj by lia. reflexivity.
-  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply tr_adj].
-Qed.
+Proof. apply (linear_prim_rd1 _ (m * n) (n * m) tr_L tr_Lt); linear_tab_rd tr_adj tr_L_eq tr_Lt_eq. Qed.
 End transpose.
 
 (** ** pad: [Real(c·n) → Real(c·m)], linear, adjoint [pad c m n] *)
@@ -601,26 +591,14 @@ Proof.
 Qed.
 
 Lemma pad_rd0 : rd_correct_at 0 (PPad c n m).
-Proof.
-  apply (rd_from_template 0 _ (c * n) (c * m) (pad_L n m) (lin1 (c * n) (c * m) (pad_L m n))).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, pad_L_eq; auto;
-      rewrite ?skipn_length; simpl; lia.
-  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, pad_L_eq; auto. apply length_proj. lia.
-  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
-Qed.
+Proof. apply (linear_prim_rd0 _ (c * n) (c * m) (pad_L n m) (pad_L m n)); linear_tab_rd pad_adj pad_L_eq pad_L_eq. Qed.
+
+Lemma pad_forms2 : forall v, length v = (c * n + c * m + c * n)%nat ->
+  prim_fun 2 (PPad c n m) v = lin2 (c * n) (c * m) (pad_L n m) v.
+Proof. linear_tab_rd pad_adj pad_L_eq pad_L_eq. Qed.
 
 Lemma pad_rd1 : rd_correct_at 1 (PPad c n m).
-Proof.
-  apply (rd_from_template 1 _ (c * n + c * m) (c * n) (lin1 (c * n) (c * m) (pad_L m n)) (lin2 (c * n) (c * m) (pad_L n m))).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, pad_L_eq; auto. apply length_proj. lia.
-  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, pad_L_eq by (apply length_proj; lia).
-    rewrite length_proj by lia. reflexivity.
-  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_w|apply pad_adj].
-Qed.
+Proof. apply (linear_prim_rd1 _ (c * n) (c * m) (pad_L n m) (pad_L m n)); linear_tab_rd pad_adj pad_L_eq pad_L_eq. Qed.
 End pad.
 
 (** ** matmul: [Real(m·n) × Real(n·k) → Real(m·k)], bilinear *)
@@ -714,38 +692,18 @@ Qed.
 
 Lemma mm_rd0 : rd_correct_at 0 (PMatmul m n k).
 Proof.
-  apply (rd_from_template 0 _ (m * n + n * k) (m * k) (bil0 (m * n) (n * k) mm_B) (bil1 (m * n) (n * k) (m * k) mm_P mm_Q)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, mm_B_eq by (apply length_proj; lia).
-    reflexivity.
-  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq by (apply length_proj; lia).
-    reflexivity.
-  - intros x Hx. apply bilinear_rd0; auto.
-    + apply mm_bilin.
-    + apply mm_P_bilin.
-    + apply mm_Q_bilin.
-    + apply mm_adjP.
-    + apply mm_adjQ.
+  apply (bilinear_prim_rd0 _ (m * n) (n * k) (m * k) mm_B mm_P mm_Q mm_bilin mm_P_bilin mm_Q_bilin mm_adjP mm_adjQ);
+    bilinear_tab_rd mm_B mm_B_eq mm_P_eq mm_Q_eq.
 Qed.
+
+Lemma mm_forms2 : forall v, length v = (m * n + n * k + m * k + (m * n + n * k))%nat ->
+  prim_fun 2 (PMatmul m n k) v = bil2 (m * n) (n * k) (m * k) mm_B mm_P mm_Q v.
+Proof. bilinear_tab_rd mm_B mm_B_eq mm_P_eq mm_Q_eq. Qed.
 
 Lemma mm_rd1 : rd_correct_at 1 (PMatmul m n k).
 Proof.
-  apply (rd_from_template 1 _ (m * n + n * k + m * k) (m * n + n * k)
-           (bil1 (m * n) (n * k) (m * k) mm_P mm_Q) (bil2 (m * n) (n * k) (m * k) mm_B mm_P mm_Q)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq by (apply length_proj; lia).
-    reflexivity.
-  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, mm_P_eq, mm_Q_eq, !mm_B_eq
-      by (apply length_proj; lia).
-    unfold mm_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
-  - intros x Hx. apply bilinear_rd1; auto.
-    + apply mm_bilin.
-    + apply mm_P_bilin.
-    + apply mm_Q_bilin.
-    + apply mm_adjP.
-    + apply mm_adjQ.
+  apply (bilinear_prim_rd1 _ (m * n) (n * k) (m * k) mm_B mm_P mm_Q mm_bilin mm_P_bilin mm_Q_bilin mm_adjP mm_adjQ);
+    bilinear_tab_rd mm_B mm_B_eq mm_P_eq mm_Q_eq.
 Qed.
 End matmul.
 
@@ -787,26 +745,14 @@ Proof.
 Qed.
 
 Lemma up_rd0 : rd_correct_at 0 (PUpscale c n m).
-Proof.
-  apply (rd_from_template 0 _ (c * n) (c * m) up_L (lin1 (c * n) (c * m) up_Lt)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun. simpl. rewrite app_nil_r, proj_all, up_L_eq; auto;
-      rewrite ?skipn_length; simpl; lia.
-  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, up_Lt_eq; auto. apply length_proj. lia.
-  - intros x Hx. apply linear_rd0; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
-Qed.
+Proof. apply (linear_prim_rd0 _ (c * n) (c * m) up_L up_Lt); linear_tab_rd up_adj up_L_eq up_Lt_eq. Qed.
+
+Lemma up_forms2 : forall v, length v = (c * n + c * m + c * n)%nat ->
+  prim_fun 2 (PUpscale c n m) v = lin2 (c * n) (c * m) up_L v.
+Proof. linear_tab_rd up_adj up_L_eq up_Lt_eq. Qed.
 
 Lemma up_rd1 : rd_correct_at 1 (PUpscale c n m).
-Proof.
-  apply (rd_from_template 1 _ (c * n + c * m) (c * n) (lin1 (c * n) (c * m) up_Lt) (lin2 (c * n) (c * m) up_L)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, lin1. simpl. rewrite app_nil_r, up_Lt_eq; auto. apply length_proj. lia.
-  - intros v Hv. unfold prim_fun, lin2. simpl. rewrite app_nil_r, up_L_eq by (apply length_proj; lia).
-    rewrite length_proj by lia. reflexivity.
-  - intros x Hx. apply linear_rd1; auto; [apply lin_tab2_w|apply lin_tab2_sum|apply up_adj].
-Qed.
+Proof. apply (linear_prim_rd1 _ (c * n) (c * m) up_L up_Lt); linear_tab_rd up_adj up_L_eq up_Lt_eq. Qed.
 End upscale.
 
 Lemma combine_map_seq {A B} (f : nat -> A) (g : nat -> B) a k :
@@ -993,40 +939,18 @@ Qed.
 
 Lemma cv_rd0 : rd_correct_at 0 (PConv1d c c' n m).
 Proof.
-  apply (rd_from_template 0 _ (c' * c * m + c * n) (c' * (n - m + 1))
-           (bil0 (c' * c * m) (c * n) cv_B) (bil1 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_P cv_Q)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, bil0. simpl. rewrite app_nil_r, cv_B_eq by (apply length_proj; lia).
-    reflexivity.
-  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq by (apply length_proj; lia).
-    reflexivity.
-  - intros x Hx. apply bilinear_rd0; auto.
-    + apply cv_B_bilin.
-    + apply cv_P_bilin.
-    + apply cv_Q_bilin.
-    + apply cv_adjP.
-    + apply cv_adjQ.
+  apply (bilinear_prim_rd0 _ (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q cv_B_bilin cv_P_bilin cv_Q_bilin cv_adjP cv_adjQ);
+    bilinear_tab_rd cv_B cv_B_eq cv_P_eq cv_Q_eq.
 Qed.
+
+Lemma cv_forms2 : forall v, length v = (c' * c * m + c * n + c' * (n - m + 1) + (c' * c * m + c * n))%nat ->
+  prim_fun 2 (PConv1d c c' n m) v = bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q v.
+Proof. bilinear_tab_rd cv_B cv_B_eq cv_P_eq cv_Q_eq. Qed.
 
 Lemma cv_rd1 : rd_correct_at 1 (PConv1d c c' n m).
 Proof.
-  apply (rd_from_template 1 _ (c' * c * m + c * n + c' * (n - m + 1)) (c' * c * m + c * n)
-           (bil1 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_P cv_Q)
-           (bil2 (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - intros v Hv. unfold prim_fun, bil1. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq by (apply length_proj; lia).
-    reflexivity.
-  - intros v Hv. unfold prim_fun, bil2. simpl. rewrite app_nil_r, cv_P_eq, cv_Q_eq, !cv_B_eq
-      by (apply length_proj; lia).
-    unfold cv_B. rewrite vadd_vp by (rewrite !length_tab2; auto). reflexivity.
-  - intros x Hx. apply bilinear_rd1; auto.
-    + apply cv_B_bilin.
-    + apply cv_P_bilin.
-    + apply cv_Q_bilin.
-    + apply cv_adjP.
-    + apply cv_adjQ.
+  apply (bilinear_prim_rd1 _ (c' * c * m) (c * n) (c' * (n - m + 1)) cv_B cv_P cv_Q cv_B_bilin cv_P_bilin cv_Q_bilin cv_adjP cv_adjQ);
+    bilinear_tab_rd cv_B cv_B_eq cv_P_eq cv_Q_eq.
 Qed.
 End conv1d.
 
@@ -1101,36 +1025,33 @@ End pointwise.
 Lemma is_derive_sigm x : is_derive (sigm Rsc) x (sigm' Rsc x).
 Proof.
   unfold sigm', sigm, two. simpl.
-  auto_derive.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
-    field. lra.
+  sigm_derive x.
 Qed.
 
 Lemma is_derive_sigm' x : is_derive (sigm' Rsc) x (sigm'' Rsc x).
 Proof.
   unfold sigm', sigm'', sigm, two. simpl.
-  auto_derive.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite Rplus_0_l in *. lra.
-  - pose proof (sigm_pos x). unfold Rminus in *. rewrite !Rplus_0_l in *.
-    field. lra.
+  sigm_derive x.
 Qed.
 
 Lemma tanh_den x : exp x + exp (- x) <> 0.
 Proof. pose proof (exp_pos x). pose proof (exp_pos (- x)). lra. Qed.
 
+(** The same for [tanh], under [e^x + e^(-x) ≠ 0]. *)
+Ltac tanh_derive x :=
+  auto_derive; [repeat split; apply tanh_den|]; pose proof (tanh_den x);
+  set (e := exp x) in *; set (e' := exp (- x)) in *; field; auto.
+
 Lemma is_derive_tanh x : is_derive Rtanh x (tanh' Rsc x).
 Proof.
   unfold tanh'. simpl. unfold Rtanh.
-  auto_derive; [repeat split; apply tanh_den|]. pose proof (tanh_den x).
-  set (e := exp x) in *. set (e' := exp (- x)) in *. field. auto.
+  tanh_derive x.
 Qed.
 
 Lemma is_derive_tanh' x : is_derive (tanh' Rsc) x (tanh'' Rsc x).
 Proof.
   unfold tanh', tanh'', two. simpl. unfold Rtanh.
-  auto_derive; [repeat split; apply tanh_den|]. pose proof (tanh_den x).
-  set (e := exp x) in *. set (e' := exp (- x)) in *. field. auto.
+  tanh_derive x.
 Qed.
 
 Lemma is_derive_exp' x : is_derive exp x (exp x).
@@ -1141,24 +1062,29 @@ Ltac pw_forms := intros v Hv; unfold prim_fun;
         | unfold pw2; simpl; rewrite app_nil_r, !vmul_inst; reflexivity
         | simpl; rewrite app_nil_r; unfold proj; simpl; rewrite firstn_all2 by lia; reflexivity ].
 
-Ltac pw_dims := unfold pdom, pcod, dsum; simpl; lia.
 
 Lemma sg_rd0 n : rd_correct_at 0 (PSigmoid n).
-Proof. apply (pw_rd0 n _ (sigm Rsc) (sigm' Rsc)); try pw_dims; try pw_forms. apply is_derive_sigm. Qed.
+Proof. apply (pw_rd0 n _ (sigm Rsc) (sigm' Rsc)); try prim_dims; try pw_forms. apply is_derive_sigm. Qed.
 Lemma sg_rd1 n : rd_correct_at 1 (PSigmoid n).
 Proof.
-  apply (pw_rd1 n _ (sigm' Rsc) (sigm'' Rsc)); try pw_dims; try pw_forms. apply is_derive_sigm'.
+  apply (pw_rd1 n _ (sigm' Rsc) (sigm'' Rsc)); try prim_dims; try pw_forms. apply is_derive_sigm'.
 Qed.
 Lemma th_rd0 n : rd_correct_at 0 (PTanh n).
-Proof. apply (pw_rd0 n _ Rtanh (tanh' Rsc)); try pw_dims; try pw_forms. apply is_derive_tanh. Qed.
+Proof. apply (pw_rd0 n _ Rtanh (tanh' Rsc)); try prim_dims; try pw_forms. apply is_derive_tanh. Qed.
 Lemma th_rd1 n : rd_correct_at 1 (PTanh n).
 Proof.
-  apply (pw_rd1 n _ (tanh' Rsc) (tanh'' Rsc)); try pw_dims; try pw_forms. apply is_derive_tanh'.
+  apply (pw_rd1 n _ (tanh' Rsc) (tanh'' Rsc)); try prim_dims; try pw_forms. apply is_derive_tanh'.
 Qed.
 Lemma exp_rd0 n : rd_correct_at 0 (PExp n).
-Proof. apply (pw_rd0 n _ exp exp); try pw_dims; try pw_forms. apply is_derive_exp'. Qed.
+Proof. apply (pw_rd0 n _ exp exp); try prim_dims; try pw_forms. apply is_derive_exp'. Qed.
 Lemma exp_rd1 n : rd_correct_at 1 (PExp n).
-Proof. apply (pw_rd1 n _ exp exp); try pw_dims; try pw_forms. apply is_derive_exp'. Qed.
+Proof. apply (pw_rd1 n _ exp exp); try prim_dims; try pw_forms. apply is_derive_exp'. Qed.
+Lemma sw_rd0 n : rd_correct_at 0 (PSwish n).
+Proof. apply (pw_rd0 n _ (swish Rsc) (swish' Rsc)); try prim_dims; try pw_forms. apply is_derive_swish. Qed.
+Lemma sw_rd1 n : rd_correct_at 1 (PSwish n).
+Proof.
+  apply (pw_rd1 n _ (swish' Rsc) (swish'' Rsc)); try prim_dims; try pw_forms. apply is_derive_swish'.
+Qed.
 
 (** ** mul: [Real(n) × Real(n) → Real(n)], the elementwise product, bilinear *)
 Section mul.
@@ -1182,26 +1108,16 @@ Qed.
 
 Lemma mul_rd0 : rd_correct_at 0 (PMul n).
 Proof.
-  apply (rd_from_template 0 _ (n + n) n (bil0 n n vmul) (bil1 n n n vmul vmul)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact mul_forms0.
-  - exact mul_forms1.
-  - intros x Hx. apply bilinear_rd0; auto; try apply vmul_bilin.
-    + intros a b g _ _ _. apply mul_adjP.
-    + intros a b g _ _ _. apply dot_vmul.
+  apply (bilinear_prim_rd0 _ _ _ _ vmul vmul vmul (vmul_bilin n) (vmul_bilin n) (vmul_bilin n)
+           (fun a b g _ _ _ => mul_adjP a b g) (fun a b g _ _ _ => dot_vmul a b g));
+    try prim_dims; [exact mul_forms0|exact mul_forms1].
 Qed.
 
 Lemma mul_rd1 : rd_correct_at 1 (PMul n).
 Proof.
-  apply (rd_from_template 1 _ (n + n + n) (n + n) (bil1 n n n vmul vmul) (bil2 n n n vmul vmul vmul)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact mul_forms1.
-  - exact mul_forms2.
-  - intros x Hx. apply bilinear_rd1; auto; try apply vmul_bilin.
-    + intros a b g _ _ _. apply mul_adjP.
-    + intros a b g _ _ _. apply dot_vmul.
+  apply (bilinear_prim_rd1 _ _ _ _ vmul vmul vmul (vmul_bilin n) (vmul_bilin n) (vmul_bilin n)
+           (fun a b g _ _ _ => mul_adjP a b g) (fun a b g _ _ _ => dot_vmul a b g));
+    try prim_dims; [exact mul_forms1|exact mul_forms2].
 Qed.
 End mul.
 
@@ -1266,24 +1182,10 @@ Proof.
 Qed.
 
 Lemma sum_rd0 : rd_correct_at 0 (PSum n).
-Proof.
-  apply (rd_from_template 0 _ n 1 sum_L (lin1 n 1 sum_Lt)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact sum_forms0.
-  - exact sum_forms1.
-  - intros x Hx. apply linear_rd0; auto. apply sum_lin. apply sum_Lt_lin. apply sum_adj.
-Qed.
+Proof. apply (linear_prim_rd0 _ _ _ _ _ sum_lin sum_Lt_lin sum_adj); try prim_dims; [exact sum_forms0|exact sum_forms1]. Qed.
 
 Lemma sum_rd1 : rd_correct_at 1 (PSum n).
-Proof.
-  apply (rd_from_template 1 _ (n + 1) n (lin1 n 1 sum_Lt) (lin2 n 1 sum_L)).
-  - unfold pdom, dsum. simpl. lia.
-  - unfold pcod, dsum. simpl. lia.
-  - exact sum_forms1.
-  - exact sum_forms2.
-  - intros x Hx. apply linear_rd1; auto. apply sum_lin. apply sum_Lt_lin. apply sum_adj.
-Qed.
+Proof. apply (linear_prim_rd1 _ _ _ _ _ sum_lin sum_Lt_lin sum_adj); try prim_dims; [exact sum_forms1|exact sum_forms2]. Qed.
 End sum.
 
 (** ** Every smooth primitive *)

@@ -73,31 +73,6 @@ Proof.
 Qed.
 
 (** ** [rd²[p]] is differentiable on [prim_domain 2 p] *)
-Lemma pw2_differentiable_on n f1 f2 x :
-  (forall i, (i < n)%nat -> is_derive f1 (x@@i) (f2 (x@@i))) ->
-  (forall i, (i < n)%nat -> ex_derive f2 (x@@i)) -> length x = (n + n + n)%nat ->
-  differentiable_at (n + n + n) (n + n) (pw2 n f1 f2) x.
-Proof.
-  intros Hd2 He2 Hx. set (N := (n + n + n)%nat).
-  assert (Pr : forall k d, (k + d <= N)%nat -> has_deriv N d (proj k d) x (proj k d))
-    by (intros; apply has_deriv_proj; auto).
-  assert (Hx0 : length (proj 0 n x) = n) by (apply length_proj; lia).
-  assert (Hc : forall i, (i < n)%nat -> (proj 0 n x)@@i = x@@i)
-    by (intros i Hi; unfold proj; simpl; apply nth_firstn_lt; auto).
-  assert (H1 : forall i, (i < n)%nat -> is_derive f1 ((proj 0 n x)@@i) (f2 ((proj 0 n x)@@i)))
-    by (intros i Hi; rewrite Hc; auto).
-  assert (H2 : forall i, (i < n)%nat -> is_derive f2 ((proj 0 n x)@@i) (Derive f2 ((proj 0 n x)@@i)))
-    by (intros i Hi; apply Derive_correct; rewrite Hc; auto).
-  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
-                (has_deriv_map n f2 (Derive f2) _ Hx0 H2)) as G2.
-  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ (Pr 0%nat n ltac:(unfold N; lia))
-                (has_deriv_map n f1 f2 _ Hx0 H1)) as G1.
-  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr n n ltac:(unfold N; lia)) G2) as D0.
-  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) D0) as D1.
-  pose proof (has_deriv_prod _ _ _ _ _ _ _ x _ _ (vmul_bilin n) (Pr (n + n)%nat n ltac:(unfold N; lia)) G1) as D2.
-  eexists. exact (has_deriv_pair _ _ _ _ _ _ _ _ D1 D2).
-Qed.
-
 Lemma ex_derive_log'' a : a <> 0 -> ex_derive (log'' Rsc) a.
 Proof. intros Ha. unfold log''. simpl. auto_derive. auto. Qed.
 

@@ -22,11 +22,7 @@
     - [sce] everywhere ([sce.v]): the max-shifted [logsumexp] of the instance equals
       the unshifted [ln Σ exp z_j] ([logsumexp_unshifted]), a smooth
       function, and likewise [softmax] ([softmax_unshifted]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums prims round.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums prims round.
 Open Scope R_scope.
 
 (** ** Correctness on a domain *)
@@ -188,7 +184,7 @@ Qed.
     coordinate 0, and [rd²[relu]] that of [rd[relu]]. *)
 Theorem relu_rd0 : rd_correct_on 0 (PRelu n) (coords (fun a => a <> 0) n).
 Proof.
-  apply (pw_rd0_on n _ (relu Rsc) (relu' Rsc) (fun a => a <> 0)); try pw_dims.
+  apply (pw_rd0_on n _ (relu Rsc) (relu' Rsc) (fun a => a <> 0)); try prim_dims.
   - exact is_derive_relu.
   - exact relu_forms0.
   - exact relu_forms1.
@@ -196,7 +192,7 @@ Qed.
 
 Theorem relu_rd1 : rd_correct_on 1 (PRelu n) (coords (fun a => a <> 0) n).
 Proof.
-  apply (pw_rd1_on n _ (relu' Rsc) (fun _ => 0) (fun a => a <> 0)); try pw_dims.
+  apply (pw_rd1_on n _ (relu' Rsc) (fun _ => 0) (fun a => a <> 0)); try prim_dims.
   - exact is_derive_relu'.
   - exact relu_forms1.
   - exact relu_forms2.
@@ -215,13 +211,13 @@ Variable n : nat.
 
 Theorem log_rd0 : rd_correct_on 0 (PLog n) (coords (fun a => 0 < a) n).
 Proof.
-  apply (pw_rd0_on n _ ln (log' Rsc) (fun a => 0 < a)); try pw_dims; try pw_forms.
+  apply (pw_rd0_on n _ ln (log' Rsc) (fun a => 0 < a)); try prim_dims; try pw_forms.
   exact is_derive_ln'.
 Qed.
 
 Theorem log_rd1 : rd_correct_on 1 (PLog n) (coords (fun a => a <> 0) n).
 Proof.
-  apply (pw_rd1_on n _ (log' Rsc) (log'' Rsc) (fun a => a <> 0)); try pw_dims; try pw_forms.
+  apply (pw_rd1_on n _ (log' Rsc) (log'' Rsc) (fun a => a <> 0)); try prim_dims; try pw_forms.
   exact is_derive_log'.
 Qed.
 

@@ -39,7 +39,7 @@
     [rd³[p]], which the instance's [Ev] does not have. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From Coq Require Import Relation_Operators.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed.
 From RevHandlers.Analysis Require sce.
@@ -429,16 +429,11 @@ Fixpoint okt (M : tm) : Prop :=
   end.
 
 Lemma okt_tuple Ms : okt (Tuple Ms) <-> Forall okt Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okt_rd_depth M : okt M -> rd_depth M = 0%nat.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; intros H; auto; try tauto.
+  tm_induction M; simpl; intros H; auto; try tauto.
   - destruct H. rewrite IH1, IH2; auto.
   - unfold list_max'. induction IH as [|M Ms HM HMs IHl]; simpl in *; auto.
     destruct H as [H1 H2]. rewrite HM, IHl; auto.
@@ -1378,24 +1373,18 @@ Fixpoint smooth0 (M : tm) : Prop :=
   end.
 
 Lemma smooth0_tuple Ms : smooth0 (Tuple Ms) <-> Forall smooth0 Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma smooth0_okt M : smooth0 M -> okt M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; intros H; auto; try tauto.
+  tm_induction M; simpl; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H. destruct H as [-> [Hs [Hok HM]]]. split; auto. apply good_smooth; auto.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.
 
 Lemma okt_ren M : forall ξ, okt M -> okt (ren_tm ξ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ H.
+  tm_induction M; intros ξ H.
   - exact I.
   - exact H.
   - destruct H. split; auto.
@@ -1410,8 +1399,7 @@ Qed.
 
 Lemma okt_subst M : forall σ, (forall x, okt (σ x)) -> okt M -> okt (subst_tm σ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ Hσ H.
+  tm_induction M; intros σ Hσ H.
   - apply Hσ.
   - exact H.
   - destruct H. split; auto.
@@ -1500,16 +1488,11 @@ Fixpoint okn (M : tm) : Prop :=
   end.
 
 Lemma okn_tuple Ms : okn (Tuple Ms) <-> Forall okn Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okn_rd_depth M : okn M -> (rd_depth M <= 1)%nat.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; intros H; try lia.
+  tm_induction M; simpl; intros H; try lia.
   - apply IH. tauto.
   - destruct H. specialize (IH1 H). specialize (IH2 H0). lia.
   - unfold list_max'. induction IH as [|M Ms HM HMs IHl]; simpl in *; [lia|].
@@ -1525,8 +1508,7 @@ Qed.
 
 Lemma okt_okn M : okt M -> okn M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [okt okn]; intros H; try tauto.
+  tm_induction M; cbn [okt okn]; intros H; try tauto.
   - apply okn_tuple. apply okt_tuple in H. rewrite Forall_forall in IH, H |- *. auto.
 Qed.
 
@@ -1603,8 +1585,7 @@ Proof.
   intros Hv Hw N. apply rd_step_sound_depth1 with (B := @TBase Rsorts4 3%nat).
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
     + constructor. reflexivity.
-    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    + typed_app.
       constructor. reflexivity.
     + constructor. reflexivity.
   - simpl. repeat split; reflexivity.
@@ -1690,8 +1671,7 @@ Fixpoint smooth_body (M : tm) : Prop :=
 
 Lemma smooth_body_okt M : smooth_body M -> okt M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; intros H; auto; try tauto.
+  tm_induction M; simpl; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H. destruct H as [Hk [Hs [Hok HM]]]. split; auto. apply good_smooth; auto.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.

@@ -29,7 +29,7 @@
       its denotation. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound.
 Import ListNotations.
 Open Scope R_scope.
@@ -54,16 +54,11 @@ Fixpoint okg (b : nat) (M : tm) : Prop :=
   end.
 
 Lemma okg_tuple b Ms : okg b (Tuple Ms) <-> Forall (okg b) Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okg_mono M : forall b b', (b <= b')%nat -> okg b M -> okg b' M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b b' Hb H; cbn [okg] in *; auto.
+  tm_induction M; intros b b' Hb H; cbn [okg] in *; auto.
   - destruct H as [[Hg Hf] HM]. split; [split; [exact Hg|lia]|]. eapply IH; eauto.
   - destruct H. split; eauto.
   - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
@@ -74,8 +69,7 @@ Qed.
 
 Lemma okg_ren M : forall b ξ, okg b M -> okg b (ren_tm ξ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b ξ H; cbn [okg ren_tm] in *; auto.
+  tm_induction M; intros b ξ H; cbn [okg ren_tm] in *; auto.
   - destruct H. split; auto.
   - destruct H. split; auto.
   - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
@@ -87,8 +81,7 @@ Qed.
 (** Substitution of linear terms (variables, in the rewriting). *)
 Lemma okg_subst M : forall b σ, (forall x, okg 0 (σ x)) -> okg b M -> okg b (subst_tm σ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b σ Hσ H; cbn [okg subst_tm] in *.
+  tm_induction M; intros b σ Hσ H; cbn [okg subst_tm] in *.
   - eapply okg_mono; [|apply Hσ]. lia.
   - exact H.
   - destruct H. split; auto.
@@ -278,16 +271,14 @@ Qed.
 (** ** The earlier bodies are [okg] bodies *)
 Lemma okt_okg M : okt M -> okg 2 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [okt okg]; intros H; auto; try tauto.
+  tm_induction M; cbn [okt okg]; intros H; auto; try tauto.
   - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.
 
 Lemma smooth0_okg M : smooth0 M -> okg 1 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [smooth0 okg]; intros H; auto; try tauto.
+  tm_induction M; cbn [smooth0 okg]; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H |- *. destruct H as [-> [Hs [Hok HM]]].
     split; auto. split; [apply good_smooth; auto|lia].
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
@@ -295,8 +286,7 @@ Qed.
 
 Lemma okn_okg M : okn M -> okg 2 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [okn okg]; intros H; auto; try tauto.
+  tm_induction M; cbn [okn okg]; intros H; auto; try tauto.
   - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
   - destruct H as [H1 [H2 H3]]. split; [apply okt_okg; auto|split; [apply smooth0_okg; auto|apply okt_okg; auto]].
@@ -322,8 +312,7 @@ Fixpoint smooth_g (b : nat) (M : tm) : Prop :=
 
 Lemma smooth_g_okg M : forall b, smooth_g b M -> okg b M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
+  tm_induction M; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H |- *. destruct H as [[Hb [Hk [Hs Hok]]] HM].
     split; auto. split; [apply good_smooth_all; auto|exact Hb].
   - destruct H. split; auto.
@@ -354,8 +343,7 @@ Proof.
     apply typed_tm_add.
     + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
       apply typed_tm_add; constructor; reflexivity.
-    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    + typed_app.
       constructor. reflexivity.
   - simpl. repeat split; lia.
   - intros x D Hx. destruct x; discriminate.
@@ -376,8 +364,7 @@ Example rd_step_sound_sce ρ (v t w : vec) :
   den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Ht Hw N. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 1%nat).
-  - unfold N. match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+  - unfold N. typed_app.
     simpl. repeat constructor.
   - simpl. repeat split; auto; lia.
   - intros x D Hx. destruct x; discriminate.
@@ -398,8 +385,7 @@ Example rd_step_sound_sce_grad ρ (v w : vec) :
 Proof.
   intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 1%nat); [constructor; reflexivity| |constructor; reflexivity].
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    typed_app.
     simpl. repeat constructor.
   - simpl. repeat split; auto; lia.
   - intros x D Hx. destruct x; discriminate.

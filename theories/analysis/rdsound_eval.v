@@ -43,7 +43,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
 Import ListNotations.
 Open Scope R_scope.
@@ -70,16 +70,11 @@ Fixpoint okp (M : tm) : Prop :=
   end.
 
 Lemma okp_tuple Ms : okp (Tuple Ms) <-> Forall okp Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okg_okp M : forall b, (b <= 3)%nat -> okg b M -> okp M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros b Hb H; cbn [okg okp] in *; auto.
+  tm_induction M; intros b Hb H; cbn [okg okp] in *; auto.
   - destruct H as [[[_ [_ [_ [Hf _]]]] _] HM]. split; [exact Hf|]. eapply IH; eauto.
   - destruct H. split; eauto.
   - apply okg_tuple in H. apply okp_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
@@ -98,8 +93,7 @@ Qed.
 
 Lemma okp_ren M : forall ξ, okp M -> okp (ren_tm ξ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ H; cbn [okp ren_tm] in *; auto.
+  tm_induction M; intros ξ H; cbn [okp ren_tm] in *; auto.
   - destruct H. split; auto.
   - destruct H. split; auto.
   - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
@@ -112,8 +106,7 @@ Qed.
     variables. *)
 Lemma okp_subst M : forall σ, (forall x, okg 0 (σ x)) -> okp M -> okp (subst_tm σ M).
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ Hσ H; cbn [okp subst_tm] in *.
+  tm_induction M; intros σ Hσ H; cbn [okp subst_tm] in *.
   - apply okg_okp with 0%nat; auto.
   - exact H.
   - destruct H. split; auto.
@@ -382,8 +375,7 @@ Proof.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
     + constructor. reflexivity.
     + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); constructor; reflexivity.
-    + match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-        assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+    + typed_app.
       constructor. reflexivity.
   - constructor.
   - unfold N. cbn [okg pred]. refine (conj I (conj (conj I (conj I I)) (conj (conj _ _) I))).

@@ -12,7 +12,7 @@
     ([oklin_rdr]). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
 Import ListNotations.
 Open Scope R_scope.
@@ -39,8 +39,7 @@ Fixpoint oklin (M : tm) : Prop :=
 (** The linear bodies are the bodies of budget 0. *)
 Lemma oklin_okg M : oklin M <-> okg 0 M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [oklin okg]; try tauto.
+  tm_induction M; cbn [oklin okg]; try tauto.
   - split; [tauto|]. intros [[_ Hf] _]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; tauto.
 Qed.

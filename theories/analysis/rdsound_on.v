@@ -29,7 +29,7 @@
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
 From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 prims_more prims_all rdsound prims_fits.
 Import ListNotations.
 Open Scope R_scope.
@@ -59,16 +59,11 @@ Fixpoint okt_on (val : nat -> rv) (M : tm) : Prop :=
   end.
 
 Lemma okt_on_tuple val Ms : okt_on val (Tuple Ms) <-> Forall (okt_on val) Ms.
-Proof.
-  simpl. induction Ms as [|M Ms IH]; simpl; split; intros H; auto.
-  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
-  - inversion H; subst. split; auto. apply IH; auto.
-Qed.
+Proof. apply fold_and_Forall. Qed.
 
 Lemma okt_on_ext M : forall val val', (forall x, val x = val' x) -> okt_on val M -> okt_on val' M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros val val' E H; cbn [okt_on] in *; auto.
+  tm_induction M; intros val val' E H; cbn [okt_on] in *; auto.
   - destruct H as [Hg HM]. split; [|eauto]. rewrite <- (den_ext M val val' E). exact Hg.
   - destruct H. split; eauto.
   - apply okt_on_tuple in H. apply okt_on_tuple. rewrite Forall_forall in H, IH |- *. intros M HM. eauto.
@@ -79,8 +74,7 @@ Qed.
 
 Lemma okt_on_rd_depth val M : okt_on val M -> rd_depth M = 0%nat.
 Proof.
-  revert val. induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros val H; cbn [okt_on rd_depth] in *; auto; try tauto.
+  revert val. tm_induction M; intros val H; cbn [okt_on rd_depth] in *; auto; try tauto.
   - destruct H. eauto.
   - destruct H. erewrite IH1, IH2; eauto.
   - apply okt_on_tuple in H. unfold list_max'. induction IH as [|M Ms HM HMs IHl]; simpl; auto.
@@ -193,8 +187,7 @@ Lemma rd_step_sound_prim_on ρ p V W :
   den ρ (Rd W (App (0%nat, p) (Var 0)) V).
 Proof.
   intros Hok HD HV HW. apply rd_step_sound_on with (B := fcod 0 p); auto.
-  - match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end.
+  - typed_app.
     constructor. reflexivity.
   - simpl. split; [|exact I]. unfold good_on. simpl. split; [exact Hok|]. split; [lia|exact HD].
   - intros x D Hx. destruct x; discriminate.
@@ -223,12 +216,9 @@ Example rd_step_sound_relu_layer ρ (v c w : vec) :
 Proof.
   intros Hv Hc Hw HD N. apply rd_step_sound_on with (B := @TBase Rsorts4 1%nat).
   - unfold N.
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E1 : T = fsym_cod f) by reflexivity; rewrite E1; apply typed_tm_app end.
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E2 : T = fsym_cod f) by reflexivity; rewrite E2; apply typed_tm_app end.
-    match goal with |- typed_tm ?G (App ?f ?M) ?T =>
-      assert (E3 : T = fsym_cod f) by reflexivity; rewrite E3; apply typed_tm_app end.
+    typed_app.
+    typed_app.
+    typed_app.
     repeat constructor.
   - cbn [okt_on]. unfold good_on. simpl. repeat split; auto; try reflexivity; try lia.
     simpl. rewrite rflat_leaf. exact HD.

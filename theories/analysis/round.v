@@ -7,11 +7,7 @@
     coordinates is a half-integer ([round_rd0]), and [rd²[round] = 0] is the
     reverse derivative of [rd[round]] (a constant) everywhere
     ([round_rd1]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums prims.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums prims.
 Open Scope R_scope.
 
 Lemma up_locally_const y : (forall z : Z, y <> IZR z) ->

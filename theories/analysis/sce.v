@@ -10,11 +10,7 @@
     ([has_deriv_SM]).  From them: [rd[sce]] is the reverse derivative of
     [sce] ([sce_rd0]) and [rd²[sce]] that of [rd[sce]] ([sce_rd1]), at
     every point, for every [n]. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature instance.
-From RevHandlers.Analysis Require Import vec templates sums prims.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base vec templates sums prims.
 Open Scope R_scope.
 
 Definition sumv (v : vec) : R := fold_right Rplus 0 v.

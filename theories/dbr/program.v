@@ -229,23 +229,18 @@ Lemma run_prog_k_spec {I R} (ρ : I -> S) (base : nat -> V) p :
 Proof.
   induction p as [| |n|i|a IHa b IHb|a IHa b IHb|a IHa n|a IHa b IHb];
     intros w tb lvl envE k Φ Henv Hk; cbn [run_prog_k prog_expr].
+  (* sum and product: the operands in turn, then the operation *)
+  5-6: apply (IHa w tb lvl envE _ Φ Henv); intros w1 x Hle1 Hx;
+    apply (IHb w1 tb lvl envE _ Φ); [intros i; apply (impl_mono Hd w w1); auto|];
+    intros w2 y Hle2 Hy; apply wp_bind;
+    eapply wp_mono;
+    [first [apply (ns_add _ _ _ _ _ Hd) | apply (ns_mul _ _ _ _ _ Hd)]; [apply (impl_mono Hd w1 w2)|]; eauto|];
+    intros w3 z [Hle3 Hz]; apply Hk; [eauto|exact Hz].
   - apply Hk; [apply Hle_refl|apply (ns_zero _ _ _ _ _ Hd)].
   - apply Hk; [apply Hle_refl|apply (ns_one _ _ _ _ _ Hd)].
   - apply wp_bind. eapply wp_mono; [apply natural_spec|]. intros w' y [Hle Hy].
     apply Hk; [exact Hle|]. eapply impl_eq; [|exact Hy]. symmetry. apply eval_enat.
   - apply Hk; [apply Hle_refl|apply Henv].
-  - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx.
-    apply (IHb w1 tb lvl envE _ Φ).
-    { intros i. apply (impl_mono Hd w w1); auto. }
-    intros w2 y Hle2 Hy. apply wp_bind.
-    eapply wp_mono; [apply (ns_add _ _ _ _ _ Hd); [apply (impl_mono Hd w1 w2)|]; eauto|].
-    intros w3 z [Hle3 Hz]. apply Hk; [eauto|exact Hz].
-  - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx.
-    apply (IHb w1 tb lvl envE _ Φ).
-    { intros i. apply (impl_mono Hd w w1); auto. }
-    intros w2 y Hle2 Hy. apply wp_bind.
-    eapply wp_mono; [apply (ns_mul _ _ _ _ _ Hd); [apply (impl_mono Hd w1 w2)|]; eauto|].
-    intros w3 z [Hle3 Hz]. apply Hk; [eauto|exact Hz].
   - apply (IHa w tb lvl envE _ Φ Henv). intros w1 x Hle1 Hx. apply wp_bind.
     eapply wp_mono; [apply (power_spec w1 x _ n Hx)|]. intros w2 y [Hle2 Hy].
     apply Hk; [eauto|]. eapply impl_eq; [|exact Hy]. symmetry. apply eval_epow.

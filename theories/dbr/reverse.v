@@ -36,7 +36,7 @@
     [Σ_i adjoint(i) · derivative(i) = E'(r)] over the nodes [i] made before
     the handled subcomputation; it needs no filling of contexts. *)
 From Coq Require Import List PeanoNat Lia.
-From DefineByRun Require Import api table.
+From DefineByRun Require Import api table tactics.
 Import ListNotations.
 
 Inductive node (V : Type) : Type :=
@@ -133,11 +133,6 @@ Add Ring S_ring : (sr_theory S) (setoid (sr_eq_equiv S) (sr_ext S)).
 
 Let Hm := ns_impl_mono _ _ _ _ _ Hd.
 Let Ht := ns_le_trans Hd.
-
-(** [le w w'] along the chain of the worlds of a run. *)
-Local Ltac le_chain :=
-  first [ eassumption | apply (ns_le_refl Hd)
-        | eapply Ht; [eassumption|le_chain] ].
 
 (** ** The inner instance: worlds, representation, protocol *)
 
@@ -347,7 +342,7 @@ Proof.
     intros w3 tb1 [Hle3 (α1 & Hα1 & Hs1)].
     eapply wp_mono; [apply (update_spec (length Kd) Kd w3 tb1 α1 b pb); eauto|].
     intros w4 tb2 [Hle4 (α2 & Hα2 & Hs2)].
-    split; [le_chain|]. exists α2. split; [exact Hα2|].
+    split; [le_chain Hd|]. exists α2. split; [exact Hα2|].
     intros j. rewrite (Hs2 j), (Hs1 j), <- (Hsum j). ring.
   - (* Mul: [a] receives [ud·b], [b] receives [ud·a] *)
     apply wp_bind.
@@ -357,15 +352,15 @@ Proof.
     { apply (update_spec (length Kd) Kd w3 tb α a pa ca); [reflexivity|exact Ha| |exact Hca].
       intros j Hj. eapply Hm; [exact Hle3|apply Htb; exact Hj]. }
     intros w4 tb1 [Hle4 (α1 & Hα1 & Hs1)]. apply wp_bind.
-    assert (Hn4 : impl w4 (tlook (zero d) tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain).
-    assert (Hav4 : impl w4 (get_v d a) (fst pa)) by (eapply Hm; [|exact Hav]; le_chain).
+    assert (Hn4 : impl w4 (tlook (zero d) tb (length Kd)) (α (length Kd))) by (eapply Hm; [|exact Hn]; le_chain Hd).
+    assert (Hav4 : impl w4 (get_v d a) (fst pa)) by (eapply Hm; [|exact Hav]; le_chain Hd).
     eapply wp_mono; [exact (ns_mul _ _ _ _ _ Hd _ _ _ _ _ Hn4 Hav4)|].
     intros w5 cb [Hle5 Hcb].
     eapply wp_mono.
     { apply (update_spec (length Kd) Kd w5 tb1 α1 b pb cb); [reflexivity|exact Hb| |exact Hcb].
       intros j Hj. eapply Hm; [exact Hle5|apply Hα1; exact Hj]. }
     intros w6 tb2 [Hle6 (α2 & Hα2 & Hs2)].
-    split; [le_chain|]. exists α2. split; [exact Hα2|].
+    split; [le_chain Hd|]. exists α2. split; [exact Hα2|].
     intros j. rewrite (Hs2 j), (Hs1 j), <- (Hsum j). ring.
 Qed.
 
@@ -405,10 +400,39 @@ Proof.
     (* the backward part *)
     eapply wp_mono.
     + apply (after_spec w2 Kd op a b pa pb v tb α Ha Hb); [| |exact Hα|exact Hsum];
-        (eapply Hm; [|eassumption]; le_chain).
-    + intros w3 tb' [Hle3 Hrest]. split; [le_chain|exact Hrest].
+        (eapply Hm; [|eassumption]; le_chain Hd).
+    + intros w3 tb' [Hle3 Hrest]. split; [le_chain Hd|exact Hrest].
 Qed.
 End proof.
+
+(** The two halves shared by the proofs of Statement 5.1 ([diff_correct]
+    here, [diff_tape_correct] in [tape.v]).  [diff_run Hrun He Hd w x r Hx
+    E S V impl d]: the run of [e] (denoting [E], [He]) at the nodes over
+    the dual numbers, from the node standing for [(r, 1)], ends ([Hrun])
+    in a node standing for [(⟦E⟧(r), ⟦E'⟧(r))] ([eval1_vdual]).
+    [diff_read Hrun Hd S]: with [Hrun] turned by the handler's
+    specification into a table whose entry 0 implements [α 0] with
+    [α 0 · 1 = ⟦E'⟧(r)], the handled run returns [⟦E'⟧(r)]. *)
+Ltac diff_run Hrun He Hd w x r Hx E S V impl d :=
+  assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
+    (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1));
+  let Hx' := fresh "Hx'" in
+  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
+                  (r, fun _ => 1))
+    by (split; [|exact Hx]; exists (r, fun _ => 1); split; reflexivity);
+  specialize (Hrun Hx');
+  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (fun _ => eval1 r (deriv E)))) in Hrun;
+  [| intros ? ? [_ Hy]; exists (eval1 (S := vdual S unit) (r, fun _ => 1) E);
+     split; [exact Hy|]; intros []; apply (eval1_vdual S r E) ].
+
+Ltac diff_read Hrun Hd S :=
+  simpl in Hrun; eapply wp_mono; [exact Hrun|];
+  intros ? ? [Hle (α & Hα & Hsum)]; apply wp_ret; split; [exact Hle|];
+  eapply (ns_impl_eq _ _ _ _ _ Hd); [|apply Hα; auto];
+  rewrite <- (Hsum tt); unfold dnode; simpl;
+  let Sth := fresh "Sth" in
+  destruct S as [? ? ? ? ? ? ? ? ? Sth]; simpl in *;
+  rewrite (SRadd_0_l Sth), (SRmul_comm Sth), (SRmul_1_l Sth); reflexivity.
 
 (** Statement 5.1: if [e] denotes [E], then [diff e] denotes [E'].  ([diff]
     itself performs no effect: [diff e] is a function, built at once; the
@@ -428,22 +452,8 @@ Lemma diff_correct e E : denotes e E -> denotes (diff e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
   unfold diff. cbn [eval_exp]. apply wp_bind.
-  assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
-    (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1)).
-  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
-                  (r, fun _ => 1)).
-  { split; [|exact Hx]. exists (r, fun _ => 1). split; reflexivity. }
-  specialize (Hrun Hx').
-  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (fun _ => eval1 r (deriv E)))) in Hrun.
-  - apply (handle_spec Hd (fun _ => eval1 r (deriv E))) in Hrun. simpl in Hrun.
-    eapply wp_mono; [exact Hrun|].
-    intros w' tb [Hle (α & Hα & Hsum)]. apply wp_ret. split; [exact Hle|].
-    eapply (ns_impl_eq _ _ _ _ _ Hd); [|apply Hα; auto].
-    rewrite <- (Hsum tt). unfold dnode. simpl.
-    destruct S as [? ? ? ? ? ? ? ? ? Sth]. simpl in *.
-    rewrite (SRadd_0_l Sth), (SRmul_comm Sth), (SRmul_1_l Sth). reflexivity.
-  - intros u y [_ Hy]. exists (eval1 (S := vdual S unit) (r, fun _ => 1) E).
-    split; [exact Hy|]. intros []. apply (eval1_vdual S r E).
+  diff_run Hrun He Hd w x r Hx E S V impl d.
+  apply (handle_spec Hd (fun _ => eval1 r (deriv E))) in Hrun. diff_read Hrun Hd S.
 Qed.
 
 (** [diff] performs no effect of its own: with a dictionary that performs

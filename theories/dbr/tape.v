@@ -13,7 +13,7 @@
     the tape with [after_spec], [tape_handle_spec] follows the forward
     phase with the tape's invariant [tape_ok]. *)
 From Coq Require Import List PeanoNat Lia.
-From DefineByRun Require Import api table reverse.
+From DefineByRun Require Import api table reverse tactics.
 Import ListNotations.
 
 (** A tape entry: the request and the node that answered it. *)
@@ -61,10 +61,6 @@ Add Ring S_ring : (sr_theory S) (setoid (sr_eq_equiv S) (sr_ext S)).
 Let Hm := ns_impl_mono _ _ _ _ _ Hd.
 Let Ht := ns_le_trans Hd.
 
-Local Ltac le_chain :=
-  first [ eassumption | apply (ns_le_refl Hd)
-        | eapply Ht; [eassumption|le_chain] ].
-
 Context (T : J -> S).
 Local Notation adj := (adjoints (le := le) (impl := impl) (d := d) T).
 Local Notation fin := (final (impl := impl) (d := d) T).
@@ -110,7 +106,7 @@ Proof.
     + intros w' tb' [Hle (α' & Hα' & Hsum')].
       eapply wp_mono.
       * apply (IH w' K0 Kd' tb' α'); auto. eapply tape_ok_mono; eauto.
-      * intros w'' tb'' [Hle' Hrest]. split; [le_chain|exact Hrest].
+      * intros w'' tb'' [Hle' Hrest]. split; [le_chain Hd|exact Hrest].
 Qed.
 
 (** The forward phase: the handler records the operations, and at the end
@@ -136,7 +132,7 @@ Proof.
     intros w' tb [Hle (α & Hα & Hsum)].
     eapply wp_mono.
     + apply (backward_spec tp w' K0 Kd tb α); auto. eapply tape_ok_mono; eauto.
-    + intros w'' tb' [Hle' Hrest]. split; [le_chain|exact Hrest].
+    + intros w'' tb' [Hle' Hrest]. split; [le_chain Hd|exact Hrest].
   - (* a request: push, resume *)
     destruct HΨ as (pa & pb & [Ha Hav] & [Hb Hbv] & HP). simpl in HP, Ha, Hb, Hav, Hbv.
     rewrite handle1_req. apply wp_bind. unfold tape_before at 1. apply wp_bind.
@@ -153,7 +149,7 @@ Proof.
       * exact Hb.
       * eapply Hm; eauto.
       * eapply Hm; eauto.
-    + intros w2 tb [Hle2 Hrest]. apply wp_ret. split; [le_chain|exact Hrest].
+    + intros w2 tb [Hle2 Hrest]. apply wp_ret. split; [le_chain Hd|exact Hrest].
 Qed.
 End proof.
 
@@ -167,21 +163,7 @@ Lemma diff_tape_correct e E : denotes e E -> denotes (diff_tape e) (deriv E).
 Proof.
   intros He W Q A V le Ψ S impl d Hd w x r Hx.
   unfold diff_tape. cbn [eval_exp]. apply wp_bind.
-  assert (Hrun := He _ _ _ _ _ _ (vdual S unit) _ (ad_dict V) (ad_dict_spec Hd)
-    (w, [(r, fun _ => 1)]) (NVar 0 x) (r, fun _ => 1)).
-  assert (Hx' : impl_node (impl := impl) (d := d) (w, [(r, fun _ : unit => 1)]) (NVar 0 x)
-                  (r, fun _ => 1)).
-  { split; [|exact Hx]. exists (r, fun _ => 1). split; reflexivity. }
-  specialize (Hrun Hx').
-  apply (wp_mono _ _ _ _ (final (impl := impl) (d := d) (fun _ => eval1 r (deriv E)))) in Hrun.
-  - apply (tape_handle_spec Hd (fun _ => eval1 r (deriv E)) _ _ [(r, fun _ => 1)] []) in Hrun;
-      [|constructor].
-    simpl in Hrun. eapply wp_mono; [exact Hrun|].
-    intros w' tb [Hle (α & Hα & Hsum)]. apply wp_ret. split; [exact Hle|].
-    eapply (ns_impl_eq _ _ _ _ _ Hd); [|apply Hα; auto].
-    rewrite <- (Hsum tt). unfold dnode. simpl.
-    destruct S as [? ? ? ? ? ? ? ? ? Sth]. simpl in *.
-    rewrite (SRadd_0_l Sth), (SRmul_comm Sth), (SRmul_1_l Sth). reflexivity.
-  - intros u y [_ Hy]. exists (eval1 (S := vdual S unit) (r, fun _ => 1) E).
-    split; [exact Hy|]. intros []. apply (eval1_vdual S r E).
+  diff_run Hrun He Hd w x r Hx E S V impl d.
+  apply (tape_handle_spec Hd (fun _ => eval1 r (deriv E)) _ _ [(r, fun _ => 1)] []) in Hrun;
+    [diff_read Hrun Hd S|constructor].
 Qed.

@@ -33,7 +33,7 @@
     "Enough fuel" is always "all [d' >= d] and [m' >= m]" for some [d], [m]
     (resp. all [fuel >= N]). *)
 From Pullback Require Import syntax typing anf backprop reduction progress decide step_fn normalize
-  cps cps_complete.
+  cps cps_complete tactics.
 
 Section run_complete.
 Context {Σ : signature}.
@@ -508,8 +508,8 @@ End on.
 
     By induction on the derivations of [step] and [steps] (rules 1-20,
     the premises of 16b-20a included), case by case as
-    [step_fn_eval_fn_complete] in [step_fn.v], whose tactics are repeated
-    here: each head rule is computed by [cps_step] with its premise
+    [step_fn_eval_fn_complete] in [step_fn.v], with the same tactics
+    ([tactics.v]): each head rule is computed by [cps_step] with its premise
     evaluated by the machine ([cps_eval], through [cps_of_chain]), and a
     run of [→] is a run of [step_at] with the machine's premise
     evaluators. *)
@@ -528,55 +528,6 @@ End on.
 #[local] Arguments areduce : simpl never.
 #[local] Arguments atom_eqb : simpl never.
 #[local] Arguments head_redexb : simpl never.
-
-Ltac nnocc e := let H := fresh in
-  assert (H : ~ nocc is0 e) by
-    (simpl; intros ?; repeat match goal with Hc : _ /\ _ |- _ => destruct Hc end;
-     eapply yp_not_nocc; eassumption).
-
-Ltac facts :=
-  repeat match goal with
-  | H : value ?x |- _ => apply valueb_spec in H
-  | H : atom ?x |- _ => apply is_atom_spec in H
-  | H : lets ?x |- _ => apply is_lets_spec in H
-  | H : elem ?x |- _ => apply is_elem_spec in H
-  | H : nocc is0 ?x |- _ => apply noccb_is0 in H
-  | H : ~ nocc is0 ?x |- _ => apply noccb_false_of in H
-  | H : nocc (syntax.lift is0) ?x |- _ => apply noccb_lift_is0 in H
-  | H : ~ nocc (syntax.lift is0) ?x |- _ => apply noccb_lift_false_of in H
-  | H : lin is0 ?x |- _ => apply linb_is0 in H
-  | H : chain_body ?x |- _ => apply chain_bodyb_spec in H
-  end.
-
-Ltac comp :=
-  repeat (simpl;
-    repeat match goal with
-    | H : ?b = true |- context [?b] => rewrite H
-    | H : ?b = false |- context [?b] => rewrite H
-    | H : ?b = Some _ |- context [?b] => rewrite H
-    | H : ?b = None |- context [?b] => rewrite H
-    | H : ?b = Stepped _ |- context [?b] => rewrite H
-    | H : ?b = EVal _ |- context [?b] => rewrite H
-    | H : valueb ?x = true |- context [step_at ?f ?g ?x] => rewrite (step_at_value f g x H)
-    | Hs : step (App ?a ?b) _, Ha : valueb ?a = true, Hb : valueb ?b = true
-      |- context [head_redexb (App ?a ?b)] => rewrite (hr_app a b _ Ha Hb Hs)
-    | Hs : step (Dual ?a ?b) _, Ha : valueb ?a = true, Hb : valueb ?b = true
-      |- context [head_redexb (Dual ?a ?b)] => rewrite (hr_dual a b _ Ha Hb Hs)
-    | Hs : step (Proj ?i ?a) _, Ha : valueb ?a = true
-      |- context [head_redexb (Proj ?i ?a)] => rewrite (hr_proj i a _ Ha Hs)
-    | Hs : step (Fun ?f ?a) _, Ha : valueb ?a = true
-      |- context [head_redexb (Fun ?f ?a)] => rewrite (hr_fun f a _ Ha Hs)
-    | |- context [as_path (yp _)] => rewrite as_path_yp
-    | |- context [as_path (Var 0)] => rewrite as_path_var0
-    | |- context [noccb is0b (yp _)] => rewrite noccb_yp
-    | |- context [is_atom (yp _)] => rewrite is_atom_yp
-    | |- context [dual_out swap_inv 1 (Dual (ren swap _) (App (Var 1) _))] => rewrite dual_out_swap
-    | |- context [dual_out upS_inv 0 (Dual (ren (up_ren S) _) (App (Var 0) _))] => rewrite dual_out_upS
-    end).
-
-
-Ltac pb_at Hst :=
-  erewrite step_at_pb; [ | solve [auto using value_pb, elem_chain] | assumption | exact Hst ].
 
 (** The premise of a rule, evaluated by the machine. *)
 Lemma cps_eval_of_steps t v :

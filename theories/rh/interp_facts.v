@@ -8,7 +8,7 @@
     - [run] is sound: what it returns is reached by [steps_conf].
     As a corollary, the relations are deterministic. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem interp.
+  rd term_sem cmd_ctx rh cmd_sem interp tactics.
 
 Section interp_facts.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -77,8 +77,7 @@ Proof. reflexivity. Qed.
 
 Lemma step_tm_fn_value M : value M -> step_tm_fn M = TSValue.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros HV; try reflexivity; try discriminate.
+  tm_induction M; intros HV; try reflexivity; try discriminate.
   rewrite step_tm_fn_tuple. apply value_tuple_iff in HV.
   generalize (@nil tm). induction IH as [|M Ms HM HMs IHl]; intros pre; [reflexivity|].
   inversion HV as [|? ? HVM HVs]; subst.
@@ -87,8 +86,7 @@ Qed.
 
 Lemma step_tm_fn_value_inv M : step_tm_fn M = TSValue -> value M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; intros Hs; try reflexivity.
+  tm_induction M; simpl; intros Hs; try reflexivity.
   - destruct (step_tm_fn M); try discriminate. destruct (ev f M); discriminate.
   - destruct (step_tm_fn M1); try discriminate.
     destruct (step_tm_fn M2); try discriminate. destruct M1, M2; discriminate.
@@ -126,8 +124,7 @@ Proof. intros Hh. apply (step_tm_ctx [] M M'); auto. Qed.
 Lemma step_tm_fn_sound M M' : step_tm_fn M = TSStep M' -> step_tm M M'.
 Proof.
   revert M'.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; intros M' Hs; try discriminate.
+  tm_induction M; simpl; intros M' Hs; try discriminate.
   - destruct (step_tm_fn M) eqn:HsM; try discriminate.
     + injection Hs as <-. apply (step_tm_frame (KApp f)); [exact I|auto].
     + destruct (ev f M) eqn:Hev; [|discriminate]. injection Hs as <-.

@@ -35,7 +35,7 @@
     same [Ev] applications and [cadd]s happen, in the same order).
     [run_machine] has [run]'s arguments and result type. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem interp interp_facts.
+  rd term_sem cmd_ctx rh cmd_sem interp interp_facts tactics.
 
 Section machine.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -47,8 +47,7 @@ Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (ρ : list tm).
 Lemma ren_tm_ext ξ ζ M : (forall x, ξ x = ζ x) -> ren_tm ξ M = ren_tm ζ M.
 Proof.
   revert ξ ζ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ ζ Hx; simpl; f_equal; auto.
+  tm_induction M; intros ξ ζ Hx; simpl; f_equal; auto.
   - rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - apply IHN. intros [|x]; simpl; congruence.
   - apply IHN. intros [|x]; simpl; congruence.
@@ -57,8 +56,7 @@ Qed.
 Lemma subst_tm_ext σ τ M : (forall x, σ x = τ x) -> subst_tm σ M = subst_tm τ M.
 Proof.
   revert σ τ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ τ Hx; simpl; f_equal; auto.
+  tm_induction M; intros σ τ Hx; simpl; f_equal; auto.
   - rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
   - apply IHN. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
   - apply IHN. intros [|x]; simpl; [reflexivity|]. unfold shift. congruence.
@@ -67,33 +65,21 @@ Qed.
 Lemma ren_ren ξ ζ M : ren_tm ζ (ren_tm ξ M) = ren_tm (fun x => ζ (ξ x)) M.
 Proof.
   revert ξ ζ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ ζ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
-  - rewrite IHN. apply ren_tm_ext. intros [|x]; reflexivity.
+  tm_induction M; intros ξ ζ; tm_cong_cases ltac:(rewrite IHN; apply ren_tm_ext; intros [|x]; reflexivity).
 Qed.
 
 Lemma subst_ren σ ξ M : subst_tm σ (ren_tm ξ M) = subst_tm (fun x => σ (ξ x)) M.
 Proof.
   revert σ ξ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ ξ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; reflexivity.
+  tm_induction M; intros σ ξ; tm_cong_cases ltac:(rewrite IHN; apply subst_tm_ext; intros [|x]; reflexivity).
 Qed.
 
 Lemma ren_subst ξ σ M : ren_tm ξ (subst_tm σ M) = subst_tm (fun x => ren_tm ξ (σ x)) M.
 Proof.
   revert σ ξ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ ξ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
-    rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
-  - rewrite IHN. apply subst_tm_ext. intros [|x]; [reflexivity|]. simpl. unfold shift.
-    rewrite !ren_ren. apply ren_tm_ext. intros y. reflexivity.
+  tm_induction M; intros σ ξ; tm_cong_cases ltac:(
+    rewrite IHN; apply subst_tm_ext; intros [|x]; [reflexivity|]; simpl; unfold shift;
+    rewrite !ren_ren; apply ren_tm_ext; intros y; reflexivity).
 Qed.
 
 Lemma up_comp σ τ x :
@@ -106,17 +92,12 @@ Qed.
 Lemma subst_subst σ τ M : subst_tm τ (subst_tm σ M) = subst_tm (fun x => subst_tm τ (σ x)) M.
 Proof.
   revert σ τ.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ τ; simpl; f_equal; auto.
-  - rewrite map_map. rewrite Forall_forall in IH. apply map_ext_in. intros a Ha. apply IH; auto.
-  - rewrite IHN. apply subst_tm_ext. apply up_comp.
-  - rewrite IHN. apply subst_tm_ext. apply up_comp.
+  tm_induction M; intros σ τ; tm_cong_cases ltac:(rewrite IHN; apply subst_tm_ext; apply up_comp).
 Qed.
 
 Lemma subst_tm_id M : subst_tm Var M = M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; simpl; f_equal; auto.
+  tm_induction M; simpl; f_equal; auto.
   - rewrite Forall_forall in IH. rewrite <- map_id. apply map_ext_in. auto.
   - rewrite <- IHN at 2. apply subst_tm_ext. intros [|x]; reflexivity.
   - rewrite <- IHN at 2. apply subst_tm_ext. intros [|x]; reflexivity.
@@ -764,10 +745,16 @@ Definition mfallback (fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm)
 Inductive mconf : Type :=
 | MConf (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd).
 
-(** [mloop gas fuel n (MConf hp K ρ P)]: [run fuel n hp (assemble K ρ P)];
-    [gas] bounds the number of transitions (each takes at least one step,
-    so [gas = S fuel] is enough). *)
-Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
+(** [mloop_with short gas fuel n (MConf hp K ρ P)]: the machine's loop,
+    [short fuel n hp K ρ P] being what it answers when the term under
+    evaluation needs at least the fuel left.  [gas] bounds the number of
+    transitions (each takes at least one step, so [gas = S fuel] is
+    enough).  [mloop] (below) finishes there with [run], through
+    [mfallback]: [mloop gas fuel n (MConf hp K ρ P)] is
+    [run fuel n hp (assemble K ρ P)]; [total.v]'s [mloop_nf] answers "out
+    of fuel" at once. *)
+Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
+    (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
   let '(MConf hp K ρ P) := c in
   match gas with
   | 0 => mfallback fuel n hp K ρ P
@@ -780,9 +767,9 @@ Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
               if Nat.ltb k fuel then
                 match K1 with
                 | [] => RDone hp V (n + k)
-                | (Q, ρ') :: K2 => mloop gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
+                | (Q, ρ') :: K2 => mloop_with short gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
                 end
-              else mfallback fuel n hp K1 ρ P0
+              else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
           end
       | Op o M =>
@@ -791,18 +778,18 @@ Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
               if Nat.ltb k fuel then
                 match o with
                 | OpGet l =>
-                    mloop gas' (fuel - S k) (S (n + k))
+                    mloop_with short gas' (fuel - S k) (S (n + k))
                       (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
                 | OpPut l =>
                     match V with
                     | Const c =>
-                        mloop gas' (fuel - S k) (S (n + k))
+                        mloop_with short gas' (fuel - S k) (S (n + k))
                           (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
                 | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
                 end
-              else mfallback fuel n hp K1 ρ P0
+              else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
           end
       | RevHandle M R H =>
@@ -814,19 +801,21 @@ Fixpoint mloop (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
                     match infer_tm [] V with
                     | Some (TProd Bs) =>
                         match rh_fn (fuel - k) H Bs Vs R with
-                        | RHOk R' => mloop gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
+                        | RHOk R' => mloop_with short gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
                         | _ => mfallback fuel n hp K1 ρ P0
                         end
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
                 | _ => mfallback fuel n hp K1 ρ P0
                 end
-              else mfallback fuel n hp K1 ρ P0
+              else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
           end
       | CLet _ _ => mfallback fuel n hp K1 ρ P0
       end
   end.
+
+Local Notation mloop := (mloop_with mfallback).
 
 (** The evaluator: a drop-in replacement for [run]. *)
 Definition run_machine (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
@@ -857,7 +846,7 @@ Lemma mloop_correct gas fuel n hp K ρ P :
 Proof.
   revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
     [reflexivity|].
-  cbn [mloop]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  cbn [mloop_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
   destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
   unfold mfallback.
   destruct P0 as [M|o M|P1 Q|M R H]; [| |reflexivity|];
@@ -903,3 +892,6 @@ Proof.
 Qed.
 
 End machine.
+
+(** The machine that finishes with [run]. *)
+Notation mloop := (mloop_with mfallback).

@@ -38,7 +38,7 @@
 From Coq Require Import Relation_Operators.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts progress machine instance
-  complete.
+  complete tactics.
 
 Section normalize.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -99,8 +99,7 @@ Fixpoint opc (M : tm) : nat :=
 
 Lemma rdcnt_pos e M : 0 < rdcnt e M -> 1 <= e /\ e <= rd_depth M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; cbn [rdcnt rd_depth]; intros Hc; try lia.
+  tm_induction M; cbn [rdcnt rd_depth]; intros Hc; try lia.
   - destruct (list_sum_map_pos _ _ Hc) as [M [HM HMc]].
     rewrite Forall_forall in IH. destruct (IH M HM HMc) as [He1 He2].
     pose proof (list_max'_in rd_depth Ms M HM). lia.
@@ -138,8 +137,7 @@ Qed.
 
 Lemma measures_ren M : forall ξ, (forall e, rdcnt e (ren_tm ξ M) = rdcnt e M) /\ opc (ren_tm ξ M) = opc M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ; cbn [ren_tm rdcnt opc].
+  tm_induction M; intros ξ; cbn [ren_tm rdcnt opc].
   - split; reflexivity.
   - split; reflexivity.
   - destruct (IH ξ) as [H1 H2]. rewrite H2. split; auto.
@@ -178,8 +176,7 @@ Qed.
 Lemma measures_subst M : forall σ, inert σ ->
   (forall e, rdcnt e (subst_tm σ M) = rdcnt e M) /\ opc (subst_tm σ M) = opc M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ Hσ; cbn [subst_tm rdcnt opc].
+  tm_induction M; intros σ Hσ; cbn [subst_tm rdcnt opc].
   - split; [intros e; apply rdcnt_depth0, Hσ|apply Hσ].
   - split; reflexivity.
   - destruct (IH σ Hσ) as [H1 H2]. rewrite H2. split; auto.

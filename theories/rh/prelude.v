@@ -1,4 +1,5 @@
-(** * Prelude: list utilities and tactics shared by every file.
+(** * Prelude: list utilities shared by every file (the shared tactics:
+    [tactics.v]).
 
     Nothing here is specific to the calculus. *)
 From Coq Require Export List Lia Arith PeanoNat Bool Wellfounded.
@@ -24,11 +25,16 @@ Lemma Forall2_nth_error_r {A B} (R : A -> B -> Prop) (l1 : list A) (l2 : list B)
   Forall2 R l1 l2 -> nth_error l2 i = Some b ->
   exists a, nth_error l1 i = Some a /\ R a b.
 Proof.
-  intros HF. revert i. induction HF as [|x y l1' l2' Hxy HF IH]; intros i Hi.
-  - destruct i; discriminate.
-  - destruct i as [|i]; simpl in *.
-    + injection Hi as <-. eauto.
-    + eauto.
+  intros HF. apply (Forall2_nth_error (fun b a => R a b)).
+  induction HF; constructor; auto.
+Qed.
+
+(** A conjunction over the elements of a list is [Forall]. *)
+Lemma fold_and_Forall {A} (P : A -> Prop) (l : list A) : fold_right and True (map P l) <-> Forall P l.
+Proof.
+  induction l as [|a l IH]; simpl; split; intros H; auto.
+  - destruct H as [H1 H2]. constructor; auto. apply IH; auto.
+  - inversion H; subst. split; auto. apply IH; auto.
 Qed.
 
 Lemma Forall2_length' {A B} (R : A -> B -> Prop) l1 l2 :
@@ -62,9 +68,6 @@ Proof. apply nth_error_app2. Qed.
 
 (** Maximum of a list of naturals. *)
 Definition list_max' (l : list nat) : nat := fold_right Nat.max 0 l.
-
-(** [inv H]: invert [H] and clear the trivial equations. *)
-Ltac inv H := inversion H; subst; clear H.
 
 (** A relation holds between [map f (seq 0 n)] and a list of length [n]
     when it holds index by index. *)

@@ -13,7 +13,7 @@
     [rd]-depth is at most that of [N] and of the cotangent.  So in R-Rd,
     where the rewriting is applied to a term built around the inner
     rewritten body, that term is still within the smaller bound. *)
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd tactics.
 
 Section rd_bound.
 Context {Srt : sorts} {Σ : signature}.
@@ -37,8 +37,7 @@ Proof. induction 1; simpl; congruence. Qed.
 
 Lemma rd_depth_ren M : forall ξ, rd_depth (ren_tm ξ M) = rd_depth M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros ξ; simpl; try reflexivity.
+  tm_induction M; intros ξ; simpl; try reflexivity.
   - apply IH.
   - rewrite IH1, IH2. reflexivity.
   - rewrite map_map. apply list_max'_map_ext.
@@ -62,8 +61,7 @@ Proof. intros Hσ x. unfold shift_subst. rewrite rd_depth_shift. apply Hσ. Qed.
 
 Lemma rd_depth_subst M : forall σ, rd_free σ -> rd_depth (subst_tm σ M) = rd_depth M.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros σ Hσ; simpl; try reflexivity.
+  tm_induction M; intros σ Hσ; simpl; try reflexivity.
   - apply Hσ.
   - apply IH, Hσ.
   - rewrite IH1, IH2 by exact Hσ. reflexivity.

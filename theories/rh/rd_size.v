@@ -25,7 +25,7 @@
     Not proved: a bound on the size of the rewriting's output, nor that
     every configuration of a run keeps [cmd_rd_depth] of its start. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd rd_bound cmd_ctx rh.
+  rd rd_bound cmd_ctx rh tactics.
 
 Section rd_size.
 Context {Srt : sorts} {Σ : signature}.
@@ -205,11 +205,7 @@ Lemma rh_cmd_rd_depth_le H Bs Vs R R' :
   rh H Bs Vs R R' -> Forall (fun V => rd_depth V = 0) Vs ->
   cmd_rd_depth R' <= Nat.max (S (cmd_rd_depth R)) (handler_rd_depth H).
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
+  rh_induction;
     intros HVs.
   - (* rh_ret *)
     assert (HVk : rd_depth Vk = 0).

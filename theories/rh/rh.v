@@ -13,7 +13,7 @@
     ([decomposition]); the new variable goes first in every recursive
     call, as in the paper's example.  Pattern lets are written with
     projections of the bound tuple (the meta-level reading of spec §4.4). *)
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx tactics.
 
 Section rh.
 Context {Srt : sorts} {Σ : signature}.
@@ -162,11 +162,7 @@ Proof. destruct H. cbn [ret_clause]. simpl_depth. lia. Qed.
 Lemma rh_depth_le H Bs Vs R R' :
   rh H Bs Vs R R' -> depth R' <= Nat.max (depth R) (depth_handler H).
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH].
+  rh_induction.
   - (* rh_ret *)
     unfold rh_ret_out. simpl_depth. rewrite depth_subst_cmd. pose proof (depth_ret_clause H). lia.
   - (* rh_let_var *)
@@ -207,11 +203,7 @@ Lemma rh_typed H Bs Vs R R' :
   forall C Δ', typed_cmd Bs R C -> typed_handler H C ->
   Forall2 (typed_tm Δ') Vs Bs -> typed_cmd Δ' R' (TProd Bs).
 Proof.
-  induction 1 as [H Bs Vs k Vk Hk
-                 |H Bs Vs K z Q R' Hrec IH
-                 |H Bs Vs K o k Vk D Qf Qb Rrec Hk Hcl Hrec IH
-                 |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
-                 |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH];
+  rh_induction;
     intros C Δ' HR HH HVs.
   - (* rh_ret *)
     inversion HR as [? ? ? HM| | |]; subst. inversion HM as [? ? ? HkC| | | | | | |]; subst.

@@ -128,66 +128,12 @@ End search.
 Section nofallback.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 
-Fixpoint mloop_nf (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
-  let '(MConf hp K ρ P) := c in
-  match gas with
-  | 0 => mfallback fuel n hp K ρ P
-  | S gas' =>
-      let '(K1, P0) := descend K ρ P in
-      match P0 with
-      | Ret M =>
-          match meval fuel ρ M with
-          | Some (V, k) =>
-              if Nat.ltb k fuel then
-                match K1 with
-                | [] => RDone hp V (n + k)
-                | (Q, ρ') :: K2 => mloop_nf gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
-                end
-              else ROutOfFuel hp P0 n
-          | None => mfallback fuel n hp K1 ρ P0
-          end
-      | Op o M =>
-          match meval fuel ρ M with
-          | Some (V, k) =>
-              if Nat.ltb k fuel then
-                match o with
-                | OpGet l =>
-                    mloop_nf gas' (fuel - S k) (S (n + k))
-                      (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
-                | OpPut l =>
-                    match V with
-                    | Const c =>
-                        mloop_nf gas' (fuel - S k) (S (n + k))
-                          (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
-                    | _ => mfallback fuel n hp K1 ρ P0
-                    end
-                | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
-                end
-              else ROutOfFuel hp P0 n
-          | None => mfallback fuel n hp K1 ρ P0
-          end
-      | RevHandle M R H =>
-          match meval fuel ρ M with
-          | Some (V, k) =>
-              if Nat.ltb k fuel then
-                match V with
-                | Tuple Vs =>
-                    match infer_tm [] V with
-                    | Some (TProd Bs) =>
-                        match rh_fn (fuel - k) H Bs Vs R with
-                        | RHOk R' => mloop_nf gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
-                        | _ => mfallback fuel n hp K1 ρ P0
-                        end
-                    | _ => mfallback fuel n hp K1 ρ P0
-                    end
-                | _ => mfallback fuel n hp K1 ρ P0
-                end
-              else ROutOfFuel hp P0 n
-          | None => mfallback fuel n hp K1 ρ P0
-          end
-      | CLet _ _ => mfallback fuel n hp K1 ρ P0
-      end
-  end.
+(** What [mloop_nf] answers when a term needs at least the fuel left. *)
+Definition out_of_fuel_now (fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd)
+    : run_result :=
+  ROutOfFuel hp P n.
+
+Local Notation mloop_nf := (mloop_with out_of_fuel_now).
 
 Definition run_machine_nf (fuel : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_nf (S fuel) fuel 0 (MConf hp [] [] P).
@@ -217,7 +163,7 @@ Lemma mloop_nf_spec gas fuel n hp K ρ P :
 Proof.
   revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
     [left; reflexivity|].
-  cbn [mloop mloop_nf]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  cbn [mloop_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
   destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [_ HK1].
   destruct P0 as [M|o M|P1 Q|M R H]; [| |left; reflexivity|];
     (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|left; reflexivity]);
@@ -245,6 +191,8 @@ Proof.
   rewrite <- run_machine_correct. apply mloop_nf_spec; apply Forall_nil.
 Qed.
 End nofallback.
+
+Notation mloop_nf := (mloop_with out_of_fuel_now).
 
 (** ** Deciding the premises *)
 Section decide.

@@ -4,7 +4,7 @@
     The chain is the usual one: [typed_tm_ren] → [typed_tm_subst] (through
     [up]) and likewise for commands.  Command substitution never enters a
     [rev handle] body or a handler, so those premises are reused as they are. *)
-From RevHandlers Require Import prelude signature syntax subst typing.
+From RevHandlers Require Import prelude signature syntax subst typing tactics.
 
 Section typing_lemmas.
 Context {Srt : sorts} {Σ : signature}.
@@ -263,8 +263,7 @@ Qed.
 
 Lemma infer_tm_sound M : forall Γ A, infer_tm Γ M = Some A -> typed_tm Γ M A.
 Proof.
-  induction M as [x|c|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros Γ A Hinf; simpl in Hinf.
+  tm_induction M; intros Γ A Hinf; simpl in Hinf.
   - constructor. exact Hinf.
   - injection Hinf as <-. constructor.
   - destruct (infer_tm Γ M) as [A'|] eqn:HM; [|discriminate].
