@@ -324,7 +324,7 @@ def test_fuzz_command(tmp_path):
 
 
 def test_stuck_classes(ev):
-    """A stuck run is named by its class (docs/decisions.md, "Stuck
+    """A stuck run is named by its class (docs/decisions-pullback.md, "Stuck
     queries"): the smallest query of each class met by the campaign."""
     from revhandlers.pullback.sexp import from_sexp
     cases = {

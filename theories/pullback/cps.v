@@ -7,7 +7,7 @@
     rewritten directly from 7-20, e.g. (8) as
     [⟨let x = E in L | ω⟩_y → ⟨⟨y,E⟩ | ⟨L | ω⟩_{⟨y,x⟩}⟩_y].  The paper gives
     no machine beyond these configurations; the one here (the choices are
-    in docs/decisions.md) is the evaluator in continuation-passing style
+    in docs/decisions-pullback.md) is the evaluator in continuation-passing style
     with its continuation defunctionalised: a state is a term in focus and
     a stack of evaluation frames of §6 (innermost first), and
     - [MEval t K] descends into the first evaluation position of [t],

@@ -5,7 +5,7 @@
     stuck pullbacks among them; [value] (reduction.v) transcribes that, so
     [progress_premise] (progress.v) cannot fail.  Here the values are given
     by a grammar of answers instead, independent of the rules
-    (docs/decisions.md, "Values by their syntax"):
+    (docs/decisions-pullback.md, "Values by their syntax"):
 <<
     V ::= λx.S | r | r* | 0 | V + V | ⟨V, V⟩ | J f · V
         | (λx.S)* · V     S an open normal form, the whole not a redex (5⁺, 6)

@@ -7,7 +7,7 @@
     - every [let] is part of a let series ([wf_let], the hypothesis of
       Lemma B.1): Fig. 1 has no [let]; the lets the reductions meet are the
       let series A-normalisation produces (§4), and a written [let]
-      elsewhere is the sugar [(λz.L) E] (docs/decisions.md, "Well-formed
+      elsewhere is the sugar [(λz.L) E] (docs/decisions-pullback.md, "Well-formed
       pullback bodies");
     - no Jacobian is applied, [(J f · S) P] ([jac_app_free]): once
       A-normalised and moved into the point by (8) the application is

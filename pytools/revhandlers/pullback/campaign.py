@@ -35,7 +35,7 @@ forward mode, which never uses the pullback reductions), and compared:
 * a run of a well-formed, well-typed query that ends stuck is a divergence
   (the paper's Corollary 5.2: every reduction ends in a value), named by
   its class (:func:`stuck_class`); no class is excluded any more
-  (:data:`EXCLUDED`, ``docs/decisions.md``, "Stuck queries"); with
+  (:data:`EXCLUDED`, ``docs/decisions-pullback.md``, "Stuck queries"); with
   ``allow_stuck`` (``--allow-stuck``) every stuck class is an outcome;
 * a run out of fuel or past the time limit is a named outcome, not a
   divergence;
@@ -291,7 +291,7 @@ def pb_wf(t: Tm) -> bool:
 
 # ------------------------------------------------------------- stuck runs
 
-#: the stuck classes a documented rule excludes (docs/decisions.md, "Stuck
+#: the stuck classes a documented rule excludes (docs/decisions-pullback.md, "Stuck
 #: queries"): none since the checkers reject the two classes that were
 #: (``wf_tm``, ``theories/pullback/wf.v``; :func:`.typecheck.ill_formed`),
 #: whose queries are now the outcome ``rejected`` (never run).  A query
@@ -725,7 +725,7 @@ def register(sub) -> None:
     add_holes_option(t, HOLES_FAIL_FROM, unit="queries")
     t.add_argument("--allow-stuck", action="store_true",
                    help="count a well-typed query that ends stuck as an outcome named by its class, not a "
-                        "divergence (the classes docs/decisions.md excludes are outcomes either way)")
+                        "divergence (the classes docs/decisions-pullback.md excludes are outcomes either way)")
     t.add_argument("--hypothesis", action="store_true",
                    help="draw the queries through Hypothesis, which shrinks a divergence (about six times slower "
                         "to draw); by default they are drawn directly from random.Random and a divergence is "

@@ -359,7 +359,7 @@ def _directed_s(draw, ctx: tuple, budget: int, higher: bool):
     (Applying such a λ, or passing it to a λ whose body mentions the
     pullback's variable, would be stuck: the rules substitute the point into
     the let series of the λ's body, whose bound terms are then not
-    elementary, docs/decisions.md.)"""
+    elementary, docs/decisions-pullback.md.)"""
     paths = _paths(ctx, R)
     b = max(budget - 1, 1)
     rest = draw(_body(ctx, R, b // 2, higher))

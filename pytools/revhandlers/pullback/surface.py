@@ -23,7 +23,7 @@ Conventions:
 * Every numeral (``0``, ``0.``, ``0.0``, ``-0``, ``3``, ``1e-3``) is a real
   constant; the zero term ``0`` of the paper, of every type, is written
   ``zero`` (a keyword), so a point ``⟨0, 0⟩`` is a pair of reals
-  (``docs/decisions.md``, "The real 0 and the zero term").
+  (``docs/decisions-pullback.md``, "The real 0 and the zero term").
 * ``[r1, …, rn]`` is the column ``⟨r1, …, rn⟩`` of numerals; ``⟨…⟩*`` and
   ``[…]*`` make a numeric dual ``r*`` from a tuple of numerals and
   ``zero`` (the zero tuple ``NZ``, of every shape).
