@@ -30,7 +30,7 @@
 From Coq Require Import Reals List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx cmd_sem
-  instance interp machine effects shapes.
+  instance interp machine effects shapes total typecheck.
 From RevHandlers Require never_stuck examples mlp_gen.
 From RevHandlers.Analysis Require Import vec prims denot cmd_den cmd_sound mlp_grad cmd_adequacy mlp_frag mlp_den.
 Import ListNotations.
@@ -164,3 +164,95 @@ End checks.
 (** The real instance is the list model, which keeps the shapes. *)
 Lemma Rvo_shapes : vec_shapes Rvo.
 Proof. exact (list_vec_shapes Rsc). Qed.
+
+(** A tree [⌊<g>⌋] is the meaning of the tuple of one constant [g] only. *)
+Lemma tval_one V g : tval V = RNode [RLeaf g] -> exists k, V = Tuple [Const (k, g)].
+Proof.
+  destruct V as [x|c|f M|M1 M2|Ms|i M|M N|M N L]; cbn; intros E; try discriminate E.
+  destruct Ms as [|W [|W' Ms]]; cbn in E; try discriminate E.
+  injection E as E. destruct W as [x|[k w]|f M|M1 M2|Ms|i M|M N|M N L]; cbn in E; try discriminate E.
+  injection E as ->. exists k. reflexivity.
+Qed.
+
+(** ** One run, at every depth and width *)
+Section widths.
+Variable ns : list nat.
+#[local] Instance Σw : signature := exec_signature Rvo (mlp_inst_decls ns) (mlp_inst_locs ns).
+#[local] Instance Ew : evaluator := exec_evaluator Rvo.
+
+(** [mlp_run_gradient]: for every list of widths [ns = [n_0; …; n_L]]
+    ([L ≥ 1]), every input [v ∈ ℝ^{n_0}], target [t ∈ ℝ^{n_L}], rate [α]
+    and heap whose constants have the lengths of their locations, whose
+    locations [0 … L−1] hold [ws = [m_0; …]]: there is [N] such that for
+    every fuel above [N], [run] and the environment machine both end with
+    the value [<g>] and the heap [hp'] in which each weight is
+    [m_i − α·∂/∂m_i ½‖f_m(v) − t‖²] entry by entry, every other location
+    is unchanged, and [g_j = α·∂/∂v_j ½‖f_m(v) − t‖²]; the total
+    evaluator [run_total_fn] answers the same. *)
+Theorem mlp_run_gradient α t v hp :
+  (2 <= length ns)%nat -> length v = hd 0%nat ns -> length t = last ns 0%nat ->
+  heap_fits (mlp_inst_decls ns) (mlp_inst_locs ns) hp ->
+  let P := P_MLP_real (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+             (mlp_width ns (mlp_nlayers ns)) α t (mlp_inst_layers ns) v in
+  let ws := real_weights (mlp_inst_decls ns) (mlp_inst_locs ns) hp (mlp_inst_layers ns) in
+  exists N k g hp' n,
+    (forall fuel, (N < fuel)%nat ->
+       run fuel 0 hp P = RDone hp' (Tuple [Const (k, g)]) n /\
+       run_machine fuel 0 hp P = RDone hp' (Tuple [Const (k, g)]) n) /\
+    (forall small, exists F, total.run_total_fn Rvo (mlp_inst_decls ns) (mlp_inst_locs ns) small hp P =
+                             Some (F, RDone hp' (Tuple [Const (k, g)]) n)) /\
+    (forall i, (i < mlp_nlayers ns)%nat ->
+       fst (heap_lookup hp' i) = loc_base i /\ length (snd (heap_lookup hp' i)) = length (nth i ws [])) /\
+    (forall i k, (i < mlp_nlayers ns)%nat -> (k < length (nth i ws []))%nat ->
+       ex_derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k) /\
+       (snd (heap_lookup hp' i))@@k =
+         (nth i ws [])@@k - α * Derive (fun z => mlp_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k)) /\
+    (forall l, (mlp_nlayers ns <= l)%nat -> heap_lookup hp' l = heap_lookup hp l) /\
+    length g = length v /\
+    (forall j, (j < length v)%nat ->
+       ex_derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j) /\
+       g@@j = α * Derive (fun z => mlp_loss ns ws (set_at v j z) t) (v@@j)).
+Proof.
+  intros Hns Hv Ht Hhp P ws.
+  assert (Hne : ns <> []) by (intros ->; simpl in Hns; lia).
+  assert (Hv0 : length v = mlp_width ns 0) by (rewrite Hv; unfold mlp_width; destruct ns; reflexivity).
+  assert (Ht' : length t = mlp_width ns (mlp_nlayers ns)) by (rewrite mlp_width_last by exact Hne; exact Ht).
+  (* The meaning is the gradient step. *)
+  destruct (mlp_den_gradient_widths ns α t v hp Hns Hv Ht Hhp) as (g & hp' & Hden & H2 & H3 & H4 & H5 & H6).
+  fold P ws in Hden, H2, H3, H6.
+  (* The run answers the meaning, or is stuck on an [Ev]. *)
+  destruct (mlp_adequacy_run ns (1%nat, [α]) (mlp_width ns (mlp_nlayers ns), t) (length v, v) hp Hns
+              eq_refl eq_refl Hv0 eq_refl Ht' eq_refl Hhp) as (N & r & Hrun & Hr).
+  change (mlp_prog (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
+            (mlp_width ns (mlp_nlayers ns)) (1%nat, [α]) (mlp_width ns (mlp_nlayers ns), t)
+            (mlp_inst_layers ns) (length v, v)) with P in Hrun, Hr.
+  (* It is not stuck: it ends with a value. *)
+  assert (HP : typed_cmd [] P (TProd [@TBase Rsorts' (mlp_width ns 0)]))
+    by (apply mlp_prog_typed; auto).
+  assert (Hok : never_stuck.order_ok Rvo P) by (apply mlp_order_ok; cbn; auto).
+  assert (Hno : unhandled P = []) by apply mlp_unhandled.
+  pose proof (heap_fits_heap_ok _ _ hp Hhp) as Hhp1.
+  pose proof (heap_fits_never_stuck _ _ hp Hhp) as Hhp2.
+  destruct (never_stuck.run_never_stuck Rvo (mlp_inst_decls ns) (mlp_inst_locs ns) Rvo_shapes hp P _
+              HP Hok Hno Hhp1 Hhp2) as [_ [N' HN']].
+  destruct (HN' (S (N + N')) ltac:(lia)) as (hp'' & V & n & Hdone & _).
+  destruct (Hrun (S (N + N')) ltac:(lia)) as [Er _].
+  assert (Er' : r = RDone hp'' V n) by (rewrite <- Er; exact Hdone).
+  rewrite Er' in Hr, Hrun.
+  cbv beta iota in Hr. rewrite Hden in Hr. injection Hr as EV Ehp. subst hp''.
+  destruct (tval_one V g (eq_sym EV)) as [k ->].
+  exists N, k, g, hp', n. split; [exact Hrun|]. split; [|auto].
+  (* The total evaluator. *)
+  intros small.
+  assert (Hc : typecheck.check_cmd [] P = typecheck.Ok (TProd [@TBase Rsorts' (mlp_width ns 0)]))
+    by (apply typecheck.check_cmd_correct; exact HP).
+  destruct (never_stuck.run_total_fn_never_stuck Rvo (mlp_inst_decls ns) (mlp_inst_locs ns) Rvo_shapes
+              small hp P _ Hc Hok Hno Hhp1 Hhp2) as (F & hp2 & V2 & n2 & Ht2 & _).
+  exists F.
+  destruct (total.run_total_fn_correct Rvo (mlp_inst_decls ns) (mlp_inst_locs ns) small hp P F _ Ht2
+              (S (N + F)) ltac:(lia)) as [_ E2].
+  destruct (Hrun (S (N + F)) ltac:(lia)) as [E1 _].
+  assert (E3 : RDone hp2 V2 n2 = RDone hp' (Tuple [Const (k, g)]) n) by (transitivity (run (S (N + F)) 0 hp P); [symmetry; exact E2|exact E1]).
+  rewrite Ht2. exact (f_equal (fun x => Some (F, x)) E3).
+Qed.
+End widths.
