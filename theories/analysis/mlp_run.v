@@ -30,7 +30,7 @@
 From Coq Require Import Reals List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx cmd_sem
-  instance interp machine effects shapes total typecheck.
+  instance interp interp_facts machine effects shapes total typecheck.
 From RevHandlers Require never_stuck examples mlp_gen.
 From RevHandlers.Analysis Require Import vec prims denot cmd_den cmd_sound mlp_grad cmd_adequacy mlp_frag mlp_den.
 Import ListNotations.
@@ -180,6 +180,23 @@ Variable ns : list nat.
 #[local] Instance Σw : signature := exec_signature Rvo (mlp_inst_decls ns) (mlp_inst_locs ns).
 #[local] Instance Ew : evaluator := exec_evaluator Rvo.
 
+(** A final value of the type [(Real(n))] with meaning [⌊<g>⌋] is the
+    constant [<(n, g)>]. *)
+Lemma done_value fuel hp P hp' V n m g :
+  heap_ok hp -> typed_cmd [] P (TProd [@TBase Rsorts' m]) -> run fuel 0 hp P = RDone hp' V n ->
+  tval V = RNode [RLeaf g] -> V = Tuple [Const (m, g)].
+Proof.
+  intros Hhp HP E Hv. pose proof (run_sound fuel 0 hp P) as Hs. rewrite E in Hs.
+  destruct (@steps_conf_preservation _ _ _ (exec_evaluator_ok Rvo (mlp_inst_decls ns) (mlp_inst_locs ns))
+              _ _ _ _ _ Hhp HP (proj1 Hs)) as [_ HT].
+  destruct (tval_one V g Hv) as [k ->].
+  inversion HT as [? ? ? HV| | | ]; subst.
+  inversion HV; subst.
+  match goal with H : Forall2 _ _ _ |- _ => inversion H; subst end.
+  match goal with H : typed_tm _ (Const _) _ |- _ => inversion H; subst end.
+  reflexivity.
+Qed.
+
 (** [mlp_run_gradient]: for every list of widths [ns = [n_0; …; n_L]]
     ([L ≥ 1]), every input [v ∈ ℝ^{n_0}], target [t ∈ ℝ^{n_L}], rate [α]
     and heap whose constants have the lengths of their locations, whose
@@ -195,12 +212,12 @@ Theorem mlp_run_gradient α t v hp :
   let P := P_MLP_real (mlp_inst_decls ns) (mlp_inst_locs ns) (mlp_inst_shape ns) (mlp_inst_FC ns)
              (mlp_width ns (mlp_nlayers ns)) α t (mlp_inst_layers ns) v in
   let ws := real_weights (mlp_inst_decls ns) (mlp_inst_locs ns) hp (mlp_inst_layers ns) in
-  exists N k g hp' n,
+  exists N g hp' n,
     (forall fuel, (N < fuel)%nat ->
-       run fuel 0 hp P = RDone hp' (Tuple [Const (k, g)]) n /\
-       run_machine fuel 0 hp P = RDone hp' (Tuple [Const (k, g)]) n) /\
+       run fuel 0 hp P = RDone hp' (Tuple [Const (length g, g)]) n /\
+       run_machine fuel 0 hp P = RDone hp' (Tuple [Const (length g, g)]) n) /\
     (forall small, exists F, total.run_total_fn Rvo (mlp_inst_decls ns) (mlp_inst_locs ns) small hp P =
-                             Some (F, RDone hp' (Tuple [Const (k, g)]) n)) /\
+                             Some (F, RDone hp' (Tuple [Const (length g, g)]) n)) /\
     (forall i, (i < mlp_nlayers ns)%nat ->
        fst (heap_lookup hp' i) = loc_base i /\ length (snd (heap_lookup hp' i)) = length (nth i ws [])) /\
     (forall i k, (i < mlp_nlayers ns)%nat -> (k < length (nth i ws []))%nat ->
@@ -240,8 +257,10 @@ Proof.
   assert (Er' : r = RDone hp'' V n) by (rewrite <- Er; exact Hdone).
   rewrite Er' in Hr, Hrun.
   cbv beta iota in Hr. rewrite Hden in Hr. injection Hr as EV Ehp. subst hp''.
-  destruct (tval_one V g (eq_sym EV)) as [k ->].
-  exists N, k, g, hp', n. split; [exact Hrun|]. split; [|auto].
+  assert (EV' : V = Tuple [Const (length g, g)]).
+  { rewrite H5, Hv0. apply (done_value (S (N + N')) hp P hp' V n); auto. }
+  subst V.
+  exists N, g, hp', n. split; [exact Hrun|]. split; [|auto].
   (* The total evaluator. *)
   intros small.
   assert (Hc : typecheck.check_cmd [] P = typecheck.Ok (TProd [@TBase Rsorts' (mlp_width ns 0)]))
@@ -252,7 +271,7 @@ Proof.
   destruct (total.run_total_fn_correct Rvo (mlp_inst_decls ns) (mlp_inst_locs ns) small hp P F _ Ht2
               (S (N + F)) ltac:(lia)) as [_ E2].
   destruct (Hrun (S (N + F)) ltac:(lia)) as [E1 _].
-  assert (E3 : RDone hp2 V2 n2 = RDone hp' (Tuple [Const (k, g)]) n) by (transitivity (run (S (N + F)) 0 hp P); [symmetry; exact E2|exact E1]).
+  assert (E3 : RDone hp2 V2 n2 = RDone hp' (Tuple [Const (length g, g)]) n) by (transitivity (run (S (N + F)) 0 hp P); [symmetry; exact E2|exact E1]).
   rewrite Ht2. exact (f_equal (fun x => Some (F, x)) E3).
 Qed.
 End widths.
