@@ -25,8 +25,13 @@
     Headline: [mlp_run_gradient] (for every list of widths [ns] of at
     least one layer, every rate, target, input and heap of the right
     lengths: from some fuel on, [run] and the environment machine both end
-    with [RDone hp' V _], [V] the value [<g>] and [hp'] the gradient step
-    of [mlp_den_gradient_widths]). *)
+    with [RDone hp' <(n_0, g)> _], [hp'] and [g] the gradient step of
+    [mlp_den_gradient_widths]; the total evaluator [run_total_fn] answers
+    the same).  The value's dimension [n_0] is type preservation
+    ([done_value]).  The theorem is at [mlp_frag.v]'s signature of a list
+    of widths, where the program is typed ([mlp_prog_typed]); at the
+    general declarations of [mlp_den_gradient] the typing the run needs
+    is not among the hypotheses, so it is not stated there. *)
 From Coq Require Import Reals List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd cmd_ctx cmd_sem
