@@ -461,6 +461,18 @@ Check @mlp_den_gradient.
 Print Assumptions mlp_den_gradient.
 Check @mlp_den_gradient_widths.
 Print Assumptions mlp_den_gradient_widths.
+(* One run of the evaluator on it (mlp_run.v): the program is within the
+   rd order of the instance, no operation escapes H_train, so with
+   never_stuck.v the run is never stuck; for every list of widths, from some
+   fuel on run, run_machine and the total evaluator end with the value <g>
+   and the heap of mlp_den_gradient_widths, no unit-law premise. *)
+From RevHandlers.Analysis Require Import mlp_run.
+Check @mlp_order_ok.
+Print Assumptions mlp_order_ok.
+Check @mlp_unhandled.
+Print Assumptions mlp_unhandled.
+Check @mlp_run_gradient.
+Print Assumptions mlp_run_gradient.
 
 (* The residual block of Table 1 (resnet_grad.v): v + f_m(v) with the same
    H_train, every depth and width (n_0 = n_L); the skip connection adds the
