@@ -461,12 +461,12 @@ Check @mlp_den_gradient.
 Print Assumptions mlp_den_gradient.
 Check @mlp_den_gradient_widths.
 Print Assumptions mlp_den_gradient_widths.
-(* One run of the evaluator on it (mlp_run.v): the program is within the
+(* One run of the evaluator on it (mlp_run_grad.v): the program is within the
    rd order of the instance, no operation escapes H_train, so with
    never_stuck.v the run is never stuck; for every list of widths, from some
    fuel on run, run_machine and the total evaluator end with the value <g>
    and the heap of mlp_den_gradient_widths, no unit-law premise. *)
-From RevHandlers.Analysis Require Import mlp_run.
+From RevHandlers.Analysis Require Import mlp_run_grad.
 Check @mlp_order_ok.
 Print Assumptions mlp_order_ok.
 Check @mlp_unhandled.
