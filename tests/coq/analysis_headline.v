@@ -473,6 +473,12 @@ Check @mlp_unhandled.
 Print Assumptions mlp_unhandled.
 Check @mlp_run_gradient.
 Print Assumptions mlp_run_gradient.
+(* Adequacy without a stuck outcome (mlp_run_grad.v), for every program of
+   the fragment within the rd order whose operations all have a handler:
+   run, run_machine and the total evaluator end with a value and a heap,
+   and these are the program's meaning. *)
+Check @adequacy_done.
+Print Assumptions adequacy_done.
 
 (* The residual block of Table 1 (resnet_grad.v): v + f_m(v) with the same
    H_train, every depth and width (n_0 = n_L); the skip connection adds the

@@ -280,3 +280,48 @@ Proof.
   rewrite Ht2. exact (f_equal (fun x => Some (F, x)) E3).
 Qed.
 End widths.
+
+(** ** Adequacy without a stuck outcome, for every program of the fragment *)
+Section done.
+Variables (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance Σd : signature := exec_signature Rvo decls locs.
+#[local] Instance Ed : evaluator := exec_evaluator Rvo.
+
+(** [adequacy_done]: a closed well-typed program of the fragment ([okr])
+    that is within the instance's [rd] order and whose operations all have
+    a handler, run from a heap whose constants have the lengths of their
+    locations, ends: from some fuel on, [run] and the environment machine
+    answer a final value [V] and heap [hp'], the total evaluator answers
+    the same, and [(⟦V⟧, hp')] is the program's meaning.  [adequacy_run]
+    with [run_never_stuck] ([never_stuck.v]) excluding its stuck
+    outcomes. *)
+Theorem adequacy_done hp P A :
+  heap_fits decls locs hp -> typed_cmd [] P A -> okr P ->
+  never_stuck.order_ok Rvo P -> unhandled P = [] ->
+  exists N hp' V n,
+    (forall fuel, (N < fuel)%nat -> run fuel 0 hp P = RDone hp' V n /\ run_machine fuel 0 hp P = RDone hp' V n) /\
+    (forall small, exists F, total.run_total_fn Rvo decls locs small hp P = Some (F, RDone hp' V n)) /\
+    prog_den decls locs hp P = Some (tval V, hp').
+Proof.
+  intros Hhp HP Ho Hok Hno.
+  destruct (adequacy_run decls locs hp P A Hhp HP Ho) as (N & r & Hrun & Hr).
+  pose proof (heap_fits_heap_ok decls locs hp Hhp) as Hhp1.
+  pose proof (heap_fits_never_stuck decls locs hp Hhp) as Hhp2.
+  destruct (never_stuck.run_never_stuck Rvo decls locs Rvo_shapes hp P _ HP Hok Hno Hhp1 Hhp2)
+    as [_ [N' HN']].
+  destruct (HN' (S (N + N')) ltac:(lia)) as (hp' & V & n & Hdone & _).
+  destruct (Hrun (S (N + N')) ltac:(lia)) as [Er _].
+  assert (Er' : r = RDone hp' V n) by (rewrite <- Er; exact Hdone).
+  rewrite Er' in Hr, Hrun.
+  exists N, hp', V, n. split; [exact Hrun|]. split; [|exact Hr].
+  intros small.
+  assert (Hc : typecheck.check_cmd [] P = typecheck.Ok A) by (apply typecheck.check_cmd_correct; exact HP).
+  destruct (never_stuck.run_total_fn_never_stuck Rvo decls locs Rvo_shapes small hp P _ Hc Hok Hno Hhp1 Hhp2)
+    as (F & hp2 & V2 & n2 & Ht2 & _).
+  exists F.
+  destruct (total.run_total_fn_correct Rvo decls locs small hp P F _ Ht2 (S (N + F)) ltac:(lia)) as [_ E2].
+  destruct (Hrun (S (N + F)) ltac:(lia)) as [E1 _].
+  rewrite Ht2. f_equal. f_equal.
+  transitivity (run (S (N + F)) 0 hp P); [symmetry; exact E2|exact E1].
+Qed.
+End done.
