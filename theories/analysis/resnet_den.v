@@ -88,4 +88,86 @@ Proof.
   split; [exact HR|]. cbn [chaing okg]. split; exact I.
 Qed.
 
+
+(** ** The pull-back through the sum of the first and the last component *)
+
+(** The last component of a tuple: [x_in], at every depth of the body. *)
+Definition rlast (p : rv) : rv := match p with RNode ps => last ps (RNode []) | RLeaf _ => RNode [] end.
+
+Lemma last_nth_pred {X} (l : list X) d : last l d = nth (pred (length l)) l d.
+Proof.
+  induction l as [|a l IH]; [reflexivity|]. destruct l as [|b l]; [reflexivity|].
+  change (last (a :: b :: l) d) with (last (b :: l) d). rewrite IH. reflexivity.
+Qed.
+
+Lemma Forall2_len {X Y} (P : X -> Y -> Prop) xs ys : Forall2 P xs ys -> length xs = length ys.
+Proof. induction 1; simpl; congruence. Qed.
+
+Lemma dsum_tyof ts : dsum (map dim (map tyof ts)) = length (rflat (RNode ts)).
+Proof.
+  pose proof (fits_tyof (RNode ts)) as H. inversion H as [|? ? HF]; subst.
+  rewrite rflat_node. symmetry. apply concat_rflat_len. exact HF.
+Qed.
+
+(** At a point [<u, ts…, x>], the real reverse derivative of a map that is
+    the sum of the first and the last component sends the cotangent [w]
+    to both, [0] to the others. *)
+Lemma rd_den_first_last u ts x n w G :
+  length u = n -> length x = n -> length w = n ->
+  (forall p, fits (tyof (RNode (RLeaf u :: ts ++ [RLeaf x]))) p ->
+     G p = RLeaf (vp (rleaf (rnth 0 p)) (rleaf (rlast p)))) ->
+  fits (tyof (RNode (RLeaf u :: ts ++ [RLeaf x]))) (rd_den (RLeaf w) (RNode (RLeaf u :: ts ++ [RLeaf x])) G) /\
+  rflat (rd_den (RLeaf w) (RNode (RLeaf u :: ts ++ [RLeaf x])) G) = w ++ zeros (length (rflat (RNode ts))) ++ w.
+Proof.
+  intros Hu Hx Hw HG. set (v := RNode (RLeaf u :: ts ++ [RLeaf x])).
+  set (K := length (rflat (RNode ts))).
+  split; [apply rd_den_fits|].
+  rewrite (rd_den_ext_fits _ _ G (fun p => RLeaf (vp (rleaf (rnth 0 p)) (rleaf (rlast p))))) by exact HG.
+  assert (Hv : rflat v = u ++ rflat (RNode ts) ++ x).
+  { unfold v. rewrite !rflat_node. cbn [map concat]. rewrite map_app, concat_app. cbn [map concat].
+    rewrite !rflat_leaf, app_nil_r. reflexivity. }
+  set (N := (n + K + n)%nat).
+  assert (Hlv : length (rflat v) = N) by (rewrite Hv, !app_length; unfold N, K; lia).
+  set (As := map tyof (RLeaf u :: ts ++ [RLeaf x])).
+  assert (Hfv : fits (TProd As) v) by exact (fits_tyof v).
+  assert (Hdim : dim (TProd As) = N) by (rewrite <- (fits_len _ _ Hfv); exact Hlv).
+  set (r := fun c => vp (zeros 0 ++ c ++ zeros (N - 0 - n)) (zeros (n + K) ++ c ++ zeros (N - (n + K) - n))).
+  assert (Er : r w = w ++ zeros K ++ w).
+  { unfold r. replace (N - 0 - n)%nat with (K + n)%nat by (unfold N; lia).
+    replace (N - (n + K) - n)%nat with 0%nat by (unfold N; lia).
+    cbn [zeros repeat app]. rewrite app_nil_r, !zeros_app.
+    rewrite <- (app_assoc (zeros n)), vp_app by (rewrite length_zeros; lia).
+    rewrite vp_app by (rewrite !length_zeros; lia).
+    rewrite (vp_zeros_r w) by lia. rewrite (vp_zeros_l (zeros K)) by (rewrite length_zeros; lia).
+    rewrite (vp_zeros_l w) by lia. reflexivity. }
+  rewrite <- Er. transitivity (r (rflat (RLeaf w))); [|rewrite rflat_leaf; reflexivity].
+  apply (rd_den_correct (RLeaf w) v _ n r); [|rewrite rflat_leaf; exact Hw].
+  cbv zeta. rewrite Hlv.
+  assert (H1 : is_rev_deriv N n (fun y => vp (proj 0 n y) (proj (n + K) n y)) (rflat v)
+                 (fun c => vp (zeros 0 ++ c ++ zeros (N - 0 - n)) (zeros (n + K) ++ c ++ zeros (N - (n + K) - n)))).
+  { apply rd_add; apply rd_proj; auto; unfold N; lia. }
+  eapply is_rev_deriv_ext; [| |exact H1].
+  - intros y Hy. rewrite rflat_leaf.
+    destruct (reshape_node As v y Hfv (eq_trans Hy (eq_sym Hdim))) as [ps [E [HF Hc]]]. rewrite E.
+    assert (H0 : nth_error As 0 = Some (TBase (length u))) by reflexivity.
+    destruct (block_nth As ps 0 _ HF H0) as [Hb Hf0].
+    assert (HL : nth_error As (S (length ts)) = Some (TBase (length x))).
+    { unfold As. cbn [map nth_error]. rewrite map_app, nth_error_app2 by (rewrite map_length; lia).
+      rewrite map_length, Nat.sub_diag. reflexivity. }
+    destruct (block_nth As ps (S (length ts)) _ HF HL) as [Hb' Hf1].
+    assert (Hps : length ps = S (S (length ts))).
+    { rewrite <- (Forall2_len _ _ _ HF). unfold As. rewrite map_length. cbn [length]. rewrite app_length. simpl. lia. }
+    cbn [rnth rlast]. rewrite last_nth_pred, Hps. cbn [pred].
+    destruct (nth 0 ps (RNode [])) as [z|zs] eqn:E0; [|inversion Hf0].
+    destruct (nth (S (length ts)) ps (RNode [])) as [z'|zs'] eqn:E1; [|inversion Hf1].
+    cbn [rleaf]. rewrite rflat_leaf in Hb, Hb'. rewrite Hb, Hb', Hc.
+    assert (Hoff : off As (S (length ts)) = (n + K)%nat).
+    { unfold off, As. cbn [map firstn]. rewrite map_app, firstn_app, map_length, Nat.sub_diag.
+      rewrite firstn_all2 by (rewrite map_length; lia). cbn [firstn]. rewrite app_nil_r.
+      change (dim (tyof (RLeaf u)) + dsum (map dim (map tyof ts)) = n + K)%nat.
+      rewrite dsum_tyof. cbn [tyof]. rewrite dim_base. unfold K. lia. }
+    rewrite Hoff. change (off As 0) with 0%nat. rewrite !dim_base, Hu, Hx. reflexivity.
+  - intros c _. reflexivity.
+Qed.
+
 End resnet_den.
