@@ -30,7 +30,8 @@ Open Scope R_scope.
 Section resnet_den.
 Variables (decls : list (ty * ty)) (locs : list nat) (shape : nat -> nat * nat) (FC : nat -> nat).
 
-#[local] Instance Σres : signature := exec_signature Rvo decls locs.
+(** The signature of [mlp_den.v]'s section, the same constant, so that its lemmas rewrite here. *)
+#[local] Hint Extern 0 signature => exact (Σreal decls locs) : typeclass_instances.
 
 Notation prog_den := (prog_den decls locs).
 Notation heap_fits := (heap_fits decls locs).
@@ -62,7 +63,7 @@ Theorem P_Res_real_typed ls v :
   typed_cmd [] (P_Res_real ls v) (TProd [TBase (length v)]).
 Proof.
   intros Hloc Hcoar Har Hne Hc Hn Ht.
-  pose proof (@mlp_gen.mlp_gen_typed Rsorts' Σres (fun n => n) swish_f (fun _ => eq_refl) (fun _ => eq_refl)
+  pose proof (@mlp_gen.mlp_gen_typed Rsorts' (Σreal decls locs) (fun n => n) swish_f (fun _ => eq_refl) (fun _ => eq_refl)
            smul_f (fun _ => eq_refl) (fun _ => eq_refl) vsub_f (fun _ => eq_refl) (fun _ => eq_refl)
            matmul_f (fun _ _ _ => eq_refl) (fun _ _ _ => eq_refl)
            transpose_f (fun _ _ => eq_refl) (fun _ _ => eq_refl)
@@ -168,6 +169,156 @@ Proof.
       rewrite dsum_tyof. cbn [tyof]. rewrite dim_base. unfold K. lia. }
     rewrite Hoff. change (off As 0) with 0%nat. rewrite !dim_base, Hu, Hx. reflexivity.
   - intros c _. reflexivity.
+Qed.
+
+(** ** The layers after the first, by induction *)
+Notation cden := (cden decls locs).
+Notation hden := (hden decls locs).
+Notation hrun := (hrun decls locs).
+Notation coerce := (coerce decls locs).
+Notation Htr := (H_train_real decls locs shape FC n_out α t).
+
+(** [x + z], the term [x_in + z] with [x_in] and [z] bound. *)
+Definition addl (x z : rv) : rv := den (scons z (scons x rho0)) (Add (Var 1) (Var 0)).
+
+(** The rest of the body from a point [<u, ts…, x_in>]: the layers [ls],
+    then [⌊x_in + z⌋]. *)
+Definition res_rest (ls : list nat) (p : rv) : comp :=
+  bind (cden (envof p) (real_rest shape FC ls)) (fun z => CRet (addl (rlast p) z)).
+
+Lemma fits_last_inv a ts x p : fits (tyof (RNode (a :: ts ++ [RLeaf x]))) p ->
+  exists x', rlast p = RLeaf x' /\ length x' = length x.
+Proof.
+  intros Hp. inversion Hp as [|? ps HF]; subst. cbn [map] in HF. rewrite map_app in HF.
+  change (tyof a :: map tyof ts ++ map tyof [RLeaf x]) with ((tyof a :: map tyof ts) ++ [tyof (RLeaf x)]) in HF.
+  apply Forall2_app_inv_l in HF as (l1 & l2 & H1 & H2 & ->).
+  inversion H2 as [|? z ? ? Hz Hnil]; subst. inversion Hnil; subst. inversion Hz as [? z' Hz'|]; subst.
+  exists z'. split; [cbn [rlast]; apply last_last|]. exact Hz'.
+Qed.
+
+(** A cotangent [g] on the first component and [c] on the others. *)
+Lemma cot_first_gen u ts q g c : fits (tyof (RNode (RLeaf u :: ts))) q -> rflat q = g ++ c ->
+  length c = length (rflat (RNode ts)) ->
+  exists qs, q = RNode (RLeaf g :: qs) /\ length g = length u /\ fits (tyof (RNode ts)) (RNode qs) /\
+             rflat (RNode qs) = c.
+Proof.
+  intros Hq Hf Hc. inversion Hq as [|? ps HF]; subst. inversion HF as [|? z ? qs Hz Hqs]; subst.
+  inversion Hz as [? z' Hz' E|]; subst.
+  assert (Hqs' : fits (tyof (RNode ts)) (RNode qs)) by (constructor; exact Hqs).
+  pose proof (fits_len _ _ Hqs') as Hl1. pose proof (fits_len _ _ (fits_tyof (RNode ts))) as Hl2.
+  rewrite rflat_node in Hf. cbn [map concat] in Hf. rewrite rflat_leaf, <- rflat_node in Hf.
+  assert (Hlen : length z' = length g).
+  { apply (f_equal (@length R)) in Hf. rewrite !app_length, Hc, Hl1, <- Hl2 in Hf. lia. }
+  destruct (app_eq_len _ _ _ _ Hf Hlen) as [-> E2]. exists qs. split; [reflexivity|]. split; [lia|]. split; auto.
+Qed.
+
+Lemma rest_den_res ls0 ls : length t = n_out -> fc_inj FC ls0 -> forall n u ts x hp,
+  incl ls ls0 -> Forall (layer_ok decls locs shape FC) ls -> heap_fits hp ->
+  mlp_gen.chained shape n ls n_out -> length u = n -> length x = n_out ->
+  let ns := real_widths shape n ls in
+  let ws := real_weights decls locs hp ls in
+  let y := vscale Rsc α (vsub Rsc (vadd Rsc x (fwd_rest ns ws u)) t) in
+  let r := bp_rest ns ws u y in
+  exists q,
+    hrun hp (revh_aux (hden (Htr ls0)) (res_rest ls (RNode (RLeaf u :: ts ++ [RLeaf x])))
+               (res_rest ls) (RNode (RLeaf u :: ts ++ [RLeaf x]))) =
+    Some (q, heap_set_all decls locs hp ls (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
+    fits (tyof (RNode (RLeaf u :: ts ++ [RLeaf x]))) q /\
+    rflat q = snd r ++ zeros (length (rflat (RNode ts))) ++ y /\ length y = n_out.
+Proof.
+  intros Ht Hinj. induction ls as [|l ls IH]; intros n u ts x hp Hincl Hdecl Hhp Hc Hu Hx ns ws y r.
+  - (* after the last layer: the return clause, pulled back through [x_in + z] *)
+    simpl in Hc. subst n.
+    assert (Hy : length y = n_out).
+    { assert (Ef : fwd_rest ns ws u = u) by reflexivity.
+      unfold y. rewrite Ef. unfold vscale. rewrite map_length. rewrite vadd_vp by lia.
+      rewrite vsub_vm by (rewrite length_vp; lia). rewrite length_vm, length_vp. lia. }
+    unfold res_rest at 1. cbn [real_rest mlp_gen.rest_gen cden bind revh_aux].
+    change (den (envof (RNode (RLeaf u :: ts ++ [RLeaf x]))) (Var 0)) with (RLeaf u).
+    replace (rlast (RNode (RLeaf u :: ts ++ [RLeaf x]))) with (RLeaf x)
+      by (cbn [rlast]; change (RLeaf u :: ts ++ [RLeaf x]) with ((RLeaf u :: ts) ++ [RLeaf x]);
+          symmetry; apply last_last).
+    change (addl (RLeaf x) (RLeaf u)) with (RLeaf (vadd Rsc x u)).
+    rewrite (ret_den decls locs shape FC n_out α t ls0). cbn [bind hrun].
+    destruct (rd_den_first_last u ts x n_out y (fun p => harg (res_rest [] p)) Hu Hx Hy) as [Hf Hr].
+    { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
+      destruct (fits_last_inv _ _ _ _ Hp) as (x' & Ex & Hx').
+      unfold res_rest. cbn [real_rest mlp_gen.rest_gen cden bind harg]. rewrite Ex.
+      change (den (envof (RNode (RLeaf z :: ps))) (Var 0)) with (RLeaf z).
+      cbn [addl den scons rnth nth rleaf]. rewrite vadd_vp by lia. rewrite vp_comm. reflexivity. }
+    eexists. split; [reflexivity|]. split; [exact Hf|]. split; [exact Hr|exact Hy].
+  - (* the layer [ℓ]: forward clause, the rest of the pass, backward clause, [swish] *)
+    destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. subst n.
+    set (n := fst (shape l)) in *. set (m := snd (shape l)) in *.
+    assert (Hinl : In l ls0) by (apply Hincl; left; reflexivity).
+    assert (Hincl' : incl ls ls0) by (intros z Hz; apply Hincl; right; exact Hz).
+    set (w := snd (heap_lookup hp l)).
+    assert (Hw : length w = (m * n)%nat).
+    { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. exact (proj2 Hl). }
+    set (a := map (swish Rsc) u).
+    assert (Ha : length a = n) by (unfold a; rewrite map_length; exact Hu).
+    set (u' := matmul Rsc m n 1 w a).
+    assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
+    set (v := RNode (RLeaf u :: ts ++ [RLeaf x])).
+    set (F := res_rest (l :: ls)).
+    assert (EF : F v = CCall (@OpUser Rsorts' (FC l)) (RLeaf a)
+                         (fun y => bind (cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof v)) (real_rest shape FC ls))
+                                     (fun z => CRet (addl (rlast v) z)))).
+    { unfold F, res_rest. rewrite (cden_rest_cons decls locs shape FC). reflexivity. }
+    rewrite EF. cbn [revh_aux]. rewrite (fwd_den decls locs shape FC n_out α t ls0 l hp a _ Hinj Hinl Hhp). fold n m w. fold a u'.
+    cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
+    set (v' := RNode (RLeaf u' :: RLeaf u :: ts ++ [RLeaf x])).
+    change (scons (RLeaf u') (envof v)) with (scons (RLeaf u') (envof (RNode (RLeaf u :: ts ++ [RLeaf x])))).
+    rewrite <- envof_cons. fold v'.
+    change (fun z => CRet (addl (rlast v) z)) with (fun z => CRet (addl (rlast v') z)).
+    change (bind (cden (envof v') (real_rest shape FC ls)) (fun z => CRet (addl (rlast v') z))) with (res_rest ls v').
+    rewrite (revh_ext _ _ (ext F) (res_rest ls) v' I).
+    2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
+        unfold ext, F, res_rest. cbn [rtail rnth nth]. rewrite (cden_rest_cons decls locs shape FC). cbn [bind cont].
+        rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
+        rewrite <- envof_cons. destruct ps as [|p0 ps]; [inversion Hp as [|? ? HF]; inversion HF as [|? ? ? ? _ HF']; inversion HF'|].
+        reflexivity. }
+    destruct (IH m u' (RLeaf u :: ts) x hp Hincl' Hdecl' Hhp Hc Hu' Hx) as (q & Hq & Hqf & Hqr & Hyl).
+    change (RNode (RLeaf u' :: (RLeaf u :: ts) ++ [RLeaf x])) with v' in Hq.
+    rewrite hrun_bind. rewrite Hq.
+    set (y' := vscale Rsc α (vsub Rsc (vadd Rsc x (fwd_rest (real_widths shape m ls) (real_weights decls locs hp ls) u')) t)) in *.
+    set (g := snd (bp_rest (real_widths shape m ls) (real_weights decls locs hp ls) u' y')) in *.
+    assert (Hlt : length (rflat (RNode (RLeaf u :: ts ++ [RLeaf x]))) = (n + length (rflat (RNode ts)) + n_out)%nat).
+    { rewrite !rflat_node. cbn [map concat]. rewrite map_app, concat_app. cbn [map concat].
+      rewrite !rflat_leaf, !app_length, <- rflat_node. cbn [length]. lia. }
+    destruct (cot_first_gen _ _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
+    { change ((RLeaf u :: ts) ++ [RLeaf x]) with (RLeaf u :: ts ++ [RLeaf x]).
+      rewrite !app_length, length_zeros. rewrite Hlt.
+      replace (length (rflat (RNode (RLeaf u :: ts)))) with (n + length (rflat (RNode ts)))%nat; [lia|].
+      rewrite !rflat_node. cbn [map concat]. rewrite rflat_leaf, app_length, <- rflat_node. lia. }
+    cbn [rnth nth rtail].
+    rewrite (bwd_den decls locs shape FC n_out α t ls0 l _ _ w a _ Hinj Hinl). fold n m. cbn [hrun].
+    assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
+    set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
+    assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
+    destruct (rd_den_first u (ts ++ [RLeaf x]) n n (map (swish Rsc)) (vmul (map (swish' Rsc) u)) b (fun z => harg (F z))
+                Hu (rd_swish n u Hu) Hb) as [Hf Hr].
+    { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
+      unfold F, res_rest. rewrite (cden_rest_cons decls locs shape FC). reflexivity. }
+    fold v in Hf, Hr.
+    set (X := rd_den (RLeaf b) v (fun z => harg (F z))) in *.
+    destruct (radd_fits _ _ _ Hqsf Hf) as [Hsf Hsr].
+    eexists. split; [reflexivity|]. split; [exact Hsf|].
+    rewrite Hsr, Hqsr, Hr. split; [|exact Hyl].
+    assert (E1 : length (rflat (RNode (RLeaf u :: ts))) = (n + length (rflat (RNode ts)))%nat).
+    { rewrite !rflat_node. cbn [map concat]. rewrite rflat_leaf, app_length, <- rflat_node. lia. }
+    assert (E2 : length (rflat (RNode (ts ++ [RLeaf x]))) = (length (rflat (RNode ts)) + n_out)%nat).
+    { rewrite !rflat_node, map_app, concat_app. cbn [map concat]. rewrite rflat_leaf, !app_length, <- rflat_node.
+      cbn [length]. lia. }
+    rewrite E1, E2. set (K := length (rflat (RNode ts))).
+    set (c := vmul (map (swish' Rsc) u) b).
+    assert (Hcl : length c = n) by (unfold c; rewrite length_vmul, map_length; lia).
+    rewrite !zeros_app, <- (app_assoc (zeros n)), vp_app by (rewrite length_zeros; lia).
+    rewrite vp_app by (rewrite !length_zeros; lia).
+    rewrite (vp_zeros_l c) by lia. rewrite (vp_zeros_l (zeros K)) by (rewrite length_zeros; lia).
+    rewrite (vp_zeros_r y') by lia.
+    f_equal. unfold r, ns, ws. cbn [real_widths real_weights map bp_rest snd].
+    fold n m w a u'. fold y' g. unfold c, b. rewrite vmul_inst, vmul_comm. reflexivity.
 Qed.
 
 End resnet_den.
