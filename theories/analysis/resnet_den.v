@@ -321,4 +321,110 @@ Proof.
     fold n m w a u'. fold y' g. unfold c, b. rewrite vmul_inst, vmul_comm. reflexivity.
 Qed.
 
+(** ** The whole program *)
+
+(** [res_den_train]: the meaning of [P_Res(ls)] at the input [v], from a
+    heap of the right shapes, is the value [⌊<g>⌋] and the heap with each
+    [ℓ_i] set to its new weight, where [(new weights, g)] is [res_train]
+    ([resnet_grad.v]) of the widths and of the weights the heap holds.
+
+    Informal proof: as [mlp_den_train], on the chain
+    [FC[ℓ_0](x_in); FC[ℓ_1](swish(x_1)); …; ⌊x_in + x_L⌋]: the forward
+    clause of [FC[ℓ_0]] ([fwd_den]); the rest of the pass
+    ([rest_den_res]: the return clause at [x_in + x_L] gives
+    [y = α(v + f_m(v) − t)], which the pull-back through [x_in + z]
+    ([rd_den_first_last]) sends both to [x_L] and to [x_in]); the
+    backward clause of [FC[ℓ_0]] ([bwd_den]) and the pull-back through
+    [x ↦ x_in] ([rd_den_first]) add [m_0ᵀ y_0] to the [y] already held
+    for [x_in]. *)
+Theorem res_den_train ls v hp :
+  ls <> [] -> fc_inj FC ls -> Forall (layer_ok decls locs shape FC) ls ->
+  mlp_gen.chained shape (length v) ls n_out -> n_out = length v -> length t = n_out -> heap_fits hp ->
+  prog_den hp (P_Res_real ls v) =
+  Some (RNode [RLeaf (snd (res_train (real_widths shape (length v) ls) (real_weights decls locs hp ls) v t α))],
+        heap_set_all decls locs hp ls
+          (fst (res_train (real_widths shape (length v) ls) (real_weights decls locs hp ls) v t α))).
+Proof.
+  intros Hne Hinj Hdecl Hc Hnv Ht Hhp.
+  assert (Hns : (2 <= length (real_widths shape (length v) ls))%nat) by (destruct ls; [congruence|]; simpl; lia).
+  assert (Hsh : mlp_shapes (real_widths shape (length v) ls) (real_weights decls locs hp ls))
+    by (apply (real_mlp_shapes decls locs shape FC n_out); auto).
+  assert (Hlast : last (real_widths shape (length v) ls) 0%nat = n_out)
+    by (apply (real_widths_last shape n_out); exact Hc).
+  destruct (net_flat _ _ v (zeros (last (real_widths shape (length v) ls) 0%nat)) Hns Hsh eq_refl (length_zeros _))
+    as (_ & Hfo & _).
+  rewrite Hlast in Hfo.
+  destruct ls as [|l ls]; [congruence|].
+  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
+  set (n := length v) in *. set (m := snd (shape l)) in *.
+  assert (Hinl : In l (l :: ls)) by (left; reflexivity).
+  assert (Hincl' : incl ls (l :: ls)) by (intros z Hz; right; exact Hz).
+  set (w := snd (heap_lookup hp l)).
+  assert (Hw : length w = (m * n)%nat).
+  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. rewrite <- Hn. exact (proj2 Hl). }
+  set (u' := matmul Rsc m n 1 w v).
+  assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
+  set (vv := RNode [RLeaf v]).
+  set (F := fun p => cden (envof p) (real_R_Res (l :: ls))).
+  change (hrun hp (revh_aux (hden (Htr (l :: ls))) (F vv) F vv) =
+    Some (RNode [RLeaf (snd (res_train (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v t α))],
+          heap_set_all decls locs hp (l :: ls)
+            (fst (res_train (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v t α)))).
+  assert (EF : F vv = CCall (@OpUser Rsorts' (FC l)) (RLeaf v)
+                        (fun y => bind (cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof vv)) (real_rest shape FC ls))
+                                    (fun z => CRet (addl (rlast vv) z)))).
+  { unfold F, real_R_Res. rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). reflexivity. }
+  rewrite EF. cbn [revh_aux]. rewrite (fwd_den decls locs shape FC n_out α t (l :: ls) l hp v _ Hinj Hinl Hhp).
+  rewrite Hn. fold m w u'.
+  cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
+  set (v' := RNode [RLeaf u'; RLeaf v]).
+  change (scons (RLeaf u') (envof vv)) with (scons (RLeaf u') (envof (RNode [RLeaf v]))).
+  rewrite <- envof_cons. fold v'.
+  change (fun z => CRet (addl (rlast vv) z)) with (fun z => CRet (addl (rlast v') z)).
+  change (bind (cden (envof v') (real_rest shape FC ls)) (fun z => CRet (addl (rlast v') z))) with (res_rest ls v').
+  rewrite (revh_ext _ _ (ext F) (res_rest ls) v' I).
+  2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
+      inversion Hp as [|? ? HF]; subst. inversion HF as [|? ? ? ? _ HF']; subst.
+      inversion HF' as [|? p1 ? ps' _ HF'']; subst. inversion HF''; subst.
+      unfold ext, F, res_rest, real_R_Res. cbn [rtail rnth nth].
+      rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). cbn [bind cont].
+      rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
+      rewrite <- envof_cons. reflexivity. }
+  assert (Hx : length v = n_out) by (symmetry; exact Hnv).
+  destruct (rest_den_res (l :: ls) ls Ht Hinj m u' [] v hp Hincl' Hdecl' Hhp Hc Hu' Hx) as (q & Hq & Hqf & Hqr & Hyl).
+  change (RNode (RLeaf u' :: [] ++ [RLeaf v])) with v' in Hq.
+  rewrite hrun_bind, Hq.
+  set (y' := vscale Rsc α (vsub Rsc (vadd Rsc v (fwd_rest (real_widths shape m ls) (real_weights decls locs hp ls) u')) t)) in *.
+  set (g := snd (bp_rest (real_widths shape m ls) (real_weights decls locs hp ls) u' y')) in *.
+  destruct (cot_first_gen u' ([] ++ [RLeaf v]) q g (zeros 0 ++ y') Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
+  { cbn [app zeros repeat]. rewrite rflat_node. cbn [map concat]. rewrite rflat_leaf, app_nil_r. fold n. lia. }
+  cbn [rnth nth rtail].
+  rewrite (bwd_den decls locs shape FC n_out α t (l :: ls) l _ _ w v _ Hinj Hinl). rewrite Hn. fold m. cbn [hrun].
+  assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
+  set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
+  assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
+  destruct (rd_den_first v [] n n (fun x => x) (fun y => y) b (fun x => harg (F x))
+              eq_refl (rd_id n v eq_refl) Hb) as [Hf Hr].
+  { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
+    unfold F, real_R_Res. rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). reflexivity. }
+  fold vv in Hf, Hr.
+  set (X := rd_den (RLeaf b) vv (fun x => harg (F x))) in *.
+  destruct (radd_fits _ _ _ Hqsf Hf) as [Hsf Hsr].
+  rewrite Hqsr, Hr in Hsr.
+  assert (Ey : res_forward (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v =
+               vadd Rsc v (fwd_rest (real_widths shape m ls) (real_weights decls locs hp ls) u')).
+  { unfold res_forward. rewrite vadd_vp; [reflexivity|]. transitivity n_out; [lia|]. symmetry. exact Hfo. }
+  assert (Hyn : length y' = n) by lia.
+  assert (E0 : length (rflat (RNode [])) = 0%nat) by (rewrite rflat_node; reflexivity).
+  rewrite E0 in Hsr. cbn [zeros repeat app] in Hsr. rewrite app_nil_r in Hsr.
+  set (S := radd (RNode qs) X) in *.
+  destruct (cot_first_gen v [] S (vp y' b) [] Hsf ltac:(rewrite Hsr, app_nil_r; reflexivity)
+              ltac:(rewrite E0; reflexivity)) as (ss & ES & _ & Hss & _).
+  inversion Hss as [|? ? HF]; subst. inversion HF; subst. rewrite ES.
+  unfold res_train. rewrite Ey. fold y'. cbv zeta.
+  assert (Hbp : length (snd (mlp_backprop (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v y')) = n)
+    by exact Hb.
+  rewrite vadd_vp by (rewrite Hbp; exact (eq_sym Hyn)). rewrite vp_comm. reflexivity.
+Qed.
+
 End resnet_den.
