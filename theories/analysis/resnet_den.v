@@ -427,4 +427,76 @@ Proof.
   rewrite vadd_vp by (rewrite Hbp; exact (eq_sym Hyn)). rewrite vp_comm. reflexivity.
 Qed.
 
+(** ** Gradient descent *)
+
+(** [res_den_gradient]: the meaning of one run of the residual block's
+    program is one step of gradient descent on [½‖v + f_m(v) − t‖²]: for
+    distinct locations [ls = [ℓ_0; …; ℓ_{L-1}]] holding
+    [m_0, …, m_{L-1}] (of the shapes of a chain from [n_0] back to
+    [n_0]), entry [k] of [ℓ_i] becomes
+    [m_i[k] − α · ∂/∂m_i[k] ½‖v + f_m(v) − t‖²] (the partial derivative
+    exists), every other location keeps its constant, and the program
+    returns [⌊<g>⌋] with [g_j = α · ∂/∂v_j ½‖v + f_m(v) − t‖²].
+
+    Informal proof: [res_den_train] says what the meaning is in terms of
+    [res_train]; [res_train_gradient] says what [res_train] computes;
+    [heap_set_nth] and [heap_set_other] read the heap. *)
+Theorem res_den_gradient ls v hp :
+  ls <> [] -> NoDup ls -> fc_inj FC ls -> Forall (layer_ok decls locs shape FC) ls ->
+  mlp_gen.chained shape (length v) ls n_out -> n_out = length v -> length t = n_out -> heap_fits hp ->
+  let ns := real_widths shape (length v) ls in
+  let ws := real_weights decls locs hp ls in
+  exists g hp',
+    prog_den hp (P_Res_real ls v) = Some (RNode [RLeaf g], hp') /\
+    (forall i, (i < length ls)%nat ->
+       fst (heap_lookup hp' (nth i ls 0%nat)) = loc_base (nth i ls 0%nat) /\
+       length (snd (heap_lookup hp' (nth i ls 0%nat))) = length (nth i ws [])) /\
+    (forall i k, (i < length ls)%nat -> (k < length (nth i ws []))%nat ->
+       ex_derive (fun z => res_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k) /\
+       (snd (heap_lookup hp' (nth i ls 0%nat)))@@k =
+         (nth i ws [])@@k - α * Derive (fun z => res_loss ns (set_w ws i k z) v t) ((nth i ws [])@@k)) /\
+    (forall l, ~ In l ls -> heap_lookup hp' l = heap_lookup hp l) /\
+    length g = length v /\
+    (forall j, (j < length v)%nat ->
+       ex_derive (fun z => res_loss ns ws (set_at v j z) t) (v@@j) /\
+       g@@j = α * Derive (fun z => res_loss ns ws (set_at v j z) t) (v@@j)).
+Proof.
+  intros Hne Hnd Hinj Hdecl Hc Hnv Ht Hhp ns ws.
+  set (T := res_train ns ws v t α).
+  exists (snd T), (heap_set_all decls locs hp ls (fst T)).
+  assert (Hns : (2 <= length ns)%nat) by (destruct ls; [congruence|]; simpl; lia).
+  assert (Hsh : mlp_shapes ns ws) by (apply (real_mlp_shapes decls locs shape FC n_out); auto).
+  assert (Hlast : last ns 0%nat = hd 0%nat ns)
+    by (unfold ns; rewrite (real_widths_last shape n_out) by exact Hc; simpl; lia).
+  assert (Hv : length v = hd 0%nat ns) by reflexivity.
+  assert (Ht' : length t = hd 0%nat ns) by (simpl; lia).
+  destruct (res_train_gradient ns ws v t α Hns Hsh Hlast Hv Ht') as (Hlen & Hw & Hglen & Hg).
+  fold T in Hlen, Hw, Hglen, Hg.
+  assert (Hws : length ws = length ls) by (unfold ws, real_weights; apply map_length).
+  assert (Hnth : forall i, (i < length ls)%nat ->
+            heap_lookup (heap_set_all decls locs hp ls (fst T)) (nth i ls 0%nat) =
+            (loc_base (nth i ls 0%nat), nth i (fst T) [])).
+  { intros i Hi. apply heap_set_nth; auto. lia. }
+  split; [apply res_den_train; auto|].
+  split; [|split; [|split; [|split]]].
+  - intros i Hi. rewrite Hnth by exact Hi. split; [reflexivity|]. cbn [snd].
+    destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hsh eq_refl (length_zeros _)) as (_ & Ho & _).
+    set (y := vscale Rsc α (vsub Rsc (res_forward ns ws v) t)).
+    assert (Hy : length y = last ns 0%nat)
+      by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; unfold res_forward; rewrite ?length_vp; lia).
+    destruct (net_flat ns ws v y Hns Hsh eq_refl Hy) as (_ & _ & _ & _ & Hgf).
+    set (gs := fst (mlp_backprop ns ws v y)) in *.
+    assert (ET : fst T = map (fun p => vsub Rsc (fst p) (snd p)) (combine ws gs)) by reflexivity.
+    pose proof (mlp_shapes_lengths ns ws gs Hsh Hgf) as Hl.
+    assert (Hgs : length ws = length gs).
+    { pose proof (f_equal (@length nat) Hl) as E. rewrite !map_length in E. exact E. }
+    assert (Hwi : length (nth i ws []) = length (nth i gs [])).
+    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hl. reflexivity. }
+    rewrite ET, nth_map_vsub by lia. rewrite vsub_vm, length_vm by exact Hwi. lia.
+  - intros i k Hi Hk. rewrite Hnth by exact Hi. cbn [snd]. apply Hw; lia.
+  - intros l Hl. apply heap_set_other. exact Hl.
+  - exact Hglen.
+  - exact Hg.
+Qed.
+
 End resnet_den.
