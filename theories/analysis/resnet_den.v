@@ -1,8 +1,9 @@
-(** * The meaning of the residual block's program is one step of gradient descent
+(** * The meaning of the residual block's program is one step of gradient descent, at every size
 
     The residual block of Table 1 (row 2), [examples/resnet.rh], as a
     program at every depth and width over the real instance of
-    [cmd_den.v], with the primitives and the handler of [mlp_den.v]:
+    [cmd_den.v], with the primitives, the handler and the hypotheses of
+    [mlp_den.v]:
 <<
     R_Res(ls)  = let z ⇐ R_MLP(ls) in ⌊x_in + z⌋             (n_0 = n_L)
     P_Res(ls)  = rev handle(<v>)<x_in>.R_Res(ls) with H_train(ls)
@@ -13,8 +14,23 @@
     - [P_Res_real_typed]: the program is well typed, of type
       [(Real(n_0))], for every chain of shapes from [n_0] back to [n_0];
     - [P_Res_real_okr]: it is in the fragment [okr] of [cmd_sound.v]
-      (from [mlp_frag.v]'s lemmas), whenever the three constants have
-      the lengths of their types. *)
+      (from [mlp_frag.v]'s lemmas), whenever the target has its length;
+    - [res_den_train]: under [mlp_den_train]'s hypotheses and
+      [n_out = length v], the meaning [prog_den hp (P_Res_real … ls v)]
+      (no [RH]) is [⌊<g>⌋] and the heap with each [ℓ_i] set to its new
+      weight, [(new weights, g)] being [resnet_grad.v]'s [res_train];
+    - [res_den_gradient]: with [res_train_gradient], the meaning is one
+      step of gradient descent on [½‖v + f_m(v) − t‖²]: each entry
+      [m_i[k] − α·∂/∂m_i[k]], other locations unchanged, the value
+      [⌊<α·∇_v>⌋].
+
+    The proof is [mlp_den_train]'s: the layers after the first by
+    induction ([rest_den_res]), where the cotangent of a point
+    [<u, …, x_in>] is the layer's on [u] and, besides, the output
+    cotangent [y = α(v + f_m(v) − t)] on [x_in], which the pull-back
+    through [x_in + z] put there ([rd_den_first_last]); the first layer's
+    backward clause adds [m_0ᵀ y_0] to it.  That one run of the evaluator
+    computes this meaning is not proved here. *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem
