@@ -480,6 +480,20 @@ Print Assumptions mlp_run_gradient.
 Check @adequacy_done.
 Print Assumptions adequacy_done.
 
+(* The residual block's program at every depth and width (resnet_den.v):
+   rev handle(<v>)<x_in>. let z <= R_MLP(ls) in [x_in + z] with H_train(ls)
+   over the same real instance and hypotheses as mlp_den.v, n_0 = n_L; its
+   meaning (prog_den, no RH) is res_train's value and heap; with
+   res_train_gradient, one run is one step of gradient descent on
+   1/2 ||v + f_m(v) - t||^2. *)
+From RevHandlers.Analysis Require Import resnet_grad resnet_den.
+Print real_R_Res.
+Print P_Res_real.
+Check @res_den_train.
+Print Assumptions res_den_train.
+Check @res_den_gradient.
+Print Assumptions res_den_gradient.
+
 (* The residual block of Table 1 (resnet_grad.v): v + f_m(v) with the same
    H_train, every depth and width (n_0 = n_L); the skip connection adds the
    output cotangent to the input's.  Same reading as mlp_train_gradient;

@@ -11,8 +11,11 @@
     input's cotangent is the sum of the two.  [res_train] is that
     computation; [res_train_gradient] says it is one step of gradient
     descent on [½‖v + f_m(v) − t‖²], at every depth and width, with the
-    same reading as [mlp_train_gradient].  As there, that one run of the
-    evaluator computes [res_train] is not proved (docs/decisions.md,
+    same reading as [mlp_train_gradient].  That the meaning ([prog_den])
+    of the program [rev handle(<v>)<x_in>.R_ResNet with H_train] at every
+    size is [res_train] is [resnet_den.v]'s [res_den_train]; that one run
+    of the evaluator computes it is not proved (for the MLP, see
+    [mlp_den.v]'s [mlp_run_done] and [mlp_run_grad.v]; docs/decisions.md,
     "Backpropagation at every size"). *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
