@@ -4,8 +4,8 @@ floats, against gradients computed without the evaluator.
 The program is ``rev handle(v)<x_in>.R_MLP with H_train`` for the widths
 n_0, …, n_L (``mlp_program``: FC layers with swish between them, the
 training handler of examples/mlp.rh).  The theorem
-``mlp_train_gradient`` (theories/analysis/mlp_grad.v) says that over ℝ
-one run maps every weight m to m − α·∂/∂m ½‖f_m(v) − t‖² and returns
+``mlp_run_gradient`` (theories/analysis/mlp_run_grad.v) says that over ℝ
+one run of the evaluator maps every weight m to m − α·∂/∂m ½‖f_m(v) − t‖² and returns
 α·∇_v ½‖f_m(v) − t‖².  Here the float evaluator is run through
 :class:`revhandlers.Session` (the path of ``revhandlers train``) and the
 heap after one step is compared with
