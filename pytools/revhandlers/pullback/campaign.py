@@ -82,9 +82,9 @@ from .direct import draw_case, gen, one_of
 from .engine import PullbackEvaluator, pullback_eval_path, read_last, result_of, same_run
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
-from .syntax import (App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual, Tm, TProd, Var,
-                     Zero, children, is_ground)
-from .typecheck import TVar, ill_formed, type_of
+from .syntax import (App, Dual, Jac, Lam, Let, Pair, Pb, Proj, TArr, TDual, Tm, TProd, Var,
+                     children, is_ground)
+from .typecheck import TVar, ill_formed, is_lets, type_of
 
 RTOL, ATOL = 1e-9, 1e-12
 #: seconds pullback-eval may spend on one query
@@ -238,44 +238,14 @@ def order_of(t: Tm) -> str:
     return "higher-order" if _holds(body, Lam) or not is_ground(t.s.ty) else "first-order"
 
 
-# The hypothesis of progress (theories/pullback/progress.v, ``progress``):
+# The hypothesis of progress (theories/pullback/progress.v, ``progress_premise``):
 # every let in the body of a pullback is a let series (anf.v: ``atom``,
-# ``elem``, ``lets``, ``wf_let``; progress.v: ``pb_wf``), transcribed.
-
-def _atom(t: Tm) -> bool:
-    while isinstance(t, Proj):
-        t = t.s
-    return isinstance(t, Var)
-
-
-def _elem(t: Tm) -> bool:
-    match t:
-        case Zero() | Real() | NDual():
-            return True
-        case Plus(a, b) | App(a, b) | Pair(a, b):
-            return _atom(a) and _atom(b)
-        case Lam(_, body):
-            return _lets(body)
-        case Fun(_, a) | Jac(_, a):
-            return _atom(a)
-        case Dual(_, body, a) | Pb(_, body, a):
-            return _lets(body) and _atom(a)
-    return _atom(t)
-
-
-def _lets(t: Tm) -> bool:
-    while isinstance(t, Let):
-        if not _elem(t.e):
-            return False
-        if t.l == Var(0):
-            return True
-        t = t.l
-    return False
-
+# ``elem``, ``lets``, ``wf_let``; progress.v: ``pb_wf``), transcribed with
+# the checker's let-series predicates (:func:`.typecheck.is_lets`).
 
 def _wf_let(t: Tm) -> bool:
     if isinstance(t, Let):
-        return _lets(t)
+        return is_lets(t)
     return all(_wf_let(c) for c in children(t))
 
 

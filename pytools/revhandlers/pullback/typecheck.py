@@ -428,32 +428,32 @@ def _subterms(t: Tm):
                 stack += [b, a]
 
 
-def _atom(t: Tm) -> bool:
+def is_atom(t: Tm) -> bool:
     while isinstance(t, Proj):
         t = t.s
     return isinstance(t, Var)
 
 
-def _elem(t: Tm) -> bool:
+def is_elem(t: Tm) -> bool:
     """anf.v ``elem``."""
     match t:
         case Zero() | Real() | NDual():
             return True
         case Plus(a, b) | App(a, b) | Pair(a, b):
-            return _atom(a) and _atom(b)
+            return is_atom(a) and is_atom(b)
         case Lam(_, body):
-            return _lets(body)
+            return is_lets(body)
         case Fun(_, a) | Jac(_, a):
-            return _atom(a)
+            return is_atom(a)
         case Dual(_, body, a) | Pb(_, body, a):
-            return _lets(body) and _atom(a)
-    return _atom(t)
+            return is_lets(body) and is_atom(a)
+    return is_atom(t)
 
 
-def _lets(t: Tm) -> bool:
+def is_lets(t: Tm) -> bool:
     """anf.v ``lets``: a let series ``let x1 = E1 in … let xn = En in xn``."""
     while isinstance(t, Let):
-        if not _elem(t.e):
+        if not is_elem(t.e):
             return False
         if t.l == Var(0):
             return True
@@ -468,7 +468,7 @@ def ill_formed(t: Tm) -> str | None:
     formed.  Every ``let`` inside a let series is one, so "every let of the
     body is a let series" is ``wf_let``."""
     bodies = [u.p for u in _subterms(t) if isinstance(u, Pb)]
-    if any(isinstance(u, Let) and not _lets(u) for p in bodies for u in _subterms(p)):
+    if any(isinstance(u, Let) and not is_lets(u) for p in bodies for u in _subterms(p)):
         return "wf_let"
     if any(isinstance(u, App) and isinstance(u.s, Jac) for p in bodies for u in _subterms(p)):
         return "jac_app_free"
