@@ -245,9 +245,19 @@ let outcome u t k = function
   | P.OStuck -> raise (Runtime ("stuck", Printf.sprintf "no rule applies after %d steps, and the term is not a value: %s" k (short (within ~cut:true 400 (fun () -> tm_sexp u)))))
   | P.OFuel -> raise (Runtime ("out-of-fuel", Printf.sprintf "no value within the fuel of %d steps (after %d steps; --fuel N)" !fuel k))
 
-let run s =
+(* The normaliser: on the first-order fragment (fo.v, fq, decided by the
+   extracted fqb) the fuel-free run (fo_run.v, fo_run_opt), which ends in
+   a value whatever the fuel; elsewhere (and always with [fuelled]) the
+   normaliser with the fuel of --fuel.  Both give the same answer where
+   the fuelled one ends in a value (fo_run_opt_normalize). *)
+let normalise ?(fuelled = false) e =
+  match if fuelled then None else P.pb_fo_run e with
+  | Some r -> r
+  | None -> P.pb_normalize !fuel e
+
+let run ?fuelled s =
   let e, t = typed s in
-  let (u, k), o = P.pb_normalize !fuel e in
+  let (u, k), o = normalise ?fuelled e in
   sized (fun () -> outcome u t k o)
 
 (* The continuation machine: the same answer, and how often each rule fired,
@@ -313,26 +323,31 @@ let trace s =
 
 let mode_of_request = function
   | S.List [ S.Atom "run"; p ] -> (`Run, p)
+  | S.List [ S.Atom "run-fuel"; p ] -> (`Run_fuel, p)
   | S.List [ S.Atom "check"; p ] -> (`Check, p)
   | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
   | S.List [ S.Atom "cps"; p ] -> (`Cps, p)
   | S.List [ S.Atom "last"; p ] -> (`Last, p)
-  | S.List (S.Atom ("run" | "check" | "trace" | "cps" | "last") :: _) ->
-      bad "syntax" "a request is (run TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) or a TERM"
+  | S.List (S.Atom ("run" | "run-fuel" | "check" | "trace" | "cps" | "last") :: _) ->
+      bad "syntax" "a request is (run TERM), (run-fuel TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) \
+                    or a TERM"
   | p -> (`Run, p)
 
 let usage =
   Printf.sprintf "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
   \       pullback-eval --serve [--fuel N] [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
-   (check TERM), (trace TERM), (cps TERM), (last TERM) or a TERM, from FILE\n\
-   or standard input, and prints one answer line (--trace: one line per step first,\n\
+   (run-fuel TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) or a\n\
+   TERM, from FILE or standard input, and prints one answer line (--trace: one\n\
+   line per step first,\n\
    with the rule that fired).  --machine cps runs a TERM or (run TERM) on\n\
    the continuation machine (as (cps TERM)), which also counts the rules\n\
    that fired.  Exit codes: 0 value, 1 stuck, out of fuel or an answer\n\
    longer than %d characters (answer-too-large), 2 bad input.\n\
    --fuel N bounds the steps (default 1000000), and the machine's premises\n\
-   and (times 64) its transitions.  --serve answers one request per line.\n\
+   and (times 64) its transitions; run takes no fuel on the first-order\n\
+   fragment (fq, theories/pullback/fo_run.v), where it ends in a value;\n\
+   run-fuel, trace and last always take the fuel.  --serve answers one request per line.\n\
    --timeout stops a request after SECONDS (default 60; 0: no limit)." max_answer
 
 let () =
@@ -361,6 +376,7 @@ let () =
         let m, p = mode_of_request req in
         match m with
         | `Run -> run p
+        | `Run_fuel -> run ~fuelled:true p
         | `Cps -> run_cps p
         | `Last -> last p
         | `Check -> check_line p
@@ -372,6 +388,7 @@ let () =
         let m, p = mode_of_request req in
         match (if !mode = `Run then (if m = `Run then !machine else m) else !mode) with
         | `Run -> run p
+        | `Run_fuel -> run ~fuelled:true p
         | `Cps -> run_cps p
         | `Last -> last p
         | `Check -> check_line p

@@ -16,6 +16,7 @@ from revhandlers.errors import RevHandlersError
 from revhandlers.pullback import campaign as C
 from revhandlers.pullback.direct import draw_case
 from revhandlers.pullback.engine import PullbackEvaluator
+from revhandlers.pullback.sexp import to_sexp
 from revhandlers.pullback.syntax import (
     App,
     Dual,
@@ -138,3 +139,42 @@ def test_corpus_classified():
 def test_fragment_corpus_queries_end_in_a_value(ev):
     for name in ("paper-f.sexp", "example-3-3.sexp"):
         assert outcome(ev, C.read_case((CORPUS / name).read_text())) == "value", name
+
+
+@pytest.fixture(scope="module")
+def starved():
+    """A pullback-eval with one step of fuel: only the fuel-free run
+    (``fo_run.v``, ``fo_run_opt``) brings a query of several steps to a
+    value with it."""
+    with PullbackEvaluator(timeout=30, fuel=1) as ev:
+        yield ev
+
+
+@pytest.mark.parametrize("seed", [26, 7])
+def test_fuel_free_run_agrees_with_the_fuelled_one(ev, starved, seed):
+    """``(run Q)`` takes the fuel-free path on the fragment and
+    ``(run-fuel Q)`` always the fuelled normaliser: on 300 queries drawn
+    as the campaign draws them, both give the same answer, line for line
+    (value and number of steps: ``fo_run_opt_normalize``), with the
+    campaign's fuel; with one step of fuel, ``(run Q)`` still gives it on
+    every query of the fragment (the Python mirror :func:`fq` says which)
+    while ``(run-fuel Q)`` runs out of fuel, and outside the fragment the
+    two requests are the same fuelled run."""
+    strategy = C.direct_cases()
+    counts: Counter = Counter()
+    for i in range(300):
+        t = C.term_of(draw_case(strategy, seed, i))
+        fuelled = ev.request(f"(run-fuel {to_sexp(t)})")
+        assert ev.request(f"(run {to_sexp(t)})") == fuelled, f"query {i} of seed {seed}: {t}"
+        short = starved.request(f"(run {to_sexp(t)})")
+        short_fuelled = starved.request(f"(run-fuel {to_sexp(t)})")
+        if fq(t):
+            assert short == fuelled, f"query {i} of seed {seed} is in fq: {short[:200]}"
+            steps = C.result_of(fuelled).steps
+            assert steps <= 1 or short_fuelled.startswith("(error (kind out-of-fuel)"), short_fuelled[:200]
+            counts["fq"] += 1
+            counts["fq, more than one step"] += steps > 1
+        else:
+            assert short == short_fuelled, f"query {i} of seed {seed}: {short[:200]}"
+            counts["outside"] += 1
+    assert counts["fq, more than one step"] >= 30 and counts["outside"] >= 30, counts

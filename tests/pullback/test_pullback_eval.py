@@ -248,7 +248,8 @@ ERRORS = [
     ("zero", (), "type", 2),
     ("(dual-map R (fun sin (var 0)) (ndual 1.0))", (), "type", 2),   # not linear in x
     (STUCK, (), "stuck", 1),
-    (PAPER_QUERY, ("--fuel", "3"), "out-of-fuel", 1),
+    (f"(run-fuel {PAPER_QUERY})", ("--fuel", "3"), "out-of-fuel", 1),
+    ("(run-fuel 1.0 2.0)", (), "syntax", 2),
 ]
 
 
@@ -284,10 +285,16 @@ def test_bad_flags():
 # ---------- fuel, trace, serve ----------
 
 def test_fuel_bounds_the_steps():
-    _, _, steps = result(PAPER_QUERY)
-    assert result(PAPER_QUERY, "--fuel", str(steps))[2] == steps
-    rc, lines, _ = run(PAPER_QUERY, "--fuel", str(steps - 1))
+    """``--fuel`` bounds the fuelled normaliser (``(run-fuel TERM)``); a
+    query of the first-order fragment, such as the paper's, runs without
+    fuel (``fo_run.v``): ``(run TERM)`` reaches its value whatever the
+    fuel, after the same number of steps."""
+    fuelled = f"(run-fuel {PAPER_QUERY})"
+    _, _, steps = result(fuelled)
+    assert result(fuelled, "--fuel", str(steps))[2] == steps
+    rc, lines, _ = run(fuelled, "--fuel", str(steps - 1))
     assert rc == 1 and ERROR_LINE.match(lines[0]).group(1) == "out-of-fuel"
+    assert result(PAPER_QUERY, "--fuel", "0") == result(fuelled)
     assert result("2.5", "--fuel", "0") == ("2.5", "R", 0)
 
 

@@ -12,6 +12,11 @@
     - [pb_normalize]: the normaliser ([normalize], normalize.v:
       [normalize_sound]) and [pb_trace], the same loop recording every term
       ([trace_sound]);
+    - [pb_fo_run]: the fuel-free run of the first-order fragment
+      ([fo_run_opt], fo_run.v: [None] outside [fq], else the value and the
+      number of steps, [fo_run_opt_sound], [fo_run_opt_complete], the same
+      answer as [pb_normalize] whenever that ends in a value,
+      [fo_run_opt_normalize]);
     - [pb_cps]: the continuation machine of §3.5 ([cps_run], cps.v:
       [cps_run_sound], [cps_normalize_agree]), with the rules it fired,
       and [pb_log_rules], those rules with the rules of their premises
@@ -26,7 +31,7 @@
     on what the scalar operations compute: the theorems hold for every
     [scalar_ops] (exec_sig.v). *)
 From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps wf.
+From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps wf fo_run.
 
 Definition flt : Type := unit.
 Definition flt_zero : flt := tt.
@@ -60,6 +65,7 @@ Definition pb_jac_ok (t : tm) : bool := pb_jac_okb t.
 Definition pb_step (fuel : nat) (t : tm) : sres := step_fn fuel t.
 Definition pb_normalize (fuel : nat) (t : tm) : tm * nat * outcome := normalize fuel t.
 Definition pb_trace (fuel : nat) (t : tm) : list tm * outcome := trace fuel t.
+Definition pb_fo_run (t : tm) : option (tm * nat * outcome) := fo_run_opt t.
 
 Definition pb_cps (depth transitions : nat) (t : tm) : tm * nat * list (rule * tm) * outcome :=
   cps_run depth transitions t.
@@ -74,4 +80,4 @@ Definition fsym_view (f : @fsym pb_sig) : fprim := f.
 
 Extraction Language OCaml.
 Extraction "pullback_core.ml"
-  pb_infer pb_erase pb_lets_ok pb_jac_ok pb_step pb_normalize pb_trace pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.
+  pb_infer pb_erase pb_lets_ok pb_jac_ok pb_step pb_normalize pb_trace pb_fo_run pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.

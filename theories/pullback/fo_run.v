@@ -1,0 +1,111 @@
+(** * The fuel-free run of the first-order fragment, for pullback-eval
+
+    [fo_normalize] (norm_fo.v) returns the value of a term of the fragment
+    [fq] without fuel, but not the number of steps that [pullback-eval]
+    prints with it.  [fo_run] is the driver's normaliser [normalize] run
+    with fuel [2^j] for the first [j] at which it ends in a value, found by
+    the well-founded search of [ConstructiveEpsilon] whose termination is
+    [fo_normalize_normalize]; so it returns the value of [fo_normalize]
+    and the exact number of steps ([fo_run_value]), and whatever
+    [normalize] returns as a value with any fuel it returns too
+    ([fo_run_normalize]).  [fo_run_opt] decides the fragment ([fqb]) and
+    then runs: [None] outside it, a value inside it, on every term
+    ([fo_run_opt_sound], [fo_run_opt_complete], [fo_run_opt_normalize]).
+    The search costs at most about twice the last run ([normalize] with
+    fuel [f] takes at most [f] steps). *)
+From Coq Require Import ConstructiveEpsilon.
+From Pullback Require Import syntax reduction normalize cps norm_fo fo.
+
+Section fo_run.
+Context {Σ : signature}.
+
+Definition is_done (r : tm * nat * outcome) : bool :=
+  match r with (_, _, OValue) => true | _ => false end.
+
+(** Informal proof: with enough fuel [N], [normalize] ends in a value
+    ([fo_normalize_normalize]), and [2^N > N]. *)
+Lemma fq_run_fuel t : fq t -> exists j, is_done (normalize (2 ^ j) t) = true.
+Proof.
+  intros H. destruct (fo_normalize_normalize t H) as (k & N & HN).
+  exists N. rewrite HN; [reflexivity|].
+  apply Nat.lt_le_incl, Nat.pow_gt_lin_r. lia.
+Qed.
+
+Definition fo_run_fuel (t : tm) (H : fq t) : nat :=
+  proj1_sig (constructive_indefinite_ground_description_nat
+               (fun j => is_done (normalize (2 ^ j) t) = true)
+               (fun j => Bool.bool_dec (is_done (normalize (2 ^ j) t)) true)
+               (fq_run_fuel t H)).
+
+Definition fo_run (t : tm) (H : fq t) : tm * nat * outcome := normalize (2 ^ fo_run_fuel t H) t.
+
+(** Informal proof: the search stops at a fuel where [normalize] ends in
+    a value [u] after [k] steps ([normalize_sound]); [u] is the value
+    [→*] reaches, which is [fo_normalize]'s ([fo_normalize_steps]). *)
+Lemma fo_run_value t H :
+  exists k, fo_run t H = (fo_normalize t H, k, OValue) /\ nsteps k t (fo_normalize t H).
+Proof.
+  unfold fo_run, fo_run_fuel.
+  destruct (constructive_indefinite_ground_description_nat _ _ _) as [j Hj]. simpl.
+  destruct (normalize (2 ^ j) t) as [[u k] o] eqn:E; destruct o; try discriminate.
+  apply normalize_sound in E as (Hk & Hs & Hv & _).
+  rewrite (fo_normalize_steps t H u Hs (Hv eq_refl)). eauto.
+Qed.
+
+(** Whenever [normalize] (the fuelled path of [pullback-eval]) ends in a
+    value, [fo_run] gives the same value after the same number of steps
+    (the steps to a value are determined: [nsteps_value_det]). *)
+Lemma fo_run_normalize t H fuel u k :
+  normalize fuel t = (u, k, OValue) -> fo_run t H = (u, k, OValue).
+Proof.
+  intros E. apply normalize_sound in E as (Hk & _ & Hv & _).
+  destruct (fo_run_value t H) as (k' & -> & Hk').
+  destruct (nsteps_value_det _ _ _ _ _ Hk' (proj2 (fo_normalize_sound t H)) Hk (Hv eq_refl))
+    as [-> ->].
+  reflexivity.
+Qed.
+
+(** And the fuelled path reaches [fo_run]'s answer once its fuel suffices. *)
+Lemma fo_run_normalize_eventually t H :
+  exists N, forall fuel, N <= fuel -> normalize fuel t = fo_run t H.
+Proof.
+  destruct (fo_normalize_normalize t H) as (k & N & HN). exists N. intros fuel Hf.
+  rewrite (HN fuel Hf). symmetry. apply (fo_run_normalize t H fuel). exact (HN fuel Hf).
+Qed.
+
+(** [fo_run_opt t]: [None] outside the fragment, else [fo_run]'s answer;
+    a total function of every term, with no fuel. *)
+Definition fo_run_opt (t : tm) : option (tm * nat * outcome) :=
+  match Bool.bool_dec (fqb t) true with
+  | left E => Some (fo_run t (proj1 (fqb_spec t) E))
+  | right _ => None
+  end.
+
+Lemma fo_run_opt_sound t r :
+  fo_run_opt t = Some r -> exists v k, r = (v, k, OValue) /\ nsteps k t v /\ value v.
+Proof.
+  unfold fo_run_opt. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros Hr; [|discriminate].
+  injection Hr as <-. destruct (fo_run_value t (proj1 (fqb_spec t) E)) as (k & -> & Hk).
+  exists (fo_normalize t (proj1 (fqb_spec t) E)), k.
+  split; [reflexivity|split; [exact Hk|apply fo_normalize_sound]].
+Qed.
+
+Lemma fo_run_opt_complete t : fq t -> exists r, fo_run_opt t = Some r.
+Proof.
+  intros H. unfold fo_run_opt. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
+  exfalso. apply E, fqb_spec, H.
+Qed.
+
+Lemma fo_run_opt_none t : fo_run_opt t = None -> ~ fq t.
+Proof. intros H Hq. destruct (fo_run_opt_complete t Hq) as [r Hr]. congruence. Qed.
+
+(** The two paths of [pullback-eval] agree: where the fuelled normaliser
+    ends in a value, the fuel-free run gives the same answer. *)
+Lemma fo_run_opt_normalize t r fuel u k :
+  fo_run_opt t = Some r -> normalize fuel t = (u, k, OValue) -> r = (u, k, OValue).
+Proof.
+  unfold fo_run_opt. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros Hr; [|discriminate].
+  injection Hr as <-. apply fo_run_normalize.
+Qed.
+
+End fo_run.
