@@ -290,8 +290,11 @@ def test_run_on_the_machine(capsys):
 def test_run_exit_codes(tmp_path, capsys):
     code, out, err = _cli(["run", str(ROOT / "examples" / "pullback" / "sum_gradient.pb")], capsys)
     assert code == 1 and out == "" and err.startswith("error (stuck): ")
-    code, _, err = _cli(["run", "--fuel", "10", str(PAPER)], capsys)
+    code, _, err = _cli(["run", "--fuel", "2", str(CORPUS / "higher-order.sexp")], capsys)
     assert code == 1 and err.startswith("error (out-of-fuel): ")
+    # the paper's query is in the first-order fragment: it runs without fuel (fo_run.v)
+    code, out, _ = _cli(["run", "--fuel", "10", str(PAPER)], capsys)
+    assert code == 0 and out.splitlines()[0] == "value: [660, 528]*"
     bad = tmp_path / "bad.sexp"
     bad.write_text("(app (lam R (var 0)) (pair 1.0 2.0))")
     code, _, err = _cli(["run", str(bad)], capsys)
@@ -437,3 +440,74 @@ def test_rule_17_with_a_premise_ending_in_0(ev):
     r = ev.cps(t)
     assert r.value == Zero() and dict(r.rules)["17"] == 1
     assert C.check(t, ev) == "value (higher-order, not numeric: not compared)"
+
+
+def test_fast_reader_reads_as_the_general_one():
+    """The campaign reads pullback-eval's answers with a reader of the
+    driver's own spelling (``engine.fast_result``, ``fast_term``, the rule
+    counts of ``same_run``); on the answers to 400 generated queries
+    (``run``, ``cps``, ``last``) it gives what the general reader
+    (``sexp.read_answer``, ``from_sexp``) gives, and it leaves every other
+    spelling to it (a non-finite number, an integer for a number, an
+    unbound index, a type where ``?`` is printed, a field out of order)."""
+    from revhandlers.pipe import Pipe
+    from revhandlers.pullback import engine as E
+    from revhandlers.pullback.direct import draw_case
+    from revhandlers.pullback.sexp import from_sexp, read_answer
+    strategy = C.direct_cases()
+    texts = [to_sexp(C.term_of(draw_case(strategy, 19, i))) for i in range(400)]
+    pipe = Pipe(("--fuel", str(C.FUEL)), 30, path=E.pullback_eval_path())
+    try:
+        pipe.send([f"({kind} {t})" for t in texts for kind in ("run", "cps", "last")])
+        lines = pipe.receive()
+    finally:
+        pipe.close()
+    counts: Counter = Counter()
+    for line in lines:
+        if line.startswith("(result (value "):
+            general = read_answer(line)
+            assert E.fast_result(line) == general == E.result_of(line), line[:300]
+            if general.rules:
+                run_line = line[:line.index(" (rules ")] + ")"
+                assert E.same_run(run_line, line) == general.rules
+            counts["results"] += 1
+        elif line.startswith("(last (term "):
+            text = line[len("(last (term "):line.rfind(") (steps ")]
+            assert E.fast_term(text) == from_sexp(text) == E.read_last(line, text), text[:300]
+            counts["last terms"] += 1
+    assert counts["results"] >= 300 and counts["last terms"] >= 200, counts
+    for text in ["(ndual (nan 1.0))", "(ndual 2)", "(var 0)", "(lam R (var 0))", "(pair 1.0 2.0) 3.0", "(pair 1.0",
+                 "(fun sinh 1.0)", "(proj 3 1.0)", "1.0.0", "inf"]:
+        with pytest.raises(E._Slow):
+            E.fast_term(text)
+    for line in ["(result (value (ndual (nan 1.0))) (type (dual (* R R))) (steps 3))",
+                 "(result (type R) (value 1.0) (steps 3))", "(result (value 1.0) (type ?) (steps 3))",
+                 "(result (value 1.0) (type R) (steps -3))", "(result (value 1.0) (type R) (steps 3)) x"]:
+        with pytest.raises(E._Slow):
+            E.fast_result(line)
+
+
+def test_agree_is_numpys_isclose():
+    """``campaign.agree`` compares number by number; numpy's ``isclose``
+    (with NaN equal to NaN, an infinity to the same infinity) is the
+    independent computation."""
+    import random
+
+    import numpy as np
+    rng = random.Random(5)
+    special = [0.0, -0.0, 1.0, 1e-13, -1e-13, 1e300, float("inf"), float("-inf"), float("nan")]
+
+    def draw() -> float:
+        if rng.random() < 0.3:
+            return rng.choice(special)
+        return rng.uniform(-10, 10) * 10 ** rng.randint(-12, 3)
+
+    for _ in range(3000):
+        n = rng.randint(0, 4)
+        a = np.array([draw() for _ in range(n)])
+        b = a * (1 + rng.choice([0, 1e-10, 1e-8, -1e-8])) if rng.random() < 0.5 else np.array(
+            [draw() for _ in range(n)])
+        want = bool(np.all((np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+                           | np.isclose(a, b, rtol=C.RTOL, atol=C.ATOL)))
+        assert C.agree(a, b) == want, (a, b)
+    assert not C.agree(np.zeros(2), np.zeros(3))

@@ -24,8 +24,11 @@ from ..errors import BadInput, RevHandlersError, RuntimeFailure
 from ..paths import driver_path
 from ..process import ServeProcess, lazily
 from ..sexpio import loads, ocaml_float
-from .sexp import Result, from_sexp, read_answer, read_rules, read_type, request_sexp, too_large_answer
-from .syntax import NP, NR, NZ, NDual, Real, Tm, Ty
+from .sexp import (MAX_NAT, Result, from_sexp, read_answer, read_rules, read_type, request_sexp,
+                   too_large_answer)
+from .syntax import (NP, NR, NZ, App, Dual, Fun, Jac, Lam, Let, NDual, Pair, Pb, Plus, Proj, Real, TArr, TDual,
+                     Tm, TProd, TR, Ty, Var, Zero)
+from .syntax import FUNCTIONS
 
 
 def pullback_eval_path():
@@ -165,7 +168,16 @@ def same_run(run_line: str, cps_line: str) -> tuple | None:
     head = head[:-1] + " (rules "
     if not cps_line.startswith(head):
         return None
-    return read_rules(loads(cps_line.rstrip()[len(head) - len("(rules "):-1], program=True)[1:])
+    rules = cps_line.rstrip()[len(head) - len("(rules "):-1]
+    if _RULES.fullmatch(rules):
+        return tuple((name, int(count)) for name, count in _RULE.findall(rules))
+    return read_rules(loads(rules, program=True)[1:])
+
+
+#: pullback-eval's spelling of ``(rules (NAME COUNT) …)``, read without
+#: :func:`~.sexp.read_rules` (which reads any spelling)
+_RULES = re.compile(r"\(rules(?: \([A-Za-z0-9-]+ [0-9]{1,9}\))*\)")
+_RULE = re.compile(r"\(([A-Za-z0-9-]+) ([0-9]+)\)")
 
 
 #: a step of a trace, ``(rule NAME) TERM``
@@ -175,7 +187,13 @@ _STEP = re.compile(r"\(rule ([^ ()]+)\) (.*)", re.S)
 def _result(line: str):
     """:func:`~.sexp.read_answer`, and a value that holds ``nan`` or an
     infinity (which :func:`~.sexp.from_sexp` does not read: input numbers
-    are finite) when it is a number or a numeric dual."""
+    are finite) when it is a number or a numeric dual.  A result line is
+    read first by :func:`fast_result`."""
+    if line.startswith("(result (value ") and too_large_answer(line) is None:
+        try:
+            return fast_result(line)
+        except _Slow:
+            pass
     try:
         return read_answer(line)
     except BadInput as e:
@@ -199,6 +217,10 @@ def _step(text: str):
     """The term of a step; its text when it holds a non-finite number
     (which :func:`~.sexp.from_sexp` does not read)."""
     try:
+        return fast_term(text)
+    except _Slow:
+        pass
+    try:
         return from_sexp(text)
     except BadInput as e:
         if e.kind != "number":
@@ -219,6 +241,185 @@ def _num(x):
     if isinstance(x, list) and len(x) == 2:
         return NP(_num(x[0]), _num(x[1]))
     return NR(_float(x))
+
+
+# ------------------------------------------------ the fast reader of answers
+#
+# The campaign reads a value from every answer; the general reader
+# (:func:`~.sexp.from_sexp` over :func:`revhandlers.sexpio.loads`) accepts
+# every spelling of the S-expression format and says what is wrong with a
+# bad one.  pullback-eval prints one spelling only (docs/sexp-format.md:
+# binder types ``?``, numbers by ``%.17g`` with a ``.`` or an exponent), and
+# the reader below reads that spelling in one pass over its tokens, into
+# the same terms; anything else (a non-finite number, an integer where a
+# number is expected, a nesting past :data:`_FAST_DEPTH`, a malformed line)
+# raises :class:`_Slow`, and the general reader decides, errors included.
+# ``tests/pullback/test_pullback_campaign.py`` checks that both read the
+# campaign's answers into the same terms.
+
+_TOKEN = re.compile(r"[()]|[^\s()]+")
+_FLOAT = re.compile(r"-?[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?")
+#: the deepest nesting the fast reader reads (deeper: the general reader, which also bounds it)
+_FAST_DEPTH = 400
+_TWO = {"app": App, "pair": Pair, "+": Plus}
+
+
+class _Slow(Exception):
+    """Not the spelling :func:`fast_term` reads: the general reader decides."""
+
+
+def _number(tok: str) -> float:
+    if ("." in tok or "e" in tok) and _FLOAT.fullmatch(tok):
+        return float(tok)
+    raise _Slow
+
+
+def _reader(text: str):
+    tokens = _TOKEN.findall(text)
+    nxt = iter(tokens).__next__
+
+    def close() -> None:
+        if nxt() != ")":
+            raise _Slow
+
+    def num(d: int):
+        if d > _FAST_DEPTH:
+            raise _Slow
+        tok = nxt()
+        if tok == "zero":
+            return NZ()
+        if tok != "(":
+            return NR(_number(tok))
+        a = num(d + 1)
+        b = num(d + 1)
+        close()
+        return NP(a, b)
+
+    def ty(d: int):
+        if d > _FAST_DEPTH:
+            raise _Slow
+        tok = nxt()
+        if tok == "R":
+            return TR()
+        if tok != "(":
+            raise _Slow
+        head = nxt()
+        if head == "dual":
+            a = ty(d + 1)
+            close()
+            return TDual(a)
+        if head not in ("*", "->"):
+            raise _Slow
+        a = ty(d + 1)
+        b = ty(d + 1)
+        close()
+        return TProd(a, b) if head == "*" else TArr(a, b)
+
+    def term(level: int, d: int) -> Tm:
+        if d > _FAST_DEPTH:
+            raise _Slow
+        tok = nxt()
+        if tok != "(":
+            return Zero() if tok == "zero" else Real(_number(tok))
+        head = nxt()
+        e = d + 1
+        if head in _TWO:
+            a = term(level, e)
+            b = term(level, e)
+            out = _TWO[head](a, b)
+        elif head == "var":
+            n = nxt()
+            if not (n.isdigit() and n.isascii()) or int(n) >= level:
+                raise _Slow
+            out = Var(int(n))
+        elif head == "proj":
+            i = nxt()
+            if i not in ("1", "2"):
+                raise _Slow
+            out = Proj(int(i), term(level, e))
+        elif head in ("fun", "jac"):
+            f = nxt()
+            if f not in FUNCTIONS:
+                raise _Slow
+            out = (Fun if head == "fun" else Jac)(f, term(level, e))
+        elif head == "lam":
+            if nxt() != "?":
+                raise _Slow
+            out = Lam(None, term(level + 1, e))
+        elif head in ("dual-map", "pullback"):
+            if nxt() != "?":
+                raise _Slow
+            body = term(level + 1, e)
+            out = (Dual if head == "dual-map" else Pb)(None, body, term(level, e))
+        elif head == "ndual":
+            out = NDual(num(e))
+        elif head == "let":
+            a = term(level, e)
+            out = Let(a, term(level + 1, e))
+        else:
+            raise _Slow
+        close()
+        return out
+
+    return nxt, close, term, ty
+
+
+def fast_term(text: str) -> Tm:
+    """The closed term ``text`` prints, as :func:`~.sexp.from_sexp` reads
+    it, in pullback-eval's spelling; :class:`_Slow` otherwise."""
+    nxt, _, term, _ = _reader(text)
+    try:
+        t = term(0, 1)
+        for _ in iter(nxt, None):
+            raise _Slow                 # something after the term
+    except StopIteration:
+        raise _Slow from None
+    return t
+
+
+def fast_result(line: str) -> Result:
+    """A ``(result (value V) (type T) (steps K) [(rules …)])`` line, as
+    :func:`~.sexp.read_answer` reads it; :class:`_Slow` for another line or
+    spelling."""
+    nxt, close, term, ty = _reader(line)
+    try:
+        if (nxt(), nxt(), nxt()) != ("(", "result", "("):
+            raise _Slow
+        if nxt() != "value":
+            raise _Slow
+        value = term(0, 1)
+        close()
+        if (nxt(), nxt()) != ("(", "type"):
+            raise _Slow
+        typ = ty(1)
+        close()
+        if (nxt(), nxt()) != ("(", "steps"):
+            raise _Slow
+        k = nxt()
+        if not (k.isdigit() and k.isascii()) or int(k) > MAX_NAT:
+            raise _Slow
+        close()
+        rules = []
+        tok = nxt()
+        if tok == "(":
+            if nxt() != "rules":
+                raise _Slow
+            while (tok := nxt()) == "(":
+                name, count = nxt(), nxt()
+                if name in "()" or not (count.isdigit() and count.isascii()) or int(count) > MAX_NAT:
+                    raise _Slow
+                rules.append((name, int(count)))
+                close()
+            if tok != ")":
+                raise _Slow
+            tok = nxt()
+        if tok != ")":
+            raise _Slow
+        for _ in iter(nxt, None):
+            raise _Slow
+    except StopIteration:
+        raise _Slow from None
+    return Result(value, typ, int(k), tuple(rules))
 
 
 #: the process shared by ``revhandlers pullback run``
