@@ -511,3 +511,28 @@ def test_agree_is_numpys_isclose():
                            | np.isclose(a, b, rtol=C.RTOL, atol=C.ATOL)))
         assert C.agree(a, b) == want, (a, b)
     assert not C.agree(np.zeros(2), np.zeros(3))
+
+
+def test_overlapping_batches_are_answered_in_order():
+    """``Pipe.send`` queues a batch after the requests not yet answered and
+    ``Pipe.receive(count)`` takes the first ``count`` answers, as the
+    campaign's overlapping batches use them; each answer is the one the
+    request gets alone."""
+    from revhandlers.pipe import Pipe
+    from revhandlers.pullback.engine import pullback_eval_path
+    paper = C.read_case((CORPUS / "paper-f.sexp").read_text())
+    texts = [to_sexp(paper), "(fun sin 0.5)", "(pair 1.0 zero)", "(app (lam R (var 0)) (pair 1.0 2.0))"]
+    with PullbackEvaluator(timeout=30, fuel=C.FUEL) as one:
+        alone = [one.request(f"(run {t})").rstrip("\n") for t in texts]
+    pipe = Pipe(("--fuel", str(C.FUEL)), 30, path=pullback_eval_path())
+    try:
+        pipe.send([f"(run {t})" for t in texts[:3]])
+        pipe.send([f"(run {t})" for t in texts[3:] + texts[:1]])
+        assert pipe.receive(2) == alone[:2]
+        pipe.send([f"(run {texts[1]})"])
+        assert pipe.receive(1) == alone[2:3]
+        assert pipe.receive() == alone[3:] + alone[:2]
+        assert pipe.receive() == []
+    finally:
+        pipe.close()
+    assert alone[0].startswith("(result (value (ndual (660.0 528.0)))") and alone[3].startswith("(error (kind type)")

@@ -161,8 +161,10 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
     """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
     :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.pipe.Pipe`
     on pullback-eval) in one write, then the ``(last Q)`` requests of the
-    stuck runs in another, and their answers passed to ``check(case,
-    answers)``.
+    stuck runs, and their answers passed to ``check(case, answers)``.  The
+    batches overlap: the next batch is drawn while pullback-eval answers
+    this one, and sent (after this one's ``last`` requests) before this one
+    is checked, so that pullback-eval and the checks run at once.
 
     With a journal (:func:`revhandlers.harness.journal_for`), each batch's
     verdicts and what it added to ``coverage()`` are written to it (and the
@@ -173,18 +175,28 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
     if ledger.finished(n):
         return ledger.report                        # finished before
     report = ledger.report
+
+    def drawn(b0: int) -> tuple[list, list[str]]:
+        batch = [draw_case(strategy, seed, i) for i in range(b0, min(n, b0 + BATCH))]
+        return batch, [to_sexp(term_of(c)) for c in batch]
+
+    def requests(texts: list[str]) -> list[str]:
+        return [f"({kind} {text})" for text in texts for kind in ("run", "cps")]
+
     try:
-        for b0 in range(ledger.skip, n, BATCH):
-            batch = [draw_case(strategy, seed, i) for i in range(b0, min(n, b0 + BATCH))]
-            texts = [to_sexp(term_of(c)) for c in batch]
-            pipe.send([f"({kind} {text})" for text in texts for kind in ("run", "cps")])
-            got = pipe.receive()
+        starts = range(ledger.skip, n, BATCH)
+        if not starts:
+            return report
+        batch, texts = drawn(starts[0])
+        pipe.send(requests(texts))
+        for b0 in starts:
+            following = drawn(b0 + BATCH) if b0 + BATCH < n else None    # while pullback-eval answers
+            got = pipe.receive(2 * len(batch))
             answers = [(got[2 * j], got[2 * j + 1]) for j in range(len(batch))]
             stuck = [j for j, (run, _) in enumerate(answers) if run.startswith("(error (kind stuck)")]
-            if stuck:
-                pipe.send([f"(last {texts[j]})" for j in stuck])
-                for j, last in zip(stuck, pipe.receive()):
-                    answers[j] += (last,)
+            pipe.send([f"(last {texts[j]})" for j in stuck] + (requests(following[1]) if following else []))
+            for j, last in zip(stuck, pipe.receive(len(stuck))):
+                answers[j] += (last,)
             for j, case in enumerate(batch):
                 try:
                     outcome = check(case, answers[j])
@@ -199,6 +211,8 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
                 if progress:
                     progress(report)
             ledger.flush()
+            if following:
+                batch, texts = following
     finally:
         if report.divergence is None:
             ledger.flush()                  # the cases checked (also when interrupted)
