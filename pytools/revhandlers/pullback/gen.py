@@ -140,10 +140,12 @@ def _small_real() -> st.SearchStrategy:
     return st.builds(Real, small_reals())
 
 
-def _paths(ctx: tuple, target: Ty, allow_index0: bool = True) -> list[Tm]:
+@lru_cache(maxsize=1 << 14)
+def _paths(ctx: tuple, target: Ty, allow_index0: bool = True) -> tuple[Tm, ...]:
     """Every variable of ``ctx`` followed by projections that has type
-    ``target``."""
-    out = []
+    ``target`` (cached: the generators ask it at every node, of the few
+    contexts a query has)."""
+    out: list[Tm] = []
     for n, t in enumerate(ctx):
         if n == 0 and not allow_index0:
             continue
@@ -154,7 +156,7 @@ def _paths(ctx: tuple, target: Ty, allow_index0: bool = True) -> list[Tm]:
                 out.append(tm)
             if isinstance(u, TProd):
                 stack += [(Proj(1, tm), u.A), (Proj(2, tm), u.B)]
-    return out
+    return tuple(out)
 
 
 @lru_cache(maxsize=None)
@@ -474,7 +476,19 @@ def bilinear_queries(draw):
     """A query whose body is a dual map along a function bilinear in its
     variable and the pullback's (:data:`_BILINEAR`), so that 16b or 16c
     fires, with random numbers."""
-    text = _BILINEAR[draw(_choose(tuple(sorted(_BILINEAR))))]
-    for name in ("A", "C"):
-        text = text.replace(name, repr(draw(small_reals())))
-    return parse(text)
+    kind = draw(_choose(tuple(sorted(_BILINEAR))))
+    a, c = draw(small_reals()), draw(small_reals())
+    query = _bilinear_query(kind)           # parsed once: only its point changes
+    return App(query.s, _bilinear_point(kind, a, c))
+
+
+def _bilinear_point(kind: str, a: float, c: float) -> Tm:
+    """The point of :data:`_BILINEAR`'s query ``kind`` with ``A``, ``C`` the numbers ``a``, ``c``."""
+    return Pair(Real(a), NDual(NR(c))) if kind == "16c" else Real(a)
+
+
+@lru_cache(maxsize=None)
+def _bilinear_query(kind: str) -> App:
+    query = parse(_BILINEAR[kind].replace("A", "0.25").replace("C", "0.5"))
+    assert isinstance(query, App) and query.p == _bilinear_point(kind, 0.25, 0.5), query
+    return query
