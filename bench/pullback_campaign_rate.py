@@ -25,6 +25,11 @@ its pullback-eval children):
   comparisons.
 * ``campaign, 1 job, direct``: the same with ``direct=True``, as
   ``revhandlers pullback fuzz`` runs by default.
+* ``campaign, 2 jobs, direct``: ``revhandlers pullback fuzz --jobs 2
+  --allow-stuck`` without its command line (``harness.run_jobs`` with the
+  command's job, seeds ``seed`` and ``seed+1``, ``n/2`` queries each), its
+  rate the command's (queries over the slower job's seconds); its CPU
+  times are the workers' and their pullback-eval processes' (children).
 
 ``x eval`` is each rate over the baseline's.  On a machine other jobs load,
 wall rates fall with the share of the CPUs this run gets; the CPU times do
@@ -79,6 +84,15 @@ def campaign_one_job(n: int, seed: int, direct: bool = False):
     return C.campaign(n, seed, allow_stuck=True, direct=direct)
 
 
+def campaign_two_jobs(n: int, seed: int):
+    """The reports of ``revhandlers pullback fuzz --n N --seed S --jobs 2
+    --allow-stuck`` (no journal, no corpus) and its rate."""
+    from revhandlers.harness import run_jobs
+    args = (C.BUDGET, "", C.TIMEOUT, C.FUEL, False, True, True, True)
+    reports = run_jobs(C._job, n, seed, 2, args, "pullback fuzz", unit="queries")
+    return reports, sum(r.programs for r in reports) / max(r.seconds for r in reports)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1000)
@@ -100,6 +114,10 @@ def main() -> int:
         if report.divergence:
             raise SystemExit(f"divergence: {report.divergence}")
         rows.append(("campaign, 1 job" + (", direct" if direct else ""), w, c, k))
+    (reports, rate), w, c, k = timed(lambda: campaign_two_jobs(args.n, args.seed))
+    if any(r.divergence for r in reports):
+        raise SystemExit(f"divergence: {[r.divergence for r in reports if r.divergence]}")
+    rows.append(("campaign, 2 jobs, direct", w, c, k))
     print(f"{'':30s} {'queries':>8s} {'wall s':>8s} {'queries/s':>10s} {'x eval':>7s} "
           f"{'CPU ms/query (py + pullback-eval)':>34s}")
     for name, w, c, k in rows:
@@ -107,6 +125,8 @@ def main() -> int:
               f"{c * 1e3 / args.n:15.3f} + {k * 1e3 / args.n:.3f}")
     stuck = sum(v for o, v in report.outcomes.items() if o.startswith(("stuck", "excluded")))
     print(f"campaign: {report.programs} queries, {stuck} stuck (excluded or not)")
+    print(f"campaign, 2 jobs: {rate:.1f} queries/s as the command reports it (queries over the slower job's "
+          f"seconds, without starting the workers)")
     return 0
 
 
