@@ -371,28 +371,24 @@ let () =
     | _ -> prerr_endline usage; exit 2)
   in
   args (List.tl (Array.to_list Sys.argv));
+  (* the answer line to request [m] on [p]; [traced] makes a trace's *)
+  let answer traced m p =
+    match m with
+    | `Run -> run p
+    | `Run_fuel -> run ~fuelled:true p
+    | `Cps -> run_cps p
+    | `Last -> last p
+    | `Check -> check_line p
+    | `Trace -> traced (trace p)
+  in
   if !serve_mode then
     serve (fun req ->
         let m, p = mode_of_request req in
-        match m with
-        | `Run -> run p
-        | `Run_fuel -> run ~fuelled:true p
-        | `Cps -> run_cps p
-        | `Last -> last p
-        | `Check -> check_line p
-        | `Trace ->
-            let _, _, line = trace p in
-            line)
+        answer (fun (_, _, line) -> line) m p)
   else
     answer_one !file (fun req ->
         let m, p = mode_of_request req in
-        match (if !mode = `Run then (if m = `Run then !machine else m) else !mode) with
-        | `Run -> run p
-        | `Run_fuel -> run ~fuelled:true p
-        | `Cps -> run_cps p
-        | `Last -> last p
-        | `Check -> check_line p
-        | `Trace ->
-            let lines, final, _ = trace p in
+        answer (fun (lines, final, _) ->
             List.iter print_endline lines;
             match final with Ok l -> l | Error (kind, msg) -> raise (Runtime (kind, msg)))
+          (if !mode = `Run then (if m = `Run then !machine else m) else !mode) p)

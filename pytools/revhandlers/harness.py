@@ -326,6 +326,15 @@ def holes_verdict(holes: list[str], n: int, allow: bool, fail_from: int, out: Te
     return 3
 
 
+def add_run_options(parser: argparse.ArgumentParser, unit: str = "programs") -> None:
+    """``--n``, ``--seed`` and ``--jobs``, which every campaign's command
+    line takes."""
+    parser.add_argument("--n", type=int, default=1000, help=f"number of {unit} (default 1000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
+
+
 def add_holes_option(parser: argparse.ArgumentParser, default: int, unit: str = "programs") -> None:
     """``--holes-fail-from N`` of a campaign's command line."""
     parser.add_argument("--holes-fail-from", type=int, default=default, metavar="N",

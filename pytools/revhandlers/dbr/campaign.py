@@ -34,8 +34,8 @@ from pathlib import Path
 
 from ..cluster import add_options, jobs_for, require_dask
 from ..errors import BadInput, RevHandlersError, require_extra
-from ..harness import (Divergence, Report, could_not_run, count_done, run_campaign, run_jobs, summarize,
-                       write_corpus as _write_corpus)
+from ..harness import (Divergence, Report, add_run_options, could_not_run, count_done, run_campaign, run_jobs,
+                       summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options as add_journal_options, open_for as open_journal
 from ..sexpio import loads
@@ -348,10 +348,7 @@ def cmd_fuzz(args, out) -> int:
 
 def register(sub) -> None:
     t = sub.add_parser("fuzz", help="cross-check the six implementations and sympy on random expressions")
-    t.add_argument("--n", type=int, default=1000, help="number of expressions (default 1000)")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=None,
-                   help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
+    add_run_options(t, unit="expressions")
     t.add_argument("--max-size", type=int, default=12, help="nodes of an expression at most (default 12)")
     t.add_argument("--corpus", default="tests/corpus/dbr", help="where shrunk divergences are written")
     add_journal_options(t)

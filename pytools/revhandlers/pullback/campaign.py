@@ -72,8 +72,8 @@ import numpy as np
 
 from ..cluster import add_options, jobs_for, require_dask
 from ..errors import BadInput, RevHandlersError, require_extra
-from ..harness import (Divergence, Ledger, Report, add_holes_option, could_not_run, count_done, holes_verdict,
-                       run_campaign, run_jobs, summarize, write_corpus as _write_corpus)
+from ..harness import (Divergence, Ledger, Report, add_holes_option, add_run_options, could_not_run, count_done,
+                       holes_verdict, run_campaign, run_jobs, summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options as add_journal_options, open_for as open_journal
 from ..pipe import Pipe
@@ -709,10 +709,7 @@ def cmd_fuzz(args, out) -> int:
 
 def register(sub) -> None:
     t = sub.add_parser("fuzz", help="cross-check pullback-eval and the numpy reference on random queries")
-    t.add_argument("--n", type=int, default=1000, help="number of queries (default 1000)")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=None,
-                   help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
+    add_run_options(t, unit="queries")
     t.add_argument("--budget", type=int, default=BUDGET, help=f"size budget of a query's body (default {BUDGET})")
     t.add_argument("--timeout", type=float, default=TIMEOUT,
                    help=f"seconds pullback-eval may spend on one query (default {TIMEOUT:g})")

@@ -54,8 +54,8 @@ import numpy as np
 
 from ..cluster import add_options as add_cluster_options, jobs_for, require_dask
 from ..errors import RevHandlersError, RuntimeFailure, require_extra
-from ..harness import (Divergence, Report, add_holes_option, could_not_run, count_done, holes_verdict, journal_for,
-                       run_jobs, summarize, write_corpus as _write_corpus)
+from ..harness import (Divergence, Report, add_holes_option, add_run_options, could_not_run, count_done, holes_verdict,
+                       journal_for, run_jobs, summarize, write_corpus as _write_corpus)
 from ..interrupt import Interrupted
 from ..journal import add_options, open_for
 from ..pipe import TIMEOUT_ANSWER, Pipe
@@ -636,10 +636,7 @@ def cmd_fuzz(args, out) -> int:
 
 def register(sub) -> None:
     t = sub.add_parser("fuzz", help="cross-check generated programs on the verified evaluator and the reference")
-    t.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=None,
-                   help="parallel processes (seeds seed, seed+1, …; default 1, or N with --scheduler local:N)")
+    add_run_options(t, unit="programs")
     t.add_argument("--max-size", type=int, default=10, help="size budget of a program (default 10)")
     t.add_argument("--timeout", type=float, default=TIMEOUT,
                    help=f"seconds the verified evaluator may spend on one program before it is skipped (default {TIMEOUT:g})")
