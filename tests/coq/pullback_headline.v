@@ -233,3 +233,15 @@ Check @fo_eval_sound.
 Print Assumptions fo_eval_sound.
 Check @fo_eval_complete.
 Print Assumptions fo_eval_complete.
+
+(* The same, executed by pullback-eval without fuel (fo_run.v): the driver's
+   normaliser with fuel 2^j for the first j that reaches a value; on any
+   term, None outside the fragment, else the value and its number of steps,
+   the fuelled normaliser's answer wherever that ends in a value. *)
+From Pullback Require Import fo_run.
+Check @fo_run_opt_sound.
+Print Assumptions fo_run_opt_sound.
+Check @fo_run_opt_complete.
+Print Assumptions fo_run_opt_complete.
+Check @fo_run_opt_normalize.
+Print Assumptions fo_run_opt_normalize.
