@@ -533,6 +533,9 @@ def test_overlapping_batches_are_answered_in_order():
         assert pipe.receive(1) == alone[2:3]
         assert pipe.receive() == alone[3:] + alone[:2]
         assert pipe.receive() == []
+        pipe.send([f"(run {t})" for t in texts] * 50)   # answers never read: close stops the process
+        proc = pipe.proc
     finally:
         pipe.close()
+    assert pipe.proc is None and not pipe.pending and proc is not None and proc.poll() is not None
     assert alone[0].startswith("(result (value (ndual (660.0 528.0)))") and alone[3].startswith("(error (kind type)")
