@@ -150,19 +150,19 @@ class _Parser:
         finally:
             self.depth -= 1
 
-    def sum(self):
-        terms = [self.prod()]
-        while self.peek()[:2] == ("sym", "+"):
+    def series(self, sym: str, item, make):
+        """``item (sym item)*``: the one item, or ``make`` of all of them."""
+        items = [item()]
+        while self.peek()[:2] == ("sym", sym):
             self.take()
-            terms.append(self.prod())
-        return terms[0] if len(terms) == 1 else Sum(tuple(terms))
+            items.append(item())
+        return items[0] if len(items) == 1 else make(tuple(items))
+
+    def sum(self):
+        return self.series("+", self.prod, Sum)
 
     def prod(self):
-        factors = [self.pow()]
-        while self.peek()[:2] == ("sym", "*"):
-            self.take()
-            factors.append(self.pow())
-        return factors[0] if len(factors) == 1 else Prod(tuple(factors))
+        return self.series("*", self.pow, Prod)
 
     def pow(self):
         base = self.atom()
