@@ -2,19 +2,13 @@
 Unicode, parsed with Lark; and a pretty-printer, with
 ``parse(pretty(p)) == p``.  The reference is ``docs/surface-syntax.md``.
 
-A file is declarations followed by one command::
+A file is declarations followed by one command; ``examples/one_layer.rh``
+is the paper's §5.2 layer in full, and a short one reads::
 
-    # one layer of the paper's §5.2
     op FC : Real(2) ~> Real(3)            # or ▷
     loc l :: (2, 3)
     heap l = [1, 2, 3, 4, 5, 6]
-
-    rev handle(<[0.5, -1.0]>)<x>. FC(x) with {
-      return x -> [| smul[3](<[0.1], sub[3](<x, [1, 0, 0]>)>) |];
-      FC : (x -> let w <= Get[l]() in [| <matmul[3,2,1](<w, x>), <w, x>> |]
-          | y, z -> let u <= Put[l](sub[6](<proj_1(z), matmul[3,1,2](<y, transpose[2,1](proj_2(z))>)>)) in
-                    [| matmul[2,3,1](<transpose[3,2](proj_1(z)), y>) |])
-    }
+    let w <= Get[l]() in [| matmul[3,2,1](<w, [0.5, -1.0]>) |]
 
 | construct | ASCII | Unicode |
 |---|---|---|
