@@ -292,6 +292,18 @@ class _Parser:
         self.expect("·", "'.' after the binder's type")
         return pat, ty
 
+    def abstraction(self) -> tuple[BTy, Tm]:
+        """``pattern:type. body`` after the λ: the binder's type and the body."""
+        pat, ty = self.binder()
+        return ty, self.under(pat)
+
+    def under(self, pat) -> Tm:
+        """A term in the scope of the names of ``pat``."""
+        mark = self.bind(pat)
+        body = self.term()
+        self.unbind(mark)
+        return body
+
     def lookup(self, tok: Tok) -> Tm:
         for name, level, path in reversed(self.env):
             if name == tok.text:
@@ -310,10 +322,7 @@ class _Parser:
         t = self.tok
         if t.kind == "λ":
             self.next()
-            pat, ty = self.binder()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
+            ty, body = self.abstraction()
             out: Tm = Lam(ty, body)
         elif t.kind == "name" and t.text == "let":
             self.next()
@@ -323,10 +332,7 @@ class _Parser:
             if not (self.tok.kind == "name" and self.tok.text == "in"):
                 raise self.unexpected("'in'")
             self.next()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
-            out = Let(e, body)
+            out = Let(e, self.under(pat))
         else:
             out = self.sum()
         self.nest -= 1
@@ -374,19 +380,13 @@ class _Parser:
             if self.tok.kind != "λ":
                 raise self.unexpected("λ after Ω")
             self.next()
-            pat, ty = self.binder()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
+            ty, body = self.abstraction()
             self.expect(")", "')' closing (Ω λx:σ. p)")
             return Pb(ty, body, self.operand())
         if t.kind == "(" and self.peek().kind == "λ":
             self.next()
             self.next()
-            pat, ty = self.binder()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
+            ty, body = self.abstraction()
             self.expect(")", "')'")
             if self.tok.kind == "*":
                 self.next()
