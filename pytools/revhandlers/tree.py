@@ -1,6 +1,7 @@
 """What the syntax trees of the three systems share: :class:`Node`, the
-base of their frozen dataclasses (one per Coq constructor), and
-:func:`leaves`, a tree's leaves in order without recursion."""
+base of their frozen dataclasses (in ``rh`` and ``pullback`` one per Coq
+constructor), and :func:`leaves`, a tree's leaves in order without
+recursion."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ T = TypeVar("T")
 class Node:
     """A node of a syntax tree: every subclass is a frozen dataclass
     (equality and hashing by value, no mutation), as if written under
-    ``@dataclass(frozen=True)``; its annotated names are its fields, in the
-    order of the Coq constructor's arguments."""
+    ``@dataclass(frozen=True)``; its annotated names are its fields, in
+    order (a mirrored Coq constructor's arguments in theirs)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
