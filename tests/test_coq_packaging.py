@@ -10,6 +10,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 OPAM = ROOT / "coq-revhandlers.opam"
 MAKEFILE = ROOT / "Makefile"
@@ -106,7 +108,10 @@ def test_install_and_wheel_change_no_python_environment():
         assert "deps" not in needed and "deps-tools" in needed and "drivers" in needed, (target, needed)
 
 
-def test_install_deps_tools_runs_no_python_and_no_pip(tmp_path):
+@pytest.mark.parametrize("part", ["--tools", "--coq"])
+def test_install_deps_part_runs_no_python_and_no_pip(part, tmp_path):
+    # fake python3, pip and apt-get that leave a mark; the tools, coqc and dune are installed
+    # here, so `--tools` and `--coq` have nothing to install and must not touch any of them
     marks = tmp_path / "marks"
     fake = tmp_path / "bin"
     fake.mkdir()
@@ -114,23 +119,7 @@ def test_install_deps_tools_runs_no_python_and_no_pip(tmp_path):
         (fake / name).write_text(f"#!/bin/sh\necho {name} >> {marks}\nexit 1\n")
         (fake / name).chmod(0o755)
     env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}", PY=str(fake / "python3"))
-    p = subprocess.run(["bash", "scripts/install-deps.sh", "--tools"], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    assert not marks.exists(), marks.read_text()
-
-
-def test_install_deps_coq_runs_no_python_and_no_pip(tmp_path):
-    # fake python3, pip and apt-get that leave a mark; coqc and dune are installed here,
-    # so the Coq-only run has nothing to install and must not touch any of them
-    marks = tmp_path / "marks"
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    for name in ("python3", "pip", "pip3", "apt-get", "sudo"):
-        (fake / name).write_text(f"#!/bin/sh\necho {name} >> {marks}\nexit 1\n")
-        (fake / name).chmod(0o755)
-    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}", PY=str(fake / "python3"))
-    p = subprocess.run(["bash", "scripts/install-deps.sh", "--coq"], cwd=ROOT, env=env, capture_output=True,
+    p = subprocess.run(["bash", "scripts/install-deps.sh", part], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert not marks.exists(), marks.read_text()

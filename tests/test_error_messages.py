@@ -428,7 +428,7 @@ def test_positions_are_recorded_and_ignored_by_equality():
     bare = ast.CLet("a", ast.Ret(ast.Tuple((ast.Const((1.0,)), ast.Const((2.0,))))),
                     ast.Ret(ast.Add(ast.Proj(0, ast.Var("a")), ast.Proj(1, ast.Var("a")))))
     assert main == bare and hash(main) == hash(bare) and repr(main) == repr(bare)
-    assert ast.Var("x", (3, 4)) == ast.Var("x") and "pos" not in repr(ast.Var("x", (3, 4)))
+    assert ast.Var("x", pos=(3, 4)) == ast.Var("x") and "pos" not in repr(ast.Var("x", pos=(3, 4)))
 
 
 def test_clause_and_handler_positions():

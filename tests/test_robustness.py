@@ -88,9 +88,11 @@ def test_a_sexp_file_with_a_newline_in_a_name_runs_on_both_engines(tmp_path):
         assert "value: [2.5]" in p.stdout
 
 
-def test_a_request_with_a_raw_line_break_is_bad_input_not_a_value_error(verified):
+@pytest.mark.parametrize("text", ["(check (program\n(main (ret (const)))))", "   "],
+                         ids=["raw-line-break", "empty"])
+def test_a_malformed_request_is_bad_input_not_a_value_error_or_a_hang(verified, text):
     with pytest.raises(BadInput):
-        verified.request("(check (program\n(main (ret (const)))))")
+        verified.request(text)
 
 
 def test_fmt_refuses_names_the_surface_syntax_cannot_write(tmp_path):
@@ -237,11 +239,6 @@ def test_the_time_limit_covers_the_whole_answer():
         assert e.value.kind == "timeout" and proc.poll() is not None and ev._proc is None
     finally:
         ev.close()
-
-
-def test_an_empty_request_is_bad_input_not_a_hang(verified):
-    with pytest.raises(BadInput):
-        verified.request("   ")
 
 
 def test_an_evaluator_that_cannot_be_started(tmp_path):

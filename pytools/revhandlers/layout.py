@@ -11,6 +11,7 @@ from typing import Any
 from lark import Token, Tree
 
 from .errors import BadInput
+from .tree import leaves
 
 #: a token of a parse with positions (lark :class:`~lark.Token`, whose
 #: ``start_pos``, ``line``, ``end_line`` and ``column`` such a parse sets)
@@ -19,15 +20,9 @@ Tok = Any
 
 def tree_tokens(node: Tree[Token] | Token) -> list[Tok]:
     """The tokens below ``node``, in order (without recursion)."""
-    out: list[Tok] = []
-    stack: list[Any] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Token):
-            out.append(n)
-        elif isinstance(n, Tree):
-            stack.extend(reversed(n.children))
-    return out
+    def parts(n: Any) -> list[Any] | None:
+        return None if isinstance(n, Token) else n.children if isinstance(n, Tree) else []
+    return leaves(node, parts)
 
 
 class Layout:

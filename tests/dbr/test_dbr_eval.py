@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 import sympy
 
+from sexp_reader import read_sexp
+
 ROOT = Path(__file__).resolve().parents[2]
 MODES = ["handlers", "tape", "forward"]
 NUMBERS = ["int", "rational", "float"]
@@ -57,30 +59,6 @@ def serve(lines: list[str], timeout: float = 120) -> list[str]:
 
 
 # ---------------------------------------------------------------- reading answers
-
-TOKEN = re.compile(r'\s*(?:(\()|(\))|"((?:[^"\\]|\\.)*)"|([^\s()"]+))')
-
-
-def read_sexp(line: str):
-    """A minimal reader: lists of atoms (strings); quoted atoms unescaped."""
-    pos, stack = 0, [[]]
-    line = line.strip()
-    while pos < len(line):
-        m = TOKEN.match(line, pos)
-        assert m, f"cannot read {line[pos:pos + 50]!r}"
-        pos = m.end()
-        if m.group(1):
-            stack.append([])
-        elif m.group(2):
-            done = stack.pop()
-            stack[-1].append(done)
-        elif m.group(3) is not None:
-            stack[-1].append(bytes(m.group(3), "utf-8").decode("unicode_escape"))
-        else:
-            stack[-1].append(m.group(4))
-    assert len(stack) == 1 and len(stack[0]) == 1, line
-    return stack[0][0]
-
 
 def fields(sexp) -> dict[str, list]:
     assert isinstance(sexp, list) and sexp, sexp

@@ -98,21 +98,25 @@ class Num:
             return natural(self.d, other)
         return NotImplemented
 
-    def __add__(self, other):
+    def _combine(self, op, other, flip: bool = False):
+        """``op`` on the values of ``self`` and ``other``, in that order, or
+        the other way round when ``flip`` (for the reflected operators)."""
         o = self._other(other)
-        return NotImplemented if o is NotImplemented else Num(self.d, self.d.add(self.v, o))
+        if o is NotImplemented:
+            return NotImplemented
+        return Num(self.d, op(o, self.v) if flip else op(self.v, o))
+
+    def __add__(self, other):
+        return self._combine(self.d.add, other)
 
     def __radd__(self, other):
-        o = self._other(other)
-        return NotImplemented if o is NotImplemented else Num(self.d, self.d.add(o, self.v))
+        return self._combine(self.d.add, other, flip=True)
 
     def __mul__(self, other):
-        o = self._other(other)
-        return NotImplemented if o is NotImplemented else Num(self.d, self.d.mul(self.v, o))
+        return self._combine(self.d.mul, other)
 
     def __rmul__(self, other):
-        o = self._other(other)
-        return NotImplemented if o is NotImplemented else Num(self.d, self.d.mul(o, self.v))
+        return self._combine(self.d.mul, other, flip=True)
 
     def __pow__(self, k):
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:

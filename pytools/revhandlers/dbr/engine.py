@@ -5,7 +5,7 @@ implementations of ``diff`` (effect handlers, tape, dual numbers) and
 ``dbr_diff_correct``, ``dbr_grad_correct``).
 
 Expressions travel as S-expressions (:func:`expr_sexp`, from the
-expressions of :mod:`.expression`); numbers as exact integers, rationals
+expressions of :mod:`.syntax`); numbers as exact integers, rationals
 ``p/q`` or floats (``docs/sexp-format.md``, "dbr-eval")."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..errors import RevHandlersError, make_error
 from ..paths import driver_path
 from ..process import ServeProcess, lazily
 from ..sexpio import loads
+from ..tree import leaves
 from .syntax import Let, Name, Nat, Pow, Prod, Sum
 
 MODES = ("handlers", "tape", "forward")
@@ -31,38 +32,29 @@ def dbr_eval_path():
 
 
 def expr_sexp(e) -> str:
-    """An expression of :mod:`.expression` as dbr-eval reads it (the same
+    """An expression of :mod:`.syntax` as dbr-eval reads it (the same
     operations in the same order: sums and products left to right, powers by
     fast exponentiation, constants by doubling).  Iterative, so expressions of
     any depth print (the driver bounds their nesting)."""
-    out: list[str] = []
-    stack: list = [e]
-    while stack:
-        e = stack.pop()
+    def parts(e):
         if isinstance(e, str):
-            out.append(e)
-        elif isinstance(e, Nat):
-            out.append(str(e.n))
-        elif isinstance(e, Name):
-            out.append(e.name)
-        elif isinstance(e, (Sum, Prod)):
-            parts = e.terms if isinstance(e, Sum) else e.factors
-            if len(parts) == 1:
-                stack.append(parts[0])
-                continue
-            out.append("(+" if isinstance(e, Sum) else "(*")
-            stack.append(")")
-            for p in reversed(parts):
-                stack.extend([p, " "])
-        elif isinstance(e, Pow):
-            out.append("(^ ")
-            stack.extend([f" {e.k})", e.base])
-        elif isinstance(e, Let):
-            out.append(f"(let {e.name} ")
-            stack.extend([")", e.body, " ", e.bound])
-        else:
-            raise TypeError(f"not an expression: {e!r}")
-    return "".join(out)
+            return None
+        if isinstance(e, Nat):
+            return [str(e.n)]
+        if isinstance(e, Name):
+            return [e.name]
+        if isinstance(e, (Sum, Prod)):
+            items = e.terms if isinstance(e, Sum) else e.factors
+            if len(items) == 1:
+                return items
+            return ["(+" if isinstance(e, Sum) else "(*", *(x for i in items for x in (" ", i)), ")"]
+        if isinstance(e, Pow):
+            return ["(^ ", e.base, f" {e.k})"]
+        if isinstance(e, Let):
+            return [f"(let {e.name} ", e.bound, " ", e.body, ")"]
+        raise TypeError(f"not an expression: {e!r}")
+
+    return "".join(leaves(e, parts))
 
 
 class any_digits:

@@ -18,10 +18,10 @@ client reaches only what ``zero``, ``one``, ``add`` and ``mul`` make.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Union
 
 from ..errors import BadInput
+from ..tree import Node
 from .dictionary import Dictionary, natural, power
 
 MAX_LENGTH = 10_000
@@ -33,37 +33,40 @@ KEYWORDS = {"let", "in"}
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9']*)|(\*\*|[-+*^()=/.,]|\S))")
 
 
-@dataclass(frozen=True)
-class Nat:
+class Nat(Node):
+    """A natural constant ``n``: ``one`` added up."""
     n: int
 
 
-@dataclass(frozen=True)
-class Name:
+class Name(Node):
+    """A variable."""
     name: str
 
 
-@dataclass(frozen=True)
-class Sum:
-    terms: tuple
+class Sum(Node):
+    """``t1 + … + tn``, added left to right."""
+    terms: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
-class Prod:
-    factors: tuple
+class Prod(Node):
+    """``f1 * … * fn``, multiplied left to right."""
+    factors: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
-class Pow:
-    base: object
+class Pow(Node):
+    """``base ^ k``, by fast exponentiation."""
+    base: "Expr"
     k: int
 
 
-@dataclass(frozen=True)
-class Let:
+class Let(Node):
+    """``let name = bound in body``: ``bound``'s value, shared."""
     name: str
-    bound: object
-    body: object
+    bound: "Expr"
+    body: "Expr"
+
+
+Expr = Union[Nat, Name, Sum, Prod, Pow, Let]
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
@@ -147,19 +150,19 @@ class _Parser:
         finally:
             self.depth -= 1
 
-    def sum(self):
-        terms = [self.prod()]
-        while self.peek()[:2] == ("sym", "+"):
+    def series(self, sym: str, item, make):
+        """``item (sym item)*``: the one item, or ``make`` of all of them."""
+        items = [item()]
+        while self.peek()[:2] == ("sym", sym):
             self.take()
-            terms.append(self.prod())
-        return terms[0] if len(terms) == 1 else Sum(tuple(terms))
+            items.append(item())
+        return items[0] if len(items) == 1 else make(tuple(items))
+
+    def sum(self):
+        return self.series("+", self.prod, Sum)
 
     def prod(self):
-        factors = [self.pow()]
-        while self.peek()[:2] == ("sym", "*"):
-            self.take()
-            factors.append(self.pow())
-        return factors[0] if len(factors) == 1 else Prod(tuple(factors))
+        return self.series("*", self.pow, Prod)
 
     def pow(self):
         base = self.atom()

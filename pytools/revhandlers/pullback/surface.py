@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..depth import MAX_NESTING, room, too_deep
 from ..errors import BadInput
@@ -53,6 +55,8 @@ from .syntax import (FUNCTIONS, NP, NR, NZ, App, BTy, Dual, Fun, Jac, Lam, Let, 
                      Real, TArr, TDual, Tm, TProd, Ty, Var, Zero, depth, rn_dim, tm_num)
 
 KEYWORDS = frozenset({"let", "in", "J", "R", "Omega", "pi1", "pi2", "zero"}) | frozenset(FUNCTIONS)
+
+T = TypeVar("T")
 
 # ----------------------------------------------------------------- tokens
 
@@ -160,6 +164,15 @@ class _Parser:
             raise self.unexpected(what or repr(kind))
         return self.next()
 
+    def items(self, item: Callable[[], T], close: str) -> list[T]:
+        """``item ("," item)* close``, after the opening bracket: the items."""
+        out = [item()]
+        while self.tok.kind == ",":
+            self.next()
+            out.append(item())
+        self.expect(close, f"',' or '{close}'")
+        return out
+
     def enter(self):
         self.nest += 1
         if self.nest > 8 * MAX_NESTING:      # a safety net: parse() checks the depth of the term
@@ -240,11 +253,7 @@ class _Parser:
         if t.kind == "⟨":
             self.next()
             self.enter()
-            parts = [self.pattern()]
-            while self.tok.kind == ",":
-                self.next()
-                parts.append(self.pattern())
-            self.expect("⟩", "',' or '⟩'")
+            parts = self.items(self.pattern, "⟩")
             self.nest -= 1
             if len(parts) < 2:
                 raise self.error("a tuple pattern has at least two components", t)
@@ -283,6 +292,18 @@ class _Parser:
         self.expect("·", "'.' after the binder's type")
         return pat, ty
 
+    def abstraction(self) -> tuple[BTy, Tm]:
+        """``pattern:type. body`` after the λ: the binder's type and the body."""
+        pat, ty = self.binder()
+        return ty, self.under(pat)
+
+    def under(self, pat) -> Tm:
+        """A term in the scope of the names of ``pat``."""
+        mark = self.bind(pat)
+        body = self.term()
+        self.unbind(mark)
+        return body
+
     def lookup(self, tok: Tok) -> Tm:
         for name, level, path in reversed(self.env):
             if name == tok.text:
@@ -301,10 +322,7 @@ class _Parser:
         t = self.tok
         if t.kind == "λ":
             self.next()
-            pat, ty = self.binder()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
+            ty, body = self.abstraction()
             out: Tm = Lam(ty, body)
         elif t.kind == "name" and t.text == "let":
             self.next()
@@ -314,10 +332,7 @@ class _Parser:
             if not (self.tok.kind == "name" and self.tok.text == "in"):
                 raise self.unexpected("'in'")
             self.next()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
-            out = Let(e, body)
+            out = Let(e, self.under(pat))
         else:
             out = self.sum()
         self.nest -= 1
@@ -365,19 +380,13 @@ class _Parser:
             if self.tok.kind != "λ":
                 raise self.unexpected("λ after Ω")
             self.next()
-            pat, ty = self.binder()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
+            ty, body = self.abstraction()
             self.expect(")", "')' closing (Ω λx:σ. p)")
             return Pb(ty, body, self.operand())
         if t.kind == "(" and self.peek().kind == "λ":
             self.next()
             self.next()
-            pat, ty = self.binder()
-            mark = self.bind(pat)
-            body = self.term()
-            self.unbind(mark)
+            ty, body = self.abstraction()
             self.expect(")", "')'")
             if self.tok.kind == "*":
                 self.next()
@@ -401,13 +410,7 @@ class _Parser:
         if t.kind == "name" and t.text in FUNCTIONS:
             self.next()
             self.expect("(", f"'(' after the function symbol {t.text}")
-            items = [self.term()]
-            while self.tok.kind == ",":
-                self.next()
-                items.append(self.term())
-            self.expect(")", "',' or ')'")
-            out: Tm = _tuple(items)
-            out = Fun(t.text, out)
+            out: Tm = Fun(t.text, _tuple(self.items(self.term, ")")))
         elif t.kind == "name" and t.text == "zero":
             self.next()
             out = Zero()
@@ -434,22 +437,13 @@ class _Parser:
                                  "the abstraction, and needs parentheses around it as an argument")
         elif t.kind == "⟨":
             self.next()
-            items = [self.term()]
-            while self.tok.kind == ",":
-                self.next()
-                items.append(self.term())
-            self.expect("⟩", "',' or '⟩'")
+            items = self.items(self.term, "⟩")
             if len(items) < 2:
                 raise self.error("a tuple ⟨…⟩ has at least two components", t)
             out = _tuple(items)
         elif t.kind == "[":
             self.next()
-            items = [self.number(self.expect("num", "a number"))]
-            while self.tok.kind == ",":
-                self.next()
-                items.append(self.number(self.expect("num", "a number")))
-            self.expect("]", "',' or ']'")
-            out = _tuple(items)
+            out = _tuple(self.items(lambda: self.number(self.expect("num", "a number")), "]"))
         else:
             raise self.unexpected("a term")
         if self.tok.kind == "*":

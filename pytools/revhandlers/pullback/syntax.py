@@ -26,30 +26,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from ..tree import Node
+
 # ----------------------------------------------------------------- types
 
 
-@dataclass(frozen=True)
-class TR:
+class TR(Node):
     """``R``: Coq ``TR``."""
 
 
-@dataclass(frozen=True)
-class TProd:
+class TProd(Node):
     """``A × B``: Coq ``TProd``."""
     A: "Ty"
     B: "Ty"
 
 
-@dataclass(frozen=True)
-class TArr:
+class TArr(Node):
     """``A ⇒ B``: Coq ``TArr``."""
     A: "Ty"
     B: "Ty"
 
 
-@dataclass(frozen=True)
-class TDual:
+class TDual(Node):
     """``A*``, the linear functionals on ``A``: Coq ``TDual``."""
     A: "Ty"
 
@@ -100,21 +98,18 @@ def is_ground(t: BTy) -> bool:
 # ----------------------------------------------------------- numeric tuples
 
 
-@dataclass(frozen=True)
-class NR:
+class NR(Node):
     """A scalar: Coq ``NR``."""
     r: float
 
 
-@dataclass(frozen=True)
-class NP:
+class NP(Node):
     """A pair of numeric tuples: Coq ``NP``."""
     a: "Num"
     b: "Num"
 
 
-@dataclass(frozen=True)
-class NZ:
+class NZ(Node):
     """The zero tuple of any shape: Coq ``NZ``."""
 
 
@@ -124,63 +119,54 @@ Num = Union[NR, NP, NZ]
 # ----------------------------------------------------------------- terms
 
 
-@dataclass(frozen=True)
-class Var:
+class Var(Node):
     """``x``, the de Bruijn index ``n``: Coq ``Var``."""
     n: int
 
 
-@dataclass(frozen=True)
-class Lam:
+class Lam(Node):
     """``λx:ty. s``: Coq ``Lam`` (binds index 0 in ``s``)."""
     ty: BTy
     s: "Tm"
 
 
-@dataclass(frozen=True)
-class App:
+class App(Node):
     """``s p``: Coq ``App``."""
     s: "Tm"
     p: "Tm"
 
 
-@dataclass(frozen=True)
-class Proj:
+class Proj(Node):
     """``πi(s)``, ``i`` ∈ {1, 2}: Coq ``Proj`` (``Proj false`` is ``π1``)."""
     i: int
     s: "Tm"
 
 
-@dataclass(frozen=True)
-class Pair:
+class Pair(Node):
     """``⟨s1, s2⟩``: Coq ``Pair``."""
     s1: "Tm"
     s2: "Tm"
 
 
-@dataclass(frozen=True)
-class Real:
+class Real(Node):
     """A real constant ``r``: Coq ``Real``."""
     r: float
 
 
-@dataclass(frozen=True)
-class Fun:
+class Fun(Node):
     """``f(p)`` for a function symbol ``f``: Coq ``Fun``."""
     f: str
     p: "Tm"
 
 
-@dataclass(frozen=True)
-class Jac:
+class Jac(Node):
     """``J f · s``, the Jacobian of ``f`` along ``s`` (a function of the base
     point): Coq ``Jac``."""
     f: str
     s: "Tm"
 
 
-@dataclass(frozen=True)
-class Dual:
+class Dual(Node):
     """``(λx:ty. s1)* · s2``, the dual map: Coq ``Dual`` (binds index 0 in
     ``s1`` only)."""
     ty: BTy
@@ -188,8 +174,7 @@ class Dual:
     s2: "Tm"
 
 
-@dataclass(frozen=True)
-class Pb:
+class Pb(Node):
     """``(Ω λx:ty. p) · s``, the pullback of the 1-form ``s`` along
     ``λx.p``: Coq ``Pb`` (binds index 0 in ``p`` only)."""
     ty: BTy
@@ -197,26 +182,22 @@ class Pb:
     s: "Tm"
 
 
-@dataclass(frozen=True)
-class NDual:
+class NDual(Node):
     """``r*``, a numeric dual: Coq ``NDual``."""
     r: Num
 
 
-@dataclass(frozen=True)
-class Zero:
+class Zero(Node):
     """``0``, of every type: Coq ``Zero``."""
 
 
-@dataclass(frozen=True)
-class Plus:
+class Plus(Node):
     """``s + p``: Coq ``Plus``."""
     s: "Tm"
     p: "Tm"
 
 
-@dataclass(frozen=True)
-class Let:
+class Let(Node):
     """``let z = e in l``: Coq ``Let`` (binds index 0 in ``l``)."""
     e: "Tm"
     l: "Tm"

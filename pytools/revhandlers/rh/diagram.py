@@ -31,6 +31,11 @@ def _esc(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def _attrs(attrs: dict) -> str:
+    """Graphviz attributes ``k="v"``, each after a space."""
+    return "".join(f' {k}="{_esc(str(v))}"' for k, v in attrs.items())
+
+
 class _Dot:
     def __init__(self):
         self.lines: list[str] = []
@@ -44,26 +49,25 @@ class _Dot:
         self.lines.append("  " * self.indent + line)
 
     def node(self, label: str, **attrs) -> str:
+        return self._node(f'"{_esc(label)}"', attrs)
+
+    def html_node(self, html: str, **attrs) -> str:
+        """A node whose label is Graphviz's HTML-like ``html``."""
+        return self._node(f"<{html}>", attrs)
+
+    def _node(self, label: str, attrs: dict) -> str:
+        """A new node with ``label`` as Graphviz reads it (quoted or HTML-like)."""
         self.count += 1
         name = f"n{self.count}"
-        extra = "".join(f' {k}="{_esc(str(v))}"' for k, v in attrs.items())
-        self.lines.append("  " * self.indent + f'{name} [label="{_esc(label)}"{extra}];')
+        self.lines.append("  " * self.indent + f"{name} [label={label}{_attrs(attrs)}];")
         return name
 
     def edge(self, a: str, b: str, label: str | None = None, **attrs) -> None:
-        extra = "".join(f' {k}="{_esc(str(v))}"' for k, v in attrs.items())
+        extra = _attrs(attrs)
         lab = f' [label="{_esc(label)}"{extra}]' if label else (f" [{extra.strip()}]" if extra else "")
         self.lines.append("  " * self.indent + f"{a} -> {b}{lab};")
         if attrs.get("style") != "invis":
             self.edges.append((a, b))
-
-    def html_node(self, html: str, **attrs) -> str:
-        """A node whose label is Graphviz's HTML-like ``html``."""
-        self.count += 1
-        name = f"n{self.count}"
-        extra = "".join(f' {k}="{_esc(str(v))}"' for k, v in attrs.items())
-        self.lines.append("  " * self.indent + f"{name} [label=<{html}>{extra}];")
-        return name
 
     def longest_chain(self) -> int:
         """The number of nodes on the longest path of wires."""

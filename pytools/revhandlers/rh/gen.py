@@ -207,13 +207,6 @@ def fsyms_to(goal: Ty) -> list[FSym]:
     return out
 
 
-def _lookup(ctx: Ctx, x: str) -> Ty | None:
-    for y, t in ctx:
-        if y == x:
-            return t
-    return None
-
-
 def _fresh(ctx: Ctx) -> str:
     return f"v{len(ctx)}"
 

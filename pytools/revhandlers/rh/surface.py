@@ -2,19 +2,13 @@
 Unicode, parsed with Lark; and a pretty-printer, with
 ``parse(pretty(p)) == p``.  The reference is ``docs/surface-syntax.md``.
 
-A file is declarations followed by one command::
+A file is declarations followed by one command; ``examples/one_layer.rh``
+is the paper's §5.2 layer in full, and a short one reads::
 
-    # one layer of the paper's §5.2
     op FC : Real(2) ~> Real(3)            # or ▷
     loc l :: (2, 3)
     heap l = [1, 2, 3, 4, 5, 6]
-
-    rev handle(<[0.5, -1.0]>)<x>. FC(x) with {
-      return x -> [| smul[3](<[0.1], sub[3](<x, [1, 0, 0]>)>) |];
-      FC : (x -> let w <= Get[l]() in [| <matmul[3,2,1](<w, x>), <w, x>> |]
-          | y, z -> let u <= Put[l](sub[6](<proj_1(z), matmul[3,1,2](<y, transpose[2,1](proj_2(z))>)>)) in
-                    [| matmul[2,3,1](<transpose[3,2](proj_1(z)), y>) |])
-    }
+    let w <= Get[l]() in [| matmul[3,2,1](<w, [0.5, -1.0]>) |]
 
 | construct | ASCII | Unicode |
 |---|---|---|
@@ -193,11 +187,11 @@ class _Build(Transformer):
     # ---- declarations
     @v_args(meta=True)
     def op_decl(self, meta, a):
-        return ("op", OpDecl(a[0], a[1], a[3], _at(meta)))
+        return ("op", OpDecl(a[0], a[1], a[3], pos=_at(meta)))
 
     @v_args(meta=True)
     def loc_decl(self, meta, a):
-        return ("loc", LocDecl(str(a[0]), tuple(int(x) for x in a[1:] if x is not None), _at(meta)))
+        return ("loc", LocDecl(str(a[0]), tuple(int(x) for x in a[1:] if x is not None), pos=_at(meta)))
 
     def heap_decl(self, a):
         return ("heap", (str(a[0]), a[1]))
@@ -227,35 +221,35 @@ class _Build(Transformer):
     # ---- commands
     @v_args(meta=True)
     def clet(self, meta, a):
-        return CLet(str(a[0]), a[2], a[3], _at(meta))
+        return CLet(str(a[0]), a[2], a[3], pos=_at(meta))
 
     @v_args(meta=True)
     def revhandle(self, meta, a):
         # a = [arg, TUPL, name or None, ..., TUPR, body, handler]
         arg, body, handler = a[0], a[-2], a[-1]
         names = tuple(str(t) for t in a[2:-3] if t is not None)
-        return RevHandle(arg, names, body, handler, _at(meta))
+        return RevHandle(arg, names, body, handler, pos=_at(meta))
 
     @v_args(meta=True)
     def ret(self, meta, a):
-        return Ret(a[1], _at(meta))
+        return Ret(a[1], pos=_at(meta))
 
     @v_args(meta=True)
     def get(self, meta, a):
-        return Op(OpGet(str(a[0])), a[1] if a[1] is not None else Const(()), _at(meta))
+        return Op(OpGet(str(a[0])), a[1] if a[1] is not None else Const(()), pos=_at(meta))
 
     @v_args(meta=True)
     def put(self, meta, a):
-        return Op(OpPut(str(a[0])), a[1], _at(meta))
+        return Op(OpPut(str(a[0])), a[1], pos=_at(meta))
 
     @v_args(meta=True)
     def op(self, meta, a):
-        return Op(OpUser(a[0]), a[1], _at(meta))
+        return Op(OpUser(a[0]), a[1], pos=_at(meta))
 
     @v_args(meta=True)
     def handler(self, meta, a):
         var, _arrow, ret, *clauses = a
-        return Handler(str(var), ret, tuple(c for c in clauses if c is not None), _at(meta))
+        return Handler(str(var), ret, tuple(c for c in clauses if c is not None), pos=_at(meta))
 
     @v_args(meta=True)
     def clause(self, meta, a):
@@ -279,31 +273,31 @@ class _Build(Transformer):
     # ---- terms
     @v_args(meta=True)
     def tlet(self, meta, a):
-        return Let(str(a[0]), a[2], a[3], _at(meta))
+        return Let(str(a[0]), a[2], a[3], pos=_at(meta))
 
     @v_args(meta=True)
     def add(self, meta, a):
-        return Add(a[0], a[1], _at(meta))
+        return Add(a[0], a[1], pos=_at(meta))
 
     @v_args(meta=True)
     def rd(self, meta, a):
-        return Rd(a[0], str(a[1]), a[2], a[3], _at(meta))
+        return Rd(a[0], str(a[1]), a[2], a[3], pos=_at(meta))
 
     @v_args(meta=True)
     def var(self, meta, a):
-        return Var(str(a[0]), _at(meta))
+        return Var(str(a[0]), pos=_at(meta))
 
     @v_args(meta=True)
     def const(self, meta, a):
-        return Const(a[0], _at(meta))
+        return Const(a[0], pos=_at(meta))
 
     @v_args(meta=True)
     def tuple(self, meta, a):
-        return Tuple(tuple(x for x in a[1:-1] if x is not None), _at(meta))
+        return Tuple(tuple(x for x in a[1:-1] if x is not None), pos=_at(meta))
 
     @v_args(meta=True)
     def app(self, meta, a):
-        return App(a[0], a[1], _at(meta))
+        return App(a[0], a[1], pos=_at(meta))
 
     @v_args(meta=True)
     def proj(self, meta, a):
@@ -311,7 +305,7 @@ class _Build(Transformer):
         if i < 1:
             raise BadInput("syntax", f"projections count from 1: proj_1, proj_2, … ({a[0]} does not exist; "
                            f"proj_1 is the first component)", pos=_at(meta), checker="parser")
-        return Proj(i - 1, a[1], _at(meta))
+        return Proj(i - 1, a[1], pos=_at(meta))
 
     def vector(self, a):
         return tuple(x for x in a if x is not None)
@@ -368,7 +362,7 @@ def _elaborate_residuals(prog: Program) -> Program:
                         f"* D: a pair of the result of {op_signature(op, prog)} and a residual D (its type, left out, "
                         f"is inferred from this pair)", pos=fwd.pos or pos, checker="python")
                 residual = t.items[1]
-            clauses.append(CCons(op, residual, x, fwd, y, z, bwd, pos))
+            clauses.append(CCons(op, residual, x, fwd, y, z, bwd, pos=pos))
         return replace(h, ret=fix_cmd(h.ret), clauses=tuple(clauses))
 
     return replace(prog, main=fix_cmd(prog.main))

@@ -15,36 +15,40 @@ Two representations differ from Coq on purpose and are checked by
 
 Terms, commands, clauses, handlers and declarations parsed from the surface
 syntax also carry ``pos``, the ``(line, column)`` (both from 1) where they
-start in the text, or ``None``.  It is the last field, has a default and
-takes no part in equality, hashing or ``repr``: ``Var("x")`` and a parsed
-``x`` are equal, and ``parse(pretty(p)) == p``.
+start in the text, or ``None`` (:class:`Located`).  It is given by keyword
+(``Var("x", pos=(1, 1))``), has a default and takes no part in equality,
+hashing, ``repr`` or positional patterns: ``Var("x")`` and a parsed ``x``
+are equal, and ``parse(pretty(p)) == p``.
+
+Every class is a frozen dataclass through :class:`revhandlers.tree.Node`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional, Union
+
+from ..tree import Node
 
 #: a source position ``(line, column)``, both counted from 1, or ``None``
 Pos = Optional[tuple[int, int]]
 
 
-def _pos():
-    """The ``pos`` field of the nodes that carry one: last, with a default,
-    and outside equality, hashing and ``repr`` (a new field per class)."""
-    return field(default=None, compare=False, hash=False, repr=False)
+class Located(Node):
+    """A node that may carry its source position ``pos``: by keyword only,
+    with a default, and outside equality, hashing, ``repr`` and positional
+    patterns."""
+    pos: Pos = field(default=None, compare=False, hash=False, repr=False, kw_only=True)
 
 
 # ----------------------------------------------------------------- types
 
-@dataclass(frozen=True)
-class TBase:
+class TBase(Node):
     """``Real(n)``: Coq ``TBase`` (signature.v); ``TBase(0)`` is the unit."""
     n: int
 
 
-@dataclass(frozen=True)
-class TProd:
+class TProd(Node):
     """``∏ A_i``: Coq ``TProd`` (signature.v); any arity, 1-tuples included."""
     items: tuple["Ty", ...]
 
@@ -59,8 +63,7 @@ def TPair(a: Ty, b: Ty) -> TProd:
 
 # ------------------------------------------------------- function symbols
 
-@dataclass(frozen=True)
-class Prim:
+class Prim(Node):
     """A primitive of the executable instance (Coq ``prim``, instance.v):
     ``name`` is one of :data:`revhandlers.rh.prims.PRIMS` and ``params`` its
     natural-number parameters, e.g. ``Prim("matmul", (4, 3, 1))``."""
@@ -68,8 +71,7 @@ class Prim:
     params: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class FSym:
+class FSym(Node):
     """``rd^k[p]``: a function symbol of the executable instance (the pair
     ``(k, p)`` of instance.v)."""
     k: int
@@ -78,68 +80,52 @@ class FSym:
 
 # ------------------------------------------------------------------ terms
 
-@dataclass(frozen=True)
-class Var:
+class Var(Located):
     """A variable: Coq ``Var`` (syntax.v), here by name."""
     name: str
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Const:
+class Const(Located):
     """The constant ``v̲ : Real(len(values))``: Coq ``Const`` (syntax.v)."""
     values: tuple[float, ...]
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class App:
+class App(Located):
     """``f(M)``: Coq ``App`` (syntax.v)."""
     f: FSym
     arg: "Tm"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Add:
+class Add(Located):
     """``M1 + M2`` at a base type: Coq ``Add`` (syntax.v)."""
     left: "Tm"
     right: "Tm"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Tuple:
+class Tuple(Located):
     """``<M1, …, Mn>``: Coq ``Tuple`` (syntax.v)."""
     items: tuple["Tm", ...]
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Proj:
+class Proj(Located):
     """``proj_{index+1}(M)``: Coq ``Proj`` (syntax.v), 0-based like Coq."""
     index: int
     arg: "Tm"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Let:
+class Let(Located):
     """``let var ← bound in body``: Coq ``Let`` (syntax.v)."""
     var: str
     bound: "Tm"
     body: "Tm"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Rd:
+class Rd(Located):
     """``cotangent.rd(var. body)(point)``: Coq ``Rd`` (syntax.v)."""
     cotangent: "Tm"
     var: str
     body: "Tm"
     point: "Tm"
-    pos: Pos = _pos()
 
 
 Tm = Union[Var, Const, App, Add, Tuple, Proj, Let, Rd]
@@ -147,20 +133,17 @@ Tm = Union[Var, Const, App, Add, Tuple, Proj, Let, Rd]
 
 # --------------------------------------------------------- operation symbols
 
-@dataclass(frozen=True)
-class OpUser:
+class OpUser(Node):
     """A declared operation: Coq ``OpUser`` (signature.v)."""
     name: str
 
 
-@dataclass(frozen=True)
-class OpGet:
+class OpGet(Node):
     """``Get[loc] : Real(0) ▷ Real(k)``: Coq ``OpGet`` (signature.v)."""
     loc: str
 
 
-@dataclass(frozen=True)
-class OpPut:
+class OpPut(Node):
     """``Put[loc] : Real(k) ▷ Real(0)``: Coq ``OpPut`` (signature.v)."""
     loc: str
 
@@ -170,43 +153,34 @@ OpSym = Union[OpUser, OpGet, OpPut]
 
 # --------------------------------------------------------------- commands
 
-@dataclass(frozen=True)
-class Ret:
+class Ret(Located):
     """``⌊M⌋``: Coq ``Ret`` (syntax.v)."""
     term: Tm
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Op:
+class Op(Located):
     """``Op(M)``: Coq ``Op`` (syntax.v)."""
     op: OpSym
     arg: Tm
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class CLet:
+class CLet(Located):
     """``let var ⇐ bound in body``: Coq ``CLet`` (syntax.v)."""
     var: str
     bound: "Cmd"
     body: "Cmd"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class RevHandle:
+class RevHandle(Located):
     """``rev handle(arg)<vars>. body with handler``: Coq ``RevHandle``
     (syntax.v); ``body`` sees only ``vars``."""
     arg: Tm
     vars: tuple[str, ...]
     body: "Cmd"
     handler: "Handler"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class CCons:
+class CCons(Located):
     """One explicit clause ``(x ↦ Q^f | y, z ↦ Q^b)`` for ``op`` with residual
     type ``residual`` (``D_Op``): Coq ``CCons`` (syntax.v)."""
     op: OpSym
@@ -216,17 +190,14 @@ class CCons:
     y: str
     z: str
     bwd: "Cmd"
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class Handler:
+class Handler(Located):
     """``{var ↦ ret} ∪ clauses``: Coq ``Handler`` (syntax.v).  Operations
     without a clause get the default clause."""
     var: str
     ret: "Cmd"
     clauses: tuple[CCons, ...] = ()
-    pos: Pos = _pos()
 
 
 Cmd = Union[Ret, Op, CLet, RevHandle]
@@ -234,21 +205,17 @@ Cmd = Union[Ret, Op, CLet, RevHandle]
 
 # ---------------------------------------------------------------- programs
 
-@dataclass(frozen=True)
-class OpDecl:
+class OpDecl(Located):
     """A program's operation ``name : coarity ▷ arity``."""
     name: str
     coarity: Ty
     arity: Ty
-    pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
-class LocDecl:
+class LocDecl(Located):
     """A location ``name :: shape``, holding ``Real(∏ shape)``."""
     name: str
     shape: tuple[int, ...]
-    pos: Pos = _pos()
 
     @property
     def size(self) -> int:
@@ -258,14 +225,13 @@ class LocDecl:
         return n
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(Node):
     """Declarations, an initial heap (others hold 0) and the main command."""
     main: Cmd
     ops: tuple[OpDecl, ...] = ()
     locs: tuple[LocDecl, ...] = ()
     heap: tuple[tuple[str, tuple[float, ...]], ...] = ()
-    fuel: int | None = field(default=None)
+    fuel: int | None = None
 
     def op_decl(self, name: str) -> OpDecl | None:
         return next((d for d in self.ops if d.name == name), None)
