@@ -54,6 +54,11 @@ def bounded(seconds: float, fn, *args):
         return fn(*args)
     except _Timeout:
         raise RuntimeFailure("timeout", f"no result within {seconds:g} s (--timeout)") from None
+    except RuntimeFailure as e:
+        # the driver's own time limit (the same --timeout) can strike first
+        if e.kind == "timeout" and "--timeout" not in e.detail:
+            raise RuntimeFailure("timeout", f"{e.detail} (--timeout)") from None
+        raise
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
