@@ -129,17 +129,30 @@ module Driver (V : VECTORS) = struct
 
   let effects_line p = ignore (check p); to_line (list "ok" [ list "unhandled" (List.map atom (unhandled p)) ])
 
-  (* --check: well typed and no operation left unhandled.  The request
-     (check PROGRAM) answers the type alone, (effects PROGRAM) the rest. *)
-  let check_effects_line p =
-    let line = check_line p in
-    match unhandled p with
-    | [] -> line
-    | [ o ] -> bad "effect" ("operation " ^ o ^ " is handled by no enclosing handler (a handler without a clause \
-                              for it passes it on to the enclosing ones): running it fails with unhandled-operation")
-    | os -> bad "effect" ("operations " ^ String.concat ", " os ^ " are handled by no enclosing handler (a handler \
-                           without a clause for one passes it on to the enclosing ones): running them fails with \
-                           unhandled-operation")
+  (* --check and (check-program PROGRAM): the checker of never_stuck.v
+     (check_program), which accepts exactly the programs
+     check_program_never_stuck speaks of: well typed, constants at their
+     lengths, within the rd order Ev defines, no operation left unhandled.
+     The request (check PROGRAM) answers the type alone, (effects PROGRAM)
+     the unhandled operations. *)
+  let check_program_line p =
+    match C.prog_check_program V.ops p with
+    | C.Ok t -> to_line (list "ok" [ list "type" [ C.prog_ty_sexp io t ] ])
+    | C.Err (C.PTypeError e) -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
+    | C.Err C.PConstLength -> bad "shape" "a constant's vector does not have the length its type declares"
+    | C.Err C.PRdOrder ->
+        bad "rd-order" "a function symbol would be differentiated beyond rd^2, where Ev is defined: rd^k[f] inside \
+                        d rd bodies and rev handle bodies needs k + d <= 2 (order_ok, theories/rh/never_stuck.v); \
+                        running it may fail with ev-undefined"
+    | C.Err (C.PUnhandled os) -> (
+        let names = List.fold_left (fun acc o -> let n = C.prog_op_name p o in
+                                      if List.mem n acc then acc else acc @ [ n ]) [] os in
+        match names with
+        | [ o ] -> bad "effect" ("operation " ^ o ^ " is handled by no enclosing handler (a handler without a clause \
+                                  for it passes it on to the enclosing ones): running it fails with unhandled-operation")
+        | os -> bad "effect" ("operations " ^ String.concat ", " os ^ " are handled by no enclosing handler (a handler \
+                               without a clause for one passes it on to the enclosing ones): running them fails with \
+                               unhandled-operation"))
   let answer p r = to_line (runtime (C.prog_outcome V.ops io p r))
 
   let run p =
@@ -178,7 +191,7 @@ module Driver (V : VECTORS) = struct
     match mode with
     | `Run -> run p
     | `Check -> check_line p
-    | `CheckEffects -> check_effects_line p
+    | `CheckProgram -> check_program_line p
     | `Effects -> effects_line p
     | `Coverage -> coverage p
     | `Trace ->
@@ -267,10 +280,11 @@ module Driver (V : VECTORS) = struct
     | S.List [ S.Atom "run"; p ] -> (`Run, p)
     | S.List [ S.Atom "check"; p ] -> (`Check, p)
     | S.List [ S.Atom "effects"; p ] -> (`Effects, p)
+    | S.List [ S.Atom "check-program"; p ] -> (`CheckProgram, p)
     | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
     | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
     | S.List (S.Atom "program" :: _) -> (`Run, s)
-    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
+    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (check-program PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
 
   let main serve_mode mode file =
     if serve_mode then
@@ -307,7 +321,7 @@ let () =
     | None -> (
     match l with
     | [] -> ()
-    | "--check" :: rest -> mode := `CheckEffects; args rest
+    | "--check" :: rest -> mode := `CheckProgram; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
     | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest
