@@ -224,4 +224,155 @@ Proof.
     cbn [rbind]; [rewrite Hfuel'|]; reflexivity.
 Qed.
 
+
+(** ** Every size the reader reads is one of two numbers at most [max_nat] *)
+
+Definition prod (ns : list nat) : nat := fold_right Nat.mul 1 ns.
+
+Lemma prod_app l1 l2 : prod (l1 ++ l2) = prod l1 * prod l2.
+Proof. unfold prod. induction l1 as [|x l1 IH]; cbn [app fold_right]; [lia|]. rewrite IH. lia. Qed.
+
+Lemma max_nat_ge_sq : 100 * 100 <= max_nat.
+Proof. Transparent max_nat. unfold max_nat, ten. Opaque max_nat. lia. Qed.
+
+(** Factors below 100, and a prefix [q] below 100: group a prefix whose
+    product passes 100 (it stays below 100², within [max_nat]). *)
+Lemma split_small ns : Forall (fun f => f < 100) ns -> forall q, q < 100 -> q * prod ns <= 100 * max_nat ->
+  exists d e, d <= max_nat /\ e <= max_nat /\ d * e = q * prod ns.
+Proof.
+  pose proof max_nat_ge_sq as Hsq.
+  induction 1 as [|f ns Hf Hns IH]; intros q Hq Hle.
+  - exists q, 1. cbn. split; [lia|split; lia].
+  - cbn [prod fold_right] in *. fold (prod ns) in *.
+    destruct (Nat.ltb_spec (q * f) 100) as [Hs|Hs].
+    + destruct (IH (q * f) Hs) as [d [e [Hd [He Hde]]]]; [nia|]. exists d, e. split; [exact Hd|split; [exact He|nia]].
+    + exists (q * f), (prod ns). split; [nia|]. split; [|lia].
+      assert (Hb : 100 * prod ns <= q * f * prod ns) by (apply Nat.mul_le_mono_r; exact Hs). nia.
+Qed.
+
+Lemma size_split ns : Forall (fun f => f <= max_nat) ns -> prod ns <= max_loc_size ->
+  exists d e, d <= max_nat /\ e <= max_nat /\ d * e = prod ns.
+Proof.
+  rewrite max_loc_size_eq. intros Hns Hle. destruct (existsb (Nat.leb 100) ns) eqn:E.
+  - apply existsb_exists in E as [f [Hin Hf]]. apply Nat.leb_le in Hf.
+    apply in_split in Hin as [l1 [l2 ->]]. rewrite Forall_forall in Hns.
+    assert (Hfm : f <= max_nat) by (apply Hns, in_or_app; right; left; reflexivity).
+    rewrite prod_app in *. cbn [prod fold_right] in *. fold (prod l2) in *.
+    exists f, (prod l1 * prod l2). split; [exact Hfm|split; [|lia]].
+    assert (Hb : 100 * (prod l1 * prod l2) <= f * (prod l1 * prod l2)) by (apply Nat.mul_le_mono_r; exact Hf).
+    nia.
+  - assert (Hs : Forall (fun f => f < 100) ns).
+    { apply Forall_forall. intros x Hx. destruct (Nat.leb_spec 100 x) as [Hx'|]; [|lia].
+      exfalso. assert (Hex : existsb (Nat.leb 100) ns = true)
+        by (apply existsb_exists; exists x; split; [exact Hx|apply Nat.leb_le, Hx']). congruence. }
+    destruct (split_small ns Hs 1 ltac:(lia) ltac:(lia)) as [d [e [Hd [He Hde]]]].
+    exists d, e. split; [exact Hd|split; [exact He|lia]].
+Qed.
+
+Lemma loc_size_big acc l r : max_loc_size < acc -> loc_size io acc l = Ok r -> r = acc.
+Proof.
+  revert acc. induction l as [|s l IH]; intros acc Hacc H; cbn [loc_size] in H; [congruence|].
+  destruct (nat_of io s) as [k|]; cbn [rbind] in H; [|discriminate].
+  replace (Nat.ltb max_loc_size acc) with true in H by (symmetry; apply Nat.ltb_lt; exact Hacc).
+  exact (IH acc Hacc H).
+Qed.
+
+Lemma loc_size_prod l : forall acc r, loc_size io acc l = Ok r -> r <= max_loc_size ->
+  exists ns, Forall (fun f => f <= max_nat) ns /\ r = acc * prod ns.
+Proof.
+  induction l as [|s l IH]; intros acc r H Hr; cbn [loc_size] in H.
+  - injection H as <-. exists []. split; [constructor|cbn; lia].
+  - destruct (nat_of io s) as [k|] eqn:Ek; cbn [rbind] in H; [|discriminate].
+    apply (nat_of_le io) in Ek. destruct (Nat.ltb_spec max_loc_size acc) as [Hb|Hb].
+    + apply loc_size_big in H; [lia|exact Hb].
+    + destruct (IH _ _ H Hr) as [ns [Hns ->]]. exists (k :: ns). split; [constructor; assumption|].
+      cbn [prod fold_right]. fold (prod ns). lia.
+Qed.
+
+(** ** What the reader reads, the printer prints back *)
+
+Lemma distinct_nodup what seen names :
+  distinct what seen names = Ok tt -> NoDup names /\ forall x, In x names -> ~ In x seen.
+Proof.
+  revert seen. induction names as [|n names IH]; intros seen H; [split; [constructor|intros ? []]|].
+  cbn [distinct] in H. destruct (existsb (String.eqb n) seen) eqn:E; [discriminate|].
+  destruct (IH _ H) as [Hnd Hdis]. split.
+  - constructor; [|exact Hnd]. intros Hin. exact (Hdis n Hin (or_introl eq_refl)).
+  - intros x [Hx|Hx] Hin.
+    + subst x. assert (Hex : existsb (String.eqb n) seen = true)
+        by (apply existsb_exists; exists n; split; [exact Hin|apply String.eqb_refl]). congruence.
+    + exact (Hdis x Hx (or_intror Hin)).
+Qed.
+
+(** Invert a chain of [do] that answered [Ok] ([ok_inv] of frontend.v). *)
+Ltac print_inv :=
+  repeat match goal with
+  | H : rbind ?r _ = Ok _ |- _ =>
+      let E := fresh "E" in destruct r eqn:E; simpl in H; [|discriminate H]
+  | H : Err _ = Ok _ |- _ => discriminate H
+  | H : too_deep _ = Ok _ |- _ => discriminate H
+  | H : syntax_err _ _ _ = Ok _ |- _ => discriminate H
+  | H : fail _ _ = Ok _ |- _ => discriminate H
+  | H : Ok _ = Ok _ |- _ => injection H; clear H; intros; subst
+  | H : (if ?b then _ else _) = Ok _ |- _ => let E := fresh "E" in destruct b eqn:E
+  | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
+  end.
+
+Lemma op_decl_readable s od : op_decl io s = Ok od ->
+  @ty_printable Vec (fst (snd od)) /\ @ty_fuel Vec (fst (snd od)) <= max_depth /\
+  @ty_printable Vec (snd (snd od)) /\ @ty_fuel Vec (snd (snd od)) <= max_depth.
+Proof.
+  unfold op_decl. intros H. print_inv. cbn [fst snd].
+  repeat match goal with E : ty_of _ _ _ = Ok _ |- _ => apply ty_of_readable in E; destruct E end.
+  tauto.
+Qed.
+
+Lemma loc_decl_readable s ln : loc_decl io s = Ok ln -> size_ok (snd ln).
+Proof.
+  unfold loc_decl. intros H. print_inv. cbn [snd].
+  match goal with E : loc_size _ 1 _ = Ok ?n, L : Nat.ltb max_loc_size ?n = false |- _ =>
+    apply Nat.ltb_ge in L; destruct (loc_size_prod _ _ _ E L) as [ns [Hns ->]] end.
+  split; [lia|]. rewrite Nat.mul_1_l. apply size_split; [exact Hns|lia].
+Qed.
+
+Lemma entry_of_readable lnames dims unknown what s e :
+  entry_of vo io lnames dims unknown what s = Ok e -> fst e < length lnames /\ v_len vo (snd e) = nth (fst e) dims 0.
+Proof.
+  unfold entry_of. intros H. print_inv; try discriminate. cbn [fst snd]. split.
+  - eapply index_of_lt. eassumption.
+  - match goal with E : Nat.eqb _ _ = true |- _ => apply Nat.eqb_eq in E; exact E end.
+Qed.
+
+(** Everything the reader reads is a program [program_ok] describes. *)
+Theorem read_program_ok s p : read_program vo io s = Ok p -> program_ok p.
+Proof.
+  unfold read_program, read_fields. intros H.
+  destruct s as [|[|[k|] fields]]; try discriminate.
+  destruct (String.eqb k "program"); [|discriminate].
+  print_inv; try discriminate.
+  all: repeat match goal with
+       | u : unit |- _ => destruct u
+       | E : distinct _ _ _ = Ok tt |- _ => apply distinct_nodup in E as [? _]
+       | E : Nat.ltb max_heap_size _ = false |- _ => apply Nat.ltb_ge in E
+       | E : nat_of _ _ = Ok _ |- _ => apply (nat_of_le io) in E
+       | E : cmd_of _ _ _ _ max_depth [] _ = Ok _ |- _ => apply (proj1 (cmd_of_readable vo io _ _ _)) in E as [? ?]
+       end.
+  all: match goal with
+       | E1 : mapM (op_decl _) _ = Ok ?ops, E2 : mapM (loc_decl _) _ = Ok ?locs,
+         E3 : mapM (entry_of _ _ _ _ _ _) _ = Ok ?given |- _ =>
+           pose proof (mapM_Forall _ _ _ _ E1 (fun s od H => op_decl_readable s od H)) as F1;
+           pose proof (mapM_Forall _ _ _ _ E2 (fun s ln H => loc_decl_readable s ln H)) as F2;
+           pose proof (mapM_Forall _ _ _ _ E3 (fun s e H => entry_of_readable _ _ _ _ s e H)) as F3
+       end.
+  all: rewrite ?map_length in F3.
+  all: unfold program_ok; cbn [p_ops p_decls p_locs p_dims p_given p_main p_fuel].
+  all: rewrite ?map_length; repeat split; try assumption; try exact I; try (rewrite Forall_map; assumption).
+Qed.
+
+(** Read, print, read: the same program.  The reader fixes a program up
+    to the names of the binders of its text. *)
+Corollary read_reprint_program s p :
+  read_program vo io s = Ok p -> read_program vo io (print_program p) = Ok p.
+Proof. intros H. apply read_print_program, (read_program_ok s), H. Qed.
+
 End printer_spec.
