@@ -153,6 +153,10 @@ module Driver (V : VECTORS) = struct
         | os -> bad "effect" ("operations " ^ String.concat ", " os ^ " are handled by no enclosing handler (a handler \
                                without a clause for one passes it on to the enclosing ones): running them fails with \
                                unhandled-operation"))
+  (* --print and (print PROGRAM): the program as printer_spec.v's
+     print_program prints it (binders v0, v1, ...; read back to the same
+     program, read_reprint_program). *)
+  let print_line p = to_line (C.prog_print io p)
   let answer p r = to_line (runtime (C.prog_outcome V.ops io p r))
 
   let run p =
@@ -192,6 +196,7 @@ module Driver (V : VECTORS) = struct
     | `Run -> run p
     | `Check -> check_line p
     | `CheckProgram -> check_program_line p
+    | `Print -> print_line p
     | `Effects -> effects_line p
     | `Coverage -> coverage p
     | `Trace ->
@@ -281,10 +286,11 @@ module Driver (V : VECTORS) = struct
     | S.List [ S.Atom "check"; p ] -> (`Check, p)
     | S.List [ S.Atom "effects"; p ] -> (`Effects, p)
     | S.List [ S.Atom "check-program"; p ] -> (`CheckProgram, p)
+    | S.List [ S.Atom "print"; p ] -> (`Print, p)
     | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
     | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
     | S.List (S.Atom "program" :: _) -> (`Run, s)
-    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (check-program PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
+    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (check-program PROGRAM), (print PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
 
   let main serve_mode mode file =
     if serve_mode then
@@ -299,7 +305,7 @@ module Driver (V : VECTORS) = struct
 end
 
 let usage =
-  "usage: rh-eval [--check | --trace | --coverage] [OPTIONS] [FILE]\n\
+  "usage: rh-eval [--check | --print | --trace | --coverage] [OPTIONS] [FILE]\n\
   \       rh-eval --serve [OPTIONS]\n\
    OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--small-step] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
@@ -322,6 +328,7 @@ let () =
     match l with
     | [] -> ()
     | "--check" :: rest -> mode := `CheckProgram; args rest
+    | "--print" :: rest -> mode := `Print; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
     | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest

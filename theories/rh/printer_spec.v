@@ -42,9 +42,23 @@ Local Open Scope string_scope.
     [n / d ≤ max_nat], and [n / d]. *)
 Definition split_ok (n d : nat) : bool := Nat.eqb (d * (n / d)) n && Nat.leb (n / d) max_nat.
 
+(** [find (split_ok n) (seq d fuel)] ([split_search_find]), by a loop
+    (the extracted code builds no list of a million numbers). *)
+Fixpoint split_search (n d fuel : nat) : option nat :=
+  match fuel with
+  | 0 => None
+  | S f => if split_ok n d then Some d else split_search n (S d) f
+  end.
+
+Lemma split_search_find n fuel : forall d, split_search n d fuel = find (split_ok n) (seq d fuel).
+Proof.
+  induction fuel as [|f IH]; intros d; [reflexivity|]. cbn [split_search seq find].
+  destruct (split_ok n d); [reflexivity|apply IH].
+Qed.
+
 Definition size_dims (n : nat) : list nat :=
   if Nat.leb n max_nat then [n]
-  else match find (split_ok n) (seq 1 max_nat) with
+  else match split_search n 1 max_nat with
        | Some d => [d; n / d]
        | None => [n]
        end.
@@ -109,7 +123,8 @@ Proof.
   unfold size_dims. destruct (Nat.leb n max_nat) eqn:Hle.
   - apply Nat.leb_le in Hle. cbn [map loc_size]. rewrite (nat_of_atom io io_nat_num n Hle). cbn [rbind loc_size].
     replace (Nat.ltb max_loc_size 1) with false by (symmetry; apply Nat.ltb_ge; lia). f_equal. lia.
-  - apply Nat.leb_gt in Hle. destruct (find (split_ok n) (seq 1 max_nat)) as [d'|] eqn:Hf.
+  - apply Nat.leb_gt in Hle. rewrite split_search_find.
+    destruct (find (split_ok n) (seq 1 max_nat)) as [d'|] eqn:Hf.
     + apply find_some in Hf as [Hin Hok]. apply in_seq in Hin. apply split_ok_spec in Hok as [Hdd Hq].
       cbn [map loc_size]. rewrite (nat_of_atom io io_nat_num d') by lia. cbn [rbind loc_size].
       rewrite (nat_of_atom io io_nat_num (n / d')) by exact Hq. cbn [rbind loc_size].
