@@ -204,6 +204,14 @@ Proof.
 Qed.
 
 (** Print, then read: the same program. *)
+(** Informal proof: the reader meets the fields in the order it looks
+    for them; each list of declarations is read back element by element
+    ([op_decl_sexp_ok], [loc_decl_sexp_ok], whose size comes back from its
+    one or two dimensions, [loc_size_dims]), the names are distinct
+    ([distinct_ok]), the total is within the bound, each heap entry finds
+    its location by its name ([entry_sexp_ok]), the main command comes back
+    by [cmd_of_print_closed] (reader_spec.v) and the fuel by
+    [nat_of_atom]. *)
 Theorem read_print_program p : program_ok p -> read_program vo io (print_program p) = Ok p.
 Proof.
   destruct p as [ops decls locs dims given main fuel].
@@ -242,39 +250,40 @@ Qed.
 
 (** ** Every size the reader reads is one of two numbers at most [max_nat] *)
 
-Definition prod (ns : list nat) : nat := fold_right Nat.mul 1 ns.
+Definition dims_prod (ns : list nat) : nat := fold_right Nat.mul 1 ns.
 
-Lemma prod_app l1 l2 : prod (l1 ++ l2) = prod l1 * prod l2.
-Proof. unfold prod. induction l1 as [|x l1 IH]; cbn [app fold_right]; [lia|]. rewrite IH. lia. Qed.
+Lemma dims_prod_app l1 l2 : dims_prod (l1 ++ l2) = dims_prod l1 * dims_prod l2.
+Proof. unfold dims_prod. induction l1 as [|x l1 IH]; cbn [app fold_right]; [lia|]. rewrite IH. lia. Qed.
 
 Lemma max_nat_ge_sq : 100 * 100 <= max_nat.
 Proof. Transparent max_nat. unfold max_nat, ten. Opaque max_nat. lia. Qed.
 
 (** Factors below 100, and a prefix [q] below 100: group a prefix whose
     product passes 100 (it stays below 100², within [max_nat]). *)
-Lemma split_small ns : Forall (fun f => f < 100) ns -> forall q, q < 100 -> q * prod ns <= 100 * max_nat ->
-  exists d e, d <= max_nat /\ e <= max_nat /\ d * e = q * prod ns.
+Lemma split_small ns : Forall (fun f => f < 100) ns -> forall q, q < 100 -> q * dims_prod ns <= 100 * max_nat ->
+  exists d e, d <= max_nat /\ e <= max_nat /\ d * e = q * dims_prod ns.
 Proof.
   pose proof max_nat_ge_sq as Hsq.
   induction 1 as [|f ns Hf Hns IH]; intros q Hq Hle.
   - exists q, 1. cbn. split; [lia|split; lia].
-  - cbn [prod fold_right] in *. fold (prod ns) in *.
+  - cbn [dims_prod fold_right] in *. fold (dims_prod ns) in *.
     destruct (Nat.ltb_spec (q * f) 100) as [Hs|Hs].
     + destruct (IH (q * f) Hs) as [d [e [Hd [He Hde]]]]; [nia|]. exists d, e. split; [exact Hd|split; [exact He|nia]].
-    + exists (q * f), (prod ns). split; [nia|]. split; [|lia].
-      assert (Hb : 100 * prod ns <= q * f * prod ns) by (apply Nat.mul_le_mono_r; exact Hs). nia.
+    + exists (q * f), (dims_prod ns). split; [nia|]. split; [|lia].
+      assert (Hb : 100 * dims_prod ns <= q * f * dims_prod ns) by (apply Nat.mul_le_mono_r; exact Hs). nia.
 Qed.
 
-Lemma size_split ns : Forall (fun f => f <= max_nat) ns -> prod ns <= max_loc_size ->
-  exists d e, d <= max_nat /\ e <= max_nat /\ d * e = prod ns.
+Lemma size_split ns : Forall (fun f => f <= max_nat) ns -> dims_prod ns <= max_loc_size ->
+  exists d e, d <= max_nat /\ e <= max_nat /\ d * e = dims_prod ns.
 Proof.
   rewrite max_loc_size_eq. intros Hns Hle. destruct (existsb (Nat.leb 100) ns) eqn:E.
   - apply existsb_exists in E as [f [Hin Hf]]. apply Nat.leb_le in Hf.
     apply in_split in Hin as [l1 [l2 ->]]. rewrite Forall_forall in Hns.
     assert (Hfm : f <= max_nat) by (apply Hns, in_or_app; right; left; reflexivity).
-    rewrite prod_app in *. cbn [prod fold_right] in *. fold (prod l2) in *.
-    exists f, (prod l1 * prod l2). split; [exact Hfm|split; [|lia]].
-    assert (Hb : 100 * (prod l1 * prod l2) <= f * (prod l1 * prod l2)) by (apply Nat.mul_le_mono_r; exact Hf).
+    rewrite dims_prod_app in *. cbn [dims_prod fold_right] in *. fold (dims_prod l2) in *.
+    exists f, (dims_prod l1 * dims_prod l2). split; [exact Hfm|split; [|lia]].
+    assert (Hb : 100 * (dims_prod l1 * dims_prod l2) <= f * (dims_prod l1 * dims_prod l2))
+      by (apply Nat.mul_le_mono_r; exact Hf).
     nia.
   - assert (Hs : Forall (fun f => f < 100) ns).
     { apply Forall_forall. intros x Hx. destruct (Nat.leb_spec 100 x) as [Hx'|]; [|lia].
@@ -293,7 +302,7 @@ Proof.
 Qed.
 
 Lemma loc_size_prod l : forall acc r, loc_size io acc l = Ok r -> r <= max_loc_size ->
-  exists ns, Forall (fun f => f <= max_nat) ns /\ r = acc * prod ns.
+  exists ns, Forall (fun f => f <= max_nat) ns /\ r = acc * dims_prod ns.
 Proof.
   induction l as [|s l IH]; intros acc r H Hr; cbn [loc_size] in H.
   - injection H as <-. exists []. split; [constructor|cbn; lia].
@@ -301,7 +310,7 @@ Proof.
     apply (nat_of_le io) in Ek. destruct (Nat.ltb_spec max_loc_size acc) as [Hb|Hb].
     + apply loc_size_big in H; [lia|exact Hb].
     + destruct (IH _ _ H Hr) as [ns [Hns ->]]. exists (k :: ns). split; [constructor; assumption|].
-      cbn [prod fold_right]. fold (prod ns). lia.
+      cbn [dims_prod fold_right]. fold (dims_prod ns). lia.
 Qed.
 
 (** ** What the reader reads, the printer prints back *)
@@ -359,6 +368,12 @@ Proof.
 Qed.
 
 (** Everything the reader reads is a program [program_ok] describes. *)
+(** Informal proof: invert the reader's chain of checks; each gives one
+    conjunct: the declarations' types from [ty_of_readable], the sizes
+    from [loc_size_prod] and [size_split], the names' distinctness from
+    [distinct_nodup], the heap entries from [entry_of_readable], the main
+    command from [cmd_of_readable] (reader_spec.v), the fuel from
+    [nat_of_le]. *)
 Theorem read_program_ok s p : read_program vo io s = Ok p -> program_ok p.
 Proof.
   unfold read_program, read_fields. intros H.
