@@ -13,7 +13,9 @@ So, for the examples and generated programs:
 - Python's writer agrees with it after reading: the text Python writes
   for a program, and the text Python writes for the program Python reads
   back from Coq's printing, are read by rh-eval to the same program (the
-  same printed text), with the same type."""
+  same printed text), with the same type;
+- and byte for byte with ``sexp.coq_program_sexp``, Python's printer of
+  what ``print_program`` prints, written apart from it."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from revhandlers.paths import rh_eval_path
 from revhandlers.rh import gen
 from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.rh.program import load
-from revhandlers.rh.sexp import parse_program, program_sexp
+from revhandlers.rh.sexp import coq_program_sexp, parse_program, program_sexp
 from revhandlers.rh.typecheck import check_program
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +55,7 @@ def agree(ev, prog) -> None:
     again = parse_program(printed)                           # Python reads Coq's text
     assert coq_print(ev, program_sexp(again)) == printed     # and writes a text rh-eval reads alike
     assert check_program(again) == check_program(prog)
+    assert coq_program_sexp(prog) == printed                 # byte for byte: Python's printer of print_program
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -94,6 +97,7 @@ BY_HAND = [
 @pytest.mark.parametrize("text,expected", BY_HAND)
 def test_by_hand(ev, text, expected):
     assert coq_print(ev, text) == expected
+    assert coq_program_sexp(parse_program(text)) == expected
     p = subprocess.run([str(rh_eval_path()), "--print"], input=text, capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stdout.strip()) == (0, expected)
 
