@@ -129,17 +129,34 @@ module Driver (V : VECTORS) = struct
 
   let effects_line p = ignore (check p); to_line (list "ok" [ list "unhandled" (List.map atom (unhandled p)) ])
 
-  (* --check: well typed and no operation left unhandled.  The request
-     (check PROGRAM) answers the type alone, (effects PROGRAM) the rest. *)
-  let check_effects_line p =
-    let line = check_line p in
-    match unhandled p with
-    | [] -> line
-    | [ o ] -> bad "effect" ("operation " ^ o ^ " is handled by no enclosing handler (a handler without a clause \
-                              for it passes it on to the enclosing ones): running it fails with unhandled-operation")
-    | os -> bad "effect" ("operations " ^ String.concat ", " os ^ " are handled by no enclosing handler (a handler \
-                           without a clause for one passes it on to the enclosing ones): running them fails with \
-                           unhandled-operation")
+  (* --check and (check-program PROGRAM): the checker of never_stuck.v
+     (check_program), which accepts exactly the programs
+     check_program_never_stuck speaks of: well typed, constants at their
+     lengths, within the rd order Ev defines, no operation left unhandled.
+     The request (check PROGRAM) answers the type alone, (effects PROGRAM)
+     the unhandled operations. *)
+  let check_program_line p =
+    match C.prog_check_program V.ops p with
+    | C.Ok t -> to_line (list "ok" [ list "type" [ C.prog_ty_sexp io t ] ])
+    | C.Err (C.PTypeError e) -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
+    | C.Err C.PConstLength -> bad "shape" "a constant's vector does not have the length its type declares"
+    | C.Err C.PRdOrder ->
+        bad "rd-order" "a function symbol would be differentiated beyond rd^2, where Ev is defined: rd^k[f] inside \
+                        d rd bodies and rev handle bodies needs k + d <= 2 (order_ok, theories/rh/never_stuck.v); \
+                        running it may fail with ev-undefined"
+    | C.Err (C.PUnhandled os) -> (
+        let names = List.fold_left (fun acc o -> let n = C.prog_op_name p o in
+                                      if List.mem n acc then acc else acc @ [ n ]) [] os in
+        match names with
+        | [ o ] -> bad "effect" ("operation " ^ o ^ " is handled by no enclosing handler (a handler without a clause \
+                                  for it passes it on to the enclosing ones): running it fails with unhandled-operation")
+        | os -> bad "effect" ("operations " ^ String.concat ", " os ^ " are handled by no enclosing handler (a handler \
+                               without a clause for one passes it on to the enclosing ones): running them fails with \
+                               unhandled-operation"))
+  (* --print and (print PROGRAM): the program as printer_spec.v's
+     print_program prints it (binders v0, v1, ...; read back to the same
+     program, read_reprint_program). *)
+  let print_line p = to_line (C.prog_print io p)
   let answer p r = to_line (runtime (C.prog_outcome V.ops io p r))
 
   let run p =
@@ -178,7 +195,8 @@ module Driver (V : VECTORS) = struct
     match mode with
     | `Run -> run p
     | `Check -> check_line p
-    | `CheckEffects -> check_effects_line p
+    | `CheckProgram -> check_program_line p
+    | `Print -> print_line p
     | `Effects -> effects_line p
     | `Coverage -> coverage p
     | `Trace ->
@@ -267,10 +285,12 @@ module Driver (V : VECTORS) = struct
     | S.List [ S.Atom "run"; p ] -> (`Run, p)
     | S.List [ S.Atom "check"; p ] -> (`Check, p)
     | S.List [ S.Atom "effects"; p ] -> (`Effects, p)
+    | S.List [ S.Atom "check-program"; p ] -> (`CheckProgram, p)
+    | S.List [ S.Atom "print"; p ] -> (`Print, p)
     | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
     | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
     | S.List (S.Atom "program" :: _) -> (`Run, s)
-    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
+    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (check-program PROGRAM), (print PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
 
   let main serve_mode mode file =
     if serve_mode then
@@ -285,7 +305,7 @@ module Driver (V : VECTORS) = struct
 end
 
 let usage =
-  "usage: rh-eval [--check | --trace | --coverage] [OPTIONS] [FILE]\n\
+  "usage: rh-eval [--check | --print | --trace | --coverage] [OPTIONS] [FILE]\n\
   \       rh-eval --serve [OPTIONS]\n\
    OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--small-step] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
@@ -307,7 +327,8 @@ let () =
     | None -> (
     match l with
     | [] -> ()
-    | "--check" :: rest -> mode := `CheckEffects; args rest
+    | "--check" :: rest -> mode := `CheckProgram; args rest
+    | "--print" :: rest -> mode := `Print; args rest
     | "--trace" :: rest -> mode := `Trace; args rest
     | "--coverage" :: rest -> mode := `Coverage; args rest
     | "--serve" :: rest -> serve_mode := true; args rest

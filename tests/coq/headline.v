@@ -305,3 +305,18 @@ Check @cmd_of_readable.
 Print Assumptions cmd_of_readable.
 Check @cmd_of_reprint.
 Print Assumptions cmd_of_reprint.
+
+(* The reader specified for whole programs (printer_spec.v): a printer of
+   programs (binder names chosen by the printer); under the same laws of the
+   lexical level (and io_data reading a vector's atoms back), the reader
+   reads back every program it can produce (program_ok), every program it
+   reads is one, so read, print, read gives what was read: the same
+   declarations and de Bruijn command, the names of the text's binders
+   forgotten. *)
+From RevHandlers Require Import printer_spec.
+Check @read_print_program.
+Print Assumptions read_print_program.
+Check @read_program_ok.
+Print Assumptions read_program_ok.
+Check @read_reprint_program.
+Print Assumptions read_reprint_program.

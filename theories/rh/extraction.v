@@ -26,6 +26,7 @@ From RevHandlers Require Import prelude signature syntax subst typing typing_lem
   rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total.
 
 From RevHandlers Require Import rd_size effects.
+From RevHandlers Require never_stuck printer_spec.
 
 Section entry.
 Context {Vec : Type} (vo : vec_ops Vec).
@@ -77,6 +78,17 @@ Definition prog_check (p : @program Vec) : result ty type_error :=
     without any is never stuck on an operation), in order, repeated. *)
 Definition prog_unhandled (p : @program Vec) : list string :=
   map (fun o : op => nth o (p_ops p) ""%string) (unhandled (p_main p)).
+(** The checker of a closed program (never_stuck.v): typed, constants at
+    their lengths, within the [rd] order, no unhandled operation; it
+    accepts exactly what [check_program_never_stuck] speaks of
+    ([check_program_correct]).  What [rh-eval --check] runs. *)
+Definition prog_check_program (p : @program Vec) : result ty never_stuck.program_error :=
+  never_stuck.check_program vo (p_decls p) (p_dims p) (p_main p).
+(** The name of a user operation, as the program declares it. *)
+Definition prog_op_name (p : @program Vec) (o : op) : string := nth o (p_ops p) ""%string.
+(** The program printed back by the specified printer (printer_spec.v:
+    [read_print_program], [read_reprint_program]). *)
+Definition prog_print (p : @program Vec) : sexp := printer_spec.print_program io p.
 Definition prog_init_heap (p : @program Vec) : heap := init_heap vo p.
 Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : result heap error :=
   heap_set vo io p hp es.
@@ -131,6 +143,7 @@ Extraction "revhandlers_core.ml"
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
   prog_rd_depth max_rd_depth
+  prog_check_program prog_op_name prog_print
   prog_read prog_check prog_unhandled prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
   prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
   tag_name index_of.

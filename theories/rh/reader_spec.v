@@ -21,9 +21,8 @@
     injective), a vector's atoms are read back to it
     ([io_floats (io_atoms v) = v]); and the declared names are distinct
     (the reader checks it).  The S-expression grammar is [sexp]
-    (frontend.v, sexplib's type).  Not covered: whole programs (the
-    declarations and the heap; there is no program printer yet) and a
-    test of Python's writer against this printer. *)
+    (frontend.v, sexplib's type).  Whole programs (the declarations and
+    the heap): printer_spec.v. *)
 From Coq Require Import String Ascii.
 From RevHandlers Require Import prelude signature syntax typecheck instance frontend.
 

@@ -26,9 +26,10 @@ from .nesting import room
 from .program import load, parse
 from .reference import run_reference
 from .session import ENGINES
-from .sexp import loads, program_sexp, read_cmd, read_heap
+from .sexp import loads, program_sexp, read_answer, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
-from .typecheck import LOCATABLE, check_program, handler_checks, locate, unhandled_operations
+from .typecheck import (LOCATABLE, check_whole_program, effect_error, handler_checks, locate, rd_order_error,
+                        rd_order_violations, unhandled_operations)
 
 #: the default time limit of ``run``, ``check`` and ``trace``, in seconds
 DEFAULT_TIMEOUT = 60.0
@@ -89,38 +90,53 @@ def _load_heap(path: str | None) -> dict | None:
 
 
 def cmd_check(args, out) -> int:
-    """Well typed, and no operation left unhandled: a program that performs
-    an operation no enclosing handler covers is an ``effect`` error (exit
-    2), one per place, found by the verified ``unhandled`` of effects.v
-    (``rh-eval``'s ``(effects P)``) or, with ``--engine reference``, by its
-    Python mirror (typecheck.unhandled_operations), which locates it."""
+    """The checker of a whole program, Coq ``check_program``
+    (theories/rh/never_stuck.v), which accepts exactly the programs
+    ``check_program_never_stuck`` speaks of: well typed (kind ``type``),
+    within the ``rd`` order ``Ev`` is defined at (``rd-order``), no
+    operation that no enclosing handler covers (``effect``), all bad input
+    (exit 2).  By default ``rh-eval``'s ``(check-program P)``, the checker
+    extracted from Coq, with the verdict's kind compared with the Python
+    mirror's (typecheck.check_whole_program), which locates the error; with
+    ``--engine reference`` the mirror alone.  Unhandled operations are
+    reported one per place."""
     prog = load(args.file)
     handler_checks(prog)    # a second clause for one operation in one handler: an error (raised)
-    places = unhandled_operations(prog)
+    mine: RevHandlersError | None = None
+    try:
+        t = bounded(args.timeout, check_whole_program, prog)
+    except RevHandlersError as e:
+        mine = e
     if args.engine == "reference":
-        t = bounded(args.timeout, check_program, prog)
-        names = sorted({o.name for o, _ in places})
+        verdict = mine
     else:
         ev = _evaluator(args)
         try:
-            t = ev.check(prog)
-            names = sorted(set(ev.effects(prog)))
+            verdict = None
+            t = read_answer(ev.request(f"(check-program {program_sexp(prog)})"))
+        except RevHandlersError as e:
+            verdict = e
         finally:
             ev.close()
-        if names != sorted({o.name for o, _ in places}):
-            raise RevHandlersError("internal", f"the verified checker finds the unhandled operations {names}, "
-                                   f"its Python mirror {sorted({o.name for o, _ in places})}")
-    if names:
-        path = args.file
-        source = _source(path) if path else None
-        for o, pos in places:
-            e = BadInput("effect", f"operation {o.name} is handled by no enclosing handler (a handler without a "
-                         f"clause for it passes it on to the enclosing ones): running it fails with "
-                         f"unhandled-operation", pos=pos)
-            print(format_diagnostic(e, path, source if pos else None), file=sys.stderr)
-        return 2
-    print(f"{args.file}: well typed, {pretty_ty(t)}", file=out)
-    return 0
+        whole = ("rd-order", "effect")
+        if (verdict is not None and verdict.kind in whole) or (mine is not None and mine.kind in whole):
+            if verdict is None or mine is None or verdict.kind != mine.kind:
+                raise RevHandlersError("internal", f"the verified checker answers {verdict or 'ok'}, "
+                                       f"its Python mirror {mine or 'ok'}")
+    if verdict is None:
+        print(f"{args.file}: well typed, {pretty_ty(t)}", file=out)
+        return 0
+    path = args.file
+    if verdict.kind == "rd-order":
+        errors = [rd_order_error(f, b, pos) for f, b, pos in rd_order_violations(prog)]
+    elif verdict.kind == "effect":
+        errors = [effect_error(o.name, pos) for o, pos in unhandled_operations(prog)]
+    else:
+        raise verdict       # located by describe_error (typecheck.locate)
+    source = _source(path) if path else None
+    for e in errors:        # every place, not only the first
+        print(format_diagnostic(e, path, source if e.pos else None), file=sys.stderr)
+    return 2
 
 
 def cmd_run(args, out) -> int:

@@ -114,6 +114,122 @@ def program_sexp(prog: Program) -> str:
     return "(program " + " ".join(parts) + ")"
 
 
+# ------------------------------------- the printer of theories/rh/printer_spec.v
+
+def coq_float(x: float) -> str:
+    """A number as ``rh-eval`` prints it (``float_str``, driver_io.ml): 17
+    significant digits, with a ``.`` or an exponent."""
+    t = "%.17g" % x
+    return t if "." in t or "e" in t or "n" in t else t + ".0"
+
+
+def size_dims(n: int) -> list[int]:
+    """A location's size as ``print_program`` prints it (``size_dims``):
+    itself, or above :data:`MAX_NAT` the least ``d`` with ``n = d·(n/d)``
+    and ``n/d <= MAX_NAT``, and ``n/d``."""
+    if n <= MAX_NAT:
+        return [n]
+    for d in range(1, MAX_NAT + 1):
+        if d * (n // d) == n and n // d <= MAX_NAT:
+            return [d, n // d]
+    return [n]
+
+
+def _used(p, scope: list[str], depth: int) -> int:
+    """Coq ``used_cmd depth`` / ``used_tm depth``: one more than the largest
+    index of a variable of ``p`` bound outside its ``depth`` own binders,
+    less ``depth``; ``scope`` is the names in scope, innermost first."""
+    best = 0
+    stack = [(p, scope, depth)]
+    while stack:
+        x, sc, d = stack.pop()
+        match x:
+            case Var(name):
+                i = sc.index(name)
+                best = max(best, i - d + 1 if i >= d else 0)
+            case App(_, a) | Proj(_, a) | Ret(a) | Op(_, a) | RevHandle(a, _, _, _):
+                stack.append((a, sc, d))
+            case Add(a, b):
+                stack += [(a, sc, d), (b, sc, d)]
+            case Tuple(items):
+                stack += [(m, sc, d) for m in items]
+            case Let(v, a, b) | CLet(v, a, b):
+                stack += [(a, sc, d), (b, [v] + sc, d + 1)]
+            case Rd(a, v, b, c):
+                stack += [(a, sc, d), (b, [v] + sc, d + 1), (c, sc, d)]
+    return best
+
+
+def _coq_tm(m: Tm, scope: list[str], env: list[str]) -> str:
+    match m:
+        case Var(name):
+            return env[scope.index(name)]
+        case Const(values):
+            return "(const" + "".join(" " + coq_float(v) for v in values) + ")"
+        case App(f, arg):
+            return f"(app {fsym_sexp(f)} {_coq_tm(arg, scope, env)})"
+        case Add(a, b):
+            return f"(add {_coq_tm(a, scope, env)} {_coq_tm(b, scope, env)})"
+        case Tuple(items):
+            return "(tuple" + "".join(" " + _coq_tm(x, scope, env) for x in items) + ")"
+        case Proj(i, arg):
+            return f"(proj {i} {_coq_tm(arg, scope, env)})"
+        case Let(x, bound, body):
+            v = f"v{len(env)}"
+            return f"(let {v} {_coq_tm(bound, scope, env)} {_coq_tm(body, [x] + scope, [v] + env)})"
+        case Rd(cot, x, body, point):
+            v = f"v{len(env)}"
+            return (f"(rd {_coq_tm(cot, scope, env)} {v} {_coq_tm(body, [x] + scope, [v] + env)} "
+                    f"{_coq_tm(point, scope, env)})")
+    raise TypeError(f"not a term: {m!r}")
+
+
+def _coq_cmd(p: Cmd, scope: list[str], env: list[str]) -> str:
+    match p:
+        case Ret(m):
+            return f"(ret {_coq_tm(m, scope, env)})"
+        case Op(o, m):
+            return f"(op {op_sexp(o)} {_coq_tm(m, scope, env)})"
+        case CLet(x, bound, body):
+            v = f"v{len(env)}"
+            return f"(let {v} {_coq_cmd(bound, scope, env)} {_coq_cmd(body, [x] + scope, [v] + env)})"
+        case RevHandle(arg, xs, body, h):
+            xs_env = [f"v{i}" for i in range(_used(body, list(xs), 0))]
+            parts = [f"(return x {_coq_cmd(h.ret, [h.var], ['x'])})"]
+            for c in h.clauses:
+                parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} (x {_coq_cmd(c.fwd, [c.x], ['x'])})"
+                             f" (y z {_coq_cmd(c.bwd, [c.y, c.z], ['y', 'z'])}))")
+            return (f"(revhandle {_coq_tm(arg, scope, env)} (" + " ".join(xs_env) + ") "
+                    f"{_coq_cmd(body, list(xs), xs_env)} (handler " + " ".join(parts) + "))")
+    raise TypeError(f"not a command: {p!r}")
+
+
+@deep
+def coq_program_sexp(prog: Program) -> str:
+    """The text ``rh-eval --print`` prints for the program it reads from
+    :func:`program_sexp` (``print_program``, theories/rh/printer_spec.v):
+    fields ``ops``, ``locs`` (sizes, :func:`size_dims`), ``heap``, ``main``
+    (binders ``v0``, ``v1``, … by depth; ``x``, ``y``, ``z`` in clauses; a
+    rev handle's binders as many as its body uses) and ``fuel``; numbers as
+    rh-eval prints them.  Written apart from the Coq printer, to test one
+    against the other."""
+    def size(shape) -> int:
+        n = 1
+        for k in shape:
+            n *= k
+        return n
+    parts = ["(ops" + "".join(f" ({name_sexp(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops)
+             + ")",
+             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in size_dims(size(d.shape))) + "))"
+                               for d in prog.locs) + ")",
+             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(coq_float(v) for v in vals) + "))"
+                               for name, vals in prog.heap) + ")",
+             f"(main {_coq_cmd(prog.main, [], [])})"]
+    if prog.fuel is not None:
+        parts.append(f"(fuel {prog.fuel})")
+    return "(program " + " ".join(parts) + ")"
+
+
 # ----------------------------------------------------------------- reading
 
 # The readers recurse (under nesting.room(): parse_program); the components
