@@ -23,15 +23,13 @@ open Driver_io
 module V = Rh_driver.Arrays
 module D = Rh_driver.Driver (V)
 
-exception Out_of_time_embedded
-
 (* Driver_io.limited without the interval timer and its signal, which
    belong to the host process: the deadline is checked, like the memory
    bound, at the end of every major GC cycle (a GC alarm). *)
 let deadline = ref infinity
 
 let check_deadline () =
-  if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time_embedded)
+  if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time)
 
 let timer = lazy (ignore (Gc.create_alarm check_deadline))
 
@@ -45,27 +43,15 @@ let sampler =
     alloc_major = (fun _ -> check_deadline (); None) }
 
 let limited f =
-  let timed = !time_limit > 0.0 and bounded = !memory_limit > 0 in
-  if not (timed || bounded) then f ()
-  else begin
-    Lazy.force alarm;
+  let arm ~timed ~bounded:_ =
     Lazy.force timer;
-    if bounded && heap_over 2 then Gc.compact ();
-    if timed then deadline := Unix.gettimeofday () +. !time_limit;
-    if timed then Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler;
-    armed := bounded;
-    let stop () = armed := false; deadline := infinity; if timed then Gc.Memprof.stop () in
-    match f () with
-    | v -> stop (); v
-    | exception Out_of_time_embedded ->
-        stop ();
-        raise (Runtime ("timeout", Printf.sprintf "no answer within %g s (the timeout)" !time_limit))
-    | exception (Runtime ("out-of-memory", _) | Out_of_memory as e) ->
-        stop ();
-        Gc.compact ();
-        raise e
-    | exception e -> stop (); raise e
-  end
+    if timed then begin
+      deadline := Unix.gettimeofday () +. !time_limit;
+      Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler
+    end;
+    fun () -> deadline := infinity; if timed then Gc.Memprof.stop ()
+  in
+  limited_with ~arm ~what:"the timeout" f
 
 let answer f = fst (guarded (fun () -> limited f))
 
