@@ -132,9 +132,10 @@ const char *rh_embed_run(const char *name, long nset, const char **set_names, co
 
 /* A run as rh_embed_run, its arguments in one record (one argument to
    marshal per call: revhandlers/rh/inprocess.py keeps a record per shape
-   of request, its buffers at fixed addresses).  On a result without a
-   value, STEPS and SECONDS are read back from the answer line (the
-   numbers it prints; STEPS is -1 otherwise). */
+   of request, its buffers at fixed addresses); READ_LEN starts as a copy
+   of READ_CAP, the room of each buffer.  On a result without a value,
+   STEPS and SECONDS are read back from the answer line (the numbers it
+   prints; STEPS is -1 otherwise). */
 struct rh_plan {
   const char *name;
   long nset;
@@ -145,6 +146,7 @@ struct rh_plan {
   const char **read_names;
   double **read_out;
   long *read_len;
+  const long *read_cap;
   long fuel;
   long value_mode;
   long steps;
@@ -153,6 +155,7 @@ struct rh_plan {
 
 const char *rh_embed_run_plan(struct rh_plan *p)
 {
+  for (long i = 0; i < p->nread; i++) p->read_len[i] = p->read_cap[i];
   const char *a = rh_embed_run(p->name, p->nset, p->set_names, p->set_data, p->set_len, p->nread, p->read_names,
                                p->read_out, p->read_len, p->fuel, (int)p->value_mode);
   long steps;

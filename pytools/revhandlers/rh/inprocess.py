@@ -129,7 +129,7 @@ class _Record(ctypes.Structure):
     """rh_embed_stubs.c's ``struct rh_plan``."""
     _fields_ = [("name", ctypes.c_char_p), ("nset", ctypes.c_long), ("set_names", _S), ("set_data", _P),
                 ("set_len", _L), ("nread", ctypes.c_long), ("read_names", _S), ("read_out", _P),
-                ("read_len", _L), ("fuel", ctypes.c_long), ("value_mode", ctypes.c_long),
+                ("read_len", _L), ("read_cap", _L), ("fuel", ctypes.c_long), ("value_mode", ctypes.c_long),
                 ("steps", ctypes.c_long), ("seconds", ctypes.c_double)]
 
 
@@ -148,18 +148,21 @@ class Plan:
         self._keep = (_bytes(name), _strings(self.set_names), _strings(self.read_names))
         self.bufs = [np.empty(n, dtype=np.float64) for n in set_sizes]
         self.outs = [np.empty(n, dtype=np.float64) for n in read_sizes]
-        self.cap = [o.size for o in self.outs]
         data, lens = (ctypes.c_void_p * max(1, ns))(), (ctypes.c_long * max(1, ns))()
         for i, b in enumerate(self.bufs):
             data[i], lens[i] = _address(b), b.size
         self.out_ptrs, self.out_lens = (ctypes.c_void_p * max(1, nr))(), (ctypes.c_long * max(1, nr))()
+        caps = (ctypes.c_long * max(1, nr))(*[o.size for o in self.outs])
         for i, o in enumerate(self.outs):
             self.out_ptrs[i] = _address(o)
         self.fresh = [o.size > _COPY_OUT for o in self.outs]
+        self.any_fresh = any(self.fresh)
+        self.fuel, self.mode = -1, 2
         self.rec = _Record(self._keep[0], ns, ctypes.cast(self._keep[1], _S), ctypes.cast(data, _P),
                            ctypes.cast(lens, _L), nr, ctypes.cast(self._keep[2], _S),
-                           ctypes.cast(self.out_ptrs, _P), ctypes.cast(self.out_lens, _L), -1, 2, -1, 0.0)
-        self._arrays = (data, lens)
+                           ctypes.cast(self.out_ptrs, _P), ctypes.cast(self.out_lens, _L), ctypes.cast(caps, _L),
+                           self.fuel, self.mode, -1, 0.0)
+        self._arrays = (data, lens, caps)
         self.address = ctypes.addressof(self.rec)
 
 
@@ -203,14 +206,15 @@ class InProcessEvaluator:
             for b, a in zip(plan.bufs, arrays):
                 np.copyto(b, a)
             outs = plan.outs
-            if plan.fresh and any(plan.fresh):
+            if plan.any_fresh:
                 outs = [np.empty(o.size) if f else o for o, f in zip(outs, plan.fresh)]
                 for i, o in enumerate(outs):
                     plan.out_ptrs[i] = _address(o)
-            for i, c in enumerate(plan.cap):
-                plan.out_lens[i] = c
-            rec.fuel = -1 if fuel is None else int(fuel)
-            rec.value_mode = _VALUE_MODES[value]
+            fuel = -1 if fuel is None else int(fuel)
+            if fuel != plan.fuel:
+                rec.fuel = plan.fuel = fuel
+            if _VALUE_MODES[value] != plan.mode:
+                rec.value_mode = plan.mode = _VALUE_MODES[value]
             answer = self._lib.rh_embed_run_plan(plan.address)
             got = {}
             if rec.steps >= 0:              # a result without a value: nothing to read from the line

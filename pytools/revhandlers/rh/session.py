@@ -70,6 +70,7 @@ from .syntax import Program
 from .typecheck import check_program
 
 ENGINES = ("verified", "reference")
+_F64 = np.dtype(np.float64)
 
 _names = itertools.count()
 
@@ -264,8 +265,8 @@ class Session:
         arrays = []
         if set:
             for k, v in set.items():
-                if type(v) is np.ndarray and v.dtype == np.float64 and v.size == self._sizes[k]:
-                    arrays.append(v.reshape(-1))
+                if type(v) is np.ndarray and v.dtype is _F64 and v.size == self._sizes[k]:
+                    arrays.append(v if v.ndim == 1 else v.reshape(-1))
                 else:
                     arrays = list(self._values(set, "set").values())
                     break
