@@ -68,6 +68,22 @@ let staged : (string * float array) list ref = ref []
 
 let stage loc (a : float array) = staged := (loc, a) :: !staged
 
+(* A session's run.  Without a fuel, the total evaluator's answer, found
+   without its check of the program and the heap: the program was checked
+   at load and the heap respects the shapes (init_heap_ok, heap_set_ok,
+   run_total_fn_heap_ok).  [prog_run] with the total evaluator's first fuel
+   F0 gives run F0's answer (run_machine_correct); when it is not out of
+   fuel it is the total evaluator's, run F's for the F ≥ F0 it finds
+   (run_total_fn_spec), as run F = run F0 (run_stable).  Out of fuel
+   (a run of more than 2^40 steps), the total evaluator itself. *)
+let run_session p fuel hp =
+  match fuel with
+  | Some _ -> snd (D.run_fuel p fuel hp)
+  | None -> (
+      match C.prog_run V.ops !Rh_driver.small_step p C.first_fuel hp with
+      | C.ROutOfFuel _ -> snd (D.run_fuel p None hp)
+      | r -> r)
+
 (* (exec NAME (set ...) (fuel N) (value MODE)) with the staged entries as
    the set: [fuel] < 0 is none (the session's or the total evaluator's),
    [value] 0 text, 1 f64, 2 none.  The answer line as --serve's, without
@@ -90,7 +106,7 @@ let exec name fuel value =
       let hp = Rh_driver.ok (C.prog_heap_set V.ops { D.io with C.io_data } p s.D.heap entries) in
       let fuel = if fuel >= 0 then Some fuel else D.fuel_of p in
       let t0 = Unix.gettimeofday () in
-      let r = snd (D.run_fuel p fuel hp) in
+      let r = run_session p fuel hp in
       let seconds = Unix.gettimeofday () -. t0 in
       match r with
       | C.RDone (hp', v, n) ->
