@@ -63,6 +63,16 @@ let request line =
       | Some a -> a
       | None -> let mode, p = D.mode_of_request req in D.answer_request mode (D.program_of p))
 
+(* [Array.for_all Float.is_finite a] (x -. x = 0.0: Float.is_finite's
+   definition) on unboxed floats. *)
+let all_finite (a : float array) =
+  let ok = ref true in
+  for i = 0 to Array.length a - 1 do
+    let x = Array.unsafe_get a i in
+    if not (x -. x = 0.0) then ok := false
+  done;
+  !ok
+
 (* The locations the next [exec] sets, in the order staged (later wins). *)
 let staged : (string * float array) list ref = ref []
 
@@ -99,7 +109,7 @@ let exec name fuel value =
       let io_data = function
         | S.List [ S.Atom "buffer"; S.Atom k ] ->
             let a = bufs.(int_of_string k) in
-            if not (Array.for_all Float.is_finite a) then bad "number" "not a finite number in a location's data";
+            if not (all_finite a) then bad "number" "not a finite number in a location's data";
             V.of_array a
         | d -> D.io.C.io_data d
       in
