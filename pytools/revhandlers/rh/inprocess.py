@@ -204,7 +204,7 @@ class InProcessEvaluator:
         rec = plan.rec
         with _lock:
             for b, a in zip(plan.bufs, arrays):
-                np.copyto(b, a)
+                b[...] = a
             outs = plan.outs
             if plan.any_fresh:
                 outs = [np.empty(o.size) if f else o for o, f in zip(outs, plan.fresh)]
