@@ -29,27 +29,32 @@ module D = Rh_driver.Driver (V)
 let deadline = ref infinity
 
 let check_deadline () =
-  if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time)
+  if !deadline < infinity && Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time)
 
 let timer = lazy (ignore (Gc.create_alarm check_deadline))
 
 (* A run may end before a major cycle does (a large heap from earlier
    requests makes cycles long): the deadline is also checked on sampled
    allocations (Gc.Memprof, about one per 80 KB allocated), whose
-   callbacks may raise at the allocation. *)
+   callbacks may raise at the allocation.  The sampling, once started by
+   a request with a time limit, goes on between requests (starting and
+   stopping it cost a few microseconds a request): without a deadline its
+   callback does nothing. *)
 let sampler =
   { Gc.Memprof.null_tracker with
     alloc_minor = (fun _ -> check_deadline (); None);
     alloc_major = (fun _ -> check_deadline (); None) }
+
+let sampling = lazy (Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler)
 
 let limited f =
   let arm ~timed ~bounded:_ =
     Lazy.force timer;
     if timed then begin
       deadline := Unix.gettimeofday () +. !time_limit;
-      Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler
+      Lazy.force sampling
     end;
-    fun () -> deadline := infinity; if timed then Gc.Memprof.stop ()
+    fun () -> deadline := infinity
   in
   limited_with ~arm ~what:"the timeout" f
 
