@@ -178,38 +178,49 @@ let check_memory () =
 
 let alarm = lazy (ignore (Gc.create_alarm check_memory))
 
-let limited f =
+(* [f ()] under the bounds: [arm ~timed ~bounded] starts what checks the
+   time (and, with [bounded], the memory) and returns what stops it; past
+   the deadline ([Out_of_time]) the runtime error "timeout", whose message
+   names the option as [what]; after a memory error the heap is compacted.
+   Shared by [limited] (a signal) and librh_embed (GC alarms, rh_embed.ml). *)
+let limited_with ~arm ~what f =
   let timed = !time_limit > 0.0 and bounded = !memory_limit > 0 in
   if not (timed || bounded) then f ()
   else begin
     Lazy.force alarm;
     (* A heap left large by an earlier request (--serve) is mostly free: give it back. *)
     if bounded && heap_over 2 then Gc.compact ();
-    let deadline = Unix.gettimeofday () +. !time_limit in
-    let tick _ =
-      if timed && ((not bounded) || Unix.gettimeofday () >= deadline) then raise Out_of_time;
-      check_memory ()
-    in
-    let old = Sys.signal Sys.sigalrm (Sys.Signal_handle tick) in
-    let stop () =
-      armed := false;
-      ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.0; it_value = 0.0 });
-      Sys.set_signal Sys.sigalrm old
-    in
-    let period = if bounded then 0.01 else !time_limit in
+    let disarm = arm ~timed ~bounded in
     armed := bounded;
-    ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = period; it_value = period });
+    let stop () = armed := false; disarm () in
     match f () with
     | v -> stop (); v
     | exception Out_of_time ->
         stop ();
-        raise (Runtime ("timeout", Printf.sprintf "no answer within %g s (--timeout)" !time_limit))
+        raise (Runtime ("timeout", Printf.sprintf "no answer within %g s (%s)" !time_limit what))
     | exception (Runtime ("out-of-memory", _) | Out_of_memory as e) ->
         stop ();
         Gc.compact ();
         raise e
     | exception e -> stop (); raise e
   end
+
+(* The bounds by an interval timer (every 10 ms with a memory bound). *)
+let limited f =
+  let arm ~timed ~bounded =
+    let deadline = Unix.gettimeofday () +. !time_limit in
+    let tick _ =
+      if timed && ((not bounded) || Unix.gettimeofday () >= deadline) then raise Out_of_time;
+      check_memory ()
+    in
+    let old = Sys.signal Sys.sigalrm (Sys.Signal_handle tick) in
+    let period = if bounded then 0.01 else !time_limit in
+    ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = period; it_value = period });
+    fun () ->
+      ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.0; it_value = 0.0 });
+      Sys.set_signal Sys.sigalrm old
+  in
+  limited_with ~arm ~what:"--timeout" f
 
 let memory_usage =
   "--memory MB stops a request once the heap exceeds MB megabytes (default\n\

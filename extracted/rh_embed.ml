@@ -23,49 +23,40 @@ open Driver_io
 module V = Rh_driver.Arrays
 module D = Rh_driver.Driver (V)
 
-exception Out_of_time_embedded
-
 (* Driver_io.limited without the interval timer and its signal, which
    belong to the host process: the deadline is checked, like the memory
    bound, at the end of every major GC cycle (a GC alarm). *)
 let deadline = ref infinity
 
 let check_deadline () =
-  if Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time_embedded)
+  if !deadline < infinity && Unix.gettimeofday () >= !deadline then (deadline := infinity; raise Out_of_time)
 
 let timer = lazy (ignore (Gc.create_alarm check_deadline))
 
 (* A run may end before a major cycle does (a large heap from earlier
    requests makes cycles long): the deadline is also checked on sampled
    allocations (Gc.Memprof, about one per 80 KB allocated), whose
-   callbacks may raise at the allocation. *)
+   callbacks may raise at the allocation.  The sampling, once started by
+   a request with a time limit, goes on between requests (starting and
+   stopping it cost a few microseconds a request): without a deadline its
+   callback does nothing. *)
 let sampler =
   { Gc.Memprof.null_tracker with
     alloc_minor = (fun _ -> check_deadline (); None);
     alloc_major = (fun _ -> check_deadline (); None) }
 
+let sampling = lazy (Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler)
+
 let limited f =
-  let timed = !time_limit > 0.0 and bounded = !memory_limit > 0 in
-  if not (timed || bounded) then f ()
-  else begin
-    Lazy.force alarm;
+  let arm ~timed ~bounded:_ =
     Lazy.force timer;
-    if bounded && heap_over 2 then Gc.compact ();
-    if timed then deadline := Unix.gettimeofday () +. !time_limit;
-    if timed then Gc.Memprof.start ~sampling_rate:1e-4 ~callstack_size:0 sampler;
-    armed := bounded;
-    let stop () = armed := false; deadline := infinity; if timed then Gc.Memprof.stop () in
-    match f () with
-    | v -> stop (); v
-    | exception Out_of_time_embedded ->
-        stop ();
-        raise (Runtime ("timeout", Printf.sprintf "no answer within %g s (the timeout)" !time_limit))
-    | exception (Runtime ("out-of-memory", _) | Out_of_memory as e) ->
-        stop ();
-        Gc.compact ();
-        raise e
-    | exception e -> stop (); raise e
-  end
+    if timed then begin
+      deadline := Unix.gettimeofday () +. !time_limit;
+      Lazy.force sampling
+    end;
+    fun () -> deadline := infinity
+  in
+  limited_with ~arm ~what:"the timeout" f
 
 let answer f = fst (guarded (fun () -> limited f))
 
@@ -77,10 +68,36 @@ let request line =
       | Some a -> a
       | None -> let mode, p = D.mode_of_request req in D.answer_request mode (D.program_of p))
 
+(* [Array.for_all Float.is_finite a] (x -. x = 0.0: Float.is_finite's
+   definition) on unboxed floats. *)
+let all_finite (a : float array) =
+  let ok = ref true in
+  for i = 0 to Array.length a - 1 do
+    let x = Array.unsafe_get a i in
+    if not (x -. x = 0.0) then ok := false
+  done;
+  !ok
+
 (* The locations the next [exec] sets, in the order staged (later wins). *)
 let staged : (string * float array) list ref = ref []
 
 let stage loc (a : float array) = staged := (loc, a) :: !staged
+
+(* A session's run.  Without a fuel, the total evaluator's answer, found
+   without its check of the program and the heap: the program was checked
+   at load and the heap respects the shapes (init_heap_ok, heap_set_ok,
+   run_total_fn_heap_ok).  [prog_run] with the total evaluator's first fuel
+   F0 gives run F0's answer (run_machine_correct); when it is not out of
+   fuel it is the total evaluator's, run F's for the F ≥ F0 it finds
+   (run_total_fn_spec), as run F = run F0 (run_stable).  Out of fuel
+   (a run of more than 2^40 steps), the total evaluator itself. *)
+let run_session p fuel hp =
+  match fuel with
+  | Some _ -> snd (D.run_fuel p fuel hp)
+  | None -> (
+      match C.prog_run V.ops !Rh_driver.small_step p C.first_fuel hp with
+      | C.ROutOfFuel _ -> snd (D.run_fuel p None hp)
+      | r -> r)
 
 (* (exec NAME (set ...) (fuel N) (value MODE)) with the staged entries as
    the set: [fuel] < 0 is none (the session's or the total evaluator's),
@@ -97,14 +114,14 @@ let exec name fuel value =
       let io_data = function
         | S.List [ S.Atom "buffer"; S.Atom k ] ->
             let a = bufs.(int_of_string k) in
-            if not (Array.for_all Float.is_finite a) then bad "number" "not a finite number in a location's data";
+            if not (all_finite a) then bad "number" "not a finite number in a location's data";
             V.of_array a
         | d -> D.io.C.io_data d
       in
       let hp = Rh_driver.ok (C.prog_heap_set V.ops { D.io with C.io_data } p s.D.heap entries) in
       let fuel = if fuel >= 0 then Some fuel else D.fuel_of p in
       let t0 = Unix.gettimeofday () in
-      let r = snd (D.run_fuel p fuel hp) in
+      let r = run_session p fuel hp in
       let seconds = Unix.gettimeofday () -. t0 in
       match r with
       | C.RDone (hp', v, n) ->

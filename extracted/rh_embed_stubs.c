@@ -8,6 +8,7 @@
    the GIL). */
 
 #define CAML_NAME_SPACE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <caml/mlvalues.h>
@@ -126,5 +127,45 @@ const char *rh_embed_run(const char *name, long nset, const char **set_names, co
   const char *a = rh_embed_exec(name, fuel, value_mode);
   if (strncmp(a, "(result", 7) == 0)
     for (long i = 0; i < nread; i++) read_len[i] = rh_embed_read(name, read_names[i], read_out[i], read_len[i]);
+  return a;
+}
+
+/* A run as rh_embed_run, its arguments in one record (one argument to
+   marshal per call: revhandlers/rh/inprocess.py keeps a record per shape
+   of request, its buffers at fixed addresses); READ_LEN starts as a copy
+   of READ_CAP, the room of each buffer.  On a result without a value,
+   STEPS and SECONDS are read back from the answer line (the numbers it
+   prints; STEPS is -1 otherwise). */
+struct rh_plan {
+  const char *name;
+  long nset;
+  const char **set_names;
+  const double **set_data;
+  const long *set_len;
+  long nread;
+  const char **read_names;
+  double **read_out;
+  long *read_len;
+  const long *read_cap;
+  long fuel;
+  long value_mode;
+  long steps;
+  double seconds;
+};
+
+const char *rh_embed_run_plan(struct rh_plan *p)
+{
+  for (long i = 0; i < p->nread; i++) p->read_len[i] = p->read_cap[i];
+  const char *a = rh_embed_run(p->name, p->nset, p->set_names, p->set_data, p->set_len, p->nread, p->read_names,
+                               p->read_out, p->read_len, p->fuel, (int)p->value_mode);
+  long steps;
+  double seconds;
+  int end = 0;
+  p->steps = -1;
+  if (sscanf(a, "(result (value) (read) (steps %ld) (seconds %lf))%n", &steps, &seconds, &end) == 2 && end > 0
+      && a[end] == 0) {
+    p->steps = steps;
+    p->seconds = seconds;
+  }
   return a;
 }

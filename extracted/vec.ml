@@ -39,8 +39,16 @@ let need name cond = if not cond then invalid_arg ("vector kernel " ^ name ^ ": 
 external get : float array -> int -> float = "%array_unsafe_get"
 external set : float array -> int -> float -> unit = "%array_unsafe_set"
 
-(* Elementwise maps, written as loops so that no float is boxed; like the
-   list model's [combine], a binary map stops at the shorter vector. *)
+(* Elementwise maps.  [map f] calls [f] on boxed floats: the transcendental
+   maps below use it; the arithmetic ones, on the path of every cotangent,
+   are loops on unboxed floats.  Like the list model's [combine], a binary
+   map stops at the shorter vector. *)
+let map f (u : float array) =
+  let n = Array.length u in
+  let w = Array.create_float n in
+  for i = 0 to n - 1 do set w i (f (get u i)) done;
+  w
+
 let add (u : float array) (v : float array) =
   let n = min (Array.length u) (Array.length v) in
   let w = Array.create_float n in
@@ -89,53 +97,16 @@ let dot (u : float array) (v : float array) =
 (* swish(x) = x·σ(x), σ(x) = 1 / (1 + exp(0 − x)); the derivatives as in
    instance.v (two = 1 + 1). *)
 let two = 1.0 +. 1.0
-
-let swish (u : float array) =
-  let n = Array.length u in
-  let w = Array.create_float n in
-  for i = 0 to n - 1 do
-    let x = get u i in
-    set w i (x *. (1.0 /. (1.0 +. exp (0.0 -. x))))
-  done;
-  w
-
-let swish1 (u : float array) =
-  let n = Array.length u in
-  let w = Array.create_float n in
-  for i = 0 to n - 1 do
-    let x = get u i in
-    let s = 1.0 /. (1.0 +. exp (0.0 -. x)) in
-    set w i (s +. (x *. (s *. (1.0 -. s))))
-  done;
-  w
-
-let swish2 (u : float array) =
-  let n = Array.length u in
-  let w = Array.create_float n in
-  for i = 0 to n - 1 do
-    let x = get u i in
-    let s = 1.0 /. (1.0 +. exp (0.0 -. x)) in
-    set w i ((s *. (1.0 -. s)) *. (two +. (x *. (1.0 -. (two *. s)))))
-  done;
-  w
-
-let round (u : float array) =
-  let n = Array.length u in
-  let w = Array.create_float n in
-  for i = 0 to n - 1 do set w i (Float.round (get u i)) done;
-  w
+let sigm x = 1.0 /. (1.0 +. exp (0.0 -. x))
+let swish u = map (fun x -> x *. sigm x) u
+let swish1 u = map (fun x -> let s = sigm x in s +. (x *. (s *. (1.0 -. s)))) u
+let swish2 u = map (fun x -> let s = sigm x in (s *. (1.0 -. s)) *. (two +. (x *. (1.0 -. (two *. s))))) u
+let round u = map Float.round u
 
 (* The pointwise maps of relu, sigmoid, tanh, exp, log and their
    derivatives, with the formulas of instance.v. *)
-let map f (u : float array) =
-  let n = Array.length u in
-  let w = Array.create_float n in
-  for i = 0 to n - 1 do set w i (f (get u i)) done;
-  w
-
 let relu = map (fun x -> if x < 0.0 then 0.0 else x)
 let relu1 = map (fun x -> if 0.0 < x then 1.0 else 0.0)
-let sigm x = 1.0 /. (1.0 +. exp (0.0 -. x))
 let sigmoid = map sigm
 let sigmoid1 = map (fun x -> let s = sigm x in s *. (1.0 -. s))
 let sigmoid2 = map (fun x -> let s = sigm x in (s *. (1.0 -. s)) *. (1.0 -. (two *. s)))
@@ -229,28 +200,26 @@ let pad c n m (x : float array) =
   done;
   y
 
-let upscale c n m (x : float array) =
-  need "upscale" (Array.length x = c * n && m > 0);
-  let y = Array.make (c * m) 0.0 in
+(* [f i t] for each position t < m of each of c channels of length m and
+   the position i < n it is drawn from (t·n/m), both counted over all channels. *)
+let upscale_each c n m f =
   for ch = 0 to c - 1 do
     for t = 0 to m - 1 do
       let i = t * n / m in
-      if i < n then set y ((ch * m) + t) (get x ((ch * n) + i))
+      if i < n then f ((ch * n) + i) ((ch * m) + t)
     done
-  done;
+  done
+
+let upscale c n m (x : float array) =
+  need "upscale" (Array.length x = c * n && m > 0);
+  let y = Array.make (c * m) 0.0 in
+  upscale_each c n m (fun i t -> set y t (get x i));
   y
 
 let upscale_adj c n m (g : float array) =
   need "upscale_adj" (Array.length g = c * m && m > 0);
   let y = Array.make (c * n) 0.0 in
-  for ch = 0 to c - 1 do
-    for t = 0 to m - 1 do
-      let i = t * n / m in
-      if i < n then
-        let p = (ch * n) + i in
-        set y p (get y p +. get g ((ch * m) + t))
-    done
-  done;
+  upscale_each c n m (fun i t -> set y i (get y i +. get g t));
   y
 
 (* y[o][t] = Σ_i (Σ_j K[o][i][j]·x[i][t+j]), the outer sum from 0 in the
@@ -317,45 +286,35 @@ let argmax (x : float array) lo hi =
 
 let ceil_div n m = (n + m - 1) / m
 
-(* Windows of m over each channel of length n; the last may be shorter. *)
-let windows n m f =
+(* For each window of m over each of c channels of length n (the last of a
+   channel may be shorter), [f j p]: j the window's index (channel by
+   channel), p the first maximal position of x in it. *)
+let argmaxes c n m (x : float array) f =
   let w = ceil_div n m in
-  for k = 0 to w - 1 do
-    let lo = k * m in
-    f k lo (min n (lo + m))
+  for ch = 0 to c - 1 do
+    for k = 0 to w - 1 do
+      let lo = (ch * n) + (k * m) in
+      let hi = (ch * n) + min n ((k * m) + m) in
+      f ((ch * w) + k) (lo + argmax x lo hi)
+    done
   done
 
 let maxpool c n m (x : float array) =
   need "maxpool" (Array.length x = c * n && m > 0);
-  let w = ceil_div n m in
-  let y = Array.make (c * w) 0.0 in
-  for ch = 0 to c - 1 do
-    windows n m (fun k lo hi ->
-        let lo = (ch * n) + lo and hi = (ch * n) + hi in
-        set y ((ch * w) + k) (get x (lo + argmax x lo hi)))
-  done;
+  let y = Array.make (c * ceil_div n m) 0.0 in
+  argmaxes c n m x (fun j p -> set y j (get x p));
   y
 
 let maxpool_adj c n m (x : float array) (g : float array) =
-  let w = ceil_div n m in
-  need "maxpool_adj" (Array.length x = c * n && Array.length g = c * w && m > 0);
+  need "maxpool_adj" (Array.length x = c * n && Array.length g = c * ceil_div n m && m > 0);
   let y = Array.make (c * n) 0.0 in
-  for ch = 0 to c - 1 do
-    windows n m (fun k lo hi ->
-        let lo = (ch * n) + lo and hi = (ch * n) + hi in
-        set y (lo + argmax x lo hi) (get g ((ch * w) + k)))
-  done;
+  argmaxes c n m x (fun j p -> set y p (get g j));
   y
 
 let maxpool_gather c n m (x : float array) (cx : float array) =
   need "maxpool_gather" (Array.length x = c * n && Array.length cx = c * n && m > 0);
-  let w = ceil_div n m in
-  let y = Array.make (c * w) 0.0 in
-  for ch = 0 to c - 1 do
-    windows n m (fun k lo hi ->
-        let lo = (ch * n) + lo and hi = (ch * n) + hi in
-        set y ((ch * w) + k) (get cx (lo + argmax x lo hi)))
-  done;
+  let y = Array.make (c * ceil_div n m) 0.0 in
+  argmaxes c n m x (fun j p -> set y j (get cx p));
   y
 
 let firstn k (v : float array) = Array.sub v 0 (max 0 (min k (Array.length v)))

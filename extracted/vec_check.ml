@@ -144,7 +144,9 @@ let big () =
   check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y))
 
 (* The dot products' lanes (vdot: 8 interleaved sums): lengths 0, 1, 7, 8,
-   9, 15, 16, 17 and up to 40, in every kernel that sums a dot product. *)
+   9, 15, 16, 17 and up to 40, in every kernel that sums a dot product
+   (products of 1 to 12 rows: the four-row kernel and its remainder); the
+   same lengths as rows of u − a bᵀ (four numbers per AVX2 register). *)
 let lane_dim () =
   match Random.int 3 with
   | 0 -> [| 0; 1; 7; 8; 9; 15; 16; 17 |].(Random.int 8)
@@ -158,6 +160,10 @@ let lanes () =
   let m = 1 + Random.int 12 and k = [| 1; 1; 2; 3; 5; 9 |].(Random.int 6) in
   let x = vec (m * n) and y = vec (n * k) in
   check (Printf.sprintf "matmul %d %d %d" m n k) [ x; y ] (a.C.v_matmul m n k x y) (l.C.v_matmul m n k (tl x) (tl y));
+  let col = vec m and w = vec (m * n) in
+  check (Printf.sprintf "sub of an outer product %d 1 %d" m n) [ w; col; u ]
+    (Vec.force (o.C.v_sub (Vec.Plain w) (o.C.v_matmul m 1 n (Vec.Plain col) (Vec.Plain u))))
+    (l.C.v_sub (tl w) (l.C.v_matmul m 1 n (tl col) (tl u)));
   let xt = vec (n * m) in
   check (Printf.sprintf "matmul %d %d %d of a transpose" m n k) [ xt; y ]
     (Vec.force (o.C.v_matmul m n k (o.C.v_transpose n m (Vec.Plain xt)) (Vec.Plain y)))

@@ -59,6 +59,32 @@ static double dot_avx2(const double *x, const double *y, long n)
   return combine(s);
 }
 
+/* Four rows at once: out[r] = dot_avx2(x + r·ld, y, n) for r < 4, each
+   row in its own two registers (the same lanes, sums and order as
+   dot_avx2); the rows share the loads of y. */
+__attribute__((target("avx2")))
+static void dot4_avx2(const double *x, long ld, const double *y, long n, double *out)
+{
+  __m256d lo[4], hi[4];
+  for (int r = 0; r < 4; r++) lo[r] = hi[r] = _mm256_setzero_pd();
+  long t = 0;
+  for (; t + LANES <= n; t += LANES) {
+    __m256d yl = _mm256_loadu_pd(y + t), yh = _mm256_loadu_pd(y + t + 4);
+    for (int r = 0; r < 4; r++) {
+      lo[r] = _mm256_add_pd(lo[r], _mm256_mul_pd(_mm256_loadu_pd(x + r * ld + t), yl));
+      hi[r] = _mm256_add_pd(hi[r], _mm256_mul_pd(_mm256_loadu_pd(x + r * ld + t + 4), yh));
+    }
+  }
+  for (int r = 0; r < 4; r++) {
+    const double *xr = x + r * ld;
+    double s[LANES];
+    _mm256_storeu_pd(s, lo[r]);
+    _mm256_storeu_pd(s + 4, hi[r]);
+    for (int j = 0; t + j < n; j++) s[j] = s[j] + xr[t + j] * y[t + j];
+    out[r] = combine(s);
+  }
+}
+
 __attribute__((target("avx2")))
 static void axpy_avx2(double *acc, const double *a, double b, long m)
 {
@@ -67,6 +93,35 @@ static void axpy_avx2(double *acc, const double *a, double b, long m)
   for (; i + 4 <= m; i += 4)
     _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_mul_pd(_mm256_loadu_pd(a + i), bb)));
   for (; i < m; i++) acc[i] = acc[i] + a[i] * b;
+}
+
+/* acc[i] += a[i]·b[0], then a[8ld + i]·b[8], a[16ld + i]·b[16],
+   a[24ld + i]·b[24], for i < m: four rows of one lane (rows t, t + 8,
+   t + 16, t + 24 of a matrix of row length ld) added in that order, as
+   four axpy_avx2 calls would, with acc loaded and stored once. */
+__attribute__((target("avx2")))
+static void axpy4_avx2(double *acc, const double *a, long ld, const double *b, long m)
+{
+  __m256d b0 = _mm256_set1_pd(b[0]), b1 = _mm256_set1_pd(b[8]), b2 = _mm256_set1_pd(b[16]),
+          b3 = _mm256_set1_pd(b[24]);
+  const double *a0 = a, *a1 = a + 8 * ld, *a2 = a + 16 * ld, *a3 = a + 24 * ld;
+  long i = 0;
+  for (; i + 4 <= m; i += 4) {
+    __m256d s = _mm256_loadu_pd(acc + i);
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_loadu_pd(a0 + i), b0));
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_loadu_pd(a1 + i), b1));
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_loadu_pd(a2 + i), b2));
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_loadu_pd(a3 + i), b3));
+    _mm256_storeu_pd(acc + i, s);
+  }
+  for (; i < m; i++) {
+    double s = acc[i];
+    s = s + a0[i] * b[0];
+    s = s + a1[i] * b[8];
+    s = s + a2[i] * b[16];
+    s = s + a3[i] * b[24];
+    acc[i] = s;
+  }
 }
 
 /* w[i*k + j] = u[i*k + j] - (0.0 + a[i]·b[j]): vec.ml's sub_outer, the
@@ -139,13 +194,19 @@ value rh_vec_dot_byte(value u, value uo, value v, value vo, value n)
 }
 
 /* c (m×k) = a (m×n) · b (n×k), c[i][j] the lane dot of row i of a and
-   column j of b.  k = 1: m contiguous dots; else the 8 lanes of row i of c
+   column j of b.  k = 1: m contiguous dots (four rows at a time with
+   AVX2); else the 8 lanes of row i of c
    in a scratch of 8k numbers, added row of b by row of b. */
 value rh_vec_matmul(value a, value b, value c, value vm, value vn, value vk)
 {
   long m = Long_val(vm), n = Long_val(vn), k = Long_val(vk);
   if (k == 1) {
-    for (long i = 0; i < m; i++) D(c)[i] = dot(D(a) + i * n, D(b), n);
+    long i = 0;
+#ifdef HAVE_AVX2_PATH
+    if (avx2())
+      for (; i + 4 <= m; i += 4) dot4_avx2(D(a) + i * n, n, D(b), n, D(c) + i);
+#endif
+    for (; i < m; i++) D(c)[i] = dot(D(a) + i * n, D(b), n);
     return Val_unit;
   }
   double *acc = malloc(sizeof(double) * LANES * (k > 0 ? k : 1));
@@ -175,7 +236,9 @@ value rh_vec_matmul_byte(value *argv, int argn)
 
 /* c (m×k) = aᵀ · b with a n×m and b n×k: c[i][j] the lane dot over t of
    a[t][i] and b[t][j].  k = 1: the 8 lanes of all of c in a scratch of 8m
-   numbers, added row of a by row of a; else one strided dot per entry. */
+   numbers, row t of a added into lane t mod 8, each lane's rows in
+   increasing order (with AVX2, lane by lane, four rows in one pass); else
+   one strided dot per entry. */
 value rh_vec_matmul_tl(value a, value b, value c, value vm, value vn, value vk)
 {
   long m = Long_val(vm), n = Long_val(vn), k = Long_val(vk);
@@ -186,6 +249,15 @@ value rh_vec_matmul_tl(value a, value b, value c, value vm, value vn, value vk)
     return Val_unit;
   }
   for (long q = 0; q < LANES * m; q++) acc[q] = 0.0;
+#ifdef HAVE_AVX2_PATH
+  if (avx2())                    /* lane by lane, four of its rows at a time, each lane's rows in order */
+    for (long l = 0; l < LANES; l++) {
+      long t = l;
+      for (; t + 3 * LANES < n; t += 4 * LANES) axpy4_avx2(acc + l * m, D(a) + t * m, m, D(b) + t, m);
+      for (; t < n; t += LANES) axpy_avx2(acc + l * m, D(a) + t * m, D(b)[t], m);
+    }
+  else
+#endif
   for (long t = 0; t < n; t++) axpy(acc + (t % LANES) * m, D(a) + t * m, D(b)[t], m);
   for (long i = 0; i < m; i++) {
     double r = acc[i];

@@ -191,3 +191,30 @@ def test_a_long_run_stops_at_the_timeout_and_the_session_goes_on():
         inprocess.InProcessEvaluator()          # the default bound (60 s) again
     with Session(COUNTER, in_process=True) as s:
         assert s.run(read=["c"]).read["c"].tolist() == [0.0, 0.0]
+
+
+def test_runs_of_one_shape_reuse_their_record_and_return_fresh_arrays():
+    """Session.run inside the process keeps one record per shape of run
+    (names set and read): numbers given as lists, as other dtypes or as
+    2-D arrays are converted as on the process path, a location read is a
+    new array on every run (small ones copied out of the record's buffer,
+    large ones, here 20,000 numbers, written in place), and the answers
+    stay the process path's bit for bit."""
+    n = 20000
+    prog = rh.parse(f"loc w :: ({n})\nloc d :: ({n})\nlet a <= Get[w]() in\nlet b <= Get[d]() in\n"
+                    f"let _ <= Put[w](a + b) in\n[| a |]")
+    a, b = pair(prog)
+    with a, b:
+        rng = np.random.default_rng(7)
+        reads = []
+        for k, d in enumerate([rng.normal(size=n), rng.normal(size=n).tolist(), rng.normal(size=(100, 200)),
+                               rng.normal(size=n).astype(np.float32), np.zeros(n)]):
+            kw = {"set": {"d": d}, "read": ["w", "d"], "value": k % 2 == 0}      # with and without the value
+            ra, rb = a.run(**kw), b.run(**kw)
+            assert same(ra.value, rb.value) and ra.steps == rb.steps
+            assert all(same(ra.read[x], rb.read[x]) for x in ("w", "d"))
+            reads.append(ra.read)
+        assert len(a._plans) == 1
+        assert len({id(r["w"]) for r in reads}) == len(reads)
+        assert not np.shares_memory(reads[0]["w"], reads[1]["w"])
+        np.testing.assert_array_equal(reads[-1]["w"], reads[-2]["w"])     # the last run added zeros

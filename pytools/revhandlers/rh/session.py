@@ -70,6 +70,7 @@ from .syntax import Program
 from .typecheck import check_program
 
 ENGINES = ("verified", "reference")
+_F64 = np.dtype(np.float64)
 
 _names = itertools.count()
 
@@ -141,6 +142,7 @@ class Session:
         self._snapshots = 0
         self._ev = None
         self._own = False
+        self._plans: dict | None = None
         if engine == "reference":
             with room():
                 self.type = check_program(self.program)
@@ -161,6 +163,8 @@ class Session:
                     evaluator.close()
                 raise
             self._generation = evaluator.generation
+            if getattr(evaluator, "in_process", False) and hasattr(evaluator, "plan"):
+                self._plans = {}
         if init_seed is not None:
             # the heap `revhandlers train --seed init_seed` starts from (train.initial_heap)
             self.set_heap(initial_heap(self.program, init_seed))
@@ -221,6 +225,8 @@ class Session:
         ``fuel`` bounds the steps (verified engine); ``value=False`` leaves
         the run's value out (``None``), which saves reading it."""
         self._check_open()
+        if self._plans is not None and not self._pending:
+            return self._run_planned(set, read, fuel, value)
         values = self._values(set, "set")
         names = self._names(read, "read")
         if self.engine == "reference":
@@ -238,6 +244,39 @@ class Session:
                                             value="f64" if value else "none", **kw)
         self._pending = {}
         return SessionResult(v, {k: got[k] for k in names}, steps, seconds)
+
+    def _run_planned(self, set, read, fuel, value) -> SessionResult:
+        """:meth:`run` inside this process, checked once per shape of run:
+        the names set and read are checked when the run's record
+        (:class:`~revhandlers.rh.inprocess.Plan`) is made; float64 arrays of
+        the right size go to its buffers as they are, anything else
+        through :meth:`_values`; finiteness is checked by the evaluator
+        before it changes anything (its ``number`` error is then raised
+        with :meth:`_values`'s message, as the other paths raise it)."""
+        names = (read,) if isinstance(read, str) else tuple(read)
+        key = (tuple(set) if set else (), names)
+        plan = self._plans.get(key)
+        if plan is None:                                     # the checks of the other paths, in their order
+            self._values(set, "set")
+            self._names(names, "read")
+            if len(self._plans) >= 64:
+                self._plans.clear()
+            plan = self._plans[key] = self._ev.plan(self.name, key[0], names, self._sizes)
+        arrays = []
+        if set:
+            for k, v in set.items():
+                if type(v) is np.ndarray and v.dtype is _F64 and v.size == self._sizes[k]:
+                    arrays.append(v if v.ndim == 1 else v.reshape(-1))
+                else:
+                    arrays = list(self._values(set, "set").values())
+                    break
+        try:
+            v, got, steps, seconds = self._ev.run_plan(plan, arrays, fuel, "f64" if value else "none")
+        except RevHandlersError as e:
+            if e.kind == "number":
+                self._values(set, "set")                     # raises with the location's name
+            raise
+        return SessionResult(v, got, steps, seconds)
 
     def heap(self) -> dict[str, np.ndarray]:
         """Every location, in declaration order (copies)."""
