@@ -18,7 +18,9 @@
     - at [⌊y_k⌋]: the return clause [P[V_k/x]], and the one-hot tuple
       [<0, …, u@k, …, 0>];
     - backwards, in reverse: the backward clause [Q^b_Op[y'/y, z'/z]] run
-      on its own, and the cotangent tuple of the level above obtained from
+      on its own (in the environment [q, z'], as the machine runs [RH]'s
+      output: a closed [proj_1 <q⃗>] would be walked, m components, by the
+      evaluation of terms), and the cotangent tuple of the level above obtained from
       the one below by dropping its head and adding [y''] at [k] ([set_nth]:
       time [k], not m), with the step count the tuple takes in [run]
       (m + 1) computed, not counted.
@@ -323,8 +325,11 @@ Fixpoint tape (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : l
                           | Some (hp2, qs, n2) =>
                               if Nat.ltb (S (n2 - S n1)) f1 then
                                 let f2 := f1 - S (n2 - S n1) in
-                                match run_machine f2 (S n2) hp2
-                                        (subst_cmd (list_subst [Proj 0 (Tuple qs); Proj 1 V1]) Qb) with
+                                (* in the environment [q = <qs>, z' = V1], as the
+                                   machine runs RH's output: [q] is not walked *)
+                                match mloop (S f2) f2 (S n2)
+                                        (MConf hp2 [] [Tuple qs; V1]
+                                           (subst_cmd (list_subst [Proj 0 (Var 0); Proj 1 (Var 1)]) Qb)) with
                                 | RDone hp3 Y n3 =>
                                     if Nat.ltb (S (n3 - S n2)) f2 then
                                       let f3 := f2 - S (n3 - S n2) in
@@ -437,13 +442,23 @@ Proof.
       as [Rrec [Hrh [Hrun2 Hlen2]]].
     destruct (Nat.ltb_spec (S (n2 - S n1)) f1) as [Hf2|]; [|discriminate].
     set (f2 := f1 - S (n2 - S n1)) in Ht.
-    destruct (run_machine f2 (S n2) hp2 _) as [hp3 Y n3| | | |] eqn:Hr3; try discriminate.
+    destruct (mloop_with mfallback (S f2) f2 (S n2) _) as [hp3 Y n3| | | |] eqn:Hr3; try discriminate.
     destruct (Nat.ltb_spec (S (n3 - S n2)) f2) as [Hf3|]; [|discriminate].
     set (f3 := f2 - S (n3 - S n2)) in Ht.
     destruct qs as [|y' cs]; [discriminate|]. destruct Y as [| y | | | | | |]; try discriminate.
     destruct (nth_error cs k) as [[| c | | | | | |]|] eqn:Hck; try discriminate.
     destruct (Nat.ltb_spec (S m) f3) as [Hf4|]; [|discriminate].
     injection Ht as <- <- <-.
+    assert (Hr3' : run f2 (S n2) hp2 (subst_cmd (list_subst [Proj 0 (Tuple (y' :: cs)); Proj 1 V1]) Qb)
+                   = RDone hp3 (Const y) n3).
+    { rewrite mloop_correct in Hr3.
+      - unfold assemble in Hr3. cbn [map fill_c fold_left] in Hr3. rewrite subst_cmd_subst in Hr3.
+        rewrite <- Hr3. f_equal. apply (subst_cmd_closed 2 _ _ _ HQb).
+        intros [|[|x]] Hx; [reflexivity|reflexivity|lia].
+      - constructor; [exact (proj1 (run_done_inv _ _ _ _ _ _ _ Hrun2))|].
+        constructor; [|constructor]. rewrite run_machine_correct in Hr1.
+        exact (proj1 (run_done_inv _ _ _ _ _ _ _ Hr1)).
+      - constructor. }
     exists (rh_op_out Bs o k Vk Qf Qb Rrec). split.
     { cbn [rh_fn split_c app]. rewrite Hk, Hcl.
       change (fill_c (shift_frames [Q]) (Ret (Var 0))) with (CLet (Ret (Var 0)) (ren_cmd (up_ren S) Q)).
@@ -463,7 +478,7 @@ Proof.
     rewrite !subst_cmd_subst.
     rewrite (subst_cmd_closed 2 _ _ (list_subst [Proj 0 (Tuple (y' :: cs)); Proj 1 V1]) HQb).
     2:{ intros [|[|x]] Hx; [reflexivity| |lia]. cbn. f_equal. apply subst_single_shift. }
-    rewrite (run_let_machine _ _ _ _ _ _ _ _ Hr3). fold f3. cbn [subst_cmd].
+    rewrite (run_let_done _ _ _ _ _ _ _ _ Hr3'). fold f3. cbn [subst_cmd].
     (* the result tuple *)
     rewrite Hco, rh_op_result_base, !subst_op_res. cbn [subst_tm up list_subst nth length].
     change (subst_tm (up (list_subst [Tuple (y' :: cs)])) (subst_tm (up (up (list_subst [V1]))) (shift (Var 0))))
