@@ -303,6 +303,13 @@ Check @run_machine_never_stuck.
 Print Assumptions run_machine_never_stuck.
 Check @run_total_fn_never_stuck.
 Print Assumptions run_total_fn_never_stuck.
+(* The same of the fast machine and of the total evaluator with it
+   (fast_never_stuck.v), the evaluators rh-eval runs by default. *)
+From RevHandlers Require Import fast_never_stuck.
+Check @run_fast_never_stuck.
+Print Assumptions run_fast_never_stuck.
+Check @run_total_fast_never_stuck.
+Print Assumptions run_total_fast_never_stuck.
 Check @read_program_never_stuck.
 Print Assumptions read_program_never_stuck.
 
