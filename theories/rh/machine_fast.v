@@ -30,6 +30,16 @@ Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 
 Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (ρ : list tm).
 
+(** The shape of the tape's fragment, checked before the tape runs
+    anything: a body of another shape goes to [rh_fn] at once, without a
+    forward pass that the machine would then take again. *)
+Fixpoint chain_shape (R : cmd) : bool :=
+  match R with
+  | Ret (Var _) => true
+  | CLet (Ret (Var _)) Q | CLet (Op _ (Var _)) Q => chain_shape Q
+  | _ => false
+  end.
+
 Fixpoint mloop_fast_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
     (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
   let '(MConf hp K ρ P) := c in
@@ -78,7 +88,8 @@ Fixpoint mloop_fast_with (short : nat -> nat -> heap -> list mframe -> list tm -
                 | Tuple Vs =>
                     match infer_tm [] V with
                     | Some (TProd Bs) =>
-                        match tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R with
+                        match (if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+                               else None) with
                         | Some (hp', vs, n') =>
                             mloop_fast_with short gas' (fuel - S k - (n' - S (n + k))) n'
                               (MConf hp' K1 [] (Ret (Tuple vs)))
@@ -163,9 +174,10 @@ Proof.
     change (assemble K1 ρ (RevHandle M R H)) with (assemble K1 ρ (plug_t (TRev R H) M)).
     destruct V as [| | | |Vs| | |]; try apply Hrefl.
     destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|] eqn:HA; try apply Hrefl.
-    destruct (tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R)
-      as [[[hp' vs] n']|] eqn:Ht.
+    destruct (if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+              else None) as [[[hp' vs] n']|] eqn:Ht.
     + (* the tape *)
+      destruct (chain_shape R); [|discriminate].
       rewrite <- (map_id Vs) in Ht.
       rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
       destruct (tape_correct _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
