@@ -30,10 +30,9 @@
     stuck, out of fuel, a value of the wrong shape) answers [None], and
     the machine then does what it did before.
 
-    Theorems:
-    - [tape_correct]: an answer of [tape] is [rh_fn]'s output run by [run]
-      ([Some] only if [rh_fn] succeeds, and [run] on its output ends with
-      the same heap, value and step count);
+    Theorem: [tape_correct]: an answer of [tape] is [rh_fn]'s output run
+    by [run] ([Some] only if [rh_fn] succeeds, and [run] on its output
+    ends with the same heap, value and step count).  In [machine_fast.v]:
     - [mloop_fast_with]: the machine with the tape at every [rev handle];
       [mloop_fast_agrees]: it answers what [run] answers (up to an
       "out of fuel" answered early, for the instance that does so);
