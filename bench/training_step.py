@@ -41,7 +41,10 @@ with numpy/BLAS and torch held to one thread; the numbers are medians.
    time of each engine, T(2L)/T(L) (2 linear, 4 quadratic, 8 cubic) and,
    for the chains, the verified times over numpy by hand's (``×numpy``),
    medians of 5 to 50 interleaved runs.  An engine whose run exceeds 10 s
-   is not measured at larger L.
+   is not measured at larger L.  ``verified session, --machine`` and
+   ``evaluation alone, --machine`` are the same through ``rh-eval --serve
+   --machine``: machine.v's machine, without the tape of ``rev handle``
+   (theories/rh/machine_fast.v) that makes the operation chain linear.
 3. ``make demo``'s training run (3 epochs of examples/mlp.rh): timed through
    the session, and the former per-sample path timed on a few hundred
    samples and extrapolated to the same number of runs.
@@ -362,35 +365,49 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
     sizes = [2, 4, 8] if quick else [2, 4, 8, 16, 32, 64, 128, 256, 512]
     rng = np.random.default_rng(1)
 
+    # machine.v's machine (rh-eval --machine), the evaluator before the tape of
+    # rev handle (theories/rh/machine_fast.v), for the comparison
+    machine_ev = VerifiedEvaluator(flags=("--machine",))
+
     def mlp_chain_methods(width):
         def make(L):
             prog = chain_program(L, width)
             weights = initial_weights(prog, rng)
             secs: list[float] = []
+            secs_m: list[float] = []
             m = {"verified session": session_method(prog, weights, LR, "verified", ev, secs),
+                 "verified session, --machine": session_method(prog, weights, LR, "verified", machine_ev, secs_m,
+                                                               in_process=False),
                  "verified whole program": whole_program_method(prog, weights, LR),
                  "reference engine": session_method(prog, weights, LR, "reference"),
                  "numpy by hand": numpy_method(weights, LR)}
             if torch is not None:
                 m["PyTorch CPU"] = torch_method(weights, LR)
-            return m, secs, samples(width, width, 4, rng)
+            return m, secs, samples(width, width, 4, rng), secs_m
         return make
 
     def op_chain_methods(L):
         prog = op_chain(L)
         secs: list[float] = []
+        secs_m: list[float] = []
         sv = rh.Session(prog, evaluator=ev)
+        sm = rh.Session(prog, evaluator=machine_ev, in_process=False)
         sr = rh.Session(prog, engine="reference")
 
         def verified(_x, _t):
             secs.append(sv.run().seconds)
         verified.close = sv.close
 
+        def verified_machine(_x, _t):
+            secs_m.append(sm.run().seconds)
+        verified_machine.close = sm.close
+
         def reference(_x, _t):
             sr.run()
         reference.close = sr.close
-        return ({"verified session": verified, "verified whole program": lambda _x, _t: rh.run(prog),
-                 "reference engine": reference}, secs, [(None, None)])
+        return ({"verified session": verified, "verified session, --machine": verified_machine,
+                 "verified whole program": lambda _x, _t: rh.run(prog),
+                 "reference engine": reference}, secs, [(None, None)], secs_m)
 
     for title, make, note in [
         ("MLP-like chain of L layers of width 8 (one training step)", mlp_chain_methods(8), None),
@@ -401,7 +418,7 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
         results: dict[str, dict[int, float]] = {}
         stopped: dict[str, str] = {}
         for L in sizes:
-            methods, secs, pool = make(L)
+            methods, secs, pool, secs_m = make(L)
             for name in list(methods):
                 if name in stopped:
                     del methods[name]
@@ -415,6 +432,7 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
                     times[name] = [t]
             reps = 1 if quick else max(5, min(50, int(3.0 / max(cost, 1e-9))))
             secs.clear()
+            secs_m.clear()
             for r in range(reps):
                 x, t = pool[r % len(pool)]
                 for name, step in methods.items():
@@ -425,10 +443,13 @@ def growth(quick: bool, ev: VerifiedEvaluator) -> None:
                 results.setdefault(name, {})[L] = statistics.median(ts)
             if secs:
                 results.setdefault("verified evaluation alone", {})[L] = statistics.median(secs)
+            if secs_m:
+                results.setdefault("evaluation alone, --machine", {})[L] = statistics.median(secs_m)
             for m in methods.values():
                 if hasattr(m, "close"):
                     m.close()
-        names = [n for n in ["verified session", "verified evaluation alone", "verified whole program",
+        names = [n for n in ["verified session", "verified evaluation alone", "verified session, --machine",
+                             "evaluation alone, --machine", "verified whole program",
                              "reference engine", "numpy by hand", "PyTorch CPU"] if n in results]
         print(f"{'engine':28s}" + "".join(f"{'L=' + str(L):>10s}" for L in sizes))
         for n in names:

@@ -17,9 +17,12 @@ module C = Revhandlers_core
 module S = Sexplib.Sexp
 open Driver_io
 
-(* The environment machine (machine.v: run_machine_correct) or the small-step evaluator;
-   without a user's fuel (--fuel, (fuel N)), the total evaluator (total.v). *)
+(* The machine with the tape at every rev handle (machine_fast.v: run_fast_correct), the
+   environment machine (--machine; machine.v: run_machine_correct) or the small-step evaluator;
+   without a user's fuel (--fuel, (fuel N)), the total evaluator (total.v, machine_fast.v:
+   run_total_fast_eq). *)
 let small_step = ref false
+let machine = ref false
 let list_vectors = ref false
 let user_fuel = ref None
 let max_rd_depth = ref C.max_rd_depth
@@ -103,8 +106,10 @@ module Driver (V : VECTORS) = struct
      run_total_fn_heap_ok). *)
   let run_fuel p fuel hp =
     match fuel with
-    | Some f -> (f, C.prog_run V.ops !small_step p f hp)
-    | None -> (match C.prog_run_total V.ops !small_step p hp with Some fr -> fr
+    | Some f -> (f, if !machine && not !small_step then C.prog_run_machine V.ops p f hp
+                    else C.prog_run V.ops !small_step p f hp)
+    | None -> (match (if !machine && not !small_step then C.prog_run_total_machine V.ops p hp
+                      else C.prog_run_total V.ops !small_step p hp) with Some fr -> fr
                | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap")))
 
   (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
@@ -307,11 +312,13 @@ end
 let usage =
   "usage: rh-eval [--check | --print | --trace | --coverage] [OPTIONS] [FILE]\n\
   \       rh-eval --serve [OPTIONS]\n\
-   OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--small-step] [--list-vectors]\n\
+   OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--small-step] [--machine]\n\
+   \       [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
    --serve answers one request per line, sessions included.  Exit codes: 0 result, 1 runtime failure\n\
    of a well-typed program, 2 bad input.  --small-step: the small-step evaluator, not the environment\n\
-   machine (--trace and --coverage always use it); --list-vectors: the list model of vectors extracted\n\
+   machine with the tape of rev handle (--trace and --coverage always use it); --machine: the\n\
+   environment machine without the tape (machine.v); --list-vectors: the list model of vectors extracted\n\
    from Coq, not float arrays; --fuel N: stop after N steps (out-of-fuel), without it a checked program\n\
    runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-depth N (default 3): refuse\n\
    programs that differentiate more than N levels deep."
@@ -334,6 +341,7 @@ let () =
     | "--serve" :: rest -> serve_mode := true; args rest
     | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--small-step" :: rest -> small_step := true; args rest
+    | "--machine" :: rest -> machine := true; args rest
     | ("--fuel" | "--max-rd-depth" as o) :: n :: rest when nat_opt n <> None ->
         let n = Option.get (nat_opt n) in if o = "--fuel" then user_fuel := Some n else max_rd_depth := n; args rest
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest

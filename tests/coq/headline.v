@@ -9,7 +9,7 @@
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance mlp_run complete normalization frontend.
+  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -120,6 +120,17 @@ Print Assumptions run_not_wrong.
 Check @run_machine_correct.
 Print Assumptions run_machine_correct.
 
+(* The machine with the tape at every rev handle (a body that is a chain of
+   operations is run without building RH's output, the step count
+   computed) computes exactly what the evaluator computes; the tape's
+   answer is RH's output run by run; run on F^c[P] goes through run on P. *)
+Check @run_fast_correct.
+Print Assumptions run_fast_correct.
+Check @tape_correct.
+Print Assumptions tape_correct.
+Check @run_fill_c.
+Print Assumptions run_fill_c.
+
 (* The evaluator is complete: more fuel never changes an answer other than
    "out of fuel", and a value or stuck form reached in n steps is what run
    answers, with n steps counted, from some fuel on. *)
@@ -210,6 +221,9 @@ Check @run_total_fn_none.
 Print Assumptions run_total_fn_none.
 Check @run_total_fn_correct.
 Print Assumptions run_total_fn_correct.
+(* The total evaluator with the fast machine answers what run_total_fn answers. *)
+Check @run_total_fast_eq.
+Print Assumptions run_total_fast_eq.
 Check @run_total_fn_agrees.
 Print Assumptions run_total_fn_agrees.
 Check @run_total_fn_not_out_of_fuel.
@@ -289,6 +303,13 @@ Check @run_machine_never_stuck.
 Print Assumptions run_machine_never_stuck.
 Check @run_total_fn_never_stuck.
 Print Assumptions run_total_fn_never_stuck.
+(* The same of the fast machine and of the total evaluator with it
+   (fast_never_stuck.v), the evaluators rh-eval runs by default. *)
+From RevHandlers Require Import fast_never_stuck.
+Check @run_fast_never_stuck.
+Print Assumptions run_fast_never_stuck.
+Check @run_total_fast_never_stuck.
+Print Assumptions run_total_fast_never_stuck.
 Check @read_program_never_stuck.
 Print Assumptions read_program_never_stuck.
 

@@ -10,6 +10,10 @@
     - [exec_run]: the small-step evaluator (interp.v);
     - [exec_run_machine]: the environment machine (machine.v), equal to
       [exec_run] on every input ([run_machine_correct]);
+    - [exec_run_fast]: the machine with the tape at every [rev handle]
+      (machine_fast.v, tape.v), equal to [exec_run] on every input
+      ([run_fast_correct]); [rh-eval]'s evaluator unless [--machine] or
+      [--small-step] is given;
     - [exec_run_total]: the total evaluator (total.v): no fuel; on a
       checked program and a heap that respects the shapes, the fuel found
       by doubling and the answer of [exec_run_machine] with every fuel
@@ -23,7 +27,8 @@
     function symbols, which are abstract in the generic development. *)
 From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlNativeString.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total.
+  rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total
+  machine_fast.
 
 From RevHandlers Require Import rd_size effects.
 From RevHandlers Require never_stuck printer_spec.
@@ -46,6 +51,10 @@ Definition exec_run (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
 Definition exec_run_machine (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
   @run_machine _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
+
+Definition exec_run_fast (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
+    (hp : heap) (P : cmd) : run_result :=
+  @run_fast _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
 (** The total evaluator (total.v): [None] only if the check fails or the
     heap does not respect the shapes ([run_total_fn_none]). *)
@@ -92,11 +101,19 @@ Definition prog_print (p : @program Vec) : sexp := printer_spec.print_program io
 Definition prog_init_heap (p : @program Vec) : heap := init_heap vo p.
 Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : result heap error :=
   heap_set vo io p hp es.
+(** [prog_run] and [prog_run_total]: the small-step evaluator with
+    [small], the fast machine (machine_fast.v) otherwise; the [_machine]
+    forms run [machine.v]'s machine ([rh-eval --machine]). *)
 Definition prog_run (small : bool) (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   if small then exec_run (p_decls p) (p_dims p) fuel hp (p_main p)
-  else exec_run_machine (p_decls p) (p_dims p) fuel hp (p_main p).
+  else exec_run_fast (p_decls p) (p_dims p) fuel hp (p_main p).
+Definition prog_run_machine (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
+  exec_run_machine (p_decls p) (p_dims p) fuel hp (p_main p).
 Definition prog_run_total (small : bool) (p : @program Vec) (hp : heap) : option (nat * run_result) :=
-  exec_run_total (p_decls p) (p_dims p) small hp (p_main p).
+  if small then exec_run_total (p_decls p) (p_dims p) true hp (p_main p)
+  else run_total_fast vo (p_decls p) (p_dims p) hp (p_main p).
+Definition prog_run_total_machine (p : @program Vec) (hp : heap) : option (nat * run_result) :=
+  exec_run_total (p_decls p) (p_dims p) false hp (p_main p).
 Definition prog_observe {A : Type} (obs : A -> nat -> heap -> cmd -> nat -> A) (acc : A)
     (p : @program Vec) (fuel : nat) : A * run_result :=
   @run_obs _ (exec_signature vo (p_decls p) (p_dims p)) (exec_evaluator vo) A obs acc fuel 0
@@ -139,11 +156,12 @@ Extract Inductive sexp => "Sexplib.Sexp.t" [ "Sexplib.Sexp.Atom" "Sexplib.Sexp.L
 
 Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
-  exec_check exec_step exec_run exec_run_machine exec_run_total exec_step_tags
+  exec_check exec_step exec_run exec_run_machine exec_run_fast exec_run_total exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
   prog_rd_depth max_rd_depth
   prog_check_program prog_op_name prog_print
   prog_read prog_check prog_unhandled prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
+  prog_run_machine prog_run_total_machine
   prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
   tag_name index_of.

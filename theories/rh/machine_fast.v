@@ -1,0 +1,320 @@
+(** * The environment machine with the tape at every [rev handle], proved equal to [run]
+
+    [mloop_fast_with] is [machine.v]'s [mloop_with] but for one case: at
+    [rev handle(V)<y⃗>.R with H] it first tries [tape] ([tape.v]), which
+    runs [RH^V_H(<y⃗>.R)] without building it when [R] is a chain of
+    operations, and continues with the value and heap it answers, the
+    step count it computed; when the tape answers [None] (another body,
+    or a clause that does not end with a value), the machine builds
+    [RH]'s output with [rh_fn] and runs it, as [mloop_with] does.
+
+    Theorems:
+    - [mloop_fast_agrees]: for a [short] answer (what to do when a term
+      needs at least the fuel left) that agrees with [run] up to a
+      relation [rel] (equality for [mfallback]; "equal, or both out of
+      fuel" for [out_of_fuel_now]), the machine agrees with [run] up to
+      [rel];
+    - [run_fast_correct]: [run_fast fuel n hp P = run fuel n hp P] for
+      every command, heap and fuel, with no hypothesis: the same answer,
+      heap, value, step count or stuck command;
+    - [run_total_fast_eq] (the executable instance): the total evaluator
+      with this machine ([run_total_fast]) answers exactly what
+      [total.v]'s [run_total_fn] answers, so [run_total_fn_correct] and
+      every other theorem of [total.v] hold of it. *)
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
+  rd term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts complete machine run_ctx tape
+  instance total.
+
+Section fast.
+Context {Srt : sorts} {Σ : signature} {E : evaluator}.
+
+Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (ρ : list tm).
+
+(** The shape of the tape's fragment, checked before the tape runs
+    anything: a body of another shape goes to [rh_fn] at once, without a
+    forward pass that the machine would then take again. *)
+Fixpoint chain_shape (R : cmd) : bool :=
+  match R with
+  | Ret (Var _) => true
+  | CLet (Ret (Var _)) Q | CLet (Op _ (Var _)) Q => chain_shape Q
+  | _ => false
+  end.
+
+Fixpoint mloop_fast_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
+    (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
+  let '(MConf hp K ρ P) := c in
+  match gas with
+  | 0 => mfallback fuel n hp K ρ P
+  | S gas' =>
+      let '(K1, P0) := descend K ρ P in
+      match P0 with
+      | Ret M =>
+          match meval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match K1 with
+                | [] => RDone hp V (n + k)
+                | (Q, ρ') :: K2 =>
+                    mloop_fast_with short gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
+                end
+              else short fuel n hp K1 ρ P0
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | Op o M =>
+          match meval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match o with
+                | OpGet l =>
+                    mloop_fast_with short gas' (fuel - S k) (S (n + k))
+                      (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
+                | OpPut l =>
+                    match V with
+                    | Const c =>
+                        mloop_fast_with short gas' (fuel - S k) (S (n + k))
+                          (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
+                    | _ => mfallback fuel n hp K1 ρ P0
+                    end
+                | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
+                end
+              else short fuel n hp K1 ρ P0
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | RevHandle M R H =>
+          match meval fuel ρ M with
+          | Some (V, k) =>
+              if Nat.ltb k fuel then
+                match V with
+                | Tuple Vs =>
+                    match infer_tm [] V with
+                    | Some (TProd Bs) =>
+                        match (if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+                               else None) with
+                        | Some (hp', vs, n') =>
+                            mloop_fast_with short gas' (fuel - S k - (n' - S (n + k))) n'
+                              (MConf hp' K1 [] (Ret (Tuple vs)))
+                        | None =>
+                            match rh_fn (fuel - k) H Bs Vs R with
+                            | RHOk R' =>
+                                mloop_fast_with short gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
+                            | _ => mfallback fuel n hp K1 ρ P0
+                            end
+                        end
+                    | _ => mfallback fuel n hp K1 ρ P0
+                    end
+                | _ => mfallback fuel n hp K1 ρ P0
+                end
+              else short fuel n hp K1 ρ P0
+          | None => mfallback fuel n hp K1 ρ P0
+          end
+      | CLet _ _ => mfallback fuel n hp K1 ρ P0
+      end
+  end.
+
+(** The machine of [rh-eval] with a user's fuel: finishes with [run]
+    when a term needs the fuel left. *)
+Definition run_fast (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
+  mloop_fast_with mfallback (S fuel) fuel n (MConf hp [] [] P).
+
+(** What [short] must answer: [run]'s answer up to [rel], whenever the
+    term [M] in evaluation position takes at least the fuel left. *)
+Definition short_ok (rel : run_result -> run_result -> Prop)
+    (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result) : Prop :=
+  forall fuel n hp K ρ F M V k,
+    env_ok ρ -> meval fuel ρ M = Some (V, k) -> fuel <= k ->
+    rel (short fuel n hp K ρ (plug_t F M)) (run fuel n hp (assemble K ρ (plug_t F M))).
+
+(** Informal proof: by induction on the gas, as [mloop_correct], the
+    state standing for [assemble K ρ P].  The one new case: the tape
+    answers [(hp', vs, n')]; by [tape_correct] (with the identity
+    substitution) [rh_fn] succeeds with some [R'] and [run] on [R'] ends
+    with [⌊<vs>⌋], [hp'] and [n'] steps; [run] on the whole command steps
+    to [F^c[R']] ([step_conf_fn_rev]) and goes through [R]'s run
+    ([run_fill_c_done]) to [F^c[⌊<vs>⌋]] with the fuel left, which is the
+    state the machine continues from. *)
+Lemma mloop_fast_agrees (rel : run_result -> run_result -> Prop) short gas fuel n hp K ρ P :
+  (forall r, rel r r) -> short_ok rel short ->
+  env_ok ρ -> stack_ok K ->
+  rel (mloop_fast_with short gas fuel n (MConf hp K ρ P)) (run fuel n hp (assemble K ρ P)).
+Proof.
+  intros Hrefl Hshort. revert fuel n hp K ρ P.
+  induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK; [apply Hrefl|].
+  cbn [mloop_fast_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
+  unfold mfallback.
+  destruct P0 as [M|o M|P1 Q|M R H]; [| |apply Hrefl|];
+    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|apply Hrefl]);
+    destruct (meval_sound _ _ _ _ _ Hρ Hev) as [Hs HV];
+    (destruct (Nat.ltb_spec k fuel) as [Hlt|Hge];
+      [|first [ apply (Hshort _ _ _ _ _ TRet _ _ _ Hρ Hev Hge)
+              | apply (Hshort _ _ _ _ _ (TOp o) _ _ _ Hρ Hev Hge)
+              | apply (Hshort _ _ _ _ _ (TRev R H) _ _ _ Hρ Hev Hge) ]]).
+  - (* ⌊M⌋ *)
+    change (assemble K1 ρ (Ret M)) with (assemble K1 ρ (plug_t TRet M)).
+    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+    replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
+    destruct K1 as [|[Q ρ'] K2].
+    + simpl. rewrite (step_conf_fn_ret_done _ _ _ HV). apply Hrefl.
+    + rewrite map_cons, (step_conf_fn_ret_let _ _ _ _ _ HV).
+      inversion HK1 as [|? ? Hρ' HK2]; subst.
+      specialize (IH (fuel - S k) (S (n + k)) hp K2 (V :: ρ') Q
+                    ltac:(constructor; [exact HV|exact Hρ']) HK2).
+      unfold assemble, close_frame in IH |- *. cbn [fst snd] in *. rewrite subst_cmd_cons.
+      exact IH.
+  - (* Op(M) *)
+    change (assemble K1 ρ (Op o M)) with (assemble K1 ρ (plug_t (TOp o) M)).
+    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+    replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
+    rewrite (step_conf_fn_op _ _ _ _ _ HV).
+    destruct o as [o|l|l].
+    + apply Hrefl.
+    + apply IH; [apply Forall_nil|exact HK1].
+    + destruct V; try apply Hrefl. apply IH; [apply Forall_nil|exact HK1].
+  - (* rev handle(M) *)
+    change (assemble K1 ρ (RevHandle M R H)) with (assemble K1 ρ (plug_t (TRev R H) M)).
+    destruct V as [| | | |Vs| | |]; try apply Hrefl.
+    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|] eqn:HA; try apply Hrefl.
+    destruct (if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+              else None) as [[[hp' vs] n']|] eqn:Ht.
+    + (* the tape *)
+      destruct (chain_shape R); [|discriminate].
+      rewrite <- (map_id Vs) in Ht.
+      rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
+      destruct (tape_correct _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
+      rewrite subst_cmd_id in Hrun.
+      rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+      replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
+      rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
+      rewrite (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
+      specialize (IH (fuel - S k - (n' - S (n + k))) n' hp' K1 [] (Ret (Tuple vs))
+                    (Forall_nil _) HK1).
+      unfold assemble in IH. rewrite subst_cmd_nil in IH. exact IH.
+    + destruct (rh_fn (fuel - k) H Bs Vs R) as [R'| |] eqn:Hrh; try apply Hrefl.
+      rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+      replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
+      rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
+      specialize (IH (fuel - S k) (S (n + k)) hp K1 [] R' (Forall_nil _) HK1).
+      unfold assemble in IH. rewrite subst_cmd_nil in IH. exact IH.
+Qed.
+
+Lemma short_ok_mfallback : short_ok eq mfallback.
+Proof. intros fuel n hp K ρ F M V k _ _ _. reflexivity. Qed.
+
+(** The fast machine computes exactly what [run] computes. *)
+Theorem run_fast_correct fuel n hp P : run_fast fuel n hp P = run fuel n hp P.
+Proof.
+  unfold run_fast.
+  pose proof (mloop_fast_agrees eq mfallback (S fuel) fuel n hp [] [] P
+                (fun r => eq_refl) short_ok_mfallback (Forall_nil _) (Forall_nil _)) as Hr.
+  rewrite Hr. unfold assemble. cbn [map fill_c fold_left]. rewrite subst_cmd_nil. reflexivity.
+Qed.
+
+(** ** Without the fallback on fuel, for the total evaluator *)
+
+(** Equal answers, or both "out of fuel". *)
+Definition agree (r1 r2 : run_result) : Prop := r1 = r2 \/ (out_of_fuel r1 /\ out_of_fuel r2).
+
+Lemma short_ok_nf : short_ok agree out_of_fuel_now.
+Proof.
+  intros fuel n hp K ρ F M V k Hρ Hev Hle. right. split; [exact I|].
+  exact (fallback_out_of_fuel _ _ _ _ _ F _ _ _ Hρ Hev Hle).
+Qed.
+
+Definition run_fast_nf (fuel : nat) (hp : heap) (P : cmd) : run_result :=
+  mloop_fast_with out_of_fuel_now (S fuel) fuel 0 (MConf hp [] [] P).
+
+Lemma run_fast_nf_agree fuel hp P : agree (run_fast_nf fuel hp P) (run fuel 0 hp P).
+Proof.
+  unfold run_fast_nf.
+  pose proof (mloop_fast_agrees agree out_of_fuel_now (S fuel) fuel 0 hp [] [] P
+                (fun r => or_introl eq_refl) short_ok_nf (Forall_nil _) (Forall_nil _)) as Hr.
+  unfold assemble in Hr. cbn [map fill_c fold_left] in Hr. rewrite subst_cmd_nil in Hr. exact Hr.
+Qed.
+
+End fast.
+
+(** ** The search of [total.v] depends only on which fuels answer and what *)
+Section search_ext.
+Context {Srt : sorts} {Σ : signature} {E : evaluator}.
+
+Lemma agree_sym r1 r2 : agree r1 r2 -> agree r2 r1.
+Proof. intros [->|[H1 H2]]; [left; reflexivity|right; split; assumption]. Qed.
+
+Lemma agree_trans r1 r2 r3 : agree r1 r2 -> agree r2 r3 -> agree r1 r3.
+Proof.
+  intros [->|[H1 H2]] [<-|[H2' H3]]; [left; reflexivity|right; split; assumption|..].
+  - right. split; assumption.
+  - right. split; assumption.
+Qed.
+
+Lemma enough_agree (ev1 ev2 : nat -> run_result) f :
+  (forall g, agree (ev1 g) (ev2 g)) -> enough ev1 f -> enough ev2 f.
+Proof.
+  intros Hag w. induction w as [f Hn|f w IH].
+  - apply enough_now. intros Ho. apply Hn.
+    destruct (Hag f) as [->|[H1 _]]; assumption.
+  - apply enough_later. exact IH.
+Qed.
+
+Lemma search_unfold (ev : nat -> run_result) f (w : enough ev f) :
+  search ev f w =
+  match out_of_fuel_dec (ev f) with
+  | left H => search ev (f + f) (enough_next ev f w H)
+  | right _ => (f, ev f)
+  end.
+Proof. destruct w; reflexivity. Qed.
+
+Lemma search_agree (ev1 ev2 : nat -> run_result) f (w1 : enough ev1 f) (w2 : enough ev2 f) :
+  (forall g, agree (ev1 g) (ev2 g)) -> search ev1 f w1 = search ev2 f w2.
+Proof.
+  intros Hag. revert w2.
+  refine (enough_ind_dep ev1 (fun f w1 => forall w2, search ev1 f w1 = search ev2 f w2) _ _ f w1);
+    clear w1; [intros g Hn w2|intros g w1 IH w2];
+    rewrite !search_unfold;
+    destruct (out_of_fuel_dec (ev1 g)) as [Ho1|Ho1];
+    destruct (out_of_fuel_dec (ev2 g)) as [Ho2|Ho2];
+    destruct (Hag g) as [Heq|[Hx Hy]];
+    try contradiction; try (rewrite Heq in Ho1; contradiction);
+    try (rewrite <- Heq in Ho2; contradiction); try (rewrite Heq; reflexivity).
+  all: apply IH.
+Qed.
+End search_ext.
+
+(** ** The total evaluator of the executable instance with the fast machine *)
+Section exec.
+Context {Vec : Type} (vo : vec_ops Vec).
+#[local] Instance fast_sorts : sorts := exec_sorts Vec.
+Context (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance fast_signature : signature := exec_signature vo decls locs.
+#[local] Instance fast_evaluator : evaluator := exec_evaluator vo.
+
+Definition fast_ev (hp : heap) (P : cmd) (f : nat) : run_result := run_fast_nf f hp P.
+
+Lemma fast_ev_agree hp P f : agree (fast_ev hp P f) (total_ev vo decls locs false hp P f).
+Proof.
+  eapply agree_trans; [apply run_fast_nf_agree|]. apply agree_sym.
+  destruct (total_ev_spec vo decls locs false hp P f) as [->|[H1 H2]];
+    [left; reflexivity|right; split; assumption].
+Qed.
+
+(** [run_total_fn] with the fast machine: the same search of the fuel. *)
+Definition run_total_fast (hp : heap) (P : cmd) : option (nat * run_result) :=
+  match check_dec P, heap_ok_dec hp with
+  | inleft (exist _ A Hc), left Hhp =>
+      Some (search (fast_ev hp P) first_fuel
+              (enough_agree _ _ first_fuel (fun g => agree_sym _ _ (fast_ev_agree hp P g))
+                 (total_enough vo decls locs false hp P A Hc Hhp)))
+  | _, _ => None
+  end.
+
+(** It answers what the total evaluator of [total.v] answers: the same
+    fuel, the same answer (so [run]'s, by [run_total_fn_correct]). *)
+Theorem run_total_fast_eq hp P : run_total_fast hp P = run_total_fn vo decls locs false hp P.
+Proof.
+  unfold run_total_fast, run_total_fn.
+  unfold fast_sorts, fast_signature, fast_evaluator, total_sorts, total_signature, total_evaluator in *.
+  destruct (check_dec P) as [[A Hc]|Hn]; [|reflexivity].
+  destruct (heap_ok_dec hp) as [Hhp|Hn]; [|reflexivity].
+  f_equal. apply search_agree. apply fast_ev_agree.
+Qed.
+End exec.
