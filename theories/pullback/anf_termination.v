@@ -27,14 +27,40 @@ Proof.
 Qed.
 
 Lemma msz_aredex r : aredex r -> 0 < msz r.
-Proof. destruct 1; simpl; lia. Qed.
+Proof.
+  destruct 1 as [| | | | | | | | | | | | |l p Hl _]; simpl; try lia.
+  destruct (is_lets (Let l p)) eqn:E; [|lia]. exfalso.
+  apply is_elem_lets_sound in E. inversion E; subst; exact (lets_not_elem l Hl ltac:(assumption)).
+Qed.
 
-Lemma msz_afill C t t' : msz t' < msz t -> msz (afill C t') < msz (afill C t).
-Proof. induction C as [|F C IH]; simpl; auto. intros H. destruct F; simpl; specialize (IH H); lia. Qed.
+Lemma msz_let a b : msz (Let a b) <= 1 + msz a + msz b.
+Proof. simpl. destruct (is_lets (Let a b)); lia. Qed.
+
+Lemma msz_let_not a b : ~ lets (Let a b) -> msz (Let a b) = 1 + msz a + msz b.
+Proof.
+  intros H. simpl. destruct (is_lets (Let a b)) eqn:E; [|reflexivity].
+  exfalso. apply H, is_elem_lets_sound, E.
+Qed.
+
+(** Informal proof: by induction on [C]; every frame but the two of
+    [let] adds its constructors to the measure; a [let] whose bound term
+    or body holds the redex is not a let series ([alet_here]), so it
+    counts too. *)
+Lemma msz_afill C r t' : aredex r -> alet_ok C r -> msz t' < msz r -> msz (afill C t') < msz (afill C r).
+Proof.
+  intros Hr. induction C as [|F C IH]; simpl; auto. intros [Hh Hk] H. specialize (IH Hk H).
+  destruct F; cbn [afill1 alet_here] in Hh |- *; try (simpl; lia).
+  - pose proof (msz_let (afill C t') l).
+    rewrite (msz_let_not (afill C r) l) by (intros Hl; inversion Hl; subst; auto). lia.
+  - pose proof (msz_let e (afill C t')).
+    rewrite (msz_let_not e (afill C r)); [lia|].
+    intros Hl; inversion Hl; subst; [apply Hh; symmetry; assumption|].
+    exact (lets_not_afill C r Hr Hk ltac:(assumption)).
+Qed.
 
 Lemma astep_msz t t' : astep t t' -> msz t' < msz t.
 Proof.
-  intros [C r HC Hr]. apply msz_afill.
+  intros [C r HC Hr Hk]. apply msz_afill; auto.
   rewrite (msz_lets _ (ared_lets r Hr)). apply msz_aredex. exact Hr.
 Qed.
 
@@ -48,8 +74,8 @@ Qed.
 (** A-reduction is deterministic (from the uniqueness in Lemma B.1). *)
 Lemma astep_det t t1 t2 : astep t t1 -> astep t t2 -> t1 = t2.
 Proof.
-  intros [C r HC Hr] H2. inversion H2 as [C' r' HC' Hr' Heq]; subst.
-  destruct (adecompose_unique C r C' r' HC HC' Hr Hr' (eq_sym Heq)) as [-> ->]. reflexivity.
+  intros [C r HC Hr Hk] H2. inversion H2 as [C' r' HC' Hr' Hk' Heq]; subst.
+  destruct (adecompose_unique C r C' r' HC HC' Hr Hr' Hk Hk' (eq_sym Heq)) as [-> ->]. reflexivity.
 Qed.
 
 Inductive asteps : tm -> tm -> Prop :=
@@ -63,7 +89,7 @@ Inductive asteps : tm -> tm -> Prop :=
 Lemma anf_exists t : wf_let t -> exists l, asteps t l /\ lets l.
 Proof.
   induction t as [t IH] using (well_founded_induction (well_founded_ltof tm msz)).
-  intros Hwf. destruct (adecompose t Hwf) as [Hl|(C & r & HC & Hr & ->)].
+  intros Hwf. destruct (adecompose t Hwf) as [Hl|(C & r & HC & Hr & Hk & ->)].
   - exists t. split; [constructor|exact Hl].
   - assert (Hs : astep (afill C r) (afill C (ared r))) by (constructor; assumption).
     destruct (IH (afill C (ared r))) as (l & Hsl & Hl).
