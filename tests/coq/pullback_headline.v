@@ -24,6 +24,11 @@ Check @astep_wf.
 Print Assumptions astep_wf.
 Check @anf_exists.
 Print Assumptions anf_exists.
+(* Lemma B.1 and A-normal forms for every term, A-contexts entering lets. *)
+Check @adecompose_all.
+Print Assumptions adecompose_all.
+Check @anf_exists_all.
+Print Assumptions anf_exists_all.
 Check @anf_unique.
 Print Assumptions anf_unique.
 

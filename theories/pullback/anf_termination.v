@@ -98,6 +98,89 @@ Proof.
     + exists l. split; [econstructor; eassumption|exact Hl].
 Qed.
 
+(** ** Lemma B.1 for every term
+
+    Since A-contexts enter a [let] (anf.v), the hypothesis [wf_let] of
+    [adecompose] is not needed: every term is a let series or an
+    A-context around an A-redex, and so every term has an A-normal form.
+    This is what A-normalises again a value substituted into a let series.
+
+    Informal proof: by induction on [t].  Every constructor but [let] as
+    in [adecompose].  For [let x = a in b]: when [a] is a let series, the
+    term is the redex [aredex_let] if [b] is a let series or [x], and
+    otherwise [b] decomposes, in the frame [let x = a in C_A]; when [a] is
+    elementary, the term is a let series if [b] is one or [x], and
+    otherwise [b] decomposes in the same frame; otherwise [a], not
+    elementary and not a let series, decomposes, in the frame
+    [let x = C_A in b]. *)
+Lemma adecompose_all t : lets t \/ decomp t.
+Proof.
+  induction t;
+    try solve [right; apply decomp_redex; constructor].
+  (* one subterm *)
+  all: try match goal with
+    | IH : lets ?u \/ decomp ?u |- lets (?f ?u) \/ _ =>
+        right; destruct IH as [Hl|Hd];
+        [ apply decomp_redex; constructor; assumption
+        | first [ apply (decomp_frame ALam) | apply (decomp_frame (AProj _))
+                | apply (decomp_frame (AFun _)) | apply (decomp_frame (AJac _)) ];
+          simpl; auto ]
+    end.
+  (* two subterms, not a let *)
+  all: try match goal with
+    | IH1 : lets ?u \/ decomp ?u, IH2 : lets ?v \/ decomp ?v |- lets (?f ?u ?v) \/ _ =>
+        match f with Let => fail 1 | _ => idtac end;
+        right; destruct IH1 as [Hl1|Hd1];
+        [ destruct IH2 as [Hl2|Hd2];
+          [ apply decomp_redex; constructor; assumption
+          | first [ apply (decomp_frame (APlusR u)) | apply (decomp_frame (AAppR u))
+                  | apply (decomp_frame (APairR u)) | apply (decomp_frame (ADualR u))
+                  | apply (decomp_frame (APbR u)) ]; simpl; auto ]
+        | first [ apply (decomp_frame (APlusL v)) | apply (decomp_frame (AAppL v))
+                | apply (decomp_frame (APairL v)) | apply (decomp_frame (ADualL v))
+                | apply (decomp_frame (APbL v)) ]; simpl; auto ]
+    end.
+  (* let *)
+  rename t1 into a, t2 into b, IHt1 into IHa, IHt2 into IHb.
+  assert (Hb : lets b \/ b = Var 0 \/ (~ lets b /\ b <> Var 0)).
+  { destruct (is_lets b) eqn:El; [left; apply is_elem_lets_sound, El|].
+    destruct (is_var0 b) eqn:Ev; [right; left; apply is_var0_spec, Ev|].
+    right; right. split.
+    - intros Hl. apply (proj2 is_elem_lets_complete) in Hl. congruence.
+    - intros ->. discriminate. }
+  destruct (is_lets a) eqn:Ela.
+  - apply is_elem_lets_sound in Ela.
+    destruct Hb as [Hb|[Hb|[Hnl Hn0]]].
+    + right. apply decomp_redex. constructor; auto.
+    + right. apply decomp_redex. constructor; auto.
+    + right. destruct IHb as [Hl|Hd]; [contradiction|].
+      apply (decomp_frame (ALetR a)); simpl; auto.
+  - destruct (is_elem a) eqn:Eea.
+    + apply is_elem_lets_sound in Eea.
+      destruct Hb as [Hb|[->|[Hnl Hn0]]].
+      * left. apply lets_cons; assumption.
+      * left. apply lets_last. assumption.
+      * right. destruct IHb as [Hl|Hd]; [contradiction|].
+        apply (decomp_frame (ALetR a)); simpl; auto.
+    + right. destruct IHa as [Hl|Hd].
+      * apply (proj2 is_elem_lets_complete) in Hl. congruence.
+      * apply (decomp_frame (ALetL b)); simpl; auto.
+        intros He. apply (proj1 is_elem_lets_complete) in He. congruence.
+Qed.
+
+(** Every term A-reduces to a let series, its A-normal form (unique,
+    [anf_unique]). *)
+Lemma anf_exists_all t : exists l, asteps t l /\ lets l.
+Proof.
+  induction t as [t IH] using (well_founded_induction (well_founded_ltof tm msz)).
+  destruct (adecompose_all t) as [Hl|(C & r & HC & Hr & Hk & ->)].
+  - exists t. split; [constructor|exact Hl].
+  - assert (Hs : astep (afill C r) (afill C (ared r))) by (constructor; assumption).
+    destruct (IH (afill C (ared r))) as (l & Hsl & Hl).
+    + apply astep_msz. exact Hs.
+    + exists l. split; [econstructor; eassumption|exact Hl].
+Qed.
+
 (** The A-normal form is unique, and it has the type of the term. *)
 Lemma anf_unique t l1 l2 : asteps t l1 -> lets l1 -> asteps t l2 -> lets l2 -> l1 = l2.
 Proof.
