@@ -231,6 +231,11 @@ let typed s =
         bad ~rule:"jac_app_free" "ill-formed"
           ("a Jacobian (jac f S) is applied in the body of a pullback (theories/pullback/wf.v, pb_jac_ok): \
             Remark 3.6 leaves it stuck, its derivative would need the second derivative of f: " ^ short s);
+      if not (P.pb_param_ok e) then
+        bad ~rule:"param_app_free" "ill-formed"
+          ("a parameter of an abstraction (or of a dual map) in the body of a pullback is applied to data bound in \
+            that body (theories/pullback/wf.v, pb_param_ok): Remark 3.6 leaves it stuck, the derivative of an \
+            unknown function is not known: " ^ short s);
       (e, t)
   | None ->
       bad "type" ("the term has no type (the checker of theories/pullback/infer.v rejects it; 0 and (ndual ...) \

@@ -3,8 +3,9 @@
 # R^2 → R): the gradient is [1, 2·y2] = [1, −4] (revhandlers pullback
 # reference).
 #
-# The reduction rules do not reach it: pullback-eval is stuck after 32 steps,
-# faithfully to Fig. 3.  The list λf.λd. f (b·b) (f a d) depends on the point
+# The reduction rules do not reach it, and the checkers reject it as
+# ill-formed (rule param_app_free, theories/pullback/wf.v; exit code 2):
+# run, it would end stuck, faithfully to Fig. 3.  The list λf.λd. f (b·b) (f a d) depends on the point
 # y = ⟨a, b⟩; its pullback is rule 20a, whose premise is rule 18 (D-curry),
 # whose premise differentiates the body λd. f (b·b) (f a d) in y with f free.
 # There, after 7/8, the application f (b·b) is ((Ω λy'. y'^π y'^π′) · ω′) V′

@@ -24,6 +24,11 @@ Check @astep_wf.
 Print Assumptions astep_wf.
 Check @anf_exists.
 Print Assumptions anf_exists.
+(* Lemma B.1 and A-normal forms for every term, A-contexts entering lets. *)
+Check @adecompose_all.
+Print Assumptions adecompose_all.
+Check @anf_exists_all.
+Print Assumptions anf_exists_all.
 Check @anf_unique.
 Print Assumptions anf_unique.
 
@@ -51,6 +56,12 @@ Check @wf_tmb_spec.
 Print Assumptions wf_tmb_spec.
 Check @step_pb_anf_wf.
 Print Assumptions step_pb_anf_wf.
+(* The checkers' judgment: well formed, and no parameter applied to data
+   bound in a pullback's body (Remark 3.6, value 1), decided. *)
+Check @pb_param_okb_spec.
+Print Assumptions pb_param_okb_spec.
+Check @wf_queryb_spec.
+Print Assumptions wf_queryb_spec.
 
 (* Values by their syntax; progress with typing and type safety for the
    numeric fragment without pullbacks;

@@ -285,13 +285,13 @@ def test_zero_at_every_type(a):
 
 def test_wf_rules_are_coqs():
     """The rule names of ill-formed terms are the Coq judgments (anf.v's
-    wf_let, wf.v's jac_app_free), in the order pullback-eval checks them
-    (pb_lets_ok, then pb_jac_ok)."""
+    wf_let, wf.v's jac_app_free and param_app_free), in the order
+    pullback-eval checks them (pb_lets_ok, pb_jac_ok, then pb_param_ok)."""
     from revhandlers.pullback.typecheck import WF_RULES
     source = "".join((ROOT / "theories" / "pullback" / f).read_text() for f in ("anf.v", "wf.v"))
     for name in WF_RULES:
         assert re.search(rf"^Fixpoint {name} ", source, flags=re.M), name
-    assert WF_RULES == ("wf_let", "jac_app_free")
+    assert WF_RULES == ("wf_let", "jac_app_free", "param_app_free")
 
 
 _OMEGA = Lam(R, NDual(NR(1.0)))
@@ -318,6 +318,17 @@ _WF_CASES = [
     (Pb(R, Jac("sin", Var(0)), _OMEGA), None),
     # both: the let is reported first, as pullback-eval does
     (Pb(R, Pair(Let(Pair(Var(0), Real(1.0)), Var(0)), App(Jac("sin", Var(0)), Real(1.0))), _OMEGA), "wf_let"),
+    # a parameter applied to the pullback's variable: (λf. f y) (λx. x) (Remark 3.6, value 1)
+    (Pb(R, App(Lam(TArr(R, R), App(Var(0), Var(1))), Lam(R, Var(0))), _OMEGA), "param_app_free"),
+    # ... to a constant, or a function bound outside the pullback applied: fine
+    (Pb(R, App(Lam(TArr(R, R), App(Var(0), Real(1.0))), Lam(R, Var(1))), _OMEGA), None),
+    (Lam(TArr(R, R), Pb(R, App(Var(1), Var(0)), _OMEGA)), None),
+    # a dual map's variable applied to the pullback's variable
+    (Pb(R, Dual(TArr(R, R), App(Var(0), Var(1)), Var(0)), _OMEGA), "param_app_free"),
+    # a parameter applied to a variable bound inside its own abstraction: fine (19a once applied) ...
+    (Pb(R, Lam(TArr(R, R), Lam(R, App(Var(1), Var(0)))), _OMEGA), None),
+    # ... to the pullback's variable under an inner λ: not
+    (Pb(R, Lam(TArr(R, R), Lam(R, App(Var(1), Var(2)))), _OMEGA), "param_app_free"),
 ]
 
 
@@ -335,7 +346,7 @@ def test_ill_formed_cases(t, rule):
 
 #: the closed, well-typed ones of the cases (a body of type R, so that
 #: ``λu:R. [1.0]*`` is its 1-form)
-_WF_COQ = [c for i, c in enumerate(_WF_CASES) if i in (0, 1, 2, 4, 5, 6, 7)]
+_WF_COQ = [c for i, c in enumerate(_WF_CASES) if i in (0, 1, 2, 4, 5, 6, 7, 12, 13)]
 
 
 @pytest.mark.parametrize("t, rule", _WF_COQ)

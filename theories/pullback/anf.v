@@ -151,7 +151,12 @@ Inductive aredex : tm -> Prop :=
 | aredex_jac f l : lets l -> aredex (Jac f l)
 | aredex_dual l l' : lets l -> lets l' -> aredex (Dual l l')
 | aredex_pb l l' : lets l -> lets l' -> aredex (Pb l l')
-| aredex_ndual r : aredex (NDual r).
+| aredex_ndual r : aredex (NDual r)
+(** [let x = L in P] with [L] a let series, [P] a let series or [x]:
+    flattened by [bind] (the Sabry-Felleisen association, §4 [GAP]); it
+    arises when a value substituted into a let series is A-normalised
+    again (docs/decisions-pullback.md, "A-contexts that enter a let"). *)
+| aredex_let l p : lets l -> lets p \/ p = Var 0 -> aredex (Let l p).
 
 (** The reducts (all let-bound variables fresh):
 <<
@@ -183,6 +188,7 @@ Definition ared (t : tm) : tm :=
   | Jac f l => bind l (ret (Jac f (Var 0)))
   | Dual l l' => bind l' (ret (Dual (ren (up_ren S) l) (Var 0)))
   | Pb l l' => bind l' (ret (Pb (ren (up_ren S) l) (Var 0)))
+  | Let l p => bind l p
   | t => ret t
   end.
 
@@ -192,9 +198,16 @@ Proof.
   apply lets_bind; [apply lets_ren; exact H2|]. constructor. exact He.
 Qed.
 
+Lemma bind_var0 l : lets l -> bind l (Var 0) = l.
+Proof.
+  induction 1 as [e He|e l He Hl IH]; [reflexivity|].
+  rewrite bind_let by (apply lets_not_var; exact Hl). simpl. rewrite IH. reflexivity.
+Qed.
+
 Lemma ared_lets r : aredex r -> lets (ared r).
 Proof.
-  destruct 1; simpl;
+  destruct 1 as [| | | | | | | | | | | | |l p Hl [Hp| ->]];
+    [..|apply lets_bind; assumption|simpl; rewrite bind_var0; assumption]; simpl;
     try (apply lets_bind2; auto; constructor; auto; fail);
     try (apply lets_bind; [assumption|]; constructor; auto; fail);
     try (apply lets_bind; [assumption|]; constructor; constructor; auto;
@@ -247,6 +260,8 @@ Proof.
     eapply typed_bind; [eassumption|]. apply typed_ret. econstructor.
     + eapply typed_ren; [eassumption|]. intros [|m] C; simpl; auto.
     + constructor. reflexivity.
+  - (* let x = L in P *)
+    eapply typed_bind; eassumption.
 Qed.
 
 (** Linearity and freeness are preserved by an A-redex step. *)
@@ -255,7 +270,8 @@ Proof.
   intros Hr Hn. destruct Hr; simpl in *; unfold bind2, ret, shift;
     repeat match goal with H : _ /\ _ |- _ => destruct H end;
     repeat first [apply nocc_bind | split]; simpl; auto;
-    try (eapply nocc_ren; [|eassumption]; set_iff).
+    try (eapply nocc_ren; [|eassumption]; set_iff);
+    apply nocc_bind; assumption.
 Qed.
 
 Lemma ared_lin X r : aredex r -> lin X r -> lin X (ared r).
@@ -281,6 +297,8 @@ Proof.
     left. split; simpl; auto. eapply lin_ren; [|eassumption]. set_iff.
   - apply lin_bind_1; auto. left. simpl. split; auto.
     right. split; simpl; auto. eapply nocc_ren; [|eassumption]. set_iff.
+  - apply lin_bind_1; auto.
+  - apply lin_bind_2; auto.
 Qed.
 
 (** ** A-contexts
@@ -297,7 +315,9 @@ Inductive aframe : Type :=
 | APairL (s : tm) | APairR (l : tm)
 | AFun (f : fsym) | AJac (f : fsym)
 | ADualL (s : tm) | ADualR (l : tm)
-| APbL (s : tm) | APbR (l : tm).
+| APbL (s : tm) | APbR (l : tm)
+| ALetL (l : tm)          (** [let x = C_A in l] *)
+| ALetR (e : tm).         (** [let x = e in C_A] *)
 
 Definition afill1 (F : aframe) (t : tm) : tm :=
   match F with
@@ -315,12 +335,27 @@ Definition afill1 (F : aframe) (t : tm) : tm :=
   | ADualR l => Dual l t
   | APbL s => Pb t s
   | APbR l => Pb l t
+  | ALetL l => Let t l
+  | ALetR e => Let e t
   end.
 
 (** The left neighbour of a right frame is a let series. *)
 Definition aframe_ok (F : aframe) : Prop :=
   match F with
   | APlusR l | AAppR l | APairR l | ADualR l | APbR l => lets l
+  | ALetR e => elem e \/ lets e
+  | _ => True
+  end.
+
+(** The frames that enter a [let] also look at what fills them: the bound
+    term is entered only when it is not elementary (a let series binds
+    elementary terms, which A-reduction leaves alone), the body only when
+    it is not the bound variable itself ([let x = E in x] is a let
+    series; [let x = L in x] is the redex [aredex_let]). *)
+Definition alet_here (F : aframe) (u : tm) : Prop :=
+  match F with
+  | ALetL _ => ~ elem u
+  | ALetR _ => u <> Var 0
   | _ => True
   end.
 
@@ -331,10 +366,16 @@ Fixpoint afill (C : list aframe) (t : tm) : tm :=
   | F :: C' => afill1 F (afill C' t)
   end.
 
+Fixpoint alet_ok (C : list aframe) (r : tm) : Prop :=
+  match C with
+  | [] => True
+  | F :: C' => alet_here F (afill C' r) /\ alet_ok C' r
+  end.
+
 (** ** A-reduction: [C_A[r_A] →A C_A[L]] *)
 Inductive astep : tm -> tm -> Prop :=
 | astep_ctx C r :
-    Forall aframe_ok C -> aredex r ->
+    Forall aframe_ok C -> aredex r -> alet_ok C r ->
     astep (afill C r) (afill C (ared r)).
 
 (** ** Subject reduction for A-reduction *)
@@ -411,13 +452,13 @@ Proof. intros H. destruct H; simpl; auto. Qed.
     frame is added to the context (its left neighbours are let series, as
     [aframe_ok] requires); if every one is a let series, [t] is an A-redex. *)
 Definition decomp (t : tm) : Prop :=
-  exists C r, Forall aframe_ok C /\ aredex r /\ t = afill C r.
+  exists C r, Forall aframe_ok C /\ aredex r /\ alet_ok C r /\ t = afill C r.
 
 Lemma decomp_redex r : aredex r -> decomp r.
-Proof. intros H. exists [], r. auto. Qed.
+Proof. intros H. exists [], r. simpl. auto. Qed.
 
-Lemma decomp_frame F u : aframe_ok F -> decomp u -> decomp (afill1 F u).
-Proof. intros HF (C & r & HC & Hr & ->). exists (F :: C), r. simpl. auto. Qed.
+Lemma decomp_frame F u : aframe_ok F -> alet_here F u -> decomp u -> decomp (afill1 F u).
+Proof. intros HF Hh (C & r & HC & Hr & Hk & ->). exists (F :: C), r. simpl. auto. Qed.
 
 Lemma adecompose t : wf_let t -> lets t \/ decomp t.
 Proof.
@@ -451,17 +492,30 @@ Proof.
   left. exact Hwf.
 Qed.
 
-Lemma lets_not_afill C r : aredex r -> ~ lets (afill C r).
+Lemma elem_not_let e a b : elem e -> e <> Let a b.
+Proof. intros H E. subst. inversion H as [| | a0 Ha| | | | | | | | |]. inversion Ha. Qed.
+
+Lemma lets_not_elem l : lets l -> ~ elem l.
+Proof. intros Hl He. destruct Hl as [e0 H0|e0 l0 H0 H1]; exact (elem_not_let _ _ _ He eq_refl). Qed.
+
+Lemma lets_not_afill C r : aredex r -> alet_ok C r -> ~ lets (afill C r).
 Proof.
-  intros Hr Hl. destruct C as [|F C]; simpl in Hl.
-  - destruct Hr; inversion Hl.
-  - destruct F; inversion Hl.
+  intros Hr. induction C as [|F C IH]; simpl; intros Hk Hl.
+  - destruct Hr as [| | | | | | | | | | | | |l0 p0 Hl0 _]; inversion Hl; subst;
+      exact (lets_not_elem l0 Hl0 ltac:(assumption)).
+  - destruct Hk as [Hh Hk]. destruct F; inversion Hl; subst; simpl in Hh.
+    + apply Hh. assumption.
+    + apply Hh. assumption.
+    + apply Hh. symmetry. assumption.
+    + exact (IH Hk ltac:(assumption)).
 Qed.
 
-Lemma aredex_not_afill F C r : aredex r -> ~ aredex (afill1 F (afill C r)).
+Lemma aredex_not_afill F C r : aredex r -> alet_ok (F :: C) r -> ~ aredex (afill1 F (afill C r)).
 Proof.
-  intros Hr Hr'. destruct F; simpl in Hr'; inversion Hr'; subst;
-    apply (lets_not_afill C r Hr); assumption.
+  intros Hr [Hh Hk] Hr'. destruct F; simpl in Hr', Hh; inversion Hr'; subst;
+    try (apply (lets_not_afill C r Hr Hk); assumption).
+  match goal with H0 : _ \/ _ |- _ =>
+    destruct H0 as [H0|H0]; [exact (lets_not_afill C r Hr Hk H0)|exact (Hh H0)] end.
 Qed.
 
 (** Informal proof: by induction on [C].  An A-redex is never a proper
@@ -471,45 +525,61 @@ Qed.
     non-empty contexts with the same filling have the same outer
     constructor; if they entered different subterms, the left one would be
     both a let series (by [aframe_ok]) and a filling, which is impossible;
+    for a [let], the bound term is entered only when it is not elementary
+    and the body only when the bound term is elementary or a let series;
     so they enter the same subterm and the induction hypothesis applies. *)
 Lemma adecompose_unique C r C' r' :
   Forall aframe_ok C -> Forall aframe_ok C' -> aredex r -> aredex r' ->
+  alet_ok C r -> alet_ok C' r' ->
   afill C r = afill C' r' -> C = C' /\ r = r'.
 Proof.
-  revert C'. induction C as [|F C IH]; intros C' HC HC' Hr Hr' Heq;
+  revert C'. induction C as [|F C IH]; intros C' HC HC' Hr Hr' Hk Hk' Heq;
     destruct C' as [|F' C']; simpl in Heq.
   - auto.
-  - subst. exfalso. apply (aredex_not_afill F' C' r' Hr' Hr).
-  - subst. exfalso. apply (aredex_not_afill F C r Hr Hr').
+  - subst. exfalso. apply (aredex_not_afill F' C' r' Hr' Hk' Hr).
+  - subst. exfalso. apply (aredex_not_afill F C r Hr Hk Hr').
   - inversion HC as [|? ? HF HC0]; inversion HC' as [|? ? HF' HC0']; subst.
-    destruct F, F'; simpl in Heq, HF, HF'; try discriminate;
+    destruct Hk as [Hh Hk0], Hk' as [Hh' Hk0'].
+    destruct F, F'; simpl in Heq, HF, HF', Hh, Hh'; try discriminate;
       injection Heq; intros; subst;
       try (exfalso; match goal with
-                    | H : lets (afill ?C ?r), Hr : aredex ?r |- _ => exact (lets_not_afill C r Hr H)
+                    | H : lets (afill ?C ?r), Hr : aredex ?r, Hk : alet_ok ?C ?r |- _ =>
+                        exact (lets_not_afill C r Hr Hk H)
                     end);
+      try (exfalso; match goal with
+                    | H : elem ?u \/ lets ?u, Hh : ~ elem ?u |- _ =>
+                        destruct H as [H|H]; [exact (Hh H)|]
+                    end;
+           match goal with
+           | H : lets (afill ?C ?r), Hr : aredex ?r, Hk : alet_ok ?C ?r |- _ =>
+               exact (lets_not_afill C r Hr Hk H)
+           end);
       match goal with
       | H : afill C r = afill ?C2 r' |- _ =>
-          destruct (IH C2 HC0 HC0' Hr Hr' H) as [-> ->]; split; reflexivity
+          destruct (IH C2 HC0 HC0' Hr Hr' Hk0 Hk0' H) as [-> ->]; split; reflexivity
       end.
 Qed.
 
 (** A let series is not an A-context filled with an A-redex: the two
     cases of Lemma B.1 exclude each other. *)
-Lemma adecompose_excl C r : aredex r -> lets (afill C r) -> False.
-Proof. intros Hr Hl. eapply lets_not_afill; eauto. Qed.
+Lemma adecompose_excl C r : aredex r -> alet_ok C r -> lets (afill C r) -> False.
+Proof. intros Hr Hk Hl. eapply lets_not_afill; eauto. Qed.
 
-Lemma afill_wf_let C t t' :
-  (wf_let t -> wf_let t') -> wf_let (afill C t) -> wf_let (afill C t').
+(** In a term whose lets are let series no A-context enters a [let]. *)
+Lemma afill_wf_let C r t' :
+  aredex r -> alet_ok C r -> wf_let t' -> wf_let (afill C r) -> wf_let (afill C t').
 Proof.
-  induction C as [|F C IH]; simpl; auto. intros H.
-  destruct F; simpl; intuition.
+  intros Hr. induction C as [|F C IH]; simpl; auto. intros [Hh Hk] Ht H.
+  destruct F; simpl in H, Hh |- *; try solve [intuition].
+  - exfalso. inversion H; subst; auto.
+  - exfalso. inversion H; subst; auto. exact (lets_not_afill C r Hr Hk ltac:(eassumption)).
 Qed.
 
 (** A-reduction keeps every [let] a let series, so Lemma B.1 applies again
     after each step. *)
 Lemma astep_wf_let t t' : astep t t' -> wf_let t -> wf_let t'.
 Proof.
-  intros [C r HC Hr]. apply afill_wf_let. intros _.
+  intros [C r HC Hr Hk]. apply afill_wf_let; auto.
   apply lets_wf_let, ared_lets, Hr.
 Qed.
 

@@ -337,23 +337,71 @@ Fixpoint areduce (t : tm) : option tm :=
       if is_lets a then
         if is_lets b then Some (ared t) else option_map (Pb a) (areduce b)
       else option_map (fun a' => Pb a' b) (areduce a)
-  | Let _ _ => None
+  | Let a b =>
+      if is_lets a then
+        if is_lets b || is_var0 b then Some (ared t) else option_map (Let a) (areduce b)
+      else if is_elem a then
+        if is_var0 b then None else option_map (Let a) (areduce b)
+      else option_map (fun a' => Let a' b) (areduce a)
   end.
 
-Lemma astep_frame F s s' : aframe_ok F -> astep s s' -> astep (afill1 F s) (afill1 F s').
+Lemma astep_frame F s s' : aframe_ok F -> (forall t, alet_here F t) -> astep s s' ->
+  astep (afill1 F s) (afill1 F s').
 Proof.
-  intros HF [C r HC Hr]. apply (astep_ctx (F :: C) r); [constructor; auto|exact Hr].
+  intros HF Hh [C r HC Hr Hk]. apply (astep_ctx (F :: C) r); [constructor; auto|exact Hr|split; [apply Hh|exact Hk]].
+Qed.
+
+Lemma astep_frame_let F s s' : aframe_ok F -> alet_here F s -> astep s s' ->
+  astep (afill1 F s) (afill1 F s').
+Proof.
+  intros HF Hh H. inversion H as [C r HC Hr Hk E1 E2]; subst.
+  apply (astep_ctx (F :: C) r); [constructor; auto|exact Hr|split; [apply Hh|exact Hk]].
 Qed.
 
 Lemma astep_redex r : aredex r -> astep r (ared r).
-Proof. intros H. apply (astep_ctx [] r); auto. Qed.
+Proof. intros H. apply (astep_ctx [] r); simpl; auto. Qed.
 
 Lemma astep_redex' r t' : aredex r -> ared r = t' -> astep r t'.
 Proof. intros H <-. apply astep_redex. exact H. Qed.
 
+Lemma is_var0_false t : is_var0 t = false -> t <> Var 0.
+Proof. intros H ->. discriminate. Qed.
+
+Lemma is_var0_true t : t = Var 0 -> is_var0 t = true.
+Proof. intros ->. reflexivity. Qed.
+
+Lemma is_elem_false t : is_elem t = false -> ~ elem t.
+Proof. intros H He. apply is_elem_spec in He. congruence. Qed.
+
+(** The [let] case of [areduce_sound]. *)
+Lemma areduce_let_sound a b t' :
+  (forall t', areduce a = Some t' -> astep a t') ->
+  (forall t', areduce b = Some t' -> astep b t') ->
+  areduce (Let a b) = Some t' -> astep (Let a b) t'.
+Proof.
+  intros IHa IHb H. simpl in H.
+  destruct (is_lets a) eqn:Ea.
+  - apply is_lets_spec in Ea.
+    destruct (is_lets b || is_var0 b) eqn:Eb.
+    + injection H as <-. apply astep_redex. constructor; [exact Ea|].
+      apply Bool.orb_true_iff in Eb. destruct Eb as [Eb|Eb];
+        [left; apply is_lets_spec, Eb|right; apply is_var0_spec, Eb].
+    + apply Bool.orb_false_iff in Eb. destruct Eb as [_ Eb].
+      destruct (areduce b) as [b'|] eqn:Hb; [|discriminate]. injection H as <-.
+      apply (astep_frame_let (ALetR a)); simpl; auto using is_var0_false.
+  - destruct (is_elem a) eqn:Ee.
+    + apply is_elem_spec in Ee. destruct (is_var0 b) eqn:Eb; [discriminate|].
+      destruct (areduce b) as [b'|] eqn:Hb; [|discriminate]. injection H as <-.
+      apply (astep_frame_let (ALetR a)); simpl; auto using is_var0_false.
+    + destruct (areduce a) as [a'|] eqn:Ha; [|discriminate]. injection H as <-.
+      apply (astep_frame_let (ALetL b)); simpl; auto using is_elem_false.
+Qed.
+
 Lemma areduce_sound t t' : areduce t = Some t' -> astep t t'.
 Proof.
-  revert t'. induction t; intros t' H; simpl in H; try discriminate;
+  revert t'. induction t; intros t' H;
+    try (apply (areduce_let_sound _ _ _ IHt1 IHt2 H); fail);
+    simpl in H; try discriminate;
     try (injection H as <-; apply astep_redex'; [constructor|reflexivity]; fail);
     repeat match goal with
       | H : context [if is_lets ?s then _ else _] |- _ =>
@@ -386,23 +434,35 @@ Proof.
     | apply (astep_frame (APbL _)); simpl; auto ].
 Qed.
 
-Lemma is_lets_afill C r : aredex r -> is_lets (afill C r) = false.
+Lemma is_lets_afill C r : aredex r -> alet_ok C r -> is_lets (afill C r) = false.
 Proof.
-  intros Hr. destruct (is_lets (afill C r)) eqn:E; [|reflexivity].
-  apply is_lets_spec in E. exfalso. exact (lets_not_afill C r Hr E).
+  intros Hr Hk. destruct (is_lets (afill C r)) eqn:E; [|reflexivity].
+  apply is_lets_spec in E. exfalso. exact (lets_not_afill C r Hr Hk E).
 Qed.
 
 Lemma areduce_complete t t' : astep t t' -> areduce t = Some t'.
 Proof.
-  intros [C r HC Hr]. induction C as [|F C IH]; simpl.
-  - destruct Hr; simpl;
+  intros [C r HC Hr Hk]. induction C as [|F C IH]; simpl.
+  - destruct Hr as [| | | | | | | | | | | | |l p Hl Hp]; simpl;
       repeat match goal with H : lets ?l |- _ => apply is_lets_spec in H; rewrite H; clear H end;
-      reflexivity.
-  - inversion HC as [|? ? HF HC']; subst. specialize (IH HC').
-    pose proof (is_lets_afill C r Hr) as Hn.
-    destruct F; simpl in *; rewrite ?Hn;
+      try reflexivity.
+    destruct Hp as [Hp| ->]; [apply is_lets_spec in Hp; rewrite Hp|]; reflexivity.
+  - inversion HC as [|? ? HF HC']; subst. destruct Hk as [Hh Hk]. specialize (IH HC' Hk).
+    pose proof (is_lets_afill C r Hr Hk) as Hn.
+    destruct F; simpl in HF, Hh; cbn [afill1 areduce]; rewrite ?Hn;
       try (apply is_lets_spec in HF; rewrite HF);
-      rewrite IH; reflexivity.
+      try (rewrite IH; reflexivity).
+    + (* let x = C_A in l *)
+      destruct (is_elem (afill C r)) eqn:Ee; [apply is_elem_spec in Ee; contradiction|].
+      rewrite IH. reflexivity.
+    + (* let x = e in C_A *)
+      assert (E0 : is_var0 (afill C r) = false)
+        by (destruct (is_var0 (afill C r)) eqn:E0; [apply is_var0_spec in E0; contradiction|reflexivity]).
+      destruct HF as [He|Hl].
+      * destruct (is_lets e) eqn:El;
+          [exfalso; apply is_lets_spec in El; exact (lets_not_elem e El He)|].
+        apply is_elem_spec in He. rewrite He, E0, IH. reflexivity.
+      * apply is_lets_spec in Hl. rewrite Hl, ?Hn, E0. simpl. rewrite IH. reflexivity.
 Qed.
 
 (** ** Inverting a renaming *)

@@ -161,7 +161,8 @@ Ltac astep_at C r :=
   eapply asteps_cons;
   [ apply (astep_ctx C r);
     [ repeat apply Forall_cons; try apply Forall_nil; simpl; try exact I; try lets_tac
-    | constructor; lets_tac ]
+    | constructor; lets_tac
+    | simpl; repeat split ]
   | ]; cbn.
 
 Example ex33_asteps : asteps ex33 ex33_anf.
@@ -309,7 +310,8 @@ Ltac query_astep_at C r :=
     apply step_pb_anf; [|not_chain];
     apply (astep_ctx C r);
     [ repeat apply Forall_cons; try apply Forall_nil; simpl; try exact I; try lets_tac2
-    | constructor; lets_tac2 ]
+    | constructor; lets_tac2
+    | simpl; repeat split ]
   | ]; cbn.
 
 

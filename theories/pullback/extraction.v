@@ -6,7 +6,9 @@
     - [pb_infer]: the type checker of infer.v on closed terms
       ([infer_sound]), and [pb_erase], the erasure of binder types;
     - [pb_lets_ok], [pb_jac_ok]: the two conditions of well-formed terms
-      (wf.v: [pb_lets_okb_spec], [pb_jac_okb_spec], [wf_tmb_spec]);
+      (wf.v: [pb_lets_okb_spec], [pb_jac_okb_spec], [wf_tmb_spec]), and
+      [pb_param_ok], the third condition of the checkers' judgment
+      [wf_query] ([pb_param_okb_spec], [wf_queryb_spec]);
     - [pb_step]: one step ([step_fn], step_fn.v: [step_fn_sound],
       [step_fn_complete], [step_fn_normal]);
     - [pb_normalize]: the normaliser ([normalize], normalize.v:
@@ -62,6 +64,7 @@ Definition pb_infer (a : atm) : option ty := infer [] a.
 Definition pb_erase (a : atm) : tm := erase a.
 Definition pb_lets_ok (t : tm) : bool := pb_lets_okb t.
 Definition pb_jac_ok (t : tm) : bool := pb_jac_okb t.
+Definition pb_param_ok (t : tm) : bool := pb_param_okb t.
 Definition pb_step (fuel : nat) (t : tm) : sres := step_fn fuel t.
 Definition pb_normalize (fuel : nat) (t : tm) : tm * nat * outcome := normalize fuel t.
 Definition pb_trace (fuel : nat) (t : tm) : list tm * outcome := trace fuel t.
@@ -80,4 +83,4 @@ Definition fsym_view (f : @fsym pb_sig) : fprim := f.
 
 Extraction Language OCaml.
 Extraction "pullback_core.ml"
-  pb_infer pb_erase pb_lets_ok pb_jac_ok pb_step pb_normalize pb_trace pb_fo_run pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.
+  pb_infer pb_erase pb_lets_ok pb_jac_ok pb_param_ok pb_step pb_normalize pb_trace pb_fo_run pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.

@@ -500,7 +500,7 @@ Proof.
     + (* let *)
       left. eexists. apply step_let. exact Hready.
   - (* A-normalisation of the body *)
-    destruct Hwf as [Hp _]. destruct (adecompose p Hp) as [Hl'|(C & r & HC & Hr & ->)];
+    destruct Hwf as [Hp _]. destruct (adecompose p Hp) as [Hl'|(C & r & HC & Hr & Hk & ->)];
       [contradiction|].
     left. eexists. apply step_pb_anf; [|exact Hc]. constructor; assumption.
 Qed.

@@ -237,13 +237,15 @@ Proof.
          destruct (fw η l2) as [yd|]; [|destruct xd; reflexivity];
          rewrite fw_ret; reflexivity);
     try (destruct (fw η l) as [xd|]; [|reflexivity]; rewrite fw_ret; reflexivity);
-    try (destruct (fw η l') as [xd|]; [|reflexivity]; rewrite fw_ret; reflexivity).
+    try (destruct (fw η l') as [xd|]; [|reflexivity]; rewrite fw_ret; reflexivity);
+    try reflexivity.
 Qed.
 
 Lemma fw_afill C t t' : (forall η, fw η t = fw η t') -> forall η, fw η (afill C t) = fw η (afill C t').
 Proof.
   intros H. induction C as [|F C IH]; intros η; simpl; auto.
-  destruct F; simpl; try rewrite IH; reflexivity.
+  destruct F; simpl; try rewrite IH; try reflexivity.
+  destruct (fw η e); [apply IH|reflexivity].
 Qed.
 
 Lemma fw_astep p p' η : astep p p' -> fw η p' = fw η p.

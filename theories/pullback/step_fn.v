@@ -734,7 +734,7 @@ Lemma is_var0_lets l : lets l -> is_var0 l = false.
 Proof. destruct 1; reflexivity. Qed.
 
 Lemma astep_not_lets p p' : astep p p' -> is_lets p = false.
-Proof. intros [C r HC Hr]. apply is_lets_afill. exact Hr. Qed.
+Proof. intros [C r HC Hr Hk]. apply is_lets_afill; assumption. Qed.
 
 Lemma ren_up_yp ρ p : ren (up_ren ρ) (yp p) = yp p.
 Proof. unfold yp. rewrite ren_ppath. reflexivity. Qed.

@@ -66,6 +66,54 @@ Fixpoint pb_jac_ok (t : tm) : Prop :=
 
 Definition wf_tm (t : tm) : Prop := pb_lets_ok t /\ pb_jac_ok t.
 
+(** [hd_var s]: the variable an access path [z^{π…}] starts from. *)
+Fixpoint hd_var (s : tm) : option nat :=
+  match s with Var n => Some n | Proj _ s => hd_var s | _ => None end.
+
+(** No parameter applied to data bound in the body (Remark 3.6, value 1).
+    [K] lists the binders crossed inside a pullback's body, innermost
+    first, the pullback's own variable last: [true] for a λ or a dual
+    map, whose variable is free when (18) or (16b, 16c) differentiates
+    the body under it, [false] for the others (a let, a pullback, the
+    pullback's variable).  An application whose head is a path of such a
+    parameter (index [n]) has an argument that mentions no variable bound
+    in the body outside that parameter's binder (no index [m] with
+    [n < m < length K]): otherwise the premise of (18) or (16b, 16c)
+    meets [z y^{πi}] with [z] free, the value 1 of Remark 3.6, which is
+    no dual map.  Variables bound inside the binder's own body may be
+    mentioned: [λg. λx. g x] passes ((19a) differentiates [g x] once the
+    abstraction is applied and [g] is the pullback's variable).  The rule is
+    syntactic and conservative (docs/decisions-pullback.md, "A parameter
+    applied in a pullback's body"). *)
+Fixpoint param_app_free (K : list bool) (t : tm) : Prop :=
+  match t with
+  | App a b =>
+      (forall n, hd_var a = Some n -> nth_error K n = Some true ->
+                 nocc (fun m => n < m < length K) b) /\
+      param_app_free K a /\ param_app_free K b
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s => param_app_free (true :: K) s
+  | Proj _ s | Fun _ s | Jac _ s => param_app_free K s
+  | Pair a b | Plus a b => param_app_free K a /\ param_app_free K b
+  | Dual a b => param_app_free (true :: K) a /\ param_app_free K b
+  | Pb a b => param_app_free (false :: K) a /\ param_app_free K b
+  | Let a b => param_app_free K a /\ param_app_free (false :: K) b
+  end.
+
+(** The body of every pullback of [t] applies no parameter to data bound
+    in it. *)
+Fixpoint pb_param_ok (t : tm) : Prop :=
+  match t with
+  | Pb p s => param_app_free [false] p /\ pb_param_ok s
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_param_ok s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_param_ok a /\ pb_param_ok b
+  end.
+
+(** The judgment of the checkers: well formed, and no parameter applied to
+    data bound in a pullback's body. *)
+Definition wf_query (t : tm) : Prop := wf_tm t /\ pb_param_ok t.
+
 (** ** Deciders *)
 Fixpoint wf_letb (t : tm) : bool :=
   match t with
@@ -101,6 +149,40 @@ Fixpoint pb_jac_okb (t : tm) : bool :=
 
 Definition wf_tmb (t : tm) : bool := pb_lets_okb t && pb_jac_okb t.
 
+Definition param_argb (K : list bool) (a b : tm) : bool :=
+  match hd_var a with
+  | Some n =>
+      match nth_error K n with
+      | Some true => noccb (fun m => Nat.ltb n m && Nat.ltb m (length K)) b
+      | _ => true
+      end
+  | None => true
+  end.
+
+Fixpoint param_app_freeb (K : list bool) (t : tm) : bool :=
+  match t with
+  | App a b =>
+      param_argb K a b &&
+      param_app_freeb K a && param_app_freeb K b
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s => param_app_freeb (true :: K) s
+  | Proj _ s | Fun _ s | Jac _ s => param_app_freeb K s
+  | Pair a b | Plus a b => param_app_freeb K a && param_app_freeb K b
+  | Dual a b => param_app_freeb (true :: K) a && param_app_freeb K b
+  | Pb a b => param_app_freeb (false :: K) a && param_app_freeb K b
+  | Let a b => param_app_freeb K a && param_app_freeb (false :: K) b
+  end.
+
+Fixpoint pb_param_okb (t : tm) : bool :=
+  match t with
+  | Pb p s => param_app_freeb [false] p && pb_param_okb s
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_param_okb s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_param_okb a && pb_param_okb b
+  end.
+
+Definition wf_queryb (t : tm) : bool := wf_tmb t && pb_param_okb t.
+
 Ltac bspec :=
   repeat match goal with
          | |- context [ (_ && _) = true ] => rewrite Bool.andb_true_iff
@@ -134,6 +216,39 @@ Qed.
 Lemma wf_tmb_spec t : wf_tmb t = true <-> wf_tm t.
 Proof.
   unfold wf_tmb, wf_tm. rewrite Bool.andb_true_iff, pb_lets_okb_spec, pb_jac_okb_spec. tauto.
+Qed.
+
+Lemma param_argb_spec K a b :
+  param_argb K a b = true <->
+  (forall n, hd_var a = Some n -> nth_error K n = Some true -> nocc (fun m => n < m < length K) b).
+Proof.
+  unfold param_argb. destruct (hd_var a) as [n|].
+  - destruct (nth_error K n) as [[|]|] eqn:E.
+    + rewrite (noccb_spec b (fun m => n < m < length K)).
+      * split; [intros H n' En'; injection En' as <-; auto|intros H; apply H; auto].
+      * intros m. rewrite Bool.andb_true_iff, !Nat.ltb_lt. tauto.
+    + split; [intros _ n' En'; injection En' as <-; congruence|reflexivity].
+    + split; [intros _ n' En'; injection En' as <-; congruence|reflexivity].
+  - split; [intros _ n' En'; discriminate|reflexivity].
+Qed.
+
+Lemma param_app_freeb_spec t : forall K, param_app_freeb K t = true <-> param_app_free K t.
+Proof.
+  induction t; intros K; simpl; rewrite ?Bool.andb_true_iff;
+    repeat match goal with IH : forall K, _ = true <-> _ |- _ => rewrite IH; clear IH end;
+    try tauto.
+  rewrite param_argb_spec. tauto.
+Qed.
+
+Lemma pb_param_okb_spec t : pb_param_okb t = true <-> pb_param_ok t.
+Proof.
+  induction t; simpl; bspec; try tauto.
+  rewrite param_app_freeb_spec. tauto.
+Qed.
+
+Lemma wf_queryb_spec t : wf_queryb t = true <-> wf_query t.
+Proof.
+  unfold wf_queryb, wf_query. rewrite Bool.andb_true_iff, wf_tmb_spec, pb_param_okb_spec. tauto.
 Qed.
 
 (** ** A well-formed term satisfies the hypothesis of [progress] *)

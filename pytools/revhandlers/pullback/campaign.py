@@ -278,7 +278,9 @@ def pb_wf(t: Tm) -> bool:
 #: the stuck classes a documented rule excludes (docs/decisions-pullback.md, "Stuck
 #: queries"): none since the checkers reject the two classes that were
 #: (``wf_tm``, ``theories/pullback/wf.v``; :func:`.typecheck.ill_formed`),
-#: whose queries are now the outcome ``rejected`` (never run).  A query
+#: and a parameter applied in a body (``param_app_free``, "A parameter
+#: applied in a pullback's body"), whose queries are now the outcome
+#: ``rejected`` (never run).  A query
 #: outside ``pb_wf`` cannot be well formed; a Jacobian that reaches a
 #: function position through a λ or a point (not written applied) is a
 #: higher-order stuck class.

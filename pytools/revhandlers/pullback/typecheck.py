@@ -27,7 +27,7 @@ from ..errors import BadInput, TypeCheckError
 from .sexp import to_sexp
 from .surface import pretty_type
 from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj,
-                     Real, Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, free_vars)
+                     Real, Rn, TArr, TDual, Tm, TOmega, TProd, Ty, Var, Zero, children, free_vars)
 
 #: the constructors of ``typed`` (typing.v), in its order
 RULES = ("typed_zero", "typed_plus", "typed_var", "typed_lam", "typed_app", "typed_proj1", "typed_proj2",
@@ -405,7 +405,7 @@ def ground(t) -> bool:
 
 #: the two conditions of ``wf_tm`` (``theories/pullback/wf.v``), by the
 #: rule names pullback-eval gives them, in the order it checks them
-WF_RULES = ("wf_let", "jac_app_free")
+WF_RULES = ("wf_let", "jac_app_free", "param_app_free")
 
 _WF_MESSAGES = {
     "wf_let": "a let in the body of a pullback is not a let series (theories/pullback/wf.v, pb_lets_ok): "
@@ -413,6 +413,9 @@ _WF_MESSAGES = {
     "jac_app_free": "a Jacobian (jac f S) is applied in the body of a pullback (theories/pullback/wf.v, "
                     "pb_jac_ok): Remark 3.6 leaves it stuck, its derivative would need the second derivative "
                     "of f",
+    "param_app_free": "a parameter of an abstraction (or of a dual map) in the body of a pullback is applied to "
+                      "data bound in that body (theories/pullback/wf.v, pb_param_ok): Remark 3.6 leaves it stuck, "
+                      "the derivative of an unknown function is not known",
 }
 
 
@@ -461,10 +464,63 @@ def is_lets(t: Tm) -> bool:
     return False
 
 
+def _free(t: Tm, depth: int = 0, out: set | None = None) -> set:
+    """The free indices of ``t``."""
+    out = set() if out is None else out
+    match t:
+        case Var(n):
+            if n >= depth:
+                out.add(n - depth)
+        case Lam(_, s):
+            _free(s, depth + 1, out)
+        case Dual(_, s1, s2) | Pb(_, s1, s2):
+            _free(s1, depth + 1, out)
+            _free(s2, depth, out)
+        case Let(e, l):
+            _free(e, depth, out)
+            _free(l, depth + 1, out)
+        case _:
+            for c in children(t):
+                _free(c, depth, out)
+    return out
+
+
+def _param_app(t: Tm, binders: tuple) -> bool:
+    """``param_app_free binders t`` (wf.v) fails: ``binders`` lists the
+    binders crossed inside a pullback's body, innermost first, the
+    pullback's variable last; ``True`` for a λ or a dual map.  A head
+    bound by such a binder (index ``n``) must not be applied to an
+    argument that mentions a variable bound in the body outside that
+    binder (an index between ``n`` and the pullback's variable)."""
+    stack = [(t, binders)]
+    while stack:
+        u, k = stack.pop()
+        match u:
+            case App(s, a):
+                h = s
+                while isinstance(h, Proj):
+                    h = h.s
+                if isinstance(h, Var) and h.n < len(k) and k[h.n] and any(h.n < m < len(k) for m in _free(a)):
+                    return True
+                stack += [(s, k), (a, k)]
+            case Lam(_, s):
+                stack.append((s, (True,) + k))
+            case Dual(_, s1, s2):
+                stack += [(s1, (True,) + k), (s2, k)]
+            case Pb(_, s1, s2):
+                stack += [(s1, (False,) + k), (s2, k)]
+            case Let(e, l):
+                stack += [(e, k), (l, (False,) + k)]
+            case _:
+                stack += [(c, k) for c in children(u)]
+    return False
+
+
 def ill_formed(t: Tm) -> str | None:
     """The condition of ``wf_tm`` (wf.v) that ``t`` fails, by its rule name
     (:data:`WF_RULES`: every let in a pullback's body a let series, then no
-    Jacobian applied in a pullback's body), or ``None`` when ``t`` is well
+    Jacobian applied in a pullback's body, then no parameter applied to data
+    bound in a pullback's body, ``pb_param_ok``), or ``None`` when ``t`` is well
     formed.  Every ``let`` inside a let series is one, so "every let of the
     body is a let series" is ``wf_let``."""
     bodies = [u.p for u in _subterms(t) if isinstance(u, Pb)]
@@ -472,6 +528,8 @@ def ill_formed(t: Tm) -> str | None:
         return "wf_let"
     if any(isinstance(u, App) and isinstance(u.s, Jac) for p in bodies for u in _subterms(p)):
         return "jac_app_free"
+    if any(_param_app(p, (False,)) for p in bodies):
+        return "param_app_free"
     return None
 
 

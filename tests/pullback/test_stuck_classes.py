@@ -1,0 +1,70 @@
+"""Queries of the stuck classes that A-contexts entering a ``let`` lift
+(docs/decisions-pullback.md, "A-contexts that enter a let").  Before, each
+ended stuck: a value substituted into a let series left a ``let`` that is
+not a let series (``let w = ⟨-1, 0.5⟩ in w``), which no A-context
+entered.  The expected gradients are computed by hand, not by the
+evaluator."""
+from __future__ import annotations
+
+import math
+
+from .test_pullback_eval import built, close, ndual, result  # noqa: F401  (built: the fixture)
+
+
+def test_19b_abstraction_of_the_point_applied():
+    # ((Ω λy:R×R. (λx. y) (-2)) · (λu. [2, 0.5]*)) ⟨-1, 0.5⟩: the body is y,
+    # so the gradient is the covector itself, [2, 0.5].
+    q = "(app (pullback (* R R) (app (lam R (var 1)) -2.0) (lam (* R R) (ndual (2.0 0.5)))) (pair -1.0 0.5))"
+    value, ty, _ = result(q)
+    assert ty == ["dual", ["*", "R", "R"]]
+    got = ndual(value)
+    assert len(got) == 2 and close(got[0], 2.0) and close(got[1], 0.5), value
+
+
+def test_19b_through_a_function_symbol():
+    # ((Ω λy:R×R. (λz. π1 y) (sq(y2 + y2))) · ω) ⟨1.75, 1.25⟩ with
+    # ω = λu. (λv. (J cos · v) u)* · [1]*: the body is y1, the covector at
+    # u = 1.75 is cos'(1.75) = -sin(1.75), so the gradient is [-sin 1.75, 0].
+    q = ("(app (pullback (* R R) (app (lam R (proj 1 (var 1))) (fun sq (fun add (pair (proj 2 (var 0)) "
+         "(proj 2 (var 0)))))) (lam R (dual-map R (app (jac cos (var 0)) (var 1)) (ndual 1.0)))) (pair 1.75 1.25))")
+    value, ty, _ = result(q)
+    assert ty == ["dual", ["*", "R", "R"]]
+    got = ndual(value)
+    assert len(got) == 2 and close(got[0], -math.sin(1.75)) and got[1] == 0.0, value
+
+
+def test_20a_through_18_abstraction_applied_inside():
+    # ((Ω λy:R×R. (λa. (λb. y) a) (-0.25)) · (λu. [1, 2]*)) ⟨-1.5, 2⟩ (stuck
+    # in 20a's premise on 18 before): the body is y, the gradient [1, 2].
+    # The answer is a dual map whose body keeps 0 applied ((5⁺) needs a
+    # numeric body); its meaning, by the reference's semantics, is [1, 2].
+    from revhandlers.pullback import campaign as C
+    from revhandlers.pullback.engine import PullbackEvaluator
+    from revhandlers.pullback.sexp import from_sexp
+    q = ("(app (pullback (* R R) (app (lam R (app (lam R (var 2)) (var 0))) -0.25) "
+         "(lam (* R R) (ndual (1.0 2.0)))) (pair -1.5 2.0))")
+    with PullbackEvaluator(timeout=30, fuel=C.FUEL) as ev:
+        r, _ = ev.result_line(from_sexp(q))
+    got = C.meaning(r.value, r.type)
+    assert got is not None and list(got) == [1.0, 2.0], r.value
+
+
+def _zero_functional(q: str):
+    value, ty, _ = result(q)
+    assert ty == ["dual", ["->", "R", ["dual", "R"]]]
+    # (λv. S)* · 0: the 1-form λw. 0 gives the cotangent 0, whose pullback
+    # along any map is the zero functional
+    assert value[0] == "dual-map" and value[-1] == "zero", value
+
+
+def test_17_premise_on_a_substituted_point():
+    # ((Ω λω0:R⇒R*. (Ω λx. (λp. (λb. π2 p) (-1.5)) ⟨-0.25, x⟩) · ω0) · (λw. 0)) (λr. [-0.5]*):
+    # stuck in 17's premise before (a pair substituted into a let series)
+    _zero_functional("(app (pullback (-> R (dual R)) (pullback R (app (lam (* R R) (app (lam R (proj 2 (var 1))) "
+                     "-1.5)) (pair -0.25 (var 0))) (var 0)) (lam (-> R (dual R)) zero)) (lam R (ndual -0.5)))")
+
+
+def test_point_substituted_into_a_let_series():
+    # the point substituted by 18 into λx. let z = x + y in z, then stuck at the top before
+    _zero_functional("(app (pullback (-> R (dual R)) (pullback R (+ (app (lam (-> R R) 0.5) (lam R (let (+ (var 0) "
+                     "(var 1)) (var 0)))) 1.25) (var 0)) (lam (-> R (dual R)) zero)) (lam R (ndual 1.0)))")
