@@ -17,54 +17,17 @@ Implicit Types (M N V : tm) (P Q R : cmd) (H : handler).
 
 (** ** Terms *)
 
-(** The prefix loop of the tuple case. *)
-Definition tuple_go (pre l : list tm) : tm_step :=
-  (fix go (pre l : list tm) {struct l} : tm_step :=
-     match l with
-     | [] => TSValue
-     | M' :: l' =>
-         match step_tm_fn M' with
-         | TSStep M'' => TSStep (Tuple (pre ++ M'' :: l'))
-         | TSValue => go (pre ++ [M']) l'
-         | r => r
-         end
-     end) pre l.
+(** The loop [step_tm_fn] runs ([interp.v]'s [tuple_step]), the prefix
+    kept in reverse order, and the same loop with the prefix in order. *)
+Notation tuple_go_rev := (tuple_step step_tm_fn).
 
-(** The loop [step_tm_fn] runs: the prefix kept in reverse order. *)
-Definition tuple_go_rev (rpre l : list tm) : tm_step :=
-  (fix go (rpre l : list tm) {struct l} : tm_step :=
-     match l with
-     | [] => TSValue
-     | M' :: l' =>
-         match step_tm_fn M' with
-         | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l')))
-         | TSValue => go (M' :: rpre) l'
-         | r => r
-         end
-     end) rpre l.
+Definition tuple_go (pre l : list tm) : tm_step := tuple_go_rev (rev pre) l.
 
 Lemma tuple_go_rev_spec rpre l : tuple_go_rev rpre l = tuple_go (rev rpre) l.
-Proof.
-  revert rpre. induction l as [|M l IH]; intros rpre; [reflexivity|].
-  change (tuple_go_rev rpre (M :: l)) with
-    (match step_tm_fn M with
-     | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l)))
-     | TSValue => tuple_go_rev (M :: rpre) l
-     | r => r
-     end).
-  change (tuple_go (rev rpre) (M :: l)) with
-    (match step_tm_fn M with
-     | TSStep M'' => TSStep (Tuple (rev rpre ++ M'' :: l))
-     | TSValue => tuple_go (rev rpre ++ [M]) l
-     | r => r
-     end).
-  destruct (step_tm_fn M); try reflexivity.
-  - rewrite rev_append_rev. reflexivity.
-  - rewrite IH. reflexivity.
-Qed.
+Proof. unfold tuple_go. rewrite rev_involutive. reflexivity. Qed.
 
 Lemma step_tm_fn_tuple Ms : step_tm_fn (Tuple Ms) = tuple_go [] Ms.
-Proof. exact (tuple_go_rev_spec [] Ms). Qed.
+Proof. reflexivity. Qed.
 
 Lemma tuple_go_cons pre M l :
   tuple_go pre (M :: l) =
@@ -73,7 +36,11 @@ Lemma tuple_go_cons pre M l :
   | TSValue => tuple_go (pre ++ [M]) l
   | r => r
   end.
-Proof. reflexivity. Qed.
+Proof.
+  unfold tuple_go. cbn [tuple_step]. destruct (step_tm_fn M); try reflexivity.
+  - rewrite rev_append_rev, rev_involutive. reflexivity.
+  - rewrite rev_app_distr. reflexivity.
+Qed.
 
 Lemma step_tm_fn_value M : value M -> step_tm_fn M = TSValue.
 Proof.
@@ -200,7 +167,7 @@ Proof.
   - simpl. rewrite (step_tm_fn_value _ HF), Hs. reflexivity.
   - rewrite !step_tm_fn_tuple.
     replace Vs with ([] ++ Vs) at 2 by reflexivity. generalize (@nil tm).
-    induction HF as [|V Vs HV HVs IH]; intros pre; simpl.
+    induction HF as [|V Vs HV HVs IH]; intros pre; cbn [app]; rewrite tuple_go_cons.
     + rewrite Hs, app_nil_r. reflexivity.
     + rewrite (step_tm_fn_value _ HV), IH. rewrite <- !app_assoc. reflexivity.
   - rewrite !step_tm_fn_proj, Hs. reflexivity.
