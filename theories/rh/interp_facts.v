@@ -235,34 +235,41 @@ Proof.
     eapply rh_rev; eauto.
 Qed.
 
-Lemma rh_fn_mono fuel fuel' H Bs Vs R R' :
-  fuel <= fuel' -> rh_fn fuel H Bs Vs R = RHOk R' -> rh_fn fuel' H Bs Vs R = RHOk R'.
+(** More fuel gives the same answer, other than "out of fuel". *)
+Lemma rh_fn_stable fuel fuel' H Bs Vs R :
+  fuel <= fuel' -> rh_fn fuel H Bs Vs R <> RHNoFuel ->
+  rh_fn fuel' H Bs Vs R = rh_fn fuel H Bs Vs R.
 Proof.
-  revert fuel' H Bs Vs R R'. induction fuel as [|fuel IH]; intros fuel' H Bs Vs R R' Hle Hf;
-    [discriminate|].
+  revert fuel' H Bs Vs R. induction fuel as [|fuel IH]; intros fuel' H Bs Vs R Hle Hf;
+    [simpl in Hf; congruence|].
   destruct fuel' as [|fuel']; [lia|]. assert (Hle' : fuel <= fuel') by lia.
   simpl in Hf |- *. destruct (split_c R) as [K R0].
-  destruct R0 as [M|o M|P Q|M R1 H1]; try discriminate.
+  destruct R0 as [M|o M|P Q|M R1 H1]; try reflexivity.
   - destruct M as [z| | | | | | |];
-      try (destruct (infer_tm Bs _); [|discriminate];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate;
-           rewrite (IH _ _ _ _ _ _ Hle' Hrec); exact Hf).
-    destruct K; [exact Hf|]. eapply IH; eauto.
+      try (destruct (infer_tm Bs _); [|reflexivity];
+           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
+    destruct K; [reflexivity|]. apply IH; [exact Hle'|exact Hf].
   - destruct M as [k| | | | | | |];
-      try (destruct (infer_tm Bs _); [|discriminate];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate;
-           rewrite (IH _ _ _ _ _ _ Hle' Hrec); exact Hf).
-    destruct (nth_error Vs k); [|discriminate]. destruct (clause_of H o) as [[D Qf] Qb].
-    destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate.
-    rewrite (IH _ _ _ _ _ _ Hle' Hrec). exact Hf.
+      try (destruct (infer_tm Bs _); [|reflexivity];
+           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
+    destruct (nth_error Vs k); [|reflexivity]. destruct (clause_of H o) as [[D Qf] Qb].
+    destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+      rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity.
   - destruct M as [z| | | | | | |];
-      try (destruct (infer_tm Bs _); [|discriminate];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate;
-           rewrite (IH _ _ _ _ _ _ Hle' Hrec); exact Hf).
-    destruct (nth_error Bs z) as [[b|As1]|]; try discriminate.
-    destruct (rh_fn fuel H1 As1 _ R1) eqn:H1r; try discriminate.
-    rewrite (IH _ _ _ _ _ _ Hle' H1r). eapply IH; eauto.
+      try (destruct (infer_tm Bs _); [|reflexivity];
+           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
+    destruct (nth_error Bs z) as [[b|As1]|]; try reflexivity.
+    destruct (rh_fn fuel H1 As1 _ R1) eqn:H1r; try congruence;
+      rewrite (IH fuel') by (auto; congruence); rewrite H1r; [|reflexivity].
+    apply IH; [exact Hle'|exact Hf].
 Qed.
+
+Lemma rh_fn_mono fuel fuel' H Bs Vs R R' :
+  fuel <= fuel' -> rh_fn fuel H Bs Vs R = RHOk R' -> rh_fn fuel' H Bs Vs R = RHOk R'.
+Proof. intros Hle Hf. rewrite (rh_fn_stable fuel fuel') by (auto; congruence). exact Hf. Qed.
 
 Lemma split_c_fill_t K F M : split_c (fill_t K F M) = (K, plug_t F M).
 Proof. apply split_c_fill. destruct F; exact I. Qed.

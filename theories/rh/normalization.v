@@ -110,10 +110,7 @@ Proof.
 Qed.
 
 Lemma rdcnt_above e M : rd_depth M < e -> rdcnt e M = 0.
-Proof.
-  intros He. destruct (Nat.eq_0_gt_0_cases (rdcnt e M)) as [|Hp]; [assumption|].
-  apply rdcnt_pos in Hp. lia.
-Qed.
+Proof. intros He. apply (zero_of_pos_le _ e (rd_depth M)); [intros Hp; apply (rdcnt_pos _ _ Hp)|exact He]. Qed.
 
 Lemma rdcnt_depth0 e M : rd_depth M = 0 -> rdcnt e M = 0.
 Proof.
@@ -303,8 +300,7 @@ Qed.
 
 Lemma step_tm_tdec M M' A : typed_tm [] M A -> step_tm M M' -> tdec M' M.
 Proof.
-  intros HT Hs. destruct Hs as [K M0 M0' M1 M1' _ HM HM' Hh]. subst.
-  destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  intros HT Hs. destruct (step_tm_typed_redex _ _ _ HT Hs) as (K & M0 & M0' & B & -> & -> & Hh & HB & _).
   apply tdec_ectx. eapply head_step_tdec; eassumption.
 Qed.
 End steps.

@@ -271,11 +271,13 @@ Proof.
   - simpl_depth. destruct (Nat.eqb_spec (S (Nat.max (depth R) (depth_handler H))) d); lia.
 Qed.
 
+(** A count that is positive only at indices [d <= b] is [0] at [d > b]
+    (for [cnt] here and [normalization.v]'s [rdcnt]). *)
+Lemma zero_of_pos_le n d b : (0 < n -> d <= b) -> b < d -> n = 0.
+Proof. intros H Hb. destruct n as [|n]; [reflexivity|]. specialize (H ltac:(lia)). lia. Qed.
+
 Lemma cnt_zero_above d P : depth P < d -> cnt d P = 0.
-Proof.
-  intros Hd. destruct (Nat.eq_0_gt_0_cases (cnt d P)) as [|Hp]; [assumption|].
-  apply cnt_pos_depth in Hp. lia.
-Qed.
+Proof. intros Hd. apply (zero_of_pos_le _ d (depth P)); [apply cnt_pos_depth|exact Hd]. Qed.
 
 Lemma depth_frames_le K P : depth_frames K <= depth (fill_c K P).
 Proof. rewrite depth_fill_c. lia. Qed.
