@@ -310,33 +310,28 @@ Proof.
 Qed.
 
 (** ** One A-step *)
+
+(** The A-step of [t], a constructor [k] applied to one part [s] or to two,
+    [a] then [b]: the redex [t] itself once its parts are let series, else
+    the step in the first part that is not one ([rec] is [areduce]).
+    Notations, so that [areduce] is the same term as when written out. *)
+Notation areduce1 rec t k s := (if is_lets s then Some (ared t) else option_map k (rec s)) (only parsing).
+Notation areduce2 rec t k a b :=
+  (if is_lets a then if is_lets b then Some (ared t) else option_map (k a) (rec b)
+   else option_map (fun a' => k a' b) (rec a)) (only parsing).
+
 Fixpoint areduce (t : tm) : option tm :=
   match t with
   | Var _ | Real _ | NDual _ | Zero => Some (ared t)
-  | Lam s => if is_lets s then Some (ared t) else option_map Lam (areduce s)
-  | Proj i s => if is_lets s then Some (ared t) else option_map (Proj i) (areduce s)
-  | Fun f s => if is_lets s then Some (ared t) else option_map (Fun f) (areduce s)
-  | Jac f s => if is_lets s then Some (ared t) else option_map (Jac f) (areduce s)
-  | App a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (App a) (areduce b)
-      else option_map (fun a' => App a' b) (areduce a)
-  | Pair a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Pair a) (areduce b)
-      else option_map (fun a' => Pair a' b) (areduce a)
-  | Plus a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Plus a) (areduce b)
-      else option_map (fun a' => Plus a' b) (areduce a)
-  | Dual a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Dual a) (areduce b)
-      else option_map (fun a' => Dual a' b) (areduce a)
-  | Pb a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Pb a) (areduce b)
-      else option_map (fun a' => Pb a' b) (areduce a)
+  | Lam s => areduce1 areduce t Lam s
+  | Proj i s => areduce1 areduce t (Proj i) s
+  | Fun f s => areduce1 areduce t (Fun f) s
+  | Jac f s => areduce1 areduce t (Jac f) s
+  | App a b => areduce2 areduce t App a b
+  | Pair a b => areduce2 areduce t Pair a b
+  | Plus a b => areduce2 areduce t Plus a b
+  | Dual a b => areduce2 areduce t Dual a b
+  | Pb a b => areduce2 areduce t Pb a b
   | Let _ _ => None
   end.
 
@@ -344,6 +339,10 @@ Lemma astep_frame F s s' : aframe_ok F -> astep s s' -> astep (afill1 F s) (afil
 Proof.
   intros HF [C r HC Hr]. apply (astep_ctx (F :: C) r); [constructor; auto|exact Hr].
 Qed.
+
+(** [astep_frame] at a frame given by the shapes of the two terms. *)
+Lemma astep_frame_eq F s s' t t' : aframe_ok F -> astep s s' -> afill1 F s = t -> afill1 F s' = t' -> astep t t'.
+Proof. intros HF Hs <- <-. apply astep_frame; assumption. Qed.
 
 Lemma astep_redex r : aredex r -> astep r (ared r).
 Proof. intros H. apply (astep_ctx [] r); auto. Qed.
@@ -369,21 +368,10 @@ Proof.
     match goal with
     | IH : forall t', _ = Some t' -> astep _ t' |- _ => specialize (IH _ eq_refl)
     end.
-  all: first
-    [ apply (astep_frame ALam); simpl; auto
-    | apply (astep_frame (AProj _)); simpl; auto
-    | apply (astep_frame (AFun _)); simpl; auto
-    | apply (astep_frame (AJac _)); simpl; auto
-    | apply (astep_frame (AAppR _)); simpl; auto
-    | apply (astep_frame (AAppL _)); simpl; auto
-    | apply (astep_frame (APairR _)); simpl; auto
-    | apply (astep_frame (APairL _)); simpl; auto
-    | apply (astep_frame (APlusR _)); simpl; auto
-    | apply (astep_frame (APlusL _)); simpl; auto
-    | apply (astep_frame (ADualR _)); simpl; auto
-    | apply (astep_frame (ADualL _)); simpl; auto
-    | apply (astep_frame (APbR _)); simpl; auto
-    | apply (astep_frame (APbL _)); simpl; auto ].
+  (* the step inside a part: the frame is the constructor, found among
+     [aframe]'s by backtracking *)
+  all: match goal with IH : astep _ _ |- _ =>
+    unshelve eapply (astep_frame_eq _ _ _ _ _ _ IH); [econstructor| |reflexivity|reflexivity]; solve [simpl; auto] end.
 Qed.
 
 Lemma is_lets_afill C r : aredex r -> is_lets (afill C r) = false.
