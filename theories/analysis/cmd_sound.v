@@ -1247,12 +1247,7 @@ Proof.
       apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
     + rewrite EF in IHe, IHs. rewrite EFx in IHs. split; assumption.
   - (* rh_op *)
-    apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
-    inversion HA as [|? ? ? Hz| |]; subst.
-    inversion Hz as [? ? ? Hk'| | | | | | |]; subst.
-    destruct (Forall2_nth_error _ _ _ _ _ HVs Hk) as [Bk [HBk HVk]].
-    rewrite HBk in Hk'. injection Hk' as ->.
-    destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
+    destruct (rh_op_typed_inv _ _ _ _ _ _ _ _ _ _ _ _ HR HH HVs Hk Hcl) as (HK & Hz & HBk & HVk & HQf & HQb).
     destruct (okh_clause _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     destruct (hden_clause decls locs _ _ _ _ _ Hcl) as [Ef Eb].
     apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].

@@ -45,7 +45,8 @@
     the pull-back through [swish] of the layer's input is the real
     reverse derivative [swish'(u) ⊙ ·] ([rd_den_first], from
     [rd_den_correct]).  The first layer ([mlp_den_train] itself) is the
-    same with the identity in place of [swish]. *)
+    same with the identity in place of [swish]: [layer_den] is the pass
+    over one layer, for both (and for [resnet_den.v]). *)
 From Coq Require Import Reals Lra List Lia FunctionalExtensionality.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd term_sem
@@ -227,21 +228,98 @@ Proof.
   inversion Hz; subst. eauto.
 Qed.
 
-(** The cotangent of a point [<u, ts…>] that is [g] on [u] and [0] elsewhere. *)
-Lemma cot_first u ts q g : fits (tyof (RNode (RLeaf u :: ts))) q ->
-  rflat q = g ++ zeros (length (rflat (RNode ts))) ->
+(** A cotangent of a point [<u, ts…>] that is [g] on [u] and [c] on the others. *)
+Lemma cot_first_gen u ts q g c : fits (tyof (RNode (RLeaf u :: ts))) q -> rflat q = g ++ c ->
+  length c = length (rflat (RNode ts)) ->
   exists qs, q = RNode (RLeaf g :: qs) /\ length g = length u /\ fits (tyof (RNode ts)) (RNode qs) /\
-             rflat (RNode qs) = zeros (length (rflat (RNode ts))).
+             rflat (RNode qs) = c.
 Proof.
-  intros Hq Hf. inversion Hq as [|? ps HF]; subst. inversion HF as [|? z ? qs Hz Hqs]; subst.
+  intros Hq Hf Hc. inversion Hq as [|? ps HF]; subst. inversion HF as [|? z ? qs Hz Hqs]; subst.
   inversion Hz as [? z' Hz' E|]; subst.
   assert (Hqs' : fits (tyof (RNode ts)) (RNode qs)) by (constructor; exact Hqs).
   pose proof (fits_len _ _ Hqs') as Hl1. pose proof (fits_len _ _ (fits_tyof (RNode ts))) as Hl2.
   rewrite rflat_node in Hf. cbn [map concat] in Hf. rewrite rflat_leaf, <- rflat_node in Hf.
   assert (Hlen : length z' = length g).
-  { apply (f_equal (@length R)) in Hf. rewrite !app_length, length_zeros, Hl1, <- Hl2 in Hf. lia. }
+  { apply (f_equal (@length R)) in Hf. rewrite !app_length, Hc, Hl1, <- Hl2 in Hf. lia. }
   destruct (app_eq_len _ _ _ _ Hf Hlen) as [-> E2]. exists qs. split; [reflexivity|]. split; [lia|]. split; auto.
 Qed.
+
+(** The cotangent of a point [<u, ts…>] that is [g] on [u] and [0] elsewhere. *)
+Lemma cot_first u ts q g : fits (tyof (RNode (RLeaf u :: ts))) q ->
+  rflat q = g ++ zeros (length (rflat (RNode ts))) ->
+  exists qs, q = RNode (RLeaf g :: qs) /\ length g = length u /\ fits (tyof (RNode ts)) (RNode qs) /\
+             rflat (RNode qs) = zeros (length (rflat (RNode ts))).
+Proof. intros Hq Hf. apply (cot_first_gen u ts q g _ Hq Hf). apply length_zeros. Qed.
+
+Lemma fits_rtail a ts p : fits (tyof (RNode (a :: ts))) p -> fits (tyof (RNode ts)) (rtail p).
+Proof.
+  intros Hp. inversion Hp as [|? ps HF]; subst. inversion HF as [|? ? ? ps' _ HF']; subst.
+  constructor. exact HF'.
+Qed.
+
+(** ** One layer of the pass
+
+    The layer [ℓ] at a point [v = <u, ts…>] whose first component [u]
+    enters the layer through [φ]: [F] is the body from [v], the call
+    [FC[ℓ](φ(u))] and then [G], the rest of the body from the point
+    [<y, u, ts…>] extended with the call's answer [y].  The forward clause
+    reads [w] and gives [u' = w φ(u)]; the rest of the pass from
+    [<u', u, ts…>] ([Hq]) answers the heap [hp'] and the cotangent [g] on
+    [u'], [c] on the others; the backward clause writes [w − g φ(u)ᵀ] and
+    answers [b = wᵀ g], which the pull-back through [φ] puts on [u] as
+    [rφ b], added to [c].  [rest_den] ([φ = swish]), [mlp_den_train] (the
+    first layer, [φ] the identity) and [resnet_den.v]'s [rest_den_res] and
+    [res_den_train] (where [c] holds, besides, the output cotangent for
+    [x_in]) use it. *)
+Lemma layer_den ls0 l hp u ts (φ : vec -> vec) rφ (F G : rv -> comp) q hp' g c :
+  fc_inj ls0 -> In l ls0 -> layer_ok l -> heap_fits hp ->
+  length u = fst (shape l) -> length (φ u) = fst (shape l) ->
+  is_rev_deriv (fst (shape l)) (fst (shape l)) φ u rφ ->
+  (forall z ps, fits (tyof (RNode (RLeaf u :: ts))) (RNode (RLeaf z :: ps)) ->
+     F (RNode (RLeaf z :: ps)) =
+     CCall (@OpUser Rsorts' (FC l)) (RLeaf (φ z))
+       (fun y => G (RNode (coerce (ar (@OpUser Rsorts' (FC l))) y :: RLeaf z :: ps)))) ->
+  let w := snd (heap_lookup hp l) in
+  let u' := matmul Rsc (snd (shape l)) (fst (shape l)) 1 w (φ u) in
+  let v' := RNode (RLeaf u' :: RLeaf u :: ts) in
+  hrun hp (revh_aux (hden (H_train_real ls0)) (G v') G v') = Some (q, hp') ->
+  fits (tyof v') q -> rflat q = g ++ c -> length c = length (rflat (RNode (RLeaf u :: ts))) ->
+  let b := matmul Rsc (fst (shape l)) (snd (shape l)) 1 (transpose Rsc (snd (shape l)) (fst (shape l)) w) g in
+  exists q',
+    hrun hp (revh_aux (hden (H_train_real ls0)) (F (RNode (RLeaf u :: ts))) F (RNode (RLeaf u :: ts))) =
+    Some (q', heap_update hp' l (loc_base l,
+                vsub Rsc w (matmul Rsc (snd (shape l)) 1 (fst (shape l)) g (transpose Rsc (fst (shape l)) 1 (φ u))))) /\
+    fits (tyof (RNode (RLeaf u :: ts))) q' /\
+    rflat q' = vp c (rφ b ++ zeros (length (rflat (RNode ts)))) /\ length (rφ b) = fst (shape l).
+Proof.
+  intros Hinj Hinl Hl Hhp Hu Ha Hφ HF w u' v' Hq Hqf Hqr Hc b.
+  set (n := fst (shape l)) in *. set (m := snd (shape l)) in *.
+  assert (Hw : length w = (m * n)%nat).
+  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. exact (proj2 Hl). }
+  assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
+  rewrite (HF u ts (fits_tyof _)). cbn [revh_aux].
+  rewrite (fwd_den ls0 l hp (φ u) _ Hinj Hinl Hhp). fold n m w u'.
+  cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu'). fold v'.
+  rewrite (revh_ext _ _ (ext F) G v' I).
+  2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z' & ps & -> & Hz').
+      pose proof (fits_rtail _ _ _ Hp) as Hp'. cbn [rtail] in Hp'.
+      destruct (fits_leaf_cons_inv _ _ _ Hp') as (z & ps' & Eps & _). injection Eps as ->.
+      unfold ext. cbn [rtail rnth nth]. rewrite (HF z ps' Hp'). cbn [cont].
+      rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia). reflexivity. }
+  rewrite hrun_bind, Hq.
+  destruct (cot_first_gen _ _ _ _ _ Hqf Hqr Hc) as (qs & -> & Hg & Hqsf & Hqsr).
+  cbn [rnth nth rtail].
+  rewrite (bwd_den ls0 l _ _ w (φ u) _ Hinj Hinl). fold n m. cbn [hrun]. fold b.
+  assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
+  destruct (rd_den_first u ts n n φ rφ b (fun x => harg (F x)) Hu Hφ Hb) as [Hf Hr].
+  { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _). rewrite (HF z ps Hp). reflexivity. }
+  destruct (radd_fits _ _ _ Hqsf Hf) as [Hsf Hsr].
+  assert (Hrb : length (rφ b) = n) by (destruct Hφ as (L & _ & Hm & _); exact (Hm b Hb)).
+  eexists. split; [reflexivity|]. split; [exact Hsf|]. split; [rewrite Hsr, Hqsr, Hr; reflexivity|exact Hrb].
+Qed.
+
+Lemma rflat_cons_len u ts : length (rflat (RNode (RLeaf u :: ts))) = (length u + length (rflat (RNode ts)))%nat.
+Proof. rewrite !rflat_node. cbn [map concat]. rewrite rflat_leaf, app_length. reflexivity. Qed.
 
 (** ** The layers after the first, by induction *)
 
@@ -270,60 +348,33 @@ Proof.
     { simpl in Hc. unfold vscale. rewrite map_length, vsub_vm, length_vm; lia. }
     { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _). reflexivity. }
     eexists. split; [reflexivity|]. split; [exact Hf|]. exact Hr.
-  - (* the layer [ℓ]: forward clause, the rest of the pass, backward clause, [swish] *)
+  - (* the layer [ℓ]: [layer_den] with [swish], the rest of the pass by induction *)
     destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. subst n.
     set (n := fst (shape l)) in *. set (m := snd (shape l)) in *.
     assert (Hinl : In l ls0) by (apply Hincl; left; reflexivity).
     assert (Hincl' : incl ls ls0) by (intros x Hx; apply Hincl; right; exact Hx).
     set (w := snd (heap_lookup hp l)).
     assert (Hw : length w = (m * n)%nat).
-    { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp.
-      exact (proj2 Hl). }
+    { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. exact (proj2 Hl). }
     set (a := map (swish Rsc) u).
     assert (Ha : length a = n) by (unfold a; rewrite map_length; exact Hu).
     set (u' := matmul Rsc m n 1 w a).
     assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
-    set (v := RNode (RLeaf u :: ts)).
-    set (F := fun p => cden (envof p) (real_rest (l :: ls))).
-    change (exists q, hrun hp (revh_aux (hden (H_train_real ls0)) (F v) F v) =
-      Some (q, heap_set_all hp (l :: ls) (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)))) /\
-      fits (tyof v) q /\ rflat q = snd r ++ zeros (length (rflat (RNode ts)))).
-    assert (EF : F v = CCall (@OpUser Rsorts' (FC l)) (RLeaf a)
-                         (fun y => cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof v)) (real_rest ls))).
-    { unfold F. rewrite cden_rest_cons. reflexivity. }
-    rewrite EF. cbn [revh_aux]. rewrite (fwd_den ls0 l hp a _ Hinj Hinl Hhp). fold n m w. fold a u'.
-    cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
-    set (v' := RNode (RLeaf u' :: RLeaf u :: ts)).
-    change (scons (RLeaf u') (envof v)) with (scons (RLeaf u') (envof (RNode (RLeaf u :: ts)))).
-    rewrite <- envof_cons. fold v'.
-    rewrite (revh_ext _ _ (ext F) (fun p => cden (envof p) (real_rest ls)) v' I).
-    2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
-        unfold ext, F. cbn [rtail rnth nth]. rewrite cden_rest_cons. cbn [cont].
-        rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
-        rewrite <- envof_cons. reflexivity. }
+    assert (HF : forall z ps, fits (tyof (RNode (RLeaf u :: ts))) (RNode (RLeaf z :: ps)) ->
+              cden (envof (RNode (RLeaf z :: ps))) (real_rest (l :: ls)) =
+              CCall (@OpUser Rsorts' (FC l)) (RLeaf (map (swish Rsc) z))
+                (fun y => cden (envof (RNode (coerce (ar (@OpUser Rsorts' (FC l))) y :: RLeaf z :: ps))) (real_rest ls))).
+    { intros z ps _. rewrite cden_rest_cons. f_equal; try reflexivity;
+      apply functional_extensionality; intros y; rewrite <- envof_cons; reflexivity. }
     destruct (IH m u' (RLeaf u :: ts) hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
-    rewrite hrun_bind. fold v' in Hq. rewrite Hq.
-    destruct (cot_first _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
-    cbn [rnth nth rtail].
-    rewrite (bwd_den ls0 l _ _ w a _ Hinj Hinl). fold n m. cbn [hrun].
-    set (g := snd (bp_rest (real_widths m ls) (real_weights hp ls)
-                 u' (vscale Rsc α (vsub Rsc (fwd_rest (real_widths m ls) (real_weights hp ls) u') t)))) in *.
-    assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
-    set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
-    assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
-    destruct (rd_den_first u ts n n (map (swish Rsc)) (vmul (map (swish' Rsc) u)) b (fun x => harg (F x))
-                Hu (rd_swish n u Hu) Hb) as [Hf Hr].
-    { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
-      unfold F. rewrite cden_rest_cons. reflexivity. }
-    fold v in Hf, Hr.
-    set (X := rd_den (RLeaf b) v (fun x => harg (F x))) in *.
-    assert (EX : radd (RNode qs) X = X).
-    { pose proof (rd_den_len (RLeaf b) v (fun x => harg (F x))) as HXl. fold X in HXl.
-      unfold radd. rewrite Hqsr. rewrite vp_zeros_l by (rewrite HXl; unfold v; lia).
-      apply (reshape_fits_eq (tyof v)); [exact Hqsf|exact Hf]. }
-    rewrite EX. eexists. split; [reflexivity|]. split; [exact Hf|].
-    rewrite Hr. f_equal. unfold r, ns, ws. cbn [real_widths real_weights map bp_rest snd].
-    fold n m w a u' g. rewrite vmul_inst, vmul_comm. reflexivity.
+    destruct (layer_den ls0 l hp u ts (map (swish Rsc)) (vmul (map (swish' Rsc) u))
+                (fun p => cden (envof p) (real_rest (l :: ls))) (fun p => cden (envof p) (real_rest ls)) q _ _ _
+                Hinj Hinl Hl Hhp Hu Ha (rd_swish n u Hu) HF Hq Hqf Hqr (length_zeros _))
+      as (q' & E & Hf & Hr & Hrb).
+    cbv beta in E. eexists. split; [exact E|]. split; [exact Hf|].
+    rewrite Hr, vp_zeros_l by (rewrite rflat_cons_len, app_length, length_zeros, Hrb; lia).
+    f_equal. unfold r, ns, ws. cbn [real_widths real_weights map bp_rest snd].
+    fold n m w a u'. rewrite vmul_inst, vmul_comm. reflexivity.
 Qed.
 
 (** ** The whole program *)
@@ -349,58 +400,34 @@ Theorem mlp_den_train ls v hp :
         heap_set_all hp ls (fst (mlp_train (real_widths (length v) ls) (real_weights hp ls) v t α))).
 Proof.
   intros Hne Hinj Hdecl Hc Ht Hhp. destruct ls as [|l ls]; [congruence|].
-  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
-  set (n := length v) in *. set (m := snd (shape l)) in *.
+  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. rewrite <- Hn.
+  set (m := snd (shape l)) in *.
   assert (Hinl : In l (l :: ls)) by (left; reflexivity).
   assert (Hincl' : incl ls (l :: ls)) by (intros x Hx; right; exact Hx).
   set (w := snd (heap_lookup hp l)).
-  assert (Hw : length w = (m * n)%nat).
-  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp.
-    rewrite <- Hn. exact (proj2 Hl). }
-  set (u' := matmul Rsc m n 1 w v).
+  assert (Hw : length w = (m * fst (shape l))%nat).
+  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. exact (proj2 Hl). }
+  set (u' := matmul Rsc m (fst (shape l)) 1 w v).
   assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
-  set (vv := RNode [RLeaf v]).
   set (F := fun p => cden (envof p) (real_R_MLP (l :: ls))).
-  change (hrun hp (revh_aux (hden (H_train_real (l :: ls))) (F vv) F vv) =
-    Some (RNode [RLeaf (snd (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α))],
-          heap_set_all hp (l :: ls) (fst (mlp_train (real_widths n (l :: ls)) (real_weights hp (l :: ls)) v t α)))).
-  assert (EF : F vv = CCall (@OpUser Rsorts' (FC l)) (RLeaf v)
-                        (fun y => cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof vv)) (real_rest ls))).
-  { unfold F. rewrite cden_R_MLP_cons. reflexivity. }
-  rewrite EF. cbn [revh_aux]. rewrite (fwd_den (l :: ls) l hp v _ Hinj Hinl Hhp). rewrite Hn. fold m w u'.
-  cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
-  set (v' := RNode [RLeaf u'; RLeaf v]).
-  change (scons (RLeaf u') (envof vv)) with (scons (RLeaf u') (envof (RNode [RLeaf v]))).
-  rewrite <- envof_cons. fold v'.
-  rewrite (revh_ext _ _ (ext F) (fun p => cden (envof p) (real_rest ls)) v' I).
-  2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
-      unfold ext, F. cbn [rtail rnth nth]. rewrite cden_R_MLP_cons. cbn [cont].
-      rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
-      rewrite <- envof_cons. reflexivity. }
+  change (hrun hp (revh_aux (hden (H_train_real (l :: ls))) (F (RNode [RLeaf v])) F (RNode [RLeaf v])) =
+    Some (RNode [RLeaf (snd (mlp_train (real_widths (fst (shape l)) (l :: ls)) (real_weights hp (l :: ls)) v t α))],
+          heap_set_all hp (l :: ls) (fst (mlp_train (real_widths (fst (shape l)) (l :: ls)) (real_weights hp (l :: ls)) v t α)))).
+  (* the first layer: [layer_den] with the identity, the rest of the pass by [rest_den] *)
+  assert (HF : forall z ps, fits (tyof (RNode [RLeaf v])) (RNode (RLeaf z :: ps)) ->
+            F (RNode (RLeaf z :: ps)) =
+            CCall (@OpUser Rsorts' (FC l)) (RLeaf ((fun x => x) z))
+              (fun y => cden (envof (RNode (coerce (ar (@OpUser Rsorts' (FC l))) y :: RLeaf z :: ps))) (real_rest ls))).
+  { intros z ps _. unfold F. rewrite cden_R_MLP_cons. f_equal; try reflexivity;
+    apply functional_extensionality; intros y; rewrite <- envof_cons; reflexivity. }
   destruct (rest_den (l :: ls) ls Ht Hinj m u' [RLeaf v] hp Hincl' Hdecl' Hhp Hc Hu') as (q & Hq & Hqf & Hqr).
-  rewrite hrun_bind. fold v' in Hq. rewrite Hq.
-  destruct (cot_first _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
-  cbn [rnth nth rtail].
-  rewrite (bwd_den (l :: ls) l _ _ w v _ Hinj Hinl). rewrite Hn. fold m. cbn [hrun].
-  set (g := snd (bp_rest (real_widths m ls) (real_weights hp ls)
-               u' (vscale Rsc α (vsub Rsc (fwd_rest (real_widths m ls) (real_weights hp ls) u') t)))) in *.
-  assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
-  set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
-  assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
-  destruct (rd_den_first v [] n n (fun x => x) (fun y => y) b (fun x => harg (F x))
-              eq_refl (rd_id n v eq_refl) Hb) as [Hf Hr].
-  { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
-    unfold F. rewrite cden_R_MLP_cons. reflexivity. }
-  fold vv in Hf, Hr.
-  set (X := rd_den (RLeaf b) vv (fun x => harg (F x))) in *.
-  assert (EX : radd (RNode qs) X = X).
-  { pose proof (rd_den_len (RLeaf b) vv (fun x => harg (F x))) as HXl. fold X in HXl.
-    unfold radd. rewrite Hqsr. rewrite vp_zeros_l by (rewrite HXl; unfold vv; lia).
-    apply (reshape_fits_eq (tyof vv)); [exact Hqsf|exact Hf]. }
-  assert (EX' : X = RNode [RLeaf b]).
-  { destruct (cot_first v [] X b Hf Hr) as (xs & -> & _ & Hxs & _).
-    inversion Hxs as [|? ? HF]; subst. inversion HF; subst. reflexivity. }
-  rewrite EX, EX'. reflexivity.
+  destruct (layer_den (l :: ls) l hp v [] (fun x => x) (fun y => y) F (fun p => cden (envof p) (real_rest ls)) q _ _ _
+              Hinj Hinl Hl Hhp (eq_sym Hn) (eq_sym Hn) (rd_id _ v (eq_sym Hn)) HF Hq Hqf Hqr (length_zeros _))
+    as (q' & E & Hf & Hr & Hrb).
+  rewrite E. cbv beta in Hr, Hrb |- *.
+  rewrite vp_zeros_l in Hr by (rewrite rflat_cons_len, app_length, length_zeros, Hrb, <- Hn; lia).
+  destruct (cot_first_gen v [] q' _ _ Hf Hr (length_zeros _)) as (xs & -> & _ & Hxs & _).
+  inversion Hxs as [|? ? HF']; subst. inversion HF'; subst. reflexivity.
 Qed.
 
 (** ** Gradient descent *)

@@ -529,13 +529,21 @@ Lemma bp_rest_cons n n' ns w ws u y :
    instance.vmul Rsc (matmul Rsc n n' 1 (transpose Rsc n' n w) (snd r)) (map (swish' Rsc) u)).
 Proof. reflexivity. Qed.
 
+(** [flat_ok Nf Rf f b ns ws x y]: the map [Nf] of the flat vector
+    [x ++ concat ws] (the input and the weights of the layers [ns]) is the
+    forward pass [f], of the output's width, and its reverse derivative
+    [Rf] at the cotangent [y] is the backward pass [b] (the input's
+    cotangent, then the weights', of their shapes), flattened. *)
+Definition flat_ok (Nf : vec -> vec) (Rf : vec -> vec -> vec) (f : vec) (b : list vec * vec)
+    (ns : list nat) (ws : list vec) (x y : vec) : Prop :=
+  Nf (x ++ concat ws) = f /\ length f = last ns 0%nat /\
+  Rf (x ++ concat ws) y = snd b ++ concat (fst b) /\ length (snd b) = hd 0%nat ns /\
+  mlp_shapes ns (fst b).
+
 Lemma rest_flat ns : forall ws u y, mlp_shapes ns ws -> length u = hd 0%nat ns -> length y = last ns 0%nat ->
-  Nrest ns (u ++ concat ws) = fwd_rest ns ws u /\
-  length (fwd_rest ns ws u) = last ns 0%nat /\
-  Rrest ns (u ++ concat ws) y = snd (bp_rest ns ws u y) ++ concat (fst (bp_rest ns ws u y)) /\
-  length (snd (bp_rest ns ws u y)) = hd 0%nat ns /\
-  mlp_shapes ns (fst (bp_rest ns ws u y)).
+  flat_ok (Nrest ns) (Rrest ns) (fwd_rest ns ws u) (bp_rest ns ws u y) ns ws u y.
 Proof.
+  unfold flat_ok.
   induction ns as [|n ns IH]; intros ws u y Hf Hu Hy; [destruct ws; contradiction|].
   destruct ns as [|n' ns'']; destruct ws as [|w ws']; try contradiction.
   - cbn [Nrest Rrest fwd_rest bp_rest fst snd concat last hd] in *. rewrite !app_nil_r. auto.
@@ -569,13 +577,9 @@ Qed.
 
 Lemma net_flat ns ws x y : (2 <= length ns)%nat -> mlp_shapes ns ws -> length x = hd 0%nat ns ->
   length y = last ns 0%nat ->
-  Nnet ns (x ++ concat ws) = mlp_forward ns ws x /\
-  length (mlp_forward ns ws x) = last ns 0%nat /\
-  Rnet ns (x ++ concat ws) y = snd (mlp_backprop ns ws x y) ++ concat (fst (mlp_backprop ns ws x y)) /\
-  length (snd (mlp_backprop ns ws x y)) = hd 0%nat ns /\
-  mlp_shapes ns (fst (mlp_backprop ns ws x y)).
+  flat_ok (Nnet ns) (Rnet ns) (mlp_forward ns ws x) (mlp_backprop ns ws x y) ns ws x y.
 Proof.
-  intros Hns Hf Hx Hy. destruct ns as [|n [|n' ns'']]; [simpl in Hns; lia|simpl in Hns; lia|].
+  unfold flat_ok. intros Hns Hf Hx Hy. destruct ns as [|n [|n' ns'']]; [simpl in Hns; lia|simpl in Hns; lia|].
   destruct ws as [|w ws']; [contradiction|]. destruct Hf as [Hw Hf].
   change (hd 0%nat (n :: n' :: ns'')) with n in Hx |- *.
   change (last (n :: n' :: ns'') 0%nat) with (last (n' :: ns'') 0%nat) in Hy |- *.

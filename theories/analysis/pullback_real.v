@@ -358,6 +358,18 @@ Qed.
     the one [fw] applies; [let z = E in L] extends the environment with the
     value of [E] and its tangent, which the induction hypothesis on [E] makes
     differentiable. *)
+(** A projection's case of [fo_has_deriv]: the chain rule ([IH] on the
+    pair, [HG] on the environment) through the linear map [cut], [firstn]
+    or [skipn] ([Hlin]; [T] the pair's type); both the point and the tangent are the
+    component of the pair's ([nvec_comp_l], [nvec_comp_r]). *)
+Ltac proj_deriv IH HG cut Hlin T :=
+  let Hd := fresh "Hd" in let Hc := fresh "Hc" in
+  pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd;
+  pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd (has_deriv_lin _ _ cut _ Hlin (length_nvec T _))) as Hc;
+  eapply has_deriv_ext; [| |exact Hc]; cbn beta;
+  [intros v _; rewrite pval_proj | intros h _; rewrite ptan_proj];
+  symmetry; first [apply nvec_comp_l|apply nvec_comp_r].
+
 Lemma fo_has_deriv t : fo t -> forall Γ A G T, typed Γ t A -> denv Γ G T ->
   has_deriv N (ndim A) (fun u => nvec A (pval (pv (penv G u) t))) x
     (fun h => nvec A (ptan (fw (tenv G T h) t))).
@@ -367,21 +379,11 @@ Proof.
   - (* fo_var *)
     exact (proj1 (HG n A ltac:(assumption))).
   - (* fo_proj, π1 *)
-    rename σ2 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
-    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
-                  (has_deriv_lin _ _ (firstn (ndim A)) _ (lin_firstn (ndim A) (ndim B))
-                     (length_nvec (TProd A B) _))) as Hc.
-    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
-    + intros v _. rewrite pval_proj. symmetry. apply nvec_comp_l.
-    + intros h _. rewrite ptan_proj. symmetry. apply nvec_comp_l.
+    rename σ2 into B.
+    proj_deriv IH HG (@firstn R (ndim A)) (lin_firstn (ndim A) (ndim B)) (TProd A B).
   - (* fo_proj, π2 *)
-    rename σ1 into B. pose proof (IH _ _ _ _ ltac:(eassumption) HG) as Hd.
-    pose proof (has_deriv_comp _ _ _ _ _ _ _ _ Hd
-                  (has_deriv_lin _ _ (skipn (ndim B)) _ (lin_skipn (ndim B) (ndim A))
-                     (length_nvec (TProd B A) _))) as Hc.
-    eapply has_deriv_ext; [| |exact Hc]; cbn beta.
-    + intros v _. rewrite pval_proj. symmetry. apply nvec_comp_r.
-    + intros h _. rewrite ptan_proj. symmetry. apply nvec_comp_r.
+    rename σ1 into B.
+    proj_deriv IH HG (@skipn R (ndim B)) (lin_skipn (ndim B) (ndim A)) (TProd B A).
   - (* fo_pair *)
     pose proof (has_deriv_pair _ _ _ _ _ _ _ _ (IHa _ _ _ _ ltac:(eassumption) HG)
                   (IHb _ _ _ _ ltac:(eassumption) HG)) as Hc.

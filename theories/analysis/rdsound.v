@@ -50,6 +50,12 @@ Open Scope R_scope.
 
 (** Inverts the [Forall2] hypotheses on lists of known length (also used
     by [prims_fits.v]). *)
+(** The side conditions of an instance of the [rd]-step soundness at
+    constants [<v>] and [<w>] whose lengths are [Hv] and [Hw]: the empty
+    environment fits, and so do the two constants. *)
+Ltac rd_sides Hv Hw :=
+  first [ intros x D Hx; destruct x; discriminate | simpl; constructor; exact Hv | simpl; constructor; exact Hw ].
+
 Ltac inv_F2 :=
   repeat match goal with
          | H : Forall2 _ (_ :: _) _ |- _ => inversion H; subst; clear H
@@ -1583,22 +1589,16 @@ Example rd_step_sound_nested ρ (v w : vec) :
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hw N. apply rd_step_sound_depth1 with (B := @TBase Rsorts4 3%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
     + constructor. reflexivity.
     + typed_app.
       constructor. reflexivity.
     + constructor. reflexivity.
   - simpl. repeat split; reflexivity.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
-End derived.
 
 (** ** Every step of the term semantics *)
-Section allsteps.
-Variables (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance Σa : signature := exec_signature Rvo decls locs.
 #[local] Instance Ea : evaluator := exec_evaluator Rvo.
 
 (** Every step of a well-typed closed term keeps its denotation, given
@@ -1652,7 +1652,7 @@ Theorem step_tm_den_depth1 ρ K M0 M0' C :
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
 (** Informal proof: [step_tm_den_via] with [rd_step_sound_depth1]. *)
 Proof. apply step_tm_den_via; [apply rd_step_sound_depth1|apply den_fits_closed]. Qed.
-End allsteps.
+End derived.
 
 (** Bodies with smooth primitives: no [rd] inside, constants of the length
     of their type, primitives [rd^k[p]] with [p] smooth, [prim_ok p] and
@@ -1710,15 +1710,12 @@ Example rd_step_sound_square ρ (v w : vec) :
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hw N. apply rd_step_sound_smooth with (B := @TBase Rsorts4 3%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N. econstructor.
     + constructor. repeat constructor.
     + match goal with |- typed_tm ?G (App ?f ?M) ?T => assert (E : T = fsym_cod f) by reflexivity; rewrite E; apply typed_tm_app end. constructor. reflexivity.
   - simpl. repeat split; lia.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
-End smoothsteps.
 
 (** ** The evaluation of [W.rd(x.N)(V)]
 
@@ -1729,10 +1726,6 @@ End smoothsteps.
     kept by the steps, [step_tm_tdec]).  So whatever [W.R_V(x.N)]
     evaluates to, in particular the value it ends with, denotes the real
     reverse derivative [⟦W.rd(x.N)(V)⟧] ([rd_eval_den]). *)
-Section evalsteps.
-Variables (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance Σe : signature := exec_signature Rvo decls locs.
-#[local] Instance Ee : evaluator := exec_evaluator Rvo.
 #[local] Instance Eeok : evaluator_ok := exec_evaluator_ok Rvo decls locs.
 
 Lemma rd_depth_fill_frame F M : (rd_depth M <= rd_depth (fill_frame F M))%nat.
@@ -1792,4 +1785,4 @@ Proof.
     rewrite (okt_rd_depth N HoN), (okt_rd_depth W HoW) in Hd.
     apply Nat.le_0_r. eapply Nat.le_trans; [exact Hd|]. simpl. lia.
 Qed.
-End evalsteps.
+End smoothsteps.

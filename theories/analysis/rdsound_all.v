@@ -339,6 +339,7 @@ Example rd_step_sound_depth2_swish ρ (v w : vec) :
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
     apply typed_tm_add.
     + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
@@ -346,9 +347,6 @@ Proof.
     + typed_app.
       constructor. reflexivity.
   - simpl. repeat split; lia.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
 
 (** The hypotheses are met by bodies applying [sce] (softmax cross-entropy
@@ -364,12 +362,10 @@ Example rd_step_sound_sce ρ (v t w : vec) :
   den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Ht Hw N. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 1%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N. typed_app.
     simpl. repeat constructor.
   - simpl. repeat split; auto; lia.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
 
 (** And at [rd]-depth one: for [N = x.rd(y. sce_3(<y, x>))(x)], the
@@ -384,20 +380,14 @@ Example rd_step_sound_sce_grad ρ (v w : vec) :
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 1%nat); [constructor; reflexivity| |constructor; reflexivity].
     typed_app.
     simpl. repeat constructor.
   - simpl. repeat split; auto; lia.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
-End all.
 
 (** ** Every step of the term semantics *)
-Section allsteps.
-Variables (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance Σga : signature := exec_signature Rvo decls locs.
 #[local] Instance Ega : evaluator := exec_evaluator Rvo.
 
 (** Every step of a well-typed closed term keeps its denotation, the [rd]
@@ -412,4 +402,4 @@ Proof.
   apply step_tm_den_via; [apply rd_step_sound_all|].
   intros M A HM [b Ho]. eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
 Qed.
-End allsteps.
+End all.

@@ -138,20 +138,14 @@ Example rd_step_sound_depth2 ρ (v w : vec) :
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_lin with (B := @TBase Rsorts4 3%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
     apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
     apply typed_tm_add; constructor; reflexivity.
   - simpl. repeat split.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
-End lin.
 
 (** ** Every step of the term semantics *)
-Section linsteps.
-Variables (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance Σla : signature := exec_signature Rvo decls locs.
 #[local] Instance Ela : evaluator := exec_evaluator Rvo.
 
 (** Every step of a well-typed closed term keeps its denotation, the [rd]
@@ -169,4 +163,4 @@ Proof.
   split; [apply (okg_mono N 0); [lia|apply oklin_okg; exact HN]|].
   split; exists 2%nat; apply okt_okg; auto.
 Qed.
-End linsteps.
+End lin.

@@ -215,6 +215,7 @@ Example rd_step_sound_relu_layer ρ (v c w : vec) :
   den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hc Hw HD N. apply rd_step_sound_on with (B := @TBase Rsorts4 1%nat).
+  3-5: rd_sides Hv Hw.
   - unfold N.
     typed_app.
     typed_app.
@@ -222,9 +223,6 @@ Proof.
     repeat constructor.
   - cbn [okt_on]. unfold good_on. simpl. repeat split; auto; try reflexivity; try lia.
     simpl. rewrite rflat_leaf. exact HD.
-  - intros x D Hx. destruct x; discriminate.
-  - simpl. constructor. exact Hv.
-  - simpl. constructor. exact Hw.
 Qed.
 
 (** [log] at a point of [Real(3)] with positive coordinates. *)

@@ -24,9 +24,10 @@
       [m_i[k] − α·∂/∂m_i[k]], other locations unchanged, the value
       [⌊<α·∇_v>⌋].
 
-    The proof is [mlp_den_train]'s: the layers after the first by
-    induction ([rest_den_res]), where the cotangent of a point
-    [<u, …, x_in>] is the layer's on [u] and, besides, the output
+    The proof is [mlp_den_train]'s, through the same pass over one layer
+    ([layer_den]): the layers after the first by induction
+    ([rest_den_res]), where the cotangent of a point [<u, …, x_in>] is
+    the layer's on [u] and, besides, the output
     cotangent [y = α(v + f_m(v) − t)] on [x_in], which the pull-back
     through [x_in + z] put there ([rd_den_first_last]); the first layer's
     backward clause adds [m_0ᵀ y_0] to it.  That one run of the evaluator
@@ -212,22 +213,6 @@ Proof.
   exists z'. split; [cbn [rlast]; apply last_last|]. exact Hz'.
 Qed.
 
-(** A cotangent [g] on the first component and [c] on the others. *)
-Lemma cot_first_gen u ts q g c : fits (tyof (RNode (RLeaf u :: ts))) q -> rflat q = g ++ c ->
-  length c = length (rflat (RNode ts)) ->
-  exists qs, q = RNode (RLeaf g :: qs) /\ length g = length u /\ fits (tyof (RNode ts)) (RNode qs) /\
-             rflat (RNode qs) = c.
-Proof.
-  intros Hq Hf Hc. inversion Hq as [|? ps HF]; subst. inversion HF as [|? z ? qs Hz Hqs]; subst.
-  inversion Hz as [? z' Hz' E|]; subst.
-  assert (Hqs' : fits (tyof (RNode ts)) (RNode qs)) by (constructor; exact Hqs).
-  pose proof (fits_len _ _ Hqs') as Hl1. pose proof (fits_len _ _ (fits_tyof (RNode ts))) as Hl2.
-  rewrite rflat_node in Hf. cbn [map concat] in Hf. rewrite rflat_leaf, <- rflat_node in Hf.
-  assert (Hlen : length z' = length g).
-  { apply (f_equal (@length R)) in Hf. rewrite !app_length, Hc, Hl1, <- Hl2 in Hf. lia. }
-  destruct (app_eq_len _ _ _ _ Hf Hlen) as [-> E2]. exists qs. split; [reflexivity|]. split; [lia|]. split; auto.
-Qed.
-
 Lemma rest_den_res ls0 ls : length t = n_out -> fc_inj FC ls0 -> forall n u ts x hp,
   incl ls ls0 -> Forall (layer_ok decls locs shape FC) ls -> heap_fits hp ->
   mlp_gen.chained shape n ls n_out -> length u = n -> length x = n_out ->
@@ -263,7 +248,7 @@ Proof.
       change (den (envof (RNode (RLeaf z :: ps))) (Var 0)) with (RLeaf z).
       cbn [addl den scons rnth nth rleaf]. rewrite vadd_vp by lia. rewrite vp_comm. reflexivity. }
     eexists. split; [reflexivity|]. split; [exact Hf|]. split; [exact Hr|exact Hy].
-  - (* the layer [ℓ]: forward clause, the rest of the pass, backward clause, [swish] *)
+  - (* the layer [ℓ]: [layer_den] with [swish], the rest of the pass by induction *)
     destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. subst n.
     set (n := fst (shape l)) in *. set (m := snd (shape l)) in *.
     assert (Hinl : In l ls0) by (apply Hincl; left; reflexivity).
@@ -275,66 +260,34 @@ Proof.
     assert (Ha : length a = n) by (unfold a; rewrite map_length; exact Hu).
     set (u' := matmul Rsc m n 1 w a).
     assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
-    set (v := RNode (RLeaf u :: ts ++ [RLeaf x])).
-    set (F := res_rest (l :: ls)).
-    assert (EF : F v = CCall (@OpUser Rsorts' (FC l)) (RLeaf a)
-                         (fun y => bind (cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof v)) (real_rest shape FC ls))
-                                     (fun z => CRet (addl (rlast v) z)))).
-    { unfold F, res_rest. rewrite (cden_rest_cons decls locs shape FC). reflexivity. }
-    rewrite EF. cbn [revh_aux]. rewrite (fwd_den decls locs shape FC n_out α t ls0 l hp a _ Hinj Hinl Hhp). fold n m w. fold a u'.
-    cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
-    set (v' := RNode (RLeaf u' :: RLeaf u :: ts ++ [RLeaf x])).
-    change (scons (RLeaf u') (envof v)) with (scons (RLeaf u') (envof (RNode (RLeaf u :: ts ++ [RLeaf x])))).
-    rewrite <- envof_cons. fold v'.
-    change (fun z => CRet (addl (rlast v) z)) with (fun z => CRet (addl (rlast v') z)).
-    change (bind (cden (envof v') (real_rest shape FC ls)) (fun z => CRet (addl (rlast v') z))) with (res_rest ls v').
-    rewrite (revh_ext _ _ (ext F) (res_rest ls) v' I).
-    2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
-        unfold ext, F, res_rest. cbn [rtail rnth nth]. rewrite (cden_rest_cons decls locs shape FC). cbn [bind cont].
-        rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
-        rewrite <- envof_cons. destruct ps as [|p0 ps]; [inversion Hp as [|? ? HF]; inversion HF as [|? ? ? ? _ HF']; inversion HF'|].
-        reflexivity. }
+    assert (HF : forall z ps, fits (tyof (RNode (RLeaf u :: ts ++ [RLeaf x]))) (RNode (RLeaf z :: ps)) ->
+              res_rest (l :: ls) (RNode (RLeaf z :: ps)) =
+              CCall (@OpUser Rsorts' (FC l)) (RLeaf (map (swish Rsc) z))
+                (fun y => res_rest ls (RNode (coerce (ar (@OpUser Rsorts' (FC l))) y :: RLeaf z :: ps)))).
+    { intros z ps _. unfold res_rest. rewrite (cden_rest_cons decls locs shape FC). cbn [bind].
+      f_equal; try reflexivity;
+      apply functional_extensionality; intros y; rewrite <- envof_cons; reflexivity. }
     destruct (IH m u' (RLeaf u :: ts) x hp Hincl' Hdecl' Hhp Hc Hu' Hx) as (q & Hq & Hqf & Hqr & Hyl).
-    change (RNode (RLeaf u' :: (RLeaf u :: ts) ++ [RLeaf x])) with v' in Hq.
-    rewrite hrun_bind. rewrite Hq.
     set (y' := vscale Rsc α (vsub Rsc (vadd Rsc x (fwd_rest (real_widths shape m ls) (real_weights decls locs hp ls) u')) t)) in *.
-    set (g := snd (bp_rest (real_widths shape m ls) (real_weights decls locs hp ls) u' y')) in *.
-    assert (Hlt : length (rflat (RNode (RLeaf u :: ts ++ [RLeaf x]))) = (n + length (rflat (RNode ts)) + n_out)%nat).
-    { rewrite !rflat_node. cbn [map concat]. rewrite map_app, concat_app. cbn [map concat].
-      rewrite !rflat_leaf, !app_length, <- rflat_node. cbn [length]. lia. }
-    destruct (cot_first_gen _ _ _ _ _ Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
-    { change ((RLeaf u :: ts) ++ [RLeaf x]) with (RLeaf u :: ts ++ [RLeaf x]).
-      rewrite !app_length, length_zeros. rewrite Hlt.
-      replace (length (rflat (RNode (RLeaf u :: ts)))) with (n + length (rflat (RNode ts)))%nat; [lia|].
-      rewrite !rflat_node. cbn [map concat]. rewrite rflat_leaf, app_length, <- rflat_node. lia. }
-    cbn [rnth nth rtail].
-    rewrite (bwd_den decls locs shape FC n_out α t ls0 l _ _ w a _ Hinj Hinl). fold n m. cbn [hrun].
-    assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
-    set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
-    assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
-    destruct (rd_den_first u (ts ++ [RLeaf x]) n n (map (swish Rsc)) (vmul (map (swish' Rsc) u)) b (fun z => harg (F z))
-                Hu (rd_swish n u Hu) Hb) as [Hf Hr].
-    { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
-      unfold F, res_rest. rewrite (cden_rest_cons decls locs shape FC). reflexivity. }
-    fold v in Hf, Hr.
-    set (X := rd_den (RLeaf b) v (fun z => harg (F z))) in *.
-    destruct (radd_fits _ _ _ Hqsf Hf) as [Hsf Hsr].
-    eexists. split; [reflexivity|]. split; [exact Hsf|].
-    rewrite Hsr, Hqsr, Hr. split; [|exact Hyl].
-    assert (E1 : length (rflat (RNode (RLeaf u :: ts))) = (n + length (rflat (RNode ts)))%nat).
-    { rewrite !rflat_node. cbn [map concat]. rewrite rflat_leaf, app_length, <- rflat_node. lia. }
+    assert (E1 : length (rflat (RNode (RLeaf u :: ts))) = (n + length (rflat (RNode ts)))%nat)
+      by (rewrite rflat_cons_len; lia).
     assert (E2 : length (rflat (RNode (ts ++ [RLeaf x]))) = (length (rflat (RNode ts)) + n_out)%nat).
     { rewrite !rflat_node, map_app, concat_app. cbn [map concat]. rewrite rflat_leaf, !app_length, <- rflat_node.
       cbn [length]. lia. }
-    rewrite E1, E2. set (K := length (rflat (RNode ts))).
-    set (c := vmul (map (swish' Rsc) u) b).
-    assert (Hcl : length c = n) by (unfold c; rewrite length_vmul, map_length; lia).
+    destruct (layer_den decls locs shape FC n_out α t ls0 l hp u (ts ++ [RLeaf x]) (map (swish Rsc))
+                (vmul (map (swish' Rsc) u)) (res_rest (l :: ls)) (res_rest ls) q _ _ _
+                Hinj Hinl Hl Hhp Hu Ha (rd_swish n u Hu) HF Hq Hqf Hqr)
+      as (q' & E & Hf & Hr & Hrb).
+    { rewrite app_length, length_zeros, E1, rflat_cons_len, E2, Hyl. lia. }
+    eexists. split; [exact E|]. split; [exact Hf|]. split; [|exact Hyl].
+    rewrite Hr, E1, E2. set (K := length (rflat (RNode ts))).
+    set (c := vmul (map (swish' Rsc) u) _) in *.
     rewrite !zeros_app, <- (app_assoc (zeros n)), vp_app by (rewrite length_zeros; lia).
     rewrite vp_app by (rewrite !length_zeros; lia).
     rewrite (vp_zeros_l c) by lia. rewrite (vp_zeros_l (zeros K)) by (rewrite length_zeros; lia).
     rewrite (vp_zeros_r y') by lia.
     f_equal. unfold r, ns, ws. cbn [real_widths real_weights map bp_rest snd].
-    fold n m w a u'. fold y' g. unfold c, b. rewrite vmul_inst, vmul_comm. reflexivity.
+    fold n m w a u'. fold y'. unfold c. rewrite vmul_inst, vmul_comm. reflexivity.
 Qed.
 
 (** ** The whole program *)
@@ -371,75 +324,50 @@ Proof.
     as (_ & Hfo & _).
   rewrite Hlast in Hfo.
   destruct ls as [|l ls]; [congruence|].
-  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl'].
-  set (n := length v) in *. set (m := snd (shape l)) in *.
+  destruct Hc as [Hn Hc]. apply Forall_cons_iff in Hdecl as [Hl Hdecl']. rewrite <- Hn in Hfo |- *.
+  set (m := snd (shape l)) in *.
   assert (Hinl : In l (l :: ls)) by (left; reflexivity).
   assert (Hincl' : incl ls (l :: ls)) by (intros z Hz; right; exact Hz).
   set (w := snd (heap_lookup hp l)).
-  assert (Hw : length w = (m * n)%nat).
-  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. rewrite <- Hn. exact (proj2 Hl). }
-  set (u' := matmul Rsc m n 1 w v).
+  assert (Hw : length w = (m * fst (shape l))%nat).
+  { unfold w. rewrite (heap_lookup_fits decls locs) by exact Hhp. exact (proj2 Hl). }
+  set (u' := matmul Rsc m (fst (shape l)) 1 w v).
   assert (Hu' : length u' = m) by (unfold u'; rewrite length_matmul; lia).
-  set (vv := RNode [RLeaf v]).
   set (F := fun p => cden (envof p) (real_R_Res (l :: ls))).
-  change (hrun hp (revh_aux (hden (Htr (l :: ls))) (F vv) F vv) =
-    Some (RNode [RLeaf (snd (res_train (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v t α))],
+  change (hrun hp (revh_aux (hden (Htr (l :: ls))) (F (RNode [RLeaf v])) F (RNode [RLeaf v])) =
+    Some (RNode [RLeaf (snd (res_train (real_widths shape (fst (shape l)) (l :: ls)) (real_weights decls locs hp (l :: ls)) v t α))],
           heap_set_all decls locs hp (l :: ls)
-            (fst (res_train (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v t α)))).
-  assert (EF : F vv = CCall (@OpUser Rsorts' (FC l)) (RLeaf v)
-                        (fun y => bind (cden (scons (coerce (ar (@OpUser Rsorts' (FC l))) y) (envof vv)) (real_rest shape FC ls))
-                                    (fun z => CRet (addl (rlast vv) z)))).
-  { unfold F, real_R_Res. rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). reflexivity. }
-  rewrite EF. cbn [revh_aux]. rewrite (fwd_den decls locs shape FC n_out α t (l :: ls) l hp v _ Hinj Hinl Hhp).
-  rewrite Hn. fold m w u'.
-  cbn [rnth nth rcons]. rewrite (proj1 Hl), coerce_fits by (constructor; exact Hu').
-  set (v' := RNode [RLeaf u'; RLeaf v]).
-  change (scons (RLeaf u') (envof vv)) with (scons (RLeaf u') (envof (RNode [RLeaf v]))).
-  rewrite <- envof_cons. fold v'.
-  change (fun z => CRet (addl (rlast vv) z)) with (fun z => CRet (addl (rlast v') z)).
-  change (bind (cden (envof v') (real_rest shape FC ls)) (fun z => CRet (addl (rlast v') z))) with (res_rest ls v').
-  rewrite (revh_ext _ _ (ext F) (res_rest ls) v' I).
-  2:{ intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & Hz).
-      inversion Hp as [|? ? HF]; subst. inversion HF as [|? ? ? ? _ HF']; subst.
-      inversion HF' as [|? p1 ? ps' _ HF'']; subst. inversion HF''; subst.
-      unfold ext, F, res_rest, real_R_Res. cbn [rtail rnth nth].
-      rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). cbn [bind cont].
-      rewrite (proj1 Hl), coerce_fits by (constructor; unfold m; lia).
-      rewrite <- envof_cons. reflexivity. }
+            (fst (res_train (real_widths shape (fst (shape l)) (l :: ls)) (real_weights decls locs hp (l :: ls)) v t α)))).
+  (* the first layer: [layer_den] with the identity, the rest of the pass by [rest_den_res] *)
+  assert (HF : forall z ps, fits (tyof (RNode [RLeaf v])) (RNode (RLeaf z :: ps)) ->
+            F (RNode (RLeaf z :: ps)) =
+            CCall (@OpUser Rsorts' (FC l)) (RLeaf ((fun x => x) z))
+              (fun y => res_rest ls (RNode (coerce (ar (@OpUser Rsorts' (FC l))) y :: RLeaf z :: ps)))).
+  { intros z ps Hp. inversion Hp as [|? ? HP1]; subst. inversion HP1 as [|? ? ? ? _ HP2]; subst.
+    inversion HP2; subst.
+    unfold F, real_R_Res, res_rest. rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). cbn [bind].
+    f_equal; try reflexivity;
+      apply functional_extensionality; intros y; rewrite <- envof_cons; reflexivity. }
   assert (Hx : length v = n_out) by (symmetry; exact Hnv).
   destruct (rest_den_res (l :: ls) ls Ht Hinj m u' [] v hp Hincl' Hdecl' Hhp Hc Hu' Hx) as (q & Hq & Hqf & Hqr & Hyl).
-  change (RNode (RLeaf u' :: [] ++ [RLeaf v])) with v' in Hq.
-  rewrite hrun_bind, Hq.
   set (y' := vscale Rsc α (vsub Rsc (vadd Rsc v (fwd_rest (real_widths shape m ls) (real_weights decls locs hp ls) u')) t)) in *.
-  set (g := snd (bp_rest (real_widths shape m ls) (real_weights decls locs hp ls) u' y')) in *.
-  destruct (cot_first_gen u' ([] ++ [RLeaf v]) q g (zeros 0 ++ y') Hqf Hqr) as (qs & -> & Hg & Hqsf & Hqsr).
-  { cbn [app zeros repeat]. rewrite rflat_node. cbn [map concat]. rewrite rflat_leaf, app_nil_r. fold n. lia. }
-  cbn [rnth nth rtail].
-  rewrite (bwd_den decls locs shape FC n_out α t (l :: ls) l _ _ w v _ Hinj Hinl). rewrite Hn. fold m. cbn [hrun].
-  assert (Hgl : length g = m) by (rewrite Hg; exact Hu').
-  set (b := matmul Rsc n m 1 (transpose Rsc m n w) g).
-  assert (Hb : length b = n) by (unfold b; rewrite length_matmul; [lia| |lia]; rewrite length_transpose; lia).
-  destruct (rd_den_first v [] n n (fun x => x) (fun y => y) b (fun x => harg (F x))
-              eq_refl (rd_id n v eq_refl) Hb) as [Hf Hr].
-  { intros p Hp. destruct (fits_leaf_cons_inv _ _ _ Hp) as (z & ps & -> & _).
-    unfold F, real_R_Res. rewrite (cden_clet decls locs), (cden_R_MLP_cons decls locs shape FC). reflexivity. }
-  fold vv in Hf, Hr.
-  set (X := rd_den (RLeaf b) vv (fun x => harg (F x))) in *.
-  destruct (radd_fits _ _ _ Hqsf Hf) as [Hsf Hsr].
-  rewrite Hqsr, Hr in Hsr.
-  assert (Ey : res_forward (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v =
+  destruct (layer_den decls locs shape FC n_out α t (l :: ls) l hp v [] (fun x => x) (fun y => y) F (res_rest ls) q _ _ _
+              Hinj Hinl Hl Hhp (eq_sym Hn) (eq_sym Hn) (rd_id _ v (eq_sym Hn)) HF Hq Hqf Hqr)
+    as (q' & E & Hf & Hr & Hrb).
+  { rewrite app_length, length_zeros, rflat_cons_len, Hyl. lia. }
+  rewrite E. cbv beta in Hr, Hrb |- *.
+  assert (E0 : length (rflat (RNode [])) = 0%nat) by (rewrite rflat_node; reflexivity).
+  rewrite E0 in Hr. cbn [zeros repeat app] in Hr. rewrite app_nil_r in Hr.
+  destruct (cot_first_gen v [] q' _ [] Hf (eq_trans Hr (eq_sym (app_nil_r _))) ltac:(rewrite E0; reflexivity))
+    as (ss & -> & _ & Hss & _).
+  assert (Ey : res_forward (real_widths shape (fst (shape l)) (l :: ls)) (real_weights decls locs hp (l :: ls)) v =
                vadd Rsc v (fwd_rest (real_widths shape m ls) (real_weights decls locs hp ls) u')).
   { unfold res_forward. rewrite vadd_vp; [reflexivity|]. transitivity n_out; [lia|]. symmetry. exact Hfo. }
-  assert (Hyn : length y' = n) by lia.
-  assert (E0 : length (rflat (RNode [])) = 0%nat) by (rewrite rflat_node; reflexivity).
-  rewrite E0 in Hsr. cbn [zeros repeat app] in Hsr. rewrite app_nil_r in Hsr.
-  set (S := radd (RNode qs) X) in *.
-  destruct (cot_first_gen v [] S (vp y' b) [] Hsf ltac:(rewrite Hsr, app_nil_r; reflexivity)
-              ltac:(rewrite E0; reflexivity)) as (ss & ES & _ & Hss & _).
-  inversion Hss as [|? ? HF]; subst. inversion HF; subst. rewrite ES.
+  assert (Hyn : length y' = fst (shape l)) by lia.
+  inversion Hss as [|? ? HP]; subst. inversion HP; subst.
   unfold res_train. rewrite Ey. fold y'. cbv zeta.
-  assert (Hbp : length (snd (mlp_backprop (real_widths shape n (l :: ls)) (real_weights decls locs hp (l :: ls)) v y')) = n)
-    by exact Hb.
+  assert (Hbp : length (snd (mlp_backprop (real_widths shape (fst (shape l)) (l :: ls)) (real_weights decls locs hp (l :: ls)) v y')) = fst (shape l))
+    by exact Hrb.
   rewrite vadd_vp by (rewrite Hbp; exact (eq_sym Hyn)). rewrite vp_comm. reflexivity.
 Qed.
 

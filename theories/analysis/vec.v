@@ -321,6 +321,23 @@ Proof.
   - intros a h Hh. rewrite (lin_scal _ _ _ Hf), (lin_scal _ _ _ Hg), vs_app; auto.
 Qed.
 
+(** The last part of [has_deriv] for a map built from two
+    differentiable maps [f] and [g] (derivatives [Df], [Dg]): at [ε], the
+    smaller of their radii at [ε/2], and each one's bound at [ε/2] for the
+    increment [h] ([H1], [H2]). *)
+Ltac deriv_halves Df Dg :=
+  let eps := fresh "eps" in let Heps := fresh "Heps" in
+  let d1 := fresh "d1" in let Hd1 := fresh "Hd1" in let H1 := fresh "H1" in
+  let d2 := fresh "d2" in let Hd2 := fresh "Hd2" in let H2 := fresh "H2" in
+  let h := fresh "h" in let Hh := fresh "Hh" in let Hnh := fresh "Hnh" in
+  intros eps Heps;
+  destruct (Df (eps / 2) ltac:(lra)) as [d1 [Hd1 H1]];
+  destruct (Dg (eps / 2) ltac:(lra)) as [d2 [Hd2 H2]];
+  exists (Rmin d1 d2); split; [apply Rmin_pos; auto|];
+  intros h Hh Hnh;
+  specialize (H1 h Hh ltac:(eapply Rlt_le_trans; [exact Hnh|apply Rmin_l]));
+  specialize (H2 h Hh ltac:(eapply Rlt_le_trans; [exact Hnh|apply Rmin_r])).
+
 Lemma has_deriv_pair n m p f g x Lf Lg :
   has_deriv n m f x Lf -> has_deriv n p g x Lg ->
   has_deriv n (m + p) (fun v => f v ++ g v) x (fun h => Lf h ++ Lg h).
@@ -328,17 +345,10 @@ Proof.
   intros [Hx [Hf [HLf Df]]] [_ [Hg [HLg Dg]]].
   split; [auto|]. split; [intros v Hv; rewrite app_length, Hf, Hg; auto|].
   split; [apply lin_pair; auto|].
-  intros eps Heps.
-  destruct (Df (eps / 2) ltac:(lra)) as [d1 [Hd1 H1]].
-  destruct (Dg (eps / 2) ltac:(lra)) as [d2 [Hd2 H2]].
-  exists (Rmin d1 d2). split; [apply Rmin_pos; auto|].
-  intros h Hh Hnh.
+  deriv_halves Df Dg.
   assert (Hlx : length (vp x h) = n) by (rewrite length_vp; lia).
   rewrite !vm_app by (rewrite ?length_vm, ?Hf, ?(lin_len _ _ _ HLf); auto; lia).
-  rewrite norm1_app.
-  specialize (H1 h Hh ltac:(eapply Rlt_le_trans; [exact Hnh|apply Rmin_l])).
-  specialize (H2 h Hh ltac:(eapply Rlt_le_trans; [exact Hnh|apply Rmin_r])).
-  lra.
+  rewrite norm1_app. lra.
 Qed.
 
 (** Sum of two differentiable maps. *)
@@ -363,13 +373,7 @@ Proof.
   intros [Hx [Hf [HLf Df]]] [_ [Hg [HLg Dg]]].
   split; [auto|]. split; [intros v Hv; rewrite length_vp, Hf, Hg; auto; lia|].
   split; [apply lin_vp; auto|].
-  intros eps Heps.
-  destruct (Df (eps / 2) ltac:(lra)) as [d1 [Hd1 H1]].
-  destruct (Dg (eps / 2) ltac:(lra)) as [d2 [Hd2 H2]].
-  exists (Rmin d1 d2). split; [apply Rmin_pos; auto|].
-  intros h Hh Hnh.
-  specialize (H1 h Hh ltac:(eapply Rlt_le_trans; [exact Hnh|apply Rmin_l])).
-  specialize (H2 h Hh ltac:(eapply Rlt_le_trans; [exact Hnh|apply Rmin_r])).
+  deriv_halves Df Dg.
   eapply Rle_trans; [apply (norm1_le2 _ (vm (vm (f (vp x h)) (f x)) (Lf h)) (vm (vm (g (vp x h)) (g x)) (Lg h)))|].
   2: replace (eps * norm1 h) with (eps / 2 * norm1 h + eps / 2 * norm1 h) by field; lra.
   intros i. rewrite !nth_vm, !nth_vp, ?nth_vm.
@@ -442,20 +446,15 @@ Proof. apply firstn_map. Qed.
 Lemma skipn_vs k a v : skipn k (vs a v) = vs a (skipn k v).
 Proof. apply skipn_map. Qed.
 
+(** [firstn p] and [skipn p] are linear: their length, and that they
+    commute with [vp] and [vs]. *)
+Ltac lin_cut len cut_vp cut_vs :=
+  constructor; [intros ? ?; rewrite len; lia|intros; apply cut_vp|intros; apply cut_vs].
+
 Lemma lin_firstn p q : lin (p + q) p (firstn p).
-Proof.
-  constructor.
-  - intros v Hv. rewrite firstn_length. lia.
-  - intros. apply firstn_vp.
-  - intros. apply firstn_vs.
-Qed.
+Proof. lin_cut firstn_length firstn_vp firstn_vs. Qed.
 Lemma lin_skipn p q : lin (p + q) q (skipn p).
-Proof.
-  constructor.
-  - intros v Hv. rewrite skipn_length. lia.
-  - intros. apply skipn_vp.
-  - intros. apply skipn_vs.
-Qed.
+Proof. lin_cut skipn_length skipn_vp skipn_vs. Qed.
 
 (** A bilinear map, as a map of [ℝ^{p+q}], is differentiable:
     [D B(a,b)(h,k) = B(h,b) + B(a,k)]. *)

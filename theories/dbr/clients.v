@@ -267,34 +267,30 @@ Lemma pow_loop_spec p : forall w result x m s,
   wp Ψ w (pow_loop d p result x)
     (fun w' y => le w w' /\ impl w' y (m ⊗ sr_pow s (Pos.to_nat p))).
 Proof.
-  induction p as [p IH|p IH|]; intros w result x m s Hr Hx; cbn [pow_loop].
-  - (* xI: multiply by x *)
-    eapply (wp_op_bind Hd w Mul _ _ m s); [exact Hr|exact Hx|]. intros w1 r' Hle1 Hr'.
-    eapply (wp_op_bind Hd w1 Mul _ _ s s); [eapply (impl_mono Hd); eauto|eapply (impl_mono Hd); eauto|].
+  induction p as [p IH|p IH|]; intros w result x m s Hr Hx; cbn [pow_loop];
+    (* the result multiplied by [x] (digit 1) or by [one] (digit 0) *)
+    [eapply (wp_op_bind Hd w Mul _ _ m s); [exact Hr|exact Hx|]
+    |eapply (wp_op_bind Hd w Mul _ _ m 1); [exact Hr|apply (ns_one _ _ _ _ _ Hd)|]
+    |eapply (wp_op_bind Hd w Mul _ _ m s); [exact Hr|exact Hx|]];
+    intros w1 r' Hle1 Hr';
+    (* [x] squared *)
+    (eapply (wp_op_bind Hd w1 Mul _ _ s s); [eapply (impl_mono Hd); eauto|eapply (impl_mono Hd); eauto|]);
     intros w2 x' Hle2 Hx'.
-    eapply wp_mono; [apply (IH w2 r' x' _ _ (impl_mono Hd _ _ _ _ Hle2 Hr') Hx')|].
-    intros w3 y [Hle3 Hy]. split; [eapply (ns_le_trans Hd); [|eapply (ns_le_trans Hd)]; eauto|].
-    eapply (ns_impl_eq _ _ _ _ _ Hd); [|exact Hy]. cbn [binop_den].
+  3: { (* xH: the last digit *)
+    apply wp_ret. split; [eapply (ns_le_trans Hd); eauto|].
+    eapply (ns_impl_eq _ _ _ _ _ Hd); [|eapply (impl_mono Hd); eauto]. simpl. ring. }
+  (* xI, xO: the rest of the loop *)
+  all: (eapply wp_mono; [apply (IH w2 r' x' _ _ (impl_mono Hd _ _ _ _ Hle2 Hr') Hx')|]);
+    intros w3 y [Hle3 Hy]; (split; [eapply (ns_le_trans Hd); [|eapply (ns_le_trans Hd)]; eauto|]);
+    (eapply (ns_impl_eq _ _ _ _ _ Hd); [|exact Hy]); cbn [binop_den].
+  - (* xI *)
     rewrite Pos2Nat.inj_xI, sr_pow_sq.
     change (sr_pow s (Datatypes.S (2 * Pos.to_nat p)))
       with (s ⊗ sr_pow s (2 * Pos.to_nat p)).
     replace (2 * Pos.to_nat p) with (Pos.to_nat p + Pos.to_nat p) by lia. ring.
-  - (* xO: multiply by one *)
-    eapply (wp_op_bind Hd w Mul _ _ m 1); [exact Hr|apply (ns_one _ _ _ _ _ Hd)|].
-    intros w1 r' Hle1 Hr'.
-    eapply (wp_op_bind Hd w1 Mul _ _ s s); [eapply (impl_mono Hd); eauto|eapply (impl_mono Hd); eauto|].
-    intros w2 x' Hle2 Hx'.
-    eapply wp_mono; [apply (IH w2 r' x' _ _ (impl_mono Hd _ _ _ _ Hle2 Hr') Hx')|].
-    intros w3 y [Hle3 Hy]. split; [eapply (ns_le_trans Hd); [|eapply (ns_le_trans Hd)]; eauto|].
-    eapply (ns_impl_eq _ _ _ _ _ Hd); [|exact Hy]. cbn [binop_den].
+  - (* xO *)
     rewrite Pos2Nat.inj_xO, sr_pow_sq.
     replace (2 * Pos.to_nat p) with (Pos.to_nat p + Pos.to_nat p) by lia. ring.
-  - (* xH: the last digit *)
-    eapply (wp_op_bind Hd w Mul _ _ m s); [exact Hr|exact Hx|]. intros w1 r' Hle1 Hr'.
-    eapply (wp_op_bind Hd w1 Mul _ _ s s); [eapply (impl_mono Hd); eauto|eapply (impl_mono Hd); eauto|].
-    intros w2 x' Hle2 Hx'. apply wp_ret.
-    split; [eapply (ns_le_trans Hd); eauto|].
-    eapply (ns_impl_eq _ _ _ _ _ Hd); [|eapply (impl_mono Hd); eauto]. simpl. ring.
 Qed.
 End monomial_proof.
 

@@ -278,6 +278,25 @@ Proof. apply linb_is0. Qed.
 
 #[local] Arguments first_ok : simpl never.
 
+(** [ih_checked IH E H]: from [E : tc Γ s (Some A) = Some B] and the
+    induction hypothesis [IH] on [s], [H : typed Γ (erase s) A]. *)
+Ltac ih_checked IH E H :=
+  let He := fresh "He" in destruct (IH _ _ _ E) as [H He]; rewrite (He _ eq_refl) in H; clear He.
+
+(** The answer of [tc] for a term of type [T] once its parts are checked
+    ([X] is some type): [T], checked against [exp] when there is one. *)
+Lemma tc_ret_spec exp T B : forall X : option ty,
+  match X with
+  | Some _ => match exp with None => Some T | Some A0 => if ty_eq_dec A0 T then Some A0 else None end
+  | None => None
+  end = Some B -> B = T /\ (forall A0, exp = Some A0 -> B = A0).
+Proof.
+  intros [X|] HX; [|discriminate]. destruct exp as [A0|].
+  - destruct (ty_eq_dec A0 T) as [->|]; [injection HX as <-|discriminate].
+    split; [reflexivity|intros ? E; injection E as ->; reflexivity].
+  - injection HX as <-. split; [reflexivity|discriminate].
+Qed.
+
 Lemma tc_sound a : forall Γ exp B,
   tc Γ a exp = Some B -> typed Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
 Proof.
@@ -314,8 +333,8 @@ Proof.
       destruct (tc Γ s (Some (TArr A B0))) as [C|] eqn:Es2; [|discriminate].
       destruct (tc Γ p (Some A)) as [A'|] eqn:Ep; [|discriminate].
       injection H as <-.
-      destruct (IHs _ _ _ Es2) as [Hs Hse]. rewrite (Hse _ eq_refl) in Hs.
-      destruct (IHp _ _ _ Ep) as [Hp Hpe]. rewrite (Hpe _ eq_refl) in Hp.
+      ih_checked IHs Es2 Hs.
+      ih_checked IHp Ep Hp.
       split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
   - (* projection *)
     destruct (tc Γ s None) as [[|A1 A2| |]|] eqn:Es; try discriminate.
@@ -330,8 +349,7 @@ Proof.
     + destruct (tc Γ s1 (Some A1)) as [B1|] eqn:E1; [|discriminate].
       destruct (tc Γ s2 (Some A2)) as [B2|] eqn:E2; [|discriminate].
       injection H as <-.
-      destruct (IH1 _ _ _ E1) as [H1 He1]. destruct (IH2 _ _ _ E2) as [H2 He2].
-      rewrite (He1 _ eq_refl) in H1. rewrite (He2 _ eq_refl) in H2.
+      ih_checked IH1 E1 H1. ih_checked IH2 E2 H2.
       split; [constructor; assumption|intros ? E; injection E as ->; reflexivity].
     + destruct (tc Γ s1 None) as [A1|] eqn:E1; [|discriminate].
       destruct (tc Γ s2 None) as [A2|] eqn:E2; [|discriminate].
@@ -345,14 +363,14 @@ Proof.
     + injection H as <-. split; [constructor|discriminate].
   - (* f(P) *)
     destruct (tc Γ p (Some (Rn (fdom f)))) as [Ap|] eqn:Ep; [|discriminate].
-    destruct (IH _ _ _ Ep) as [Hp Hpe]. rewrite (Hpe _ eq_refl) in Hp.
+    ih_checked IH Ep Hp.
     destruct exp as [A0|].
     + destruct (ty_eq_dec A0 (Rn (fcod f))) as [->|]; [injection H as <-|discriminate].
       split; [constructor; exact Hp|intros ? E; injection E as ->; reflexivity].
     + injection H as <-. split; [constructor; exact Hp|discriminate].
   - (* J f · S *)
     destruct (tc Γ s (Some (Rn (fdom f)))) as [As|] eqn:Es; [|discriminate].
-    destruct (IH _ _ _ Es) as [Hs Hse]. rewrite (Hse _ eq_refl) in Hs.
+    ih_checked IH Es Hs.
     destruct exp as [A0|].
     + destruct (ty_eq_dec A0 (TArr (Rn (fdom f)) (Rn (fcod f)))) as [->|];
         [injection H as <-|discriminate].
@@ -363,43 +381,29 @@ Proof.
     assert (Hty : typed Γ (Dual (erase s1) (erase s2)) (TDual A)).
     { destruct (tc (A :: Γ) s1 None) as [τ|] eqn:E1.
       - destruct (tc Γ s2 (Some (TDual τ))) as [B2|] eqn:E2; [|destruct exp; discriminate].
-        destruct (IH1 _ _ _ E1) as [H1 _]. destruct (IH2 _ _ _ E2) as [H2 He2].
-        rewrite (He2 _ eq_refl) in H2. econstructor; eassumption.
+        destruct (IH1 _ _ _ E1) as [H1 _]. ih_checked IH2 E2 H2.
+        econstructor; eassumption.
       - destruct (tc Γ s2 None) as [[| | |τ]|] eqn:E2; try (destruct exp; discriminate).
         destruct (tc (A :: Γ) s1 (Some τ)) as [B1|] eqn:E1'; [|destruct exp; discriminate].
-        destruct (IH1 _ _ _ E1') as [H1 He1]. destruct (IH2 _ _ _ E2) as [H2 _].
-        rewrite (He1 _ eq_refl) in H1. econstructor; eassumption. }
-    assert (Hret : forall X : option ty, match X with Some _ => match exp with
-                   | None => Some (TDual A)
-                   | Some A0 => if ty_eq_dec A0 (TDual A) then Some A0 else None end
-                   | None => None end = Some B -> B = TDual A /\ (forall A0, exp = Some A0 -> B = A0)).
-    { intros [X|] HX; [|discriminate]. destruct exp as [A0|].
-      - destruct (ty_eq_dec A0 (TDual A)) as [->|]; [injection HX as <-|discriminate].
-        split; [reflexivity|intros ? E; injection E as ->; reflexivity].
-      - injection HX as <-. split; [reflexivity|discriminate]. }
+        ih_checked IH1 E1' H1. destruct (IH2 _ _ _ E2) as [H2 _].
+        econstructor; eassumption. }
+    pose proof (tc_ret_spec exp (TDual A) B) as Hret.
     destruct (tc (A :: Γ) s1 None) as [τ|];
       [|destruct (tc Γ s2 None) as [[| | |τ]|]; try discriminate];
       destruct (Hret _ H) as [-> He]; split; assumption.
   - (* pullback *)
-    assert (Hret : forall X : option ty, match X with Some _ => match exp with
-                   | None => Some (TOmega A)
-                   | Some A0 => if ty_eq_dec A0 (TOmega A) then Some A0 else None end
-                   | None => None end = Some B -> B = TOmega A /\ (forall A0, exp = Some A0 -> B = A0)).
-    { intros [X|] HX; [|discriminate]. destruct exp as [A0|].
-      - destruct (ty_eq_dec A0 (TOmega A)) as [->|]; [injection HX as <-|discriminate].
-        split; [reflexivity|intros ? E; injection E as ->; reflexivity].
-      - injection HX as <-. split; [reflexivity|discriminate]. }
+    pose proof (tc_ret_spec exp (TOmega A) B) as Hret.
     destruct (tc (A :: Γ) p None) as [τ|] eqn:E1.
     + destruct (Hret _ H) as [-> He]. split; [|exact He].
       destruct (tc Γ s (Some (TOmega τ))) as [B2|] eqn:E2; [|discriminate].
-      destruct (IHp _ _ _ E1) as [H1 _]. destruct (IHs _ _ _ E2) as [H2 He2].
-      rewrite (He2 _ eq_refl) in H2. econstructor; eassumption.
+      destruct (IHp _ _ _ E1) as [H1 _]. ih_checked IHs E2 H2.
+      econstructor; eassumption.
     + destruct (tc Γ s None) as [[| |τ [|? ?|? ?|τ']|]|] eqn:E2; try discriminate.
       destruct (ty_eq_dec τ τ') as [<-|]; [|discriminate].
       destruct (Hret _ H) as [-> He]. split; [|exact He].
       destruct (tc (A :: Γ) p (Some τ)) as [B1|] eqn:E1'; [|discriminate].
-      destruct (IHp _ _ _ E1') as [H1 He1]. destruct (IHs _ _ _ E2) as [H2 _].
-      rewrite (He1 _ eq_refl) in H1. econstructor; eassumption.
+      ih_checked IHp E1' H1. destruct (IHs _ _ _ E2) as [H2 _].
+      econstructor; eassumption.
   - (* numeric dual *)
     destruct exp as [[| | |σ]|]; try discriminate.
     + destruct (num_tyb r σ) eqn:Hr; [|discriminate]. injection H as <-.
@@ -414,18 +418,17 @@ Proof.
     + destruct (tc Γ s (Some A0)) as [B1|] eqn:E1; [|discriminate].
       destruct (tc Γ p (Some A0)) as [B2|] eqn:E2; [|discriminate].
       injection H as <-.
-      destruct (IHs _ _ _ E1) as [H1 He1]. destruct (IHp _ _ _ E2) as [H2 He2].
-      rewrite (He1 _ eq_refl) in H1. rewrite (He2 _ eq_refl) in H2.
+      ih_checked IHs E1 H1. ih_checked IHp E2 H2.
       split; [constructor; assumption|intros ? E; injection E as ->; reflexivity].
     + split; [|discriminate].
       destruct (tc Γ s None) as [A1|] eqn:E1.
       * destruct (tc Γ p (Some A1)) as [B2|] eqn:E2; [|discriminate]. injection H as <-.
-        destruct (IHs _ _ _ E1) as [H1 _]. destruct (IHp _ _ _ E2) as [H2 He2].
-        rewrite (He2 _ eq_refl) in H2. constructor; assumption.
+        destruct (IHs _ _ _ E1) as [H1 _]. ih_checked IHp E2 H2.
+        constructor; assumption.
       * destruct (tc Γ p None) as [A2|] eqn:E2; [|discriminate].
         destruct (tc Γ s (Some A2)) as [B1|] eqn:E3; [|discriminate]. injection H as <-.
-        destruct (IHs _ _ _ E3) as [H1 He1]. destruct (IHp _ _ _ E2) as [H2 _].
-        rewrite (He1 _ eq_refl) in H1. constructor; assumption.
+        ih_checked IHs E3 H1. destruct (IHp _ _ _ E2) as [H2 _].
+        constructor; assumption.
   - (* let *)
     destruct (tc Γ e None) as [σ|] eqn:Ee.
     + destruct (IHe _ _ _ Ee) as [He _]. destruct (IHl _ _ _ H) as [Hl Hle].

@@ -141,47 +141,43 @@ Definition eeq {A} (η η' : nat -> option A) : Prop := forall n, η n = η' n.
 Lemma eeq_cons {A} (x : option A) η η' : eeq η η' -> eeq (econs x η) (econs x η').
 Proof. intros H [|n]; simpl; auto. Qed.
 
+(** [pv] and [fw] read a term the same way, through an environment
+    extended by [econs] under the binder of [Let]: their extensionality
+    and their commutation with renaming and substitution have one script
+    each, after the induction on [t].  [env_ext den]: the induction hypotheses
+    rewritten, the body of a [Let] under [eeq_cons]; [env_map den_ext fin]:
+    the body of a [Let] by [den_ext] at each index,
+    [fin] closing the index [S k]. *)
+Ltac env_ext den :=
+  let H := fresh "H" in
+  intros ? ? H; simpl; auto;
+    repeat match goal with IH : forall η η', eeq η η' -> den η ?t = den η' ?t |- _ =>
+      rewrite (IH _ _ H); clear IH end; auto;
+  lazymatch goal with |- context [match ?e with Some _ => _ | None => _ end] => destruct e end; auto;
+  lazymatch goal with IH : forall η η', eeq η η' -> _ |- _ => apply IH end; apply eeq_cons; exact H.
+
+Ltac env_map den_ext fin :=
+  intros ? ?; simpl; repeat match goal with IH : forall _ _, _ = _ |- _ => progress rewrite IH end; auto;
+  lazymatch goal with |- context [match ?e with Some _ => _ | None => _ end] => destruct e end; auto;
+  match goal with IH : forall _ _, _ = _ |- _ => rewrite IH end; apply den_ext; intros [|k]; simpl; auto; fin.
+
 Lemma pv_ext t : forall η η', eeq η η' -> pv η t = pv η' t.
-Proof.
-  induction t; intros η η' H; simpl; auto;
-    repeat match goal with IH : forall η η', eeq η η' -> pv η ?t = pv η' ?t |- _ =>
-      rewrite (IH η η' H); clear IH end; auto.
-  destruct (pv η' t1); auto. apply IHt2. apply eeq_cons. exact H.
-Qed.
+Proof. induction t; env_ext pv. Qed.
 
 Lemma fw_ext t : forall η η', eeq η η' -> fw η t = fw η' t.
-Proof.
-  induction t; intros η η' H; simpl; auto;
-    repeat match goal with IH : forall η η', eeq η η' -> fw η ?t = fw η' ?t |- _ =>
-      rewrite (IH η η' H); clear IH end; auto.
-  destruct (fw η' t1); auto. apply IHt2. apply eeq_cons. exact H.
-Qed.
+Proof. induction t; env_ext fw. Qed.
 
 Lemma pv_ren t : forall ρ η, pv η (ren ρ t) = pv (fun n => η (ρ n)) t.
-Proof.
-  induction t; intros ρ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
-  destruct (pv (fun n => η (ρ n)) t1); auto. rewrite IHt2. apply pv_ext. intros [|k]; reflexivity.
-Qed.
+Proof. induction t; env_map pv_ext idtac. Qed.
 
 Lemma fw_ren t : forall ρ η, fw η (ren ρ t) = fw (fun n => η (ρ n)) t.
-Proof.
-  induction t; intros ρ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
-  destruct (fw (fun n => η (ρ n)) t1); auto. rewrite IHt2. apply fw_ext. intros [|k]; reflexivity.
-Qed.
+Proof. induction t; env_map fw_ext idtac. Qed.
 
 Lemma pv_subst t : forall σ η, pv η (subst σ t) = pv (fun n => pv η (σ n)) t.
-Proof.
-  induction t; intros σ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
-  destruct (pv (fun n => pv η (σ n)) t1); auto. rewrite IHt2. apply pv_ext.
-  intros [|k]; simpl; auto. unfold shift. rewrite pv_ren. reflexivity.
-Qed.
+Proof. induction t; env_map pv_ext ltac:(unfold shift; rewrite pv_ren; reflexivity). Qed.
 
 Lemma fw_subst t : forall σ η, fw η (subst σ t) = fw (fun n => fw η (σ n)) t.
-Proof.
-  induction t; intros σ η; simpl; try rewrite IHt; try rewrite IHt1; try rewrite IHt2; auto.
-  destruct (fw (fun n => fw η (σ n)) t1); auto. rewrite IHt2. apply fw_ext.
-  intros [|k]; simpl; auto. unfold shift. rewrite fw_ren. reflexivity.
-Qed.
+Proof. induction t; env_map fw_ext ltac:(unfold shift; rewrite fw_ren; reflexivity). Qed.
 
 (** A more defined environment gives the same defined point. *)
 Definition esub {A} (η η' : nat -> option A) : Prop := forall n x, η n = Some x -> η' n = Some x.
@@ -257,6 +253,13 @@ Qed.
 Lemma get_at_cons i p v : get_at (i :: p) v = get_at p (comp i v).
 Proof. simpl. unfold comp. destruct (nsplit v); reflexivity. Qed.
 
+(** [ppath p t] read by [pv], [fw] or [ln], after the induction on the
+    path: the reading [den] of [t] split into its two cases. *)
+Ltac ppath_cases den :=
+  intros ? ?; cbn [ppath]; try match goal with IH : forall _ _, _ = _ |- _ => rewrite IH; cbn [den] end;
+  lazymatch goal with |- context [match den ?x ?y with Some _ => _ | None => _ end] => destruct (den x y) end;
+  rewrite ?get_at_cons; reflexivity.
+
 Lemma fw_ppath p : forall t η,
   fw η (ppath p t) = match fw η t with Some (x, dx) => Some (get_at p x, get_at p dx) | None => None end.
 Proof.
@@ -268,21 +271,11 @@ Qed.
 
 Lemma pv_ppath p : forall t η,
   pv η (ppath p t) = match pv η t with Some x => Some (get_at p x) | None => None end.
-Proof.
-  induction p as [|i p IH]; intros t η; cbn [ppath].
-  - destruct (pv η t); reflexivity.
-  - rewrite IH. cbn [pv]. destruct (pv η t) as [x|]; [|reflexivity].
-    rewrite !get_at_cons. reflexivity.
-Qed.
+Proof. induction p; ppath_cases pv. Qed.
 
 Lemma ln_ppath p : forall t d,
   ln (ppath p t) d = match ln t d with Some x => Some (get_at p x) | None => None end.
-Proof.
-  induction p as [|i p IH]; intros t d; cbn [ppath].
-  - destruct (ln t d); reflexivity.
-  - rewrite IH. cbn [ln]. destruct (ln t d) as [x|]; [|reflexivity].
-    rewrite !get_at_cons. reflexivity.
-Qed.
+Proof. induction p; ppath_cases ln. Qed.
 
 Lemma pv_num r η : pv η (num_tm r) = Some r.
 Proof. induction r; simpl; auto. rewrite IHr1, IHr2. reflexivity. Qed.

@@ -3,7 +3,8 @@
     [run_sound] ([interp_facts.v]) says that what [run] answers is reached
     by [steps_conf]; this file proves the converse:
     - more fuel never changes an answer other than "out of fuel", for
-      [rh_fn] ([rh_fn_stable]), [step_conf_fn] ([step_conf_fn_stable]) and
+      [rh_fn] ([rh_fn_stable], in [interp_facts.v], where [rh_fn_mono]
+      follows from it), [step_conf_fn] ([step_conf_fn_stable]) and
       [run] ([run_stable]);
     - if [(hp, P)] reaches in [n] steps a value or a stuck form, then
       [run] answers exactly that configuration, with [n] steps counted,
@@ -20,37 +21,6 @@ Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 Implicit Types (M N V : tm) (P Q R : cmd) (H : handler).
 
 (** ** More fuel gives the same answer *)
-
-Lemma rh_fn_stable fuel fuel' H Bs Vs R :
-  fuel <= fuel' -> rh_fn fuel H Bs Vs R <> RHNoFuel ->
-  rh_fn fuel' H Bs Vs R = rh_fn fuel H Bs Vs R.
-Proof.
-  revert fuel' H Bs Vs R. induction fuel as [|fuel IH]; intros fuel' H Bs Vs R Hle Hf;
-    [simpl in Hf; congruence|].
-  destruct fuel' as [|fuel']; [lia|]. assert (Hle' : fuel <= fuel') by lia.
-  simpl in Hf |- *. destruct (split_c R) as [K R0].
-  destruct R0 as [M|o M|P Q|M R1 H1]; try reflexivity.
-  - destruct M as [z| | | | | | |];
-      try (destruct (infer_tm Bs _); [|reflexivity];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
-           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
-    destruct K; [reflexivity|]. apply IH; [exact Hle'|exact Hf].
-  - destruct M as [k| | | | | | |];
-      try (destruct (infer_tm Bs _); [|reflexivity];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
-           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
-    destruct (nth_error Vs k); [|reflexivity]. destruct (clause_of H o) as [[D Qf] Qb].
-    destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
-      rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity.
-  - destruct M as [z| | | | | | |];
-      try (destruct (infer_tm Bs _); [|reflexivity];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
-           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
-    destruct (nth_error Bs z) as [[b|As1]|]; try reflexivity.
-    destruct (rh_fn fuel H1 As1 _ R1) eqn:H1r; try congruence;
-      rewrite (IH fuel') by (auto; congruence); rewrite H1r; [|reflexivity].
-    apply IH; [exact Hle'|exact Hf].
-Qed.
 
 Lemma step_conf_fn_stable fuel fuel' hp P :
   fuel <= fuel' -> step_conf_fn fuel hp P <> CSNoFuel ->

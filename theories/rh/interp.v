@@ -18,6 +18,23 @@ Inductive tm_step : Type :=
 | TSStuckEv (f : fsym) (V : tm)   (** [f(V)] with [Ev(f, V)] undefined *)
 | TSWrong.                        (** a shape no well-typed closed term has *)
 
+(** The loop of the tuple case of [step_tm_fn] ([step] is [step_tm_fn],
+    a parameter outside the [fix] so that [step_tm_fn] is recursive through it):
+    the components before [l], values already, are kept in reverse order
+    in [rpre], so that a step costs time linear in the tuple's width, not
+    quadratic. *)
+Definition tuple_step (step : tm -> tm_step) : list tm -> list tm -> tm_step :=
+  fix go (rpre l : list tm) {struct l} : tm_step :=
+    match l with
+    | [] => TSValue
+    | M' :: l' =>
+        match step M' with
+        | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l')))
+        | TSValue => go (M' :: rpre) l'
+        | r => r
+        end
+    end.
+
 Fixpoint step_tm_fn (M : tm) : tm_step :=
   match M with
   | Var _ | Const _ => TSValue
@@ -42,19 +59,7 @@ Fixpoint step_tm_fn (M : tm) : tm_step :=
           end
       | r => r
       end
-  | Tuple Ms =>
-      (* the values already passed, in reverse order: a step costs time
-         linear in the tuple's width, not quadratic *)
-      (fix go (rpre l : list tm) {struct l} : tm_step :=
-         match l with
-         | [] => TSValue
-         | M' :: l' =>
-             match step_tm_fn M' with
-             | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l')))
-             | TSValue => go (M' :: rpre) l'
-             | r => r
-             end
-         end) [] Ms
+  | Tuple Ms => tuple_step step_tm_fn [] Ms
   | Proj i N =>
       match step_tm_fn N with
       | TSStep N' => TSStep (Proj i N')

@@ -17,54 +17,17 @@ Implicit Types (M N V : tm) (P Q R : cmd) (H : handler).
 
 (** ** Terms *)
 
-(** The prefix loop of the tuple case. *)
-Definition tuple_go (pre l : list tm) : tm_step :=
-  (fix go (pre l : list tm) {struct l} : tm_step :=
-     match l with
-     | [] => TSValue
-     | M' :: l' =>
-         match step_tm_fn M' with
-         | TSStep M'' => TSStep (Tuple (pre ++ M'' :: l'))
-         | TSValue => go (pre ++ [M']) l'
-         | r => r
-         end
-     end) pre l.
+(** The loop [step_tm_fn] runs ([interp.v]'s [tuple_step]), the prefix
+    kept in reverse order, and the same loop with the prefix in order. *)
+Notation tuple_go_rev := (tuple_step step_tm_fn).
 
-(** The loop [step_tm_fn] runs: the prefix kept in reverse order. *)
-Definition tuple_go_rev (rpre l : list tm) : tm_step :=
-  (fix go (rpre l : list tm) {struct l} : tm_step :=
-     match l with
-     | [] => TSValue
-     | M' :: l' =>
-         match step_tm_fn M' with
-         | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l')))
-         | TSValue => go (M' :: rpre) l'
-         | r => r
-         end
-     end) rpre l.
+Definition tuple_go (pre l : list tm) : tm_step := tuple_go_rev (rev pre) l.
 
 Lemma tuple_go_rev_spec rpre l : tuple_go_rev rpre l = tuple_go (rev rpre) l.
-Proof.
-  revert rpre. induction l as [|M l IH]; intros rpre; [reflexivity|].
-  change (tuple_go_rev rpre (M :: l)) with
-    (match step_tm_fn M with
-     | TSStep M'' => TSStep (Tuple (rev_append rpre (M'' :: l)))
-     | TSValue => tuple_go_rev (M :: rpre) l
-     | r => r
-     end).
-  change (tuple_go (rev rpre) (M :: l)) with
-    (match step_tm_fn M with
-     | TSStep M'' => TSStep (Tuple (rev rpre ++ M'' :: l))
-     | TSValue => tuple_go (rev rpre ++ [M]) l
-     | r => r
-     end).
-  destruct (step_tm_fn M); try reflexivity.
-  - rewrite rev_append_rev. reflexivity.
-  - rewrite IH. reflexivity.
-Qed.
+Proof. unfold tuple_go. rewrite rev_involutive. reflexivity. Qed.
 
 Lemma step_tm_fn_tuple Ms : step_tm_fn (Tuple Ms) = tuple_go [] Ms.
-Proof. exact (tuple_go_rev_spec [] Ms). Qed.
+Proof. reflexivity. Qed.
 
 Lemma tuple_go_cons pre M l :
   tuple_go pre (M :: l) =
@@ -73,7 +36,11 @@ Lemma tuple_go_cons pre M l :
   | TSValue => tuple_go (pre ++ [M]) l
   | r => r
   end.
-Proof. reflexivity. Qed.
+Proof.
+  unfold tuple_go. cbn [tuple_step]. destruct (step_tm_fn M); try reflexivity.
+  - rewrite rev_append_rev, rev_involutive. reflexivity.
+  - rewrite rev_app_distr. reflexivity.
+Qed.
 
 Lemma step_tm_fn_value M : value M -> step_tm_fn M = TSValue.
 Proof.
@@ -200,7 +167,7 @@ Proof.
   - simpl. rewrite (step_tm_fn_value _ HF), Hs. reflexivity.
   - rewrite !step_tm_fn_tuple.
     replace Vs with ([] ++ Vs) at 2 by reflexivity. generalize (@nil tm).
-    induction HF as [|V Vs HV HVs IH]; intros pre; simpl.
+    induction HF as [|V Vs HV HVs IH]; intros pre; cbn [app]; rewrite tuple_go_cons.
     + rewrite Hs, app_nil_r. reflexivity.
     + rewrite (step_tm_fn_value _ HV), IH. rewrite <- !app_assoc. reflexivity.
   - rewrite !step_tm_fn_proj, Hs. reflexivity.
@@ -268,34 +235,41 @@ Proof.
     eapply rh_rev; eauto.
 Qed.
 
-Lemma rh_fn_mono fuel fuel' H Bs Vs R R' :
-  fuel <= fuel' -> rh_fn fuel H Bs Vs R = RHOk R' -> rh_fn fuel' H Bs Vs R = RHOk R'.
+(** More fuel gives the same answer, other than "out of fuel". *)
+Lemma rh_fn_stable fuel fuel' H Bs Vs R :
+  fuel <= fuel' -> rh_fn fuel H Bs Vs R <> RHNoFuel ->
+  rh_fn fuel' H Bs Vs R = rh_fn fuel H Bs Vs R.
 Proof.
-  revert fuel' H Bs Vs R R'. induction fuel as [|fuel IH]; intros fuel' H Bs Vs R R' Hle Hf;
-    [discriminate|].
+  revert fuel' H Bs Vs R. induction fuel as [|fuel IH]; intros fuel' H Bs Vs R Hle Hf;
+    [simpl in Hf; congruence|].
   destruct fuel' as [|fuel']; [lia|]. assert (Hle' : fuel <= fuel') by lia.
   simpl in Hf |- *. destruct (split_c R) as [K R0].
-  destruct R0 as [M|o M|P Q|M R1 H1]; try discriminate.
+  destruct R0 as [M|o M|P Q|M R1 H1]; try reflexivity.
   - destruct M as [z| | | | | | |];
-      try (destruct (infer_tm Bs _); [|discriminate];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate;
-           rewrite (IH _ _ _ _ _ _ Hle' Hrec); exact Hf).
-    destruct K; [exact Hf|]. eapply IH; eauto.
+      try (destruct (infer_tm Bs _); [|reflexivity];
+           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
+    destruct K; [reflexivity|]. apply IH; [exact Hle'|exact Hf].
   - destruct M as [k| | | | | | |];
-      try (destruct (infer_tm Bs _); [|discriminate];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate;
-           rewrite (IH _ _ _ _ _ _ Hle' Hrec); exact Hf).
-    destruct (nth_error Vs k); [|discriminate]. destruct (clause_of H o) as [[D Qf] Qb].
-    destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate.
-    rewrite (IH _ _ _ _ _ _ Hle' Hrec). exact Hf.
+      try (destruct (infer_tm Bs _); [|reflexivity];
+           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
+    destruct (nth_error Vs k); [|reflexivity]. destruct (clause_of H o) as [[D Qf] Qb].
+    destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+      rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity.
   - destruct M as [z| | | | | | |];
-      try (destruct (infer_tm Bs _); [|discriminate];
-           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try discriminate;
-           rewrite (IH _ _ _ _ _ _ Hle' Hrec); exact Hf).
-    destruct (nth_error Bs z) as [[b|As1]|]; try discriminate.
-    destruct (rh_fn fuel H1 As1 _ R1) eqn:H1r; try discriminate.
-    rewrite (IH _ _ _ _ _ _ Hle' H1r). eapply IH; eauto.
+      try (destruct (infer_tm Bs _); [|reflexivity];
+           destruct (rh_fn fuel _ _ _ _) eqn:Hrec; try congruence;
+           rewrite (IH fuel') by (auto; congruence); rewrite Hrec; reflexivity).
+    destruct (nth_error Bs z) as [[b|As1]|]; try reflexivity.
+    destruct (rh_fn fuel H1 As1 _ R1) eqn:H1r; try congruence;
+      rewrite (IH fuel') by (auto; congruence); rewrite H1r; [|reflexivity].
+    apply IH; [exact Hle'|exact Hf].
 Qed.
+
+Lemma rh_fn_mono fuel fuel' H Bs Vs R R' :
+  fuel <= fuel' -> rh_fn fuel H Bs Vs R = RHOk R' -> rh_fn fuel' H Bs Vs R = RHOk R'.
+Proof. intros Hle Hf. rewrite (rh_fn_stable fuel fuel') by (auto; congruence). exact Hf. Qed.
 
 Lemma split_c_fill_t K F M : split_c (fill_t K F M) = (K, plug_t F M).
 Proof. apply split_c_fill. destruct F; exact I. Qed.

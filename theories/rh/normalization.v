@@ -110,10 +110,7 @@ Proof.
 Qed.
 
 Lemma rdcnt_above e M : rd_depth M < e -> rdcnt e M = 0.
-Proof.
-  intros He. destruct (Nat.eq_0_gt_0_cases (rdcnt e M)) as [|Hp]; [assumption|].
-  apply rdcnt_pos in Hp. lia.
-Qed.
+Proof. intros He. apply (zero_of_pos_le _ e (rd_depth M)); [intros Hp; apply (rdcnt_pos _ _ Hp)|exact He]. Qed.
 
 Lemma rdcnt_depth0 e M : rd_depth M = 0 -> rdcnt e M = 0.
 Proof.
@@ -303,8 +300,7 @@ Qed.
 
 Lemma step_tm_tdec M M' A : typed_tm [] M A -> step_tm M M' -> tdec M' M.
 Proof.
-  intros HT Hs. destruct Hs as [K M0 M0' M1 M1' _ HM HM' Hh]. subst.
-  destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB _]].
+  intros HT Hs. destruct (step_tm_typed_redex _ _ _ HT Hs) as (K & M0 & M0' & B & -> & -> & Hh & HB & _).
   apply tdec_ectx. eapply head_step_tdec; eassumption.
 Qed.
 End steps.
@@ -408,20 +404,6 @@ Proof. induction D; simpl; auto. Qed.
 Lemma cvec_eq N P P' : (forall d, cnt d P' = cnt d P) -> cvec N P' = cvec N P.
 Proof. intros Hc. induction N; simpl; congruence. Qed.
 
-Lemma cvec_lt_at N A B d :
-  1 <= d -> d <= N ->
-  (forall e, d < e -> cnt e A <= cnt e B) -> cnt d A < cnt d B ->
-  lex (cvec N A) (cvec N B).
-Proof.
-  intros H1 HdN Habove Hd. induction N as [|N IH]; [lia|]. simpl.
-  destruct (Nat.eq_dec d (S N)) as [->|Hne].
-  - apply lex_head; [exact Hd|]. rewrite !cvec_length. reflexivity.
-  - specialize (Habove (S N) ltac:(lia)).
-    destruct (Nat.lt_ge_cases (cnt (S N) A) (cnt (S N) B)) as [Hlt|Hge].
-    + apply lex_head; [exact Hlt|]. rewrite !cvec_length. reflexivity.
-    + replace (cnt (S N) A) with (cnt (S N) B) by lia. apply lex_tail. apply IH. lia.
-Qed.
-
 Lemma tvec_lt D P' P :
   ((exists e, 1 <= e /\ e <= D /\ srdcnt e P' < srdcnt e P /\
               forall e', e < e' -> srdcnt e' P' <= srdcnt e' P) \/
@@ -429,13 +411,8 @@ Lemma tvec_lt D P' P :
   lex (tvec D P') (tvec D P).
 Proof.
   intros [[e [H1 [HeD [He Habove]]]]|[Heq Hop]].
-  - induction D as [|D IH]; [lia|]. simpl.
-    destruct (Nat.eq_dec e (S D)) as [->|Hne].
-    + apply lex_head; [exact He|]. rewrite !tvec_length. reflexivity.
-    + specialize (Habove (S D) ltac:(lia)).
-      destruct (Nat.lt_ge_cases (srdcnt (S D) P') (srdcnt (S D) P)) as [Hlt|Hge].
-      * apply lex_head; [exact Hlt|]. rewrite !tvec_length. reflexivity.
-      * replace (srdcnt (S D) P') with (srdcnt (S D) P) by lia. apply lex_tail. apply IH. lia.
+  - apply (lex_at (fun e => srdcnt e P') (fun e => srdcnt e P) (fun D => tvec D P') (fun D => tvec D P) D e);
+      intros; rewrite ?tvec_length; auto.
   - induction D as [|D IH]; simpl.
     + apply lex_head; [exact Hop|reflexivity].
     + rewrite Heq. apply lex_tail. exact IH.
@@ -516,7 +493,10 @@ Proof.
       { pose proof (rh_depth_lt _ _ _ _ _ (Tuple Vs) Hrh) as Hlt. simpl_depth. exact Hlt. }
       rewrite depth_fill_c in HdN. simpl_depth. fold dn in HdN.
       split; [rewrite depth_fill_c; lia|].
-      apply left_slex. apply (cvec_lt_at _ _ _ dn); [unfold dn; lia|lia| |].
+      apply left_slex.
+      lazymatch goal with |- lex (cvec _ ?A) (cvec _ ?B) =>
+        apply (lex_at (fun e => cnt e A) (fun e => cnt e B) (fun N => cvec N A) (fun N => cvec N B) N dn) end;
+        [intros; reflexivity|intros; reflexivity|intros; rewrite !cvec_length; reflexivity|unfold dn; lia|lia| |].
       * intros e He. rewrite !cnt_fill_c, cnt_zero_above by lia. lia.
       * rewrite !cnt_fill_c, cnt_zero_above by lia. cbn [cnt]. fold dn.
         rewrite Nat.eqb_refl. lia.

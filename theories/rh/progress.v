@@ -188,18 +188,29 @@ Qed.
 Lemma meas_length N P : length (meas N P) = S N.
 Proof. induction N; simpl; auto. Qed.
 
+(** Two vectors built the same way from counts [a e] and [b e]
+    ([a N :: …] down to some tail of a common length) are in [lex] order
+    when [a] is below [b] at some index [d] and not above it beyond [d]:
+    [meas] here and [normalization.v]'s [cvec] are two such vectors. *)
+Lemma lex_at (a b : nat -> nat) (va vb : nat -> list nat) N d :
+  (forall N, va (S N) = a (S N) :: va N) -> (forall N, vb (S N) = b (S N) :: vb N) ->
+  (forall N, length (va N) = length (vb N)) ->
+  1 <= d -> d <= N -> (forall e, d < e -> a e <= b e) -> a d < b d -> lex (va N) (vb N).
+Proof.
+  intros Ea Eb Hlen H1 HdN Habove Hd. induction N as [|N IH]; [lia|]. rewrite Ea, Eb.
+  destruct (Nat.eq_dec d (S N)) as [->|Hne]; [apply lex_head; [exact Hd|apply Hlen]|].
+  specialize (Habove (S N) ltac:(lia)).
+  destruct (Nat.lt_ge_cases (a (S N)) (b (S N))) as [Hlt|Hge]; [apply lex_head; [exact Hlt|apply Hlen]|].
+  replace (a (S N)) with (b (S N)) by lia. apply lex_tail. apply IH. lia.
+Qed.
+
 Lemma meas_lt_at N A B d :
   1 <= d -> d <= N ->
   (forall e, d < e -> cnt e A <= cnt e B) -> cnt d A < cnt d B ->
   lex (meas N A) (meas N B).
 Proof.
-  intros H1 HdN Habove Hd. induction N as [|N IH]; [lia|]. simpl.
-  destruct (Nat.eq_dec d (S N)) as [->|Hne].
-  - apply lex_head; [exact Hd|]. rewrite !meas_length. reflexivity.
-  - specialize (Habove (S N) ltac:(lia)).
-    destruct (Nat.lt_ge_cases (cnt (S N) A) (cnt (S N) B)) as [Hlt|Hge].
-    + apply lex_head; [exact Hlt|]. rewrite !meas_length. reflexivity.
-    + replace (cnt (S N) A) with (cnt (S N) B) by lia. apply lex_tail. apply IH. lia.
+  apply (lex_at (fun e => cnt e A) (fun e => cnt e B) (fun N => meas N A) (fun N => meas N B));
+    intros; rewrite ?meas_length; reflexivity.
 Qed.
 
 (** Facts about the measure. *)
@@ -260,11 +271,13 @@ Proof.
   - simpl_depth. destruct (Nat.eqb_spec (S (Nat.max (depth R) (depth_handler H))) d); lia.
 Qed.
 
+(** A count that is positive only at indices [d <= b] is [0] at [d > b]
+    (for [cnt] here and [normalization.v]'s [rdcnt]). *)
+Lemma zero_of_pos_le n d b : (0 < n -> d <= b) -> b < d -> n = 0.
+Proof. intros H Hb. destruct n as [|n]; [reflexivity|]. specialize (H ltac:(lia)). lia. Qed.
+
 Lemma cnt_zero_above d P : depth P < d -> cnt d P = 0.
-Proof.
-  intros Hd. destruct (Nat.eq_0_gt_0_cases (cnt d P)) as [|Hp]; [assumption|].
-  apply cnt_pos_depth in Hp. lia.
-Qed.
+Proof. intros Hd. apply (zero_of_pos_le _ d (depth P)); [apply cnt_pos_depth|exact Hd]. Qed.
 
 Lemma depth_frames_le K P : depth_frames K <= depth (fill_c K P).
 Proof. rewrite depth_fill_c. lia. Qed.

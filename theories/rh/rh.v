@@ -198,6 +198,25 @@ Proof. intros Hrh. apply rh_depth_le in Hrh. simpl_depth. lia. Qed.
     - RH-3: the inner [RH] has the type [∏ A'_i] of the node it replaces;
     - RH-4: [M[V⃗/y⃗] : B'], the recursive call has type [B' × ∏ Bi], and the
       [rd] term has type [∏ Bi] by T-Rd. *)
+(** The typing of an operation [o] on the variable [k] at the hole of
+    [F^c] and of its clause, from the hypotheses of [rh_op]: what RH-2
+    needs in [rh_typed] and in the analysis's soundness proof. *)
+Lemma rh_op_typed_inv H Bs Vs K o k Vk C Δ' D Qf Qb :
+  typed_cmd Bs (fill_c K (Op o (Var k))) C -> typed_handler H C -> Forall2 (typed_tm Δ') Vs Bs ->
+  nth_error Vs k = Some Vk -> clause_of H o = (D, Qf, Qb) ->
+  typed_frames Bs K (ar o) C /\ typed_tm Bs (Var k) (coar o) /\ nth_error Bs k = Some (coar o) /\
+  typed_tm Δ' Vk (coar o) /\
+  typed_cmd [coar o] Qf (TPair (ar o) D) /\ typed_cmd [ar o; D] Qb (coar o).
+Proof.
+  intros HR HH HVs Hk Hcl.
+  apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
+  inversion HA as [|? ? ? Hz| |]; subst.
+  inversion Hz as [? ? ? Hk'| | | | | | |]; subst.
+  destruct (Forall2_nth_error _ _ _ _ _ HVs Hk) as [Bk [HBk HVk]].
+  rewrite HBk in Hk'. injection Hk' as ->.
+  destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb]. repeat split; assumption.
+Qed.
+
 Lemma rh_typed H Bs Vs R R' :
   rh H Bs Vs R R' ->
   forall C Δ', typed_cmd Bs R C -> typed_handler H C ->
@@ -222,12 +241,7 @@ Proof.
     eapply typed_cmd_subst; [exact HQ|].
     apply (subst_ok_list [Var z] [A]). constructor; [exact Hz|constructor].
   - (* rh_op *)
-    apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
-    inversion HA as [|? ? ? Hz| |]; subst.
-    inversion Hz as [? ? ? Hk'| | | | | | |]; subst.
-    destruct (Forall2_nth_error _ _ _ _ _ HVs Hk) as [Bk [HBk HVk]].
-    rewrite HBk in Hk'. injection Hk' as ->.
-    destruct (clause_of_typed _ _ _ _ _ _ HH Hcl) as [HQf HQb].
+    destruct (rh_op_typed_inv _ _ _ _ _ _ _ _ _ _ _ _ HR HH HVs Hk Hcl) as (HK & _ & HBk & HVk & HQf & HQb).
     unfold rh_op_out. econstructor.
     + (* Q^f[V_k/x] : B × D *)
       eapply typed_cmd_subst; [exact HQf|].

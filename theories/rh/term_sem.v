@@ -192,11 +192,21 @@ Qed.
 (** Informal proof: a step is a head step in an evaluation context; the
     plugging lemma ([fill_ectx_typed]) gives the type of the redex and lets
     a term of the same type be put back. *)
+(** A step of a well-typed closed term is a head step of a well-typed
+    redex in an evaluation context. *)
+Lemma step_tm_typed_redex M M' A :
+  typed_tm [] M A -> step_tm M M' ->
+  exists K M0 M0' B, M = fill_ectx K M0 /\ M' = fill_ectx K M0' /\ head_step_tm M0 M0' /\
+    typed_tm [] M0 B /\ forall N, typed_tm [] N B -> typed_tm [] (fill_ectx K N) A.
+Proof.
+  intros HT Hstep. destruct Hstep as [K M0 M0' M1 M1' _ HM HM' Hhead]. subst.
+  destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB Hplug]]. exists K, M0, M0', B. auto.
+Qed.
+
 Lemma step_tm_preservation M M' A :
   typed_tm [] M A -> step_tm M M' -> typed_tm [] M' A.
 Proof.
-  intros HT Hstep. destruct Hstep as [K M0 M0' M1 M1' _ HM HM' Hhead]. subst.
-  destruct (fill_ectx_typed _ _ _ _ HT) as [B [HB Hplug]].
+  intros HT Hstep. destruct (step_tm_typed_redex _ _ _ HT Hstep) as (K & M0 & M0' & B & -> & -> & Hh & HB & Hplug).
   apply Hplug. eapply head_step_tm_preservation; eassumption.
 Qed.
 

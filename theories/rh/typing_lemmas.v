@@ -11,6 +11,24 @@ Context {Srt : sorts} {Σ : signature}.
 
 Implicit Types (Γ Δ : ctx) (M N L V W : tm) (A B C D : ty) (P Q R : cmd).
 
+(** Renaming and substitution are proved by one script each for terms
+    and for commands: [typed_tm_map ok_up] is the induction on the typing
+    derivation of a term, where the map is lifted under the binders of
+    [let] and [rd] by [ok_up] ([ren_ok_up], [subst_ok_up]);
+    [typed_cmd_map tm_map ok_up] the same for commands, with [tm_map] for
+    the terms ([typed_tm_ren], [typed_tm_subst]). *)
+Ltac typed_tm_map ok_up :=
+  let HM := fresh "HM" in
+  intros HM; elim HM using typed_tm_ind'; clear HM; intros; simpl;
+  lazymatch goal with
+  | Ht : Forall2 (typed_tm _) ?Ms ?As, IH : Forall2 _ ?Ms ?As |- _ =>
+      clear Ht; constructor; induction IH; simpl; constructor; auto
+  | _ => first [solve [auto] | econstructor; eauto using ok_up]
+  end.
+
+Ltac typed_cmd_map tm_map ok_up :=
+  induction 1; intros; simpl; econstructor; eauto using ok_up; eapply tm_map; eauto.
+
 (** ** Renaming *)
 
 (** A renaming [ξ] maps [Γ] into [Γ'] when it preserves the type of every
@@ -29,20 +47,7 @@ Proof. intros x B Hx. exact Hx. Qed.
     the renaming is lifted ([ren_ok_up]). *)
 Lemma typed_tm_ren Γ M A :
   typed_tm Γ M A -> forall ξ Γ', ren_ok ξ Γ Γ' -> typed_tm Γ' (ren_tm ξ M) A.
-Proof.
-  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
-  - (* typed_tm_var *) intros Γ x A Hx ξ Γ' Hξ. constructor. auto.
-  - (* typed_tm_const *) intros Γ c ξ Γ' Hξ. constructor.
-  - (* typed_tm_app *) intros Γ f M _ IH ξ Γ' Hξ. constructor. auto.
-  - (* typed_tm_add *) intros Γ M1 M2 b _ IH1 _ IH2 ξ Γ' Hξ. constructor; auto.
-  - (* typed_tm_tuple *) intros Γ Ms As _ IH ξ Γ' Hξ. constructor.
-    induction IH; simpl; constructor; auto.
-  - (* typed_tm_proj *) intros Γ M As i A _ IH Hi ξ Γ' Hξ. econstructor; eauto.
-  - (* typed_tm_let *) intros Γ M N A B _ IHM _ IHN ξ Γ' Hξ.
-    econstructor; eauto using ren_ok_up.
-  - (* typed_tm_rd *) intros Γ M N L A B _ IHM _ IHN _ IHL ξ Γ' Hξ.
-    econstructor; eauto using ren_ok_up.
-Qed.
+Proof. typed_tm_map ren_ok_up. Qed.
 
 Lemma typed_tm_shift Γ M A B : typed_tm Γ M A -> typed_tm (B :: Γ) (shift M) A.
 Proof. intros HM. eapply typed_tm_ren; eauto using ren_ok_shift. Qed.
@@ -62,13 +67,7 @@ Qed.
     and its handler are closed, so they are left as they are. *)
 Lemma typed_cmd_ren Δ P A :
   typed_cmd Δ P A -> forall ξ Δ', ren_ok ξ Δ Δ' -> typed_cmd Δ' (ren_cmd ξ P) A.
-Proof.
-  induction 1; intros ξ Δ' Hξ; simpl.
-  - (* typed_cmd_ret *) constructor. eapply typed_tm_ren; eauto.
-  - (* typed_cmd_op *) constructor. eapply typed_tm_ren; eauto.
-  - (* typed_cmd_let *) econstructor; eauto using ren_ok_up.
-  - (* typed_cmd_revhandle *) econstructor; eauto. eapply typed_tm_ren; eauto.
-Qed.
+Proof. typed_cmd_map typed_tm_ren ren_ok_up. Qed.
 
 Lemma typed_cmd_shift_under Δ P A B C :
   typed_cmd (A :: Δ) P C -> typed_cmd (A :: B :: Δ) (ren_cmd (up_ren S) P) C.
@@ -97,33 +96,14 @@ Qed.
     terms ([subst_ok_up], by [typed_tm_shift]). *)
 Lemma typed_tm_subst Γ M A :
   typed_tm Γ M A -> forall σ Γ', subst_ok σ Γ Γ' -> typed_tm Γ' (subst_tm σ M) A.
-Proof.
-  intros HM; elim HM using typed_tm_ind'; clear Γ M A HM.
-  - (* typed_tm_var *) intros Γ x A Hx σ Γ' Hσ. simpl. auto.
-  - (* typed_tm_const *) intros Γ c σ Γ' Hσ. constructor.
-  - (* typed_tm_app *) intros Γ f M _ IH σ Γ' Hσ. constructor. auto.
-  - (* typed_tm_add *) intros Γ M1 M2 b _ IH1 _ IH2 σ Γ' Hσ. constructor; auto.
-  - (* typed_tm_tuple *) intros Γ Ms As _ IH σ Γ' Hσ. constructor.
-    induction IH; simpl; constructor; auto.
-  - (* typed_tm_proj *) intros Γ M As i A _ IH Hi σ Γ' Hσ. econstructor; eauto.
-  - (* typed_tm_let *) intros Γ M N A B _ IHM _ IHN σ Γ' Hσ.
-    econstructor; eauto using subst_ok_up.
-  - (* typed_tm_rd *) intros Γ M N L A B _ IHM _ IHN _ IHL σ Γ' Hσ.
-    econstructor; eauto using subst_ok_up.
-Qed.
+Proof. typed_tm_map subst_ok_up. Qed.
 
 (** Substitution into commands, as for renaming: terms by
     [typed_tm_subst], the let body under the lifted substitution, and
     neither a [rev handle] body nor a handler is entered. *)
 Lemma typed_cmd_subst Δ P A :
   typed_cmd Δ P A -> forall σ Δ', subst_ok σ Δ Δ' -> typed_cmd Δ' (subst_cmd σ P) A.
-Proof.
-  induction 1; intros σ Δ' Hσ; simpl.
-  - (* typed_cmd_ret *) constructor. eapply typed_tm_subst; eauto.
-  - (* typed_cmd_op *) constructor. eapply typed_tm_subst; eauto.
-  - (* typed_cmd_let *) econstructor; eauto using subst_ok_up.
-  - (* typed_cmd_revhandle *) econstructor; eauto. eapply typed_tm_subst; eauto.
-Qed.
+Proof. typed_cmd_map typed_tm_subst subst_ok_up. Qed.
 
 (** [list_subst Vs] instantiates the block [Δ] of [Δ ++ Γ]. *)
 Lemma subst_ok_list Vs Δ Γ :
