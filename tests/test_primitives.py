@@ -190,16 +190,33 @@ def test_rd_rd_is_the_vjp_of_rd(serve, name):
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(PRIMS))
-def test_rd3_is_the_vjp_of_rd2(serve, name):
-    """rd^3[f] (the core of theories/rh/rdcore.v: f's forward map
-    differentiated three times) against central differences of rd^2[f]."""
+def like(struct):
+    """Fresh uniform entries in [-1, 1] with the structure of ``struct``."""
+    if isinstance(struct, np.ndarray):
+        return RNG.uniform(-1, 1, struct.size)
+    return [like(s) for s in struct]
+
+
+def point(name: str, k: int):
+    """A point of the domain of rd^k[f] and a cotangent of its codomain:
+    the domain of rd^(k+1) is (domain of rd^k, codomain of rd^k), its
+    codomain the domain of rd^k."""
     fsym, dom, cod = PRIMS[name]
     x, g = sample(dom, name), RNG.uniform(-1, 1, cod)
-    c = sample(dom)
-    d = [sample(dom), RNG.uniform(-1, 1, cod)]
-    got = np.concatenate(apply(serve, rd(fsym, 3), [[[x, g], c], d]))
-    want = fd_vjp(serve, rd(fsym, 2), [[x, g], c], d)
+    for _ in range(k):
+        x, g = [x, like(g)], like(x)
+    return x, g
+
+
+@pytest.mark.parametrize("k", [3, 4])
+@pytest.mark.parametrize("name", sorted(PRIMS))
+def test_rd_k_is_the_vjp_of_rd_k_minus_1(serve, name, k):
+    """rd^k[f] for k >= 3 (the core of theories/rh/rdcore.v: f's forward
+    map differentiated k times) against central differences of rd^(k-1)[f]."""
+    fsym = PRIMS[name][0]
+    x, g = point(name, k - 1)
+    got = np.concatenate(flatten(apply(serve, rd(fsym, k), [x, g])))
+    want = fd_vjp(serve, rd(fsym, k - 1), x, g)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
