@@ -239,7 +239,7 @@ def test_dbr_eval_stops_at_the_memory_bound_and_serve_goes_on():
 def test_no_bound_with_zero():
     """--memory 0 lifts the bound (a program that needs about 10 MB runs)."""
     out = run(rh_eval_path(), "--memory", "0", stdin=nested_rd(3))
-    assert out.returncode == 1 and "(kind ev-undefined)" in out.stdout
+    assert out.returncode == 0 and out.stdout.startswith("(result"), out.stdout
 
 
 def test_a_session_survives_a_memory_error():

@@ -243,9 +243,6 @@ def test_deep_nesting_is_rejected_not_crashing():
 
 
 RUNTIME = {
-    # Ev of rd^3 is undefined in the executable instance
-    "ev-undefined": ("(ret (app (rd (rd (rd (swish 1)))) (tuple (tuple (tuple (const 1.0) (const 1.0)) (const 1.0)) (tuple (const 1.0) (const 1.0)))))",
-                     "", "Ev is undefined"),
     "unhandled-operation": ("(op F (const 1.0))", "(F (real 1) (real 1))", "handled by no handler"),
 }
 

@@ -287,8 +287,8 @@ Check @oklin_okg.
    evaluates to denotes [[W.rd(x.N)(V)]] (rd_eval_den_all, and from
    W.rd(x.N)(V) itself: rd_eval_den_all'), and is r [[W]] for every reverse
    derivative r of the body at [[V]] (rd_eval_rev_deriv); an instance of
-   rd-depth two with a primitive.  rd^k for k >= 3 is undefined in the
-   instance (eval_prim_rd3_none). *)
+   rd-depth two with a primitive.  rd^k for k >= 3 is the core's
+   (ev_total.v: eval_prim_rd3_core), not covered here. *)
 From RevHandlers.Analysis Require Import rdsound_eval.
 Print okp.
 Check @okp_rdr.
@@ -305,8 +305,6 @@ Check @rd_eval_rev_deriv.
 Print Assumptions rd_eval_rev_deriv.
 Check @rd_eval_den_depth2.
 Print Assumptions rd_eval_den_depth2.
-Check @eval_prim_rd3_none.
-Print Assumptions eval_prim_rd3_none.
 
 (* Primitives differentiable on a set (rdsound_on.v): relu, log, round and
    maxpool have the shapes of their types (prims_fits.v: all_prim_fits, every

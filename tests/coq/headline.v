@@ -258,14 +258,15 @@ Print Assumptions run_total_fn_not_stuck_op.
 
 (* Ev of the executable instance (ev_total.v): for k <= 2 it answers on
    every closed value of the domain of rd^k[p] whose constants have their
-   declared lengths; for no k >= 3. *)
+   declared lengths; for k >= 3 it is the core's (rdcore.v): p's forward
+   map differentiated k times by rd_core. *)
 From RevHandlers Require Import ev_total.
 Check @eval_prim_total.
 Print Assumptions eval_prim_total.
 Check @exec_ev_total.
 Print Assumptions exec_ev_total.
-Check @exec_ev_rd3_none.
-Print Assumptions exec_ev_rd3_none.
+Check @eval_prim_rd3_core.
+Print Assumptions eval_prim_rd3_core.
 
 (* Shapes (shapes.v): vec_shapes says that every vector operation returns
    the length the primitive's type gives; the list model the extraction is

@@ -46,7 +46,9 @@ Qed.
 Lemma eval_prim_count k p xs outs : eval_prim Rvo k p xs = Some outs ->
   length outs = length (@ty_dims vec (@fcod vec k p)).
 Proof.
-  intros H. destruct p; destruct k as [|[|[|k]]]; simpl in H;
+  intros H. destruct (Nat.le_gt_cases k 2) as [Hk|Hk].
+  2: { rewrite (eval_prim_core Rvo k p xs ltac:(lia)) in H. exact (eval_core_length Rvo _ _ _ _ H). }
+  destruct p; destruct k as [|[|[|k]]]; try lia; simpl in H;
     repeat match type of H with
            | context [match ?l with [] => _ | _ :: _ => _ end] => destruct l
            end; try discriminate; injection H as <-; reflexivity.

@@ -387,12 +387,7 @@ End eval.
 (** ** What is not covered: [rd³]
 
     A body whose rewriting applies [rd³[p]] (a primitive [rd^k[p]] under
-    [j] enclosing [rd]s with [k + j ≥ 2]) is not [okg 2].  The instance
-    has no [rd^k[p]] for [k ≥ 3]: its [Ev] is undefined there, so such a
-    program is stuck when it reaches the application. *)
-Lemma eval_prim_rd3_none {Vec : Type} (vo : vec_ops Vec) k p xs :
-  (3 <= k)%nat -> eval_prim vo k p xs = None.
-Proof.
-  intros Hk. destruct k as [|[|[|k]]]; try lia.
-  destruct p; simpl; unfold bilinear, linear, pointwise; repeat (destruct xs as [|? xs]; try reflexivity); try reflexivity.
-Qed.
+    [j] enclosing [rd]s with [k + j ≥ 2]) is not [okg 2].  The instance's
+    [rd^k[p]] for [k ≥ 3] is the core's (rdcore.v, [eval_prim_rd3_core] of
+    ev_total.v), whose meaning over ℝ is not related here to the
+    derivative of [rd^{k-1}[p]] (docs/decisions.md, "rd of every order"). *)

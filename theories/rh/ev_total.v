@@ -1,16 +1,19 @@
 (** * [Ev] of the executable instance answers on every argument of the
-    right shape, up to [rd²]
+    right shape, up to [rd²]; beyond, it is the core's
 
     [exec_ev (k, p) V] (instance.v) is [rd^k[p]] applied to the leaves of
     the value [V].  It answers [None] when [p]'s parameters make no sense
     ([prim_ok]), when the leaves do not have the dimensions of the domain
-    ([leaves_fit]), or when [k ≥ 3] (the instance defines [rd^k[p]] for
-    [k ≤ 2]: spec decision item 10).  This file proves that these are the
-    only cases: for [k ≤ 2], a closed value typed at the domain of
+    ([leaves_fit]), or, for [k ≥ 3], when the core's answer (rdcore.v,
+    [eval_core]) has not the lengths of the codomain.  This file proves
+    that for [k ≤ 2] the first two are the only cases: a closed value typed at the domain of
     [rd^k[p]] whose constants have the lengths their types declare always
-    gets an answer ([exec_ev_total]).  So a run of a checked program whose
-    constants keep their declared lengths can be stuck on [Ev] only at
-    [rd³] or beyond.
+    gets an answer ([exec_ev_total]).  For [k ≥ 3], that the core's
+    answer always has the codomain's lengths is not proved yet
+    (docs/decisions.md, "rd of every order"), so a run of a checked
+    program whose constants keep their declared lengths can be stuck on
+    [Ev] only at [rd³] or beyond, where the checker's [rd] order
+    ([order_ok], never_stuck.v) keeps it from going.
 
     The constants' lengths are a hypothesis on the value ([consts_fit]),
     not a consequence of typing: a constant [(n, v)] is typed by its
@@ -85,17 +88,11 @@ Proof.
     rewrite map_length, <- Hdims, map_length. reflexivity.
 Qed.
 
-(** And for no [k ≥ 3]: the instance's [Σ_fun] is closed under [rd] only
-    up to [rd²]. *)
-Theorem exec_ev_rd3_none k p V : 3 <= k -> exec_ev vo (k, p) V = None.
-Proof.
-  intros Hk. unfold exec_ev.
-  destruct (prim_ok p && leaves_fit _ _ _); [|reflexivity].
-  destruct k as [|[|[|k]]]; try lia.
-  destruct p; cbn; try reflexivity;
-    unfold bilinear, linear, pointwise, eval_sce;
-    repeat match goal with |- context [match ?x with _ => _ end] => destruct x end;
-    reflexivity.
-Qed.
+(** Beyond [rd²], [Ev] is the core's: [rd^k[p]] is [p]'s forward map
+    differentiated [k] times by [rd_core] (rdcore.v), run on the vector
+    model, answering when the result has the lengths of the codomain. *)
+Lemma eval_prim_rd3_core k p xs :
+  3 <= k -> eval_prim vo k p xs = eval_core vo (core_prog k p) (@ty_dims Vec (@fcod Vec k p)) xs.
+Proof. apply eval_prim_core. Qed.
 
 End ev_total.

@@ -24,7 +24,7 @@
     - Operation symbols and locations are those declared by the program:
       [o] is an index into [decls] (coarity, arity), [ℓ] into [locs] (the
       dimension of the stored vector). *)
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rdcore.
 
 Record scalar_ops (R : Type) : Type := {
   s_zero : R;
@@ -116,6 +116,39 @@ Definition prim_ok (p : prim) : bool :=
   | PUpscale c n m => Nat.ltb 0 m
   | _ => true
   end.
+
+(** ** Each primitive's forward map, written once in the core (rdcore.v):
+    [rd^k[p]] is its [k]-th reverse derivative [core_prog k p], for every
+    [k] (docs/decisions.md, "rd of every order"). *)
+Definition prim_core (p : prim) : cprog :=
+  let ds := prim_dom p in
+  let one o := {| cp_dims := ds; cp_body := [(o, seq 0 (length ds))]; cp_out := [length ds] |} in
+  match p with
+  | PSwish _ => one (OMap ESwish)
+  | PSmul _ => one OScale
+  | PSub _ => one OSub
+  | PMatmul m n k => one (OMatmul m n k)
+  | PTranspose m n => one (OTranspose m n)
+  | PRound _ => one (OMap ERound)
+  | PPad c n m => one (OPad c n m)
+  | PUpscale c n m => one (OUpscale c n m)
+  | PConcat _ _ _ => one OAppend
+  | PConv1d c c' n m => one (OConv c c' n m)
+  | PMaxpool c n m => one (OMaxpool c n m)
+  | PRelu _ => one (OMap ERelu)
+  | PSigmoid _ => one (OMap ESigm)
+  | PTanh _ => one (OMap ETanh)
+  | PExp _ => one (OMap EExp)
+  | PLog _ => one (OMap ELog)
+  | PMul _ => one OMul
+  | PSum _ => one OSum
+  (** [sce(z, t) = <t, logsumexp(z)·1 − z>], as [eval_sce] below. *)
+  | PSce n => {| cp_dims := ds;
+                 cp_body := [(OLse, [0]); (OBcast n, [2]); (OSub, [3; 0]); (ODot, [1; 4])];
+                 cp_out := [5] |}
+  end.
+
+Definition core_prog (k : nat) (p : prim) : cprog := Nat.iter k rd_core (prim_core p).
 
 (** ** The list model of vectors: every vector operation the primitives
     use, on lists of scalars.  These are the definitions the extracted
@@ -515,7 +548,8 @@ Definition eval_sce (n k : nat) (xs : list (Vec)) : option (list (Vec)) :=
   | _, _ => None
   end.
 
-Definition eval_prim (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)) :=
+(** The kernels of [rd^k[p]] for [k ≤ 2], written by hand. *)
+Definition eval_kernel (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)) :=
   match p with
   | PSwish n =>
       match k, xs with
@@ -578,6 +612,65 @@ Definition eval_prim (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)
   | PSce n => eval_sce n k xs
   end.
 
+(** ** [rd^k[p]] for every [k]: the core (rdcore.v, docs/decisions.md,
+    "rd of every order").  Each operation of the core is the vector
+    operation of the same name. *)
+Definition efun_eval (f : efun) : Vec -> Vec :=
+  match f with
+  | ESwish => v_swish vo | ESwish1 => v_swish1 vo | ESwish2 => v_swish2 vo
+  | ERound => v_round vo | ERelu => v_relu vo | ERelu1 => v_relu1 vo
+  | ESigm => v_sigmoid vo | ESigm1 => v_sigmoid1 vo | ESigm2 => v_sigmoid2 vo
+  | ETanh => v_tanh vo | ETanh1 => v_tanh1 vo | ETanh2 => v_tanh2 vo
+  | EExp => v_exp vo | ELog => v_log vo | ELog1 => v_log1 vo | ELog2 => v_log2 vo
+  end.
+
+Definition cop_eval (o : cop) (xs : list Vec) : Vec :=
+  let a := nth 0 xs (v_zero vo 0) in
+  let b := nth 1 xs (v_zero vo 0) in
+  match o with
+  | OZero n => v_zero vo n
+  | OAdd => v_add vo a b
+  | OSub => v_sub vo a b
+  | OMul => v_mul vo a b
+  | ONeg => v_neg vo a
+  | OScale => v_scale vo a b
+  | ODot => v_dot vo a b
+  | OMap f => efun_eval f a
+  | OSum => v_sum vo a
+  | OBcast n => v_bcast vo n a
+  | OSoftmax => v_softmax vo a
+  | OLse => v_lse vo a
+  | OMatmul m n k => v_matmul vo m n k a b
+  | OTranspose m n => v_transpose vo m n a
+  | OPad c n m => v_pad vo c n m a
+  | OUpscale c n m => v_upscale vo c n m a
+  | OUpscaleAdj c n m => v_upscale_adj vo c n m a
+  | OConv c c' n m => v_conv1d vo c c' n m a b
+  | OConvDK c c' n m => v_conv1d_dK vo c c' n m a b
+  | OConvDx c c' n m => v_conv1d_dx vo c c' n m a b
+  | OMaxpool c n m => v_maxpool vo c n m a
+  | OMaxpoolAdj c n m => v_maxpool_adj vo c n m a b
+  | OMaxpoolGather c n m => v_maxpool_gather vo c n m a b
+  | OAppend => v_append vo a b
+  | OFirstn k => v_firstn vo k a
+  | OSkipn k => v_skipn vo k a
+  end.
+
+(** A vector of [n] entries for every dimension [n], decided. *)
+Definition dims_fitb (ds : list nat) (xs : list Vec) : bool :=
+  Nat.eqb (length ds) (length xs) &&
+  forallb (fun p => Nat.eqb (fst p) (v_len vo (snd p))) (combine ds xs).
+
+(** [Ev] of [rd^k[p]] by the core, for every [k]: the forward map
+    ([prim_core], below) differentiated [k] times ([rd_core]), run on the
+    vector model.  It answers when the result has the lengths of the
+    codomain (which the vector model's shapes give: ev_total.v). *)
+Definition eval_core (P : cprog) (ds_out : list nat) (xs : list Vec) : option (list Vec) :=
+  if Nat.eqb (length (cp_dims P)) (length xs) then
+    let outs := eval_cprog cop_eval (v_zero vo 0) P xs in
+    if dims_fitb ds_out outs then Some outs else None
+  else None.
+
 (** ** Types of [rd^k[p]] *)
 Definition real (n : nat) : ty := TBase n.
 
@@ -605,6 +698,33 @@ Fixpoint ty_dims (A : ty) : list nat :=
   | TBase n => [n]
   | TProd As => concat (map ty_dims As)
   end.
+
+(** [Ev] of [rd^k[p]] on the leaves of the argument: the hand-written
+    kernels for [k ≤ 2], the core beyond. *)
+Definition eval_prim (k : nat) (p : prim) (xs : list (Vec)) : option (list (Vec)) :=
+  match k with
+  | 0 | 1 | 2 => eval_kernel k p xs
+  | _ => eval_core (core_prog k p) (ty_dims (fcod k p)) xs
+  end.
+
+(** Beyond [rd²], [eval_prim] is the core's.  (Rewrite with this rather
+    than let unification unfold [eval_core]: its test on the program's
+    inputs would have [core_prog] evaluated on a symbolic [k].) *)
+Lemma eval_prim_core k p xs :
+  3 <= k -> eval_prim k p xs = eval_core (core_prog k p) (ty_dims (fcod k p)) xs.
+Proof.
+  intros Hk. destruct k as [|[|[|k]]]; [lia|lia|lia|].
+  cbv delta [eval_prim] beta iota. reflexivity.
+Qed.
+
+(** One output per dimension of the codomain. *)
+Lemma eval_core_length P ds xs outs : eval_core P ds xs = Some outs -> length outs = length ds.
+Proof.
+  unfold eval_core. destruct (Nat.eqb (length (cp_dims P)) (length xs)); [|discriminate].
+  destruct (dims_fitb ds (eval_cprog cop_eval (v_zero vo 0) P xs)) eqn:E; [|discriminate].
+  intros [=<-]. unfold dims_fitb in E. apply andb_true_iff in E as [E _].
+  apply Nat.eqb_eq in E. symmetry. exact E.
+Qed.
 
 (** Build a value of type [A] from leaves, left to right. *)
 Fixpoint encode (A : ty) (xs : list (Vec)) {struct A} : tm * list (Vec) :=

@@ -7,10 +7,10 @@
     ⌊1.rd(x. 1.rd(y. f(…y…))(x))(2)⌋
 >>
     with [f = swish] ([rd⁰]: two bodies around it give order 2, accepted)
-    or [f = rd[swish]] (order 3, refused with [PRdOrder]).  The refusal is
-    not vacuous: run, the refused program is stuck on [Ev] of
-    [rd³[swish]], which the instance does not define; the accepted one
-    answers a value.  A constant whose vector has not its declared length
+    or [f = rd[swish]] (order 3, refused with [PRdOrder]).  Run, both
+    answer a value: [Ev] of [rd³[swish]] is the core's (rdcore.v).  The
+    refusal stays while the core's answers are not proved to have the
+    codomain's lengths at every order (ev_total.v).  A constant whose vector has not its declared length
     is refused with [PConstLength]. *)
 From RevHandlers Require Import prelude signature syntax typing typecheck interp instance never_stuck.
 
@@ -45,6 +45,6 @@ Definition run_ex (P : cmd) : run_result :=
 Example nested_0_runs : exists hp V n, run_ex (nested 0) = RDone hp V n.
 Proof. vm_compute. eauto. Qed.
 
-Example nested_1_stuck_rd3 : exists hp P V n, run_ex (nested 1) = RStuckEv hp P (3, PSwish 1) V n.
+Example nested_1_runs : exists hp V n, run_ex (nested 1) = RDone hp V n.
 Proof. vm_compute. eauto. Qed.
 End examples.

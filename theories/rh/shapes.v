@@ -19,7 +19,7 @@
     lengths ([exec_ev_fits]), and [czero] and [cadd] make such constants
     ([czero_fits], [cadd_fits]).  That every step keeps them is proved in
     [never_stuck.v] ([step_conf_inv], [exec_step_conf_consts_fit]). *)
-From RevHandlers Require Import prelude signature syntax typing instance.
+From RevHandlers Require Import prelude signature syntax typing rdcore instance.
 
 Section shapes.
 Context {Vec : Type} (vo : vec_ops Vec).
@@ -204,6 +204,35 @@ Proof.
     split; constructor; try assumption; unfold const_fits; cbn; congruence.
 Qed.
 
+Lemma dims_fitb_fit ds xs : dims_fitb vo ds xs = true -> fit_dims ds xs.
+Proof.
+  unfold dims_fitb. rewrite andb_true_iff, Nat.eqb_eq, forallb_forall. intros [Hl Hall].
+  revert xs Hl Hall. induction ds as [|d ds IH]; intros [|x xs] Hl Hall; cbn in Hl;
+    try discriminate; constructor.
+  - specialize (Hall (d, x) (or_introl eq_refl)). cbn in Hall. apply Nat.eqb_eq in Hall. auto.
+  - apply IH; [lia|]. intros y Hy. apply Hall. right. exact Hy.
+Qed.
+
+Lemma fit_dims_dims_fitb ds xs : fit_dims ds xs -> dims_fitb vo ds xs = true.
+Proof.
+  unfold dims_fitb. intros H. rewrite (Forall2_length' _ _ _ H), Nat.eqb_refl. cbn.
+  apply forallb_forall. induction H as [|d x ds xs Hx H IH]; [intros ? []|].
+  intros y [<-|Hy]; [cbn; rewrite Hx, Nat.eqb_refl; reflexivity|auto].
+Qed.
+
+(** The core's answers have the lengths it checks. *)
+Lemma eval_core_fits P ds xs outs : eval_core vo P ds xs = Some outs -> fit_dims ds outs.
+Proof.
+  unfold eval_core. destruct (Nat.eqb (length (cp_dims P)) (length xs)); [|discriminate].
+  destruct (dims_fitb vo ds (eval_cprog (cop_eval vo) (v_zero vo 0) P xs)) eqn:E; [|discriminate].
+  intros [=<-]. apply dims_fitb_fit, E.
+Qed.
+
+(** Beyond [rd²], [Ev]'s outputs have the lengths it checks. *)
+Lemma eval_prim_fits_core k p xs outs :
+  3 <= k -> eval_prim vo k p xs = Some outs -> fit_dims (@ty_dims Vec (@fcod Vec k p)) outs.
+Proof. intros Hk He. rewrite (eval_prim_core vo k p xs Hk) in He. exact (eval_core_fits _ _ _ _ He). Qed.
+
 (** [Ev] answers a value whose constants have their declared lengths. *)
 Lemma exec_ev_fits (HS : vec_shapes) f V V' :
   exec_ev vo f V = Some V' -> Forall const_fits (@leaves Vec V').
@@ -216,11 +245,8 @@ Proof.
   destruct (Nat.le_gt_cases k 2) as [Hk|Hk].
   - pose proof (eval_prim_fits HS k p _ _ Hk Hok Hxs He) as Houts.
     refine (proj1 (encode_fits HS _ outs [] _)). rewrite app_nil_r. exact Houts.
-  - exfalso. destruct k as [|[|[|k]]]; try lia.
-    destruct p; cbn in He; try discriminate;
-      unfold bilinear, linear, pointwise, eval_sce in He;
-      repeat match goal with H : context [match ?x with _ => _ end] |- _ => destruct x end;
-      discriminate.
+  - pose proof (eval_prim_fits_core k p _ _ ltac:(lia) He) as Houts.
+    refine (proj1 (encode_fits HS _ outs [] _)). rewrite app_nil_r. exact Houts.
 Qed.
 
 (** The monoid of the constants keeps the lengths. *)

@@ -25,8 +25,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import RuntimeFailure
-
 
 class Node:
     __slots__ = ("value", "parents")
@@ -115,21 +113,26 @@ def _sig(x):
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
+def _sigmoid_poly(order: int) -> np.polynomial.Polynomial:
+    """``σ^(order)`` as a polynomial in ``s = σ(x)``: ``σ' = s(1 − s)``, so
+    ``d/dx P(σ) = P'(σ)·σ(1 − σ)``."""
+    P = np.polynomial.Polynomial
+    p = P([0.0, 1.0])
+    for _ in range(order):
+        p = p.deriv() * P([0.0, 1.0, -1.0])
+    return p
+
+
 def _swish_derivs(x, order):
+    """``(x σ)^(k) = x σ^(k) + k σ^(k−1)`` (Leibniz), at every order."""
     s = _sig(x)
-    d1 = s * (1 - s)                      # σ'
-    d2 = d1 * (1 - 2 * s)                 # σ''
-    d3 = d1 * (1 - 6 * s + 6 * s * s)     # σ'''
-    d4 = d1 * (1 - 14 * s + 36 * s ** 2 - 24 * s ** 3)
-    # (x σ)^(k) = x σ^(k) + k σ^(k−1)
-    sig = [s, d1, d2, d3, d4]
-    return x * sig[order] + order * sig[order - 1] if order > 0 else x * s
+    if order == 0:
+        return x * s
+    return x * _sigmoid_poly(order)(s) + order * _sigmoid_poly(order - 1)(s)
 
 
 def swish_deriv(order: int, x: Node) -> Node:
-    """The ``order``-th derivative of ``swish``, elementwise."""
-    if order > 3:
-        raise RuntimeFailure("ev-undefined", "the reference differentiates swish at most four times")
+    """The ``order``-th derivative of ``swish``, elementwise, at every order."""
     val = _swish_derivs(x.value, order)
     return _op(val, (x, lambda g: mul(g, swish_deriv(order + 1, x))))
 

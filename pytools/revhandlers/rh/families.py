@@ -50,7 +50,8 @@ def nested_rd_sexp(depth: int, body: str = "(app (swish 1) (app (swish 1) y1))")
     """``(rd (const 1.0) y_d (… (rd (const 1.0) y1 BODY y2) …) (const 0.3))``
     as an S-expression program: ``rd`` nested ``depth`` deep, for the
     resource bounds (``bench/nested_rd.py``, ``tests/test_memory_bound.py``);
-    past depth 2 a function symbol in BODY ends in ``ev-undefined``."""
+    past depth 2 a function symbol in BODY needs ``rd³`` or beyond (the
+    core of ``theories/rh/rdcore.v``)."""
     t = body
     for i in range(1, depth + 1):
         point = f"y{i + 1}" if i < depth else "(const 0.3)"

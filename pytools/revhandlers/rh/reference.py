@@ -39,7 +39,6 @@ from .syntax import (Add, App, CCons, CLet, Cmd, Const, FSym, Handler, Let, Op, 
                      Proj, Rd, Ret, RevHandle, TBase, Tm, Tuple, Ty, Var)
 from .typecheck import check_program, coar
 
-MAX_RD_LEVEL = 2
 #: rh-eval's ``max_heap_size`` (theories/rh/frontend.v): all locations together
 MAX_HEAP_SIZE = 100_000_000
 
@@ -104,12 +103,10 @@ def apply_fsym(f: FSym, v, depth: int = 0):
     level below, by the reference's own differentiation.
 
     ``depth`` is how many differentiations enclose the application (bodies
-    of ``rd`` terms and of ``rev handle``): the executable instance's ``Ev``
-    is defined up to ``rd²``, and an application of ``rd^k[p]`` under
-    ``depth`` differentiations needs ``rd^(k+depth)[p]``, so it fails like
-    the verified evaluator when that exceeds 2."""
-    if f.k + depth > MAX_RD_LEVEL:
-        raise RuntimeFailure("ev-undefined", f"Ev is undefined on rd^{f.k + depth}[{f.prim.name}]")
+    of ``rd`` terms and of ``rev handle``): it needs ``rd^(k+depth)[p]``,
+    which the executable instance defines at every order (rdcore.v), and
+    the reference computes by differentiating its own recorded graph as
+    many times."""
     if f.k == 0:
         return prim_forward(f, leaves(v))
     point, cotangent = v
