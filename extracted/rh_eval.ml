@@ -146,9 +146,9 @@ module Driver (V : VECTORS) = struct
     | C.Err (C.PTypeError e) -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
     | C.Err C.PConstLength -> bad "shape" "a constant's vector does not have the length its type declares"
     | C.Err C.PRdOrder ->
-        bad "rd-order" "a function symbol would be differentiated beyond rd^2, where Ev is defined: rd^k[f] inside \
+        bad "rd-order" "a function symbol would be differentiated beyond rd^2, where Ev is proved total: rd^k[f] inside \
                         d rd bodies and rev handle bodies needs k + d <= 2 (order_ok, theories/rh/never_stuck.v); \
-                        running it may fail with ev-undefined"
+                        it may run (higher orders are computed by the core, rdcore.v), but --check promises only that"
     | C.Err (C.PUnhandled os) -> (
         let names = List.fold_left (fun acc o -> let n = C.prog_op_name p o in
                                       if List.mem n acc then acc else acc @ [ n ]) [] os in

@@ -43,11 +43,11 @@ def rd(body: str, var: str, point: str = ONE) -> str:
 # (program, verdict: "ok" or the kind, words the message must contain), by hand
 CASES = [
     ("(program (main (ret (app (swish 1) (const 1.0)))))", "ok", []),
-    # swish[1] inside two rd bodies: rd^2, the highest order Ev is defined at
+    # swish[1] inside two rd bodies: rd^2, the highest order Ev is proved total at
     ("(program (main (ret " + rd(rd("(app (swish 1) y)", "y", "x"), "x") + ")))", "ok", []),
     # inside three: rd^3
     ("(program (main (ret " + rd(rd(rd("(app (swish 1) z)", "z", "y"), "y", "x"), "x") + ")))", "rd-order",
-     ["rd^2", "ev-undefined"]),
+     ["rd^2", "proved total", "rdcore.v"]),
     # rd^2[swish] inside one rd body
     ("(program (main (ret " + rd("(proj 0 (app (rd (rd (swish 1))) (tuple (tuple x (const 1.0)) (const 1.0))))", "x") + ")))", "rd-order", []),
     # rd^2[swish] outside: within the order

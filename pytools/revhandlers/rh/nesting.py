@@ -16,7 +16,8 @@ from ..errors import BadInput
 from .syntax import Add, App, CLet, FSym, Handler, Let, Op, Program, Proj, Rd, Ret, RevHandle, TProd, Tuple
 
 #: rd^k[f] for k at most this (frontend.v's max_fsym_level): the type of
-#: rd^k[f] grows exponentially with k, and Ev is defined up to rd² only
+#: rd^k[f] grows exponentially with k (Ev is defined at every order:
+#: kernels up to rd², the core of rdcore.v beyond)
 MAX_FSYM_LEVEL = 8
 
 

@@ -670,8 +670,9 @@ def rd_order_violations(prog: Program) -> list[tuple[FSym, int, object]]:
 
 def rd_order_error(f: FSym, b: int, pos) -> BadInput:
     return BadInput("rd-order", f"{printer.pretty_fsym(f)} is inside {b} rd bodies and rev handle bodies: a run may "
-                    f"differentiate it to rd^{f.k + b}, beyond rd^{RD_ORDER}, where Ev is defined "
-                    f"(order_ok, theories/rh/never_stuck.v); running it may fail with ev-undefined", pos=pos)
+                    f"differentiate it to rd^{f.k + b}, beyond rd^{RD_ORDER}, where Ev is proved total "
+                    f"(order_ok, theories/rh/never_stuck.v); it may run (higher orders are computed by the "
+                    f"core, rdcore.v), but the check promises only that", pos=pos)
 
 
 def effect_error(name: str, pos) -> BadInput:
