@@ -26,6 +26,7 @@ let machine = ref false
 let list_vectors = ref false
 let user_fuel = ref None
 let max_rd_depth = ref C.max_rd_depth
+let max_rd_size = ref C.max_rd_weight
 
 (* ---------- numbers ---------- *)
 
@@ -113,8 +114,13 @@ module Driver (V : VECTORS) = struct
                | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap")))
 
   (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
-  let rd_limit p = let d = C.prog_rd_depth p in if d > !max_rd_depth then
-    bad "too-large" (Printf.sprintf "the program differentiates %d levels deep (rd inside rd or inside a rev handle's body); at most %d are run (--max-rd-depth), as the rewriting's size grows doubly exponentially with the depth" d !max_rd_depth)
+  let rd_limit p =
+    let d = C.prog_rd_depth p in
+    if d > !max_rd_depth then
+      bad "too-large" (Printf.sprintf "the program differentiates %d levels deep (rd inside rd or inside a rev handle's body); at most %d are run (--max-rd-depth)" d !max_rd_depth);
+    let w = C.prog_rd_weight p in
+    if w > !max_rd_size then
+      bad "too-large" (Printf.sprintf "the estimated size of the program's rd and rev handle rewritings is %s; at most %d are run (--max-rd-size), as the rewriting's size grows doubly exponentially with the nesting" (if w >= 1 lsl 60 then "at least 2^60" else string_of_int w) !max_rd_size)
 
   let check p =
     match C.prog_check V.ops p with
@@ -312,16 +318,17 @@ end
 let usage =
   "usage: rh-eval [--check | --print | --trace | --coverage] [OPTIONS] [FILE]\n\
   \       rh-eval --serve [OPTIONS]\n\
-   OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--small-step] [--machine]\n\
-   \       [--list-vectors]\n\
+   OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--max-rd-size N]\n\
+   \       [--small-step] [--machine] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
    --serve answers one request per line, sessions included.  Exit codes: 0 result, 1 runtime failure\n\
    of a well-typed program, 2 bad input.  --small-step: the small-step evaluator, not the environment\n\
    machine with the tape of rev handle (--trace and --coverage always use it); --machine: the\n\
    environment machine without the tape (machine.v); --list-vectors: the list model of vectors extracted\n\
    from Coq, not float arrays; --fuel N: stop after N steps (out-of-fuel), without it a checked program\n\
-   runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-depth N (default 3): refuse\n\
-   programs that differentiate more than N levels deep."
+   runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-size N (default 2^45): refuse\n\
+   programs whose estimated size of rd and rev handle rewritings (cmd_rd_weight) exceeds N;\n\
+   --max-rd-depth N (default 64): refuse programs that differentiate more than N levels deep."
 
 let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
@@ -342,8 +349,10 @@ let () =
     | "--list-vectors" :: rest -> list_vectors := true; args rest
     | "--small-step" :: rest -> small_step := true; args rest
     | "--machine" :: rest -> machine := true; args rest
-    | ("--fuel" | "--max-rd-depth" as o) :: n :: rest when nat_opt n <> None ->
-        let n = Option.get (nat_opt n) in if o = "--fuel" then user_fuel := Some n else max_rd_depth := n; args rest
+    | ("--fuel" | "--max-rd-depth" | "--max-rd-size" as o) :: n :: rest when nat_opt n <> None ->
+        let n = Option.get (nat_opt n) in
+        (match o with "--fuel" -> user_fuel := Some n | "--max-rd-depth" -> max_rd_depth := n | _ -> max_rd_size := n);
+        args rest
     | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
     | _ -> prerr_endline usage; exit 2)
   in

@@ -80,6 +80,8 @@ Variable io : reader_io Vec.
 Definition prog_read (s : sexp) : result (@program Vec) error := read_program vo io s.
 (** How deeply the main command differentiates (rd_size.v). *)
 Definition prog_rd_depth (p : @program Vec) : nat := cmd_rd_depth (p_main p).
+(** The size estimate of its rewritings' outputs (rd_size.v). *)
+Definition prog_rd_weight (p : @program Vec) : nat := cmd_rd_weight (p_main p).
 Definition prog_check (p : @program Vec) : result ty type_error :=
   exec_check (p_decls p) (p_dims p) (p_main p).
 (** The names of the user operations the main command may perform
@@ -159,7 +161,7 @@ Extraction "revhandlers_core.ml"
   exec_check exec_step exec_run exec_run_machine exec_run_fast exec_run_total exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
-  prog_rd_depth max_rd_depth
+  prog_rd_depth max_rd_depth prog_rd_weight max_rd_weight
   prog_check_program prog_op_name prog_print
   prog_read prog_check prog_unhandled prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
   prog_run_machine prog_run_total_machine

@@ -41,7 +41,7 @@ Implicit Types (M N V : tm) (P Q R : cmd) (H : handler) (K : list cmd).
     [rev handle]s take more than 10 s (docs/decisions.md, "rd of every
     order").  A bound on the size of the rewriting's output would let the
     first run by default; it is not there yet. *)
-Definition max_rd_depth : nat := 3.
+Definition max_rd_depth : nat := 64.
 
 Fixpoint cmd_rd_depth (P : cmd) : nat :=
   match P with
@@ -56,6 +56,84 @@ with clauses_rd_depth (cls : clauses) : nat :=
   | CNil => 0
   | CCons _ _ Qf Qb rest => Nat.max (Nat.max (cmd_rd_depth Qf) (cmd_rd_depth Qb)) (clauses_rd_depth rest)
   end.
+
+(** ** What grows: a size estimate of the rewritings' outputs
+
+    [cmd_rd_weight P] is a size estimate computed before a run: terms and
+    commands count their nodes, except that an [rd] term counts the square
+    of its own size, and a [rev handle] the square of its body's (the body
+    is differentiated by its [RH] rewriting, RH-4).  Squaring at each level
+    is the doubly exponential growth of the measured outputs
+    (docs/decisions.md, "Nested rd: a bound on what grows"; it is above
+    every output measured there).  It is not proved to bound the size of a
+    rewriting's output: [rh-eval] uses it only to refuse ([too-large]
+    above [max_rd_weight] or [--max-rd-size]), never to change an answer.
+    The arithmetic saturates at [rd_weight_cap] ([2^60]), so it stays
+    within OCaml's [int] once extracted ([ExtrOcamlNatInt]). *)
+(** [2^n], with the multiplication ExtrOcamlNatInt maps to OCaml's (not
+    [Nat.pow], extracted as unary recursion); [Nat.leb] and [+] are OCaml's
+    too ([Nat.min] is not). *)
+Fixpoint pow2 (n : nat) : nat := match n with 0 => 1 | S n => 2 * pow2 n end.
+Definition rd_weight_cap : nat := pow2 60.
+Definition weight_add (a b : nat) : nat := if Nat.leb (a + b) rd_weight_cap then a + b else rd_weight_cap.
+Definition weight_sq (a : nat) : nat :=
+  if Nat.leb a (pow2 30) then a * a else rd_weight_cap.
+
+Fixpoint tm_rd_weight (M : tm) : nat :=
+  match M with
+  | Var _ | Const _ => 1
+  | App _ M | Proj _ M => weight_add 1 (tm_rd_weight M)
+  | Add M1 M2 | Let M1 M2 => weight_add 1 (weight_add (tm_rd_weight M1) (tm_rd_weight M2))
+  | Tuple Ms => fold_right (fun N acc => weight_add (tm_rd_weight N) acc) 1 Ms
+  | Rd M N L =>
+      weight_sq (weight_add 1 (weight_add (tm_rd_weight M) (weight_add (tm_rd_weight N) (tm_rd_weight L))))
+  end.
+
+Fixpoint cmd_rd_weight (P : cmd) : nat :=
+  match P with
+  | Ret M | Op _ M => weight_add 1 (tm_rd_weight M)
+  | CLet P Q => weight_add 1 (weight_add (cmd_rd_weight P) (cmd_rd_weight Q))
+  | RevHandle M R H =>
+      weight_add (tm_rd_weight M) (weight_add (weight_sq (weight_add 1 (cmd_rd_weight R))) (handler_rd_weight H))
+  end
+with handler_rd_weight (H : handler) : nat :=
+  match H with Handler P cls => weight_add (cmd_rd_weight P) (clauses_rd_weight cls) end
+with clauses_rd_weight (cls : clauses) : nat :=
+  match cls with
+  | CNil => 1
+  | CCons _ _ Qf Qb rest => weight_add (weight_add (cmd_rd_weight Qf) (cmd_rd_weight Qb)) (clauses_rd_weight rest)
+  end.
+
+(** The largest [cmd_rd_weight] [rh-eval] runs by default ([--max-rd-size]):
+    [2^45], between the estimates of the slowest measured programs that
+    answer within 10 s and of the fastest that do not (docs/decisions.md,
+    "Nested rd: a bound on what grows"). *)
+Definition max_rd_weight : nat := pow2 45.
+
+(** The estimate never exceeds the cap, so it fits OCaml's [int]. *)
+Lemma pow2_add m n : pow2 (m + n) = pow2 m * pow2 n.
+Proof. induction m as [|m IH]; cbn [pow2 Nat.add]; [lia|]. rewrite IH. lia. Qed.
+
+Lemma weight_add_le a b : weight_add a b <= rd_weight_cap.
+Proof. unfold weight_add. destruct (Nat.leb_spec (a + b) rd_weight_cap); lia. Qed.
+
+Lemma weight_sq_le a : weight_sq a <= rd_weight_cap.
+Proof.
+  unfold weight_sq, rd_weight_cap. destruct (Nat.leb_spec a (pow2 30)) as [Ha|Ha]; [|lia].
+  change 60 with (30 + 30). rewrite pow2_add. apply Nat.mul_le_mono; exact Ha.
+Qed.
+
+Lemma one_le_rd_weight_cap : 1 <= rd_weight_cap.
+Proof. unfold rd_weight_cap. generalize 60 as n. intros n. induction n as [|n IH]; cbn [pow2]; lia. Qed.
+
+Lemma tm_rd_weight_le M : tm_rd_weight M <= rd_weight_cap.
+Proof.
+  destruct M as [| | | | [|N Ms] | | |]; cbn [tm_rd_weight fold_right];
+    auto using weight_add_le, weight_sq_le, one_le_rd_weight_cap.
+Qed.
+
+Lemma cmd_rd_weight_le P : cmd_rd_weight P <= rd_weight_cap.
+Proof. destruct P; cbn [cmd_rd_weight]; apply weight_add_le. Qed.
 
 (** Unfolding equations ([simpl] does not refold this mutual fixpoint). *)
 Lemma cmd_rd_depth_ret M : cmd_rd_depth (Ret M) = rd_depth M.
