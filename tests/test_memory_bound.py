@@ -4,12 +4,13 @@ code 1), never with OCaml's "Fatal error: out of memory" (exit code 134) or
 a signal; the input is bounded by a quarter of it; --serve goes on after
 such an error.
 
-The program that needs the memory differentiates three levels deep (the
-deepest rh-eval runs, docs/decisions.md "Nested rd: the rewriting's
-growth") a chain of eight lets: it takes 3.5 GB in a minute without the
-bound.  Deeper programs (the issue's reproducers: rd nested five levels,
-four nested rev handles) are refused before they run (too-large, exit code
-2).  Every run here is under an address-space limit of 1.5 GB (setrlimit),
+The program that needs the memory differentiates three levels deep
+(docs/decisions.md "Nested rd: the rewriting's growth") a chain of eight
+lets: it takes 3.5 GB in a minute without the bound.  Programs whose
+estimated rewriting size (rd_size.v's cmd_rd_weight, recomputed here from
+its description) exceeds --max-rd-size (the issue's reproducers: rd nested
+five levels, four nested rev handles) are refused before they run
+(too-large, exit code 2); rd nested four levels runs.  Every run here is under an address-space limit of 1.5 GB (setrlimit),
 so that without the bound the driver would die of OCaml's fatal
 out-of-memory error, and under a subprocess timeout that only guards
 against a hang."""
@@ -104,17 +105,97 @@ def test_serve_goes_on_after_a_memory_error():
     assert len(lines) == 4
 
 
-# ---------------------------------------------------------------- the depth bound
+# ---------------------------------------------------------------- the size bound
 
-def too_deep(depth: int) -> str:
-    return (f"(error (kind too-large) (rule none) (message \"the program differentiates {depth} levels deep (rd inside rd "
-            "or inside a rev handle's body); at most 3 are run (--max-rd-depth), as the rewriting's size grows "
-            "doubly exponentially "
-            "with the depth\"))")
+CAP = 2 ** 60            # the estimate saturates there (rd_size.v's rd_weight_cap)
+MAX_RD_SIZE = 2 ** 45    # rd_size.v's max_rd_weight, rh-eval's --max-rd-size default
+
+
+def parse_sexp(text: str):
+    """Nested lists of atoms (the few forms of the programs below)."""
+    stack: list = [[]]
+    for tok in text.replace("(", " ( ").replace(")", " ) ").split():
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(tok)
+    return stack[0][0]
+
+
+def add(*ws: int) -> int:
+    return min(sum(ws), CAP)
+
+
+def sq(w: int) -> int:
+    return w * w if w <= 2 ** 30 else CAP
+
+
+def tm_weight(t) -> int:
+    """The estimate written from its description (docs/decisions.md, "Nested
+    rd: a bound on what grows"): every term node is 1, an rd is the square
+    of its own size."""
+    if isinstance(t, str) or t[0] == "const":
+        return 1
+    head = t[0]
+    if head in ("app", "proj"):
+        return add(1, tm_weight(t[2]))
+    if head == "add":
+        return add(1, tm_weight(t[1]), tm_weight(t[2]))
+    if head == "let":  # (let x M N)
+        return add(1, tm_weight(t[2]), tm_weight(t[3]))
+    if head == "tuple":
+        return add(1, *(tm_weight(m) for m in t[1:]))
+    if head == "rd":  # (rd M x N L)
+        return sq(add(1, tm_weight(t[1]), tm_weight(t[3]), tm_weight(t[4])))
+    raise ValueError(head)
+
+
+def cmd_weight(c) -> int:
+    """A command is 1 and its parts; a rev handle the square of its body."""
+    head = c[0]
+    if head == "ret":
+        return add(1, tm_weight(c[1]))
+    if head == "op":
+        return add(1, tm_weight(c[2]))
+    if head == "let":  # (let x P Q)
+        return add(1, cmd_weight(c[2]), cmd_weight(c[3]))
+    if head == "revhandle":  # (revhandle M (x) R (handler (return r P) (clause O A (x Qf) (y z Qb)) ...))
+        handler = c[4]
+        clauses = [cl for cl in handler[1:] if cl[0] == "clause"]
+        ret_cmd = next(cl for cl in handler[1:] if cl[0] == "return")[2]
+        cls = 1
+        for cl in reversed(clauses):
+            cls = add(cmd_weight(cl[3][-1]), cmd_weight(cl[4][-1]), cls)
+        return add(tm_weight(c[1]), sq(add(1, cmd_weight(c[3]))), add(cmd_weight(ret_cmd), cls))
+    raise ValueError(head)
+
+
+def weight(program: str) -> int:
+    main = next(part for part in parse_sexp(program)[1:] if part[0] == "main")
+    return cmd_weight(main[1])
+
+
+def too_large(w: int) -> str:
+    shown = "at least 2^60" if w >= CAP else str(w)
+    return (f"(error (kind too-large) (rule none) (message \"the estimated size of the program's rd and rev handle "
+            f"rewritings is {shown}; at most {MAX_RD_SIZE} are run (--max-rd-size), as the rewriting's size grows "
+            "doubly exponentially with the nesting\"))")
 
 
 def ret(term: str) -> str:
     return f"(program (main (ret {term})))"
+
+
+def test_the_estimate_by_hand():
+    """rd around swish(swish(y1)): the body has 3 nodes, the rd (1 + 1 + 3 +
+    1)^2 = 36 (itself, cotangent, body, point), the ret 37; one level more:
+    (1 + 1 + 36 + 1)^2 = 1521, and the ret, 1522."""
+    assert weight(nested_rd(1)) == 37
+    assert weight(nested_rd(2)) == 1522
+    assert weight(nested_rd(5)) == CAP
 
 
 # Programs and their depths, counted by hand: an rd is one level around its
@@ -145,14 +226,17 @@ DEPTHS = [
 
 
 @pytest.mark.parametrize("program,depth", DEPTHS)
-def test_too_deep_programs_are_refused_before_they_run(program, depth):
-    out = run(rh_eval_path(), stdin=program, timeout=60)
-    if depth > 3:
+def test_programs_too_large_are_refused_before_they_run(program, depth):
+    """Refused (too-large, exit 2) exactly when the estimate exceeds the bound,
+    whatever the depth; under it, one step runs (--fuel 1: out of fuel, not
+    too large)."""
+    out = run(rh_eval_path(), "--fuel", "1", stdin=program, timeout=120)
+    if weight(program) > MAX_RD_SIZE:
         assert out.returncode == 2, out.stdout
-        assert out.stdout.strip() == too_deep(depth)
+        assert out.stdout.strip() == too_large(weight(program))
     else:
         assert "(kind too-large)" not in out.stdout and "(kind type)" not in out.stdout, out.stdout
-    # --check runs check_program (never_stuck.v) and not the depth bound: a
+    # --check runs check_program (never_stuck.v) and not the size bound: a
     # function symbol (swish, in the families) under 3 or more levels is
     # beyond the rd order Ev is defined at; without one, every depth passes
     out = run(rh_eval_path(), "--check", stdin=program, timeout=60)
@@ -162,32 +246,42 @@ def test_too_deep_programs_are_refused_before_they_run(program, depth):
         assert out.returncode == 0 and out.stdout.startswith("(ok (type "), out.stdout
 
 
-def test_the_issue_s_reproducers_are_refused():
-    for program, depth in [(nested_rd(5), 5), (nested_revhandle(4), 4)]:
+def test_the_issue_s_reproducers_are_refused_and_four_rds_run():
+    for program in [nested_rd(5), nested_rd(6), nested_revhandle(4), nested_revhandle(5), nested_revhandle(6)]:
         out = run(rh_eval_path(), stdin=program, timeout=60)
-        assert (out.returncode, out.stdout.strip()) == (2, too_deep(depth))
+        assert weight(program) > MAX_RD_SIZE
+        assert (out.returncode, out.stdout.strip()) == (2, too_large(weight(program)))
+    # rd nested four deep and three nested rev handles are within the bound
+    for program in [nested_rd(4), nested_revhandle(3)]:
+        assert weight(program) <= MAX_RD_SIZE
 
 
-@pytest.mark.parametrize("program", [nested_rd(4), nested_rd(5), nested_revhandle(4)], ids=["rd4", "rd5", "revhandle4"])
+@pytest.mark.parametrize("program", [nested_rd(5), nested_revhandle(4)], ids=["rd5", "revhandle4"])
 def test_the_issue_s_reproducers_stop_at_the_memory_bound_when_allowed_to_run(program):
-    """With the depth bound raised, they run into the memory bound instead:
-    a clean error line, exit code 1, never OCaml's fatal error."""
-    out = run(rh_eval_path(), "--max-rd-depth", "9", "--memory", "300", "--timeout", "0", stdin=program)
+    """With the size bound raised to the estimate's cap, they run into the
+    memory bound instead: a clean error line, exit code 1, never OCaml's
+    fatal error."""
+    out = run(rh_eval_path(), "--max-rd-size", str(CAP), "--memory", "300", "--timeout", "0", stdin=program)
     assert out.returncode == 1, (out.returncode, out.stderr)
     assert out.stdout.strip() == MEMORY_ERROR and out.stderr == ""
 
 
-def test_the_depth_bound_can_be_raised():
+def test_the_bounds_can_be_lowered():
     out = run(rh_eval_path(), "--max-rd-depth", "0", stdin=nested_rd(1))
     assert out.returncode == 2 and "differentiates 1 levels deep" in out.stdout and "at most 0 are run" in out.stdout
+    out = run(rh_eval_path(), "--max-rd-size", "36", stdin=nested_rd(1))
+    assert out.returncode == 2 and "rewritings is 37; at most 36 are run (--max-rd-size)" in out.stdout
+    out = run(rh_eval_path(), "--max-rd-size", "37", stdin=nested_rd(1))
+    assert out.returncode == 0 and number(out.stdout) == pytest.approx(swish_swish_derivative(0.3), rel=1e-12)
 
 
-def test_serve_refuses_a_deep_program_and_goes_on():
-    requests = [f"(run {nested_rd(5)})", f"(load s {nested_rd(4)})", f"(trace {nested_rd(4)})", f"(coverage {nested_rd(4)})",
-                f"(check {nested_rd(4)})", f"(run {nested_rd(1)})"]
+def test_serve_refuses_a_large_program_and_goes_on():
+    requests = [f"(run {nested_rd(5)})", f"(load s {nested_revhandle(4)})", f"(trace {nested_rd(5)})",
+                f"(coverage {nested_rd(5)})", f"(check {nested_rd(5)})", f"(run {nested_rd(1)})"]
     out = run(rh_eval_path(), "--serve", stdin="\n".join(requests) + "\n")
     lines = out.stdout.splitlines()
-    assert lines[:4] == [too_deep(5), too_deep(4), too_deep(4), too_deep(4)]
+    big = too_large(CAP)
+    assert lines[:4] == [big, too_large(weight(nested_revhandle(4))), big, big]
     assert lines[4] == "(ok (type (real 1)))"
     assert number(lines[5]) == pytest.approx(swish_swish_derivative(0.3), rel=1e-12)
     assert len(lines) == 6
