@@ -11,9 +11,12 @@ Two families, for each depth d:
   return clause (the default clause performs the operation again outside),
   around two operations; the outermost has the clause.
 
-Each program runs under ``rh-eval --trace --max-rd-depth 1000`` (one line
-per configuration, ``--memory`` and ``--timeout`` as given; without
-``--max-rd-depth`` rh-eval refuses depths above 3).  The size of a configuration is
+Each program runs under ``rh-eval --trace --max-rd-depth 1000 --max-rd-size
+2^60`` (one line per configuration, ``--memory`` and ``--timeout`` as given;
+by default rh-eval refuses, before the run, programs whose estimated
+rewriting size ``cmd_rd_weight`` exceeds 2^45: the ``estimate`` column, read
+from rh-eval's refusal under ``--max-rd-size 0``; ``*`` marks the programs
+the default refuses).  The size of a configuration is
 the number of nodes of its command: the opening brackets of its printed
 form (one per term or command constructor; variables are not counted).
 The table gives the size of the program, the largest configuration, the
@@ -37,13 +40,24 @@ from revhandlers.paths import rh_eval_path  # noqa: E402
 from revhandlers.rh.families import nested_rd_sexp, nested_revhandle_sexp  # noqa: E402
 
 FAMILIES = {"rd": nested_rd_sexp, "revhandle": nested_revhandle_sexp}
+CAP = 2 ** 60          # rd_size.v's rd_weight_cap: the estimate saturates there
+MAX_RD_SIZE = 2 ** 45  # rd_size.v's max_rd_weight, rh-eval's default --max-rd-size
+
+
+def estimate(program: str) -> int:
+    """rh-eval's estimate of the program's rewriting size (its refusal under
+    --max-rd-size 0 names it)."""
+    out = subprocess.run([str(rh_eval_path()), "--max-rd-size", "0", "--max-rd-depth", "1000"], input=program,
+                         capture_output=True, text=True, timeout=60).stdout
+    shown = out.split("rewritings is ", 1)[1].split(";", 1)[0]
+    return CAP if shown.startswith("at least") else int(shown)
 
 
 def measure(program: str, seconds: float, memory: int, max_line: int):
     """(size of the program, largest size, its step, steps, ending, seconds)."""
     start = time.monotonic()
     proc = subprocess.Popen([str(rh_eval_path()), "--trace", "--timeout", str(seconds), "--memory", str(memory),
-                             "--max-rd-depth", "1000"],
+                             "--max-rd-depth", "1000", "--max-rd-size", str(CAP)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     proc.stdin.write(program)
     proc.stdin.close()
@@ -85,7 +99,7 @@ def main() -> int:
     ap.add_argument("--max-line", type=int, default=1 << 28, help="the longest trace line read (default 2^28)")
     args = ap.parse_args()
     print(f"{'family':10s} {'depth':>5s} {'bytes':>6s} {'size':>6s} {'largest':>12s} {'at step':>8s} "
-          f"{'growth':>8s} {'steps':>8s} {'seconds':>8s}  ending")
+          f"{'growth':>8s} {'steps':>8s} {'seconds':>8s} {'estimate':>10s}  ending")
     for name, make in FAMILIES.items():
         prev = None
         for d in range(1, args.max_depth + 1):
@@ -93,8 +107,10 @@ def main() -> int:
             first, best, at, steps, ending, secs = measure(prog, args.seconds, args.memory, args.max_line)
             growth = f"{best / prev:8.1f}" if prev else ""
             more = ">" if ending in ("budget", "timeout", "out-of-memory") else " "
+            w = estimate(prog)
+            shown = f"{'*' if w > MAX_RD_SIZE else ' '}{w:9.2e}"
             print(f"{name:10s} {d:5d} {len(prog) + 1:6d} {first:6d} {more}{best:11d} {at:8d} {growth:>8s} "
-                  f"{more}{steps:7d} {secs:8.1f}  {ending}", flush=True)
+                  f"{more}{steps:7d} {secs:8.1f} {shown:>10s}  {ending}", flush=True)
             prev = best
     return 0
 
