@@ -154,7 +154,8 @@ def tm_weight(t) -> int:
 
 
 def cmd_weight(c) -> int:
-    """A command is 1 and its parts; a rev handle the square of its body."""
+    """A command is 1 and its parts; a rev handle the square of twice one
+    more than its body, its handler beside."""
     head = c[0]
     if head == "ret":
         return add(1, tm_weight(c[1]))
@@ -169,7 +170,8 @@ def cmd_weight(c) -> int:
         cls = 1
         for cl in reversed(clauses):
             cls = add(cmd_weight(cl[3][-1]), cmd_weight(cl[4][-1]), cls)
-        return add(tm_weight(c[1]), sq(add(1, cmd_weight(c[3]))), add(cmd_weight(ret_cmd), cls))
+        body = add(1, cmd_weight(c[3]))
+        return add(tm_weight(c[1]), sq(add(body, body)), add(cmd_weight(ret_cmd), cls))
     raise ValueError(head)
 
 
@@ -196,6 +198,19 @@ def test_the_estimate_by_hand():
     assert weight(nested_rd(1)) == 37
     assert weight(nested_rd(2)) == 1522
     assert weight(nested_rd(5)) == CAP
+    # (tuple (const 1.0)): 2; (2 (1 + 2))^2 = 36 for the body (ret x); the
+    # handler: its return clause (ret r), 2, and no clause, 1
+    assert weight("(program (main (revhandle (tuple (const 1.0)) (x) (ret x) (handler (return r (ret r))))))") == 41
+
+
+def trivial_revhandles(d: int) -> str:
+    """d nested rev handles around swish, with a return clause only."""
+    p = "(ret (app (swish 1) y0))"
+    for i in range(1, d + 1):
+        p = f"(revhandle (tuple {'(const 0.5)' if i == d else f'y{i}'}) (y{i - 1}) {p} (handler (return r (ret r))))"
+        if i < d:
+            p = f"(let v{i} {p} (ret (proj 0 v{i})))"
+    return f"(program (main {p}))"
 
 
 # Programs and their depths, counted by hand: an rd is one level around its
@@ -247,13 +262,16 @@ def test_programs_too_large_are_refused_before_they_run(program, depth):
 
 
 def test_the_issue_s_reproducers_are_refused_and_four_rds_run():
-    for program in [nested_rd(5), nested_rd(6), nested_revhandle(4), nested_revhandle(5), nested_revhandle(6)]:
+    for program in [nested_rd(5), nested_rd(6), nested_revhandle(4), nested_revhandle(5), nested_revhandle(6),
+                    trivial_revhandles(4), trivial_revhandles(5)]:
         out = run(rh_eval_path(), stdin=program, timeout=60)
         assert weight(program) > MAX_RD_SIZE
         assert (out.returncode, out.stdout.strip()) == (2, too_large(weight(program)))
     # rd nested four deep and three nested rev handles are within the bound
-    for program in [nested_rd(4), nested_revhandle(3)]:
+    for program in [nested_rd(4), nested_revhandle(3), trivial_revhandles(3)]:
         assert weight(program) <= MAX_RD_SIZE
+    out = run(rh_eval_path(), stdin=trivial_revhandles(3), timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("(result (value (tuple (const "), out.stdout
 
 
 @pytest.mark.parametrize("program", [nested_rd(5), nested_revhandle(4)], ids=["rd5", "revhandle4"])

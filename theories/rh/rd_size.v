@@ -95,7 +95,8 @@ Fixpoint cmd_rd_weight (P : cmd) : nat :=
   | Ret M | Op _ M => weight_add 1 (tm_rd_weight M)
   | CLet P Q => weight_add 1 (weight_add (cmd_rd_weight P) (cmd_rd_weight Q))
   | RevHandle M R H =>
-      weight_add (tm_rd_weight M) (weight_add (weight_sq (weight_add 1 (cmd_rd_weight R))) (handler_rd_weight H))
+      let w := weight_add 1 (cmd_rd_weight R) in
+      weight_add (tm_rd_weight M) (weight_add (weight_sq (weight_add w w)) (handler_rd_weight H))
   end
 with handler_rd_weight (H : handler) : nat :=
   match H with Handler P cls => weight_add (cmd_rd_weight P) (clauses_rd_weight cls) end
