@@ -62,8 +62,9 @@ with clauses_rd_depth (cls : clauses) : nat :=
 
     [cmd_rd_weight P] is a size estimate computed before a run: terms and
     commands count their nodes, except that an [rd] term counts the square
-    of its own size, and a [rev handle] the square of its body's (the body
-    is differentiated by its [RH] rewriting, RH-4).  Squaring at each level
+    of its own size, and a [rev handle] the square of twice one more than
+    its body's (the body is differentiated by its [RH] rewriting, RH-4;
+    the factor 2 is calibrated on measured runs).  Squaring at each level
     is the doubly exponential growth of the measured outputs
     (docs/decisions.md, "Nested rd: a bound on what grows"; it is above
     every output measured there).  It is not proved to bound the size of a
