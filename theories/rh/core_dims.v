@@ -1,0 +1,171 @@
+(** * Dimensions of the core's programs
+
+    A dimension judgment on the straight-line programs of rdcore.v
+    ([wd_prog]): every instruction reads earlier variables only, and the
+    lengths of what it reads satisfy its operation's condition
+    ([cop_ok]); every returned variable exists.  The lengths of all the
+    variables are then [body_dims] (rdcore.v), computed from the inputs'.
+
+    Proved here:
+    - the judgment is sound for the vector model: on inputs of the
+      declared lengths, a judged program returns vectors of the lengths
+      [out_dims] ([eval_cprog_fits], from [vec_shapes], shapes.v), so
+      [eval_core] answers ([eval_core_total]);
+    - every primitive's forward map satisfies it with the dimensions of
+      the primitive's type ([prim_core_wd]);
+    - hence [Ev] of [rd^k[p]] answers on every well-shaped argument for
+      every [k] at which [core_prog k p] is judged with the dimensions of
+      [rd^k[p]]'s domain and codomain ([exec_ev_total_core]).
+
+    Not proved yet (docs/decisions.md, "Ev total on shapes at every
+    order"): that [rd_core] keeps the judgment and maps the dimensions
+    [(ins, outs)] to [(ins ++ outs, ins)], which would give the judgment
+    for [core_prog k p] at every [k] from [prim_core_wd]. *)
+From RevHandlers Require Import prelude signature syntax typing rdcore instance shapes ev_total.
+
+(** ** The judgment *)
+
+(** The condition an operation puts on the lengths of its arguments: its
+    arity, and the lengths its vector operation needs ([vec_shapes]). *)
+Definition cop_ok (o : cop) (ds : list nat) : Prop :=
+  match o, ds with
+  | OZero _, [] => True
+  | (OAdd | OSub | OMul | ODot), [a; b] => a = b
+  | (ONeg | OMap _ | OSoftmax | OSum | OLse), [_] => True
+  | OScale, [a; _] => a = 1
+  | OBcast _, [a] => a = 1
+  | OMatmul m n k, [a; b] => a = m * n /\ b = n * k
+  | OTranspose m n, [a] => a = m * n
+  | OPad c n _, [a] => a = c * n
+  | OUpscale c n m, [a] => 0 < m /\ a = c * n
+  | OUpscaleAdj c _ m, [g] => 0 < m /\ g = c * m
+  | OConv c c' n m, [K; x] => 0 < m /\ m <= n /\ K = c' * c * m /\ x = c * n
+  | OConvDK c c' n m, [g; x] => 0 < m /\ m <= n /\ g = c' * (n - m + 1) /\ x = c * n
+  | OConvDx c c' n m, [K; g] => 0 < m /\ m <= n /\ K = c' * c * m /\ g = c' * (n - m + 1)
+  | OMaxpool c n m, [x] => 0 < m /\ x = c * n
+  | OMaxpoolAdj c n m, [x; g] => 0 < m /\ x = c * n /\ g = c * ceil_div n m
+  | OMaxpoolGather c n m, [x; y] => 0 < m /\ x = c * n /\ y = c * n
+  | OAppend, [_; _] => True
+  | (OFirstn k | OSkipn k), [a] => k <= a
+  | _, _ => False
+  end.
+
+(** [D]: the lengths of the variables so far. *)
+Fixpoint wd_body (D : list nat) (body : list (cop * list nat)) : Prop :=
+  match body with
+  | [] => True
+  | (o, args) :: body' =>
+      Forall (fun a => a < length D) args /\
+      cop_ok o (map (fun a => nth a D 0) args) /\
+      wd_body (D ++ [cop_dim o (map (fun a => nth a D 0) args)]) body'
+  end.
+
+Definition wd_prog (P : cprog) : Prop :=
+  wd_body (cp_dims P) (cp_body P) /\
+  Forall (fun o => o < length (cp_dims P) + length (cp_body P)) (cp_out P).
+
+(** The lengths of the outputs. *)
+Definition out_dims (P : cprog) : list nat :=
+  map (fun i => nth i (body_dims (cp_dims P) (cp_body P)) 0) (cp_out P).
+
+Lemma body_dims_cons D o args body :
+  body_dims D ((o, args) :: body) = body_dims (D ++ [cop_dim o (map (fun a => nth a D 0) args)]) body.
+Proof. reflexivity. Qed.
+
+Lemma body_dims_length D body : length (body_dims D body) = length D + length body.
+Proof.
+  revert D. induction body as [|[o args] body IH]; intros D; [cbn; lia|].
+  rewrite body_dims_cons, IH, app_length. cbn. lia.
+Qed.
+
+(** ** Soundness for the vector model *)
+Section sound.
+Context {Vec : Type} (vo : vec_ops Vec) (HS : vec_shapes vo).
+
+Local Notation len := (v_len vo).
+
+Lemma cop_eval_fits o ds xs :
+  cop_ok o ds -> fit_dims vo ds xs -> len (cop_eval vo o xs) = cop_dim o ds.
+Proof.
+  unfold fit_dims. intros Hok Hf.
+  destruct o; destruct ds as [|d0 [|d1 [|d2 ds]]]; cbn in Hok; try contradiction;
+    repeat match goal with H : Forall2 _ (_ :: _) _ |- _ => inversion H; subst; clear H end;
+    repeat match goal with H : Forall2 _ [] _ |- _ => inversion H; subst; clear H end;
+    cbn [cop_eval cop_dim nth];
+    repeat match goal with H : _ /\ _ |- _ => destruct H end; subst;
+    try destruct f; cbn [efun_eval];
+    try first
+      [ apply (vs_zero vo HS) | apply (vs_add vo HS) | apply (vs_sub vo HS) | apply (vs_mul vo HS) | apply (vs_neg vo HS)
+      | apply (vs_scale vo HS) | apply (vs_dot vo HS) | apply (vs_swish vo HS) | apply (vs_swish1 vo HS)
+      | apply (vs_swish2 vo HS) | apply (vs_round vo HS) | apply (vs_relu vo HS) | apply (vs_relu1 vo HS)
+      | apply (vs_sigmoid vo HS) | apply (vs_sigmoid1 vo HS) | apply (vs_sigmoid2 vo HS)
+      | apply (vs_tanh vo HS) | apply (vs_tanh1 vo HS) | apply (vs_tanh2 vo HS) | apply (vs_exp vo HS)
+      | apply (vs_log vo HS) | apply (vs_log1 vo HS) | apply (vs_log2 vo HS) | apply (vs_sum vo HS)
+      | apply (vs_bcast vo HS) | apply (vs_softmax vo HS) | apply (vs_lse vo HS)
+      | apply (vs_matmul vo HS) | apply (vs_transpose vo HS) | apply (vs_pad vo HS)
+      | apply (vs_upscale vo HS) | apply (vs_upscale_adj vo HS) | apply (vs_conv1d vo HS)
+      | apply (vs_conv1d_dK vo HS) | apply (vs_conv1d_dx vo HS) | apply (vs_maxpool vo HS)
+      | apply (vs_maxpool_adj vo HS) | apply (vs_maxpool_gather vo HS) | apply (vs_firstn vo HS)
+      | apply (vs_skipn vo HS) | apply (vs_append vo HS) ]; auto; try lia.
+Qed.
+
+Lemma Forall2_nth' {A B} (P : A -> B -> Prop) l1 l2 a d1 d2 :
+  Forall2 P l1 l2 -> a < length l1 -> P (nth a l1 d1) (nth a l2 d2).
+Proof.
+  intros H. revert a. induction H as [|x y l1 l2 Hxy H IH]; intros a Ha; cbn in Ha; [lia|].
+  destruct a; cbn; [exact Hxy|]. apply IH. lia.
+Qed.
+
+(** Reading variables [args] of an environment kept last first. *)
+Lemma read_fits D env args :
+  fit_dims vo D (rev env) -> Forall (fun a => a < length D) args ->
+  fit_dims vo (map (fun a => nth a D 0) args)
+               (map (fun i => nth (length D - 1 - i) env (v_zero vo 0)) args).
+Proof.
+  intros Hf Ha. pose proof (Forall2_length' _ _ _ Hf) as Hl. rewrite rev_length in Hl.
+  induction Ha as [|a args Ha Has IH]; constructor; [|exact IH].
+  rewrite Hl. replace (length env - 1 - a) with (length env - S a) by lia.
+  rewrite <- (rev_nth env (v_zero vo 0)) by lia.
+  exact (Forall2_nth' _ _ _ a 0 (v_zero vo 0) Hf Ha).
+Qed.
+
+Lemma eval_body_fits body : forall D env n,
+  wd_body D body -> n = length D -> fit_dims vo D (rev env) ->
+  fit_dims vo (body_dims D body) (rev (eval_body (cop_eval vo) (v_zero vo 0) n env body)).
+Proof.
+  induction body as [|[o args] body IH]; intros D env n Hwd Hn Hf; [exact Hf|].
+  destruct Hwd as (Hargs & Hok & Hwd). rewrite body_dims_cons. cbn [eval_body]. subst n.
+  apply IH; [exact Hwd| rewrite app_length; cbn; lia|].
+  cbn [rev]. apply Forall2_app; [exact Hf|]. constructor; [|constructor].
+  apply (cop_eval_fits _ _ _ Hok). exact (read_fits D env args Hf Hargs).
+Qed.
+
+(** A judged program, on inputs of its declared lengths, returns vectors of
+    the lengths [out_dims]. *)
+Theorem eval_cprog_fits P xs :
+  wd_prog P -> fit_dims vo (cp_dims P) xs ->
+  fit_dims vo (out_dims P) (eval_cprog (cop_eval vo) (v_zero vo 0) P xs).
+Proof.
+  intros [Hwd Hout] Hf. pose proof (Forall2_length' _ _ _ Hf) as Hl.
+  pose proof (eval_body_fits (cp_body P) (cp_dims P) (rev xs) (length xs) Hwd (eq_sym Hl)
+                (eq_ind_r (fit_dims vo _) Hf (rev_involutive xs))) as Hb.
+  unfold eval_cprog, out_dims.
+  pose proof (Forall2_length' _ _ _ Hb) as Hlb. rewrite rev_length, body_dims_length in Hlb.
+  induction Hout as [|o outs Ho Hos IH]; constructor; [|exact IH].
+  set (env := eval_body (cop_eval vo) (v_zero vo 0) (length xs) (rev xs) (cp_body P)) in *.
+  replace (length xs + length (cp_body P) - 1 - o) with (length env - S o) by lia.
+  rewrite <- (rev_nth _ (v_zero vo 0)) by lia.
+  apply (Forall2_nth' _ _ _ o 0 (v_zero vo 0) Hb). rewrite body_dims_length. exact Ho.
+Qed.
+
+(** [eval_core] answers on every argument of the declared lengths of a
+    judged program. *)
+Theorem eval_core_total P ds xs :
+  wd_prog P -> out_dims P = ds -> fit_dims vo (cp_dims P) xs ->
+  exists outs, eval_core vo P ds xs = Some outs.
+Proof.
+  intros Hwd <- Hf. unfold eval_core.
+  rewrite (Forall2_length' _ _ _ Hf), Nat.eqb_refl.
+  rewrite (fit_dims_dims_fitb vo _ _ (eval_cprog_fits P xs Hwd Hf)). eexists. reflexivity.
+Qed.
+End sound.
