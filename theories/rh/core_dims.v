@@ -169,3 +169,99 @@ Proof.
   rewrite (fit_dims_dims_fitb vo _ _ (eval_cprog_fits P xs Hwd Hf)). eexists. reflexivity.
 Qed.
 End sound.
+
+(** ** The primitives' forward maps *)
+
+(** Every primitive's forward map is judged, with the dimensions of its
+    type: inputs [prim_dom p], output [prim_cod p]. *)
+Theorem prim_core_wd p :
+  prim_ok p = true -> wd_prog (prim_core p) /\ out_dims (prim_core p) = [prim_cod p].
+Proof.
+  intros Hok. unfold wd_prog, out_dims.
+  destruct p; cbn in Hok |- *;
+    repeat match goal with H : (_ && _)%bool = true |- _ => apply andb_true_iff in H as [? ?] end;
+    repeat match goal with H : Nat.ltb _ _ = true |- _ => apply Nat.ltb_lt in H
+                         | H : Nat.leb _ _ = true |- _ => apply Nat.leb_le in H end;
+    repeat split; repeat constructor; cbn; try lia; try reflexivity;
+    try (f_equal; lia); destruct m; (discriminate || lia).
+Qed.
+
+(** ** [rd^k[p]]'s dimensions *)
+Section dims.
+Context {Vec : Type}.
+
+Lemma ty_dims_fdom0 p : @ty_dims Vec (@fdom Vec 0 p) = prim_dom p.
+Proof. destruct p; reflexivity. Qed.
+
+Lemma ty_dims_fdomS k p :
+  @ty_dims Vec (@fdom Vec (S k) p) = @ty_dims Vec (@fdom Vec k p) ++ @ty_dims Vec (@fcod Vec k p).
+Proof. cbn. rewrite app_nil_r. reflexivity. Qed.
+
+Lemma ty_dims_fcodS k p : @ty_dims Vec (@fcod Vec (S k) p) = @ty_dims Vec (@fdom Vec k p).
+Proof. reflexivity. Qed.
+End dims.
+
+(** [rd_core P] takes [P]'s inputs followed by one cotangent per output. *)
+Lemma rd_core_dims P : cp_dims (rd_core P) = cp_dims P ++ out_dims P.
+Proof.
+  unfold rd_core, prune, rd_prog.
+  destruct (seed _ _ _ _ _) as [adj1 s1].
+  destruct (back _ _ _ _ _ _) as [adj2 s2].
+  destruct (finals _ _ _ _) as [outs s3]. reflexivity.
+Qed.
+
+(** [core_prog k p] is judged with the dimensions of [rd^k[p]]'s domain
+    and codomain, as soon as [rd_core] keeps the judgment and returns one
+    adjoint per input: the induction on [k] (the step, [rd_core_wd_step],
+    is what stays to prove). *)
+Definition rd_core_wd_step : Prop :=
+  forall P, wd_prog P -> wd_prog (rd_core P) /\ out_dims (rd_core P) = cp_dims P.
+
+Theorem core_prog_wd {Vec : Type} (Hrd : rd_core_wd_step) k p :
+  prim_ok p = true ->
+  wd_prog (core_prog k p) /\
+  cp_dims (core_prog k p) = @ty_dims Vec (@fdom Vec k p) /\
+  out_dims (core_prog k p) = @ty_dims Vec (@fcod Vec k p).
+Proof.
+  intros Hok. induction k as [|k (Hwd & Hin & Hout)].
+  - change (core_prog 0 p) with (prim_core p). destruct (prim_core_wd p Hok) as [Hwd Hout].
+    split; [exact Hwd|]. split; [rewrite ty_dims_fdom0; destruct p; reflexivity|].
+    rewrite Hout. reflexivity.
+  - change (core_prog (S k) p) with (rd_core (core_prog k p)).
+    destruct (Hrd _ Hwd) as [Hwd' Hout'].
+    split; [exact Hwd'|]. split.
+    + rewrite rd_core_dims, Hin, Hout, ty_dims_fdomS. reflexivity.
+    + rewrite Hout', Hin. reflexivity.
+Qed.
+
+(** ** [Ev] at every order *)
+Section ev_total_all.
+Context {Vec : Type} (vo : vec_ops Vec) (HS : vec_shapes vo).
+#[local] Instance core_dims_sorts : sorts := exec_sorts Vec.
+Context (decls : list (ty * ty)) (locs : list nat).
+#[local] Instance core_dims_signature : signature := exec_signature vo decls locs.
+
+Lemma leaves_fit_dims_of (ls : list (nat * Vec)) :
+  Forall (fun c : nat * Vec => v_len vo (snd c) = fst c) ls -> fit_dims vo (map fst ls) (map snd ls).
+Proof. induction 1; constructor; assumption. Qed.
+
+(** [Ev] of [rd^k[p]], for every [k], answers on every closed value typed
+    at its domain whose constants have their declared lengths, given the
+    step [rd_core_wd_step] (for [k ≤ 2] without it: [exec_ev_total]). *)
+Theorem exec_ev_total_of_step (Hrd : rd_core_wd_step) k p V :
+  prim_ok p = true -> value V -> typed_tm [] V (@fdom Vec k p) -> consts_fit vo V ->
+  exists V', exec_ev vo (k, p) V = Some V'.
+Proof.
+  intros Hok HV HT Hfit.
+  destruct (Nat.le_gt_cases k 2) as [Hk|Hk]; [exact (exec_ev_total vo decls locs k p V Hk Hok HV HT Hfit)|].
+  unfold exec_ev.
+  pose proof (leaves_dims vo decls locs V _ HV HT) as Hdims.
+  rewrite Hok, (leaves_fit_of vo _ _ Hdims Hfit). cbn [andb].
+  rewrite (eval_prim_core vo k p _ ltac:(lia)).
+  destruct (core_prog_wd (Vec := Vec) Hrd k p Hok) as (Hwd & Hin & Hout).
+  assert (Hf : fit_dims vo (cp_dims (core_prog k p)) (map snd (@leaves Vec V))).
+  { rewrite Hin, <- Hdims. apply leaves_fit_dims_of, Hfit. }
+  destruct (eval_core_total vo HS _ _ _ Hwd Hout Hf) as [outs Houts].
+  rewrite Houts. eexists. reflexivity.
+Qed.
+End ev_total_all.
