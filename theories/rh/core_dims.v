@@ -19,8 +19,12 @@
 
     Not proved yet (docs/decisions.md, "Ev total on shapes at every
     order"): that [rd_core] keeps the judgment and maps the dimensions
-    [(ins, outs)] to [(ins ++ outs, ins)], which would give the judgment
-    for [core_prog k p] at every [k] from [prim_core_wd]. *)
+    [(ins, outs)] to [(ins ++ outs, ins)] ([rd_core_wd_step]), which
+    would give the judgment for [core_prog k p] at every [k] from
+    [prim_core_wd].  Its heart is proved: every contribution of [vjp] is a
+    judged expression with the length of the adjoint it adds to
+    ([vjp_dims]); what stays is the bookkeeping of the builder ([emit],
+    [accum], [contribs], [seed], [back], [finals]) and [prune]. *)
 From RevHandlers Require Import prelude signature syntax typing rdcore instance shapes ev_total.
 
 (** ** The judgment *)
@@ -265,3 +269,42 @@ Proof.
   rewrite Houts. eexists. reflexivity.
 Qed.
 End ev_total_all.
+
+
+(** ** The contributions of [vjp] have the lengths of the adjoints *)
+
+(** The length of an expression over variables of lengths [D], and its
+    judgment: every variable exists and every operation's condition holds. *)
+Fixpoint rexp_dim (D : list nat) (e : rexp) : nat :=
+  match e with
+  | RV i => nth i D 0
+  | RO o es => cop_dim o (map (rexp_dim D) es)
+  end.
+
+Fixpoint rexp_ok (D : list nat) (e : rexp) : Prop :=
+  match e with
+  | RV i => i < length D
+  | RO o es => fold_right and (cop_ok o (map (rexp_dim D) es)) (map (rexp_ok D) es)
+  end.
+
+Definition rdim (D : list nat) (e : rexp) (d : nat) : Prop := rexp_ok D e /\ rexp_dim D e = d.
+
+(** Each contribution of [vjp o] to an argument's adjoint has that
+    argument's length, when the arguments' lengths satisfy [cop_ok o]
+    and the result and its cotangent have [o]'s result length. *)
+Theorem vjp_dims D o as_ ds y g :
+  cop_ok o ds -> Forall2 (fun a d => a < length D /\ nth a D 0 = d) as_ ds ->
+  y < length D -> nth y D 0 = cop_dim o ds -> g < length D -> nth g D 0 = cop_dim o ds ->
+  Forall2 (fun c d => match c with Some e => rdim D e d | None => True end) (vjp o as_ ds y g) ds.
+Proof.
+  intros Hok Has Hy HY Hg HG.
+  destruct o; destruct ds as [|d0 [|d1 [|d2 ds]]]; cbn in Hok; try contradiction;
+    repeat match goal with H : Forall2 _ _ (_ :: _) |- _ => inversion H; subst; clear H end;
+    repeat match goal with H : Forall2 _ _ [] |- _ => inversion H; subst; clear H end;
+    repeat match goal with H : _ /\ _ |- _ => destruct H end;
+    cbn [cop_dim nth] in HY, HG; try destruct f;
+    cbn [vjp efun_d rmap radd rmul rtwice sigm3 option_map nth];
+    repeat constructor; unfold rdim, sigm3, rtwice in *; unfold rmul, rmap, radd in *;
+    cbn [rexp_ok rexp_dim map fold_right cop_ok cop_dim nth];
+    unfold ceil_div in *; subst; repeat split; try lia.
+Qed.
