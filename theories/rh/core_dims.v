@@ -308,3 +308,44 @@ Proof.
     cbn [rexp_ok rexp_dim map fold_right cop_ok cop_dim nth];
     unfold ceil_div in *; subst; repeat split; try lia.
 Qed.
+
+(** ** Building programs: [emit] *)
+
+Fixpoint rexp_ind' (P : rexp -> Prop) (HV : forall i, P (RV i))
+    (HO : forall o es, Forall P es -> P (RO o es)) (e : rexp) {struct e} : P e :=
+  match e with
+  | RV i => HV i
+  | RO o es =>
+      HO o es ((fix go (es : list rexp) : Forall P es :=
+                  match es with
+                  | [] => Forall_nil P
+                  | e :: es' => Forall_cons e (rexp_ind' P HV HO e) (go es')
+                  end) es)
+  end.
+
+Lemma fold_right_and_map {A} (Q : Prop) (f : A -> Prop) l :
+  fold_right and Q (map f l) <-> Forall f l /\ Q.
+Proof.
+  induction l as [|x l IH]; cbn.
+  - split; [intros; split; [constructor|assumption] | intros [_ H]; exact H].
+  - rewrite IH. split.
+    + intros (H1 & H2 & H3). split; [constructor|]; assumption.
+    + intros [H1 H3]. inversion H1; subst. auto.
+Qed.
+
+(** Judged expressions stay judged, with the same length, when variables
+    are added. *)
+Lemma rexp_mono D E e : rexp_ok D e -> rexp_ok (D ++ E) e /\ rexp_dim (D ++ E) e = rexp_dim D e.
+Proof.
+  induction e as [i|o es IH] using rexp_ind'; cbn.
+  - intros Hi. rewrite app_length, app_nth1 by exact Hi. split; [lia|reflexivity].
+  - rewrite !fold_right_and_map. intros [Hes Hok].
+    assert (Hm : map (rexp_dim (D ++ E)) es = map (rexp_dim D) es).
+    { clear Hok. induction IH as [|e es' He _ IHes]; [reflexivity|].
+      inversion Hes as [|? ? He' Hes']; subst. cbn.
+      rewrite (proj2 (He He')), (IHes Hes'). reflexivity. }
+    rewrite Hm. split; [|reflexivity]. split; [|exact Hok].
+    clear Hok Hm. induction IH as [|e es' He _ IHes]; [constructor|].
+    inversion Hes as [|? ? He' Hes']; subst.
+    constructor; [exact (proj1 (He He'))|]. exact (IHes Hes').
+Qed.
