@@ -349,3 +349,47 @@ Proof.
     inversion Hes as [|? ? He' Hes']; subst.
     constructor; [exact (proj1 (He He'))|]. exact (IHes Hes').
 Qed.
+
+Lemma body_dims_app D b1 b2 : body_dims D (b1 ++ b2) = body_dims (body_dims D b1) b2.
+Proof. unfold body_dims. apply fold_left_app. Qed.
+
+Lemma body_dims_prefix D b : exists E, body_dims D b = D ++ E.
+Proof.
+  revert D. induction b as [|[o args] b IH]; intros D.
+  - exists []. rewrite app_nil_r. reflexivity.
+  - rewrite body_dims_cons. destruct (IH (D ++ [cop_dim o (map (fun a => nth a D 0) args)])) as [E HE].
+    rewrite HE, <- app_assoc. eexists. reflexivity.
+Qed.
+
+Lemma wd_body_app D b1 b2 : wd_body D (b1 ++ b2) <-> wd_body D b1 /\ wd_body (body_dims D b1) b2.
+Proof.
+  revert D. induction b1 as [|[o args] b1 IH]; intros D; cbn [app wd_body].
+  - unfold body_dims. cbn. tauto.
+  - rewrite IH, body_dims_cons. tauto.
+Qed.
+
+(** A state of the builder over inputs of lengths [D0]: its instructions,
+    the first first, are judged, and the next variable is the one after
+    them. *)
+Definition st_ok (D0 : list nat) (s : bstate) : Prop :=
+  wd_body D0 (rev (bs_acc s)) /\ bs_next s = length D0 + length (bs_acc s).
+
+Definition st_dims (D0 : list nat) (s : bstate) : list nat := body_dims D0 (rev (bs_acc s)).
+
+Lemma st_dims_length D0 s : length (st_dims D0 s) = length D0 + length (bs_acc s).
+Proof. unfold st_dims. rewrite body_dims_length, rev_length. reflexivity. Qed.
+
+(** Emitting one instruction whose arguments are judged. *)
+Lemma push_ok D0 s o is :
+  st_ok D0 s -> Forall (fun a => a < length (st_dims D0 s)) is ->
+  cop_ok o (map (fun a => nth a (st_dims D0 s) 0) is) ->
+  let s' := {| bs_next := S (bs_next s); bs_acc := (o, is) :: bs_acc s |} in
+  st_ok D0 s' /\
+  st_dims D0 s' = st_dims D0 s ++ [cop_dim o (map (fun a => nth a (st_dims D0 s) 0) is)].
+Proof.
+  intros [Hwd Hn] His Hok. unfold st_ok, st_dims in *. cbn [bs_acc bs_next rev].
+  rewrite wd_body_app, body_dims_app. cbn [length]. split; [split; [split; [exact Hwd|]|]|].
+  - cbn. split; [exact His|]. split; [exact Hok|]. exact I.
+  - lia.
+  - reflexivity.
+Qed.
