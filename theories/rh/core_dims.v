@@ -23,8 +23,10 @@
     would give the judgment for [core_prog k p] at every [k] from
     [prim_core_wd].  Its heart is proved: every contribution of [vjp] is a
     judged expression with the length of the adjoint it adds to
-    ([vjp_dims]); what stays is the bookkeeping of the builder ([emit],
-    [accum], [contribs], [seed], [back], [finals]) and [prune]. *)
+    ([vjp_dims]), and so is [emit]: a judged expression extends a judged
+    body with a variable of its length ([emit_ok]).  What stays is the
+    bookkeeping of the adjoints ([accum], [contribs], [seed], [back],
+    [finals]), the forward copy renumbered by [ren], and [prune]. *)
 From RevHandlers Require Import prelude signature syntax typing rdcore instance shapes ev_total.
 
 (** ** The judgment *)
@@ -392,4 +394,61 @@ Proof.
   - cbn. split; [exact His|]. split; [exact Hok|]. exact I.
   - lia.
   - reflexivity.
+Qed.
+
+Definition emit_spec (D0 : list nat) (e : rexp) (s : bstate) : Prop :=
+  st_ok D0 (snd (emit e s)) /\
+  fst (emit e s) < length (st_dims D0 (snd (emit e s))) /\
+  nth (fst (emit e s)) (st_dims D0 (snd (emit e s))) 0 = rexp_dim (st_dims D0 s) e /\
+  exists E, st_dims D0 (snd (emit e s)) = st_dims D0 s ++ E.
+
+(** [emit] of a judged expression extends a judged body with a variable
+    of the expression's length. *)
+Lemma emit_ok D0 e : forall s, st_ok D0 s -> rexp_ok (st_dims D0 s) e -> emit_spec D0 e s.
+Proof.
+  induction e as [i|o es IH] using rexp_ind'; intros s Hs Hok; unfold emit_spec.
+  - cbn. split; [exact Hs|]. split; [exact Hok|]. split; [reflexivity|]. exists []. symmetry. apply app_nil_r.
+  - cbn [emit].
+    match goal with |- context [?F es s] => pose (go := F); change (F es s) with (go es s) end.
+    assert (Hgo : forall l s, Forall (fun e => forall s, st_ok D0 s -> rexp_ok (st_dims D0 s) e -> emit_spec D0 e s) l ->
+              st_ok D0 s -> Forall (rexp_ok (st_dims D0 s)) l ->
+              st_ok D0 (snd (go l s)) /\
+              Forall2 (fun i e => i < length (st_dims D0 (snd (go l s))) /\
+                                  nth i (st_dims D0 (snd (go l s))) 0 = rexp_dim (st_dims D0 s) e)
+                      (fst (go l s)) l /\
+              exists E, st_dims D0 (snd (go l s)) = st_dims D0 s ++ E).
+    { clear IH Hs Hok s. induction l as [|e l IHl]; intros s IH Hs Hok.
+      - cbn. split; [exact Hs|]. split; [constructor|]. exists []. symmetry. apply app_nil_r.
+      - inversion IH as [|? ? He IH']; subst. inversion Hok as [|? ? Hoke Hok']; subst.
+        change (go (e :: l) s) with (let '(i, s1) := emit e s in
+                                     let '(is, s2) := go l s1 in (i :: is, s2)).
+        destruct (He s Hs Hoke) as (Hs1 & Hi & Hni & E1 & HE1).
+        destruct (emit e s) as [i s1] eqn:Hem. cbn [fst snd] in Hs1, Hi, Hni, HE1.
+        assert (Hok1 : Forall (rexp_ok (st_dims D0 s1)) l).
+        { rewrite HE1. clear -Hok'. induction Hok'; constructor; [apply rexp_mono|]; assumption. }
+        destruct (IHl s1 IH' Hs1 Hok1) as (Hs2 & Hl & E2 & HE2).
+        destruct (go l s1) as [is s2]. cbn [fst snd] in *.
+        split; [exact Hs2|]. split.
+        + constructor.
+          * rewrite HE2, app_length, app_nth1 by exact Hi. split; [lia|exact Hni].
+          * clear -Hl HE1 Hok'. induction Hl as [|j e' js l' [Hj Hnj] Hl IHl']; constructor.
+            -- split; [exact Hj|]. rewrite Hnj, HE1. inversion Hok'; subst.
+               apply rexp_mono. assumption.
+            -- inversion Hok'; subst. apply IHl'. assumption.
+        + exists (E1 ++ E2). rewrite HE2, HE1, app_assoc. reflexivity. }
+    destruct (Hgo es s IH Hs) as (Hs1 & His & E1 & HE1).
+    { cbn in Hok. apply fold_right_and_map in Hok. exact (proj1 Hok). }
+    cbn in Hok. apply fold_right_and_map in Hok as [_ Hcop].
+    destruct (go es s) as [is s1]. cbn [fst snd] in *.
+    assert (Hm : map (fun a => nth a (st_dims D0 s1) 0) is = map (rexp_dim (st_dims D0 s)) es).
+    { clear -His. induction His as [|j e js l [_ Hj] _ IHs]; [reflexivity|]. cbn. rewrite Hj, IHs. reflexivity. }
+    assert (Hargs : Forall (fun a => a < length (st_dims D0 s1)) is).
+    { clear -His. induction His as [|j e js l [Hj _] _ IHs]; constructor; assumption. }
+    rewrite <- Hm in Hcop.
+    destruct (push_ok D0 s1 o is Hs1 Hargs Hcop) as [Hs2 Hd2]. cbn [fst snd].
+    split; [exact Hs2|]. rewrite Hd2. destruct Hs1 as [_ Hn].
+    rewrite Hn, <- st_dims_length, app_length, app_nth2, Nat.sub_diag by lia. cbn.
+    split; [lia|]. split; [rewrite Hm; reflexivity|].
+    exists (E1 ++ [cop_dim o (map (fun a => nth a (st_dims D0 s1) 0) is)]).
+    rewrite HE1, app_assoc. reflexivity.
 Qed.
