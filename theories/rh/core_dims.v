@@ -452,3 +452,60 @@ Proof.
     exists (E1 ++ [cop_dim o (map (fun a => nth a (st_dims D0 s1) 0) is)]).
     rewrite HE1, app_assoc. reflexivity.
 Qed.
+
+(** ** The adjoints *)
+
+Lemma upd_length {A} (l : list A) i x : length (upd l i x) = length l.
+Proof. revert i. induction l as [|y l IH]; intros [|i]; cbn; auto. Qed.
+
+Lemma nth_upd_eq {A} (l : list A) i x d : i < length l -> nth i (upd l i x) d = x.
+Proof. revert i. induction l as [|y l IH]; intros [|i] Hi; cbn in *; try lia; auto. apply IH. lia. Qed.
+
+Lemma nth_upd_ne {A} (l : list A) i k x d : k <> i -> nth k (upd l i x) d = nth k l d.
+Proof.
+  revert i k. induction l as [|y l IH]; intros [|i] [|k] Hki; cbn; auto; lia.
+Qed.
+
+(** [adj]: the variable holding the adjoint of each variable of [P] (of
+    lengths [Dp]) so far, if any; it exists in the state [s] and has the
+    length of the variable it is the adjoint of. *)
+Definition adj_ok (D0 Dp : list nat) (adj : list (option nat)) (s : bstate) : Prop :=
+  length adj = length Dp /\
+  forall i j, nth i adj None = Some j ->
+    j < length (st_dims D0 s) /\ nth j (st_dims D0 s) 0 = nth i Dp 0.
+
+Lemma adj_ok_ext D0 Dp adj s s' E :
+  adj_ok D0 Dp adj s -> st_dims D0 s' = st_dims D0 s ++ E -> adj_ok D0 Dp adj s'.
+Proof.
+  intros [Hl Hadj] HE. split; [exact Hl|]. intros i j Hij.
+  destruct (Hadj i j Hij) as [Hj Hn]. rewrite HE, app_length, app_nth1 by exact Hj. split; [lia|exact Hn].
+Qed.
+
+(** What a step of the backward sweep keeps. *)
+Definition sweep_spec (D0 Dp : list nat) (s : bstate) (r : list (option nat) * bstate) : Prop :=
+  st_ok D0 (snd r) /\ adj_ok D0 Dp (fst r) (snd r) /\ exists E, st_dims D0 (snd r) = st_dims D0 s ++ E.
+
+Lemma accum_ok D0 Dp adj i c s :
+  st_ok D0 s -> adj_ok D0 Dp adj s -> i < length Dp ->
+  c < length (st_dims D0 s) -> nth c (st_dims D0 s) 0 = nth i Dp 0 ->
+  sweep_spec D0 Dp s (accum adj i c s).
+Proof.
+  intros Hs [Hl Hadj] Hi Hc Hnc. unfold accum, sweep_spec.
+  destruct (nth i adj None) as [old|] eqn:Hold.
+  - destruct (Hadj i old Hold) as [Ho Hno].
+    assert (Hok : rexp_ok (st_dims D0 s) (radd (RV old) (RV c))).
+    { cbn. split; [exact Ho|]. split; [exact Hc|]. congruence. }
+    destruct (emit_ok D0 _ s Hs Hok) as (Hs1 & Hj & Hnj & E & HE).
+    destruct (emit _ s) as [j s1]. cbn [fst snd] in *.
+    split; [exact Hs1|]. split; [|exists E; exact HE].
+    split; [rewrite upd_length; exact Hl|]. intros k j' Hk.
+    destruct (Nat.eq_dec k i) as [->|Hki].
+    + rewrite nth_upd_eq in Hk by lia. injection Hk as <-. split; [exact Hj|].
+      rewrite Hnj. cbn. exact Hno.
+    + rewrite nth_upd_ne in Hk by exact Hki. exact (proj2 (adj_ok_ext D0 Dp adj s s1 E (conj Hl Hadj) HE) k j' Hk).
+  - cbn [fst snd]. split; [exact Hs|]. split; [|exists []; symmetry; apply app_nil_r].
+    split; [rewrite upd_length; exact Hl|]. intros k j' Hk.
+    destruct (Nat.eq_dec k i) as [->|Hki].
+    + rewrite nth_upd_eq in Hk by lia. injection Hk as <-. split; [exact Hc|exact Hnc].
+    + rewrite nth_upd_ne in Hk by exact Hki. exact (Hadj k j' Hk).
+Qed.
