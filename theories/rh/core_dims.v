@@ -509,3 +509,43 @@ Proof.
     + rewrite nth_upd_eq in Hk by lia. injection Hk as <-. split; [exact Hc|exact Hnc].
     + rewrite nth_upd_ne in Hk by exact Hki. exact (Hadj k j' Hk).
 Qed.
+
+Lemma sweep_spec_refl D0 Dp adj s : st_ok D0 s -> adj_ok D0 Dp adj s -> sweep_spec D0 Dp s (adj, s).
+Proof. intros Hs Ha. split; [exact Hs|]. split; [exact Ha|]. exists []. symmetry. apply app_nil_r. Qed.
+
+Lemma sweep_spec_trans D0 Dp s r1 r2 :
+  sweep_spec D0 Dp s r1 -> (sweep_spec D0 Dp (snd r1) r2) -> sweep_spec D0 Dp s r2.
+Proof.
+  intros (_ & _ & E1 & HE1) (Hs2 & Ha2 & E2 & HE2). split; [exact Hs2|]. split; [exact Ha2|].
+  exists (E1 ++ E2). rewrite HE2, HE1, app_assoc. reflexivity.
+Qed.
+
+(** The contributions of one instruction, judged in an earlier state
+    [s0], each added to the adjoint of its argument. *)
+Lemma contribs_ok D0 Dp s0 args ds :
+  Forall2 (fun a d => a < length Dp /\ nth a Dp 0 = d) args ds -> forall cs adj s E0,
+  Forall2 (fun c d => match c with Some e => rdim (st_dims D0 s0) e d | None => True end) cs ds ->
+  st_ok D0 s -> adj_ok D0 Dp adj s -> st_dims D0 s = st_dims D0 s0 ++ E0 ->
+  sweep_spec D0 Dp s (contribs args cs adj s).
+Proof.
+  induction 1 as [|a d args ds Had Hargs IH]; intros cs adj s E0 Hcs Hs Hadj HE0.
+  - destruct cs; apply sweep_spec_refl; assumption.
+  - destruct Had as [Ha Hna]. inversion Hcs as [|c d' cs' ds' Hc Hcs']; subst.
+    destruct c as [e|]; cbn [contribs].
+    + destruct Hc as [Hok Hd].
+      assert (Hok' : rexp_ok (st_dims D0 s) e) by (rewrite HE0; apply rexp_mono, Hok).
+      destruct (emit_ok D0 e s Hs Hok') as (Hs1 & Hi & Hni & E1 & HE1).
+      destruct (emit e s) as [c s1]. cbn [fst snd] in *.
+      assert (Hadj1 : adj_ok D0 Dp adj s1) by exact (adj_ok_ext _ _ _ _ _ _ Hadj HE1).
+      assert (Hnc : nth c (st_dims D0 s1) 0 = nth a Dp 0).
+      { rewrite Hni, HE0, (proj2 (rexp_mono _ _ _ Hok)). exact Hd. }
+      pose proof (accum_ok D0 Dp adj a c s1 Hs1 Hadj1 Ha Hi Hnc) as Hacc.
+      destruct (accum adj a c s1) as [adj2 s2] eqn:Eacc.
+      refine (sweep_spec_trans _ _ _ (adj2, s2) _ _ _).
+      * destruct Hacc as (Hs2 & Ha2 & E2 & HE2). split; [exact Hs2|]. split; [exact Ha2|].
+        exists (E1 ++ E2). cbn [snd] in *. rewrite HE2, HE1, app_assoc. reflexivity.
+      * cbn [snd]. destruct Hacc as (Hs2 & Ha2 & E2 & HE2). cbn [fst snd] in *.
+        apply (IH cs' adj2 s2 (E0 ++ E1 ++ E2) Hcs' Hs2 Ha2).
+        rewrite HE2, HE1, HE0, !app_assoc. reflexivity.
+    + apply (IH cs' adj s E0 Hcs' Hs Hadj HE0).
+Qed.
