@@ -549,3 +549,33 @@ Proof.
         rewrite HE2, HE1, HE0, !app_assoc. reflexivity.
     + apply (IH cs' adj s E0 Hcs' Hs Hadj HE0).
 Qed.
+
+Lemma st_dims_prefix D0 s : exists E, st_dims D0 s = D0 ++ E.
+Proof. apply body_dims_prefix. Qed.
+
+Lemma st_dims_nth_in D0 s i : i < length D0 -> i < length (st_dims D0 s) /\ nth i (st_dims D0 s) 0 = nth i D0 0.
+Proof.
+  intros Hi. destruct (st_dims_prefix D0 s) as [E HE]. rewrite HE, app_length, app_nth1 by exact Hi.
+  split; [lia|reflexivity].
+Qed.
+
+(** The cotangent of output [r + k] is the input [nin + r + k] of the
+    reverse program, of the length of the output. *)
+Lemma seed_ok D0 Dp nin outs : forall r adj s,
+  st_ok D0 s -> adj_ok D0 Dp adj s -> Forall (fun o => o < length Dp) outs ->
+  (forall k, k < length outs -> nin + r + k < length D0 /\ nth (nin + r + k) D0 0 = nth (nth k outs 0) Dp 0) ->
+  sweep_spec D0 Dp s (seed nin outs r adj s).
+Proof.
+  induction outs as [|o outs IH]; intros r adj s Hs Hadj Houts Hk; cbn [seed].
+  - apply sweep_spec_refl; assumption.
+  - inversion Houts as [|? ? Ho Houts']; subst.
+    destruct (Hk 0 ltac:(cbn; lia)) as [H0 Hn0]. rewrite Nat.add_0_r in H0, Hn0. cbn [nth] in Hn0.
+    destruct (st_dims_nth_in D0 s (nin + r) H0) as [Hc Hnc].
+    pose proof (accum_ok D0 Dp adj o (nin + r) s Hs Hadj Ho Hc (eq_trans Hnc Hn0)) as Hacc.
+    destruct (accum adj o (nin + r) s) as [adj1 s1].
+    apply (sweep_spec_trans _ _ _ (adj1, s1)); [exact Hacc|]. cbn [snd].
+    destruct Hacc as (Hs1 & Ha1 & _). cbn [fst snd] in *.
+    apply IH; [exact Hs1|exact Ha1|exact Houts'|].
+    intros k Hk'. specialize (Hk (S k) ltac:(cbn; lia)). cbn [nth] in Hk.
+    replace (nin + S r + k) with (nin + r + S k) by lia. exact Hk.
+Qed.
