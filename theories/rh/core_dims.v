@@ -579,3 +579,47 @@ Proof.
     intros k Hk'. specialize (Hk (S k) ltac:(cbn; lia)). cbn [nth] in Hk.
     replace (nin + S r + k) with (nin + r + S k) by lia. exact Hk.
 Qed.
+
+Lemma Forall2_map_self {A} (P : A -> A -> Prop) (f : A -> A) l :
+  Forall (fun a => P a (f a)) l -> Forall2 P l (map f l).
+Proof. induction 1; constructor; assumption. Qed.
+
+(** The backward sweep over instructions of [P] (of variables of lengths
+    [Dp]) whose variables [ren] places, in a state extending [s0], at
+    variables of the same lengths. *)
+Lemma back_ok D0 Dp nin q s0 instrs :
+  (forall i, i < length Dp ->
+     ren nin q i < length (st_dims D0 s0) /\ nth (ren nin q i) (st_dims D0 s0) 0 = nth i Dp 0) ->
+  Forall (fun ji : nat * (cop * list nat) =>
+            nin + fst ji < length Dp /\ Forall (fun a => a < length Dp) (snd (snd ji)) /\
+            cop_ok (fst (snd ji)) (map (fun a => nth a Dp 0) (snd (snd ji))) /\
+            nth (nin + fst ji) Dp 0 = cop_dim (fst (snd ji)) (map (fun a => nth a Dp 0) (snd (snd ji))))
+         instrs ->
+  forall adj s E0, st_ok D0 s -> adj_ok D0 Dp adj s -> st_dims D0 s = st_dims D0 s0 ++ E0 ->
+  sweep_spec D0 Dp s (back nin q Dp instrs adj s).
+Proof.
+  intros Hren Hins. induction Hins as [|[j [o args]] instrs Hji Hins IH]; intros adj s E0 Hs Hadj HE0.
+  - apply sweep_spec_refl; assumption.
+  - cbn [fst snd] in Hji. destruct Hji as (Hj & Hargs & Hok & Hdj). cbn [back].
+    destruct (nth (nin + j) adj None) as [g|] eqn:Hg; [|exact (IH adj s E0 Hs Hadj HE0)].
+    assert (Hren' : forall i, i < length Dp ->
+              ren nin q i < length (st_dims D0 s) /\ nth (ren nin q i) (st_dims D0 s) 0 = nth i Dp 0).
+    { intros i Hi. destruct (Hren i Hi) as [H1 H2]. rewrite HE0, app_length, app_nth1 by exact H1.
+      split; [lia|exact H2]. }
+    destruct (proj2 Hadj _ _ Hg) as [Hgl Hgn].
+    destruct (Hren' _ Hj) as [Hyl Hyn].
+    pose proof (vjp_dims (st_dims D0 s) o (map (ren nin q) args) (map (fun a => nth a Dp 0) args)
+                  (ren nin q (nin + j)) g Hok) as Hv.
+    assert (Has : Forall2 (fun a d => a < length (st_dims D0 s) /\ nth a (st_dims D0 s) 0 = d)
+                    (map (ren nin q) args) (map (fun a => nth a Dp 0) args)).
+    { clear -Hargs Hren'. induction Hargs as [|a args Ha _ IHa]; constructor; [|exact IHa].
+      exact (Hren' a Ha). }
+    specialize (Hv Has Hyl (eq_trans Hyn Hdj) Hgl (eq_trans Hgn Hdj)).
+    pose proof (contribs_ok D0 Dp s args (map (fun a => nth a Dp 0) args)
+                  (Forall2_map_self _ _ _ (Forall_impl _ (fun a Ha => conj Ha eq_refl) Hargs))
+                  _ adj s [] Hv Hs Hadj (eq_sym (app_nil_r _))) as Hc.
+    destruct (contribs args _ adj s) as [adj1 s1].
+    apply (sweep_spec_trans _ _ _ (adj1, s1)); [exact Hc|]. cbn [snd].
+    destruct Hc as (Hs1 & Ha1 & E1 & HE1). cbn [fst snd] in *.
+    apply (IH adj1 s1 (E0 ++ E1) Hs1 Ha1). rewrite HE1, HE0, app_assoc. reflexivity.
+Qed.
