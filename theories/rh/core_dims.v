@@ -623,3 +623,42 @@ Proof.
     destruct Hc as (Hs1 & Ha1 & E1 & HE1). cbn [fst snd] in *.
     apply (IH adj1 s1 (E0 ++ E1) Hs1 Ha1). rewrite HE1, HE0, app_assoc. reflexivity.
 Qed.
+
+(** The adjoints of the inputs, [zero d] for those nothing reached. *)
+Lemma finals_ok D0 Dp ds : forall i adj s,
+  st_ok D0 s -> adj_ok D0 Dp adj s ->
+  (forall k, k < length ds -> nth (i + k) Dp 0 = nth k ds 0) ->
+  st_ok D0 (snd (finals i ds adj s)) /\
+  Forall2 (fun x d => x < length (st_dims D0 (snd (finals i ds adj s))) /\
+                      nth x (st_dims D0 (snd (finals i ds adj s))) 0 = d)
+          (fst (finals i ds adj s)) ds /\
+  exists E, st_dims D0 (snd (finals i ds adj s)) = st_dims D0 s ++ E.
+Proof.
+  induction ds as [|d ds IH]; intros i adj s Hs Hadj Hk.
+  - cbn. split; [exact Hs|]. split; [constructor|]. exists []. symmetry. apply app_nil_r.
+  - cbn [finals].
+    assert (Hd : nth i Dp 0 = d) by (specialize (Hk 0 ltac:(cbn; lia)); rewrite Nat.add_0_r in Hk; exact Hk).
+    assert (Hx : exists x s1 E1, (match nth i adj None with
+                                   | Some x => (x, s)
+                                   | None => emit (RO (OZero d) []) s
+                                   end) = (x, s1) /\ st_ok D0 s1 /\
+                 x < length (st_dims D0 s1) /\ nth x (st_dims D0 s1) 0 = d /\
+                 st_dims D0 s1 = st_dims D0 s ++ E1).
+    { destruct (nth i adj None) as [x|] eqn:Hi.
+      - destruct (proj2 Hadj _ _ Hi) as [H1 H2]. exists x, s, [].
+        split; [reflexivity|]. split; [exact Hs|]. split; [exact H1|]. split; [congruence|].
+        symmetry. apply app_nil_r.
+      - assert (Hok : rexp_ok (st_dims D0 s) (RO (OZero d) [])) by exact I.
+        destruct (emit_ok D0 _ s Hs Hok) as (Hs1 & H1 & H2 & E1 & HE1).
+        exists (fst (emit (RO (OZero d) []) s)), (snd (emit (RO (OZero d) []) s)), E1.
+        split; [destruct (emit _ s); reflexivity|]. split; [exact Hs1|]. split; [exact H1|].
+        split; [exact H2|exact HE1]. }
+    destruct Hx as (x & s1 & E1 & -> & Hs1 & Hxl & Hxn & HE1).
+    assert (Hk' : forall k, k < length ds -> nth (S i + k) Dp 0 = nth k ds 0).
+    { intros k Hk'. specialize (Hk (S k) ltac:(cbn; lia)). replace (S i + k) with (i + S k) by lia. exact Hk. }
+    destruct (IH (S i) adj s1 Hs1 (adj_ok_ext _ _ _ _ _ _ Hadj HE1) Hk') as (Hs2 & Hf & E2 & HE2).
+    destruct (finals (S i) ds adj s1) as [xs s2]. cbn [fst snd] in *.
+    split; [exact Hs2|]. split.
+    + constructor; [|exact Hf]. rewrite HE2, app_length, app_nth1 by exact Hxl. split; [lia|exact Hxn].
+    + exists (E1 ++ E2). rewrite HE2, HE1, app_assoc. reflexivity.
+Qed.
