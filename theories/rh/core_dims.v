@@ -662,3 +662,70 @@ Proof.
     + constructor; [|exact Hf]. rewrite HE2, app_length, app_nth1 by exact Hxl. split; [lia|exact Hxn].
     + exists (E1 ++ E2). rewrite HE2, HE1, app_assoc. reflexivity.
 Qed.
+
+(** ** The forward copy and the instructions of [P] *)
+
+Lemma body_dims_nth D body a : a < length D -> nth a (body_dims D body) 0 = nth a D 0.
+Proof. intros Ha. destruct (body_dims_prefix D body) as [E ->]. apply app_nth1, Ha. Qed.
+
+(** The instructions of [P], numbered from [t], with the facts the
+    backward sweep needs about the lengths [F] of all of [P]'s variables. *)
+Lemma instrs_ok base body : forall D t, length D = base + t -> wd_body D body ->
+  Forall (fun ji : nat * (cop * list nat) =>
+            base + fst ji < length (body_dims D body) /\
+            Forall (fun a => a < length (body_dims D body)) (snd (snd ji)) /\
+            cop_ok (fst (snd ji)) (map (fun a => nth a (body_dims D body) 0) (snd (snd ji))) /\
+            nth (base + fst ji) (body_dims D body) 0 =
+              cop_dim (fst (snd ji)) (map (fun a => nth a (body_dims D body) 0) (snd (snd ji))))
+         (combine (seq t (length body)) body).
+Proof.
+  induction body as [|[o args] body IH]; intros D t HD Hwd; [constructor|].
+  destruct Hwd as (Hargs & Hok & Hwd). cbn [length seq combine]. rewrite body_dims_cons.
+  set (d := cop_dim o (map (fun a => nth a D 0) args)).
+  assert (Hm : map (fun a => nth a (body_dims (D ++ [d]) body) 0) args = map (fun a => nth a D 0) args).
+  { apply map_ext_in. intros a Ha. rewrite body_dims_nth by (rewrite app_length; cbn;
+      rewrite Forall_forall in Hargs; specialize (Hargs a Ha); lia).
+    apply app_nth1. rewrite Forall_forall in Hargs. exact (Hargs a Ha). }
+  constructor.
+  - cbn [fst snd]. rewrite body_dims_length, app_length. cbn [length]. rewrite Hm.
+    split; [lia|]. split.
+    + eapply Forall_impl; [|exact Hargs]. intros a Ha. cbn beta in Ha |- *. lia.
+    + split; [exact Hok|]. rewrite <- HD, body_dims_nth by (rewrite app_length; cbn; lia).
+      rewrite app_nth2, Nat.sub_diag by lia. reflexivity.
+  - apply IH; [rewrite app_length; cbn; lia|exact Hwd].
+Qed.
+
+(** The forward copy of [P]'s body in the reverse program: [P]'s variable
+    [i] is [ren i], of the same length. *)
+Lemma fwd_ok nin q body : forall Dc Dr,
+  nin <= length Dc -> length Dr = length Dc + q ->
+  (forall i, i < length Dc -> ren nin q i < length Dr /\ nth (ren nin q i) Dr 0 = nth i Dc 0) ->
+  wd_body Dc body ->
+  wd_body Dr (map (fun ins => (fst ins, map (ren nin q) (snd ins))) body) /\
+  length (body_dims Dr (map (fun ins => (fst ins, map (ren nin q) (snd ins))) body)) =
+    length (body_dims Dc body) + q /\
+  (forall i, i < length (body_dims Dc body) ->
+     ren nin q i < length (body_dims Dr (map (fun ins => (fst ins, map (ren nin q) (snd ins))) body)) /\
+     nth (ren nin q i) (body_dims Dr (map (fun ins => (fst ins, map (ren nin q) (snd ins))) body)) 0 =
+       nth i (body_dims Dc body) 0).
+Proof.
+  induction body as [|[o args] body IH]; intros Dc Dr Hn HDr Hren Hwd; [split; [exact I|]; split; assumption|].
+  destruct Hwd as (Hargs & Hok & Hwd). cbn [map fst snd wd_body]. rewrite !body_dims_cons.
+  assert (Hm : map (fun a => nth a Dr 0) (map (ren nin q) args) = map (fun a => nth a Dc 0) args).
+  { rewrite map_map. apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs.
+    exact (proj2 (Hren a (Hargs a Ha))). }
+  rewrite Hm. split; [split; [|split; [exact Hok|]]|].
+  - rewrite Forall_map. eapply Forall_impl; [|exact Hargs]. intros a Ha. exact (proj1 (Hren a Ha)).
+  - refine (proj1 (IH _ _ _ _ _ Hwd)); rewrite ?app_length; cbn; try lia.
+    intros i Hi. unfold ren in *. destruct (Nat.eq_dec i (length Dc)) as [->|Hne].
+    + destruct (Nat.ltb_spec (length Dc) nin); [lia|].
+      rewrite app_nth2 by lia. rewrite app_nth2 by lia. rewrite HDr.
+      replace (length Dc + q - (length Dc + q)) with 0 by lia. rewrite Nat.sub_diag. split; [lia|reflexivity].
+    + destruct (Hren i ltac:(lia)) as [H1 H2]. rewrite !app_nth1 by lia. split; [lia|exact H2].
+  - refine (proj2 (IH _ _ _ _ _ Hwd)); rewrite ?app_length; cbn; try lia.
+    intros i Hi. unfold ren in *. destruct (Nat.eq_dec i (length Dc)) as [->|Hne].
+    + destruct (Nat.ltb_spec (length Dc) nin); [lia|].
+      rewrite app_nth2 by lia. rewrite app_nth2 by lia. rewrite HDr.
+      replace (length Dc + q - (length Dc + q)) with 0 by lia. rewrite Nat.sub_diag. split; [lia|reflexivity].
+    + destruct (Hren i ltac:(lia)) as [H1 H2]. rewrite !app_nth1 by lia. split; [lia|exact H2].
+Qed.
