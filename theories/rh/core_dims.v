@@ -729,3 +729,73 @@ Proof.
       replace (length Dc + q - (length Dc + q)) with 0 by lia. rewrite Nat.sub_diag. split; [lia|reflexivity].
     + destruct (Hren i ltac:(lia)) as [H1 H2]. rewrite !app_nth1 by lia. split; [lia|exact H2].
 Qed.
+
+(** ** [rd_prog] keeps the judgment *)
+
+Lemma map_nth_of_Forall2 F xs ds :
+  Forall2 (fun x d => x < length F /\ nth x F 0 = d) xs ds -> map (fun x => nth x F 0) xs = ds.
+Proof. induction 1 as [|x d xs ds [_ H] _ IH]; cbn; [reflexivity|]. rewrite H, IH. reflexivity. Qed.
+
+Lemma Forall2_fst F xs (ds : list nat) :
+  Forall2 (fun x d => x < length F /\ nth x F 0 = d) xs ds -> Forall (fun x => x < length F) xs.
+Proof. induction 1 as [|x d xs ds [H _] _ IH]; constructor; assumption. Qed.
+
+Theorem rd_prog_wd P : wd_prog P -> wd_prog (rd_prog P) /\ out_dims (rd_prog P) = cp_dims P.
+Proof.
+  intros [Hwd Hout].
+  set (nin := length (cp_dims P)). set (q := length (cp_out P)). set (m := length (cp_body P)).
+  set (Dp := body_dims (cp_dims P) (cp_body P)).
+  set (D0 := cp_dims P ++ map (fun i => nth i Dp 0) (cp_out P)).
+  set (fwd := map (fun ins => (fst ins, map (ren nin q) (snd ins))) (cp_body P)).
+  set (s0 := {| bs_next := nin + q + m; bs_acc := rev fwd |}).
+  assert (HDp : length Dp = nin + m) by (unfold Dp; rewrite body_dims_length; reflexivity).
+  assert (HD0 : length D0 = nin + q) by (unfold D0; rewrite app_length, map_length; reflexivity).
+  destruct (fwd_ok nin q (cp_body P) (cp_dims P) D0 ltac:(unfold nin; lia) ltac:(rewrite HD0; reflexivity))
+    as (Hfwd & Hlen & Hren).
+  { intros i Hi. unfold ren. destruct (Nat.ltb_spec i nin); [|unfold nin in *; lia].
+    unfold D0. rewrite app_length, app_nth1 by exact Hi. split; [lia|reflexivity]. }
+  { exact Hwd. }
+  fold fwd in Hfwd, Hlen, Hren. fold Dp in Hlen, Hren.
+  assert (Hs0 : st_ok D0 s0).
+  { unfold st_ok, s0. cbn [bs_acc bs_next]. rewrite rev_involutive. split; [exact Hfwd|].
+    rewrite rev_length, HD0. unfold fwd. rewrite map_length. reflexivity. }
+  assert (Hst0 : st_dims D0 s0 = body_dims D0 fwd) by (unfold st_dims, s0; cbn; rewrite rev_involutive; reflexivity).
+  assert (Hadj0 : adj_ok D0 Dp (repeat None (nin + m)) s0).
+  { split; [rewrite repeat_length; lia|]. intros i j Hij. exfalso.
+    assert (Hr : forall n i, nth i (repeat (@None nat) n) None = None)
+      by (induction n as [|n IHn]; intros [|i']; cbn; auto).
+    rewrite Hr in Hij. discriminate. }
+  pose proof (seed_ok D0 Dp nin (cp_out P) 0 _ s0 Hs0 Hadj0) as Hseed.
+  assert (Hseed' : sweep_spec D0 Dp s0 (seed nin (cp_out P) 0 (repeat None (nin + m)) s0)).
+  { apply Hseed.
+    - eapply Forall_impl; [|exact Hout]. intros o Ho. cbn beta in Ho |- *. rewrite HDp. exact Ho.
+    - intros k Hk. rewrite Nat.add_0_r. unfold D0. rewrite app_length, map_length.
+      split; [unfold q in *; unfold nin; lia|].
+      rewrite app_nth2 by (unfold nin; lia). fold nin. rewrite Nat.add_comm, Nat.add_sub.
+      rewrite (nth_indep _ 0 (nth 0 Dp 0)) by (rewrite map_length; exact Hk).
+      rewrite (map_nth (fun i => nth i Dp 0)). reflexivity. }
+  clear Hseed.
+  destruct (seed nin (cp_out P) 0 (repeat None (nin + m)) s0) as [adj1 s1] eqn:Eseed.
+  destruct Hseed' as (Hs1 & Ha1 & E1 & HE1). cbn [fst snd] in *.
+  assert (Hins := instrs_ok nin (cp_body P) (cp_dims P) 0 ltac:(unfold nin; lia) Hwd).
+  fold Dp in Hins.
+  assert (Hren0 : forall i, i < length Dp ->
+            ren nin q i < length (st_dims D0 s0) /\ nth (ren nin q i) (st_dims D0 s0) 0 = nth i Dp 0).
+  { rewrite Hst0. intros i Hi. exact (Hren i Hi). }
+  pose proof (back_ok D0 Dp nin q s0 (rev (combine (seq 0 m) (cp_body P))) Hren0
+                (Forall_rev Hins)
+                adj1 s1 E1 Hs1 Ha1 HE1) as Hback.
+  destruct (back nin q Dp (rev (combine (seq 0 m) (cp_body P))) adj1 s1) as [adj2 s2] eqn:Eback.
+  destruct Hback as (Hs2 & Ha2 & E2 & HE2). cbn [fst snd] in *.
+  pose proof (finals_ok D0 Dp (cp_dims P) 0 adj2 s2 Hs2 Ha2) as Hfin.
+  destruct Hfin as (Hs3 & Hf & E3 & HE3).
+  { intros k Hk. cbn. unfold Dp. apply body_dims_nth. exact Hk. }
+  destruct (finals 0 (cp_dims P) adj2 s2) as [outs s3] eqn:Efin. cbn [fst snd] in *.
+  unfold rd_prog. fold nin q m. fold Dp. fold fwd. fold s0.
+  rewrite Eseed, Eback, Efin. unfold wd_prog, out_dims. cbn [cp_dims cp_body cp_out].
+  fold D0. destruct Hs3 as [Hwd3 Hn3].
+  split; [split; [exact Hwd3|]|].
+  - eapply Forall_impl; [|exact (Forall2_fst _ _ _ Hf)]. intros x Hx. cbn beta in *.
+    rewrite st_dims_length in Hx. rewrite rev_length. exact Hx.
+  - apply map_nth_of_Forall2. exact Hf.
+Qed.
