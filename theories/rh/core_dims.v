@@ -17,16 +17,20 @@
       every [k] at which [core_prog k p] is judged with the dimensions of
       [rd^k[p]]'s domain and codomain ([exec_ev_total_core]).
 
+    - [rd_prog] keeps the judgment and returns one adjoint per input, of
+      the input's length ([rd_prog_wd]), from: every contribution of
+      [vjp] is a judged expression of the adjoint's length ([vjp_dims]);
+      [emit] extends a judged body ([emit_ok]); [accum], [contribs],
+      [seed], [back], [finals] keep every adjoint at its variable's
+      length ([accum_ok], [contribs_ok], [seed_ok], [back_ok],
+      [finals_ok]); the renumbered forward copy keeps the lengths
+      ([fwd_ok], [instrs_ok]).
+
     Not proved yet (docs/decisions.md, "Ev total on shapes at every
-    order"): that [rd_core] keeps the judgment and maps the dimensions
-    [(ins, outs)] to [(ins ++ outs, ins)] ([rd_core_wd_step]), which
+    order"): that [prune] keeps the judgment and the output lengths, the
+    last piece of [rd_core_wd_step] ([rd_core = prune ∘ rd_prog]), which
     would give the judgment for [core_prog k p] at every [k] from
-    [prim_core_wd].  Its heart is proved: every contribution of [vjp] is a
-    judged expression with the length of the adjoint it adds to
-    ([vjp_dims]), and so is [emit]: a judged expression extends a judged
-    body with a variable of its length ([emit_ok]).  What stays is the
-    bookkeeping of the adjoints ([accum], [contribs], [seed], [back],
-    [finals]), the forward copy renumbered by [ren], and [prune]. *)
+    [prim_core_wd] and so [exec_ev_total_of_step] without hypothesis. *)
 From RevHandlers Require Import prelude signature syntax typing rdcore instance shapes ev_total.
 
 (** ** The judgment *)
