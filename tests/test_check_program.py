@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from handler_edits import drop_clauses
 
 from revhandlers.cli import main as cli_main
 from revhandlers.errors import RevHandlersError
@@ -27,7 +28,6 @@ from revhandlers.rh import gen
 from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.rh.program import load
 from revhandlers.rh.sexp import program_sexp, read_answer
-from revhandlers.rh.syntax import CLet, RevHandle
 from revhandlers.rh.typecheck import check_whole_program
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,22 +138,6 @@ def test_examples_pass(path, capsys):
     assert cli_main(["check", str(path)], out=io.StringIO()) == 0, capsys.readouterr().err
 
 
-def _drop_clauses(p, k: int):
-    """``p`` with the explicit clauses of its handlers dropped where ``k``'s
-    bits say so (a dropped clause is the default: the operation escapes)."""
-    match p:
-        case CLet():
-            return replace(p, bound=_drop_clauses(p.bound, k), body=_drop_clauses(p.body, k >> 1))
-        case RevHandle():
-            h = p.handler
-            kept = tuple(c for j, c in enumerate(h.clauses) if (k >> j) & 1)
-            h = replace(h, ret=_drop_clauses(h.ret, k >> 3),
-                        clauses=tuple(replace(c, fwd=_drop_clauses(c.fwd, k >> 2), bwd=_drop_clauses(c.bwd, k >> 4))
-                                      for c in kept))
-            return replace(p, body=_drop_clauses(p.body, k >> 1), handler=h)
-    return p
-
-
 def test_generated_programs_agree():
     """1,000 programs of the campaign's generator (which nests rd three
     deep), each also with some of its handlers' clauses dropped: the
@@ -164,7 +148,7 @@ def test_generated_programs_agree():
     try:
         for i in range(1000):
             base = gen.seeded_program(2027, i)
-            for prog in (base, replace(base, main=_drop_clauses(base.main, i))):
+            for prog in (base, replace(base, main=drop_clauses(base.main, i))):
                 try:
                     read_answer(ev.request(f"(check-program {program_sexp(prog)})"))
                     verified = "ok"

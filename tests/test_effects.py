@@ -11,12 +11,12 @@ is not empty is refused by ``check``."""
 from __future__ import annotations
 
 import pytest
+from handler_edits import drop_clauses
 
 import revhandlers as rh
 from dataclasses import replace
 
 from revhandlers.rh import gen
-from revhandlers.rh.syntax import CLet, RevHandle
 from revhandlers.rh.engine import VerifiedEvaluator
 from revhandlers.errors import RevHandlersError
 from revhandlers.rh.typecheck import unhandled_operations
@@ -56,29 +56,13 @@ def test_by_hand(ev, text, expected):
     assert sorted({o.name for o, _ in unhandled_operations(prog)}) == expected
 
 
-def _drop_clauses(p, k: int):
-    """``p`` with the explicit clauses of its handlers dropped where ``k``'s
-    bits say so (a dropped clause is the default: the operation escapes)."""
-    match p:
-        case CLet():
-            return replace(p, bound=_drop_clauses(p.bound, k), body=_drop_clauses(p.body, k >> 1))
-        case RevHandle():
-            h = p.handler
-            kept = tuple(c for j, c in enumerate(h.clauses) if (k >> j) & 1)
-            h = replace(h, ret=_drop_clauses(h.ret, k >> 3),
-                        clauses=tuple(replace(c, fwd=_drop_clauses(c.fwd, k >> 2), bwd=_drop_clauses(c.bwd, k >> 4))
-                                      for c in kept))
-            return replace(p, body=_drop_clauses(p.body, k >> 1), handler=h)
-    return p
-
-
 def test_generated_programs_agree_with_the_python_mirror(ev):
     """300 programs of the campaign's generator, each also with some of its
     clauses dropped: the same unhandled operations."""
     with_effects = 0
     for i in range(300):
         base = gen.seeded_program(41, i)
-        for prog in (base, replace(base, main=_drop_clauses(base.main, i))):
+        for prog in (base, replace(base, main=drop_clauses(base.main, i))):
             try:
                 ev.check(prog)
             except RevHandlersError:
@@ -96,7 +80,7 @@ def test_the_set_decides_whether_a_run_ends_unhandled(ev):
     ended_unhandled = 0
     for i in range(300):
         base = gen.seeded_program(43, i)
-        prog = replace(base, main=_drop_clauses(base.main, i + 1))
+        prog = replace(base, main=drop_clauses(base.main, i + 1))
         try:
             ev.check(prog)
         except RevHandlersError:
