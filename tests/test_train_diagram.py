@@ -35,6 +35,18 @@ def test_training_learns_and_both_engines_agree():
     assert hv.test_accuracy == hr.test_accuracy
 
 
+def momentum_clause(layer: str, velocity: str, rows: str, cols: str) -> str:
+    """FC[layer]'s clause with heavy-ball momentum, for a ``rows × cols``
+    weight matrix at ``layer`` and its velocity at ``velocity``."""
+    return f"""  FC[{layer}] : (x -> let w <= Get[{layer}]() in [| <matmul[{rows}, {cols}, 1](<w, x>), <w, x>> |]
+          | y, z -> let m <= Get[{velocity}]() in
+                    let m2 <= [| smul[{rows} * {cols}](<[0.9], m>)
+                                 + matmul[{rows}, 1, {cols}](<y, transpose[{cols}, 1](proj_2(z))>) |] in
+                    let _ <= Put[{velocity}](m2) in
+                    let _ <= Put[{layer}](sub[{rows} * {cols}](<proj_1(z), m2>)) in
+                    [| matmul[{cols}, {rows}, 1](<transpose[{rows}, {cols}](proj_1(z)), y>) |])"""
+
+
 MOMENTUM = """
 # examples/mlp.rh with heavy-ball momentum: FC[l] keeps a velocity m
 # (location m0, m1: training state, carried from sample to sample),
@@ -61,20 +73,7 @@ with {
               let a <= Get[lr]() in
               let _ <= Put[output](x) in
               [| smul[n_out](<a, sub[n_out](<x, t>)>) |];
-  FC[l0] : (x -> let w <= Get[l0]() in [| <matmul[hidden, n_in, 1](<w, x>), <w, x>> |]
-          | y, z -> let m <= Get[m0]() in
-                    let m2 <= [| smul[hidden * n_in](<[0.9], m>)
-                                 + matmul[hidden, 1, n_in](<y, transpose[n_in, 1](proj_2(z))>) |] in
-                    let _ <= Put[m0](m2) in
-                    let _ <= Put[l0](sub[hidden * n_in](<proj_1(z), m2>)) in
-                    [| matmul[n_in, hidden, 1](<transpose[hidden, n_in](proj_1(z)), y>) |]);
-  FC[l1] : (x -> let w <= Get[l1]() in [| <matmul[n_out, hidden, 1](<w, x>), <w, x>> |]
-          | y, z -> let m <= Get[m1]() in
-                    let m2 <= [| smul[n_out * hidden](<[0.9], m>)
-                                 + matmul[n_out, 1, hidden](<y, transpose[hidden, 1](proj_2(z))>) |] in
-                    let _ <= Put[m1](m2) in
-                    let _ <= Put[l1](sub[n_out * hidden](<proj_1(z), m2>)) in
-                    [| matmul[hidden, n_out, 1](<transpose[n_out, hidden](proj_1(z)), y>) |])
+""" + momentum_clause("l0", "m0", "hidden", "n_in") + ";\n" + momentum_clause("l1", "m1", "n_out", "hidden") + """
 }
 """
 
