@@ -26,6 +26,7 @@ import pytest
 from revhandlers.rh.families import nested_rd_sexp as nested_rd
 from revhandlers.rh.families import nested_revhandle_sexp as nested_revhandle
 from revhandlers.paths import driver_path, rh_eval_path
+from sexp_reader import read_sexp
 
 LIMIT_AS = 1536 << 20
 
@@ -111,20 +112,6 @@ CAP = 2 ** 60            # the estimate saturates there (rd_size.v's rd_weight_c
 MAX_RD_SIZE = 2 ** 45    # rd_size.v's max_rd_weight, rh-eval's --max-rd-size default
 
 
-def parse_sexp(text: str):
-    """Nested lists of atoms (the few forms of the programs below)."""
-    stack: list = [[]]
-    for tok in text.replace("(", " ( ").replace(")", " ) ").split():
-        if tok == "(":
-            stack.append([])
-        elif tok == ")":
-            done = stack.pop()
-            stack[-1].append(done)
-        else:
-            stack[-1].append(tok)
-    return stack[0][0]
-
-
 def add(*ws: int) -> int:
     return min(sum(ws), CAP)
 
@@ -176,7 +163,7 @@ def cmd_weight(c) -> int:
 
 
 def weight(program: str) -> int:
-    main = next(part for part in parse_sexp(program)[1:] if part[0] == "main")
+    main = next(part for part in read_sexp(program)[1:] if part[0] == "main")
     return cmd_weight(main[1])
 
 
