@@ -1,11 +1,11 @@
 """What the syntax trees of the three systems share: :class:`Node`, the
 base of their frozen dataclasses (in ``rh`` and ``pullback`` one per Coq
-constructor), and :func:`leaves`, a tree's leaves in order without
-recursion."""
+constructor), :func:`leaves`, a tree's leaves in order, and
+:func:`preorder`, its nodes in order, both without recursion."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, dataclass_transform
 
@@ -38,3 +38,14 @@ def leaves(root: T, parts: Callable[[T], Iterable[T] | None]) -> list[T]:
         else:
             stack.extend(reversed(list(below)))
     return out
+
+
+def preorder(root: T, parts: Callable[[T], Iterable[T]]) -> Iterator[T]:
+    """Every node of the tree at ``root``, each before its parts and the
+    parts left to right (the order of the text), without recursion:
+    ``parts(n)`` is ``n``'s parts, in order (none for a leaf)."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(list(parts(n))))

@@ -22,8 +22,12 @@ Coq (``nth_error Γ n``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
 from ..depth import room
 from ..errors import BadInput, TypeCheckError
+from ..tree import preorder
 from .sexp import to_sexp
 from .surface import pretty_type
 from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, BTy, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj,
@@ -76,6 +80,21 @@ def _snippet(t: Tm) -> str:
 
 def _fail(rule: str, message: str, t: Tm) -> TypeCheckError:
     return TypeCheckError(rule, f"{message} (in {_snippet(t)})")
+
+
+class _MapRule(NamedTuple):
+    """A rule that types a map applied to an argument, (dual) or (pb): the
+    argument has type ``expected(τ)`` for the body's type τ, a type whose
+    head is ``head``; ``what`` names the argument in messages."""
+    name: str
+    what: str
+    head: type
+    expected: Callable[[Any], Any]
+    expected_text: str
+
+
+_DUAL = _MapRule("typed_dual", "the functional", TDual, TDual, "a dual type τ*")
+_PB = _MapRule("typed_pb", "the 1-form", TArr, TOmega, "Ω τ = τ ⇒ τ*")
 
 
 # --------------------------------------------------------- linearity (syntax.v)
@@ -237,6 +256,17 @@ class _Checker:
     def binder(self, ty: BTy):
         return self.s.fresh() if ty is None else ty
 
+    def map_and_argument(self, rule: _MapRule, ctx: Ctx, ty: BTy, body: Tm, arg: Tm, t: Tm):
+        """The premises (dual) and (pb) share: σ :: Γ ⊢ ``body`` : τ and
+        Γ ⊢ ``arg`` : ``rule.expected(τ)``; returns σ, the binder's type."""
+        a = self.binder(ty)
+        tau = self.infer((a,) + ctx, body)
+        got = self.s.walk(self.infer(ctx, arg))
+        if not isinstance(got, (rule.head, TVar)):
+            raise _fail(rule.name, f"{rule.what} has type {self.show(got)}, not {rule.expected_text}", t)
+        self.need(rule.name, got, rule.expected(tau), rule.what, t)
+        return a
+
     def fun(self, f: str):
         if f not in FUNCTIONS:
             raise BadInput("unbound", f"unknown function symbol {f}")
@@ -315,25 +345,14 @@ class _Checker:
                 return TDual(self.num(r))
             case Dual(ty, s1, s2):
                 # typed_dual: σ :: Γ ⊢ S1 : τ, Γ ⊢ S2 : τ*, x ∈ lin(S1)  ⟹  Γ ⊢ (λx:σ. S1)* · S2 : σ*
-                a = self.binder(ty)
-                tau = self.infer((a,) + ctx, s1)
-                d = self.s.walk(self.infer(ctx, s2))
-                if not isinstance(d, (TDual, TVar)):
-                    raise _fail("typed_dual", f"the functional has type {self.show(d)}, not a dual type τ*", t)
-                self.need("typed_dual", d, TDual(tau), "the functional", t)
+                a = self.map_and_argument(_DUAL, ctx, ty, s1, s2, t)
                 if not lin(IS0, s1):
                     raise _fail("typed_dual", "the body of the dual map is not linear in its bound variable "
                                               "(x ∈ lin(S1) fails)", t)
                 return TDual(a)
             case Pb(ty, p, s):
                 # typed_pb: σ :: Γ ⊢ P : τ, Γ ⊢ S : Ω τ  ⟹  Γ ⊢ (Ω λx:σ. P) · S : Ω σ
-                a = self.binder(ty)
-                tau = self.infer((a,) + ctx, p)
-                w = self.s.walk(self.infer(ctx, s))
-                if not isinstance(w, (TArr, TVar)):
-                    raise _fail("typed_pb", f"the 1-form has type {self.show(w)}, not Ω τ = τ ⇒ τ*", t)
-                self.need("typed_pb", w, TOmega(tau), "the 1-form", t)
-                return TOmega(a)
+                return TOmega(self.map_and_argument(_PB, ctx, ty, p, s, t))
             case Let(e, l):
                 # typed_let: Γ ⊢ E : σ, σ :: Γ ⊢ L : τ  ⟹  Γ ⊢ let z = E in L : τ
                 a = self.infer(ctx, e)
@@ -419,16 +438,18 @@ _WF_MESSAGES = {
 }
 
 
-def _subterms(t: Tm):
-    stack = [t]
-    while stack:
-        u = stack.pop()
-        yield u
-        match u:
-            case Lam(_, s) | Proj(_, s) | Fun(_, s) | Jac(_, s):
-                stack.append(s)
-            case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b) | Dual(_, a, b) | Pb(_, a, b):
-                stack += [b, a]
+def _parts(u: Tm) -> tuple[Tm, ...]:
+    match u:
+        case Lam(_, s) | Proj(_, s) | Fun(_, s) | Jac(_, s):
+            return (s,)
+        case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b) | Dual(_, a, b) | Pb(_, a, b):
+            return (a, b)
+    return ()
+
+
+def _subterms(t: Tm) -> Iterator[Tm]:
+    """Every subterm of ``t`` (``t`` first), in the order of the text."""
+    return preorder(t, _parts)
 
 
 def is_atom(t: Tm) -> bool:

@@ -19,8 +19,10 @@ import difflib
 import functools
 import math
 import re
+from collections.abc import Iterator
 
 from ..errors import BadInput, RevHandlersError, RuntimeFailure, TypeCheckError
+from ..tree import preorder
 from . import nesting, printer
 from .prims import PRIM_PARAMS, PRIMS, fcod, fdom, prim_ok
 from .sexp import loads, read_tm
@@ -550,20 +552,18 @@ def _locate_unhandled(prog: Program, err: RevHandlersError) -> RevHandlersError:
 
 # ------------------------------------------------------- handler checks
 
-def _walk_cmds(p: Cmd):
+def _cmd_parts(q: Cmd) -> list[Cmd]:
+    match q:
+        case CLet(_, a, b):
+            return [a, b]
+        case RevHandle(_, _, body, h):
+            return [body, h.ret] + [r for c in h.clauses for r in (c.fwd, c.bwd)]
+    return []
+
+
+def _walk_cmds(p: Cmd) -> Iterator[Cmd]:
     """Every command under ``p`` (``p`` first), in the order of the text."""
-    stack = [p]
-    while stack:
-        q = stack.pop()
-        yield q
-        match q:
-            case CLet(_, a, b):
-                stack += [b, a]
-            case RevHandle(_, _, body, h):
-                kids = [body, h.ret]
-                for c in h.clauses:
-                    kids += [c.fwd, c.bwd]
-                stack += reversed(kids)
+    return preorder(p, _cmd_parts)
 
 
 def duplicate_clauses(prog: Program) -> list[tuple[CCons, CCons]]:
