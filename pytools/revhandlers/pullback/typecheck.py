@@ -78,6 +78,15 @@ def _snippet(t: Tm) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
+def _type_parts(u) -> tuple:
+    """The component types of a type (none for ``R`` or a variable)."""
+    if isinstance(u, (TProd, TArr)):
+        return (u.A, u.B)
+    if isinstance(u, TDual):
+        return (u.A,)
+    return ()
+
+
 def _fail(rule: str, message: str, t: Tm) -> TypeCheckError:
     return TypeCheckError(rule, f"{message} (in {_snippet(t)})")
 
@@ -202,17 +211,8 @@ class _Solver:
         return out[0]
 
     def occurs(self, k: int, t) -> bool:
-        stack = [t]
-        while stack:
-            u = self.walk(stack.pop())
-            if isinstance(u, TVar):
-                if u.k == k:
-                    return True
-            elif isinstance(u, (TProd, TArr)):
-                stack += [u.A, u.B]
-            elif isinstance(u, TDual):
-                stack.append(u.A)
-        return False
+        walked = preorder(self.walk(t), lambda u: [self.walk(x) for x in _type_parts(u)])
+        return any(isinstance(u, TVar) and u.k == k for u in walked)
 
     def unify(self, a, b) -> bool:
         """Make ``a`` and ``b`` equal, or return False (the solution may then
@@ -408,16 +408,7 @@ def well_typed(t: Tm, ctx: Ctx = ()) -> bool:
 
 def ground(t) -> bool:
     """Whether a type has no type variable."""
-    stack = [t]
-    while stack:
-        u = stack.pop()
-        if isinstance(u, TVar):
-            return False
-        if isinstance(u, (TProd, TArr)):
-            stack += [u.A, u.B]
-        elif isinstance(u, TDual):
-            stack.append(u.A)
-    return True
+    return not any(isinstance(u, TVar) for u in preorder(t, _type_parts))
 
 
 # ------------------------------------------- well-formed terms (wf.v)
@@ -438,18 +429,9 @@ _WF_MESSAGES = {
 }
 
 
-def _parts(u: Tm) -> tuple[Tm, ...]:
-    match u:
-        case Lam(_, s) | Proj(_, s) | Fun(_, s) | Jac(_, s):
-            return (s,)
-        case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b) | Dual(_, a, b) | Pb(_, a, b):
-            return (a, b)
-    return ()
-
-
 def _subterms(t: Tm) -> Iterator[Tm]:
     """Every subterm of ``t`` (``t`` first), in the order of the text."""
-    return preorder(t, _parts)
+    return preorder(t, children)
 
 
 def is_atom(t: Tm) -> bool:
