@@ -46,27 +46,6 @@ def fsym_sexp(f: FSym) -> str:
     return s
 
 
-def tm_sexp(m: Tm) -> str:
-    match m:
-        case Var(name):
-            return name_sexp(name)
-        case Const(values):
-            return "(const" + "".join(" " + fnum(v) for v in values) + ")"
-        case App(f, arg):
-            return f"(app {fsym_sexp(f)} {tm_sexp(arg)})"
-        case Add(a, b):
-            return f"(add {tm_sexp(a)} {tm_sexp(b)})"
-        case Tuple(items):
-            return "(tuple" + "".join(" " + tm_sexp(x) for x in items) + ")"
-        case Proj(i, arg):
-            return f"(proj {i} {tm_sexp(arg)})"
-        case Let(x, bound, body):
-            return f"(let {name_sexp(x)} {tm_sexp(bound)} {tm_sexp(body)})"
-        case Rd(cot, x, body, point):
-            return f"(rd {tm_sexp(cot)} {name_sexp(x)} {tm_sexp(body)} {tm_sexp(point)})"
-    raise TypeError(f"not a term: {m!r}")
-
-
 def op_sexp(o: OpSym) -> str:
     match o:
         case OpUser(name):
@@ -77,44 +56,6 @@ def op_sexp(o: OpSym) -> str:
             return f"(put {name_sexp(loc)})"
     raise TypeError(f"not an operation: {o!r}")
 
-
-def handler_sexp(h: Handler) -> str:
-    parts = [f"(return {name_sexp(h.var)} {cmd_sexp(h.ret)})"]
-    for c in h.clauses:
-        parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} ({name_sexp(c.x)} {cmd_sexp(c.fwd)})"
-                     f" ({name_sexp(c.y)} {name_sexp(c.z)} {cmd_sexp(c.bwd)}))")
-    return "(handler " + " ".join(parts) + ")"
-
-
-def cmd_sexp(p: Cmd) -> str:
-    match p:
-        case Ret(m):
-            return f"(ret {tm_sexp(m)})"
-        case Op(o, m):
-            return f"(op {op_sexp(o)} {tm_sexp(m)})"
-        case CLet(x, bound, body):
-            return f"(let {name_sexp(x)} {cmd_sexp(bound)} {cmd_sexp(body)})"
-        case RevHandle(arg, xs, body, h):
-            return (f"(revhandle {tm_sexp(arg)} (" + " ".join(name_sexp(x) for x in xs) + f") "
-                    f"{cmd_sexp(body)} {handler_sexp(h)})")
-    raise TypeError(f"not a command: {p!r}")
-
-
-@deep
-def program_sexp(prog: Program) -> str:
-    """The program as one line of the S-expression format."""
-    parts = ["(ops" + "".join(f" ({name_sexp(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops) + ")",
-             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in d.shape) + "))"
-                               for d in prog.locs) + ")",
-             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(fnum(v) for v in vals) + "))"
-                               for name, vals in prog.heap) + ")"]
-    if prog.fuel is not None:
-        parts.append(f"(fuel {prog.fuel})")
-    parts.append(f"(main {cmd_sexp(prog.main)})")
-    return "(program " + " ".join(parts) + ")"
-
-
-# ------------------------------------- the printer of theories/rh/printer_spec.v
 
 def coq_float(x: float) -> str:
     """A number as ``rh-eval`` prints it (``float_str``, driver_io.ml): 17
@@ -160,48 +101,148 @@ def _used(p, scope: list[str], depth: int) -> int:
     return best
 
 
-def _coq_tm(m: Tm, scope: list[str], env: list[str]) -> str:
+# One printer writes both texts of the format: the program as given
+# (:func:`program_sexp`, what rh-eval reads) and the program as rh-eval's
+# ``print_program`` writes it back (:func:`coq_program_sexp`).  They differ
+# only in the spelling: how numbers, variables, binders and sizes are written.
+
+class _AsGiven:
+    """Numbers by :func:`fnum`, every variable and binder by its own name,
+    locations by their shape, the fuel before ``main``."""
+    num = staticmethod(fnum)
+    fuel_last = False
+
+    def var(self, x: str) -> str:
+        return name_sexp(x)
+
+    def bind(self, x: str):
+        return name_sexp(x), self
+
+    def clause(self, names: list[str], _fixed: list[str]):
+        return [name_sexp(x) for x in names], self
+
+    def frame(self, xs: tuple[str, ...], _body: Cmd):
+        return [name_sexp(x) for x in xs], self
+
+    def dims(self, shape: tuple[int, ...]) -> list[int]:
+        return list(shape)
+
+
+@dataclass(frozen=True)
+class _ByDepth:
+    """``print_program``'s spelling (theories/rh/printer_spec.v): numbers by
+    :func:`coq_float`; a binder at depth ``d`` named ``v{d}``; a clause's
+    binders ``x``, ``y``, ``z``; a rev handle's binders as many as its body
+    uses; locations by their size (:func:`size_dims`), the fuel last.
+    ``scope`` holds the names in scope, innermost first, ``env`` how each
+    is written."""
+    scope: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    num = staticmethod(coq_float)
+    fuel_last = True
+
+    def var(self, x: str) -> str:
+        return self.env[self.scope.index(x)]
+
+    def bind(self, x: str):
+        v = f"v{len(self.env)}"
+        return v, _ByDepth((x,) + self.scope, (v,) + self.env)
+
+    def clause(self, names: list[str], fixed: list[str]):
+        return fixed, _ByDepth(tuple(names), tuple(fixed))
+
+    def frame(self, xs: tuple[str, ...], body: Cmd):
+        env = tuple(f"v{i}" for i in range(_used(body, list(xs), 0)))
+        return list(env), _ByDepth(tuple(xs), env)
+
+    def dims(self, shape: tuple[int, ...]) -> list[int]:
+        n = 1
+        for k in shape:
+            n *= k
+        return size_dims(n)
+
+
+_AS_GIVEN = _AsGiven()
+
+
+def _tm(m: Tm, sp) -> str:
     match m:
         case Var(name):
-            return env[scope.index(name)]
+            return sp.var(name)
         case Const(values):
-            return "(const" + "".join(" " + coq_float(v) for v in values) + ")"
+            return "(const" + "".join(" " + sp.num(v) for v in values) + ")"
         case App(f, arg):
-            return f"(app {fsym_sexp(f)} {_coq_tm(arg, scope, env)})"
+            return f"(app {fsym_sexp(f)} {_tm(arg, sp)})"
         case Add(a, b):
-            return f"(add {_coq_tm(a, scope, env)} {_coq_tm(b, scope, env)})"
+            return f"(add {_tm(a, sp)} {_tm(b, sp)})"
         case Tuple(items):
-            return "(tuple" + "".join(" " + _coq_tm(x, scope, env) for x in items) + ")"
+            return "(tuple" + "".join(" " + _tm(x, sp) for x in items) + ")"
         case Proj(i, arg):
-            return f"(proj {i} {_coq_tm(arg, scope, env)})"
+            return f"(proj {i} {_tm(arg, sp)})"
         case Let(x, bound, body):
-            v = f"v{len(env)}"
-            return f"(let {v} {_coq_tm(bound, scope, env)} {_coq_tm(body, [x] + scope, [v] + env)})"
+            v, inner = sp.bind(x)
+            return f"(let {v} {_tm(bound, sp)} {_tm(body, inner)})"
         case Rd(cot, x, body, point):
-            v = f"v{len(env)}"
-            return (f"(rd {_coq_tm(cot, scope, env)} {v} {_coq_tm(body, [x] + scope, [v] + env)} "
-                    f"{_coq_tm(point, scope, env)})")
+            v, inner = sp.bind(x)
+            return f"(rd {_tm(cot, sp)} {v} {_tm(body, inner)} {_tm(point, sp)})"
     raise TypeError(f"not a term: {m!r}")
 
 
-def _coq_cmd(p: Cmd, scope: list[str], env: list[str]) -> str:
+def _handler(h: Handler, sp) -> str:
+    (x,), ret = sp.clause([h.var], ["x"])
+    parts = [f"(return {x} {_cmd(h.ret, ret)})"]
+    for c in h.clauses:
+        (x,), fwd = sp.clause([c.x], ["x"])
+        (y, z), bwd = sp.clause([c.y, c.z], ["y", "z"])
+        parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} ({x} {_cmd(c.fwd, fwd)})"
+                     f" ({y} {z} {_cmd(c.bwd, bwd)}))")
+    return "(handler " + " ".join(parts) + ")"
+
+
+def _cmd(p: Cmd, sp) -> str:
     match p:
         case Ret(m):
-            return f"(ret {_coq_tm(m, scope, env)})"
+            return f"(ret {_tm(m, sp)})"
         case Op(o, m):
-            return f"(op {op_sexp(o)} {_coq_tm(m, scope, env)})"
+            return f"(op {op_sexp(o)} {_tm(m, sp)})"
         case CLet(x, bound, body):
-            v = f"v{len(env)}"
-            return f"(let {v} {_coq_cmd(bound, scope, env)} {_coq_cmd(body, [x] + scope, [v] + env)})"
+            v, inner = sp.bind(x)
+            return f"(let {v} {_cmd(bound, sp)} {_cmd(body, inner)})"
         case RevHandle(arg, xs, body, h):
-            xs_env = [f"v{i}" for i in range(_used(body, list(xs), 0))]
-            parts = [f"(return x {_coq_cmd(h.ret, [h.var], ['x'])})"]
-            for c in h.clauses:
-                parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} (x {_coq_cmd(c.fwd, [c.x], ['x'])})"
-                             f" (y z {_coq_cmd(c.bwd, [c.y, c.z], ['y', 'z'])}))")
-            return (f"(revhandle {_coq_tm(arg, scope, env)} (" + " ".join(xs_env) + ") "
-                    f"{_coq_cmd(body, list(xs), xs_env)} (handler " + " ".join(parts) + "))")
+            names, inner = sp.frame(xs, body)
+            return (f"(revhandle {_tm(arg, sp)} (" + " ".join(names) + f") "
+                    f"{_cmd(body, inner)} {_handler(h, sp)})")
     raise TypeError(f"not a command: {p!r}")
+
+
+def _program(prog: Program, sp) -> str:
+    parts = ["(ops" + "".join(f" ({name_sexp(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops) + ")",
+             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in sp.dims(d.shape)) + "))"
+                               for d in prog.locs) + ")",
+             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(sp.num(v) for v in vals) + "))"
+                               for name, vals in prog.heap) + ")"]
+    main = [f"(main {_cmd(prog.main, sp)})"]
+    fuel = [] if prog.fuel is None else [f"(fuel {prog.fuel})"]
+    parts += main + fuel if sp.fuel_last else fuel + main
+    return "(program " + " ".join(parts) + ")"
+
+
+def tm_sexp(m: Tm) -> str:
+    return _tm(m, _AS_GIVEN)
+
+
+def handler_sexp(h: Handler) -> str:
+    return _handler(h, _AS_GIVEN)
+
+
+def cmd_sexp(p: Cmd) -> str:
+    return _cmd(p, _AS_GIVEN)
+
+
+@deep
+def program_sexp(prog: Program) -> str:
+    """The program as one line of the S-expression format."""
+    return _program(prog, _AS_GIVEN)
 
 
 @deep
@@ -213,21 +254,7 @@ def coq_program_sexp(prog: Program) -> str:
     rev handle's binders as many as its body uses) and ``fuel``; numbers as
     rh-eval prints them.  Written apart from the Coq printer, to test one
     against the other."""
-    def size(shape) -> int:
-        n = 1
-        for k in shape:
-            n *= k
-        return n
-    parts = ["(ops" + "".join(f" ({name_sexp(d.name)} {ty_sexp(d.coarity)} {ty_sexp(d.arity)})" for d in prog.ops)
-             + ")",
-             "(locs" + "".join(f" ({name_sexp(d.name)} (" + " ".join(str(n) for n in size_dims(size(d.shape))) + "))"
-                               for d in prog.locs) + ")",
-             "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(coq_float(v) for v in vals) + "))"
-                               for name, vals in prog.heap) + ")",
-             f"(main {_coq_cmd(prog.main, [], [])})"]
-    if prog.fuel is not None:
-        parts.append(f"(fuel {prog.fuel})")
-    return "(program " + " ".join(parts) + ")"
+    return _program(prog, _ByDepth())
 
 
 # ----------------------------------------------------------------- reading
