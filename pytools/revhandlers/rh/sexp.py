@@ -165,54 +165,47 @@ class _ByDepth:
 _AS_GIVEN = _AsGiven()
 
 
-def _tm(m: Tm, sp) -> str:
-    match m:
+def _text(x: Tm | Cmd, sp) -> str:
+    """A term or a command (a ``let`` is written alike in both)."""
+    match x:
         case Var(name):
             return sp.var(name)
         case Const(values):
             return "(const" + "".join(" " + sp.num(v) for v in values) + ")"
         case App(f, arg):
-            return f"(app {fsym_sexp(f)} {_tm(arg, sp)})"
+            return f"(app {fsym_sexp(f)} {_text(arg, sp)})"
         case Add(a, b):
-            return f"(add {_tm(a, sp)} {_tm(b, sp)})"
+            return f"(add {_text(a, sp)} {_text(b, sp)})"
         case Tuple(items):
-            return "(tuple" + "".join(" " + _tm(x, sp) for x in items) + ")"
+            return "(tuple" + "".join(" " + _text(m, sp) for m in items) + ")"
         case Proj(i, arg):
-            return f"(proj {i} {_tm(arg, sp)})"
-        case Let(x, bound, body):
-            v, inner = sp.bind(x)
-            return f"(let {v} {_tm(bound, sp)} {_tm(body, inner)})"
-        case Rd(cot, x, body, point):
-            v, inner = sp.bind(x)
-            return f"(rd {_tm(cot, sp)} {v} {_tm(body, inner)} {_tm(point, sp)})"
-    raise TypeError(f"not a term: {m!r}")
+            return f"(proj {i} {_text(arg, sp)})"
+        case Let(v, bound, body) | CLet(v, bound, body):
+            w, inner = sp.bind(v)
+            return f"(let {w} {_text(bound, sp)} {_text(body, inner)})"
+        case Rd(cot, v, body, point):
+            w, inner = sp.bind(v)
+            return f"(rd {_text(cot, sp)} {w} {_text(body, inner)} {_text(point, sp)})"
+        case Ret(m):
+            return f"(ret {_text(m, sp)})"
+        case Op(o, m):
+            return f"(op {op_sexp(o)} {_text(m, sp)})"
+        case RevHandle(arg, xs, body, h):
+            names, inner = sp.frame(xs, body)
+            return (f"(revhandle {_text(arg, sp)} (" + " ".join(names) + f") "
+                    f"{_text(body, inner)} {_handler(h, sp)})")
+    raise TypeError(f"neither a term nor a command: {x!r}")
 
 
 def _handler(h: Handler, sp) -> str:
     (x,), ret = sp.clause([h.var], ["x"])
-    parts = [f"(return {x} {_cmd(h.ret, ret)})"]
+    parts = [f"(return {x} {_text(h.ret, ret)})"]
     for c in h.clauses:
         (x,), fwd = sp.clause([c.x], ["x"])
         (y, z), bwd = sp.clause([c.y, c.z], ["y", "z"])
-        parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} ({x} {_cmd(c.fwd, fwd)})"
-                     f" ({y} {z} {_cmd(c.bwd, bwd)}))")
+        parts.append(f"(clause {op_sexp(c.op)} {ty_sexp(c.residual)} ({x} {_text(c.fwd, fwd)})"
+                     f" ({y} {z} {_text(c.bwd, bwd)}))")
     return "(handler " + " ".join(parts) + ")"
-
-
-def _cmd(p: Cmd, sp) -> str:
-    match p:
-        case Ret(m):
-            return f"(ret {_tm(m, sp)})"
-        case Op(o, m):
-            return f"(op {op_sexp(o)} {_tm(m, sp)})"
-        case CLet(x, bound, body):
-            v, inner = sp.bind(x)
-            return f"(let {v} {_cmd(bound, sp)} {_cmd(body, inner)})"
-        case RevHandle(arg, xs, body, h):
-            names, inner = sp.frame(xs, body)
-            return (f"(revhandle {_tm(arg, sp)} (" + " ".join(names) + f") "
-                    f"{_cmd(body, inner)} {_handler(h, sp)})")
-    raise TypeError(f"not a command: {p!r}")
 
 
 def _program(prog: Program, sp) -> str:
@@ -221,14 +214,16 @@ def _program(prog: Program, sp) -> str:
                                for d in prog.locs) + ")",
              "(heap" + "".join(f" ({name_sexp(name)} (" + " ".join(sp.num(v) for v in vals) + "))"
                                for name, vals in prog.heap) + ")"]
-    main = [f"(main {_cmd(prog.main, sp)})"]
+    main = [f"(main {_text(prog.main, sp)})"]
     fuel = [] if prog.fuel is None else [f"(fuel {prog.fuel})"]
     parts += main + fuel if sp.fuel_last else fuel + main
     return "(program " + " ".join(parts) + ")"
 
 
 def tm_sexp(m: Tm) -> str:
-    return _tm(m, _AS_GIVEN)
+    if not isinstance(m, Tm):
+        raise TypeError(f"not a term: {m!r}")
+    return _text(m, _AS_GIVEN)
 
 
 def handler_sexp(h: Handler) -> str:
@@ -236,7 +231,9 @@ def handler_sexp(h: Handler) -> str:
 
 
 def cmd_sexp(p: Cmd) -> str:
-    return _cmd(p, _AS_GIVEN)
+    if not isinstance(p, Cmd):
+        raise TypeError(f"not a command: {p!r}")
+    return _text(p, _AS_GIVEN)
 
 
 @deep
