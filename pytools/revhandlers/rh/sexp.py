@@ -110,10 +110,8 @@ class _AsGiven:
     """Numbers by :func:`fnum`, every variable and binder by its own name,
     locations by their shape, the fuel before ``main``."""
     num = staticmethod(fnum)
+    var = staticmethod(name_sexp)
     fuel_last = False
-
-    def var(self, x: str) -> str:
-        return name_sexp(x)
 
     def bind(self, x: str):
         return name_sexp(x), self
