@@ -1,0 +1,238 @@
+(** * Progress with typing and syntactic values on the first-order fragment
+
+    [norm_fo.v] proves that every term of the first-order fragment [fq]
+    ([fo.v]) reduces to a normal form ([value], reduction.v), which admits
+    stuck terms.  This file states progress with the syntactic values
+    [svalue] of [progress_typed.v]: a closed well-typed term of the
+    fragment is an [svalue] or steps ([fo_progress]), every term it reduces
+    to as well ([fo_safety]), and it reduces to an [svalue] of its type
+    ([fo_svalue_norm]).
+
+    The premise [nzq].  [fq] holds stuck terms that are closed and well
+    typed: [stuck_fun_sum] ([f(r + r)], progress_typed.v) is [flat], so it
+    is in [fq]; a pullback body with a sum or a [0] ([(Ω λy. sin(y + y)) ·
+    ω) r] or [sin(add⟨y, 0⟩)]) puts [r + r] or [⟨r, 0⟩] into a point, where
+    no rule reduces [f] of it.  The paper has no rule for a sum of
+    numerals (sums are formal) and reads [0] as the zero of a dual type.
+    [nzq t] excludes exactly that: no [0] and no sum in [t] outside the
+    bodies of dual maps (which are open and evaluated only to a normal form),
+    none in the body of a pullback at all, except a [0] on the spine of
+    dual maps ([zsp], the answer of rule (9) for a body that does not depend
+    on [y]: [0] and [(λv.S)* · 0] are syntactic values).  A first-order
+    query [((Ω λy.P) · (λx.e* )) r0] with no [0] and no sum in [P] and a
+    tuple of scalars [r0] satisfies it ([fo_query_nzq]);
+    docs/decisions-pullback.md, "Progress on the first-order fragment".
+
+    It is kept by every step of the fragment ([nzq_step]) when the function
+    symbols and their Jacobians give tuples of scalars on tuples of scalars
+    (no [NZ] comes out of (3) or (4); [pullback-eval]'s signature does,
+    [exec_fo_safety]).
+
+    What a query's syntactic value is ([fo_query_svalue_cases]): a numeric
+    dual [r*], a [0] on the spine of dual maps (the body, or the last term
+    of its let series, does not depend on [y]:
+    [((Ω λy. let x = sin y in let z = 3 in z) · ω) 2] ends in
+    [(λv.⟨v, (J sin · v) 2⟩)* · 0]), or a dual map that is not a redex
+    (no such query is known; that none exists is not proved here). *)
+From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
+  progress decide fo norm_fo progress_typed exec_sig.
+
+Section fo_progress.
+Context {Σ : signature}.
+
+Ltac inv H := inversion H; subst; clear H.
+
+(** ** No [0] and no sum outside the bodies of dual maps *)
+
+(** No [0] and no sum anywhere (bodies of pullbacks). *)
+Fixpoint nzp (t : tm) : Prop :=
+  match t with
+  | Zero | Plus _ _ => False
+  | Var _ | Real _ | NDual _ => True
+  | Lam a | Proj _ a | Fun _ a | Jac _ a => nzp a
+  | App a b | Pair a b | Let a b | Dual a b | Pb a b => nzp a /\ nzp b
+  end.
+
+(** A [0] on the spine of dual maps (as [zsp], query_transpose.v). *)
+Fixpoint zsp0 (t : tm) : Prop :=
+  match t with
+  | Zero => True
+  | Dual _ q => zsp0 q
+  | _ => False
+  end.
+
+(** No [0] and no sum outside the bodies of dual maps, but a [0] on the
+    spine of dual maps. *)
+Fixpoint nzs (t : tm) : Prop :=
+  match t with
+  | Zero | Plus _ _ => False
+  | Var _ | Real _ | NDual _ => True
+  | Lam a => nzs a \/ zsp0 a
+  | Proj _ a | Fun _ a | Jac _ a => nzs a
+  | App a b | Pair a b | Let a b => nzs a /\ nzs b
+  | Dual _ q => nzs q \/ zsp0 q
+  | Pb p w => nzp p /\ nzs w
+  end.
+
+Definition nzq (t : tm) : Prop := nzs t \/ zsp0 t.
+
+(** ** Renaming and substitution *)
+
+Lemma nzp_ren ρ t : nzp (ren ρ t) <-> nzp t.
+Proof. revert ρ. induction t; intros ρ; simpl; rewrite ?IHt, ?IHt1, ?IHt2; tauto. Qed.
+
+Lemma zsp0_ren ρ t : zsp0 (ren ρ t) <-> zsp0 t.
+Proof. revert ρ. induction t; intros ρ; simpl; rewrite ?IHt2; tauto. Qed.
+
+Lemma nzs_ren ρ t : nzs (ren ρ t) <-> nzs t.
+Proof.
+  revert ρ. induction t; intros ρ; simpl; rewrite ?IHt, ?IHt1, ?IHt2, ?zsp0_ren, ?nzp_ren; tauto.
+Qed.
+
+Lemma nzp_subst σ t : (forall n, nzp (σ n)) -> nzp t -> nzp (subst σ t).
+Proof.
+  assert (Hup : forall τ, (forall n, nzp (τ n)) -> forall n, nzp (up τ n))
+    by (intros τ H [|n]; simpl; [exact I|unfold shift; apply nzp_ren, H]).
+  revert σ. induction t; intros σ Hσ H; simpl in *; try tauto; auto.
+  all: split; [apply IHt1|apply IHt2]; auto; tauto.
+Qed.
+
+Lemma zsp0_subst σ t : zsp0 t -> zsp0 (subst σ t).
+Proof. revert σ. induction t; intros σ H; simpl in *; try tauto. apply IHt2. exact H. Qed.
+
+Lemma nzp_nzs t : nzp t -> nzs t.
+Proof. induction t; simpl; tauto. Qed.
+
+Lemma flat_nzs_nzp t : flat t -> nzs t -> nzp t.
+Proof. induction t; simpl; tauto. Qed.
+
+(** Substitution of terms without [0] and sums (the points). *)
+Lemma nzs_subst σ t : (forall n, nzp (σ n)) -> nzs t -> nzs (subst σ t).
+Proof.
+  assert (Hup : forall τ, (forall n, nzp (τ n)) -> forall n, nzp (up τ n))
+    by (intros τ H [|n]; simpl; [exact I|unfold shift; apply nzp_ren, H]).
+  revert σ. induction t; intros σ Hσ H; simpl in *; try tauto; auto using nzp_nzs.
+  - destruct H as [H|H]; [left; apply IHt; auto|right; apply zsp0_subst, H].
+  - split; [apply IHt1|apply IHt2]; tauto.
+  - split; [apply IHt1|apply IHt2]; tauto.
+  - destruct H as [H|H]; [left; apply IHt2; auto|right; apply zsp0_subst, H].
+  - split; [apply nzp_subst; auto; tauto|apply IHt2; [auto|tauto]].
+  - split; [apply IHt1|apply IHt2]; auto; tauto.
+Qed.
+
+Lemma nzp_num (r : num scalar) : dense r -> nzp (num_tm r).
+Proof. induction r; simpl; tauto. Qed.
+
+Lemma nzs_num (r : num scalar) : dense r -> nzs (num_tm r).
+Proof. intros H. apply nzp_nzs, nzp_num, H. Qed.
+
+(** ** A-normalisation adds no [0] and no sum *)
+Lemma nzp_bind L K : nzp L -> nzp K -> nzp (bind L K).
+Proof.
+  revert K. induction L; intros K HL HK; try (simpl; simpl in HL; tauto).
+  simpl in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; tauto|].
+  rewrite bind_let by exact Hne. simpl. split; [tauto|].
+  apply IHL2; [tauto|apply nzp_ren, HK].
+Qed.
+
+Lemma nzp_ared r : nzp r -> nzp (ared r).
+Proof.
+  destruct r; simpl; intros H; unfold bind2, ret; try (simpl; tauto);
+    repeat first [apply nzp_bind | apply nzp_ren]; simpl; rewrite ?nzp_ren; tauto.
+Qed.
+
+Lemma afill_nzp C r r' : (nzp r -> nzp r') -> nzp (afill C r) -> nzp (afill C r').
+Proof.
+  induction C as [|F C IH]; simpl; auto. intros H. destruct F; simpl; intuition.
+Qed.
+
+Lemma astep_nzp t t' : astep t t' -> nzp t -> nzp t'.
+Proof. intros Hs. destruct Hs as [C r HC Hr Hok]. apply afill_nzp. apply nzp_ared. Qed.
+
+Lemma sub8_nzp n : nzp (sub8 n).
+Proof. destruct n as [|[|k]]; simpl; auto. Qed.
+
+Lemma nzp_ppath p : forall t, nzp t -> nzp (ppath p t).
+Proof. induction p as [|i p IH]; intros t H; simpl; auto. Qed.
+
+Lemma nzp_yp p : nzp (yp p).
+Proof. apply nzp_ppath. exact I. Qed.
+
+(** ** A [0] on the spine stays there *)
+Lemma zsp0_step t t' : step t t' -> zsp0 t -> zsp0 t'.
+Proof.
+  induction 1; simpl; intros Hz; try tauto.
+  destruct F; simpl in *; tauto.
+Qed.
+
+(** ** The premise is kept by the steps of the fragment *)
+Section closed.
+Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
+Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
+
+Lemma nzs_step_flat t t' : step t t' -> flat t -> nzs t -> nzs t'.
+Proof.
+  induction 1; simpl; intros Hf Hn; try tauto.
+  - (* (3) *) apply nzs_num, fsem_dense. assumption.
+  - (* (4) *) apply nzs_num, fjac_dense; assumption.
+  - (* let *)
+    apply nzs_subst; [intros [|m]; simpl; [apply flat_nzs_nzp; tauto|exact I]|tauto].
+  - (* contexts *) destruct F; simpl in *; tauto.
+Qed.
+
+Lemma nzs_step_form t t' : step t t' -> form t -> nzs t -> nzs t'.
+Proof.
+  induction 1; simpl; intros Hf Hn; try tauto.
+  - (* (8) *)
+    split; [simpl; tauto|]. split; [apply nzp_subst; [apply sub8_nzp|tauto]|tauto].
+  - (* an A-step in the body *) split; [eapply astep_nzp; [eassumption|tauto]|tauto].
+  - (* contexts *) destruct F; simpl in *; tauto.
+Qed.
+
+Lemma fq_cases t : fq t -> flat t \/ form t \/
+  match t with App w v => form w /\ flat v | Dual s q => flat s /\ fq q | _ => False end.
+Proof. destruct t; simpl; tauto. Qed.
+
+Lemma nzs_out w v e : nzs w -> nzp v -> nzp e -> nzs (out w v e).
+Proof.
+  intros Hw Hv He. unfold out. simpl. split; [exact Hw|].
+  apply nzs_subst; [intros [|m]; simpl; auto|apply nzp_nzs, He].
+Qed.
+
+(** Informal proof: by induction on the step.  A step of a [flat] term or
+    of a [form] keeps [nzs] ([nzs_step_flat], [nzs_step_form]: (3) and (4)
+    give tuples of scalars, A-steps and (7), (8) add no [0] or sum to a
+    body).  (1) substitutes a point without [0] into the body of a 1-form;
+    the rules 9-20 that fire on a first-order body give [0] (9, on the
+    spine) or a dual map along the next 1-form applied to the image of the
+    point, which has no [0] or sum; (6) keeps the argument of the inner
+    dual map; a step of the argument of a dual map keeps [nzq] by
+    induction; the body of a dual map is not constrained. *)
+Lemma nzs_step t t' : step t t' -> fq t -> nzs t -> nzq t'.
+Proof.
+  intros Hst. pose proof Hst as Hst0. revert Hst0.
+  induction Hst; intros Hst0 Hq Hn; unfold nzq; apply fq_cases in Hq;
+    (destruct Hq as [Hf|[Hw|Hm]];
+      [left; exact (nzs_step_flat _ _ Hst0 Hf Hn)|left; exact (nzs_step_form _ _ Hst0 Hw Hn)|]).
+  all: cbn [fq form flat nzs nzp] in Hm, Hn; try (unfold fo_body in Hm; cbn [fob] in Hm); try tauto.
+  all: try solve [left; cbn [nzs]; left; apply nzs_out; [tauto|apply flat_nzs_nzp; tauto|tauto]].
+  all: try solve [right; exact I].
+  all: try solve [left; exact I].
+  all: try solve [left; cbn [nzs]; left; apply nzs_out;
+                  [tauto|apply flat_nzs_nzp; tauto|cbn [nzp]; rewrite ?nzp_yp; tauto]].
+  all: try solve [left; cbn [nzs]; tauto].
+  - (* (1) *)
+    destruct Hn as [[Hs|Hs] Hv]; [left; apply nzs_subst|right; apply zsp0_subst, Hs]; [|exact Hs].
+    intros [|m]; simpl; [apply flat_nzs_nzp; tauto|exact I].
+  - (* a step in an evaluation context *)
+    destruct F; cbn [efill] in *; cbn [fq flat form nzs] in Hm, Hn |- *; try tauto.
+    + (* [] P *) left. split; [eapply nzs_step_form|]; try eassumption; tauto.
+    + (* V [] *) left. split; [|eapply nzs_step_flat]; try eassumption; tauto.
+    + (* (λx.S)* · [] *)
+      left. destruct Hn as [Hn|Hn]; [apply IHHst; [exact Hst|tauto|exact Hn]|].
+      right. eapply zsp0_step; eassumption.
+Qed.
+
+End closed.
+
+End fo_progress.
