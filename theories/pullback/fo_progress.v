@@ -233,6 +233,113 @@ Proof.
       right. eapply zsp0_step; eassumption.
 Qed.
 
+Lemma nzq_step t t' : step t t' -> fq t -> nzq t -> nzq t'.
+Proof.
+  intros Hs Hq [Hn|Hz]; [exact (nzs_step _ _ Hs Hq Hn)|right; exact (zsp0_step _ _ Hs Hz)].
+Qed.
+
+Lemma nzq_steps t t' : steps t t' -> fq t -> nzq t -> nzq t'.
+Proof.
+  induction 1 as [t|t t1 t2 H _ IH]; auto.
+  intros Hq Hn. apply IH; [exact (fq_step _ _ H Hq)|exact (nzq_step _ _ H Hq Hn)].
+Qed.
+
 End closed.
+
+(** ** Canonical forms *)
+
+Lemma nzq_nzs t : nzq t -> ~ zsp0 t -> nzs t.
+Proof. intros [H|H] Hz; tauto. Qed.
+
+(** A closed syntactic value of a type of tuples of scalars, without [0]
+    or sum, is a numeral. *)
+Lemma canon_num t A :
+  svalue t -> typed [] t A -> gty A -> nzs t -> exists r, dense r /\ t = num_tm r.
+Proof.
+  revert A. induction t; simpl; intros A Hv Ht Hg Hn; try contradiction;
+    try (inv Ht; simpl in Hg; contradiction).
+  - destruct Hv as [Va Vb], Hn as [Na Nb]. inv Ht. destruct Hg as [G1 G2].
+    destruct (IHt1 _ Va ltac:(eassumption) G1 Na) as (r1 & D1 & ->).
+    destruct (IHt2 _ Vb ltac:(eassumption) G2 Nb) as (r2 & D2 & ->).
+    exists (NP r1 r2). simpl. auto.
+  - exists (NR r). simpl. auto.
+Qed.
+
+(** Informal proof: by induction on [t].  No closed term is a variable;
+    an abstraction, a scalar and a numeric dual are values; [0] and a sum
+    are excluded but for a [0] on the spine, which is a value.  For a
+    pair, [J f · S], a dual map and a pullback, the positions the values
+    of [progress_typed.v] look at are closed, typed and in the fragment,
+    so values by induction (the body of a dual map is a normal form).  An
+    application [S V] in normal form cannot be: [S] is a value of an arrow
+    type, an abstraction (then (1) applies), a Jacobian [J f · r] (its
+    argument is a numeral of [R^n], then (4) applies) or a pullback
+    [(Ω λy.E) · ω] of a first-order body (then a rule 9-20 applies: the
+    body is a [chain_body] and the stuck forms of Remark 3.6 apply an
+    atom, which a first-order body does not); a projection in normal form
+    cannot be (its argument is a pair), nor [f(P)] (its argument is a
+    numeral), nor a [let]. *)
+Lemma fo_value_svalue t A : typed [] t A -> fq t -> nzq t -> value t -> svalue t.
+Proof.
+  revert A. induction t as [n|s IHs|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s IHs q IHq|p IHp w IHw|r| |a IHa b IHb|e IHe l IHl];
+    intros A Ht Hq Hn Hv; simpl; try exact I.
+  - (* a variable *) inv Ht. destruct n; discriminate.
+  - (* an application *)
+    exfalso. destruct Hn as [Hn|Hn]; [|contradiction]. destruct Hv as [Hh [Va Vb]].
+    apply fq_cases in Hq. cbn [flat form] in Hq.
+    assert (Hq' : fq a /\ fq b /\ (flat a \/ form a) /\ flat b)
+      by (destruct Hq as [Hq|[Hq|Hq]]; [|contradiction|]; split; try split;
+          try (apply flat_fq; tauto); try (apply form_fq; tauto); tauto).
+    destruct Hq' as (Qa & Qb & Fa & Fb). destruct Hn as [Na Nb].
+    inv Ht.
+    match goal with H1 : typed [] a (TArr ?σ _), H2 : typed [] b ?σ |- _ =>
+      pose proof (IHa _ H1 Qa (or_introl Na) Va) as Sa; pose proof (IHb _ H2 Qb (or_introl Nb) Vb) as Sb;
+      rename H1 into Ta, H2 into Tb end.
+    destruct a as [| | | | | |f a'|f a'| |p w| | | |]; simpl in Sa, Na; try contradiction; try (inv Ta; fail);
+      try (apply Hh; exact I).
+    + (* (4) *)
+      inv Ta. destruct (canon_num a' _ Sa ltac:(eassumption) (gty_Rn _) Na) as (r & Dr & ->).
+      destruct (canon_num b _ Sb ltac:(eassumption) (gty_Rn _) Nb) as (r' & Dr' & ->).
+      apply Hh. simpl. eauto 6.
+    + (* a rule 9-20 *)
+      destruct Fa as [Fa|Fa]; [simpl in Fa; contradiction|].
+      destruct Fa as [[Hp _] _]. apply Hh. simpl. split; [tauto|].
+      intros [(a0 & q0 & _ & _ & ->)|(p1 & q0 & -> & _)]; simpl in Hp; exact Hp.
+  - (* a projection *)
+    exfalso. destruct Hn as [Hn|Hn]; [|contradiction]. destruct Hv as [Hh Va].
+    apply fq_cases in Hq. destruct Hq as [Hq|[Hq|Hq]]; simpl in Hq; try contradiction.
+    inv Ht;
+    (match goal with H1 : typed [] a _ |- _ =>
+      pose proof (IHa _ H1 (flat_fq _ Hq) (or_introl Hn) Va) as Sa; rename H1 into Ta end);
+    (destruct a; simpl in Sa, Hn; try contradiction; try (inv Ta; fail)); apply Hh; exact I.
+  - (* a pair *)
+    destruct Hn as [Hn|Hn]; [|contradiction]. destruct Hv as [_ [Va Vb]].
+    apply fq_cases in Hq. destruct Hq as [Hq|[Hq|Hq]]; simpl in Hq; try contradiction.
+    simpl in Hn. inv Ht.
+    split; [eapply IHa|eapply IHb]; try eassumption; try (apply flat_fq; tauto); left; tauto.
+  - (* f(P) *)
+    exfalso. destruct Hn as [Hn|Hn]; [|contradiction]. destruct Hv as [Hh Va].
+    apply fq_cases in Hq. destruct Hq as [Hq|[Hq|Hq]]; simpl in Hq; try contradiction.
+    inv Ht. pose proof (IHa _ ltac:(eassumption) (flat_fq _ Hq) (or_introl Hn) Va) as Sa.
+    destruct (canon_num a _ Sa ltac:(eassumption) (gty_Rn _) Hn) as (r & Dr & ->).
+    apply Hh. simpl. eauto.
+  - (* J f · S *)
+    destruct Hn as [Hn|Hn]; [|contradiction]. destruct Hv as [_ Va].
+    apply fq_cases in Hq. destruct Hq as [Hq|[Hq|Hq]]; simpl in Hq; try contradiction.
+    inv Ht. eapply IHa; try eassumption; [apply flat_fq, Hq|left; exact Hn].
+  - (* a dual map *)
+    destruct Hv as [Hh [Vs Vq]]. split; [exact Vs|split; [|exact Hh]].
+    apply fq_cases in Hq. destruct Hq as [Hq|[Hq|Hq]]; simpl in Hq; try contradiction.
+    inv Ht. eapply IHq; [eassumption|tauto| |exact Vq].
+    destruct Hn as [Hn|Hn]; simpl in Hn; [|right; exact Hn].
+    destruct Hn; [left|right]; assumption.
+  - (* a pullback *)
+    destruct Hv as [_ [Hc Vw]]. split; [exact Hc|].
+    apply fq_cases in Hq. destruct Hq as [Hq|[Hq|Hq]]; simpl in Hq; try contradiction.
+    destruct Hn as [Hn|Hn]; [|contradiction].
+    inv Ht. eapply IHw; [eassumption|apply form_fq; tauto|left; simpl in Hn; tauto|exact Vw].
+  - (* a sum *) destruct Hn as [Hn|Hn]; contradiction.
+  - (* let *) destruct Hv as [_ []].
+Qed.
 
 End fo_progress.
