@@ -158,6 +158,9 @@ Proof. induction p as [|i p IH]; intros t H; simpl; auto. Qed.
 Lemma nzp_yp p : nzp (yp p).
 Proof. apply nzp_ppath. exact I. Qed.
 
+Lemma zsp0_dec t : zsp0 t \/ ~ zsp0 t.
+Proof. induction t; simpl; tauto. Qed.
+
 (** ** A [0] on the spine stays there *)
 Lemma zsp0_step t t' : step t t' -> zsp0 t -> zsp0 t'.
 Proof.
@@ -340,6 +343,81 @@ Proof.
     inv Ht. eapply IHw; [eassumption|apply form_fq; tauto|left; simpl in Hn; tauto|exact Vw].
   - (* a sum *) destruct Hn as [Hn|Hn]; contradiction.
   - (* let *) destruct Hv as [_ []].
+Qed.
+
+(** ** Progress, type safety, normalization to a syntactic value *)
+
+(** Informal proof: [fq_norm] reduces [t] to a normal form; if that takes
+    no step, [t] is a normal form, hence a syntactic value
+    ([fo_value_svalue]); otherwise [t] steps. *)
+Lemma fo_progress t A : typed [] t A -> fq t -> nzq t -> svalue t \/ exists t', step t t'.
+Proof.
+  intros Ht Hq Hn. destruct (fq_norm t Hq) as (v & Hs & Hv & _).
+  destruct Hs as [t|t t' v H _]; [left; exact (fo_value_svalue t A Ht Hq Hn Hv)|right; eauto].
+Qed.
+
+Section closed2.
+Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
+Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
+
+(** Type safety: every term a closed well-typed term of the fragment
+    without [0] or sums reduces to is a syntactic value or steps (the
+    type by [steps_typed], the fragment by [fq_steps], the premise by
+    [nzq_steps]). *)
+Lemma fo_safety t u A :
+  typed [] t A -> fq t -> nzq t -> steps t u -> svalue u \/ exists u', step u u'.
+Proof.
+  intros Ht Hq Hn Hs. apply (fo_progress u A).
+  - eapply steps_typed; eassumption.
+  - eapply fq_steps; eassumption.
+  - eapply nzq_steps; eassumption.
+Qed.
+
+(** Normalization to a syntactic value (Corollary 5.2 with the values of
+    the paper's grammar), computed without fuel by [fo_eval]. *)
+Lemma fo_svalue_norm t A : typed [] t A -> fq t -> nzq t ->
+  exists u, steps t u /\ svalue u /\ typed [] u A /\ fo_eval t = Some u.
+Proof.
+  intros Ht Hq Hn. destruct (fo_eval_complete t Hq) as [u Hu].
+  destruct (fo_eval_sound t u Hu) as [Hs Hv].
+  exists u. split; [exact Hs|]. split; [|split; [eapply steps_typed; eassumption|exact Hu]].
+  eapply fo_value_svalue; [eapply steps_typed; eassumption|eapply fq_steps; eassumption|
+                           eapply nzq_steps; eassumption|exact Hv].
+Qed.
+End closed2.
+
+(** ** First-order queries *)
+
+(** The queries [((Ω λy.P) · (λx.e* )) r0] with no [0] and no sum in the
+    body [P], a tuple of scalars [r0] and a covector [e]. *)
+Definition fo_grad_query (P : tm) (e r0 : num scalar) : tm := App (Pb P (Lam (NDual e))) (num_tm r0).
+
+Lemma fo_grad_query_fq P e r0 : fo_body P -> fq (fo_grad_query P e r0).
+Proof.
+  intros HP. apply fo_query_fq. exists P, (Lam (NDual e)), (num_tm r0).
+  split; [reflexivity|]. split; [exact HP|]. split; [simpl; exact I|apply flat_num].
+Qed.
+
+Lemma fo_grad_query_nzq P e r0 : nzp P -> dense r0 -> nzq (fo_grad_query P e r0).
+Proof.
+  intros HP Hr. left. simpl. split; [split; [exact HP|left; exact I]|apply nzs_num, Hr].
+Qed.
+
+(** Canonical forms of the dual type: a closed syntactic value of type
+    [σ*] of the fragment without [0] or sums is a numeric dual, a [0] on
+    the spine of dual maps, or a dual map [(λv.S)* · Q] that is not a
+    redex; the last two are the cases where a query does not end in
+    [r*]. *)
+Lemma canon_dual_fo t σ : svalue t -> typed [] t (TDual σ) -> nzq t ->
+  (exists r, t = NDual r) \/ zsp0 t \/ (exists s q, t = Dual s q /\ ~ zsp0 q /\ ~ head_redex t).
+Proof.
+  intros Hv Ht Hn. destruct t; simpl in Hv; try contradiction; try (inv Ht; fail).
+  - (* a dual map *)
+    destruct (zsp0_dec t2) as [Hz|Hz]; [right; left; exact Hz|].
+    right; right. exists t1, t2. tauto.
+  - left. eauto.
+  - right; left. exact I.
+  - destruct Hn as [Hn|Hn]; contradiction.
 Qed.
 
 End fo_progress.
