@@ -1,0 +1,355 @@
+(** * A first-order query ends in a numeric dual or a [0] on the spine
+
+    [fo_progress.v] gives the syntactic value a closed well-typed
+    first-order query reduces to; its canonical forms of a dual type
+    leave three cases: a numeric dual [r*], a [0] on the spine of dual
+    maps, or a dual map [(λv.S)* · Q] that is not a redex.  This file
+    excludes the third for the gradient queries
+<<
+    ((Ω λy.P) · (λx.e* )) r0       P first-order, no 0 and no sum in P,
+                                   r0 a tuple of scalars
+>>
+    ([fo_query_result]): the query reduces to [r*] with [r] of the type
+    of [y], or to a term with a [0] on its spine, and [fo_eval] returns
+    that term.
+
+    The proof follows the chain the 1-form reduces to ([form_norm],
+    norm_fo.v) along the call-by-value strategy ([chain_grad]): at each
+    pullback [(Ω λy.E) · ω'] of the chain applied to a tuple of scalars,
+    the body [E] is elementary, first-order, without [0] or sum; it does
+    not depend on [y] and (9) gives [0], or it is a path [y^p], a pair of
+    paths or of a path and a constant, [f(y^p)], or [⟨y, E'⟩], and the
+    rule (11, 13a-c, 15, 20a, 20b) gives a dual map [(λv.S)* · (ω' W)]
+    whose body [S] is made of paths of [v], [0], pairs and [(J f · v^p) W^p]
+    ([rawb]); the point [W] reduces to a tuple of scalars ([num_norm]:
+    a closed well-typed first-order term without [0] or sum,
+    [fo_value_svalue] and [canon_num]); the rest of the chain reduces to
+    [r'*] or to a [0] on the spine (by induction); the points [W^p] of
+    the body reduce to tuples of scalars, after which [bp] is defined on
+    the body ([bpg_bp]), which mentions [v], and (5⁺) gives [r*].
+
+    Where the body, or the last term of its let series, does not depend on
+    [y] (rule 9), the result has a [0] on its spine: [0] for
+    [(Ω λy.3) · ω], [(λv.⟨v, (J sin · v) 2⟩)* · 0] for
+    [((Ω λy. let x = sin y in let z = 3 in z) · ω) 2]; the paper has no
+    reduction of a dual map applied to [0] (docs/decisions-pullback.md,
+    "Progress on the first-order fragment"). *)
+From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
+  progress decide step_fn reverse_phase fo norm_fo progress_typed fo_progress.
+
+Section fo_grad.
+Context {Σ : signature}.
+Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
+Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
+
+Ltac inv H := inversion H; subst; clear H.
+
+(** ** Closed first-order points reduce to tuples of scalars *)
+
+Lemma nzs_steps_flat t u : steps t u -> flat t -> nzs t -> nzs u /\ flat u.
+Proof.
+  induction 1 as [t|t t1 u H _ IH]; auto. intros Hf Hn. apply IH.
+  - eapply flat_step; eassumption.
+  - eapply (nzs_step_flat fsem_dense fjac_dense); eassumption.
+Qed.
+
+Lemma num_norm t A : typed [] t A -> gty A -> flat t -> nzs t ->
+  exists r, dense r /\ num_ty r A /\ steps t (num_tm r).
+Proof.
+  intros Ht Hg Hf Hn. destruct (flat_norm t Hf) as (v & Hs & Hv & Hfv).
+  destruct (nzs_steps_flat t v Hs Hf Hn) as [Hnv _].
+  assert (Htv : typed [] v A) by (eapply steps_typed; eassumption).
+  pose proof (fo_value_svalue v A Htv (flat_fq v Hfv) (or_introl Hnv) Hv) as Hsv.
+  destruct (canon_num v A Hsv Htv Hg Hnv) as (r & Hr & ->).
+  exists r. split; [exact Hr|split; [exact (typed_num_inv [] r A Htv)|exact Hs]].
+Qed.
+
+Lemma dense_gty (r : num scalar) A : num_ty r A -> dense r -> gty A.
+Proof. induction 1; simpl; tauto. Qed.
+
+(** ** Bodies on which (5⁺) is defined *)
+
+Lemma yp_shape p : yp p = Var 0 \/ exists i s, yp p = Proj i s.
+Proof.
+  induction p as [|i p _] using rev_ind; [left; reflexivity|right].
+  unfold yp. rewrite ppath_app. simpl. eauto.
+Qed.
+
+Lemma yp_occ p : ~ nocc is0 (yp p).
+Proof. unfold yp. rewrite nocc_ppath. simpl. unfold is0. tauto. Qed.
+
+Lemma yp_not_num p (r : num scalar) : yp p <> num_tm r.
+Proof. destruct (yp_shape p) as [E|(i & s & E)]; rewrite E; destruct r; discriminate. Qed.
+
+Lemma value_yp p : value (yp p).
+Proof.
+  unfold yp. assert (H : forall t, value t -> (forall a b, t <> Pair a b) -> value (ppath p t)).
+  { induction p as [|i p IH]; intros t Ht Hn; simpl; [exact Ht|].
+    apply IH; [|intros a b; discriminate]. simpl. split; [|exact Ht].
+    destruct t; try (intros []); exfalso; eapply Hn; reflexivity. }
+  apply H; [split; [intros []|exact I]|intros a b; discriminate].
+Qed.
+
+Lemma bp_yp p c acc : exists r, bp (yp p) c acc = Some r.
+Proof.
+  destruct (yp_shape p) as [E|(i & s & E)]; rewrite E; cbn [bp]; [eauto|].
+  rewrite <- E, as_path_yp. eauto.
+Qed.
+
+(** Linear bodies whose points are tuples of scalars. *)
+Inductive bpg : tm -> Prop :=
+| bpg_path p : bpg (yp p)
+| bpg_zero : bpg Zero
+| bpg_pair a b : bpg a -> bpg b -> bpg (Pair a b)
+| bpg_jac f p r : dense r -> bpg (App (Jac f (yp p)) (num_tm r)).
+
+Lemma bpg_bp s : bpg s -> forall c acc, exists r, bp s c acc = Some r.
+Proof.
+  induction 1 as [p| |a b _ IHa _ IHb|f p r _]; intros c acc.
+  - apply bp_yp.
+  - cbn [bp]. eauto.
+  - cbn [bp]. destruct (nsplit c) as [c1 c2].
+    destruct (IHa c1 acc) as [a' ->]. apply IHb.
+  - cbn [bp]. rewrite as_num_num. apply bp_yp.
+Qed.
+
+Lemma value_jac_yp f p : value (Jac f (yp p)).
+Proof. split; [intros []|apply value_yp]. Qed.
+
+Lemma bpg_value s : bpg s -> value s.
+Proof.
+  induction 1 as [p| |a b _ IHa _ IHb|f p r _].
+  - apply value_yp.
+  - apply value_zero.
+  - split; [intros []|split; assumption].
+  - split; [|split; [apply value_jac_yp|apply value_num]].
+    intros (r1 & r2 & _ & _ & E & _). exact (yp_not_num p r1 E).
+Qed.
+
+(** The bodies rules 11, 13a-c, 15, 20a and 20b produce, before their
+    points are evaluated. *)
+Inductive rawb : tm -> Prop :=
+| rawb_path p : rawb (yp p)
+| rawb_zero : rawb Zero
+| rawb_pair a b : rawb a -> rawb b -> rawb (Pair a b)
+| rawb_jac f p X r : dense r -> steps X (num_tm r) -> rawb (App (Jac f (yp p)) X).
+
+Lemma rawb_norm s : rawb s -> exists s', steps s s' /\ bpg s' /\ (~ nocc is0 s -> ~ nocc is0 s').
+Proof.
+  induction 1 as [p| |a b _ IHa _ IHb|f p X r Hr HX].
+  - exists (yp p). split; [constructor|split; [constructor|auto]].
+  - exists Zero. split; [constructor|split; [constructor|auto]].
+  - destruct IHa as (a' & Ha & Ba & Na), IHb as (b' & Hb & Bb & Nb).
+    exists (Pair a' b'). split; [|split; [constructor; assumption|]].
+    + eapply steps_trans; [apply (steps_ctx (EPairL b)); [exact I|exact Ha]|].
+      apply (steps_ctx (EPairR a')); [apply bpg_value, Ba|exact Hb].
+    + intros Hn [N1 N2]. destruct (nocc_is0_dec a) as [Ea|Ea]; [|exact (Na Ea N1)].
+      destruct (nocc_is0_dec b) as [Eb|Eb]; [apply Hn; split; assumption|exact (Nb Eb N2)].
+  - exists (App (Jac f (yp p)) (num_tm r)). split; [|split; [constructor; exact Hr|]].
+    + apply (steps_ctx (EAppR (Jac f (yp p)))); [apply value_jac_yp|exact HX].
+    + intros _ [N _]. exact (yp_occ p N).
+Qed.
+
+(** ** What a query reduces to *)
+
+(** [r*], or a term with a [0] on its spine. *)
+Definition gres (t : tm) : Prop := (exists r, steps t (NDual r)) \/ (exists u, steps t u /\ zsp0 u).
+
+Lemma gres_pre t t' : steps t t' -> gres t' -> gres t.
+Proof.
+  intros H [(r & Hr)|(u & Hu & Hz)]; [left; exists r|right; exists u; split; [|exact Hz]];
+    eapply steps_trans; eassumption.
+Qed.
+
+Lemma gres_dual s t : rawb s -> ~ nocc is0 s -> gres t -> gres (Dual s t).
+Proof.
+  intros Hs Hn [(r' & Ht)|(u & Ht & Hz)].
+  - left. destruct (rawb_norm s Hs) as (s' & Hss & Hb & Hn').
+    destruct (bpg_bp s' Hb r' NZ) as [r Hr].
+    exists r. eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Ht]|].
+    eapply steps_trans; [apply (steps_ctx (EDualL (NDual r'))); [apply value_ndual|exact Hss]|].
+    apply steps_one, step_bp; [exact (Hn' Hn)|exact Hr].
+  - right. exists (Dual s u). split; [apply (steps_ctx (EDualR s)); [exact I|exact Ht]|exact Hz].
+Qed.
+
+(** The innermost 1-form of a chain is [λx.e*]. *)
+Fixpoint lend (e : num scalar) (w : tm) : Prop :=
+  match w with
+  | Lam b => b = NDual e
+  | Pb _ w' => lend e w'
+  | _ => False
+  end.
+
+Lemma lend_step e w w' : step w w' -> form w -> lend e w -> lend e w'.
+Proof.
+  induction 1; simpl; intros Hf Hl; try tauto.
+  destruct F; simpl in *; tauto.
+Qed.
+
+Lemma form_lend_steps e w w' : steps w w' -> form w -> nzs w -> lend e w ->
+  form w' /\ nzs w' /\ lend e w'.
+Proof.
+  induction 1 as [w|w w1 w' H _ IH]; [tauto|]. intros Hf Hn Hl. apply IH.
+  - eapply form_step; eassumption.
+  - eapply nzs_step_form; eassumption.
+  - eapply lend_step; eassumption.
+Qed.
+
+Lemma typed_pb_inv' Γ p w A :
+  typed Γ (Pb p w) A -> exists σ τ, A = TOmega σ /\ typed (σ :: Γ) p τ /\ typed Γ w (TOmega τ).
+Proof. intros H. inversion H; subst. eauto 6. Qed.
+
+(** A first-order body without [0] or sums has a type of tuples of
+    scalars when its variables do. *)
+Lemma fob_gty e : fob e -> nzp e -> forall Γ A, typed Γ e A ->
+  (forall n B, nth_error Γ n = Some B -> gty B) -> gty A.
+Proof.
+  induction e; simpl; intros Hf Hz Γ A Ht HΓ; try contradiction; inv Ht.
+  - eapply HΓ. eassumption.
+  - match goal with H : typed _ _ (TProd _ _) |- _ => pose proof (IHe Hf Hz _ _ H HΓ) as G end.
+    simpl in G. tauto.
+  - match goal with H : typed _ _ (TProd _ _) |- _ => pose proof (IHe Hf Hz _ _ H HΓ) as G end.
+    simpl in G. tauto.
+  - simpl. split; [eapply IHe1|eapply IHe2]; try eassumption; tauto.
+  - exact I.
+  - apply gty_Rn.
+  - match goal with H1 : typed _ e1 ?B, H2 : typed _ e2 _ |- _ =>
+      assert (G : gty B) by (eapply IHe1; [tauto|tauto|exact H1|exact HΓ]);
+      eapply IHe2; [tauto|tauto|exact H2|] end.
+    intros [|k] C Hk; simpl in Hk; [injection Hk as <-; exact G|eapply HΓ; eassumption].
+Qed.
+
+(** The point [V^p] given to [J f] in (15) and (20a). *)
+Lemma rawb_jac_point f p σ (r0 : num scalar) :
+  typed [σ] (yp p) (Rn (fdom f)) -> num_ty r0 σ -> dense r0 ->
+  rawb (App (Jac f (yp p)) (shift (ppath p (num_tm r0)))).
+Proof.
+  intros Hp Hr Hd.
+  assert (E : shift (ppath p (num_tm r0)) = ppath p (num_tm r0))
+    by (unfold shift; rewrite ren_ppath, ren_num; reflexivity).
+  rewrite E.
+  assert (Ht : typed [] (ppath p (num_tm r0)) (Rn (fdom f))).
+  { replace (ppath p (num_tm r0)) with (subst1 (num_tm r0) (yp p))
+      by (unfold subst1, yp; rewrite subst_ppath; reflexivity).
+    eapply typed_subst1; [exact Hp|apply typed_num, Hr]. }
+  destruct (num_norm _ _ Ht (gty_Rn _) (flat_ppath _ _ (flat_num r0))
+              (nzp_nzs _ (nzp_ppath _ _ (nzp_num r0 Hd)))) as (r & Hr' & _ & Hs).
+  econstructor; eassumption.
+Qed.
+
+(** The premise of (20a) with the shape of its body. *)
+Lemma pb_pair_premise_g e σ τ (r0 : num scalar) : elem e -> fob e -> nzp e -> ~ nocc is0 e ->
+  typed [σ] e τ -> num_ty r0 σ -> dense r0 ->
+  exists s0 u, rawb s0 /\
+    step (App (Pb (ren (up_ren S) e) (Var 0)) (shift (num_tm r0)))
+         (Dual (ren (up_ren S) s0) (App (Var 0) u)).
+Proof.
+  intros He Hf Hz Hn Ht Hr Hd.
+  assert (Hw : value (Var 0)) by (split; [intros []|exact I]).
+  assert (Hv' : value (shift (num_tm r0))) by (unfold shift; rewrite ren_num; apply value_num).
+  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
+    simpl in Hf, Hz; try contradiction; try (exfalso; apply Hn; exact I).
+  - destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+    exists (yp p). eexists. split; [constructor|]. rewrite !ren_upS_yp.
+    apply step_pb_lin; [assumption|assumption|apply elem_atom, atom_yp|apply lin_shape_path].
+  - destruct (atom_split _ H1) as [N1|[p ->]]; destruct (atom_split _ H2) as [N2|[q ->]].
+    + exfalso. apply Hn. simpl. tauto.
+    + exists (Pair Zero (yp q)). eexists. split; [repeat constructor|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_pair_r; [assumption|assumption|apply atom_ren; assumption|apply nocc_upS; assumption].
+    + exists (Pair (yp p) Zero). eexists. split; [repeat constructor|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_pair_l; [assumption|assumption|apply atom_ren; assumption|apply nocc_upS; assumption].
+    + exists (Pair (yp p) (yp q)). eexists. split; [repeat constructor|].
+      cbn [ren]. rewrite !ren_upS_yp.
+      apply step_pb_lin; [assumption|assumption|apply elem_pair; apply atom_yp|apply lin_shape_pair].
+  - destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+    exists (App (Jac f (yp p)) (shift (ppath p (num_tm r0)))). eexists.
+    split; [inv Ht; eapply rawb_jac_point; eassumption|].
+    cbn [ren]. rewrite !ren_upS_yp.
+    replace (ren (up_ren S) (shift (ppath p (num_tm r0)))) with (shift (ppath p (shift (num_tm r0))))
+      by (unfold shift; rewrite !ren_ppath, !ren_ren; reflexivity).
+    apply step_pb_fun; assumption.
+Qed.
+
+(** Informal proof: by induction on the chain.  [λx.e*] applied to a
+    point gives [e*] (1).  For [(Ω λy.E) · c'] applied to [r0]: if [E]
+    does not depend on [y], (9) gives [0]; otherwise a rule gives
+    [(λv.S)* · (c' W)] with [S] a [rawb] that mentions [v] (the cases of
+    [E] as in [pb_elem_step], the premise of (20a) by
+    [pb_pair_premise_g]); [W] reduces to a tuple of scalars
+    ([num_norm]), [c'] applied to it to [r'*] or to a [0] on the spine
+    (induction), and [gres_dual] ends it. *)
+Lemma chain_grad e c : fchain c -> value c -> nzs c -> lend e c ->
+  forall σ (r0 : num scalar), typed [] c (TOmega σ) -> num_ty r0 σ -> dense r0 ->
+  gres (App c (num_tm r0)).
+Proof.
+  induction c as [n|b IHb|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s1 IH1 s2 IH2|e0 IHe c' IHc|r| |a IHa b IHb|e1 IHe l IHl];
+    simpl; intros Hc Hvc Hn Hl σ r0 Ht Hr Hd; try contradiction.
+  - (* (1) *)
+    subst b. left. exists e. apply steps_one.
+    exact (step_beta (NDual e) (num_tm r0) (value_num r0)).
+  - destruct Hc as [Hcb [Hfe Hc']]. destruct Hn as [Hne Hnc].
+    apply value_pb_inv in Hvc. destruct Hvc as [_ Hvc'].
+    destruct (typed_pb_inv' _ _ _ _ Ht) as (σ0 & τ & Eq & He0 & Hc'τ).
+    unfold TOmega in Eq. injection Eq as <-.
+    assert (HV : typed [] (num_tm r0) σ) by (apply typed_num, Hr).
+    assert (Hτ : gty τ).
+    { eapply fob_gty; [exact Hfe|exact Hne|exact He0|].
+      intros [|k] B Hk; simpl in Hk; [injection Hk as <-; eapply dense_gty; eassumption|destruct k; discriminate]. }
+    (* the rest of the chain, at the next point *)
+    assert (Hk : forall X, flat X -> nzs X -> typed [] X τ -> gres (App c' X)).
+    { intros X HX HnX HtX. destruct (num_norm X τ HtX Hτ HX HnX) as (r1 & Hr1 & Ht1 & Hs1).
+      eapply gres_pre; [apply (steps_ctx (EAppR c')); [exact Hvc'|exact Hs1]|].
+      exact (IHc Hc' Hvc' Hnc Hl τ r1 Hc'τ Ht1 Hr1). }
+    assert (Hout : forall s, rawb s -> ~ nocc is0 s ->
+                    step (App (Pb e0 c') (num_tm r0)) (Dual s (out c' (num_tm r0) e0)) ->
+                    gres (App (Pb e0 c') (num_tm r0))).
+    { intros s Hs Hns Hst. eapply gres_pre; [apply steps_one, Hst|].
+      apply gres_dual; [exact Hs|exact Hns|]. unfold out. apply Hk.
+      - apply flat_subst; [intros [|m]; simpl; auto using flat_num|apply fob_flat, Hfe].
+      - apply nzs_subst; [intros [|m]; simpl; auto using nzp_num|apply nzp_nzs, Hne].
+      - eapply typed_subst1; eassumption. }
+    assert (Hv : value (num_tm r0)) by apply value_num.
+    destruct Hcb as [He|(e1 & -> & He1)].
+    + destruct (nocc_is0_dec e0) as [Hn0|Hn0].
+      * (* (9) *) right. exists Zero. split; [apply steps_one, step_pb_const; assumption|exact I].
+      * destruct He as [|a1 a2 H1 H2|a Ha|l Hl'|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl' Ha|l a Hl' Ha|r];
+          simpl in Hfe, Hne; try contradiction; try (exfalso; apply Hn0; exact I).
+        -- (* (11) *)
+           destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+           apply (Hout (yp p)); [apply rawb_path|apply yp_occ|].
+           apply step_pb_lin; [assumption|assumption|apply elem_atom, atom_yp|apply lin_shape_path].
+        -- destruct (atom_split _ H1) as [N1|[p ->]]; destruct (atom_split _ H2) as [N2|[q ->]].
+           ++ exfalso. apply Hn0. simpl. tauto.
+           ++ (* (13b) *)
+              apply (Hout (Pair Zero (yp q))); [apply rawb_pair; [apply rawb_zero|apply rawb_path]|intros [_ Hy0]; exact (yp_occ q Hy0)|].
+              apply step_pb_pair_r; assumption.
+           ++ (* (13a) *)
+              apply (Hout (Pair (yp p) Zero)); [apply rawb_pair; [apply rawb_path|apply rawb_zero]|intros [Hy0 _]; exact (yp_occ p Hy0)|].
+              apply step_pb_pair_l; assumption.
+           ++ (* (13c) *)
+              apply (Hout (Pair (yp p) (yp q))); [apply rawb_pair; apply rawb_path|intros [Hy0 _]; exact (yp_occ p Hy0)|].
+              apply step_pb_lin; [assumption|assumption|apply elem_pair; apply atom_yp|apply lin_shape_pair].
+        -- (* (15) *)
+           destruct (atom_split _ Ha) as [N|[p ->]]; [contradiction|].
+           apply (Hout (App (Jac f (yp p)) (shift (ppath p (num_tm r0))))).
+           ++ inversion He0; subst. eapply rawb_jac_point; eassumption.
+           ++ intros [Hy0 _]. exact (yp_occ p Hy0).
+           ++ apply step_pb_fun; assumption.
+    + simpl in Hfe, Hne. destruct (nocc_is0_dec e1) as [Hn1|Hn1].
+      * (* (20b) *)
+        apply (Hout (Pair (Var 0) Zero)); [apply rawb_pair; [exact (rawb_path [])|constructor]|
+                                            intros [Hy0 _]; exact (yp_occ [] Hy0)|].
+        apply step_pb_pair_const; assumption.
+      * (* (20a) *)
+        inversion He0; subst.
+        match goal with Ht1 : typed [σ] e1 ?τ1 |- _ =>
+          destruct (pb_pair_premise_g e1 σ τ1 r0 He1 (proj2 Hfe) (proj2 Hne) Hn1 Ht1 Hr Hd)
+            as (s0 & u & Hs0 & Hp) end.
+        apply (Hout (Pair (Var 0) s0)); [apply rawb_pair; [exact (rawb_path [])|exact Hs0]|
+                                          intros [Hy0 _]; exact (yp_occ [] Hy0)|].
+        eapply step_pb_pair_step; eassumption.
+Qed.
+
+End fo_grad.
