@@ -352,4 +352,71 @@ Proof.
         eapply step_pb_pair_step; eassumption.
 Qed.
 
+(** The value a term reduces to is reduced to from every term on the
+    way ([step_det]). *)
+Lemma steps_to_value t u u' : steps t u -> value u -> steps t u' -> steps u' u.
+Proof.
+  intros H Hv H'. revert u H Hv. induction H' as [t|t t1 u' Hs _ IH]; intros u H Hv; [exact H|].
+  destruct H as [t|t t2 u Hs2 Hr].
+  - exfalso. exact (value_not_step _ _ Hs Hv).
+  - rewrite (step_det _ _ _ Hs Hs2) in IH. exact (IH u Hr Hv).
+Qed.
+
+Lemma zsp0_steps t u : steps t u -> zsp0 t -> zsp0 u.
+Proof. induction 1; auto. intros H'. apply IHsteps. eapply zsp0_step; eassumption. Qed.
+
+Lemma app_pb_typed' p w a σ :
+  typed [] (App (Pb p w) a) (TDual σ) -> typed [] (Pb p w) (TOmega σ) /\ typed [] a σ.
+Proof.
+  intros H. inversion H; subst.
+  match goal with H1 : typed _ (Pb _ _) _ |- _ =>
+    destruct (typed_pb_inv' _ _ _ _ H1) as (σ1 & τ1 & Eq & _ & _) end.
+  unfold TOmega in Eq. injection Eq as -> ->. split; assumption.
+Qed.
+
+(** Informal proof: the 1-form [(Ω λy.P) · λx.e*] reduces to a chain
+    ([form_norm]) that keeps the premise ([nzs_step_form]) and ends in
+    [λx.e*] ([lend_step]); the query reduces to the chain applied to
+    [r0] in the context [[] r0], and [chain_grad] ends it. *)
+Lemma fo_query_gres P e (r0 : num scalar) σ :
+  fo_body P -> nzp P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
+  gres (fo_grad_query P e r0).
+Proof.
+  intros HP Hz Hd Ht. unfold fo_grad_query in *.
+  destruct (app_pb_typed' _ _ _ _ Ht) as [Hw Hr].
+  assert (Hf : form (Pb P (Lam (NDual e)))) by (simpl; split; [exact HP|exact I]).
+  destruct (form_norm _ Hf) as (c & Hs & Hv & Hc).
+  destruct (form_lend_steps e _ _ Hs Hf) as (_ & Hnc & Hl).
+  { simpl. split; [exact Hz|left; exact I]. }
+  { reflexivity. }
+  eapply gres_pre; [apply (steps_ctx (EAppL (num_tm r0))); [exact I|exact Hs]|].
+  eapply chain_grad; try eassumption.
+  - eapply steps_typed; eassumption.
+  - exact (typed_num_inv [] r0 σ Hr).
+Qed.
+
+(** Corollary 5.2 for first-order gradient queries: the query reduces to
+    [r*] with [r] of the type of [y], or to a term with a [0] on its
+    spine, a syntactic value of type [σ*]; [fo_eval] returns it without
+    fuel.  No reduction sequence from the query ends elsewhere
+    ([step_det]). *)
+Lemma fo_query_result P e (r0 : num scalar) σ :
+  fo_body P -> nzp P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
+  exists u, fo_eval (fo_grad_query P e r0) = Some u /\ steps (fo_grad_query P e r0) u /\
+    svalue u /\ typed [] u (TDual σ) /\
+    ((exists r, u = NDual r /\ num_ty r σ) \/ zsp0 u).
+Proof.
+  intros HP Hz Hd Ht.
+  destruct (fo_svalue_norm fsem_dense fjac_dense _ _ Ht (fo_grad_query_fq P e r0 HP)
+              (fo_grad_query_nzq P e r0 Hz Hd)) as (u & Hs & Hsv & Htu & He).
+  exists u. split; [exact He|split; [exact Hs|split; [exact Hsv|split; [exact Htu|]]]].
+  destruct (fo_query_gres P e r0 σ HP Hz Hd Ht) as [(r & Hr)|(u' & Hu' & Hz')].
+  - left. exists r.
+    assert (E : u = NDual r).
+    { eapply steps_value_det; [exact Hs|apply svalue_value, Hsv|exact Hr|apply value_ndual]. }
+    subst u. split; [reflexivity|]. inversion Htu; subst. assumption.
+  - right. apply (zsp0_steps u' u); [|exact Hz'].
+    exact (steps_to_value _ _ _ Hs (svalue_value _ Hsv) Hu').
+Qed.
+
 End fo_grad.
