@@ -1,0 +1,70 @@
+(** * A first-order gradient query ends in the real gradient
+
+    [pullback_real.v]'s [query_gradient] is conditional: if a first-order
+    query [((Ω λy.P) · (λx.e* )) r0] over the executable signature at the
+    reals reduces to [r*], then [r] is the gradient.  [fo_grad.v]
+    (theory [Pullback]) proves what the query reduces to, without that
+    premise, for a body with no [0] and no sum: [r*], or a term with a [0]
+    on its spine (the body, or the last term of its let series, does not
+    depend on [y]; rule (9)), and [fo_eval] returns it without fuel.  This
+    file puts the two together ([query_gradient_value]): the query ends in
+    a syntactic value [u] that [fo_eval] computes, and either [u] is [r*]
+    with [r] the transposed Jacobian of [⟦λy.P⟧] at [r0] applied to [e],
+    or [u] has a [0] on its spine.  That the second case does not occur
+    when the body depends on [y] in its last term is not proved here
+    (docs/decisions-pullback.md, "Progress on the first-order fragment"). *)
+From Coq Require Import Reals List.
+From Pullback Require Import syntax typing anf backprop reduction preservation progress
+  exec_sig query_transpose fo norm_fo progress_typed fo_progress fo_grad.
+From RevHandlers.Analysis Require Import vec pullback_real.
+Import ListNotations.
+Open Scope R_scope.
+
+#[local] Existing Instance Rsig.
+
+(** The function symbols of [Rsig] and their Jacobians give tuples of
+    reals on tuples of reals. *)
+Lemma Rsig_fsem_dense f (x : num R) : dense x -> dense (@fsem Rsig f x).
+Proof. intros _. destruct f; simpl; unfold esem; try (destruct (epr Ro x)); exact I. Qed.
+
+Lemma Rsig_fjac_dense f (x v : num R) : dense x -> dense v -> dense (@fjac Rsig f x v).
+Proof.
+  intros _ _. destruct f; simpl; unfold ejac; try (destruct (epr Ro x)); try (destruct (epr Ro v)); exact I.
+Qed.
+
+(** A first-order body without [0] or sums is in the fragment [fo] of
+    [query_transpose.v]. *)
+Lemma fob_fo P : fob P -> fo P.
+Proof. induction P; simpl; intros H; try contradiction; constructor; tauto. Qed.
+
+(** Corollary 4.8(1) in ℝ with Corollary 5.2: a first-order body
+    [y : σ ⊢ P : τ] with no [0] and no sum, whose lets are let series, a
+    covector [e] of [τ] and a point [r0] of ℝⁿ.  The query
+    [((Ω λy.P) · (λx.e* )) r0] reduces to a syntactic value [u] of type
+    [σ*], which [fo_eval] returns; [u] is [r*] with [r] the gradient
+    [(J ⟦λy.P⟧(r0))ᵀ e] (a Fréchet derivative [L] of [⟦λy.P⟧] at [r0] with
+    [⟨h, r⟩ = ⟨L h, e⟩] for every [h]), or [u] has a [0] on its spine.
+
+    Informal proof: [fo_query_result] (fo_grad.v) at [Rsig], whose symbols
+    give tuples of reals; in the first case [query_gradient]
+    (pullback_real.v) applies to the reduction to [r*]. *)
+Theorem query_gradient_value P (e r0 : num R) σ τ :
+  fo_body P -> nzp P -> typed [σ] P τ -> num_ty e τ -> num_ty r0 σ -> dense r0 ->
+  exists u, fo_eval (fo_grad_query P e r0) = Some u /\ steps (fo_grad_query P e r0) u /\
+    svalue u /\
+    ((exists r, u = NDual r /\ num_ty r σ /\
+       exists L, has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0) L /\
+         forall h, length h = ndim σ -> vec.dot h (nvec σ r) = vec.dot (L h) (nvec τ e))
+     \/ zsp0 u).
+Proof.
+  intros HP Hz HPt He Hr Hd.
+  assert (Hq : typed [] (fo_grad_query P e r0) (TDual σ)).
+  { apply typed_app with σ; [|apply typed_num; exact Hr].
+    apply typed_pb with τ; [exact HPt|]. apply typed_lam. apply typed_ndual. exact He. }
+  destruct (fo_query_result Rsig_fsem_dense Rsig_fjac_dense P e r0 σ HP Hz Hd Hq)
+    as (u & Hu & Hs & Hsv & _ & [(r & -> & Hrt)|Hzu]).
+  - exists (NDual r). split; [exact Hu|split; [exact Hs|split; [exact Hsv|left]]].
+    exists r. split; [reflexivity|split; [exact Hrt|]].
+    exact (query_gradient P e r0 r σ τ (fob_fo P (proj1 HP)) HPt He Hr Hd Hs).
+  - exists u. split; [exact Hu|split; [exact Hs|split; [exact Hsv|right; exact Hzu]]].
+Qed.
