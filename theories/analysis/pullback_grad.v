@@ -8,14 +8,15 @@
     on its spine (the body, or the last term of its let series, does not
     depend on [y]; rule (9)), and [fo_eval] returns it without fuel.  This
     file puts the two together ([query_gradient_value]): the query ends in
-    a syntactic value [u] that [fo_eval] computes, and either [u] is [r*]
+    a syntactic value [u] that [fo_eval] and [pullback-eval]'s fuel-free
+    run ([fo_run_opt]) compute, and either [u] is [r*]
     with [r] the transposed Jacobian of [⟦λy.P⟧] at [r0] applied to [e],
     or [u] has a [0] on its spine.  That the second case does not occur
     when the body depends on [y] in its last term is not proved here
     (docs/decisions-pullback.md, "Progress on the first-order fragment"). *)
 From Coq Require Import Reals List.
 From Pullback Require Import syntax typing anf backprop reduction preservation progress
-  exec_sig query_transpose fo norm_fo progress_typed fo_progress fo_grad.
+  exec_sig query_transpose fo norm_fo normalize fo_run progress_typed fo_progress fo_grad.
 From RevHandlers.Analysis Require Import vec pullback_real.
 Import ListNotations.
 Open Scope R_scope.
@@ -50,7 +51,8 @@ Proof. induction P; simpl; intros H; try contradiction; constructor; tauto. Qed.
     (pullback_real.v) applies to the reduction to [r*]. *)
 Theorem query_gradient_value P (e r0 : num R) σ τ :
   fo_body P -> nzp P -> typed [σ] P τ -> num_ty e τ -> num_ty r0 σ -> dense r0 ->
-  exists u, fo_eval (fo_grad_query P e r0) = Some u /\ steps (fo_grad_query P e r0) u /\
+  exists u k, fo_eval (fo_grad_query P e r0) = Some u /\
+    fo_run_opt (fo_grad_query P e r0) = Some (u, k, OValue) /\ steps (fo_grad_query P e r0) u /\
     svalue u /\
     ((exists r, u = NDual r /\ num_ty r σ /\
        exists L, has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0) L /\
@@ -62,9 +64,12 @@ Proof.
   { apply typed_app with σ; [|apply typed_num; exact Hr].
     apply typed_pb with τ; [exact HPt|]. apply typed_lam. apply typed_ndual. exact He. }
   destruct (fo_query_result Rsig_fsem_dense Rsig_fjac_dense P e r0 σ HP Hz Hd Hq)
-    as (u & Hu & Hs & Hsv & _ & [(r & -> & Hrt)|Hzu]).
-  - exists (NDual r). split; [exact Hu|split; [exact Hs|split; [exact Hsv|left]]].
-    exists r. split; [reflexivity|split; [exact Hrt|]].
-    exact (query_gradient P e r0 r σ τ (fob_fo P (proj1 HP)) HPt He Hr Hd Hs).
-  - exists u. split; [exact Hu|split; [exact Hs|split; [exact Hsv|right; exact Hzu]]].
+    as (u & Hu & Hs & Hsv & _ & Hcase).
+  destruct (fo_query_run Rsig_fsem_dense Rsig_fjac_dense P e r0 σ HP Hz Hd Hq)
+    as (u' & k & Hk & Hu' & _).
+  rewrite Hu in Hu'. injection Hu' as <-.
+  exists u, k. split; [exact Hu|split; [exact Hk|split; [exact Hs|split; [exact Hsv|]]]].
+  destruct Hcase as [(r & -> & Hrt)|Hzu]; [left|right; exact Hzu].
+  exists r. split; [reflexivity|split; [exact Hrt|]].
+  exact (query_gradient P e r0 r σ τ (fob_fo P (proj1 HP)) HPt He Hr Hd Hs).
 Qed.

@@ -35,7 +35,7 @@
     reduction of a dual map applied to [0] (docs/decisions-pullback.md,
     "Progress on the first-order fragment"). *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
-  progress decide step_fn reverse_phase fo norm_fo progress_typed fo_progress.
+  progress decide step_fn normalize reverse_phase fo norm_fo fo_run progress_typed fo_progress exec_sig.
 
 Section fo_grad.
 Context {Σ : signature}.
@@ -419,4 +419,51 @@ Proof.
     exact (steps_to_value _ _ _ Hs (svalue_value _ Hsv) Hu').
 Qed.
 
+(** The same answer from [pullback-eval]'s fuel-free run ([fo_run_opt],
+    which the driver's [(run TERM)] executes), with its number of steps. *)
+Lemma fo_query_run P e (r0 : num scalar) σ :
+  fo_body P -> nzp P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
+  exists u k, fo_run_opt (fo_grad_query P e r0) = Some (u, k, OValue) /\
+    fo_eval (fo_grad_query P e r0) = Some u /\
+    ((exists r, u = NDual r /\ num_ty r σ) \/ zsp0 u).
+Proof.
+  intros HP Hz Hd Ht.
+  destruct (fo_query_result P e r0 σ HP Hz Hd Ht) as (u & He & Hs & Hsv & _ & Hu).
+  destruct (fo_run_opt_complete _ (fo_grad_query_fq P e r0 HP)) as [x Hx].
+  destruct (fo_run_opt_sound _ _ Hx) as (v & k & -> & Hk & Hv).
+  assert (E : v = u) by (eapply steps_value_det; [apply (nsteps_steps k); exact Hk|exact Hv|exact Hs|
+                                                  apply svalue_value, Hsv]).
+  subst v. exists u, k. tauto.
+Qed.
+
 End fo_grad.
+
+(** [pullback-eval]'s signature ([exec_sig.v]) gives tuples of scalars on
+    tuples of scalars, so the theorems hold there without hypotheses. *)
+Section exec.
+Context {K : Type} (o : scalar_ops K).
+
+Lemma exec_fsem_dense f (x : num K) : dense x -> dense (@fsem (exec_sig o) f x).
+Proof. intros _. destruct f; simpl; unfold esem; try (destruct (epr o x)); exact I. Qed.
+
+Lemma exec_fjac_dense f (x v : num K) : dense x -> dense v -> dense (@fjac (exec_sig o) f x v).
+Proof.
+  intros _ _. destruct f; simpl; unfold ejac; try (destruct (epr o x)); try (destruct (epr o v)); exact I.
+Qed.
+
+Lemma exec_fo_safety t u A :
+  @typed (exec_sig o) [] t A -> @fq (exec_sig o) t -> @nzq (exec_sig o) t -> @steps (exec_sig o) t u ->
+  @svalue (exec_sig o) u \/ exists u', @step (exec_sig o) u u'.
+Proof. exact (fo_safety (Σ := exec_sig o) exec_fsem_dense exec_fjac_dense t u A). Qed.
+
+Lemma exec_fo_query_run P e (r0 : num K) σ :
+  @fo_body (exec_sig o) P -> @nzp (exec_sig o) P -> dense r0 ->
+  @typed (exec_sig o) [] (@fo_grad_query (exec_sig o) P e r0) (TDual σ) ->
+  exists u k, @fo_run_opt (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) = Some (u, k, OValue) /\
+    @fo_eval (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) = Some u /\
+    ((exists r, u = NDual r /\ num_ty r σ) \/ @zsp0 (exec_sig o) u).
+Proof.
+  intros HP Hz Hd Ht.
+  exact (fo_query_run (Σ := exec_sig o) exec_fsem_dense exec_fjac_dense P e r0 σ HP Hz Hd Ht).
+Qed.
+End exec.

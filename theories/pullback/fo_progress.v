@@ -26,7 +26,7 @@
     It is kept by every step of the fragment ([nzq_step]) when the function
     symbols and their Jacobians give tuples of scalars on tuples of scalars
     (no [NZ] comes out of (3) or (4); [pullback-eval]'s signature does,
-    [exec_fo_safety]).
+    [exec_fo_safety] in fo_grad.v).
 
     What a query's syntactic value is ([fo_query_svalue_cases]): a numeric
     dual [r*], a [0] on the spine of dual maps (the body, or the last term
