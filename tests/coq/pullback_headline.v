@@ -284,3 +284,9 @@ Check @chain_grad.
 Print Assumptions chain_grad.
 Check @fo_query_result.
 Print Assumptions fo_query_result.
+Check @fo_query_run.
+Print Assumptions fo_query_run.
+Check @exec_fo_safety.
+Print Assumptions exec_fo_safety.
+Check @exec_fo_query_run.
+Print Assumptions exec_fo_query_run.
