@@ -44,6 +44,170 @@ Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
 
 Ltac inv H := inversion H; subst; clear H.
 
+(** ** Bodies whose last term is not a scalar *)
+
+Definition isv0 (t : tm) : bool := match t with Var 0 => true | _ => false end.
+
+(** [lastv P]: the term a let series (or [P] itself) ends with is not a
+    scalar; a first-order body whose last term is a scalar does not depend
+    on [y] there, and rule (9) gives [0]. *)
+Fixpoint lastv (t : tm) : Prop :=
+  match t with
+  | Let e l => if isv0 l then lastv e else lastv l
+  | Real _ => False
+  | _ => True
+  end.
+
+Definition notreal (t : tm) : Prop := match t with Real _ => False | _ => True end.
+
+Lemma isv0_ren_up ρ l : isv0 (ren (up_ren ρ) l) = isv0 l.
+Proof. destruct l as [[|n]| | | | | | | | | | | | |]; reflexivity. Qed.
+
+Lemma isv0_shift t : isv0 (shift t) = false.
+Proof. destruct t as [[|n]| | | | | | | | | | | | |]; reflexivity. Qed.
+
+Lemma isv0_subst_up σ l : isv0 (subst (up σ) l) = isv0 l.
+Proof. destruct l as [[|n]| | | | | | | | | | | | |]; try reflexivity. simpl. apply isv0_shift. Qed.
+
+Lemma lastv_ren ρ t : lastv t -> lastv (ren ρ t).
+Proof.
+  revert ρ. induction t; intros ρ H; simpl in *; auto.
+  rewrite isv0_ren_up. destruct (isv0 t2); auto.
+Qed.
+
+Lemma lastv_subst σ t : (forall n, lastv (σ n)) -> lastv t -> lastv (subst σ t).
+Proof.
+  revert σ. induction t; intros σ Hσ H; simpl in *; auto.
+  rewrite isv0_subst_up. destruct (isv0 t2); [auto|].
+  apply IHt2; [|exact H]. intros [|n]; simpl; [exact I|apply lastv_ren, Hσ].
+Qed.
+
+Lemma bind_isv0 L K : isv0 (bind L K) = false.
+Proof.
+  destruct L; try reflexivity. destruct (var0_dec L2) as [->|Hne]; [reflexivity|].
+  rewrite bind_let by exact Hne. reflexivity.
+Qed.
+
+Lemma lastv_bind L K : (isv0 K = true -> lastv L) -> (isv0 K = false -> lastv K) -> lastv (bind L K).
+Proof.
+  revert K. induction L; intros K H1 H2;
+    try (simpl; destruct (isv0 K) eqn:E; [apply H1; reflexivity|apply H2; reflexivity]).
+  destruct (var0_dec L2) as [->|Hne].
+  - simpl. destruct (isv0 K) eqn:E; [apply H1; reflexivity|apply H2; reflexivity].
+  - rewrite bind_let by exact Hne. simpl. rewrite bind_isv0.
+    assert (E2 : isv0 L2 = false) by (destruct L2 as [[|n]| | | | | | | | | | | | |]; try reflexivity; congruence).
+    apply IHL2.
+    + rewrite isv0_ren_up. intros E. specialize (H1 E). simpl in H1. rewrite E2 in H1. exact H1.
+    + rewrite isv0_ren_up. intros E. apply lastv_ren, H2, E.
+Qed.
+
+Lemma lastv_bind_ret L X : lastv X -> lastv (bind L (ret X)).
+Proof. intros H. apply lastv_bind; [intros E; simpl in E; discriminate|intros _; exact H]. Qed.
+
+Lemma lastv_bind2 l1 l2 X : lastv X -> lastv (bind2 l1 l2 X).
+Proof.
+  intros H. unfold bind2. apply lastv_bind; [rewrite bind_isv0; discriminate|].
+  intros _. apply lastv_bind_ret, H.
+Qed.
+
+Lemma lastv_ared r : lastv r -> lastv (ared r).
+Proof.
+  destruct r; intros H; unfold ared;
+    first [apply lastv_bind2; exact I | apply lastv_bind_ret; exact I | idtac].
+  all: try (unfold ret; simpl; exact H).
+  apply lastv_bind; intros E; simpl in H; rewrite E in H; exact H.
+Qed.
+
+Lemma ared_isv0 r : isv0 (ared r) = false.
+Proof. destruct r; unfold ared, bind2, ret; try apply bind_isv0; reflexivity. Qed.
+
+Lemma afill_isv0 C r : isv0 r = false -> isv0 (afill C r) = false.
+Proof. destruct C as [|F C]; simpl; [auto|]. destruct F; reflexivity. Qed.
+
+Lemma afill_lastv C r r' : (lastv r -> lastv r') -> isv0 r' = false -> alet_ok C r ->
+  lastv (afill C r) -> lastv (afill C r').
+Proof.
+  induction C as [|F C IH]; simpl; [auto|]. intros H Hv [Hh Hok].
+  destruct F; simpl; auto.
+  - (* let x = C in l *) destruct (isv0 l); auto.
+  - (* let x = e in C *)
+    simpl in Hh. assert (E : isv0 (afill C r) = false).
+    { destruct (afill C r) as [[|n]| | | | | | | | | | | | |]; try reflexivity. congruence. }
+    rewrite E, (afill_isv0 C r' Hv). auto.
+Qed.
+
+Lemma astep_lastv t t' : astep t t' -> lastv t -> lastv t'.
+Proof.
+  intros Hs. destruct Hs as [C r HC Hr Hok].
+  apply afill_lastv; [apply lastv_ared|apply ared_isv0|exact Hok].
+Qed.
+
+(** Every body of a 1-form ends in a term that is not a scalar. *)
+Fixpoint flive (w : tm) : Prop :=
+  match w with
+  | Lam _ => True
+  | Pb p w' => lastv p /\ flive w'
+  | _ => False
+  end.
+
+(** The same for a chain: no body is a scalar. *)
+Fixpoint cnr (c : tm) : Prop :=
+  match c with
+  | Lam _ => True
+  | Pb e c' => notreal e /\ cnr c'
+  | _ => False
+  end.
+
+Lemma sub8_lastv n : lastv (sub8 n).
+Proof. destruct n as [|[|k]]; exact I. Qed.
+
+Lemma flive_step w w' : step w w' -> form w -> flive w -> flive w'.
+Proof.
+  induction 1; simpl; intros Hf Hl; try tauto.
+  - (* (8) *)
+    destruct Hl as [Hl Hw]. split; [exact I|split; [|exact Hw]].
+    apply lastv_subst; [apply sub8_lastv|].
+    match goal with H : lets l |- _ => destruct H; exact Hl end.
+  - (* an A-step in the body *) split; [eapply astep_lastv; [eassumption|tauto]|tauto].
+  - destruct F; simpl in *; tauto.
+Qed.
+
+Lemma flive_steps w w' : steps w w' -> form w -> flive w -> flive w'.
+Proof.
+  induction 1 as [w|w w1 w' H _ IH]; auto. intros Hf Hl. apply IH.
+  - eapply form_step; eassumption.
+  - eapply flive_step; eassumption.
+Qed.
+
+Lemma lastv_notreal t : lastv t -> notreal t.
+Proof. destruct t; simpl; tauto. Qed.
+
+Lemma flive_cnr c : fchain c -> flive c -> cnr c.
+Proof.
+  induction c; simpl; intros Hc Hl; try tauto.
+  split; [apply lastv_notreal; tauto|tauto].
+Qed.
+
+(** A first-order elementary body that is not a scalar, in the context of
+    one variable, mentions it. *)
+Lemma atom_typed_occ a σ τ : atom a -> typed [σ] a τ -> ~ nocc is0 a.
+Proof.
+  intros Ha. revert τ. induction Ha as [z|i a Ha IH]; intros τ Ht; simpl.
+  - inv Ht. destruct z as [|z]; [unfold is0; tauto|destruct z; discriminate].
+  - inv Ht; eapply IH; eassumption.
+Qed.
+
+Lemma elem_live e σ τ : elem e -> fob e -> nzp e -> notreal e -> typed [σ] e τ -> ~ nocc is0 e.
+Proof.
+  intros He Hf Hz Hr Ht.
+  destruct He as [|a1 a2 H1 H2|a Ha|l Hl|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl Ha|l a Hl Ha|r];
+    simpl in Hf, Hz, Hr; try contradiction.
+  - eapply atom_typed_occ; eassumption.
+  - inv Ht. intros [N _].
+    match goal with Ht1 : typed _ a1 _ |- _ => exact (atom_typed_occ a1 σ _ H1 Ht1 N) end.
+  - inv Ht. match goal with Ht1 : typed _ a _ |- _ => exact (atom_typed_occ a σ _ Ha Ht1) end.
+Qed.
+
 (** ** Closed first-order points reduce to tuples of scalars *)
 
 Lemma nzs_steps_flat t u : steps t u -> flat t -> nzs t -> nzs u /\ flat u.
