@@ -316,24 +316,29 @@ Qed.
 
 (** ** What a query reduces to *)
 
-(** [r*], or a term with a [0] on its spine. *)
-Definition gres (t : tm) : Prop := (exists r, steps t (NDual r)) \/ (exists u, steps t u /\ zsp0 u).
+(** [r*], or, when [live] fails, a term with a [0] on its spine. *)
+Definition gresb (live : Prop) (t : tm) : Prop :=
+  (exists r, steps t (NDual r)) \/ (~ live /\ exists u, steps t u /\ zsp0 u).
 
-Lemma gres_pre t t' : steps t t' -> gres t' -> gres t.
+Lemma gres_pre (Lv : Prop) t t' : steps t t' -> gresb Lv t' -> gresb Lv t.
 Proof.
-  intros H [(r & Hr)|(u & Hu & Hz)]; [left; exists r|right; exists u; split; [|exact Hz]];
+  intros H [(r & Hr)|(HL & u & Hu & Hz)]; [left; exists r|right; split; [exact HL|exists u; split; [|exact Hz]]];
     eapply steps_trans; eassumption.
 Qed.
 
-Lemma gres_dual s t : rawb s -> ~ nocc is0 s -> gres t -> gres (Dual s t).
+Lemma gresb_mono (Lv Lv' : Prop) t : (Lv' -> Lv) -> gresb Lv t -> gresb Lv' t.
+Proof. intros H [Hr|(HL & Hu)]; [left; exact Hr|right; split; [tauto|exact Hu]]. Qed.
+
+Lemma gres_dual (Lv : Prop) s t : rawb s -> ~ nocc is0 s -> gresb Lv t -> gresb Lv (Dual s t).
 Proof.
-  intros Hs Hn [(r' & Ht)|(u & Ht & Hz)].
+  intros Hs Hn [(r' & Ht)|(HL & u & Ht & Hz)].
   - left. destruct (rawb_norm s Hs) as (s' & Hss & Hb & Hn').
     destruct (bpg_bp s' Hb r' NZ) as [r Hr].
     exists r. eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Ht]|].
     eapply steps_trans; [apply (steps_ctx (EDualL (NDual r'))); [apply value_ndual|exact Hss]|].
     apply steps_one, step_bp; [exact (Hn' Hn)|exact Hr].
-  - right. exists (Dual s u). split; [apply (steps_ctx (EDualR s)); [exact I|exact Ht]|exact Hz].
+  - right. split; [exact HL|]. exists (Dual s u).
+    split; [apply (steps_ctx (EDualR s)); [exact I|exact Ht]|exact Hz].
 Qed.
 
 (** The innermost 1-form of a chain is [λx.e*]. *)
@@ -446,7 +451,7 @@ Qed.
     (induction), and [gres_dual] ends it. *)
 Lemma chain_grad e c : fchain c -> value c -> nzs c -> lend e c ->
   forall σ (r0 : num scalar), typed [] c (TOmega σ) -> num_ty r0 σ -> dense r0 ->
-  gres (App c (num_tm r0)).
+  gresb (cnr c) (App c (num_tm r0)).
 Proof.
   induction c as [n|b IHb|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s1 IH1 s2 IH2|e0 IHe c' IHc|r| |a IHa b IHb|e1 IHe l IHl];
     simpl; intros Hc Hvc Hn Hl σ r0 Ht Hr Hd; try contradiction.
@@ -462,14 +467,15 @@ Proof.
     { eapply fob_gty; [exact Hfe|exact Hne|exact He0|].
       intros [|k] B Hk; simpl in Hk; [injection Hk as <-; eapply dense_gty; eassumption|destruct k; discriminate]. }
     (* the rest of the chain, at the next point *)
-    assert (Hk : forall X, flat X -> nzs X -> typed [] X τ -> gres (App c' X)).
+    assert (Hk : forall X, flat X -> nzs X -> typed [] X τ -> gresb (cnr c') (App c' X)).
     { intros X HX HnX HtX. destruct (num_norm X τ HtX Hτ HX HnX) as (r1 & Hr1 & Ht1 & Hs1).
       eapply gres_pre; [apply (steps_ctx (EAppR c')); [exact Hvc'|exact Hs1]|].
       exact (IHc Hc' Hvc' Hnc Hl τ r1 Hc'τ Ht1 Hr1). }
     assert (Hout : forall s, rawb s -> ~ nocc is0 s ->
                     step (App (Pb e0 c') (num_tm r0)) (Dual s (out c' (num_tm r0) e0)) ->
-                    gres (App (Pb e0 c') (num_tm r0))).
+                    gresb (cnr (Pb e0 c')) (App (Pb e0 c') (num_tm r0))).
     { intros s Hs Hns Hst. eapply gres_pre; [apply steps_one, Hst|].
+      apply (gresb_mono (cnr c')); [simpl; tauto|].
       apply gres_dual; [exact Hs|exact Hns|]. unfold out. apply Hk.
       - apply flat_subst; [intros [|m]; simpl; auto using flat_num|apply fob_flat, Hfe].
       - apply nzs_subst; [intros [|m]; simpl; auto using nzp_num|apply nzp_nzs, Hne].
@@ -477,7 +483,9 @@ Proof.
     assert (Hv : value (num_tm r0)) by apply value_num.
     destruct Hcb as [He|(e1 & -> & He1)].
     + destruct (nocc_is0_dec e0) as [Hn0|Hn0].
-      * (* (9) *) right. exists Zero. split; [apply steps_one, step_pb_const; assumption|exact I].
+      * (* (9) *)
+        right. split; [intros [Hnr _]; exact (elem_live e0 σ τ He Hfe Hne Hnr He0 Hn0)|].
+        exists Zero. split; [apply steps_one, step_pb_const; assumption|exact I].
       * destruct He as [|a1 a2 H1 H2|a Ha|l Hl'|a1 a2 H1 H2|a1 a2 H1 H2|r|f a Ha|f a Ha|l a Hl' Ha|l a Hl' Ha|r];
           simpl in Hfe, Hne; try contradiction; try (exfalso; apply Hn0; exact I).
         -- (* (11) *)
@@ -544,7 +552,7 @@ Qed.
     [r0] in the context [[] r0], and [chain_grad] ends it. *)
 Lemma fo_query_gres P e (r0 : num scalar) σ :
   fo_body P -> nzp P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
-  gres (fo_grad_query P e r0).
+  gresb (lastv P) (fo_grad_query P e r0).
 Proof.
   intros HP Hz Hd Ht. unfold fo_grad_query in *.
   destruct (app_pb_typed' _ _ _ _ Ht) as [Hw Hr].
@@ -554,6 +562,8 @@ Proof.
   { simpl. split; [exact Hz|left; exact I]. }
   { reflexivity. }
   eapply gres_pre; [apply (steps_ctx (EAppL (num_tm r0))); [exact I|exact Hs]|].
+  apply (gresb_mono (cnr c)).
+  { intros HL. apply flive_cnr; [exact Hc|]. eapply flive_steps; [exact Hs|exact Hf|simpl; tauto]. }
   eapply chain_grad; try eassumption.
   - eapply steps_typed; eassumption.
   - exact (typed_num_inv [] r0 σ Hr).
@@ -568,18 +578,18 @@ Lemma fo_query_result P e (r0 : num scalar) σ :
   fo_body P -> nzp P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
   exists u, fo_eval (fo_grad_query P e r0) = Some u /\ steps (fo_grad_query P e r0) u /\
     svalue u /\ typed [] u (TDual σ) /\
-    ((exists r, u = NDual r /\ num_ty r σ) \/ zsp0 u).
+    ((exists r, u = NDual r /\ num_ty r σ) \/ (~ lastv P /\ zsp0 u)).
 Proof.
   intros HP Hz Hd Ht.
   destruct (fo_svalue_norm fsem_dense fjac_dense _ _ Ht (fo_grad_query_fq P e r0 HP)
               (fo_grad_query_nzq P e r0 Hz Hd)) as (u & Hs & Hsv & Htu & He).
   exists u. split; [exact He|split; [exact Hs|split; [exact Hsv|split; [exact Htu|]]]].
-  destruct (fo_query_gres P e r0 σ HP Hz Hd Ht) as [(r & Hr)|(u' & Hu' & Hz')].
+  destruct (fo_query_gres P e r0 σ HP Hz Hd Ht) as [(r & Hr)|(HL & u' & Hu' & Hz')].
   - left. exists r.
     assert (E : u = NDual r).
     { eapply steps_value_det; [exact Hs|apply svalue_value, Hsv|exact Hr|apply value_ndual]. }
     subst u. split; [reflexivity|]. inversion Htu; subst. assumption.
-  - right. apply (zsp0_steps u' u); [|exact Hz'].
+  - right. split; [exact HL|]. apply (zsp0_steps u' u); [|exact Hz'].
     exact (steps_to_value _ _ _ Hs (svalue_value _ Hsv) Hu').
 Qed.
 
@@ -589,7 +599,7 @@ Lemma fo_query_run P e (r0 : num scalar) σ :
   fo_body P -> nzp P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
   exists u k, fo_run_opt (fo_grad_query P e r0) = Some (u, k, OValue) /\
     fo_eval (fo_grad_query P e r0) = Some u /\
-    ((exists r, u = NDual r /\ num_ty r σ) \/ zsp0 u).
+    ((exists r, u = NDual r /\ num_ty r σ) \/ (~ lastv P /\ zsp0 u)).
 Proof.
   intros HP Hz Hd Ht.
   destruct (fo_query_result P e r0 σ HP Hz Hd Ht) as (u & He & Hs & Hsv & _ & Hu).
@@ -625,7 +635,7 @@ Lemma exec_fo_query_run P e (r0 : num K) σ :
   @typed (exec_sig o) [] (@fo_grad_query (exec_sig o) P e r0) (TDual σ) ->
   exists u k, @fo_run_opt (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) = Some (u, k, OValue) /\
     @fo_eval (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) = Some u /\
-    ((exists r, u = NDual r /\ num_ty r σ) \/ @zsp0 (exec_sig o) u).
+    ((exists r, u = NDual r /\ num_ty r σ) \/ (~ @lastv (exec_sig o) P /\ @zsp0 (exec_sig o) u)).
 Proof.
   intros HP Hz Hd Ht.
   exact (fo_query_run (Σ := exec_sig o) exec_fsem_dense exec_fjac_dense P e r0 σ HP Hz Hd Ht).
