@@ -11,9 +11,11 @@
     a syntactic value [u] that [fo_eval] and [pullback-eval]'s fuel-free
     run ([fo_run_opt]) compute, and either [u] is [r*]
     with [r] the transposed Jacobian of [⟦λy.P⟧] at [r0] applied to [e],
-    or [u] has a [0] on its spine.  That the second case does not occur
-    when the body depends on [y] in its last term is not proved here
-    (docs/decisions-pullback.md, "Progress on the first-order fragment"). *)
+    or [u] has a [0] on its spine, which happens only when the body ends
+    in a scalar ([lastv]).  For a body that does not ([query_gradient_total]),
+    the query reduces to [r*] and [r] is the gradient, without a premise on
+    the reduction (docs/decisions-pullback.md, "Progress on the
+    first-order fragment"). *)
 From Coq Require Import Reals List.
 From Pullback Require Import syntax typing anf backprop reduction preservation progress
   exec_sig query_transpose fo norm_fo normalize fo_run progress_typed fo_progress fo_grad.
@@ -57,7 +59,7 @@ Theorem query_gradient_value P (e r0 : num R) σ τ :
     ((exists r, u = NDual r /\ num_ty r σ /\
        exists L, has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0) L /\
          forall h, length h = ndim σ -> vec.dot h (nvec σ r) = vec.dot (L h) (nvec τ e))
-     \/ zsp0 u).
+     \/ (~ lastv P /\ zsp0 u)).
 Proof.
   intros HP Hz HPt He Hr Hd.
   assert (Hq : typed [] (fo_grad_query P e r0) (TDual σ)).
@@ -71,5 +73,34 @@ Proof.
   exists u, k. split; [exact Hu|split; [exact Hk|split; [exact Hs|split; [exact Hsv|]]]].
   destruct Hcase as [(r & -> & Hrt)|Hzu]; [left|right; exact Hzu].
   exists r. split; [reflexivity|split; [exact Hrt|]].
+  exact (query_gradient P e r0 r σ τ (fob_fo P (proj1 HP)) HPt He Hr Hd Hs).
+Qed.
+
+(** Corollary 4.8(1) in ℝ without the premise that the query reaches
+    [r*]: for a first-order body [y : σ ⊢ P : τ] with no [0] and no sum,
+    whose lets are let series and whose last term is not a scalar
+    ([lastv]), every covector [e] of [τ] and every point [r0] of ℝⁿ, the
+    query [((Ω λy.P) · (λx.e* )) r0] reduces to [r*], [fo_eval] and
+    [pullback-eval]'s fuel-free run return [r*], and [r] is the gradient
+    [(J ⟦λy.P⟧(r0))ᵀ e].
+
+    Informal proof: [fo_query_ndual] (fo_grad.v) at [Rsig] gives the
+    reduction to [r*] and the two evaluators' answers; [query_gradient]
+    (pullback_real.v) applies to that reduction. *)
+Theorem query_gradient_total P (e r0 : num R) σ τ :
+  fo_body P -> nzp P -> lastv P -> typed [σ] P τ -> num_ty e τ -> num_ty r0 σ -> dense r0 ->
+  exists r k, steps (fo_grad_query P e r0) (NDual r) /\ num_ty r σ /\
+    fo_eval (fo_grad_query P e r0) = Some (NDual r) /\
+    fo_run_opt (fo_grad_query P e r0) = Some (NDual r, k, OValue) /\
+    exists L, has_deriv (ndim σ) (ndim τ) (pb_den σ τ P) (nvec σ r0) L /\
+      forall h, length h = ndim σ -> vec.dot h (nvec σ r) = vec.dot (L h) (nvec τ e).
+Proof.
+  intros HP Hz HL HPt He Hr Hd.
+  assert (Hq : typed [] (fo_grad_query P e r0) (TDual σ)).
+  { apply typed_app with σ; [|apply typed_num; exact Hr].
+    apply typed_pb with τ; [exact HPt|]. apply typed_lam. apply typed_ndual. exact He. }
+  destruct (fo_query_ndual Rsig_fsem_dense Rsig_fjac_dense P e r0 σ HP Hz HL Hd Hq)
+    as (r & k & Hs & Hrt & Hev & Hrun).
+  exists r, k. split; [exact Hs|split; [exact Hrt|split; [exact Hev|split; [exact Hrun|]]]].
   exact (query_gradient P e r0 r σ τ (fob_fo P (proj1 HP)) HPt He Hr Hd Hs).
 Qed.

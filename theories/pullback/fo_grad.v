@@ -1,36 +1,41 @@
-(** * A first-order query ends in a numeric dual or a [0] on the spine
+(** * A first-order gradient query ends in a numeric dual
 
     [fo_progress.v] gives the syntactic value a closed well-typed
     first-order query reduces to; its canonical forms of a dual type
     leave three cases: a numeric dual [r*], a [0] on the spine of dual
     maps, or a dual map [(λv.S)* · Q] that is not a redex.  This file
-    excludes the third for the gradient queries
+    settles them for the gradient queries
 <<
     ((Ω λy.P) · (λx.e* )) r0       P first-order, no 0 and no sum in P,
                                    r0 a tuple of scalars
 >>
     ([fo_query_result]): the query reduces to [r*] with [r] of the type
-    of [y], or to a term with a [0] on its spine, and [fo_eval] returns
-    that term.
+    of [y], or, only when [P] ends in a scalar ([lastv P] fails: the last
+    term of its let series, or [P] itself, is a constant [c]), to a term
+    with a [0] on its spine; [fo_eval] and [pullback-eval]'s fuel-free run
+    return it ([fo_query_run]).  When [P] does not end in a scalar the
+    query reduces to [r*] ([fo_query_ndual]).
 
     The proof follows the chain the 1-form reduces to ([form_norm],
     norm_fo.v) along the call-by-value strategy ([chain_grad]): at each
     pullback [(Ω λy.E) · ω'] of the chain applied to a tuple of scalars,
     the body [E] is elementary, first-order, without [0] or sum; it does
-    not depend on [y] and (9) gives [0], or it is a path [y^p], a pair of
-    paths or of a path and a constant, [f(y^p)], or [⟨y, E'⟩], and the
-    rule (11, 13a-c, 15, 20a, 20b) gives a dual map [(λv.S)* · (ω' W)]
-    whose body [S] is made of paths of [v], [0], pairs and [(J f · v^p) W^p]
-    ([rawb]); the point [W] reduces to a tuple of scalars ([num_norm]:
-    a closed well-typed first-order term without [0] or sum,
-    [fo_value_svalue] and [canon_num]); the rest of the chain reduces to
-    [r'*] or to a [0] on the spine (by induction); the points [W^p] of
-    the body reduce to tuples of scalars, after which [bp] is defined on
-    the body ([bpg_bp]), which mentions [v], and (5⁺) gives [r*].
+    not depend on [y] and (9) gives [0] (only if [E] is a scalar:
+    [elem_live]), or it is a path [y^p], a pair of paths or of a path and
+    a constant, [f(y^p)], or [⟨y, E'⟩], and the rule (11, 13a-c, 15, 20a,
+    20b) gives a dual map [(λv.S)* · (ω' W)] whose body [S] is made of
+    paths of [v], [0], pairs and [(J f · v^p) W^p] ([rawb]); the point [W]
+    reduces to a tuple of scalars ([num_norm]: a closed well-typed
+    first-order term without [0] or sum, [fo_value_svalue] and
+    [canon_num]); the rest of the chain reduces to [r'*] or to a [0] on
+    the spine (by induction); the points [W^p] of the body reduce to
+    tuples of scalars, after which [bp] is defined on the body
+    ([bpg_bp]), which mentions [v], and (5⁺) gives [r*].  [lastv] is kept
+    by the A-steps and by (7) and (8) ([astep_lastv], [flive_step]), so no
+    body of the chain is a scalar ([flive_cnr]).
 
-    Where the body, or the last term of its let series, does not depend on
-    [y] (rule 9), the result has a [0] on its spine: [0] for
-    [(Ω λy.3) · ω], [(λv.⟨v, (J sin · v) 2⟩)* · 0] for
+    Where the body ends in a scalar, the result has a [0] on its spine:
+    [0] for [(Ω λy.3) · ω], [(λv.⟨v, (J sin · v) 2⟩)* · 0] for
     [((Ω λy. let x = sin y in let z = 3 in z) · ω) 2]; the paper has no
     reduction of a dual map applied to [0] (docs/decisions-pullback.md,
     "Progress on the first-order fragment"). *)
@@ -610,6 +615,24 @@ Proof.
   subst v. exists u, k. tauto.
 Qed.
 
+(** Corollary 5.2 with Corollary 4.8's answer: a first-order gradient
+    query whose body has no [0] or sum and does not end in a scalar
+    reduces to [r*], with [r] of the type of [y]; [fo_eval] and
+    [pullback-eval]'s fuel-free run return it. *)
+Lemma fo_query_ndual P e (r0 : num scalar) σ :
+  fo_body P -> nzp P -> lastv P -> dense r0 -> typed [] (fo_grad_query P e r0) (TDual σ) ->
+  exists r k, steps (fo_grad_query P e r0) (NDual r) /\ num_ty r σ /\
+    fo_eval (fo_grad_query P e r0) = Some (NDual r) /\
+    fo_run_opt (fo_grad_query P e r0) = Some (NDual r, k, OValue).
+Proof.
+  intros HP Hz HL Hd Ht.
+  destruct (fo_query_result P e r0 σ HP Hz Hd Ht) as (u & He & Hs & _ & _ & [(r & -> & Hr)|[HnL _]]);
+    [|contradiction].
+  destruct (fo_query_run P e r0 σ HP Hz Hd Ht) as (u & k & Hk & He' & _).
+  rewrite He in He'. injection He' as <-.
+  exists r, k. tauto.
+Qed.
+
 End fo_grad.
 
 (** [pullback-eval]'s signature ([exec_sig.v]) gives tuples of scalars on
@@ -639,5 +662,15 @@ Lemma exec_fo_query_run P e (r0 : num K) σ :
 Proof.
   intros HP Hz Hd Ht.
   exact (fo_query_run (Σ := exec_sig o) exec_fsem_dense exec_fjac_dense P e r0 σ HP Hz Hd Ht).
+Qed.
+Lemma exec_fo_query_ndual P e (r0 : num K) σ :
+  @fo_body (exec_sig o) P -> @nzp (exec_sig o) P -> @lastv (exec_sig o) P -> dense r0 ->
+  @typed (exec_sig o) [] (@fo_grad_query (exec_sig o) P e r0) (TDual σ) ->
+  exists r k, @steps (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) (NDual r) /\ num_ty r σ /\
+    @fo_eval (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) = Some (NDual r) /\
+    @fo_run_opt (exec_sig o) (@fo_grad_query (exec_sig o) P e r0) = Some (NDual r, k, OValue).
+Proof.
+  intros HP Hz HL Hd Ht.
+  exact (fo_query_ndual (Σ := exec_sig o) exec_fsem_dense exec_fjac_dense P e r0 σ HP Hz HL Hd Ht).
 Qed.
 End exec.

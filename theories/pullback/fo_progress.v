@@ -33,7 +33,8 @@
     of its let series, does not depend on [y]:
     [((Ω λy. let x = sin y in let z = 3 in z) · ω) 2] ends in
     [(λv.⟨v, (J sin · v) 2⟩)* · 0]), or a dual map that is not a redex
-    (no such query is known; that none exists is not proved here). *)
+    (fo_grad.v excludes it for gradient queries [((Ω λy.P) · (λx.e* )) r0],
+    and the [0] on the spine when [P] does not end in a scalar). *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
   progress decide fo norm_fo progress_typed exec_sig.
 
