@@ -277,8 +277,8 @@ Check @canon_dual_fo.
 Print Assumptions canon_dual_fo.
 
 (* A first-order gradient query ((Ω λy.P)·(λx.e* )) r0 with no 0 or sum in P
-   ends in r* or in a 0 on the spine of dual maps, and fo_eval returns it
-   (fo_grad.v). *)
+   ends in r*, or in a 0 on the spine of dual maps when P ends in a scalar;
+   fo_eval and pullback-eval's fuel-free run return it (fo_grad.v). *)
 From Pullback Require Import fo_grad.
 Check @chain_grad.
 Print Assumptions chain_grad.
@@ -290,3 +290,7 @@ Check @exec_fo_safety.
 Print Assumptions exec_fo_safety.
 Check @exec_fo_query_run.
 Print Assumptions exec_fo_query_run.
+Check @fo_query_ndual.
+Print Assumptions fo_query_ndual.
+Check @exec_fo_query_ndual.
+Print Assumptions exec_fo_query_ndual.
