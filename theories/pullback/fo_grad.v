@@ -259,12 +259,6 @@ Proof.
   apply H; [split; [intros []|exact I]|intros a b; discriminate].
 Qed.
 
-Lemma bp_yp p c acc : exists r, bp (yp p) c acc = Some r.
-Proof.
-  destruct (yp_shape p) as [E|(i & s & E)]; rewrite E; cbn [bp]; [eauto|].
-  rewrite <- E, as_path_yp. eauto.
-Qed.
-
 (** Linear bodies whose points are tuples of scalars. *)
 Inductive bpg : tm -> Prop :=
 | bpg_path p : bpg (yp p)
@@ -275,11 +269,11 @@ Inductive bpg : tm -> Prop :=
 Lemma bpg_bp s : bpg s -> forall c acc, exists r, bp s c acc = Some r.
 Proof.
   induction 1 as [p| |a b _ IHa _ IHb|f p r _]; intros c acc.
-  - apply bp_yp.
+  - rewrite bp_yp. eauto.
   - cbn [bp]. eauto.
   - cbn [bp]. destruct (nsplit c) as [c1 c2].
     destruct (IHa c1 acc) as [a' ->]. apply IHb.
-  - cbn [bp]. rewrite as_num_num. apply bp_yp.
+  - cbn [bp]. rewrite as_num_num, bp_yp. eauto.
 Qed.
 
 Lemma value_jac_yp f p : value (Jac f (yp p)).
