@@ -20,7 +20,7 @@
     dual maps ([zsp], the answer of rule (9) for a body that does not depend
     on [y]: [0] and [(λv.S)* · 0] are syntactic values).  A first-order
     query [((Ω λy.P) · (λx.e* )) r0] with no [0] and no sum in [P] and a
-    tuple of scalars [r0] satisfies it ([fo_query_nzq]);
+    tuple of scalars [r0] satisfies it ([fo_grad_query_nzq]);
     docs/decisions-pullback.md, "Progress on the first-order fragment".
 
     It is kept by every step of the fragment ([nzq_step]) when the function
@@ -28,7 +28,7 @@
     (no [NZ] comes out of (3) or (4); [pullback-eval]'s signature does,
     [exec_fo_safety] in fo_grad.v).
 
-    What a query's syntactic value is ([fo_query_svalue_cases]): a numeric
+    What a query's syntactic value is ([canon_dual_fo]): a numeric
     dual [r*], a [0] on the spine of dual maps (the body, or the last term
     of its let series, does not depend on [y]:
     [((Ω λy. let x = sin y in let z = 3 in z) · ω) 2] ends in
