@@ -518,3 +518,15 @@ Check @mlp_gen_typed.
 Print Assumptions mlp_gen_typed.
 Check @R_MLP_gen_two.
 Print Assumptions R_MLP_gen_two.
+
+(* The pullback language in the real model without a premise on the
+   reduction (pullback_grad.v): a first-order gradient query whose body has
+   no 0 or sum ends in a value that fo_eval and pullback-eval's fuel-free run
+   compute, r* with r the real gradient or a 0 on its spine (only for a body
+   ending in a scalar); for a body that does not end in a scalar it reduces
+   to r* and r is the gradient. *)
+From RevHandlers.Analysis Require Import pullback_grad.
+Check @query_gradient_value.
+Print Assumptions query_gradient_value.
+Check @query_gradient_total.
+Print Assumptions query_gradient_total.

@@ -256,3 +256,41 @@ Check @fo_run_opt_complete.
 Print Assumptions fo_run_opt_complete.
 Check @fo_run_opt_normalize.
 Print Assumptions fo_run_opt_normalize.
+
+(* Progress with typing and the syntactic values on the first-order
+   fragment without 0 or sums outside the bodies of dual maps
+   (fo_progress.v): closed well-typed normal forms are syntactic values,
+   progress, type safety, normalization to a syntactic value of the type,
+   computed by fo_eval; canonical forms of a dual type. *)
+From Pullback Require Import fo_progress.
+Check @nzs_step.
+Print Assumptions nzs_step.
+Check @fo_value_svalue.
+Print Assumptions fo_value_svalue.
+Check @fo_progress.
+Print Assumptions fo_progress.
+Check @fo_safety.
+Print Assumptions fo_safety.
+Check @fo_svalue_norm.
+Print Assumptions fo_svalue_norm.
+Check @canon_dual_fo.
+Print Assumptions canon_dual_fo.
+
+(* A first-order gradient query ((Ω λy.P)·(λx.e* )) r0 with no 0 or sum in P
+   ends in r*, or in a 0 on the spine of dual maps when P ends in a scalar;
+   fo_eval and pullback-eval's fuel-free run return it (fo_grad.v). *)
+From Pullback Require Import fo_grad.
+Check @chain_grad.
+Print Assumptions chain_grad.
+Check @fo_query_result.
+Print Assumptions fo_query_result.
+Check @fo_query_run.
+Print Assumptions fo_query_run.
+Check @exec_fo_safety.
+Print Assumptions exec_fo_safety.
+Check @exec_fo_query_run.
+Print Assumptions exec_fo_query_run.
+Check @fo_query_ndual.
+Print Assumptions fo_query_ndual.
+Check @exec_fo_query_ndual.
+Print Assumptions exec_fo_query_ndual.
