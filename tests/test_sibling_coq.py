@@ -61,7 +61,7 @@ THEORIES = {
         "pullback", "Pullback",
         ["astep_typed", "adecompose", "adecompose_unique", "astep_wf", "anf_exists", "anf_unique", "adecompose_all", "anf_exists_all",
          "step_steps_preserve", "step_typed", "decompose", "decompose_unique", "progress_premise",
-         "wf_tmb_spec", "pb_param_okb_spec", "wf_queryb_spec", "svalue_value", "progress_num", "nfrag_safety", "stuck_fun_sum", "stuck_remark36", "value_not_step", "bp_transpose", "step_bp_transpose", "chain_reverse", "query_660_528",
+         "wf_tmb_spec", "pb_param_okb_spec", "wf_queryb_spec", "svalue_value", "progress_num", "nfrag_safety", "fo_progress", "fo_safety", "fo_query_ndual", "stuck_fun_sum", "stuck_remark36", "value_not_step", "bp_transpose", "step_bp_transpose", "chain_reverse", "query_660_528",
          "step_fn_sound", "step_fn_complete", "step_det", "normalize_sound", "infer_sound",
          "cps_run_complete", "cps_normalize_complete", "cps_normalize_same", "query_transpose",
          "query_transpose_fo", "infer_complete", "check_complete", "typed_check",
