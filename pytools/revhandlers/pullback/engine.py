@@ -275,7 +275,9 @@ def _number(tok: str) -> float:
 
 
 def _reader(text: str):
-    tokens = _TOKEN.findall(text)
+    # the tokens of _TOKEN (a parenthesis, or a run of other non-blank
+    # characters), split by str.split: a third of the time of findall
+    tokens = text.replace("(", " ( ").replace(")", " ) ").split()
     nxt = iter(tokens).__next__
 
     def close() -> None:
@@ -316,49 +318,50 @@ def _reader(text: str):
         return TProd(a, b) if head == "*" else TArr(a, b)
 
     def term(level: int, d: int) -> Tm:
+        # the heads in the order of their frequency in the campaign's answers
         if d > _FAST_DEPTH:
             raise _Slow
         tok = nxt()
         if tok != "(":
             return Zero() if tok == "zero" else Real(_number(tok))
         head = nxt()
-        e = d + 1
-        if head in _TWO:
-            a = term(level, e)
-            b = term(level, e)
-            out = _TWO[head](a, b)
-        elif head == "var":
+        d += 1
+        if head == "var":
             n = nxt()
             if not (n.isdigit() and n.isascii()) or int(n) >= level:
                 raise _Slow
             out = Var(int(n))
+        elif head in _TWO:
+            a = term(level, d)
+            out = _TWO[head](a, term(level, d))
+        elif head == "let":
+            a = term(level, d)
+            out = Let(a, term(level + 1, d))
+        elif head == "lam":
+            if nxt() != "?":
+                raise _Slow
+            out = Lam(None, term(level + 1, d))
         elif head == "proj":
             i = nxt()
             if i not in ("1", "2"):
                 raise _Slow
-            out = Proj(int(i), term(level, e))
+            out = Proj(int(i), term(level, d))
         elif head in ("fun", "jac"):
             f = nxt()
             if f not in FUNCTIONS:
                 raise _Slow
-            out = (Fun if head == "fun" else Jac)(f, term(level, e))
-        elif head == "lam":
-            if nxt() != "?":
-                raise _Slow
-            out = Lam(None, term(level + 1, e))
+            out = (Fun if head == "fun" else Jac)(f, term(level, d))
         elif head in ("dual-map", "pullback"):
             if nxt() != "?":
                 raise _Slow
-            body = term(level + 1, e)
-            out = (Dual if head == "dual-map" else Pb)(None, body, term(level, e))
+            body = term(level + 1, d)
+            out = (Dual if head == "dual-map" else Pb)(None, body, term(level, d))
         elif head == "ndual":
-            out = NDual(num(e))
-        elif head == "let":
-            a = term(level, e)
-            out = Let(a, term(level + 1, e))
+            out = NDual(num(d))
         else:
             raise _Slow
-        close()
+        if nxt() != ")":
+            raise _Slow
         return out
 
     return nxt, close, term, ty
