@@ -12,10 +12,12 @@ its pullback-eval children):
   ``(cps Q)`` requests to one ``pullback-eval --serve``, one round trip
   each, answers not read.  A campaign that sends these requests one at a
   time cannot be faster on one core.
-* ``evaluators only, batched``: the same requests through the campaign's
-  :class:`revhandlers.pipe.Pipe` in batches of ``campaign.BATCH``
-  queries, answers received (not read): pullback-eval's own CPU time per
-  query, without the round trips.
+* ``evaluators only, batched, direct``: the queries the campaign draws
+  by default (:mod:`.direct`, smaller than Hypothesis's), their requests
+  through the campaign's :class:`revhandlers.pipe.Pipe` in batches of
+  ``campaign.BATCH`` queries, answers received (not read): pullback-eval's
+  own CPU time per query in ``revhandlers pullback fuzz``, without the
+  round trips.
 * ``drawing only``: the same ``n`` queries drawn by the campaign's
   Hypothesis strategy (``campaign.cases``) through the campaign's loop
   (``harness.run_campaign``), each only printed: what the generation
@@ -201,8 +203,9 @@ def main() -> int:
     _, w, c, k = timed(lambda: evaluators_only(texts))
     base = args.n / w
     rows.append(("evaluators only (baseline)", w, c, k))
-    _, w, c, k = timed(lambda: evaluators_batched(texts))
-    rows.append(("evaluators only, batched", w, c, k))
+    direct_texts = drawing_direct(args.n, args.seed)
+    _, w, c, k = timed(lambda: evaluators_batched(direct_texts))
+    rows.append(("evaluators only, batched, direct", w, c, k))
     rows.append(draw_row)
     _, w, c, k = timed(lambda: drawing_direct(args.n, args.seed))
     rows.append(("drawing only, direct", w, c, k))
@@ -215,10 +218,10 @@ def main() -> int:
     if any(r.divergence for r in reports):
         raise SystemExit(f"divergence: {[r.divergence for r in reports if r.divergence]}")
     rows.append(("campaign, 2 jobs, direct", w, c, k))
-    print(f"{'':30s} {'queries':>8s} {'wall s':>8s} {'queries/s':>10s} {'x eval':>7s} "
+    print(f"{'':33s} {'queries':>8s} {'wall s':>8s} {'queries/s':>10s} {'x eval':>7s} "
           f"{'CPU ms/query (py + pullback-eval)':>34s}")
     for name, w, c, k in rows:
-        print(f"{name:30s} {args.n:8d} {w:8.2f} {args.n / w:10.1f} {args.n / w / base:7.3f} "
+        print(f"{name:33s} {args.n:8d} {w:8.2f} {args.n / w:10.1f} {args.n / w / base:7.3f} "
               f"{c * 1e3 / args.n:15.3f} + {k * 1e3 / args.n:.3f}")
     stuck = sum(v for o, v in report.outcomes.items() if o.startswith(("stuck", "excluded")))
     print(f"campaign: {report.programs} queries, {stuck} stuck (excluded or not)")
