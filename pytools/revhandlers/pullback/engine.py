@@ -268,6 +268,37 @@ class _Slow(Exception):
     """Not the spelling :func:`fast_term` reads: the general reader decides."""
 
 
+#: the leaves the fast reader shares between the terms it reads (they are
+#: frozen: equal values, one object): a number by its spelling (the table
+#: emptied when it grows past :data:`_LEAVES`), a variable by its index
+_REALS: dict[str, Real] = {}
+_VARS: dict[str, Var] = {}
+_LEAVES = 1 << 14
+_ZERO = Zero()
+
+
+def _real(tok: str) -> Real:
+    r = _REALS.get(tok)
+    if r is None:
+        if len(_REALS) >= _LEAVES:
+            _REALS.clear()
+        r = _REALS[tok] = Real(_number(tok))
+    return r
+
+
+def _var(n: str, level: int) -> Var:
+    v = _VARS.get(n)
+    if v is None:
+        if not (n.isdigit() and n.isascii()):
+            raise _Slow
+        if len(_VARS) >= _LEAVES:
+            _VARS.clear()
+        v = _VARS[n] = Var(int(n))
+    if v.n >= level:
+        raise _Slow
+    return v
+
+
 def _number(tok: str) -> float:
     if ("." in tok or "e" in tok) and _FLOAT.fullmatch(tok):
         return float(tok)
@@ -323,14 +354,11 @@ def _reader(text: str):
             raise _Slow
         tok = nxt()
         if tok != "(":
-            return Zero() if tok == "zero" else Real(_number(tok))
+            return _ZERO if tok == "zero" else _real(tok)
         head = nxt()
         d += 1
         if head == "var":
-            n = nxt()
-            if not (n.isdigit() and n.isascii()) or int(n) >= level:
-                raise _Slow
-            out = Var(int(n))
+            out = _var(nxt(), level)
         elif head in _TWO:
             a = term(level, d)
             out = _TWO[head](a, term(level, d))
