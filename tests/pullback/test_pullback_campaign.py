@@ -563,3 +563,14 @@ def test_compiled_reference_evaluates_as_written():
     query = App(Pb(Rn(2), body, form), Pair(Real(0.5), Real(2.0)))
     got = C.numbers(reference.run(query).value, None)
     assert got.tolist() == pytest.approx([2 * math.cos(1.0), 0.5 * math.cos(1.0)], rel=1e-15)
+
+
+def test_meaning_of_a_deep_normal_form():
+    """The meaning of a normal form nested 1,500 deep, ``(λv. v + … + v)*
+    · [1]*`` with 1,501 copies of ``v``, is ``[1501]*`` (by hand): the
+    reference's closures run with room on the stack (``depth.room``)."""
+    from revhandlers.pullback.syntax import TR, Dual, Plus, TDual, Var
+    body = Var(0)
+    for _ in range(1500):
+        body = Plus(body, Var(0))
+    assert C.meaning(Dual(None, body, NDual(NR(1.0))), TDual(TR())).tolist() == [1501.0]
