@@ -52,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..depth import room
+from ..depth import deep, room
 from ..errors import BadInput, RuntimeFailure
 from .surface import pretty_type
 from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, Real,
@@ -650,6 +650,7 @@ def unflatten_ground(xs, ty: Ty):
     return go(ty)
 
 
+@deep            # the closures of evaluate run here too (the cotangent): room on the stack
 def query_meaning(t: Tm, method: str = "forward") -> Tm:
     """The meaning of the query ``((Ω λy:σ. P) · ω) V`` by its own means
     (Corollary 4.8(1)): ``(Jᵀ c)*`` where ``J`` is the Jacobian of
