@@ -541,3 +541,36 @@ def test_overlapping_batches_are_answered_in_order():
         pipe.close()
     assert pipe.proc is None and not pipe.pending and proc is not None and proc.poll() is not None
     assert alone[0].startswith("(result (value (ndual (660.0 528.0)))") and alone[3].startswith("(error (kind type)")
+
+
+def test_compiled_reference_evaluates_as_written():
+    """The reference compiles a term into closures once, and a binder's body
+    when it is first evaluated: a λ never applied is not read (its unbound
+    variable is no error), an unbound variable reached is the ``unbound``
+    error, and a body the forward derivative evaluates once per basis
+    vector gives the derivatives of math's functions (worked out by hand:
+    d/dy sin(y1 y2) at ⟨0.5, 2⟩ is cos(1)·⟨2, 0.5⟩)."""
+    import math
+
+    from revhandlers.pullback.syntax import App, Fun, Lam, Pair, Pb, Proj, Real, Rn, TR, Var
+    never = reference.evaluate(Lam(TR(), Var(5)))
+    assert callable(never)
+    with pytest.raises(BadInput, match="not bound"):
+        never(1.0)
+    assert reference.evaluate(App(Lam(TR(), Fun("sin", Var(0))), Real(0.5))) == math.sin(0.5)
+    body = Fun("sin", Fun("mul", Pair(Proj(1, Var(0)), Proj(2, Var(0)))))
+    form = Lam(TR(), NDual(NR(1.0)))
+    query = App(Pb(Rn(2), body, form), Pair(Real(0.5), Real(2.0)))
+    got = C.numbers(reference.run(query).value, None)
+    assert got.tolist() == pytest.approx([2 * math.cos(1.0), 0.5 * math.cos(1.0)], rel=1e-15)
+
+
+def test_meaning_of_a_deep_normal_form():
+    """The meaning of a normal form nested 1,500 deep, ``(λv. v + … + v)*
+    · [1]*`` with 1,501 copies of ``v``, is ``[1501]*`` (by hand): the
+    reference's closures run with room on the stack (``depth.room``)."""
+    from revhandlers.pullback.syntax import TR, Dual, Plus, TDual, Var
+    body = Var(0)
+    for _ in range(1500):
+        body = Plus(body, Var(0))
+    assert C.meaning(Dual(None, body, NDual(NR(1.0))), TDual(TR())).tolist() == [1501.0]

@@ -71,6 +71,7 @@ from pathlib import Path
 import numpy as np
 
 from ..cluster import add_options, jobs_for, require_dask
+from ..depth import room
 from ..errors import BadInput, RevHandlersError, require_extra
 from ..harness import (Divergence, Ledger, Report, add_holes_option, add_run_options, could_not_run, count_done,
                        holes_verdict, run_campaign, run_jobs, summarize, write_corpus as _write_corpus)
@@ -413,8 +414,11 @@ def _numeric(value) -> bool:
 
 def meaning(value: Tm, ty) -> np.ndarray | None:
     """The numbers a closed normal form of ``pullback-eval`` means, by the
-    reference (a functional on a ground type by its values on the basis)."""
-    return numbers(reference.reify(reference.evaluate(value), ty), ty)
+    reference (a functional on a ground type by its values on the basis),
+    with room on the stack for a deep normal form (:func:`~revhandlers.depth.room`,
+    as :func:`.reference.run` has)."""
+    with room():
+        return numbers(reference.reify(reference.evaluate(value), ty), ty)
 
 
 def agree(a: np.ndarray, b: np.ndarray) -> bool:

@@ -52,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..depth import room
+from ..depth import deep, room
 from ..errors import BadInput, RuntimeFailure
 from .surface import pretty_type
 from .syntax import (FUNCTIONS, NP, NR, NZ, TR, App, Dual, Fun, Jac, Lam, Let, NDual, Num, Pair, Pb, Plus, Proj, Real,
@@ -94,6 +94,8 @@ def _split(x, tag: int):
 
 
 def s_add(a, b):
+    if type(a) is float and type(b) is float:
+        return a + b
     t = max(_tag(a), _tag(b))
     if t == 0:
         return a + b
@@ -103,6 +105,8 @@ def s_add(a, b):
 
 
 def s_mul(a, b):
+    if type(a) is float and type(b) is float:
+        return a * b
     t = max(_tag(a), _tag(b))
     if t == 0:
         return a * b
@@ -328,49 +332,150 @@ def _apply_fun(f: str, v):
 
 def ev(t: Tm, env=None):
     """``⟦t⟧env``."""
-    match t:
-        case Var(n):
-            if env is None:
-                raise BadInput("unbound", f"the variable #{n} is not bound")
-            return env.lookup(n)
-        case Lam(_, s):
-            return lambda a: ev(s, _cons(a, env))
-        case App(s, p):
-            f = ev(s, env)
-            return apply(f, ev(p, env))
-        case Proj(i, s):
-            return proj(ev(s, env), i)
-        case Pair(a, b):
-            return (ev(a, env), ev(b, env))
-        case Real(r):
-            return float(r)
-        case Fun(f, p):
-            return _apply_fun(f, ev(p, env))
-        case Jac(f, s):
-            direction = ev(s, env)
-            return lambda x: derivative(lambda u: _apply_fun(f, u), x, direction)
-        case NDual(r):
-            return lambda v: num_dot(r, v)
-        case Zero():
-            return ZERO
-        case Plus(a, b):
-            return vadd(ev(a, env), ev(b, env))
-        case Let(e, l):
-            return ev(l, _cons(ev(e, env), env))
-        case Dual(_, s1, s2):
-            phi = ev(s2, env)
-            return lambda v: scalar(apply(phi, ev(s1, _cons(v, env))))
-        case Pb(_, p, s):
-            omega = ev(s, env)
+    return _compile(t)(env)
 
-            def form(x):
-                at_x = ev(p, _cons(x, env))
-                def along(v):
-                    dp = derivative(lambda u: ev(p, _cons(u, env)), x, v)
-                    return scalar(apply(apply(omega, at_x), dp))
-                return along
-            return form
-    raise TypeError(f"not a term: {t!r}")
+
+# ``⟦t⟧`` is computed in two passes: :func:`_compile` turns ``t`` into a
+# Python closure from environments to values, once per term, and the
+# closure computes the value.  A body the forward derivatives evaluate
+# once per basis vector (a pullback's, a λ's applied many times) is then
+# not read again term by term.  The body of a binder is compiled when it
+# is first evaluated (:func:`_later`): a normal form's meaning often
+# needs a small part of it, and a λ never applied is not read at all, as
+# with a direct evaluation.  Each closure computes what its term denotes
+# by the equations of the module's docstring, in the order the term is
+# written; an unbound variable or a non-term is an error when it is
+# evaluated, not when it is compiled.
+
+def _compile(t: Tm) -> Callable:
+    """``env ↦ ⟦t⟧env``."""
+    make = _COMPILERS.get(type(t))
+    if make is None:
+        def bad(env):
+            raise TypeError(f"not a term: {t!r}")
+        return bad
+    return make(t)
+
+
+def _later(t: Tm) -> Callable:
+    """:func:`_compile` ``(t)``, compiled when it is first called."""
+    compiled = None
+
+    def go(env):
+        nonlocal compiled
+        if compiled is None:
+            compiled = _compile(t)
+        return compiled(env)
+    return go
+
+
+def _c_var(t: Var) -> Callable:
+    n = t.n
+
+    def go(env):
+        if env is None:
+            raise BadInput("unbound", f"the variable #{n} is not bound")
+        return env.lookup(n)
+
+    def go0(env):
+        if env is None:
+            raise BadInput("unbound", f"the variable #{n} is not bound")
+        return env.head
+    return go0 if n == 0 else go
+
+
+def _c_lam(t: Lam) -> Callable:
+    body = _later(t.s)
+    return lambda env: lambda a: body(_Env(a, env))
+
+
+def _c_app(t: App) -> Callable:
+    fn, arg = _compile(t.s), _compile(t.p)
+
+    def go(env):
+        f = fn(env)
+        return apply(f, arg(env))
+    return go
+
+
+def _c_proj(t: Proj) -> Callable:
+    s, i = _compile(t.s), t.i
+    return lambda env: proj(s(env), i)
+
+
+def _c_pair(t: Pair) -> Callable:
+    a, b = _compile(t.s1), _compile(t.s2)
+    return lambda env: (a(env), b(env))
+
+
+def _c_real(t: Real) -> Callable:
+    r = t.r
+    return lambda env: float(r)
+
+
+def _c_fun(t: Fun) -> Callable:
+    f, p = t.f, _compile(t.p)
+    return lambda env: _apply_fun(f, p(env))
+
+
+def _c_jac(t: Jac) -> Callable:
+    f, s = t.f, _compile(t.s)
+
+    def go(env):
+        direction = s(env)
+        return lambda x: derivative(lambda u: _apply_fun(f, u), x, direction)
+    return go
+
+
+def _c_ndual(t: NDual) -> Callable:
+    r = t.r
+    return lambda env: lambda v: num_dot(r, v)
+
+
+def _c_zero(t: Zero) -> Callable:
+    return lambda env: ZERO
+
+
+def _c_plus(t: Plus) -> Callable:
+    a, b = _compile(t.s), _compile(t.p)
+    return lambda env: vadd(a(env), b(env))
+
+
+def _c_let(t: Let) -> Callable:
+    e, body = _compile(t.e), _compile(t.l)
+    return lambda env: body(_Env(e(env), env))
+
+
+def _c_dual(t: Dual) -> Callable:
+    s1, s2 = _later(t.s1), _compile(t.s2)
+
+    def go(env):
+        phi = s2(env)
+        return lambda v: scalar(apply(phi, s1(_Env(v, env))))
+    return go
+
+
+def _c_pb(t: Pb) -> Callable:
+    p, s = _later(t.p), _compile(t.s)
+
+    def go(env):
+        omega = s(env)
+
+        def form(x):
+            at_x = p(_Env(x, env))
+
+            def along(v):
+                dp = derivative(lambda u: p(_Env(u, env)), x, v)
+                return scalar(apply(apply(omega, at_x), dp))
+            return along
+        return form
+    return go
+
+
+_COMPILERS: dict[type, Callable[..., Callable]] = {
+    Var: _c_var, Lam: _c_lam, App: _c_app, Proj: _c_proj, Pair: _c_pair, Real: _c_real, Fun: _c_fun, Jac: _c_jac,
+    NDual: _c_ndual, Zero: _c_zero, Plus: _c_plus, Let: _c_let, Dual: _c_dual, Pb: _c_pb,
+}
 
 
 def evaluate(t: Tm, env: list | tuple = ()):
@@ -545,6 +650,7 @@ def unflatten_ground(xs, ty: Ty):
     return go(ty)
 
 
+@deep            # the closures of evaluate run here too (the cotangent): room on the stack
 def query_meaning(t: Tm, method: str = "forward") -> Tm:
     """The meaning of the query ``((Ω λy:σ. P) · ω) V`` by its own means
     (Corollary 4.8(1)): ``(Jᵀ c)*`` where ``J`` is the Jacobian of
