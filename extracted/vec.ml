@@ -181,14 +181,28 @@ let transpose m n (a : float array) =
   done;
   c
 
+(* The last [sub_outer u a b]'s by-product: (u, a, uᵀ·a), the product
+   [matmul_tl k m 1 u a] computes (u m×k, a of length m), found in the same
+   pass over u (vec_stubs.c).  A backward pass that updates a weight matrix
+   asks for exactly that product next (w − y xᵀ, then wᵀ·y): [matmul_tl]
+   returns it when its arguments are the same arrays, physically (vectors
+   are never mutated, so the same array holds the same numbers).  Taken
+   once, then forgotten. *)
+let last_tl : (float array * float array * float array) option ref = ref None
+
 (* Aᵀ·B where A is n×m (so Aᵀ is m×n) and B n×k, without copying Aᵀ:
    c[i][j] the lane dot over t of a[t][i] and b[t][j], as [matmul m n k
    (transpose n m a) b] computes it (vec_stubs.c). *)
 let matmul_tl m n k (a : float array) (b : float array) =
   need "matmul" (Array.length a = n * m && Array.length b = n * k);
-  let c = Array.make (m * k) 0.0 in
-  if m * k > 0 then cmatmul_tl a b c m n k;
-  c
+  match !last_tl with
+  | Some (u, y, c) when k = 1 && u == a && y == b && Array.length c = m ->
+      last_tl := None;
+      c
+  | _ ->
+      let c = Array.make (m * k) 0.0 in
+      if m * k > 0 then cmatmul_tl a b c m n k;
+      c
 
 (* Each of c channels of length n cut or zero-extended to length m. *)
 let pad c n m (x : float array) =
@@ -354,15 +368,18 @@ let length = function
   | Outer (a, b) -> Array.length a * Array.length b
 
 (* u − (a bᵀ), element by element as [sub u (outer a b)] computes it:
-   w[i][j] = u[i][j] −. (0.0 +. a[i] *. b[j]), in C (vec_stubs.c); the
-   caller (sub_t) checks that u has length m·k. *)
-external csub_outer : float array -> float array -> float array -> float array -> unit
-  = "rh_vec_sub_outer" [@@noalloc]
+   w[i][j] = u[i][j] −. (0.0 +. a[i] *. b[j]), in C (vec_stubs.c), with
+   uᵀ·a in the same pass (kept in [last_tl]); the caller (sub_t) checks
+   that u has length m·k. *)
+external csub_outer_tl : float array -> float array -> float array -> float array -> float array -> unit
+  = "rh_vec_sub_outer_tl" [@@noalloc]
 
 let sub_outer (u : float array) (a : float array) (b : float array) =
   let m = Array.length a and k = Array.length b in
   let w = Array.create_float (m * k) in
-  if m * k > 0 then csub_outer w u a b;
+  let c = Array.make k 0.0 in
+  if m * k > 0 then csub_outer_tl w u a b c;
+  last_tl := Some (u, a, c);
   w
 
 let sub_t u v =

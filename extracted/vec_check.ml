@@ -202,9 +202,33 @@ let lazy_transposes () =
     (Vec.force (o.C.v_matmul k n m (o.C.v_transpose n k (Vec.Plain y)) (Vec.Plain x)))
     (l.C.v_matmul k n m (l.C.v_transpose n k (tl y)) (tl x))
 
+(* A weight update then the transposed product by the same vector (w − y
+   xᵀ, then wᵀ·y: the second found in the first's pass over w, Vec.last_tl),
+   rows across the four-rows-a-pass path (0, 1, 7-9, 24-25, 31-33, 40-41 or
+   up to 70), columns of every lane count; then the same product by
+   another vector (not the one kept), and after an unrelated subtraction. *)
+let fused () =
+  let o = Vec.ops in
+  let r = if Random.bool () then [| 0; 1; 7; 8; 9; 24; 25; 31; 32; 33; 40; 41 |].(Random.int 12) else Random.int 71 in
+  let k = lane_dim () in
+  let w = vec (r * k) and y = vec r and x = vec k and y' = vec r in
+  let tag = Printf.sprintf "%d %d" r k in
+  let w' = o.C.v_sub (Vec.Plain w) (o.C.v_matmul r 1 k (Vec.Plain y) (Vec.Plain x)) in
+  check ("sub of an outer product, then the transposed product " ^ tag) [ w; y; x ] (Vec.force w')
+    (l.C.v_sub (tl w) (l.C.v_matmul r 1 k (tl y) (tl x)));
+  let wt = o.C.v_transpose r k (Vec.Plain w) in
+  check ("transposed product after the update " ^ tag) [ w; y ] (Vec.force (o.C.v_matmul k r 1 wt (Vec.Plain y)))
+    (l.C.v_matmul k r 1 (l.C.v_transpose r k (tl w)) (tl y));
+  ignore (o.C.v_sub (Vec.Plain w) (o.C.v_matmul r 1 k (Vec.Plain y) (Vec.Plain x)));
+  check ("transposed product by another vector after the update " ^ tag) [ w; y' ]
+    (Vec.force (o.C.v_matmul k r 1 wt (Vec.Plain y')))
+    (l.C.v_matmul k r 1 (l.C.v_transpose r k (tl w)) (tl y'));
+  check ("transposed product once more " ^ tag) [ w; y ] (Vec.force (o.C.v_matmul k r 1 wt (Vec.Plain y)))
+    (l.C.v_matmul k r 1 (l.C.v_transpose r k (tl w)) (tl y))
+
 let () =
   let n = if Array.length Sys.argv > 1 then int_of_string Sys.argv.(1) else 2000 in
   let seed = if Array.length Sys.argv > 2 then int_of_string Sys.argv.(2) else 0 in
   Random.init seed;
-  for r = 1 to n do one (); lazy_transposes (); lanes (); if r mod 100 = 0 then big () done;
+  for r = 1 to n do one (); lazy_transposes (); lanes (); fused (); if r mod 100 = 0 then big () done;
   Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n

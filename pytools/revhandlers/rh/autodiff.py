@@ -20,6 +20,7 @@ definitions of the primitives, independently of the Coq formulas of
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Callable
 
@@ -113,9 +114,11 @@ def _sig(x):
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
+@functools.lru_cache(maxsize=None)
 def _sigmoid_poly(order: int) -> np.polynomial.Polynomial:
     """``σ^(order)`` as a polynomial in ``s = σ(x)``: ``σ' = s(1 − s)``, so
-    ``d/dx P(σ) = P'(σ)·σ(1 − σ)``."""
+    ``d/dx P(σ) = P'(σ)·σ(1 − σ)``.  Built once per order (the campaign's
+    reference asks for the same few orders thousands of times a second)."""
     P = np.polynomial.Polynomial
     p = P([0.0, 1.0])
     for _ in range(order):

@@ -43,6 +43,7 @@ no divergence, but a rule never fired in a campaign of at least
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import time
 import zlib
@@ -63,7 +64,7 @@ from . import autodiff as ad, prims, reference
 from .engine import VerifiedEvaluator
 from .gen import recorded_program, replayed_program, seeded_program, shrink_choices
 from .sexp import Result, program_sexp, read_answer, ty_sexp
-from .syntax import App, Program, Rd
+from .syntax import Add, App, Const, Let, Program, Proj, Rd, Tuple, Var
 from .typecheck import check_program
 
 RTOL, ATOL = 1e-7, 1e-9
@@ -99,13 +100,29 @@ def _identical(a, b) -> bool:
 
 def _uses(m, names) -> bool:
     """Whether a term uses one of the primitives ``names``."""
-    if isinstance(m, App) and m.f.prim.name in names:
-        return True
-    children = []
-    for f in getattr(m, "__dataclass_fields__", {}):
-        v = getattr(m, f)
-        children += list(v) if isinstance(v, tuple) else [v]
-    return any(_uses(c, names) for c in children if hasattr(c, "__dataclass_fields__"))
+    stack = [m]
+    while stack:
+        t = stack.pop()
+        kind = type(t)
+        if kind is App:
+            if t.f.prim.name in names:
+                return True
+            stack.append(t.arg)
+        elif kind is Var or kind is Const:
+            pass
+        elif kind in _SUBTERMS:
+            stack.extend(getattr(t, f) for f in _SUBTERMS[kind])
+        elif kind is Tuple:
+            stack.extend(t.items)
+        else:           # a kind of term this walk does not know: every field that is a tree
+            for f in getattr(t, "__dataclass_fields__", {}):
+                v = getattr(t, f)
+                stack.extend(c for c in (v if isinstance(v, tuple) else (v,)) if hasattr(c, "__dataclass_fields__"))
+    return False
+
+
+#: the subterms of each kind of term with a fixed number of them
+_SUBTERMS = {Add: ("left", "right"), Proj: ("arg",), Let: ("bound", "body"), Rd: ("cotangent", "body", "point")}
 
 
 RD_CHECKS = Counter()
@@ -178,13 +195,15 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     k = total.size
     start = zlib.crc32(total.tobytes()) % (_DIRECTIONS.size - k) if k < _DIRECTIONS.size else 0
     u = _DIRECTIONS[start:start + k]
-    cuts = np.cumsum(sizes)[:-1]
+    ends = list(itertools.accumulate(sizes))
+    spans = list(zip([0] + ends[:-1], ends))
     saved = reference.rd_observer
     reference.rd_observer = None        # the body's own rd terms are checked where they are evaluated
     try:
         vals = []
         for sign in (1, -1):
-            parts = np.split(total + sign * h * u, cuts) if sizes else []
+            moved = total + sign * h * u
+            parts = [moved[a:b] for a, b in spans]
             out = reference.eval_tm(term.body, {**env, term.var: _rebuild(point, parts)})
             vals.append(float(cflat @ _flat(out)))
     finally:
