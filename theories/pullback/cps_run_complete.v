@@ -481,24 +481,7 @@ Proof.
           assert (H : agree_on (premq x) stp stp' ev ev') by (eapply agree_on_incl; [|exact A]; incl_app);
           specialize (IH H); clear H
       end;
-    simpl;
-    repeat match goal with
-      | IH : forall r, step_at stp ev ?x = r -> r <> NoFuel -> step_at stp' ev' ?x = r
-        |- context [step_at stp ev ?x] =>
-          let E := fresh "E" in
-          pose proof (IH _ eq_refl) as E;
-          destruct (step_at stp ev x);
-          [ rewrite E by discriminate; clear E .. | clear E ]
-      end;
-    repeat match goal with
-      |- context [match ?x with _ => _ end] =>
-        lazymatch x with context [step_at] => fail | _ => destruct x end
-      end;
-    intros H Hr; subst; try reflexivity; try contradiction.
-  all: unfold head_app in *; repeat match goal with
-      |- context [match ?x with _ => _ end] =>
-        lazymatch x with context [step_at] => fail | _ => destruct x end
-      end; try (subst; reflexivity).
+    simpl; step_at_mono_cases.
   all: simpl in A; eapply pb_head_mono_on; [eapply agree_on_incl; [|exact A]; incl_app|reflexivity|assumption].
 Qed.
 
