@@ -410,15 +410,7 @@ Definition head_q (e v : tm) : list tm :=
   | Pair _ a2 => [App (Pb (ren (up_ren S) a2) (Var 0)) (shift v)]
   | Dual l _ | Lam l => [App (Pb (ren swap l) (Var 1)) (premise_pt v)]
   | Pb l z => [App (Pb (ren (up_ren S) l) (shift z)) (Var 0)]
-  | App a1 a2 =>
-      match as_path a1, as_path a2 with
-      | Some p, Some q =>
-          match proj_val p v, proj_val q v with
-          | Some (Lam p'), Some vq => [App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)]
-          | _, _ => []
-          end
-      | _, _ => []
-      end
+  | App a1 a2 => path_premise a1 a2 v
   | _ => []
   end.
 
@@ -461,7 +453,7 @@ Lemma pb_head_mono_on e w v r :
   agree_on (head_q e v) stp stp' ev ev' ->
   pb_head stp ev e w v = r -> r <> NoFuel -> pb_head stp' ev' e w v = r.
 Proof.
-  unfold pb_head, head_q.
+  unfold pb_head, head_q, path_premise.
   repeat match goal with |- context [match ?x with _ => _ end] => destruct x end.
   all: intros A H Hr; try (subst; reflexivity).
   all: first [ eapply from_step_on; [apply (A _ (or_introl eq_refl))|exact H|exact Hr]

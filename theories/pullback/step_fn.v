@@ -535,6 +535,17 @@ Qed.
 
 End sound.
 
+(** [step_at] is sound when its premise evaluators are, stated with
+    [ssound] for the step: the case [S n] of the soundness of every
+    evaluator that calls [step_at] on itself ([step_fn], [cps_step]). *)
+Lemma step_at_sound_of stp ev :
+  (forall x, ssound x (stp x)) -> (forall x v, ev x = EVal v -> steps x v /\ value v) ->
+  forall t, ssound t (step_at stp ev t).
+Proof.
+  intros Hs He t. apply step_at_sound; [|exact He].
+  intros x y H. specialize (Hs x). rewrite H in Hs. exact Hs.
+Qed.
+
 End step_fn.
 
 (** The sections of this file are closed around the tactics below so
@@ -862,9 +873,7 @@ Proof.
   induction n as [|n [IHs IHe]]; split; simpl.
   - intros t. apply step_at_sound; intros x y H; discriminate.
   - intros t v H. discriminate.
-  - intros t. apply step_at_sound.
-    + intros x y H. specialize (IHs x). rewrite H in IHs. exact IHs.
-    + exact IHe.
+  - apply step_at_sound_of; assumption.
   - intros t v H. specialize (IHs t).
     destruct (step_fn n t) as [t'| | |]; try discriminate.
     + destruct (IHe _ _ H) as [H1 H2]. split; [|exact H2].
