@@ -633,27 +633,42 @@ Proof.
   - rewrite Bool.andb_true_iff, flatb_spec, IHt2. tauto.
 Qed.
 
-(** [fo_eval t]: [None] outside the fragment, else the value of [t]; no
-    fuel, no proof argument. *)
-Definition fo_eval (t : tm) : option tm :=
+(** [on_fq f t]: [None] outside the fragment, else [f] on [t] and the
+    proof that [t] is inside, decided by [fqb]; [fo_eval] below and
+    [fo_run_opt] (fo_run.v) are its instances. *)
+Definition on_fq {A : Type} (f : forall t, fq t -> A) (t : tm) : option A :=
   match Bool.bool_dec (fqb t) true with
-  | left E => Some (fo_normalize t (proj1 (fqb_spec t) E))
+  | left E => Some (f t (proj1 (fqb_spec t) E))
   | right _ => None
   end.
 
-Lemma fo_eval_sound t v : fo_eval t = Some v -> steps t v /\ value v.
+Lemma on_fq_some {A : Type} (f : forall t, fq t -> A) t x :
+  on_fq f t = Some x -> exists H, x = f t H.
 Proof.
-  unfold fo_eval. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros H; [|discriminate].
-  injection H as <-. apply fo_normalize_sound.
+  unfold on_fq. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros Hx; [|discriminate].
+  injection Hx as <-. eauto.
 Qed.
 
-Lemma fo_eval_complete t : fq t -> exists v, fo_eval t = Some v.
+Lemma on_fq_complete {A : Type} (f : forall t, fq t -> A) t : fq t -> exists x, on_fq f t = Some x.
 Proof.
-  intros H. unfold fo_eval. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
+  intros H. unfold on_fq. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
   exfalso. apply E, fqb_spec, H.
 Qed.
 
+Lemma on_fq_none {A : Type} (f : forall t, fq t -> A) t : on_fq f t = None -> ~ fq t.
+Proof. intros H Hq. destruct (on_fq_complete f t Hq) as [x Hx]. congruence. Qed.
+
+(** [fo_eval t]: [None] outside the fragment, else the value of [t]; no
+    fuel, no proof argument. *)
+Definition fo_eval (t : tm) : option tm := on_fq fo_normalize t.
+
+Lemma fo_eval_sound t v : fo_eval t = Some v -> steps t v /\ value v.
+Proof. intros H. destruct (on_fq_some _ _ _ H) as [Hq ->]. apply fo_normalize_sound. Qed.
+
+Lemma fo_eval_complete t : fq t -> exists v, fo_eval t = Some v.
+Proof. apply on_fq_complete. Qed.
+
 Lemma fo_eval_none t : fo_eval t = None -> ~ fq t.
-Proof. intros H Hq. destruct (fo_eval_complete t Hq) as [v Hv]. congruence. Qed.
+Proof. apply on_fq_none. Qed.
 
 End norm_fo.
