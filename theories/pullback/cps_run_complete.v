@@ -205,6 +205,30 @@ Proof.
   - exact (ascend stp ev stp_sound ev_sound K t HK (Hm eq_refl)).
 Qed.
 
+(** Along a run of [step_at] to a term [u] with [P u], the machine
+    follows from any state standing for its first term, as soon as it ends
+    with the outcome [o] from every state standing for such a [u]: the
+    form of [run_chain] and [run_chain_stuck]. *)
+Lemma run_chain_of (P : tm -> Prop) (o : outcome) :
+  (forall s, inv s -> P (plug_state s) ->
+     exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (plug_state s, k, rs', o)) ->
+  forall j t u, sa_steps stp ev j t u -> P u ->
+  forall s, inv s -> plug_state s = t ->
+  exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (u, k + j, rs', o).
+Proof.
+  intros Hend j t u Hst. induction Hst as [t|j t t' u Ht _ IH]; intros Hu s Hs Ep.
+  - subst t. destruct (Hend s Hs Hu) as [J HJ].
+    exists J. intros n k rs. destruct (HJ n k rs) as [rs' E]. exists rs'.
+    rewrite E, PeanoNat.Nat.add_0_r. reflexivity.
+  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
+    destruct G as (s' & [j1 R] & Ep' & Hs').
+    destruct (IH Hu s' Hs' Ep') as [J2 H2].
+    exists (j1 + J2). intros n k rs.
+    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
+    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
+    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
+Qed.
+
 (** The machine follows a run of [step_at] to a value: from any state
     standing for its first term, it halts on the value after exactly as
     many contractions. *)
@@ -212,18 +236,8 @@ Theorem run_chain j t v : sa_steps stp ev j t v -> value v ->
   forall s, inv s -> plug_state s = t ->
   exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (v, k + j, rs', OValue).
 Proof.
-  induction 1 as [t|j t t' v Ht _ IH]; intros Hv s Hs Ep.
-  - pose proof (inv_goes s Hs) as G. unfold goes in G.
-    rewrite Ep, (value_step_at stp ev t Hv) in G. destruct G as [J G].
-    exists J. intros n k rs. destruct (G n k rs) as [rs' E]. exists rs'.
-    rewrite E, PeanoNat.Nat.add_0_r. reflexivity.
-  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
-    destruct G as (s' & [j1 R] & Ep' & Hs').
-    destruct (IH Hv s' Hs' Ep') as [J2 H2].
-    exists (j1 + J2). intros n k rs.
-    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
-    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
-    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
+  apply (run_chain_of value OValue). intros s Hs Hv.
+  pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite (value_step_at stp ev _ Hv) in G. exact G.
 Qed.
 
 (** ** What a transition says of [step_at] on the term the state stands for *)
@@ -317,19 +331,7 @@ Qed.
 Theorem run_chain_stuck j t u : sa_steps stp ev j t u -> step_at stp ev u = Stuck ->
   forall s, inv s -> plug_state s = t ->
   exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (u, k + j, rs', OStuck).
-Proof.
-  induction 1 as [t|j t t' u Ht _ IH]; intros Hu s Hs Ep.
-  - rewrite <- Ep in Hu. destruct (run_stuck s Hs Hu) as [J HJ].
-    exists J. intros n k rs. destruct (HJ n k rs) as [rs' E]. exists rs'.
-    rewrite E, Ep, PeanoNat.Nat.add_0_r. reflexivity.
-  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
-    destruct G as (s' & [j1 R] & Ep' & Hs').
-    destruct (IH Hu s' Hs' Ep') as [J2 H2].
-    exists (j1 + J2). intros n k rs.
-    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
-    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
-    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
-Qed.
+Proof. apply (run_chain_of (fun u => step_at stp ev u = Stuck) OStuck). exact run_stuck. Qed.
 
 (** Conversely, a run of the machine that ends in a value or stuck is a
     run of [step_at], in as many steps as it counts contractions. *)
@@ -725,6 +727,22 @@ Proof.
   exact (cps_run_complete _ _ _ Hk (Hv eq_refl)).
 Qed.
 
+(** An answer reached by the normaliser with all fuel from some [N] on
+    is one reached by the machine with all depths and transitions from
+    some [d], [m] on, as soon as each side's answer gives the other's:
+    the form of [cps_normalize_iff] and [cps_normalize_stuck_iff]. *)
+Lemma fuel_iff (P : nat -> Prop) (X Q : nat -> nat -> Prop) :
+  (forall N, P N -> exists d m, forall d' m', d <= d' -> m <= m' -> X d' m' /\ Q d' m') ->
+  (forall d m, Q d m -> exists N, forall fuel, N <= fuel -> P fuel) ->
+  (exists N, forall fuel, N <= fuel -> P fuel) <->
+  (exists d m, forall d' m', d <= d' -> m <= m' -> Q d' m').
+Proof.
+  intros H1 H2. split.
+  - intros [N HN]. destruct (H1 N (HN N (le_n N))) as (d & m & E).
+    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
+  - intros (d & m & E). exact (H2 d m (E d m (le_n d) (le_n m))).
+Qed.
+
 (** With enough fuel, the machine and the normaliser give the same value
     after the same number of steps: one reaches [(v, k)] if and only if
     the other does. *)
@@ -732,11 +750,8 @@ Theorem cps_normalize_iff t v k :
   (exists N, forall fuel, N <= fuel -> normalize fuel t = (v, k, OValue)) <->
   (exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (v, k, rs, OValue)).
 Proof.
-  split.
-  - intros [N HN]. destruct (cps_normalize_complete _ _ _ _ (HN N (le_n N))) as (d & m & E).
-    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
-  - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
-    exact (cps_normalize_agree _ _ _ _ _ _ H).
+  apply (fuel_iff _ (fun d m => cps_eval d m t = EVal v) _ (fun N => cps_normalize_complete N t v k)).
+  intros d m [rs H]. exact (cps_normalize_agree _ _ _ _ _ _ H).
 Qed.
 
 (** The same for the machine's evaluation and the step function's
@@ -1063,11 +1078,8 @@ Theorem cps_normalize_stuck_iff t u k :
   (exists N, forall fuel, N <= fuel -> normalize fuel t = (u, k, OStuck)) <->
   (exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (u, k, rs, OStuck)).
 Proof.
-  split.
-  - intros [N HN]. destruct (cps_normalize_stuck_complete _ _ _ _ (HN N (le_n N))) as (d & m & E).
-    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
-  - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
-    exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
+  apply (fuel_iff _ (fun d m => cps_eval d m t = EStuck) _ (fun N => cps_normalize_stuck_complete N t u k)).
+  intros d m [rs H]. exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
 Qed.
 
 (** The machine and the normaliser give the same answer, a value or a
