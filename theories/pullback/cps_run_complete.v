@@ -388,6 +388,22 @@ Proof.
     rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by exact Ho. reflexivity.
 Qed.
 
+(** A machine run from [t] that ends with the outcome [o] (not for want
+    of fuel) after [j] contractions, from every fuel [J + 1] on, is
+    [cps_run]'s answer for all depths and fuels from some [d], [m] on. *)
+Lemma cps_of_run d0 m0 J t u j o :
+  (forall n k rs, exists rs',
+     run (cps_step d0 m0) (cps_eval d0 m0) (J + S n) (St MEval t []) k rs = (u, k + j, rs', o)) ->
+  o <> OFuel ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = match o with OValue => EVal u | OStuck => EStuck | _ => EFuel end /\
+    exists rs, cps_run d' m' t = (u, j, rs, o).
+Proof.
+  intros HJ Ho. destruct (HJ 0 0 []) as [rs E]. simpl in E.
+  destruct (cps_enough _ _ _ _ _ _ _ _ E Ho) as [d [m H]].
+  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
+Qed.
+
 Lemma cps_of_chain j t v d0 m0 :
   sa_steps (cps_step d0 m0) (cps_eval d0 m0) j t v -> value v ->
   exists d m, forall d' m', d <= d' -> m <= m' ->
@@ -396,9 +412,7 @@ Proof.
   intros Hc Hv.
   destruct (run_chain _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hv _ (inv_start t) eq_refl)
     as [J HJ].
-  destruct (HJ 0 0 []) as [rs E]. simpl in E.
-  destruct (cps_enough _ _ _ _ _ _ _ _ E ltac:(discriminate)) as [d [m H]].
-  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
+  exact (cps_of_run _ _ _ _ _ _ _ HJ ltac:(discriminate)).
 Qed.
 
 (** ** [step_at] asks its premise evaluators only finitely many questions
@@ -820,9 +834,7 @@ Proof.
   intros Hc Hu.
   destruct (run_chain_stuck _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hu _ (inv_start t) eq_refl)
     as [J HJ].
-  destruct (HJ 0 0 []) as [rs E]. simpl in E.
-  destruct (cps_enough _ _ _ _ _ _ _ _ E ltac:(discriminate)) as [d [m H]].
-  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
+  exact (cps_of_run _ _ _ _ _ _ _ HJ ltac:(discriminate)).
 Qed.
 
 (** What the machine's runs of [step_at] say of an answer of [eval_fn]. *)
