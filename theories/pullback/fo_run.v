@@ -27,15 +27,11 @@ Definition is_done (r : tm * nat * outcome) : bool :=
 Lemma fq_run_fuel t : fq t -> exists j, is_done (normalize (2 ^ j) t) = true.
 Proof.
   intros H. destruct (fo_normalize_normalize t H) as (k & N & HN).
-  exists N. rewrite HN; [reflexivity|].
-  apply Nat.lt_le_incl, Nat.pow_gt_lin_r. lia.
+  apply (pow2_exists (fun n => is_done (normalize n t)) N). intros n Hn. rewrite HN by exact Hn. reflexivity.
 Qed.
 
 Definition fo_run_fuel (t : tm) (H : fq t) : nat :=
-  proj1_sig (constructive_indefinite_ground_description_nat
-               (fun j => is_done (normalize (2 ^ j) t) = true)
-               (fun j => Bool.bool_dec (is_done (normalize (2 ^ j) t)) true)
-               (fq_run_fuel t H)).
+  pow2_search (fun n => is_done (normalize n t)) (fq_run_fuel t H).
 
 Definition fo_run (t : tm) (H : fq t) : tm * nat * outcome := normalize (2 ^ fo_run_fuel t H) t.
 
@@ -45,9 +41,9 @@ Definition fo_run (t : tm) (H : fq t) : tm * nat * outcome := normalize (2 ^ fo_
 Lemma fo_run_value t H :
   exists k, fo_run t H = (fo_normalize t H, k, OValue) /\ nsteps k t (fo_normalize t H).
 Proof.
-  unfold fo_run, fo_run_fuel.
-  destruct (constructive_indefinite_ground_description_nat _ _ _) as [j Hj]. simpl.
-  destruct (normalize (2 ^ j) t) as [[u k] o] eqn:E; destruct o; try discriminate.
+  unfold fo_run. assert (Hj : is_done (normalize (2 ^ fo_run_fuel t H) t) = true)
+    by exact (pow2_search_spec (fun n => is_done (normalize n t)) (fq_run_fuel t H)).
+  destruct (normalize (2 ^ fo_run_fuel t H) t) as [[u k] o] eqn:E; destruct o; try discriminate.
   apply normalize_sound in E as (Hk & Hs & Hv & _).
   rewrite (fo_normalize_steps t H u Hs (Hv eq_refl)). eauto.
 Qed.

@@ -500,19 +500,32 @@ Qed.
     whose termination is [fq_norm] with [eval_fn_complete]. *)
 Definition is_val (r : eres) : bool := match r with EVal _ => true | _ => false end.
 
+(** [pow2_search P H]: the least [k] such that the test [P] passes at the
+    fuel [2^k], found by trying [k = 0, 1, 2, …]; it ends since a test
+    that passes at every fuel from some [N] on passes at [2^N]
+    ([pow2_exists]).  [fo_fuel] below and [fo_run_fuel] (fo_run.v) are
+    its instances. *)
+Definition pow2_search (P : nat -> bool) (H : exists k, P (2 ^ k) = true) : nat :=
+  proj1_sig (constructive_indefinite_ground_description_nat
+               (fun k => P (2 ^ k) = true) (fun k => Bool.bool_dec (P (2 ^ k)) true) H).
+
+Lemma pow2_search_spec P H : P (2 ^ pow2_search P H) = true.
+Proof.
+  unfold pow2_search. destruct (constructive_indefinite_ground_description_nat _ _ _) as [k Hk].
+  exact Hk.
+Qed.
+
+Lemma pow2_exists (P : nat -> bool) N : (forall n, N <= n -> P n = true) -> exists k, P (2 ^ k) = true.
+Proof. intros HN. exists N. apply HN, Nat.lt_le_incl, Nat.pow_gt_lin_r. lia. Qed.
+
 Lemma fq_fuel t : fq t -> exists k, is_val (eval_fn (2 ^ k) t) = true.
 Proof.
   intros H. destruct (fq_norm t H) as (v & Hs & Hv & _).
   destruct (eval_fn_complete t v Hs Hv) as [N HN].
-  exists N. rewrite HN; [reflexivity|].
-  apply Nat.lt_le_incl, Nat.pow_gt_lin_r. lia.
+  apply (pow2_exists (fun n => is_val (eval_fn n t)) N). intros n Hn. rewrite HN by exact Hn. reflexivity.
 Qed.
 
-Definition fo_fuel (t : tm) (H : fq t) : nat :=
-  proj1_sig (constructive_indefinite_ground_description_nat
-               (fun k => is_val (eval_fn (2 ^ k) t) = true)
-               (fun k => Bool.bool_dec (is_val (eval_fn (2 ^ k) t)) true)
-               (fq_fuel t H)).
+Definition fo_fuel (t : tm) (H : fq t) : nat := pow2_search (fun n => is_val (eval_fn n t)) (fq_fuel t H).
 
 Definition fo_normalize (t : tm) (H : fq t) : tm :=
   match eval_fn (2 ^ fo_fuel t H) t with EVal v => v | _ => t end.
@@ -521,10 +534,10 @@ Definition fo_normalize (t : tm) (H : fq t) : tm :=
     is a value, which [eval_fn_sound] reaches. *)
 Lemma fo_normalize_sound t H : steps t (fo_normalize t H) /\ value (fo_normalize t H).
 Proof.
-  unfold fo_normalize, fo_fuel.
-  destruct (constructive_indefinite_ground_description_nat _ _ _) as [k Hk]. simpl.
-  destruct (eval_fn (2 ^ k) t) as [v| |] eqn:E; try discriminate.
-  apply eval_fn_sound with (2 ^ k). exact E.
+  unfold fo_normalize. assert (Hk : is_val (eval_fn (2 ^ fo_fuel t H) t) = true)
+    by exact (pow2_search_spec (fun n => is_val (eval_fn n t)) (fq_fuel t H)).
+  destruct (eval_fn (2 ^ fo_fuel t H) t) as [v| |] eqn:E; try discriminate.
+  apply eval_fn_sound with (2 ^ fo_fuel t H). exact E.
 Qed.
 
 (** The normaliser returns the value the reduction reaches. *)
