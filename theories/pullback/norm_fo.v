@@ -92,6 +92,17 @@ Proof. unfold yp. rewrite ren_ppath. reflexivity. Qed.
 
 (** ** Flat terms *)
 
+(** [norm_cong2 C FL FR a b IHa IHb Hf]: a term [C a b] whose two
+    subterms normalise ([IHa], [IHb]) normalises to [C va vb], through
+    the frames [FL b] then [FR va]. *)
+Ltac norm_cong2 C FL FR a b IHa IHb Hf :=
+  destruct (IHa ltac:(lia) (proj1 Hf)) as (va & Ha & Hva & Hfa);
+  destruct (IHb ltac:(lia) (proj2 Hf)) as (vb & Hb & Hvb & Hfb);
+  exists (C va vb); split;
+  [ eapply steps_trans; [apply (steps_ctx (FL b)); [exact I|exact Ha]|];
+    apply (steps_ctx (FR va)); [exact Hva|exact Hb]
+  | split; [split; [intros []|tauto]|simpl; tauto] ].
+
 Lemma flat_norm_lt n : forall t, nlets t < n -> flat t -> exists v, steps t v /\ value v /\ flat v.
 Proof.
   induction n as [|n IHn]; intros t; [intros Hn; lia|].
@@ -122,12 +133,7 @@ Proof.
       * exists v1. split; [eapply steps_snoc; [exact Hs|apply step_proj1; assumption]|tauto].
     + exists (Proj i va). split; [exact Hs|]. split; [cbn [value]; split; [apply not_head, E|exact Hva]|exact Hfa].
   - (* pair *)
-    destruct (IHa ltac:(lia) (proj1 Hf)) as (va & Ha & Hva & Hfa).
-    destruct (IHb ltac:(lia) (proj2 Hf)) as (vb & Hb & Hvb & Hfb).
-    exists (Pair va vb). split.
-    + eapply steps_trans; [apply (steps_ctx (EPairL b)); [exact I|exact Ha]|].
-      apply (steps_ctx (EPairR va)); [exact Hva|exact Hb].
-    + split; [split; [intros []|tauto]|simpl; tauto].
+    norm_cong2 Pair EPairL EPairR a b IHa IHb Hf.
   - (* scalar *) exists (Real r). split; [constructor|]. split; [split; [intros []|exact I]|exact I].
   - (* function symbol *)
     destruct (IHa ltac:(lia) Hf) as (va & Ha & Hva & Hfa).
@@ -145,12 +151,7 @@ Proof.
   - (* numeric dual *) exists (NDual r). split; [constructor|]. split; [split; [intros []|exact I]|exact I].
   - (* 0 *) exists Zero. split; [constructor|]. split; [split; [intros []|exact I]|exact I].
   - (* sum *)
-    destruct (IHa ltac:(lia) (proj1 Hf)) as (va & Ha & Hva & Hfa).
-    destruct (IHb ltac:(lia) (proj2 Hf)) as (vb & Hb & Hvb & Hfb).
-    exists (Plus va vb). split.
-    + eapply steps_trans; [apply (steps_ctx (EPlusL b)); [exact I|exact Ha]|].
-      apply (steps_ctx (EPlusR va)); [exact Hva|exact Hb].
-    + split; [split; [intros []|tauto]|simpl; tauto].
+    norm_cong2 Plus EPlusL EPlusR a b IHa IHb Hf.
   - (* let *)
     destruct (IHe ltac:(lia) (proj1 Hf)) as (ve & He & Hve & Hfe).
     assert (Hl : nlets (subst1 ve l) < n).
