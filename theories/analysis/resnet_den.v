@@ -422,8 +422,11 @@ Proof.
   set (y := vscale Rsc α (vsub Rsc (res_forward ns ws v) t)).
   assert (Hy : length y = last ns 0%nat)
     by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; unfold res_forward; rewrite ?length_vp; lia).
-  exact (train_heap_gradient decls locs α t res_loss ls hp ns ws v y T Hnd Hws Hns Hsh Hv Hy eq_refl
-           Hlen Hw Hglen Hg).
+  pose proof (train_heap_shape decls locs ls hp ns ws v y T Hnd Hws Hns Hsh Hv Hy eq_refl Hlen) as Hnth.
+  split; [|split; [|split; [|split]]]; try assumption.
+  - intros i Hi. destruct (Hnth i Hi) as [-> Hl]. split; [reflexivity|exact Hl].
+  - intros i k Hi Hk. destruct (Hnth i Hi) as [-> _]. apply Hw; lia.
+  - intros l Hl. apply heap_set_other. exact Hl.
 Qed.
 
 End resnet_den.
