@@ -199,6 +199,19 @@ Proof.
     split; [cbn [value]; split; [apply not_head, E|tauto]|simpl; tauto].
 Qed.
 
+(** A dual map [s* q] with [s] flat and [q] normalising to a value of
+    [fq] normalises ([dual_head] once both are values). *)
+Lemma dual_norm s q : flat s -> (exists vq, steps q vq /\ value vq /\ fq vq) ->
+  exists v, steps (Dual s q) v /\ value v /\ fq v.
+Proof.
+  intros Hs (vq & Hsq & Hvq & Hfq).
+  destruct (flat_norm s Hs) as (vs & Hss & Hvs & Hfs).
+  destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
+  exists v. split; [|tauto].
+  eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Hsq]|].
+  eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+Qed.
+
 Lemma dflat_norm t : dflat t -> exists v, steps t v /\ value v /\ fq v.
 Proof.
   induction t; intros H;
@@ -206,12 +219,7 @@ Proof.
          split; [exact Hs|split; [exact Hv|apply flat_fq, Hf]]).
   (* a dual map *)
   simpl in H. destruct H as [Hs Hq].
-  destruct (IHt2 Hq) as (vq & Hsq & Hvq & Hfq).
-  destruct (flat_norm t1 Hs) as (vs & Hss & Hvs & Hfs).
-  destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
-  exists v. split; [|tauto].
-  eapply steps_trans; [apply (steps_ctx (EDualR t1)); [exact I|exact Hsq]|].
-  eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+  exact (dual_norm _ _ Hs (IHt2 Hq)).
 Qed.
 
 (** The A-steps of a pullback's body, up to a let series or a chain body. *)
@@ -459,12 +467,7 @@ Proof.
     eapply steps_trans; [apply (steps_ctx (EAppR c)); [exact Hvc|exact HsV]|exact Hsu].
   - (* a dual map *)
     destruct Hm as [Hs Hq].
-    destruct (IHq Hq) as (vq & Hsq & Hvq & Hfq).
-    destruct (flat_norm s Hs) as (vs & Hss & Hvs & Hfs).
-    destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
-    exists v. split; [|tauto].
-    eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Hsq]|].
-    eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+    exact (dual_norm _ _ Hs (IHq Hq)).
 Qed.
 
 (** Corollary 5.2 for first-order queries. *)
