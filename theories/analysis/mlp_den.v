@@ -480,6 +480,29 @@ Proof.
     + intros E. apply Hl. rewrite <- E. apply nth_In. lia.
 Qed.
 
+(** After one training step, location [ℓ_i] holds a weight of the shape
+    of [m_i]: [m_i − g_i], with [g_i] from the backward pass on the
+    cotangent [y] ([ET]).  Used by [mlp_den_gradient] and by
+    [resnet_den.v]'s [res_den_gradient]. *)
+Lemma train_heap_shape ls hp ns ws v y (T : list vec * vec) :
+  NoDup ls -> length ws = length ls -> (2 <= length ns)%nat -> mlp_shapes ns ws ->
+  length v = hd 0%nat ns -> length y = last ns 0%nat ->
+  fst T = map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst (mlp_backprop ns ws v y))) ->
+  length (fst T) = length ws -> forall i, (i < length ls)%nat ->
+  heap_lookup (heap_set_all hp ls (fst T)) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i (fst T) []) /\
+  length (nth i (fst T) []) = length (nth i ws []).
+Proof.
+  intros Hnd Hws Hns Hsh Hv Hy ET Hlen i Hi. split; [apply heap_set_nth; auto; lia|].
+  destruct (net_flat ns ws v y Hns Hsh Hv Hy) as (_ & _ & _ & _ & Hgf).
+  set (gs := fst (mlp_backprop ns ws v y)) in *.
+  pose proof (mlp_shapes_lengths ns ws gs Hsh Hgf) as Hl.
+  assert (Hgs : length ws = length gs).
+  { pose proof (f_equal (@length nat) Hl) as E. rewrite !map_length in E. exact E. }
+  assert (Hwi : length (nth i ws []) = length (nth i gs [])).
+  { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hl. reflexivity. }
+  rewrite ET, nth_map_vsub by lia. rewrite vsub_vm, length_vm by exact Hwi. lia.
+Qed.
+
 (** [mlp_den_gradient]: one run of the program, as its meaning, is one
     step of gradient descent on [½‖f_m(v) − t‖²]: for distinct locations
     [ls = [ℓ_0; …; ℓ_{L-1}]] holding [m_0, …, m_{L-1}] (of the shapes of
@@ -520,28 +543,15 @@ Proof.
   destruct (mlp_train_gradient ns ws v t α Hns Hsh eq_refl Hlast) as (Hlen & Hw & Hglen & Hg).
   fold T in Hlen, Hw, Hglen, Hg.
   assert (Hws : length ws = length ls) by (unfold ws, real_weights; apply map_length).
-  assert (Hnth : forall i, (i < length ls)%nat ->
-            heap_lookup (heap_set_all hp ls (fst T)) (nth i ls 0%nat) = (loc_base (nth i ls 0%nat), nth i (fst T) [])).
-  { intros i Hi. apply heap_set_nth; auto. lia. }
   split; [apply mlp_den_train; auto|].
-  split; [|split; [|split; [|split]]].
-  - intros i Hi. rewrite Hnth by exact Hi. split; [reflexivity|]. cbn [snd].
-    destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hsh eq_refl (length_zeros _)) as (_ & Ho & _).
-    set (y := vscale Rsc α (vsub Rsc (mlp_forward ns ws v) t)).
-    assert (Hy : length y = last ns 0%nat) by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; lia).
-    destruct (net_flat ns ws v y Hns Hsh eq_refl Hy) as (_ & _ & _ & _ & Hgf).
-    set (gs := fst (mlp_backprop ns ws v y)) in *.
-    assert (ET : fst T = map (fun p => vsub Rsc (fst p) (snd p)) (combine ws gs)) by reflexivity.
-    pose proof (mlp_shapes_lengths ns ws gs Hsh Hgf) as Hl.
-    assert (Hgs : length ws = length gs).
-    { pose proof (f_equal (@length nat) Hl) as E. rewrite !map_length in E. exact E. }
-    assert (Hwi : length (nth i ws []) = length (nth i gs [])).
-    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hl. reflexivity. }
-    rewrite ET, nth_map_vsub by lia. rewrite vsub_vm, length_vm by exact Hwi. lia.
-  - intros i k Hi Hk. rewrite Hnth by exact Hi. cbn [snd]. apply Hw; lia.
+  destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hsh eq_refl (length_zeros _)) as (_ & Ho & _).
+  set (y := vscale Rsc α (vsub Rsc (mlp_forward ns ws v) t)).
+  assert (Hy : length y = last ns 0%nat) by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; lia).
+  pose proof (train_heap_shape ls hp ns ws v y T Hnd Hws Hns Hsh eq_refl Hy eq_refl Hlen) as Hnth.
+  split; [|split; [|split; [|split]]]; try assumption.
+  - intros i Hi. destruct (Hnth i Hi) as [-> Hl]. split; [reflexivity|exact Hl].
+  - intros i k Hi Hk. destruct (Hnth i Hi) as [-> _]. apply Hw; lia.
   - intros l Hl. apply heap_set_other. exact Hl.
-  - exact Hglen.
-  - exact Hg.
 Qed.
 
 End mlp_den.

@@ -417,30 +417,16 @@ Proof.
   destruct (res_train_gradient ns ws v t α Hns Hsh Hlast Hv Ht') as (Hlen & Hw & Hglen & Hg).
   fold T in Hlen, Hw, Hglen, Hg.
   assert (Hws : length ws = length ls) by (unfold ws, real_weights; apply map_length).
-  assert (Hnth : forall i, (i < length ls)%nat ->
-            heap_lookup (heap_set_all decls locs hp ls (fst T)) (nth i ls 0%nat) =
-            (loc_base (nth i ls 0%nat), nth i (fst T) [])).
-  { intros i Hi. apply heap_set_nth; auto. lia. }
   split; [apply res_den_train; auto|].
-  split; [|split; [|split; [|split]]].
-  - intros i Hi. rewrite Hnth by exact Hi. split; [reflexivity|]. cbn [snd].
-    destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hsh eq_refl (length_zeros _)) as (_ & Ho & _).
-    set (y := vscale Rsc α (vsub Rsc (res_forward ns ws v) t)).
-    assert (Hy : length y = last ns 0%nat)
-      by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; unfold res_forward; rewrite ?length_vp; lia).
-    destruct (net_flat ns ws v y Hns Hsh eq_refl Hy) as (_ & _ & _ & _ & Hgf).
-    set (gs := fst (mlp_backprop ns ws v y)) in *.
-    assert (ET : fst T = map (fun p => vsub Rsc (fst p) (snd p)) (combine ws gs)) by reflexivity.
-    pose proof (mlp_shapes_lengths ns ws gs Hsh Hgf) as Hl.
-    assert (Hgs : length ws = length gs).
-    { pose proof (f_equal (@length nat) Hl) as E. rewrite !map_length in E. exact E. }
-    assert (Hwi : length (nth i ws []) = length (nth i gs [])).
-    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hl. reflexivity. }
-    rewrite ET, nth_map_vsub by lia. rewrite vsub_vm, length_vm by exact Hwi. lia.
-  - intros i k Hi Hk. rewrite Hnth by exact Hi. cbn [snd]. apply Hw; lia.
+  destruct (net_flat ns ws v (zeros (last ns 0%nat)) Hns Hsh eq_refl (length_zeros _)) as (_ & Ho & _).
+  set (y := vscale Rsc α (vsub Rsc (res_forward ns ws v) t)).
+  assert (Hy : length y = last ns 0%nat)
+    by (unfold y, vscale; rewrite map_length, vsub_vm, length_vm; unfold res_forward; rewrite ?length_vp; lia).
+  pose proof (train_heap_shape decls locs ls hp ns ws v y T Hnd Hws Hns Hsh Hv Hy eq_refl Hlen) as Hnth.
+  split; [|split; [|split; [|split]]]; try assumption.
+  - intros i Hi. destruct (Hnth i Hi) as [-> Hl]. split; [reflexivity|exact Hl].
+  - intros i k Hi Hk. destruct (Hnth i Hi) as [-> _]. apply Hw; lia.
   - intros l Hl. apply heap_set_other. exact Hl.
-  - exact Hglen.
-  - exact Hg.
 Qed.
 
 End resnet_den.

@@ -460,6 +460,34 @@ Proof. intros H. exists [], r. simpl. auto. Qed.
 Lemma decomp_frame F u : aframe_ok F -> alet_here F u -> decomp u -> decomp (afill1 F u).
 Proof. intros HF Hh (C & r & HC & Hr & Hk & ->). exists (F :: C), r. simpl. auto. Qed.
 
+End anf.
+
+(** Tactics that put a decomposition of a subterm in its frame: the only
+    subterm of a term with one ([decomp_in_sub1]), the right one [v] of
+    a term whose left one [u] is a let series ([decomp_in_right u]), the
+    left one ([decomp_in_left v]).  Outside any section, so that
+    [anf_termination.v] uses them too. *)
+Ltac decomp_in_sub1 :=
+  first [ apply (decomp_frame ALam) | apply (decomp_frame (AProj _))
+        | apply (decomp_frame (AFun _)) | apply (decomp_frame (AJac _)) ];
+  simpl; auto.
+
+Ltac decomp_in_right u :=
+  first [ apply (decomp_frame (APlusR u)) | apply (decomp_frame (AAppR u))
+        | apply (decomp_frame (APairR u)) | apply (decomp_frame (ADualR u))
+        | apply (decomp_frame (APbR u)) ]; simpl; auto.
+
+Ltac decomp_in_left v :=
+  first [ apply (decomp_frame (APlusL v)) | apply (decomp_frame (AAppL v))
+        | apply (decomp_frame (APairL v)) | apply (decomp_frame (ADualL v))
+        | apply (decomp_frame (APbL v)) ]; simpl; auto.
+
+Section anf_decomp.
+Context {Σ : signature}.
+
+Implicit Types (Γ : list ty) (A B : ty) (X : nat -> Prop).
+#[local] Hint Constructors atom elem lets aredex : core.
+
 Lemma adecompose t : wf_let t -> lets t \/ decomp t.
 Proof.
   induction t; simpl; intros Hwf;
@@ -470,9 +498,7 @@ Proof.
     | IH : wf_let ?u -> lets ?u \/ decomp ?u, H : wf_let ?u |- lets (?f ?u) \/ _ =>
         right; destruct (IH H) as [Hl|Hd];
         [ apply decomp_redex; auto
-        | first [ apply (decomp_frame ALam) | apply (decomp_frame (AProj _))
-                | apply (decomp_frame (AFun _)) | apply (decomp_frame (AJac _)) ];
-          simpl; auto ]
+        | decomp_in_sub1 ]
     end.
   (* two subterms: the left one first *)
   all: try match goal with
@@ -481,12 +507,8 @@ Proof.
         right; destruct (IH1 H1) as [Hl1|Hd1];
         [ destruct (IH2 H2) as [Hl2|Hd2];
           [ apply decomp_redex; auto
-          | first [ apply (decomp_frame (APlusR u)) | apply (decomp_frame (AAppR u))
-                  | apply (decomp_frame (APairR u)) | apply (decomp_frame (ADualR u))
-                  | apply (decomp_frame (APbR u)) ]; simpl; auto ]
-        | first [ apply (decomp_frame (APlusL v)) | apply (decomp_frame (AAppL v))
-                | apply (decomp_frame (APairL v)) | apply (decomp_frame (ADualL v))
-                | apply (decomp_frame (APbL v)) ]; simpl; auto ]
+          | decomp_in_right u ]
+        | decomp_in_left v ]
     end.
   (* let *)
   left. exact Hwf.
@@ -583,4 +605,4 @@ Proof.
   apply lets_wf_let, ared_lets, Hr.
 Qed.
 
-End anf.
+End anf_decomp.

@@ -122,9 +122,7 @@ Proof.
     | IH : lets ?u \/ decomp ?u |- lets (?f ?u) \/ _ =>
         right; destruct IH as [Hl|Hd];
         [ apply decomp_redex; constructor; assumption
-        | first [ apply (decomp_frame ALam) | apply (decomp_frame (AProj _))
-                | apply (decomp_frame (AFun _)) | apply (decomp_frame (AJac _)) ];
-          simpl; auto ]
+        | decomp_in_sub1 ]
     end.
   (* two subterms, not a let *)
   all: try match goal with
@@ -133,12 +131,8 @@ Proof.
         right; destruct IH1 as [Hl1|Hd1];
         [ destruct IH2 as [Hl2|Hd2];
           [ apply decomp_redex; constructor; assumption
-          | first [ apply (decomp_frame (APlusR u)) | apply (decomp_frame (AAppR u))
-                  | apply (decomp_frame (APairR u)) | apply (decomp_frame (ADualR u))
-                  | apply (decomp_frame (APbR u)) ]; simpl; auto ]
-        | first [ apply (decomp_frame (APlusL v)) | apply (decomp_frame (AAppL v))
-                | apply (decomp_frame (APairL v)) | apply (decomp_frame (ADualL v))
-                | apply (decomp_frame (APbL v)) ]; simpl; auto ]
+          | decomp_in_right u ]
+        | decomp_in_left v ]
     end.
   (* let *)
   rename t1 into a, t2 into b, IHt1 into IHa, IHt2 into IHb.

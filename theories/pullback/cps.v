@@ -316,6 +316,19 @@ with cps_eval (d m : nat) (t : tm) {struct d} : eres :=
 Definition cps_run (d m : nat) (t : tm) : tm * nat * list (rule * tm) * outcome :=
   run (cps_step d m) (cps_eval d m) m (St MEval t []) 0 [].
 
+(** The premise of 19b/19c on the body [App a1 a2] at the point [v]:
+    there is one when both atoms are paths into [v] and the first
+    projects to a λ. *)
+Definition path_premise (a1 a2 v : tm) : list tm :=
+  match as_path a1, as_path a2 with
+  | Some p, Some q =>
+      match proj_val p v, proj_val q v with
+      | Some (Lam p'), Some vq => [App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)]
+      | _, _ => []
+      end
+  | _, _ => []
+  end.
+
 (** ** The rules that fire in premises
 
     A contraction by 16b-20a evaluates premises, whose contractions the
@@ -331,15 +344,7 @@ Definition premises (r : rule) (t : tm) : list tm :=
   | (R16b | R16c | R18), App (Pb (Dual l _ | Lam l) _) v =>
       [App (Pb (ren swap l) (Var 1)) (premise_pt v)]
   | R17, App (Pb (Pb l z) _) _ => [App (Pb (ren (up_ren S) l) (shift z)) (Var 0)]
-  | (R19b | R19c), App (Pb (App a1 a2) _) v =>
-      match as_path a1, as_path a2 with
-      | Some p, Some q =>
-          match proj_val p v, proj_val q v with
-          | Some (Lam p'), Some vq => [App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)]
-          | _, _ => []
-          end
-      | _, _ => []
-      end
+  | (R19b | R19c), App (Pb (App a1 a2) _) v => path_premise a1 a2 v
   | _, _ => []
   end.
 
@@ -379,9 +384,7 @@ Proof.
   induction d as [|d [IHs IHe]]; split; simpl.
   - intros t. apply step_at_sound; intros x y H; discriminate.
   - intros t v H. discriminate.
-  - intros t. apply step_at_sound.
-    + intros x y H. specialize (IHs x). rewrite H in IHs. exact IHs.
-    + exact IHe.
+  - apply step_at_sound_of; assumption.
   - intros t v H.
     destruct (run (cps_step d m) (cps_eval d m) m (St MEval t []) 0 []) as [[[u k] rs] o] eqn:E.
     destruct o; try discriminate. injection H as <-.

@@ -102,208 +102,87 @@ Proof.
   - rewrite (Hv eq_refl). apply reaches_next. exact H.
 Qed.
 
+(** [follows] on a term [T] that evaluates its subterms first: [a] under
+    the frame [F] ([follows_unary]), or [a] under [FL] then [b] under [FR]
+    ([follows_binary]); the machine goes down into [a] (and [b]) and, once
+    they are values, closes on [T] ([close_reaches]). *)
+Ltac follows_unary T a F K :=
+  intros IHa HK; unfold follows;
+  assert (R1 : reaches (St MEval T K) 0 (St MEval a (F :: K))) by (apply reaches_next; reflexivity);
+  specialize (IHa (F :: K) (@Forall_cons _ eframe_ok F K I HK)); unfold follows in IHa;
+  pose proof (close_reaches T K (St MRet a (F :: K)) eq_refl) as Hc;
+  destruct (step_at stp ev T) as [t'| | |] eqn:Et; try exact I;
+    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate;
+  try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
+      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]];
+  cbv beta iota in Et;
+  try solve [specialize (Hc (fun Eh => ltac:(exfalso; first [discriminate Eh | rewrite ?Eh in Et; discriminate])));
+      simpl in Hc;
+      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
+      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))];
+  specialize (Hc (fun _ => eq_refl)); simpl in Hc;
+    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc)).
+
+Ltac follows_binary T a b FL FR K :=
+  intros IHa IHb HK; unfold follows;
+  assert (R1 : reaches (St MEval T K) 0 (St MEval a (FL :: K))) by (apply reaches_next; reflexivity);
+  specialize (IHa (FL :: K) (@Forall_cons _ eframe_ok FL K I HK)); unfold follows in IHa;
+  pose proof (close_reaches T K (St MRet b (FR :: K)) eq_refl) as Hc;
+  destruct (step_at stp ev T) as [t'| | |] eqn:Et; try exact I;
+    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate;
+  try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
+      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]];
+  assert (R2 : reaches (St MRet a (FL :: K)) 0 (St MEval b (FR :: K))) by (apply reaches_next; reflexivity);
+  specialize (IHb (FR :: K) (@Forall_cons _ eframe_ok FR K (sa_value _ Ea) HK)); unfold follows in IHb;
+  destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate;
+  try solve [injection Et as <-; destruct IHb as (s' & Hr & Hp & Hi);
+      exists s'; split; [|split; assumption];
+      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2 Hr)))];
+  first
+    [ solve [cbv beta iota in Et;
+        specialize (Hc (fun Eh => ltac:(exfalso; rewrite ?Eh in Et; discriminate))); simpl in Hc;
+        exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
+        exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
+                 (reaches_trans _ _ _ _ _ IHb Hc))))]
+    | specialize (Hc (fun _ => eq_refl)); simpl in Hc;
+      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
+               (reaches_trans _ _ _ _ _ IHb Hc)))) ].
+
 Lemma follows_app a b K :
   (forall K, Forall eframe_ok K -> follows a K) -> (forall K, Forall eframe_ok K -> follows b K) ->
   Forall eframe_ok K -> follows (App a b) K.
-Proof.
-  intros IHa IHb HK. unfold follows.
-  assert (R1 : reaches (St MEval (App a b) K) 0 (St MEval a (EAppL b :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EAppL b :: K) (@Forall_cons _ eframe_ok (EAppL b) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (App a b) K (St MRet b (EAppR a :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (App a b)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  - injection Et as <-. destruct IHa as (s' & Hr & Hp & Hi).
-    exists s'. split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption].
-  - assert (R2 : reaches (St MRet a (EAppL b :: K)) 0 (St MEval b (EAppR a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EAppR a :: K) (@Forall_cons _ eframe_ok (EAppR a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate.
-    + injection Et as <-. destruct IHb as (s' & Hr & Hp & Hi).
-      exists s'. split; [|split; assumption].
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2 Hr))).
-    + specialize (Hc (fun Eh => ltac:(exfalso; cbv beta iota in Et; rewrite Eh in Et; discriminate))). simpl in Hc.
-      exists (St MEval t' K). split; [|split; [reflexivity|split; [exact HK|discriminate]]].
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-               (reaches_trans _ _ _ _ _ IHb Hc)))).
-  - assert (R2 : reaches (St MRet a (EAppL b :: K)) 0 (St MEval b (EAppR a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EAppR a :: K) (@Forall_cons _ eframe_ok (EAppR a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate.
-    specialize (Hc (fun _ => eq_refl)). simpl in Hc.
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-             (reaches_trans _ _ _ _ _ IHb Hc)))).
-Qed.
+Proof. follows_binary (App a b) a b (EAppL b) (EAppR a) K. Qed.
 
 Lemma follows_pair a b K :
   (forall K, Forall eframe_ok K -> follows a K) -> (forall K, Forall eframe_ok K -> follows b K) ->
   Forall eframe_ok K -> follows (Pair a b) K.
-Proof.
-  intros IHa IHb HK. unfold follows.
-  assert (R1 : reaches (St MEval (Pair a b) K) 0 (St MEval a (EPairL b :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EPairL b :: K) (@Forall_cons _ eframe_ok (EPairL b) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Pair a b) K (St MRet b (EPairR a :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Pair a b)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  - injection Et as <-. destruct IHa as (s' & Hr & Hp & Hi).
-    exists s'. split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption].
-  - assert (R2 : reaches (St MRet a (EPairL b :: K)) 0 (St MEval b (EPairR a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EPairR a :: K) (@Forall_cons _ eframe_ok (EPairR a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate.
-    all: try solve [injection Et as <-; destruct IHb as (s' & Hr & Hp & Hi);
-      exists s'; split; [|split; assumption];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2 Hr)))].
-    all: cbv beta iota in Et;
-      specialize (Hc (fun Eh => ltac:(exfalso; rewrite ?Eh in Et; discriminate))); simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-               (reaches_trans _ _ _ _ _ IHb Hc)))).
-  - assert (R2 : reaches (St MRet a (EPairL b :: K)) 0 (St MEval b (EPairR a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EPairR a :: K) (@Forall_cons _ eframe_ok (EPairR a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate.
-    specialize (Hc (fun _ => eq_refl)). simpl in Hc.
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-             (reaches_trans _ _ _ _ _ IHb Hc)))).
-Qed.
+Proof. follows_binary (Pair a b) a b (EPairL b) (EPairR a) K. Qed.
 
 Lemma follows_plus a b K :
   (forall K, Forall eframe_ok K -> follows a K) -> (forall K, Forall eframe_ok K -> follows b K) ->
   Forall eframe_ok K -> follows (Plus a b) K.
-Proof.
-  intros IHa IHb HK. unfold follows.
-  assert (R1 : reaches (St MEval (Plus a b) K) 0 (St MEval a (EPlusL b :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EPlusL b :: K) (@Forall_cons _ eframe_ok (EPlusL b) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Plus a b) K (St MRet b (EPlusR a :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Plus a b)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  - injection Et as <-. destruct IHa as (s' & Hr & Hp & Hi).
-    exists s'. split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption].
-  - assert (R2 : reaches (St MRet a (EPlusL b :: K)) 0 (St MEval b (EPlusR a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EPlusR a :: K) (@Forall_cons _ eframe_ok (EPlusR a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate.
-    all: try solve [injection Et as <-; destruct IHb as (s' & Hr & Hp & Hi);
-      exists s'; split; [|split; assumption];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2 Hr)))].
-    all: cbv beta iota in Et;
-      specialize (Hc (fun Eh => ltac:(exfalso; rewrite ?Eh in Et; discriminate))); simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-               (reaches_trans _ _ _ _ _ IHb Hc)))).
-  - assert (R2 : reaches (St MRet a (EPlusL b :: K)) 0 (St MEval b (EPlusR a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EPlusR a :: K) (@Forall_cons _ eframe_ok (EPlusR a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate.
-    specialize (Hc (fun _ => eq_refl)). simpl in Hc.
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-             (reaches_trans _ _ _ _ _ IHb Hc)))).
-Qed.
+Proof. follows_binary (Plus a b) a b (EPlusL b) (EPlusR a) K. Qed.
 
 Lemma follows_dual a s K :
   (forall K, Forall eframe_ok K -> follows a K) -> (forall K, Forall eframe_ok K -> follows s K) ->
   Forall eframe_ok K -> follows (Dual s a) K.
-Proof.
-  intros IHa IHb HK. unfold follows.
-  assert (R1 : reaches (St MEval (Dual s a) K) 0 (St MEval a (EDualR s :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EDualR s :: K) (@Forall_cons _ eframe_ok (EDualR s) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Dual s a) K (St MRet s (EDualL a :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Dual s a)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  - injection Et as <-. destruct IHa as (s' & Hr & Hp & Hi).
-    exists s'. split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption].
-  - assert (R2 : reaches (St MRet a (EDualR s :: K)) 0 (St MEval s (EDualL a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EDualL a :: K) (@Forall_cons _ eframe_ok (EDualL a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev s) as [b'| | |] eqn:Eb; try discriminate.
-    all: try solve [injection Et as <-; destruct IHb as (s' & Hr & Hp & Hi);
-      exists s'; split; [|split; assumption];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2 Hr)))].
-    all: cbv beta iota in Et;
-      specialize (Hc (fun Eh => ltac:(exfalso; rewrite ?Eh in Et; discriminate))); simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-               (reaches_trans _ _ _ _ _ IHb Hc)))).
-  - assert (R2 : reaches (St MRet a (EDualR s :: K)) 0 (St MEval s (EDualL a :: K))) by (apply reaches_next; reflexivity).
-    specialize (IHb (EDualL a :: K) (@Forall_cons _ eframe_ok (EDualL a) K (sa_value _ Ea) HK)). unfold follows in IHb.
-    destruct (step_at stp ev s) as [b'| | |] eqn:Eb; try discriminate.
-    specialize (Hc (fun _ => eq_refl)). simpl in Hc.
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-             (reaches_trans _ _ _ _ _ IHb Hc)))).
-Qed.
+Proof. follows_binary (Dual s a) a s (EDualR s) (EDualL a) K. Qed.
 
 Lemma follows_proj i a K :
   (forall K, Forall eframe_ok K -> follows a K) -> Forall eframe_ok K -> follows (Proj i a) K.
-Proof.
-  intros IHa HK. unfold follows.
-  assert (R1 : reaches (St MEval (Proj i a) K) 0 (St MEval a (EProj i :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EProj i :: K) (@Forall_cons _ eframe_ok (EProj i) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Proj i a) K (St MRet a (EProj i :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Proj i a)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  all: try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
-      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]].
-  all: cbv beta iota in Et.
-  all: try solve [specialize (Hc (fun Eh => ltac:(exfalso; first [discriminate Eh | rewrite ?Eh in Et; discriminate])));
-      simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))].
-  all: specialize (Hc (fun _ => eq_refl)); simpl in Hc;
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc)).
-Qed.
+Proof. follows_unary (Proj i a) a (EProj i) K. Qed.
 
 Lemma follows_fun f a K :
   (forall K, Forall eframe_ok K -> follows a K) -> Forall eframe_ok K -> follows (Fun f a) K.
-Proof.
-  intros IHa HK. unfold follows.
-  assert (R1 : reaches (St MEval (Fun f a) K) 0 (St MEval a (EFun f :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EFun f :: K) (@Forall_cons _ eframe_ok (EFun f) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Fun f a) K (St MRet a (EFun f :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Fun f a)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  all: try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
-      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]].
-  all: cbv beta iota in Et.
-  all: try solve [specialize (Hc (fun Eh => ltac:(exfalso; first [discriminate Eh | rewrite ?Eh in Et; discriminate])));
-      simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))].
-  all: specialize (Hc (fun _ => eq_refl)); simpl in Hc;
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc)).
-Qed.
+Proof. follows_unary (Fun f a) a (EFun f) K. Qed.
 
 Lemma follows_jac f a K :
   (forall K, Forall eframe_ok K -> follows a K) -> Forall eframe_ok K -> follows (Jac f a) K.
-Proof.
-  intros IHa HK. unfold follows.
-  assert (R1 : reaches (St MEval (Jac f a) K) 0 (St MEval a (EJac f :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (EJac f :: K) (@Forall_cons _ eframe_ok (EJac f) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Jac f a) K (St MRet a (EJac f :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Jac f a)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate.
-  all: try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
-      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]].
-  all: cbv beta iota in Et.
-  all: try solve [specialize (Hc (fun Eh => ltac:(exfalso; first [discriminate Eh | rewrite ?Eh in Et; discriminate])));
-      simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))].
-  all: specialize (Hc (fun _ => eq_refl)); simpl in Hc;
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc)).
-Qed.
+Proof. follows_unary (Jac f a) a (EJac f) K. Qed.
 
 Lemma follows_let e l K :
   (forall K, Forall eframe_ok K -> follows e K) -> Forall eframe_ok K -> follows (Let e l) K.
-Proof.
-  intros IHa HK. unfold follows.
-  assert (R1 : reaches (St MEval (Let e l) K) 0 (St MEval e (ELet l :: K))) by (apply reaches_next; reflexivity).
-  specialize (IHa (ELet l :: K) (@Forall_cons _ eframe_ok (ELet l) K I HK)). unfold follows in IHa.
-  pose proof (close_reaches (Let e l) K (St MRet e (ELet l :: K)) eq_refl) as Hc.
-  destruct (step_at stp ev (Let e l)) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev e) as [a'| | |] eqn:Ea; try discriminate.
-  all: try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
-      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]].
-  all: cbv beta iota in Et.
-  all: try solve [specialize (Hc (fun Eh => ltac:(exfalso; first [discriminate Eh | rewrite ?Eh in Et; discriminate])));
-      simpl in Hc;
-      exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
-      exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))].
-  all: specialize (Hc (fun _ => eq_refl)); simpl in Hc;
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc)).
-Qed.
+Proof. follows_unary (Let e l) e (ELet l) K. Qed.
 
 Lemma follows_pb p w K :
   (forall K, Forall eframe_ok K -> follows w K) -> Forall eframe_ok K -> follows (Pb p w) K.

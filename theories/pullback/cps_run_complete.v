@@ -205,6 +205,30 @@ Proof.
   - exact (ascend stp ev stp_sound ev_sound K t HK (Hm eq_refl)).
 Qed.
 
+(** Along a run of [step_at] to a term [u] with [P u], the machine
+    follows from any state standing for its first term, as soon as it ends
+    with the outcome [o] from every state standing for such a [u]: the
+    form of [run_chain] and [run_chain_stuck]. *)
+Lemma run_chain_of (P : tm -> Prop) (o : outcome) :
+  (forall s, inv s -> P (plug_state s) ->
+     exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (plug_state s, k, rs', o)) ->
+  forall j t u, sa_steps stp ev j t u -> P u ->
+  forall s, inv s -> plug_state s = t ->
+  exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (u, k + j, rs', o).
+Proof.
+  intros Hend j t u Hst. induction Hst as [t|j t t' u Ht _ IH]; intros Hu s Hs Ep.
+  - subst t. destruct (Hend s Hs Hu) as [J HJ].
+    exists J. intros n k rs. destruct (HJ n k rs) as [rs' E]. exists rs'.
+    rewrite E, PeanoNat.Nat.add_0_r. reflexivity.
+  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
+    destruct G as (s' & [j1 R] & Ep' & Hs').
+    destruct (IH Hu s' Hs' Ep') as [J2 H2].
+    exists (j1 + J2). intros n k rs.
+    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
+    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
+    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
+Qed.
+
 (** The machine follows a run of [step_at] to a value: from any state
     standing for its first term, it halts on the value after exactly as
     many contractions. *)
@@ -212,18 +236,8 @@ Theorem run_chain j t v : sa_steps stp ev j t v -> value v ->
   forall s, inv s -> plug_state s = t ->
   exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (v, k + j, rs', OValue).
 Proof.
-  induction 1 as [t|j t t' v Ht _ IH]; intros Hv s Hs Ep.
-  - pose proof (inv_goes s Hs) as G. unfold goes in G.
-    rewrite Ep, (value_step_at stp ev t Hv) in G. destruct G as [J G].
-    exists J. intros n k rs. destruct (G n k rs) as [rs' E]. exists rs'.
-    rewrite E, PeanoNat.Nat.add_0_r. reflexivity.
-  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
-    destruct G as (s' & [j1 R] & Ep' & Hs').
-    destruct (IH Hv s' Hs' Ep') as [J2 H2].
-    exists (j1 + J2). intros n k rs.
-    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
-    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
-    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
+  apply (run_chain_of value OValue). intros s Hs Hv.
+  pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite (value_step_at stp ev _ Hv) in G. exact G.
 Qed.
 
 (** ** What a transition says of [step_at] on the term the state stands for *)
@@ -317,19 +331,7 @@ Qed.
 Theorem run_chain_stuck j t u : sa_steps stp ev j t u -> step_at stp ev u = Stuck ->
   forall s, inv s -> plug_state s = t ->
   exists J, forall n k rs, exists rs', run stp ev (J + S n) s k rs = (u, k + j, rs', OStuck).
-Proof.
-  induction 1 as [t|j t t' u Ht _ IH]; intros Hu s Hs Ep.
-  - rewrite <- Ep in Hu. destruct (run_stuck s Hs Hu) as [J HJ].
-    exists J. intros n k rs. destruct (HJ n k rs) as [rs' E]. exists rs'.
-    rewrite E, Ep, PeanoNat.Nat.add_0_r. reflexivity.
-  - pose proof (inv_goes s Hs) as G. unfold goes in G. rewrite Ep, Ht in G.
-    destruct G as (s' & [j1 R] & Ep' & Hs').
-    destruct (IH Hu s' Hs' Ep') as [J2 H2].
-    exists (j1 + J2). intros n k rs.
-    destruct (R (J2 + S n) k rs) as [rs1 E1]. destruct (H2 n (k + 1) rs1) as [rs2 E2].
-    exists rs2. rewrite <- PeanoNat.Nat.add_assoc, E1, E2.
-    replace (k + 1 + j) with (k + S j) by lia. reflexivity.
-Qed.
+Proof. apply (run_chain_of (fun u => step_at stp ev u = Stuck) OStuck). exact run_stuck. Qed.
 
 (** Conversely, a run of the machine that ends in a value or stuck is a
     run of [step_at], in as many steps as it counts contractions. *)
@@ -386,6 +388,22 @@ Proof.
     rewrite (run_mono _ _ _ _ _ _ _ _ _ _ As Ae HJm E) by exact Ho. reflexivity.
 Qed.
 
+(** A machine run from [t] that ends with the outcome [o] (not for want
+    of fuel) after [j] contractions, from every fuel [J + 1] on, is
+    [cps_run]'s answer for all depths and fuels from some [d], [m] on. *)
+Lemma cps_of_run d0 m0 J t u j o :
+  (forall n k rs, exists rs',
+     run (cps_step d0 m0) (cps_eval d0 m0) (J + S n) (St MEval t []) k rs = (u, k + j, rs', o)) ->
+  o <> OFuel ->
+  exists d m, forall d' m', d <= d' -> m <= m' ->
+    cps_eval d' m' t = match o with OValue => EVal u | OStuck => EStuck | _ => EFuel end /\
+    exists rs, cps_run d' m' t = (u, j, rs, o).
+Proof.
+  intros HJ Ho. destruct (HJ 0 0 []) as [rs E]. simpl in E.
+  destruct (cps_enough _ _ _ _ _ _ _ _ E Ho) as [d [m H]].
+  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
+Qed.
+
 Lemma cps_of_chain j t v d0 m0 :
   sa_steps (cps_step d0 m0) (cps_eval d0 m0) j t v -> value v ->
   exists d m, forall d' m', d <= d' -> m <= m' ->
@@ -394,9 +412,7 @@ Proof.
   intros Hc Hv.
   destruct (run_chain _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hv _ (inv_start t) eq_refl)
     as [J HJ].
-  destruct (HJ 0 0 []) as [rs E]. simpl in E.
-  destruct (cps_enough _ _ _ _ _ _ _ _ E ltac:(discriminate)) as [d [m H]].
-  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
+  exact (cps_of_run _ _ _ _ _ _ _ HJ ltac:(discriminate)).
 Qed.
 
 (** ** [step_at] asks its premise evaluators only finitely many questions
@@ -410,15 +426,7 @@ Definition head_q (e v : tm) : list tm :=
   | Pair _ a2 => [App (Pb (ren (up_ren S) a2) (Var 0)) (shift v)]
   | Dual l _ | Lam l => [App (Pb (ren swap l) (Var 1)) (premise_pt v)]
   | Pb l z => [App (Pb (ren (up_ren S) l) (shift z)) (Var 0)]
-  | App a1 a2 =>
-      match as_path a1, as_path a2 with
-      | Some p, Some q =>
-          match proj_val p v, proj_val q v with
-          | Some (Lam p'), Some vq => [App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)]
-          | _, _ => []
-          end
-      | _, _ => []
-      end
+  | App a1 a2 => path_premise a1 a2 v
   | _ => []
   end.
 
@@ -461,7 +469,7 @@ Lemma pb_head_mono_on e w v r :
   agree_on (head_q e v) stp stp' ev ev' ->
   pb_head stp ev e w v = r -> r <> NoFuel -> pb_head stp' ev' e w v = r.
 Proof.
-  unfold pb_head, head_q.
+  unfold pb_head, head_q, path_premise.
   repeat match goal with |- context [match ?x with _ => _ end] => destruct x end.
   all: intros A H Hr; try (subst; reflexivity).
   all: first [ eapply from_step_on; [apply (A _ (or_introl eq_refl))|exact H|exact Hr]
@@ -481,24 +489,7 @@ Proof.
           assert (H : agree_on (premq x) stp stp' ev ev') by (eapply agree_on_incl; [|exact A]; incl_app);
           specialize (IH H); clear H
       end;
-    simpl;
-    repeat match goal with
-      | IH : forall r, step_at stp ev ?x = r -> r <> NoFuel -> step_at stp' ev' ?x = r
-        |- context [step_at stp ev ?x] =>
-          let E := fresh "E" in
-          pose proof (IH _ eq_refl) as E;
-          destruct (step_at stp ev x);
-          [ rewrite E by discriminate; clear E .. | clear E ]
-      end;
-    repeat match goal with
-      |- context [match ?x with _ => _ end] =>
-        lazymatch x with context [step_at] => fail | _ => destruct x end
-      end;
-    intros H Hr; subst; try reflexivity; try contradiction.
-  all: unfold head_app in *; repeat match goal with
-      |- context [match ?x with _ => _ end] =>
-        lazymatch x with context [step_at] => fail | _ => destruct x end
-      end; try (subst; reflexivity).
+    simpl; step_at_mono_cases.
   all: simpl in A; eapply pb_head_mono_on; [eapply agree_on_incl; [|exact A]; incl_app|reflexivity|assumption].
 Qed.
 
@@ -750,6 +741,22 @@ Proof.
   exact (cps_run_complete _ _ _ Hk (Hv eq_refl)).
 Qed.
 
+(** An answer reached by the normaliser with all fuel from some [N] on
+    is one reached by the machine with all depths and transitions from
+    some [d], [m] on, as soon as each side's answer gives the other's:
+    the form of [cps_normalize_iff] and [cps_normalize_stuck_iff]. *)
+Lemma fuel_iff (P : nat -> Prop) (X Q : nat -> nat -> Prop) :
+  (forall N, P N -> exists d m, forall d' m', d <= d' -> m <= m' -> X d' m' /\ Q d' m') ->
+  (forall d m, Q d m -> exists N, forall fuel, N <= fuel -> P fuel) ->
+  (exists N, forall fuel, N <= fuel -> P fuel) <->
+  (exists d m, forall d' m', d <= d' -> m <= m' -> Q d' m').
+Proof.
+  intros H1 H2. split.
+  - intros [N HN]. destruct (H1 N (HN N (le_n N))) as (d & m & E).
+    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
+  - intros (d & m & E). exact (H2 d m (E d m (le_n d) (le_n m))).
+Qed.
+
 (** With enough fuel, the machine and the normaliser give the same value
     after the same number of steps: one reaches [(v, k)] if and only if
     the other does. *)
@@ -757,11 +764,8 @@ Theorem cps_normalize_iff t v k :
   (exists N, forall fuel, N <= fuel -> normalize fuel t = (v, k, OValue)) <->
   (exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (v, k, rs, OValue)).
 Proof.
-  split.
-  - intros [N HN]. destruct (cps_normalize_complete _ _ _ _ (HN N (le_n N))) as (d & m & E).
-    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
-  - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
-    exact (cps_normalize_agree _ _ _ _ _ _ H).
+  apply (fuel_iff _ (fun d m => cps_eval d m t = EVal v) _ (fun N => cps_normalize_complete N t v k)).
+  intros d m [rs H]. exact (cps_normalize_agree _ _ _ _ _ _ H).
 Qed.
 
 (** The same for the machine's evaluation and the step function's
@@ -830,9 +834,7 @@ Proof.
   intros Hc Hu.
   destruct (run_chain_stuck _ _ (cps_sound_s d0 m0) (cps_sound_e d0 m0) _ _ _ Hc Hu _ (inv_start t) eq_refl)
     as [J HJ].
-  destruct (HJ 0 0 []) as [rs E]. simpl in E.
-  destruct (cps_enough _ _ _ _ _ _ _ _ E ltac:(discriminate)) as [d [m H]].
-  exists d, m. intros d' m' Hd Hm. destruct (H d' m' Hd Hm) as [H1 H2]. split; [exact H1|exists rs; exact H2].
+  exact (cps_of_run _ _ _ _ _ _ _ HJ ltac:(discriminate)).
 Qed.
 
 (** What the machine's runs of [step_at] say of an answer of [eval_fn]. *)
@@ -1088,11 +1090,8 @@ Theorem cps_normalize_stuck_iff t u k :
   (exists N, forall fuel, N <= fuel -> normalize fuel t = (u, k, OStuck)) <->
   (exists d m, forall d' m', d <= d' -> m <= m' -> exists rs, cps_run d' m' t = (u, k, rs, OStuck)).
 Proof.
-  split.
-  - intros [N HN]. destruct (cps_normalize_stuck_complete _ _ _ _ (HN N (le_n N))) as (d & m & E).
-    exists d, m. intros d' m' Hd Hm. exact (proj2 (E d' m' Hd Hm)).
-  - intros (d & m & E). destruct (E d m (le_n d) (le_n m)) as [rs H].
-    exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
+  apply (fuel_iff _ (fun d m => cps_eval d m t = EStuck) _ (fun N => cps_normalize_stuck_complete N t u k)).
+  intros d m [rs H]. exact (cps_normalize_stuck_sound _ _ _ _ _ _ H).
 Qed.
 
 (** The machine and the normaliser give the same answer, a value or a

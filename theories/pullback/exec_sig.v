@@ -73,16 +73,13 @@ Definition ejac (f : fprim) (x v : num K) : num K :=
   | Psq => NR ((ecp x + ecp x) * ecp v)
   end.
 
-(** [(J(f)(x))ᵀ c] *)
+(** [(J(f)(x))ᵀ c]; a function of one scalar to one scalar is its own
+    transpose, [J(f)(x)(c)]. *)
 Definition ejac_t (f : fprim) (x c : num K) : num K :=
   match f with
   | Padd => NP (NR (ecp c)) (NR (ecp c))
   | Pmul => let (a, b) := epr x in NP (NR (b * ecp c)) (NR (a * ecp c))
-  | Pneg => NR (k_neg o (ecp c))
-  | Psin => NR (k_cos o (ecp x) * ecp c)
-  | Pcos => NR (k_neg o (k_sin o (ecp x)) * ecp c)
-  | Pexp => NR (k_exp o (ecp x) * ecp c)
-  | Psq => NR ((ecp x + ecp x) * ecp c)
+  | Pneg | Psin | Pcos | Pexp | Psq => ejac f x c
   end.
 
 Ltac eshape_ok := unfold esem, ejac, ejac_t;

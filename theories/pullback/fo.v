@@ -97,14 +97,21 @@ Proof. intros (P & w & V & -> & HP & Hw & HV). right; right. simpl. tauto. Qed.
 
 (** ** Renaming and substitution *)
 
+(** [subst_closed R]: a predicate that every component of a substitution
+    satisfies, closed under renaming by [R], holds of the substituted
+    term (the binder of [let] keeps [Var 0]). *)
+Ltac subst_closed R :=
+  match goal with s : nat -> tm, t : tm |- _ => revert s; induction t end;
+  intros σ Hσ; simpl; intuition;
+  match goal with
+    IH : forall _, _ |- _ => apply IH; [|assumption]; intros [|n]; simpl; [exact I|apply R, Hσ]
+  end.
+
 Lemma flat_ren ρ t : flat t -> flat (ren ρ t).
 Proof. revert ρ. induction t; intros ρ; simpl; intuition. Qed.
 
 Lemma flat_subst σ t : (forall n, flat (σ n)) -> flat t -> flat (subst σ t).
-Proof.
-  revert σ. induction t; intros σ Hσ; simpl; intuition.
-  apply IHt2; [|assumption]. intros [|n]; simpl; [exact I|apply flat_ren, Hσ].
-Qed.
+Proof. subst_closed flat_ren. Qed.
 
 Lemma flat_num r : flat (num_tm r).
 Proof. induction r; simpl; auto. Qed.
@@ -119,10 +126,7 @@ Lemma fob_ren ρ t : fob t -> fob (ren ρ t).
 Proof. revert ρ. induction t; intros ρ; simpl; intuition. Qed.
 
 Lemma fob_subst σ t : (forall n, fob (σ n)) -> fob t -> fob (subst σ t).
-Proof.
-  revert σ. induction t; intros σ Hσ; simpl; intuition.
-  apply IHt2; [|assumption]. intros [|n]; simpl; [exact I|apply fob_ren, Hσ].
-Qed.
+Proof. subst_closed fob_ren. Qed.
 
 Lemma flat_dflat t : flat t -> dflat t.
 Proof. destruct t; simpl; tauto. Qed.

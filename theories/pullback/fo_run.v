@@ -27,15 +27,11 @@ Definition is_done (r : tm * nat * outcome) : bool :=
 Lemma fq_run_fuel t : fq t -> exists j, is_done (normalize (2 ^ j) t) = true.
 Proof.
   intros H. destruct (fo_normalize_normalize t H) as (k & N & HN).
-  exists N. rewrite HN; [reflexivity|].
-  apply Nat.lt_le_incl, Nat.pow_gt_lin_r. lia.
+  apply (pow2_exists (fun n => is_done (normalize n t)) N). intros n Hn. rewrite HN by exact Hn. reflexivity.
 Qed.
 
 Definition fo_run_fuel (t : tm) (H : fq t) : nat :=
-  proj1_sig (constructive_indefinite_ground_description_nat
-               (fun j => is_done (normalize (2 ^ j) t) = true)
-               (fun j => Bool.bool_dec (is_done (normalize (2 ^ j) t)) true)
-               (fq_run_fuel t H)).
+  pow2_search (fun n => is_done (normalize n t)) (fq_run_fuel t H).
 
 Definition fo_run (t : tm) (H : fq t) : tm * nat * outcome := normalize (2 ^ fo_run_fuel t H) t.
 
@@ -45,9 +41,9 @@ Definition fo_run (t : tm) (H : fq t) : tm * nat * outcome := normalize (2 ^ fo_
 Lemma fo_run_value t H :
   exists k, fo_run t H = (fo_normalize t H, k, OValue) /\ nsteps k t (fo_normalize t H).
 Proof.
-  unfold fo_run, fo_run_fuel.
-  destruct (constructive_indefinite_ground_description_nat _ _ _) as [j Hj]. simpl.
-  destruct (normalize (2 ^ j) t) as [[u k] o] eqn:E; destruct o; try discriminate.
+  unfold fo_run. assert (Hj : is_done (normalize (2 ^ fo_run_fuel t H) t) = true)
+    by exact (pow2_search_spec (fun n => is_done (normalize n t)) (fq_run_fuel t H)).
+  destruct (normalize (2 ^ fo_run_fuel t H) t) as [[u k] o] eqn:E; destruct o; try discriminate.
   apply normalize_sound in E as (Hk & Hs & Hv & _).
   rewrite (fo_normalize_steps t H u Hs (Hv eq_refl)). eauto.
 Qed.
@@ -75,37 +71,27 @@ Qed.
 
 (** [fo_run_opt t]: [None] outside the fragment, else [fo_run]'s answer;
     a total function of every term, with no fuel. *)
-Definition fo_run_opt (t : tm) : option (tm * nat * outcome) :=
-  match Bool.bool_dec (fqb t) true with
-  | left E => Some (fo_run t (proj1 (fqb_spec t) E))
-  | right _ => None
-  end.
+Definition fo_run_opt (t : tm) : option (tm * nat * outcome) := on_fq fo_run t.
 
 Lemma fo_run_opt_sound t r :
   fo_run_opt t = Some r -> exists v k, r = (v, k, OValue) /\ nsteps k t v /\ value v.
 Proof.
-  unfold fo_run_opt. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros Hr; [|discriminate].
-  injection Hr as <-. destruct (fo_run_value t (proj1 (fqb_spec t) E)) as (k & -> & Hk).
-  exists (fo_normalize t (proj1 (fqb_spec t) E)), k.
+  intros Hr. destruct (on_fq_some _ _ _ Hr) as [Hq ->].
+  destruct (fo_run_value t Hq) as (k & -> & Hk).
+  exists (fo_normalize t Hq), k.
   split; [reflexivity|split; [exact Hk|apply fo_normalize_sound]].
 Qed.
 
 Lemma fo_run_opt_complete t : fq t -> exists r, fo_run_opt t = Some r.
-Proof.
-  intros H. unfold fo_run_opt. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
-  exfalso. apply E, fqb_spec, H.
-Qed.
+Proof. apply on_fq_complete. Qed.
 
 Lemma fo_run_opt_none t : fo_run_opt t = None -> ~ fq t.
-Proof. intros H Hq. destruct (fo_run_opt_complete t Hq) as [r Hr]. congruence. Qed.
+Proof. apply on_fq_none. Qed.
 
 (** The two paths of [pullback-eval] agree: where the fuelled normaliser
     ends in a value, the fuel-free run gives the same answer. *)
 Lemma fo_run_opt_normalize t r fuel u k :
   fo_run_opt t = Some r -> normalize fuel t = (u, k, OValue) -> r = (u, k, OValue).
-Proof.
-  unfold fo_run_opt. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros Hr; [|discriminate].
-  injection Hr as <-. apply fo_run_normalize.
-Qed.
+Proof. intros Hr. destruct (on_fq_some _ _ _ Hr) as [Hq ->]. apply fo_run_normalize. Qed.
 
 End fo_run.

@@ -92,6 +92,17 @@ Proof. unfold yp. rewrite ren_ppath. reflexivity. Qed.
 
 (** ** Flat terms *)
 
+(** [norm_cong2 C FL FR a b IHa IHb Hf]: a term [C a b] whose two
+    subterms normalise ([IHa], [IHb]) normalises to [C va vb], through
+    the frames [FL b] then [FR va]. *)
+Ltac norm_cong2 C FL FR a b IHa IHb Hf :=
+  destruct (IHa ltac:(lia) (proj1 Hf)) as (va & Ha & Hva & Hfa);
+  destruct (IHb ltac:(lia) (proj2 Hf)) as (vb & Hb & Hvb & Hfb);
+  exists (C va vb); split;
+  [ eapply steps_trans; [apply (steps_ctx (FL b)); [exact I|exact Ha]|];
+    apply (steps_ctx (FR va)); [exact Hva|exact Hb]
+  | split; [split; [intros []|tauto]|simpl; tauto] ].
+
 Lemma flat_norm_lt n : forall t, nlets t < n -> flat t -> exists v, steps t v /\ value v /\ flat v.
 Proof.
   induction n as [|n IHn]; intros t; [intros Hn; lia|].
@@ -122,12 +133,7 @@ Proof.
       * exists v1. split; [eapply steps_snoc; [exact Hs|apply step_proj1; assumption]|tauto].
     + exists (Proj i va). split; [exact Hs|]. split; [cbn [value]; split; [apply not_head, E|exact Hva]|exact Hfa].
   - (* pair *)
-    destruct (IHa ltac:(lia) (proj1 Hf)) as (va & Ha & Hva & Hfa).
-    destruct (IHb ltac:(lia) (proj2 Hf)) as (vb & Hb & Hvb & Hfb).
-    exists (Pair va vb). split.
-    + eapply steps_trans; [apply (steps_ctx (EPairL b)); [exact I|exact Ha]|].
-      apply (steps_ctx (EPairR va)); [exact Hva|exact Hb].
-    + split; [split; [intros []|tauto]|simpl; tauto].
+    norm_cong2 Pair EPairL EPairR a b IHa IHb Hf.
   - (* scalar *) exists (Real r). split; [constructor|]. split; [split; [intros []|exact I]|exact I].
   - (* function symbol *)
     destruct (IHa ltac:(lia) Hf) as (va & Ha & Hva & Hfa).
@@ -145,12 +151,7 @@ Proof.
   - (* numeric dual *) exists (NDual r). split; [constructor|]. split; [split; [intros []|exact I]|exact I].
   - (* 0 *) exists Zero. split; [constructor|]. split; [split; [intros []|exact I]|exact I].
   - (* sum *)
-    destruct (IHa ltac:(lia) (proj1 Hf)) as (va & Ha & Hva & Hfa).
-    destruct (IHb ltac:(lia) (proj2 Hf)) as (vb & Hb & Hvb & Hfb).
-    exists (Plus va vb). split.
-    + eapply steps_trans; [apply (steps_ctx (EPlusL b)); [exact I|exact Ha]|].
-      apply (steps_ctx (EPlusR va)); [exact Hva|exact Hb].
-    + split; [split; [intros []|tauto]|simpl; tauto].
+    norm_cong2 Plus EPlusL EPlusR a b IHa IHb Hf.
   - (* let *)
     destruct (IHe ltac:(lia) (proj1 Hf)) as (ve & He & Hve & Hfe).
     assert (Hl : nlets (subst1 ve l) < n).
@@ -198,6 +199,19 @@ Proof.
     split; [cbn [value]; split; [apply not_head, E|tauto]|simpl; tauto].
 Qed.
 
+(** A dual map [s* q] with [s] flat and [q] normalising to a value of
+    [fq] normalises ([dual_head] once both are values). *)
+Lemma dual_norm s q : flat s -> (exists vq, steps q vq /\ value vq /\ fq vq) ->
+  exists v, steps (Dual s q) v /\ value v /\ fq v.
+Proof.
+  intros Hs (vq & Hsq & Hvq & Hfq).
+  destruct (flat_norm s Hs) as (vs & Hss & Hvs & Hfs).
+  destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
+  exists v. split; [|tauto].
+  eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Hsq]|].
+  eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+Qed.
+
 Lemma dflat_norm t : dflat t -> exists v, steps t v /\ value v /\ fq v.
 Proof.
   induction t; intros H;
@@ -205,12 +219,7 @@ Proof.
          split; [exact Hs|split; [exact Hv|apply flat_fq, Hf]]).
   (* a dual map *)
   simpl in H. destruct H as [Hs Hq].
-  destruct (IHt2 Hq) as (vq & Hsq & Hvq & Hfq).
-  destruct (flat_norm t1 Hs) as (vs & Hss & Hvs & Hfs).
-  destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
-  exists v. split; [|tauto].
-  eapply steps_trans; [apply (steps_ctx (EDualR t1)); [exact I|exact Hsq]|].
-  eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+  exact (dual_norm _ _ Hs (IHt2 Hq)).
 Qed.
 
 (** The A-steps of a pullback's body, up to a let series or a chain body. *)
@@ -458,12 +467,7 @@ Proof.
     eapply steps_trans; [apply (steps_ctx (EAppR c)); [exact Hvc|exact HsV]|exact Hsu].
   - (* a dual map *)
     destruct Hm as [Hs Hq].
-    destruct (IHq Hq) as (vq & Hsq & Hvq & Hfq).
-    destruct (flat_norm s Hs) as (vs & Hss & Hvs & Hfs).
-    destruct (dual_head vs vq Hfs Hvs Hfq Hvq) as (v & Hsv & Hv & Hf).
-    exists v. split; [|tauto].
-    eapply steps_trans; [apply (steps_ctx (EDualR s)); [exact I|exact Hsq]|].
-    eapply steps_trans; [apply (steps_ctx (EDualL vq)); [exact Hvq|exact Hss]|exact Hsv].
+    exact (dual_norm _ _ Hs (IHq Hq)).
 Qed.
 
 (** Corollary 5.2 for first-order queries. *)
@@ -500,19 +504,32 @@ Qed.
     whose termination is [fq_norm] with [eval_fn_complete]. *)
 Definition is_val (r : eres) : bool := match r with EVal _ => true | _ => false end.
 
+(** [pow2_search P H]: the least [k] such that the test [P] passes at the
+    fuel [2^k], found by trying [k = 0, 1, 2, …]; it ends since a test
+    that passes at every fuel from some [N] on passes at [2^N]
+    ([pow2_exists]).  [fo_fuel] below and [fo_run_fuel] (fo_run.v) are
+    its instances. *)
+Definition pow2_search (P : nat -> bool) (H : exists k, P (2 ^ k) = true) : nat :=
+  proj1_sig (constructive_indefinite_ground_description_nat
+               (fun k => P (2 ^ k) = true) (fun k => Bool.bool_dec (P (2 ^ k)) true) H).
+
+Lemma pow2_search_spec P H : P (2 ^ pow2_search P H) = true.
+Proof.
+  unfold pow2_search. destruct (constructive_indefinite_ground_description_nat _ _ _) as [k Hk].
+  exact Hk.
+Qed.
+
+Lemma pow2_exists (P : nat -> bool) N : (forall n, N <= n -> P n = true) -> exists k, P (2 ^ k) = true.
+Proof. intros HN. exists N. apply HN, Nat.lt_le_incl, Nat.pow_gt_lin_r. lia. Qed.
+
 Lemma fq_fuel t : fq t -> exists k, is_val (eval_fn (2 ^ k) t) = true.
 Proof.
   intros H. destruct (fq_norm t H) as (v & Hs & Hv & _).
   destruct (eval_fn_complete t v Hs Hv) as [N HN].
-  exists N. rewrite HN; [reflexivity|].
-  apply Nat.lt_le_incl, Nat.pow_gt_lin_r. lia.
+  apply (pow2_exists (fun n => is_val (eval_fn n t)) N). intros n Hn. rewrite HN by exact Hn. reflexivity.
 Qed.
 
-Definition fo_fuel (t : tm) (H : fq t) : nat :=
-  proj1_sig (constructive_indefinite_ground_description_nat
-               (fun k => is_val (eval_fn (2 ^ k) t) = true)
-               (fun k => Bool.bool_dec (is_val (eval_fn (2 ^ k) t)) true)
-               (fq_fuel t H)).
+Definition fo_fuel (t : tm) (H : fq t) : nat := pow2_search (fun n => is_val (eval_fn n t)) (fq_fuel t H).
 
 Definition fo_normalize (t : tm) (H : fq t) : tm :=
   match eval_fn (2 ^ fo_fuel t H) t with EVal v => v | _ => t end.
@@ -521,10 +538,10 @@ Definition fo_normalize (t : tm) (H : fq t) : tm :=
     is a value, which [eval_fn_sound] reaches. *)
 Lemma fo_normalize_sound t H : steps t (fo_normalize t H) /\ value (fo_normalize t H).
 Proof.
-  unfold fo_normalize, fo_fuel.
-  destruct (constructive_indefinite_ground_description_nat _ _ _) as [k Hk]. simpl.
-  destruct (eval_fn (2 ^ k) t) as [v| |] eqn:E; try discriminate.
-  apply eval_fn_sound with (2 ^ k). exact E.
+  unfold fo_normalize. assert (Hk : is_val (eval_fn (2 ^ fo_fuel t H) t) = true)
+    by exact (pow2_search_spec (fun n => is_val (eval_fn n t)) (fq_fuel t H)).
+  destruct (eval_fn (2 ^ fo_fuel t H) t) as [v| |] eqn:E; try discriminate.
+  apply eval_fn_sound with (2 ^ fo_fuel t H). exact E.
 Qed.
 
 (** The normaliser returns the value the reduction reaches. *)
@@ -633,27 +650,42 @@ Proof.
   - rewrite Bool.andb_true_iff, flatb_spec, IHt2. tauto.
 Qed.
 
-(** [fo_eval t]: [None] outside the fragment, else the value of [t]; no
-    fuel, no proof argument. *)
-Definition fo_eval (t : tm) : option tm :=
+(** [on_fq f t]: [None] outside the fragment, else [f] on [t] and the
+    proof that [t] is inside, decided by [fqb]; [fo_eval] below and
+    [fo_run_opt] (fo_run.v) are its instances. *)
+Definition on_fq {A : Type} (f : forall t, fq t -> A) (t : tm) : option A :=
   match Bool.bool_dec (fqb t) true with
-  | left E => Some (fo_normalize t (proj1 (fqb_spec t) E))
+  | left E => Some (f t (proj1 (fqb_spec t) E))
   | right _ => None
   end.
 
-Lemma fo_eval_sound t v : fo_eval t = Some v -> steps t v /\ value v.
+Lemma on_fq_some {A : Type} (f : forall t, fq t -> A) t x :
+  on_fq f t = Some x -> exists H, x = f t H.
 Proof.
-  unfold fo_eval. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros H; [|discriminate].
-  injection H as <-. apply fo_normalize_sound.
+  unfold on_fq. destruct (Bool.bool_dec (fqb t) true) as [E|E]; intros Hx; [|discriminate].
+  injection Hx as <-. eauto.
 Qed.
 
-Lemma fo_eval_complete t : fq t -> exists v, fo_eval t = Some v.
+Lemma on_fq_complete {A : Type} (f : forall t, fq t -> A) t : fq t -> exists x, on_fq f t = Some x.
 Proof.
-  intros H. unfold fo_eval. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
+  intros H. unfold on_fq. destruct (Bool.bool_dec (fqb t) true) as [E|E]; [eauto|].
   exfalso. apply E, fqb_spec, H.
 Qed.
 
+Lemma on_fq_none {A : Type} (f : forall t, fq t -> A) t : on_fq f t = None -> ~ fq t.
+Proof. intros H Hq. destruct (on_fq_complete f t Hq) as [x Hx]. congruence. Qed.
+
+(** [fo_eval t]: [None] outside the fragment, else the value of [t]; no
+    fuel, no proof argument. *)
+Definition fo_eval (t : tm) : option tm := on_fq fo_normalize t.
+
+Lemma fo_eval_sound t v : fo_eval t = Some v -> steps t v /\ value v.
+Proof. intros H. destruct (on_fq_some _ _ _ H) as [Hq ->]. apply fo_normalize_sound. Qed.
+
+Lemma fo_eval_complete t : fq t -> exists v, fo_eval t = Some v.
+Proof. apply on_fq_complete. Qed.
+
 Lemma fo_eval_none t : fo_eval t = None -> ~ fq t.
-Proof. intros H Hq. destruct (fo_eval_complete t Hq) as [v Hv]. congruence. Qed.
+Proof. apply on_fq_none. Qed.
 
 End norm_fo.

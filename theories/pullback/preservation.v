@@ -14,6 +14,16 @@ Implicit Types (Γ : list ty) (A B σ τ : ty) (X : nat -> Prop).
 
 Ltac inv H := inversion H; subst; clear H.
 Ltac setx := intros [|[|[|?]]]; simpl; unfold is0; try split; intros; try congruence; firstorder.
+(** [premise_typed Ht Hp]: from the typing [Hp] of the premise of a
+    pullback rule and its preservation [Ht], the typing of its result
+    [Dual s (App (Var k) u)], cut down to the two goals on [s]. *)
+Ltac premise_typed Ht Hp :=
+  apply Ht in Hp; inv Hp;
+  match goal with H : typed _ (App (Var _) _) _ |- _ => inv H end;
+  match goal with H : typed _ (Var _) _ |- _ => inv H end;
+  simpl in *; unfold TOmega in *;
+  match goal with H : Some _ = Some _ |- _ => injection H as -> -> end;
+  split.
 
 (** ** Auxiliary facts *)
 Lemma nocc_ppath X p t : nocc X (ppath p t) <-> nocc X t.
@@ -119,12 +129,7 @@ Proof.
       + eapply typed_ren; [exact Hl|]. intros [|[|n]] B; simpl; auto.
       + constructor. reflexivity.
     - eapply typed_ren; [exact Hv|]. intros n B; simpl; auto. }
-  apply Ht in Hp. inv Hp.
-  match goal with H : typed _ (App (Var 1) _) _ |- _ => inv H end.
-  match goal with H : typed _ (Var 1) _ |- _ => inv H end.
-  simpl in *. unfold TOmega in *.
-  match goal with H : Some _ = Some _ |- _ => injection H as -> -> end.
-  split.
+  premise_typed Ht Hp.
   - eapply typed_ren_inv; [eassumption|]. intros [|[|n]] B; simpl; auto.
   - eapply lin_ren_inv; [|eassumption]. setx.
 Qed.
@@ -158,12 +163,7 @@ Proof.
       + eapply typed_ren; [exact Hl|]. intros [|n] B; simpl; auto.
       + constructor. reflexivity.
     - apply typed_shift. exact Hv. }
-  apply Ht in Hp. inv Hp.
-  match goal with H : typed _ (App (Var 0) _) _ |- _ => inv H end.
-  match goal with H : typed _ (Var 0) _ |- _ => inv H end.
-  simpl in *. unfold TOmega in *.
-  match goal with H : Some _ = Some _ |- _ => injection H as -> -> end.
-  split.
+  premise_typed Ht Hp.
   - eapply typed_ren_inv; [eassumption|]. intros [|n] B; simpl; auto.
   - eapply lin_ren_inv; [|eassumption]. setx.
 Qed.

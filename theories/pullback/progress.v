@@ -80,26 +80,18 @@ Proof.
   destruct a; simpl in *; auto; discriminate.
 Qed.
 
+(** A proposition with a sound and complete boolean test is decided. *)
+Lemma dec_of_bool (P : Prop) (b : bool) : (b = true -> P) -> (P -> b = true) -> P \/ ~ P.
+Proof. intros H1 H2. destruct b; [left; exact (H1 eq_refl)|right; intros HP; discriminate (H2 HP)]. Qed.
+
 Lemma elem_dec t : elem t \/ ~ elem t.
-Proof.
-  destruct (is_elem t) eqn:H.
-  - left. apply is_elem_lets_sound. exact H.
-  - right. intros He. apply is_elem_lets_complete in He. congruence.
-Qed.
+Proof. apply (dec_of_bool _ (is_elem t)); [apply is_elem_lets_sound|apply is_elem_lets_complete]. Qed.
 
 Lemma lets_dec t : lets t \/ ~ lets t.
-Proof.
-  destruct (is_lets t) eqn:H.
-  - left. apply is_elem_lets_sound. exact H.
-  - right. intros He. apply is_elem_lets_complete in He. congruence.
-Qed.
+Proof. apply (dec_of_bool _ (is_lets t)); [apply is_elem_lets_sound|apply is_elem_lets_complete]. Qed.
 
 Lemma atom_dec t : atom t \/ ~ atom t.
-Proof.
-  destruct (is_atom t) eqn:H.
-  - left. apply is_atom_spec. exact H.
-  - right. intros He. apply is_atom_spec in He. congruence.
-Qed.
+Proof. apply (dec_of_bool _ (is_atom t)); apply is_atom_spec. Qed.
 
 Lemma nocc_dec (X : nat -> Prop) t : (forall n, X n \/ ~ X n) -> nocc X t \/ ~ nocc X t.
 Proof.

@@ -273,26 +273,6 @@ Fixpoint step_at (t : tm) : sres :=
 
 End heads.
 
-(** [step_fn n t]: one step; [eval_fn n t]: the value [t] evaluates to,
-    if it ends in one in at most [n] steps ([EStuck]: it ends in a stuck
-    term).  With fuel [0] a step needs no premise. *)
-Fixpoint step_fn (n : nat) (t : tm) {struct n} : sres :=
-  match n with
-  | 0 => step_at (fun _ => NoFuel) (fun _ => EFuel) t
-  | S k => step_at (step_fn k) (eval_fn k) t
-  end
-with eval_fn (n : nat) (t : tm) {struct n} : eres :=
-  match n with
-  | 0 => EFuel
-  | S k =>
-      match step_fn k t with
-      | Stepped t' => eval_fn k t'
-      | Value => EVal t
-      | Stuck => EStuck
-      | NoFuel => EFuel
-      end
-  end.
-
 (** ** Soundness *)
 Ltac inv H := inversion H; subst; clear H.
 
@@ -456,6 +436,12 @@ Qed.
 
 Ltac nv := let Hv := fresh in intros Hv; simpl in Hv; tauto.
 Ltac nothead := let Hh := fresh in intros Hh; apply head_redexb_spec in Hh; congruence.
+(** [sub_step x IH F]: the case of [step_at] on the subterm [x] under the
+    frame [F]: a step of [x] is one of the whole term in [F], a stuck [x]
+    makes it stuck, no fuel stays no fuel; left is the case of a value. *)
+Ltac sub_step x IH F :=
+  destruct (step_at stp ev x) as [?| | |]; simpl in IH |- *;
+    [apply (step_ctx F); simpl; auto| |nv|exact I].
 
 Definition ssound (t : tm) (r : sres) : Prop :=
   match r with
@@ -478,10 +464,8 @@ Proof.
                  |p IHp w IHw|r| |a IHa b IHb|e IHe l IHl]; simpl.
   all: try (split; [intros []|exact I]).
   - (* application *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EAppL b)); simpl; auto| |nv|exact I].
-    destruct (step_at stp ev b) as [b'| | |]; simpl in IHb |- *;
-      [apply (step_ctx (EAppR a)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EAppL b).
+    sub_step b IHb (EAppR a).
     destruct (head_redexb (App a b)) eqn:Hh;
       [|split; [nothead|split; assumption]].
     pose proof (head_redexb_not_value _ Hh) as Hn. unfold head_app.
@@ -495,34 +479,27 @@ Proof.
       * apply pb_head_sound; [apply value_pb_inv in IHa; tauto|exact IHb|exact E].
       * exfalso. exact (pb_head_not_value _ _ _ E).
   - (* projection *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EProj i)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EProj i).
     destruct (head_redexb (Proj i a)) eqn:Hh; [|split; [nothead|assumption]].
     pose proof (head_redexb_not_value _ Hh) as Hn.
     destruct a; simpl; try exact Hn. simpl in IHa. destruct IHa as [_ [V1 V2]].
     destruct i; [apply step_proj2|apply step_proj1]; auto.
   - (* pair *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EPairL b)); simpl; auto| |nv|exact I].
-    destruct (step_at stp ev b) as [b'| | |]; simpl in IHb |- *;
-      [apply (step_ctx (EPairR a)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EPairL b).
+    sub_step b IHb (EPairR a).
     split; [intros []|split; assumption].
   - (* f(P) *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EFun f)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EFun f).
     destruct (head_redexb (Fun f a)) eqn:Hh; [|split; [nothead|assumption]].
     pose proof (head_redexb_not_value _ Hh) as Hn.
     destruct (dense_num a) as [r|] eqn:Ea; simpl; [|exact Hn].
     apply dense_num_spec in Ea as [Hr ->]. apply step_fun. exact Hr.
   - (* J f · S *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EJac f)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EJac f).
     split; [intros []|assumption].
   - (* dual map *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EDualR s)); simpl; auto| |nv|exact I].
-    destruct (step_at stp ev s) as [s'| | |]; simpl in IHs |- *;
-      [apply (step_ctx (EDualL a)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EDualR s).
+    sub_step s IHs (EDualL a).
     destruct (head_redexb (Dual s a)) eqn:Hh; [|split; [nothead|split; assumption]].
     pose proof (head_redexb_not_value _ Hh) as Hn. unfold head_dual.
     destruct a; simpl; try exact Hn.
@@ -541,57 +518,68 @@ Proof.
         -- apply step_pb_let; assumption.
     + destruct (chain_bodyb p) eqn:Hc.
       * apply chain_bodyb_spec in Hc.
-        destruct (step_at stp ev w) as [w'| | |]; simpl in IHw |- *;
-          [apply (step_ctx (EPbR p)); simpl; auto| | nv | exact I].
+        sub_step w IHw (EPbR p).
         split; [|split; assumption]. intros Hh. apply is_lets_spec in Hh. simpl in Hh. congruence.
       * destruct (areduce p) as [p'|] eqn:Ha; simpl.
         -- apply step_pb_anf; [apply areduce_sound; exact Ha|].
            intros Hc'. apply chain_bodyb_spec in Hc'. congruence.
         -- intros [_ [Hc' _]]. apply chain_bodyb_spec in Hc'. congruence.
   - (* sum *)
-    destruct (step_at stp ev a) as [a'| | |]; simpl in IHa |- *;
-      [apply (step_ctx (EPlusL b)); simpl; auto| |nv|exact I].
-    destruct (step_at stp ev b) as [b'| | |]; simpl in IHb |- *;
-      [apply (step_ctx (EPlusR a)); simpl; auto| |nv|exact I].
+    sub_step a IHa (EPlusL b).
+    sub_step b IHb (EPlusR a).
     split; [intros []|split; assumption].
   - (* let *)
-    destruct (step_at stp ev e) as [e'| | |]; simpl in IHe |- *;
-      [apply (step_ctx (ELet l)); simpl; auto| |nv|exact I].
+    sub_step e IHe (ELet l).
     apply step_let. exact IHe.
 Qed.
 
 End sound.
 
-Lemma step_fn_eval_fn_sound n :
-  (forall t, ssound t (step_fn n t)) /\
-  (forall t v, eval_fn n t = EVal v -> steps t v /\ value v).
+(** [step_at] is sound when its premise evaluators are, stated with
+    [ssound] for the step: the case [S n] of the soundness of every
+    evaluator that calls [step_at] on itself ([step_fn], [cps_step]). *)
+Lemma step_at_sound_of stp ev :
+  (forall x, ssound x (stp x)) -> (forall x v, ev x = EVal v -> steps x v /\ value v) ->
+  forall t, ssound t (step_at stp ev t).
 Proof.
-  induction n as [|n [IHs IHe]]; split; simpl.
-  - intros t. apply step_at_sound; intros x y H; discriminate.
-  - intros t v H. discriminate.
-  - intros t. apply step_at_sound.
-    + intros x y H. specialize (IHs x). rewrite H in IHs. exact IHs.
-    + exact IHe.
-  - intros t v H. specialize (IHs t).
-    destruct (step_fn n t) as [t'| | |]; try discriminate.
-    + destruct (IHe _ _ H) as [H1 H2]. split; [|exact H2].
-      eapply steps_cons; [exact IHs|exact H1].
-    + injection H as <-. split; [apply steps_refl|exact IHs].
+  intros Hs He t. apply step_at_sound; [|exact He].
+  intros x y H. specialize (Hs x). rewrite H in Hs. exact Hs.
 Qed.
 
-(** [step_fn_sound]: a computed step is a step of the relation; a term
-    found to be a value is one; a stuck term is not a value. *)
-Theorem step_fn_sound n t t' : step_fn n t = Stepped t' -> step t t'.
-Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+End step_fn.
 
-Theorem step_fn_value n t : step_fn n t = Value -> value t.
-Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+(** The sections of this file are closed around the tactics below so
+    that they live outside any section: importing files use them
+    ([tactics.v], [cps_run_complete.v]) instead of a copy. *)
+#[local] Hint Resolve elem_yp atom_yp : core.
+#[local] Hint Constructors atom elem lets lin_shape : core.
 
-Theorem step_fn_stuck_not_value n t : step_fn n t = Stuck -> ~ value t.
-Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+(** [step_at_mono_cases]: after [induction t] on a goal
+    [step_at stp ev t = r -> r <> NoFuel -> step_at stp' ev' t = r] whose
+    induction hypotheses have that form, computes both sides through the
+    subterms and the matches of [step_at] and closes the cases that do not
+    reach a pullback head ([pb_head]), leaving those with [H] and [Hr]. *)
+Ltac step_at_mono_cases :=
+  repeat match goal with
+    | IH : forall r, step_at ?stp ?ev ?x = r -> r <> NoFuel -> step_at ?stp' ?ev' ?x = r
+      |- context [step_at ?stp ?ev ?x] =>
+        let E := fresh "E" in
+        pose proof (IH _ eq_refl) as E;
+        destruct (step_at stp ev x);
+        [ rewrite E by discriminate; clear E .. | clear E ]
+    end;
+  repeat match goal with
+    |- context [match ?x with _ => _ end] =>
+      lazymatch x with context [step_at] => fail | _ => destruct x end
+    end;
+  intros H Hr; subst; try reflexivity; try contradiction;
+  unfold head_app in *; repeat match goal with
+    |- context [match ?x with _ => _ end] =>
+      lazymatch x with context [step_at] => fail | _ => destruct x end
+    end; try (subst; reflexivity).
 
-Theorem eval_fn_sound n t v : eval_fn n t = EVal v -> steps t v /\ value v.
-Proof. apply step_fn_eval_fn_sound. Qed.
+Section step_fn_mono.
+Context {Σ : signature}.
 
 (** ** More fuel does not change an answer *)
 #[local] Arguments head_redexb : simpl never.
@@ -628,56 +616,11 @@ Lemma step_at_mono stp ev stp' ev' t res :
   step_at stp ev t = res -> res <> NoFuel -> step_at stp' ev' t = res.
 Proof.
   intros As Ae. revert res.
-  induction t; intros res; simpl;
-    repeat match goal with
-      | IH : forall r, step_at stp ev ?x = r -> r <> NoFuel -> step_at stp' ev' ?x = r
-        |- context [step_at stp ev ?x] =>
-          let E := fresh "E" in
-          pose proof (IH _ eq_refl) as E;
-          destruct (step_at stp ev x);
-          [ rewrite E by discriminate; clear E .. | clear E ]
-      end;
-    repeat match goal with
-      |- context [match ?x with _ => _ end] =>
-        lazymatch x with context [step_at] => fail | _ => destruct x end
-      end;
-    intros H Hr; subst; try reflexivity; try contradiction.
-  all: unfold head_app in *; repeat match goal with
-      |- context [match ?x with _ => _ end] =>
-        lazymatch x with context [step_at] => fail | _ => destruct x end
-      end; try (subst; reflexivity).
+  induction t; intros res; simpl; step_at_mono_cases.
   all: eapply pb_head_mono; [eassumption|eassumption|reflexivity|assumption].
 Qed.
 
-Lemma step_fn_eval_fn_mono n :
-  (forall t r, step_fn n t = r -> r <> NoFuel -> step_fn (S n) t = r) /\
-  (forall t r, eval_fn n t = r -> r <> EFuel -> eval_fn (S n) t = r).
-Proof.
-  induction n as [|n [IHs IHe]]; split.
-  - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
-    + intros x r' E. subst. contradiction.
-    + intros x r' E. subst. contradiction.
-  - intros t r H Hr. simpl in H. subst. contradiction.
-  - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
-    + exact IHs.
-    + exact IHe.
-  - intros t r H Hr. cbn [eval_fn] in *.
-    destruct (step_fn n t) as [t'| | |] eqn:E.
-    + rewrite (IHs _ _ E) by discriminate. apply IHe; assumption.
-    + rewrite (IHs _ _ E) by discriminate. exact H.
-    + rewrite (IHs _ _ E) by discriminate. exact H.
-    + subst. contradiction.
-Qed.
-
-Theorem step_fn_mono n m t r : n <= m -> step_fn n t = r -> r <> NoFuel -> step_fn m t = r.
-Proof.
-  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj1 (step_fn_eval_fn_mono m)); auto.
-Qed.
-
-Lemma eval_fn_mono n m t r : n <= m -> eval_fn n t = r -> r <> EFuel -> eval_fn m t = r.
-Proof.
-  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj2 (step_fn_eval_fn_mono m)); auto.
-Qed.
+End step_fn_mono.
 
 (** ** Completeness: every step is found, with enough fuel *)
 #[local] Arguments valueb : simpl never.
@@ -693,6 +636,9 @@ Qed.
 #[local] Arguments areduce : simpl never.
 #[local] Arguments atom_eqb : simpl never.
 #[local] Arguments head_redexb : simpl never.
+
+Section step_fn_complete.
+Context {Σ : signature}.
 
 Lemma noccb_false_of t : ~ nocc is0 t -> noccb is0b t = false.
 Proof. intros H. destruct (noccb is0b t) eqn:E; [|reflexivity]. apply noccb_is0 in E. contradiction. Qed.
@@ -768,35 +714,28 @@ Proof.
   apply chain_bodyb_spec in H0. rewrite H0. reflexivity.
 Qed.
 
+(** A term that steps and is a value as soon as it is not a head redex
+    is a head redex: the four head-redex tests of [comp] below. *)
+Lemma hr_of_step t t' : step t t' -> (~ head_redex t -> value t) -> head_redexb t = true.
+Proof.
+  intros H Hv. apply head_redexb_spec.
+  destruct (head_redex_dec t) as [Hh|Hh]; [exact Hh|].
+  exfalso. exact (value_not_step _ _ H (Hv Hh)).
+Qed.
+
 Lemma hr_app a b t' : valueb a = true -> valueb b = true -> step (App a b) t' ->
   head_redexb (App a b) = true.
-Proof.
-  intros Ha Hb H. apply valueb_spec in Ha, Hb. apply head_redexb_spec.
-  destruct (head_redex_dec (App a b)) as [Hh|Hh]; [exact Hh|].
-  exfalso. apply (value_not_step _ _ H). simpl. auto.
-Qed.
+Proof. intros Ha Hb H. apply valueb_spec in Ha, Hb. apply (hr_of_step _ _ H). simpl. auto. Qed.
 
 Lemma hr_dual s a t' : valueb s = true -> valueb a = true -> step (Dual s a) t' ->
   head_redexb (Dual s a) = true.
-Proof.
-  intros Ha Hb H. apply valueb_spec in Ha, Hb. apply head_redexb_spec.
-  destruct (head_redex_dec (Dual s a)) as [Hh|Hh]; [exact Hh|].
-  exfalso. apply (value_not_step _ _ H). simpl. auto.
-Qed.
+Proof. intros Ha Hb H. apply valueb_spec in Ha, Hb. apply (hr_of_step _ _ H). simpl. auto. Qed.
 
 Lemma hr_proj i a t' : valueb a = true -> step (Proj i a) t' -> head_redexb (Proj i a) = true.
-Proof.
-  intros Ha H. apply valueb_spec in Ha. apply head_redexb_spec.
-  destruct (head_redex_dec (Proj i a)) as [Hh|Hh]; [exact Hh|].
-  exfalso. apply (value_not_step _ _ H). simpl. auto.
-Qed.
+Proof. intros Ha H. apply valueb_spec in Ha. apply (hr_of_step _ _ H). simpl. auto. Qed.
 
 Lemma hr_fun f a t' : valueb a = true -> step (Fun f a) t' -> head_redexb (Fun f a) = true.
-Proof.
-  intros Ha H. apply valueb_spec in Ha. apply head_redexb_spec.
-  destruct (head_redex_dec (Fun f a)) as [Hh|Hh]; [exact Hh|].
-  exfalso. apply (value_not_step _ _ H). simpl. auto.
-Qed.
+Proof. intros Ha H. apply valueb_spec in Ha. apply (hr_of_step _ _ H). simpl. auto. Qed.
 
 Lemma step_at_pb stp ev e w v t' :
   value (Pb e w) -> value v -> step (App (Pb e w) v) t' ->
@@ -848,6 +787,13 @@ Proof. split; auto. Qed.
 Lemma as_path_var0 : as_path (Var 0) = Some [].
 Proof. reflexivity. Qed.
 
+End step_fn_complete.
+
+(** Tactics for a step computed by [step_at]: [nn e] records that the
+    path [e] is not free of index 0; [facts] turns the hypotheses on syntax
+    into the boolean tests [step_at] makes; [comp] computes [step_at] with
+    them and with the head rules; [pb_at Hst] computes the pullback rule
+    (20a) from the step [Hst] of its premise. *)
 Ltac nn e := let H := fresh in
   assert (H : ~ nocc is0 e) by
     (simpl; intros ?; repeat match goal with Hc : _ /\ _ |- _ => destruct Hc end;
@@ -893,6 +839,94 @@ Ltac comp :=
     | |- context [dual_out upS_inv 0 (Dual (ren (up_ren S) _) (App (Var 0) _))] => rewrite dual_out_upS
     end).
 
+Ltac pb_at Hst :=
+  erewrite step_at_pb; [ | solve [auto using value_pb, elem_chain] | assumption | exact Hst ].
+
+Section step_fn_complete_run.
+Context {Σ : signature}.
+
+(** [step_fn n t]: one step; [eval_fn n t]: the value [t] evaluates to,
+    if it ends in one in at most [n] steps ([EStuck]: it ends in a stuck
+    term).  With fuel [0] a step needs no premise. *)
+Fixpoint step_fn (n : nat) (t : tm) {struct n} : sres :=
+  match n with
+  | 0 => step_at (fun _ => NoFuel) (fun _ => EFuel) t
+  | S k => step_at (step_fn k) (eval_fn k) t
+  end
+with eval_fn (n : nat) (t : tm) {struct n} : eres :=
+  match n with
+  | 0 => EFuel
+  | S k =>
+      match step_fn k t with
+      | Stepped t' => eval_fn k t'
+      | Value => EVal t
+      | Stuck => EStuck
+      | NoFuel => EFuel
+      end
+  end.
+
+(** ** Soundness of [step_fn] (from that of [step_at]) *)
+Lemma step_fn_eval_fn_sound n :
+  (forall t, ssound t (step_fn n t)) /\
+  (forall t v, eval_fn n t = EVal v -> steps t v /\ value v).
+Proof.
+  induction n as [|n [IHs IHe]]; split; simpl.
+  - intros t. apply step_at_sound; intros x y H; discriminate.
+  - intros t v H. discriminate.
+  - apply step_at_sound_of; assumption.
+  - intros t v H. specialize (IHs t).
+    destruct (step_fn n t) as [t'| | |]; try discriminate.
+    + destruct (IHe _ _ H) as [H1 H2]. split; [|exact H2].
+      eapply steps_cons; [exact IHs|exact H1].
+    + injection H as <-. split; [apply steps_refl|exact IHs].
+Qed.
+
+(** [step_fn_sound]: a computed step is a step of the relation; a term
+    found to be a value is one; a stuck term is not a value. *)
+Theorem step_fn_sound n t t' : step_fn n t = Stepped t' -> step t t'.
+Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+
+Theorem step_fn_value n t : step_fn n t = Value -> value t.
+Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+
+Theorem step_fn_stuck_not_value n t : step_fn n t = Stuck -> ~ value t.
+Proof. intros H. pose proof (proj1 (step_fn_eval_fn_sound n) t) as S. rewrite H in S. exact S. Qed.
+
+Theorem eval_fn_sound n t v : eval_fn n t = EVal v -> steps t v /\ value v.
+Proof. apply step_fn_eval_fn_sound. Qed.
+
+(** ** More fuel does not change an answer of [step_fn] *)
+Lemma step_fn_eval_fn_mono n :
+  (forall t r, step_fn n t = r -> r <> NoFuel -> step_fn (S n) t = r) /\
+  (forall t r, eval_fn n t = r -> r <> EFuel -> eval_fn (S n) t = r).
+Proof.
+  induction n as [|n [IHs IHe]]; split.
+  - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
+    + intros x r' E. subst. contradiction.
+    + intros x r' E. subst. contradiction.
+  - intros t r H Hr. simpl in H. subst. contradiction.
+  - intros t r H Hr. cbn [step_fn] in *. eapply step_at_mono; [| |exact H|exact Hr].
+    + exact IHs.
+    + exact IHe.
+  - intros t r H Hr. cbn [eval_fn] in *.
+    destruct (step_fn n t) as [t'| | |] eqn:E.
+    + rewrite (IHs _ _ E) by discriminate. apply IHe; assumption.
+    + rewrite (IHs _ _ E) by discriminate. exact H.
+    + rewrite (IHs _ _ E) by discriminate. exact H.
+    + subst. contradiction.
+Qed.
+
+Theorem step_fn_mono n m t r : n <= m -> step_fn n t = r -> r <> NoFuel -> step_fn m t = r.
+Proof.
+  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj1 (step_fn_eval_fn_mono m)); auto.
+Qed.
+
+Lemma eval_fn_mono n m t r : n <= m -> eval_fn n t = r -> r <> EFuel -> eval_fn m t = r.
+Proof.
+  induction 1 as [|m Hle IH]; intros H Hr; auto. apply (proj2 (step_fn_eval_fn_mono m)); auto.
+Qed.
+
+(** ** Completeness of [step_fn] *)
 (** The body of the premise of 20a when it is a path: its step is the
     linear rule (12), whose Jacobian body is the path itself. *)
 Lemma premise_path_inv q x s u :
@@ -903,9 +937,6 @@ Proof.
     try match goal with F : eframe |- _ => destruct F; simpl in *; discriminate end;
     try (exfalso; eapply yp_not_nocc; eassumption).
 Qed.
-
-Ltac pb_at Hst :=
-  erewrite step_at_pb; [ | solve [auto using value_pb, elem_chain] | assumption | exact Hst ].
 
 Theorem step_fn_eval_fn_complete :
   (forall t t', step t t' -> exists n, step_fn n t = Stepped t') /\
@@ -1127,4 +1158,4 @@ Proof.
   discriminate.
 Qed.
 
-End step_fn.
+End step_fn_complete_run.

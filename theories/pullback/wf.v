@@ -189,29 +189,24 @@ Ltac bspec :=
          | IH : _ = true <-> _ |- _ => rewrite IH; clear IH
          end.
 
+(** [bspec_ind L]: a boolean test that follows the predicate constructor
+    by constructor, but for one case given by the lemma [L] (an
+    equivalence, or the case itself). *)
+Ltac bspec_ind L :=
+  match goal with t : tm |- _ => induction t end;
+  simpl; bspec; try tauto; first [rewrite L; tauto | apply L].
+
 Lemma wf_letb_spec t : wf_letb t = true <-> wf_let t.
-Proof.
-  induction t; simpl; bspec; try tauto.
-  apply is_lets_spec.
-Qed.
+Proof. bspec_ind is_lets_spec. Qed.
 
 Lemma jac_app_freeb_spec t : jac_app_freeb t = true <-> jac_app_free t.
-Proof.
-  induction t; simpl; bspec; try tauto.
-  rewrite Bool.negb_true_iff. tauto.
-Qed.
+Proof. bspec_ind Bool.negb_true_iff. Qed.
 
 Lemma pb_lets_okb_spec t : pb_lets_okb t = true <-> pb_lets_ok t.
-Proof.
-  induction t; simpl; bspec; try tauto.
-  rewrite wf_letb_spec. tauto.
-Qed.
+Proof. bspec_ind wf_letb_spec. Qed.
 
 Lemma pb_jac_okb_spec t : pb_jac_okb t = true <-> pb_jac_ok t.
-Proof.
-  induction t; simpl; bspec; try tauto.
-  rewrite jac_app_freeb_spec. tauto.
-Qed.
+Proof. bspec_ind jac_app_freeb_spec. Qed.
 
 Lemma wf_tmb_spec t : wf_tmb t = true <-> wf_tm t.
 Proof.
@@ -241,10 +236,7 @@ Proof.
 Qed.
 
 Lemma pb_param_okb_spec t : pb_param_okb t = true <-> pb_param_ok t.
-Proof.
-  induction t; simpl; bspec; try tauto.
-  rewrite param_app_freeb_spec. tauto.
-Qed.
+Proof. bspec_ind param_app_freeb_spec. Qed.
 
 Lemma wf_queryb_spec t : wf_queryb t = true <-> wf_query t.
 Proof.
