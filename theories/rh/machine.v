@@ -493,6 +493,20 @@ Proof.
   intros [= <- <-]. exact Hen.
 Qed.
 
+(** A hit at component [i] of [x]'s tuple [Vs], as [pc_from_env] and
+    [pc_proj] answer it: the component, the cursor, the cache with the
+    entry of [x] after it. *)
+Lemma pc_hit_spec ρ e c x i Vs V r' :
+  ecur_ok ρ e -> pc_ok ρ c -> env_lookup ρ x = Tuple Vs -> skipn i Vs = V :: r' ->
+  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e /\
+  pc_ok ρ ((x, S i, r') :: firstn 1 (pc_drop c x)).
+Proof.
+  intros He Hc HVs Hs.
+  split; [exists Vs; split; [exact HVs|eapply skipn_cons_nth; exact Hs]|].
+  split; [exact He|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
+  exists Vs. split; [exact HVs|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+Qed.
+
 Lemma pc_from_env_spec ρ e c x i V e' c' :
   ecur_ok ρ e -> pc_ok ρ c -> pc_from_env ρ e c x i = (Some V, e', c') ->
   (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c'.
@@ -503,9 +517,7 @@ Proof.
   destruct (skipn i Vs) as [|V0 r'] eqn:Hs; [discriminate|].
   intros [= <- <- <-].
   destruct (ecur_lookup_spec _ _ _ _ _ He Hl) as [HW He1].
-  split; [exists Vs; split; [exact HW|eapply skipn_cons_nth; exact Hs]|].
-  split; [exact He1|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
-  exists Vs. split; [exact HW|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+  exact (pc_hit_spec _ _ _ _ _ _ _ _ He1 Hc HW Hs).
 Qed.
 
 Lemma pc_proj_spec ρ e c x i V e' c' :
@@ -519,9 +531,7 @@ Proof.
   rewrite skipn_skipn', Nat.sub_add by exact Hle.
   destruct (skipn i Vs) as [|V0 r'] eqn:Hs; [discriminate|].
   intros [= <- <- <-].
-  split; [exists Vs; split; [exact HVs|eapply skipn_cons_nth; exact Hs]|].
-  split; [exact He|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
-  exists Vs. split; [exact HVs|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+  exact (pc_hit_spec _ _ _ _ _ _ _ _ He Hc HVs Hs).
 Qed.
 
 Lemma meval_proj_var f ρ x i Vs V :
