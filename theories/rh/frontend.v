@@ -711,20 +711,10 @@ Fixpoint heap_set (p : program) (hp : list (nat * (nat * Vec))) (entries : list 
 
 (** ** Theorems *)
 
-(** Scopes: [scoped_tm n M] when every free variable of [M] is below [n];
-    a rev handle body is closed but for its own binders, a handler's
-    clauses but for theirs (one for [Q^f] and the return clause, two for
-    [Q^b]). *)
-Fixpoint scoped_tm (n : nat) (M : tm) : bool :=
-  match M with
-  | Var i => Nat.ltb i n
-  | Const _ => true
-  | App _ N | Proj _ N => scoped_tm n N
-  | Add M1 M2 => scoped_tm n M1 && scoped_tm n M2
-  | Tuple Ms => forallb (scoped_tm n) Ms
-  | Let N1 N2 => scoped_tm n N1 && scoped_tm (S n) N2
-  | Rd N1 N2 L => scoped_tm n N1 && scoped_tm (S n) N2 && scoped_tm n L
-  end.
+(** Scopes: [scoped_tm n M] (syntax.v) when every free variable of [M]
+    is below [n]; a rev handle body is closed but for its own binders, a
+    handler's clauses but for theirs (one for [Q^f] and the return clause,
+    two for [Q^b]). *)
 
 Inductive scoped_cmd : nat -> cmd -> Prop :=
 | sc_ret n M : scoped_tm n M = true -> scoped_cmd n (Ret M)

@@ -26,6 +26,11 @@
       dimension of the stored vector). *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rdcore.
 
+(** The records of this file have their type parameter implicit (and
+    maximally inserted) in every projection, which their record argument
+    determines; their constructors keep it explicit. *)
+Local Set Implicit Arguments.
+Local Set Maximal Implicit Insertion.
 Record scalar_ops (R : Type) : Type := {
   s_zero : R;
   s_one : R;
@@ -41,17 +46,9 @@ Record scalar_ops (R : Type) : Type := {
   (** [s_lt a b] is [a < b]. *)
   s_lt : R -> R -> bool;
 }.
-Arguments s_zero {R} _.
-Arguments s_one {R} _.
-Arguments s_add {R} _ _ _.
-Arguments s_sub {R} _ _ _.
-Arguments s_mul {R} _ _ _.
-Arguments s_div {R} _ _ _.
-Arguments s_exp {R} _ _.
-Arguments s_log {R} _ _.
-Arguments s_tanh {R} _ _.
-Arguments s_round {R} _ _.
-Arguments s_lt {R} _ _ _.
+Local Unset Maximal Implicit Insertion.
+Local Unset Implicit Arguments.
+Arguments Build_scalar_ops : clear implicits.
 
 (** ** The primitives (decisions.md item 10).  Matrices are row-major;
     a signal of [c] channels of length [n] is [Real(c·n)], channel after
@@ -339,6 +336,8 @@ End list_model.
     [a], [v_lse z] the one-entry vector [<logsumexp z>].  The other
     operations are the primitives' building blocks above, with their
     parameters. *)
+Local Set Implicit Arguments.
+Local Set Maximal Implicit Insertion.
 Record vec_ops (V : Type) : Type := {
   v_len : V -> nat;
   v_zero : nat -> V;
@@ -383,48 +382,9 @@ Record vec_ops (V : Type) : Type := {
   v_firstn : nat -> V -> V;
   v_skipn : nat -> V -> V;
 }.
-Arguments v_len {V} _ _.
-Arguments v_zero {V} _ _.
-Arguments v_add {V} _ _ _.
-Arguments v_sub {V} _ _ _.
-Arguments v_mul {V} _ _ _.
-Arguments v_neg {V} _ _.
-Arguments v_scale {V} _ _ _.
-Arguments v_dot {V} _ _ _.
-Arguments v_swish {V} _ _.
-Arguments v_swish1 {V} _ _.
-Arguments v_swish2 {V} _ _.
-Arguments v_round {V} _ _.
-Arguments v_relu {V} _ _.
-Arguments v_relu1 {V} _ _.
-Arguments v_sigmoid {V} _ _.
-Arguments v_sigmoid1 {V} _ _.
-Arguments v_sigmoid2 {V} _ _.
-Arguments v_tanh {V} _ _.
-Arguments v_tanh1 {V} _ _.
-Arguments v_tanh2 {V} _ _.
-Arguments v_exp {V} _ _.
-Arguments v_log {V} _ _.
-Arguments v_log1 {V} _ _.
-Arguments v_log2 {V} _ _.
-Arguments v_sum {V} _ _.
-Arguments v_bcast {V} _ _ _.
-Arguments v_softmax {V} _ _.
-Arguments v_lse {V} _ _.
-Arguments v_matmul {V} _ _ _ _ _ _.
-Arguments v_transpose {V} _ _ _ _.
-Arguments v_pad {V} _ _ _ _ _.
-Arguments v_upscale {V} _ _ _ _ _.
-Arguments v_upscale_adj {V} _ _ _ _ _.
-Arguments v_conv1d {V} _ _ _ _ _ _ _.
-Arguments v_conv1d_dK {V} _ _ _ _ _ _ _.
-Arguments v_conv1d_dx {V} _ _ _ _ _ _ _.
-Arguments v_maxpool {V} _ _ _ _ _.
-Arguments v_maxpool_adj {V} _ _ _ _ _ _.
-Arguments v_maxpool_gather {V} _ _ _ _ _ _.
-Arguments v_append {V} _ _ _.
-Arguments v_firstn {V} _ _ _.
-Arguments v_skipn {V} _ _ _.
+Local Unset Maximal Implicit Insertion.
+Local Unset Implicit Arguments.
+Arguments Build_vec_ops : clear implicits.
 
 (** The list model. *)
 Definition list_vec_ops {R : Type} (sc : scalar_ops R) : vec_ops (list R) := {|
@@ -789,33 +749,21 @@ Proof.
   revert xs. induction A as [n|As IH] using ty_ind'; intros xs.
   - destruct xs; simpl; split; try reflexivity; constructor.
   - simpl.
-    assert (Hgo : forall xs,
-      let r := (fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
+    set (go := fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
            match As with
            | [] => ([], xs)
            | A :: As' => let '(V, xs1) := encode A xs in
                          let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
-           end) As xs in
-      Forall value (fst r) /\ Forall2 (typed_tm []) (fst r) As).
-    { induction IH as [|A As HA HAs IHl]; intros xs'; simpl.
-      - split; constructor.
-      - destruct (encode A xs') as [V xs1] eqn:HV.
-        specialize (HA xs'). rewrite HV in HA. simpl in HA.
-        specialize (IHl xs1). simpl in IHl.
-        destruct ((fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
-           match As with
-           | [] => ([], xs)
-           | A :: As' => let '(V, xs1) := encode A xs in
-                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
-           end) As xs1) as [Vs xs2]. simpl in *.
-        destruct HA, IHl. split; constructor; auto. }
-    specialize (Hgo xs). simpl in Hgo.
-    destruct ((fix go (As : list ty) (xs : list (Vec)) : list tm * list (Vec) :=
-           match As with
-           | [] => ([], xs)
-           | A :: As' => let '(V, xs1) := encode A xs in
-                         let '(Vs, xs2) := go As' xs1 in (V :: Vs, xs2)
-           end) As xs) as [Vs rest]. simpl in *.
+           end).
+    assert (Hgo : forall xs, Forall value (fst (go As xs)) /\ Forall2 (typed_tm []) (fst (go As xs)) As).
+    { induction IH as [|A As HA HAs IHl]; intros xs'; [split; constructor|].
+      change (go (A :: As) xs') with
+        (let '(V, xs1) := encode A xs' in let '(Vs, xs2) := go As xs1 in (V :: Vs, xs2)).
+      destruct (encode A xs') as [V xs1] eqn:HV.
+      specialize (HA xs'). rewrite HV in HA. simpl in HA.
+      specialize (IHl xs1). destruct (go As xs1) as [Vs xs2]. simpl in *.
+      destruct HA, IHl. split; constructor; auto. }
+    specialize (Hgo xs). destruct (go As xs) as [Vs rest]. simpl in *.
     destruct Hgo as [Hv Ht]. split.
     + apply value_tuple_iff. exact Hv.
     + constructor. exact Ht.

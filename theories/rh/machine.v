@@ -33,7 +33,15 @@
     run fuel n hp P] for every command [P], heap and fuel: the same result,
     heap, value, step count and stuck command, with no hypothesis (the
     same [Ev] applications and [cadd]s happen, in the same order).
-    [run_machine] has [run]'s arguments and result type. *)
+    [run_machine] has [run]'s arguments and result type.
+
+    One loop ([mloop_hook]) serves every machine of the calculus: it is
+    parametrised by its answer when a term needs the fuel left ([short])
+    and by what it tries first at a [rev handle] ([hook]); its correctness
+    ([mloop_hook_agrees]) is proved once, for any [short] and [hook] that
+    answer what [run] computes ([short_ok], [hook_ok]).  [mloop_with] is
+    the loop without a hook; [machine_fast.v]'s [mloop_fast_with] the loop
+    with the tape. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem interp interp_facts tactics.
 
@@ -485,6 +493,20 @@ Proof.
   intros [= <- <-]. exact Hen.
 Qed.
 
+(** A hit at component [i] of [x]'s tuple [Vs], as [pc_from_env] and
+    [pc_proj] answer it: the component, the cursor, the cache with the
+    entry of [x] after it. *)
+Lemma pc_hit_spec ρ e c x i Vs V r' :
+  ecur_ok ρ e -> pc_ok ρ c -> env_lookup ρ x = Tuple Vs -> skipn i Vs = V :: r' ->
+  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e /\
+  pc_ok ρ ((x, S i, r') :: firstn 1 (pc_drop c x)).
+Proof.
+  intros He Hc HVs Hs.
+  split; [exists Vs; split; [exact HVs|eapply skipn_cons_nth; exact Hs]|].
+  split; [exact He|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
+  exists Vs. split; [exact HVs|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+Qed.
+
 Lemma pc_from_env_spec ρ e c x i V e' c' :
   ecur_ok ρ e -> pc_ok ρ c -> pc_from_env ρ e c x i = (Some V, e', c') ->
   (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c'.
@@ -495,9 +517,7 @@ Proof.
   destruct (skipn i Vs) as [|V0 r'] eqn:Hs; [discriminate|].
   intros [= <- <- <-].
   destruct (ecur_lookup_spec _ _ _ _ _ He Hl) as [HW He1].
-  split; [exists Vs; split; [exact HW|eapply skipn_cons_nth; exact Hs]|].
-  split; [exact He1|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
-  exists Vs. split; [exact HW|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+  exact (pc_hit_spec _ _ _ _ _ _ _ _ He1 Hc HW Hs).
 Qed.
 
 Lemma pc_proj_spec ρ e c x i V e' c' :
@@ -511,9 +531,7 @@ Proof.
   rewrite skipn_skipn', Nat.sub_add by exact Hle.
   destruct (skipn i Vs) as [|V0 r'] eqn:Hs; [discriminate|].
   intros [= <- <- <-].
-  split; [exists Vs; split; [exact HVs|eapply skipn_cons_nth; exact Hs]|].
-  split; [exact He|]. constructor; [|exact (pc_ok_keep ρ c x 1 Hc)].
-  exists Vs. split; [exact HVs|]. cbn [fst snd]. eapply skipn_cons_tail. exact Hs.
+  exact (pc_hit_spec _ _ _ _ _ _ _ _ He Hc HVs Hs).
 Qed.
 
 Lemma meval_proj_var f ρ x i Vs V :
@@ -745,15 +763,24 @@ Definition mfallback (fuel n : nat) (hp : heap) (K : list mframe) (ρ : list tm)
 Inductive mconf : Type :=
 | MConf (hp : heap) (K : list mframe) (ρ : list tm) (P : cmd).
 
-(** [mloop_with short gas fuel n (MConf hp K ρ P)]: the machine's loop,
-    [short fuel n hp K ρ P] being what it answers when the term under
-    evaluation needs at least the fuel left.  [gas] bounds the number of
-    transitions (each takes at least one step, so [gas = S fuel] is
-    enough).  [mloop] (below) finishes there with [run], through
-    [mfallback]: [mloop gas fuel n (MConf hp K ρ P)] is
-    [run fuel n hp (assemble K ρ P)]; [total.v]'s [mloop_nf] answers "out
-    of fuel" at once. *)
-Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
+(** What the machine may do at [rev handle(V)<y⃗>.R with H] before it
+    builds [RH]'s output: [hook fuel k n hp H Bs Vs R], with [k] the steps
+    the term took and [n] the steps before it, answers the heap, the
+    components and the step count at which [RH]'s output ends with a tuple
+    value, or [None] to build the output with [rh_fn].  [no_hook] always
+    answers [None]; [machine_fast.v]'s [fast_hook] runs the tape. *)
+Definition mhook : Type :=
+  nat -> nat -> nat -> heap -> handler -> list ty -> list tm -> cmd -> option (heap * list tm * nat).
+
+Definition no_hook : mhook := fun _ _ _ _ _ _ _ _ => None.
+
+(** [mloop_hook hook short gas fuel n (MConf hp K ρ P)]: the machine's
+    loop, [short fuel n hp K ρ P] being what it answers when the term
+    under evaluation needs at least the fuel left, [hook] what it tries
+    first at a [rev handle].  [gas] bounds the number of transitions (each
+    takes at least one step, so [gas = S fuel] is enough). *)
+Fixpoint mloop_hook (hook : mhook)
+    (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
     (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
   let '(MConf hp K ρ P) := c in
   match gas with
@@ -767,7 +794,8 @@ Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd
               if Nat.ltb k fuel then
                 match K1 with
                 | [] => RDone hp V (n + k)
-                | (Q, ρ') :: K2 => mloop_with short gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
+                | (Q, ρ') :: K2 =>
+                    mloop_hook hook short gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
                 end
               else short fuel n hp K1 ρ P0
           | None => mfallback fuel n hp K1 ρ P0
@@ -778,12 +806,12 @@ Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd
               if Nat.ltb k fuel then
                 match o with
                 | OpGet l =>
-                    mloop_with short gas' (fuel - S k) (S (n + k))
+                    mloop_hook hook short gas' (fuel - S k) (S (n + k))
                       (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
                 | OpPut l =>
                     match V with
                     | Const c =>
-                        mloop_with short gas' (fuel - S k) (S (n + k))
+                        mloop_hook hook short gas' (fuel - S k) (S (n + k))
                           (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
@@ -800,9 +828,16 @@ Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd
                 | Tuple Vs =>
                     match infer_tm [] V with
                     | Some (TProd Bs) =>
-                        match rh_fn (fuel - k) H Bs Vs R with
-                        | RHOk R' => mloop_with short gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
-                        | _ => mfallback fuel n hp K1 ρ P0
+                        match hook fuel k n hp H Bs Vs R with
+                        | Some (hp', vs, n') =>
+                            mloop_hook hook short gas' (fuel - S k - (n' - S (n + k))) n'
+                              (MConf hp' K1 [] (Ret (Tuple vs)))
+                        | None =>
+                            match rh_fn (fuel - k) H Bs Vs R with
+                            | RHOk R' =>
+                                mloop_hook hook short gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
+                            | _ => mfallback fuel n hp K1 ρ P0
+                            end
                         end
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
@@ -814,6 +849,14 @@ Fixpoint mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd
       | CLet _ _ => mfallback fuel n hp K1 ρ P0
       end
   end.
+
+(** [mloop_with short]: the loop without a hook.  [mloop] (below)
+    finishes with [run], through [mfallback]: [mloop gas fuel n (MConf hp
+    K ρ P)] is [run fuel n hp (assemble K ρ P)]; [total.v]'s [mloop_nf]
+    answers "out of fuel" at once. *)
+Definition mloop_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
+    : nat -> nat -> nat -> mconf -> run_result :=
+  mloop_hook no_hook short.
 
 Local Notation mloop := (mloop_with mfallback).
 
@@ -840,48 +883,104 @@ Lemma assemble_term K ρ F M :
   fill_t (map close_frame K) F (subst_tm (list_subst ρ) M) = assemble K ρ (plug_t F M).
 Proof. destruct F; reflexivity. Qed.
 
-Lemma mloop_correct gas fuel n hp K ρ P :
+(** What [short] must answer: [run]'s answer up to [rel], whenever the
+    term [M] in evaluation position takes at least the fuel left. *)
+Definition short_ok (rel : run_result -> run_result -> Prop)
+    (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result) : Prop :=
+  forall fuel n hp K ρ F M V k,
+    env_ok ρ -> meval fuel ρ M = Some (V, k) -> fuel <= k ->
+    rel (short fuel n hp K ρ (plug_t F M)) (run fuel n hp (assemble K ρ (plug_t F M))).
+
+Lemma short_ok_mfallback : short_ok eq mfallback.
+Proof. intros fuel n hp K ρ F M V k _ _ _. reflexivity. Qed.
+
+(** What [hook] must answer: when it answers, [rh_fn] succeeds, and [run]
+    goes in any context from [RH]'s output to the tuple of the answer,
+    with the heap, the steps and the fuel the answer says. *)
+Definition hook_ok (hook : mhook) : Prop :=
+  forall fuel k n hp H Bs Vs R hp' vs n',
+    k < fuel -> hook fuel k n hp H Bs Vs R = Some (hp', vs, n') ->
+    exists R', rh_fn (fuel - k) H Bs Vs R = RHOk R' /\
+      forall K, run (fuel - S k) (S (n + k)) hp (fill_c K R') =
+                run (fuel - S k - (n' - S (n + k))) n' hp' (fill_c K (Ret (Tuple vs))).
+
+Lemma hook_ok_no_hook : hook_ok no_hook.
+Proof. intros until n'. discriminate. Qed.
+
+(** The loop agrees with [run] up to [rel], for a [short] answer that
+    does and a [hook] that answers only what [run] computes.
+
+    Informal proof: by induction on the gas, the state standing for
+    [assemble K ρ P] ([descend_spec]); a term evaluated by [meval] is
+    [run]'s steps on it ([run_tstar]), each transition one step of
+    [run] ([step_conf_fn_ret_done], [step_conf_fn_ret_let],
+    [step_conf_fn_op], [step_conf_fn_rev]); the hook's answer is
+    [run]'s by [hook_ok]. *)
+Lemma mloop_hook_agrees (rel : run_result -> run_result -> Prop) hook short gas fuel n hp K ρ P :
+  (forall r, rel r r) -> hook_ok hook -> short_ok rel short ->
   env_ok ρ -> stack_ok K ->
-  mloop gas fuel n (MConf hp K ρ P) = run fuel n hp (assemble K ρ P).
+  rel (mloop_hook hook short gas fuel n (MConf hp K ρ P)) (run fuel n hp (assemble K ρ P)).
 Proof.
-  revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
-    [reflexivity|].
-  cbn [mloop_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
+  intros Hrefl Hhook Hshort. revert fuel n hp K ρ P.
+  induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK; [apply Hrefl|].
+  cbn [mloop_hook]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
   destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
   unfold mfallback.
-  destruct P0 as [M|o M|P1 Q|M R H]; [| |reflexivity|];
-    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|reflexivity]);
+  destruct P0 as [M|o M|P1 Q|M R H]; [| |apply Hrefl|];
+    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|apply Hrefl]);
     destruct (meval_sound _ _ _ _ _ Hρ Hev) as [Hs HV];
-    (destruct (Nat.ltb_spec k fuel) as [Hlt|]; [|reflexivity]).
+    (destruct (Nat.ltb_spec k fuel) as [Hlt|Hge];
+      [|first [ apply (Hshort _ _ _ _ _ TRet _ _ _ Hρ Hev Hge)
+              | apply (Hshort _ _ _ _ _ (TOp o) _ _ _ Hρ Hev Hge)
+              | apply (Hshort _ _ _ _ _ (TRev R H) _ _ _ Hρ Hev Hge) ]]).
   - (* ⌊M⌋ *)
     change (assemble K1 ρ (Ret M)) with (assemble K1 ρ (plug_t TRet M)).
     rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
     replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
     destruct K1 as [|[Q ρ'] K2].
-    + simpl. rewrite (step_conf_fn_ret_done _ _ _ HV). reflexivity.
+    + simpl. rewrite (step_conf_fn_ret_done _ _ _ HV). apply Hrefl.
     + rewrite map_cons, (step_conf_fn_ret_let _ _ _ _ _ HV).
       inversion HK1 as [|? ? Hρ' HK2]; subst.
-      rewrite IH; [|constructor; [exact HV|exact Hρ']|exact HK2].
-      unfold assemble, close_frame. simpl. rewrite subst_cmd_cons. reflexivity.
+      specialize (IH (fuel - S k) (S (n + k)) hp K2 (V :: ρ') Q
+                    ltac:(constructor; [exact HV|exact Hρ']) HK2).
+      unfold assemble, close_frame in IH |- *. cbn [fst snd] in *. rewrite subst_cmd_cons.
+      exact IH.
   - (* Op(M) *)
     change (assemble K1 ρ (Op o M)) with (assemble K1 ρ (plug_t (TOp o) M)).
     rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
     replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
     rewrite (step_conf_fn_op _ _ _ _ _ HV).
     destruct o as [o|l|l].
-    + reflexivity.
-    + rewrite IH by (first [assumption|apply Forall_nil]). reflexivity.
-    + destruct V; try reflexivity. rewrite IH by (first [assumption|apply Forall_nil]). reflexivity.
+    + apply Hrefl.
+    + apply IH; [apply Forall_nil|exact HK1].
+    + destruct V; try apply Hrefl. apply IH; [apply Forall_nil|exact HK1].
   - (* rev handle(M) *)
     change (assemble K1 ρ (RevHandle M R H)) with (assemble K1 ρ (plug_t (TRev R H) M)).
-    destruct V as [| | | |Vs| | |]; try reflexivity.
-    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|] eqn:HA; try reflexivity.
-    destruct (rh_fn (fuel - k) H Bs Vs R) as [R'| |] eqn:Hrh; try reflexivity.
-    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
-    replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
-    rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
-    rewrite IH by (first [exact HK1|apply Forall_nil]).
-    unfold assemble. rewrite subst_cmd_nil. reflexivity.
+    destruct V as [| | | |Vs| | |]; try apply Hrefl.
+    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|] eqn:HA; try apply Hrefl.
+    destruct (hook fuel k n hp H Bs Vs R) as [[[hp' vs] n']|] eqn:Ht.
+    + (* the hook *)
+      destruct (Hhook _ _ _ _ _ _ _ _ _ _ _ Hlt Ht) as [R' [Hrh Hrun]].
+      rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+      replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
+      rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh), Hrun.
+      specialize (IH (fuel - S k - (n' - S (n + k))) n' hp' K1 [] (Ret (Tuple vs))
+                    (Forall_nil _) HK1).
+      unfold assemble in IH. rewrite subst_cmd_nil in IH. exact IH.
+    + destruct (rh_fn (fuel - k) H Bs Vs R) as [R'| |] eqn:Hrh; try apply Hrefl.
+      rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
+      replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
+      rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
+      specialize (IH (fuel - S k) (S (n + k)) hp K1 [] R' (Forall_nil _) HK1).
+      unfold assemble in IH. rewrite subst_cmd_nil in IH. exact IH.
+Qed.
+
+Lemma mloop_correct gas fuel n hp K ρ P :
+  env_ok ρ -> stack_ok K ->
+  mloop gas fuel n (MConf hp K ρ P) = run fuel n hp (assemble K ρ P).
+Proof.
+  exact (mloop_hook_agrees eq no_hook mfallback gas fuel n hp K ρ P
+           (fun r => eq_refl) hook_ok_no_hook short_ok_mfallback).
 Qed.
 
 (** The machine computes exactly what [run] computes. *)

@@ -1,14 +1,17 @@
 (** * The environment machine with the tape at every [rev handle], proved equal to [run]
 
-    [mloop_fast_with] is [machine.v]'s [mloop_with] but for one case: at
-    [rev handle(V)<y⃗>.R with H] it first tries [tape] ([tape.v]), which
-    runs [RH^V_H(<y⃗>.R)] without building it when [R] is a chain of
-    operations, and continues with the value and heap it answers, the
-    step count it computed; when the tape answers [None] (another body,
-    or a clause that does not end with a value), the machine builds
-    [RH]'s output with [rh_fn] and runs it, as [mloop_with] does.
+    [mloop_fast_with] is [machine.v]'s loop [mloop_hook] with the hook
+    [fast_hook]: at [rev handle(V)<y⃗>.R with H] it first tries [tape]
+    ([tape.v]), which runs [RH^V_H(<y⃗>.R)] without building it when [R]
+    is a chain of operations, and continues with the value and heap it
+    answers, the step count it computed; when the tape answers [None]
+    (another body, or a clause that does not end with a value), the
+    machine builds [RH]'s output with [rh_fn] and runs it, as [mloop_with]
+    does.
 
     Theorems:
+    - [fast_hook_ok]: the tape answers only what [run] computes
+      ([machine.v]'s [hook_ok]), so [mloop_hook_agrees] applies;
     - [mloop_fast_agrees]: for a [short] answer (what to do when a term
       needs at least the fuel left) that agrees with [run] up to a
       relation [rel] (equality for [mfallback]; "equal, or both out of
@@ -40,165 +43,45 @@ Fixpoint chain_shape (R : cmd) : bool :=
   | _ => false
   end.
 
-Fixpoint mloop_fast_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
-    (gas fuel n : nat) (c : mconf) {struct gas} : run_result :=
-  let '(MConf hp K ρ P) := c in
-  match gas with
-  | 0 => mfallback fuel n hp K ρ P
-  | S gas' =>
-      let '(K1, P0) := descend K ρ P in
-      match P0 with
-      | Ret M =>
-          match meval fuel ρ M with
-          | Some (V, k) =>
-              if Nat.ltb k fuel then
-                match K1 with
-                | [] => RDone hp V (n + k)
-                | (Q, ρ') :: K2 =>
-                    mloop_fast_with short gas' (fuel - S k) (S (n + k)) (MConf hp K2 (V :: ρ') Q)
-                end
-              else short fuel n hp K1 ρ P0
-          | None => mfallback fuel n hp K1 ρ P0
-          end
-      | Op o M =>
-          match meval fuel ρ M with
-          | Some (V, k) =>
-              if Nat.ltb k fuel then
-                match o with
-                | OpGet l =>
-                    mloop_fast_with short gas' (fuel - S k) (S (n + k))
-                      (MConf hp K1 [] (Ret (Const (heap_lookup hp l))))
-                | OpPut l =>
-                    match V with
-                    | Const c =>
-                        mloop_fast_with short gas' (fuel - S k) (S (n + k))
-                          (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
-                    | _ => mfallback fuel n hp K1 ρ P0
-                    end
-                | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
-                end
-              else short fuel n hp K1 ρ P0
-          | None => mfallback fuel n hp K1 ρ P0
-          end
-      | RevHandle M R H =>
-          match meval fuel ρ M with
-          | Some (V, k) =>
-              if Nat.ltb k fuel then
-                match V with
-                | Tuple Vs =>
-                    match infer_tm [] V with
-                    | Some (TProd Bs) =>
-                        match (if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
-                               else None) with
-                        | Some (hp', vs, n') =>
-                            mloop_fast_with short gas' (fuel - S k - (n' - S (n + k))) n'
-                              (MConf hp' K1 [] (Ret (Tuple vs)))
-                        | None =>
-                            match rh_fn (fuel - k) H Bs Vs R with
-                            | RHOk R' =>
-                                mloop_fast_with short gas' (fuel - S k) (S (n + k)) (MConf hp K1 [] R')
-                            | _ => mfallback fuel n hp K1 ρ P0
-                            end
-                        end
-                    | _ => mfallback fuel n hp K1 ρ P0
-                    end
-                | _ => mfallback fuel n hp K1 ρ P0
-                end
-              else short fuel n hp K1 ρ P0
-          | None => mfallback fuel n hp K1 ρ P0
-          end
-      | CLet _ _ => mfallback fuel n hp K1 ρ P0
-      end
-  end.
+(** The hook of the fast machine: the tape, on a body of its shape. *)
+Definition fast_hook : mhook := fun fuel k n hp H Bs Vs R =>
+  if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+  else None.
+
+Definition mloop_fast_with (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result)
+    : nat -> nat -> nat -> mconf -> run_result :=
+  mloop_hook fast_hook short.
 
 (** The machine of [rh-eval] with a user's fuel: finishes with [run]
     when a term needs the fuel left. *)
 Definition run_fast (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_fast_with mfallback (S fuel) fuel n (MConf hp [] [] P).
 
-(** What [short] must answer: [run]'s answer up to [rel], whenever the
-    term [M] in evaluation position takes at least the fuel left. *)
-Definition short_ok (rel : run_result -> run_result -> Prop)
-    (short : nat -> nat -> heap -> list mframe -> list tm -> cmd -> run_result) : Prop :=
-  forall fuel n hp K ρ F M V k,
-    env_ok ρ -> meval fuel ρ M = Some (V, k) -> fuel <= k ->
-    rel (short fuel n hp K ρ (plug_t F M)) (run fuel n hp (assemble K ρ (plug_t F M))).
+(** The tape answers only what [run] computes.
 
-(** Informal proof: by induction on the gas, as [mloop_correct], the
-    state standing for [assemble K ρ P].  The one new case: the tape
-    answers [(hp', vs, n')]; by [tape_correct] (with the identity
-    substitution) [rh_fn] succeeds with some [R'] and [run] on [R'] ends
-    with [⌊<vs>⌋], [hp'] and [n'] steps; [run] on the whole command steps
-    to [F^c[R']] ([step_conf_fn_rev]) and goes through [R]'s run
-    ([run_fill_c_done]) to [F^c[⌊<vs>⌋]] with the fuel left, which is the
-    state the machine continues from. *)
+    Informal proof: by [tape_correct] (with the identity substitution)
+    [rh_fn] succeeds with some [R'] and [run] on [R'] ends with
+    [⌊<vs>⌋], [hp'] and [n'] steps; in a context, [run] goes through
+    [R']'s run ([run_fill_c_done]) to the context around [⌊<vs>⌋] with
+    the fuel left. *)
+Lemma fast_hook_ok : hook_ok fast_hook.
+Proof.
+  intros fuel k n hp H Bs Vs R hp' vs n' Hlt Ht. unfold fast_hook in Ht.
+  destruct (chain_shape R); [|discriminate].
+  rewrite <- (map_id Vs) in Ht.
+  rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
+  destruct (tape_correct _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
+  rewrite subst_cmd_id in Hrun.
+  exists R'. split; [exact Hrh|]. intros K. exact (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
+Qed.
+
+(** The fast machine agrees with [run] as the machine does
+    ([mloop_hook_agrees] with [fast_hook_ok]). *)
 Lemma mloop_fast_agrees (rel : run_result -> run_result -> Prop) short gas fuel n hp K ρ P :
   (forall r, rel r r) -> short_ok rel short ->
   env_ok ρ -> stack_ok K ->
   rel (mloop_fast_with short gas fuel n (MConf hp K ρ P)) (run fuel n hp (assemble K ρ P)).
-Proof.
-  intros Hrefl Hshort. revert fuel n hp K ρ P.
-  induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK; [apply Hrefl|].
-  cbn [mloop_fast_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
-  destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [-> HK1]. clear Hd K HK.
-  unfold mfallback.
-  destruct P0 as [M|o M|P1 Q|M R H]; [| |apply Hrefl|];
-    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|apply Hrefl]);
-    destruct (meval_sound _ _ _ _ _ Hρ Hev) as [Hs HV];
-    (destruct (Nat.ltb_spec k fuel) as [Hlt|Hge];
-      [|first [ apply (Hshort _ _ _ _ _ TRet _ _ _ Hρ Hev Hge)
-              | apply (Hshort _ _ _ _ _ (TOp o) _ _ _ Hρ Hev Hge)
-              | apply (Hshort _ _ _ _ _ (TRev R H) _ _ _ Hρ Hev Hge) ]]).
-  - (* ⌊M⌋ *)
-    change (assemble K1 ρ (Ret M)) with (assemble K1 ρ (plug_t TRet M)).
-    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
-    replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
-    destruct K1 as [|[Q ρ'] K2].
-    + simpl. rewrite (step_conf_fn_ret_done _ _ _ HV). apply Hrefl.
-    + rewrite map_cons, (step_conf_fn_ret_let _ _ _ _ _ HV).
-      inversion HK1 as [|? ? Hρ' HK2]; subst.
-      specialize (IH (fuel - S k) (S (n + k)) hp K2 (V :: ρ') Q
-                    ltac:(constructor; [exact HV|exact Hρ']) HK2).
-      unfold assemble, close_frame in IH |- *. cbn [fst snd] in *. rewrite subst_cmd_cons.
-      exact IH.
-  - (* Op(M) *)
-    change (assemble K1 ρ (Op o M)) with (assemble K1 ρ (plug_t (TOp o) M)).
-    rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
-    replace (fuel - k) with (S (fuel - S k)) by lia. cbn [run]. unfold fill_t, plug_t.
-    rewrite (step_conf_fn_op _ _ _ _ _ HV).
-    destruct o as [o|l|l].
-    + apply Hrefl.
-    + apply IH; [apply Forall_nil|exact HK1].
-    + destruct V; try apply Hrefl. apply IH; [apply Forall_nil|exact HK1].
-  - (* rev handle(M) *)
-    change (assemble K1 ρ (RevHandle M R H)) with (assemble K1 ρ (plug_t (TRev R H) M)).
-    destruct V as [| | | |Vs| | |]; try apply Hrefl.
-    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|] eqn:HA; try apply Hrefl.
-    destruct (if chain_shape R then tape (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
-              else None) as [[[hp' vs] n']|] eqn:Ht.
-    + (* the tape *)
-      destruct (chain_shape R); [|discriminate].
-      rewrite <- (map_id Vs) in Ht.
-      rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
-      destruct (tape_correct _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
-      rewrite subst_cmd_id in Hrun.
-      rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
-      replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
-      rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
-      rewrite (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
-      specialize (IH (fuel - S k - (n' - S (n + k))) n' hp' K1 [] (Ret (Tuple vs))
-                    (Forall_nil _) HK1).
-      unfold assemble in IH. rewrite subst_cmd_nil in IH. exact IH.
-    + destruct (rh_fn (fuel - k) H Bs Vs R) as [R'| |] eqn:Hrh; try apply Hrefl.
-      rewrite <- assemble_term, (run_tstar _ _ _ _ _ _ _ _ Hs) by lia.
-      replace (fuel - k) with (S (fuel - S k)) in * by lia. cbn [run]. unfold fill_t, plug_t.
-      rewrite (step_conf_fn_rev _ _ _ _ _ _ _ _ HV HA Hrh).
-      specialize (IH (fuel - S k) (S (n + k)) hp K1 [] R' (Forall_nil _) HK1).
-      unfold assemble in IH. rewrite subst_cmd_nil in IH. exact IH.
-Qed.
-
-Lemma short_ok_mfallback : short_ok eq mfallback.
-Proof. intros fuel n hp K ρ F M V k _ _ _. reflexivity. Qed.
+Proof. intros Hrefl Hshort. apply mloop_hook_agrees; [exact Hrefl|exact fast_hook_ok|exact Hshort]. Qed.
 
 (** The fast machine computes exactly what [run] computes. *)
 Theorem run_fast_correct fuel n hp P : run_fast fuel n hp P = run fuel n hp P.
@@ -215,10 +98,7 @@ Qed.
 Definition agree (r1 r2 : run_result) : Prop := r1 = r2 \/ (out_of_fuel r1 /\ out_of_fuel r2).
 
 Lemma short_ok_nf : short_ok agree out_of_fuel_now.
-Proof.
-  intros fuel n hp K ρ F M V k Hρ Hev Hle. right. split; [exact I|].
-  exact (fallback_out_of_fuel _ _ _ _ _ F _ _ _ Hρ Hev Hle).
-Qed.
+Proof. exact short_ok_out_of_fuel_now. Qed.
 
 Definition run_fast_nf (fuel : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_fast_with out_of_fuel_now (S fuel) fuel 0 (MConf hp [] [] P).

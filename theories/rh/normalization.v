@@ -220,6 +220,23 @@ Proof.
 Qed.
 
 (** [tdec M' M]: [M'] is smaller than [M] in the measure of terms. *)
+(** The lexicographic part of [tdec] and [cdec] below survives adding
+    the same counts [c] and the same number [k] on both sides, as a frame
+    or a context does. *)
+Lemma lex_shift (cnt cnt' cntF cntF' : nat -> nat) (o o' oF oF' : nat) (c : nat -> nat) k :
+  (forall e, cntF e = c e + cnt e) -> (forall e, cntF' e = c e + cnt' e) ->
+  oF = k + o -> oF' = k + o' ->
+  ((exists e, cnt' e < cnt e /\ forall e', e < e' -> cnt' e' <= cnt e') \/
+   ((forall e, cnt' e = cnt e) /\ o' < o)) ->
+  ((exists e, cntF' e < cntF e /\ forall e', e < e' -> cntF' e' <= cntF e') \/
+   ((forall e, cntF' e = cntF e) /\ oF' < oF)).
+Proof.
+  intros Hr Hr' Ho Ho' [[e [He Habove]]|[Heq Hop]].
+  - left. exists e. rewrite Hr, Hr'. split; [lia|].
+    intros e' He'. rewrite Hr, Hr'. specialize (Habove e' He'). lia.
+  - right. split; [intros e; rewrite Hr, Hr', Heq; reflexivity|lia].
+Qed.
+
 Definition tdec (M' M : tm) : Prop :=
   rd_depth M' <= rd_depth M /\
   ((exists e, rdcnt e M' < rdcnt e M /\ forall e', e < e' -> rdcnt e' M' <= rdcnt e' M) \/
@@ -230,10 +247,7 @@ Proof.
   intros [Hd Hc]. destruct (fill_frame_measures F) as [c [k Hck]].
   destruct (Hck M) as [Hr Ho]. destruct (Hck M') as [Hr' Ho'].
   split; [apply rd_depth_fill_frame_mono; exact Hd|].
-  destruct Hc as [[e [He Habove]]|[Heq Hop]].
-  - left. exists e. rewrite Hr, Hr'. split; [lia|].
-    intros e' He'. rewrite Hr, Hr'. specialize (Habove e' He'). lia.
-  - right. split; [intros e; rewrite Hr, Hr', Heq; reflexivity|lia].
+  exact (lex_shift _ _ _ _ _ _ _ _ c k Hr Hr' Ho Ho' Hc).
 Qed.
 
 Lemma tdec_ectx K M M' : tdec M' M -> tdec (fill_ectx K M') (fill_ectx K M).
@@ -372,10 +386,7 @@ Proof.
   intros [Hd Hc]. destruct (fill_c_measures K) as [c [k [d Hck]]].
   destruct (Hck P) as [Hr [Ho Hs]]. destruct (Hck P') as [Hr' [Ho' Hs']].
   split; [rewrite Hs, Hs'; lia|].
-  destruct Hc as [[e [He Habove]]|[Heq Hop]].
-  - left. exists e. rewrite Hr, Hr'. split; [lia|].
-    intros e' He'. rewrite Hr, Hr'. specialize (Habove e' He'). lia.
-  - right. split; [intros e; rewrite Hr, Hr', Heq; reflexivity|lia].
+  exact (lex_shift _ _ _ _ _ _ _ _ c k Hr Hr' Ho Ho' Hc).
 Qed.
 
 Lemma cdec_plug_t F M M' : tdec M' M -> cdec (plug_t F M') (plug_t F M).

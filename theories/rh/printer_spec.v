@@ -328,19 +328,8 @@ Proof.
     + exact (Hdis x Hx (or_intror Hin)).
 Qed.
 
-(** Invert a chain of [do] that answered [Ok] ([ok_inv] of frontend.v). *)
-Ltac print_inv :=
-  repeat match goal with
-  | H : rbind ?r _ = Ok _ |- _ =>
-      let E := fresh "E" in destruct r eqn:E; simpl in H; [|discriminate H]
-  | H : Err _ = Ok _ |- _ => discriminate H
-  | H : too_deep _ = Ok _ |- _ => discriminate H
-  | H : syntax_err _ _ _ = Ok _ |- _ => discriminate H
-  | H : fail _ _ = Ok _ |- _ => discriminate H
-  | H : Ok _ = Ok _ |- _ => injection H; clear H; intros; subst
-  | H : (if ?b then _ else _) = Ok _ |- _ => let E := fresh "E" in destruct b eqn:E
-  | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
-  end.
+(** [reader_spec.v]'s [spec_inv]. *)
+Ltac print_inv := spec_inv.
 
 Lemma op_decl_readable s od : op_decl io s = Ok od ->
   @ty_printable Vec (fst (snd od)) /\ @ty_fuel Vec (fst (snd od)) <= max_depth /\

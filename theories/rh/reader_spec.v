@@ -26,17 +26,9 @@
 From Coq Require Import String Ascii.
 From RevHandlers Require Import prelude signature syntax typecheck instance frontend.
 
-Section reader_spec.
-Context {Vec : Type} (vo : vec_ops Vec) (io : reader_io Vec).
-#[local] Instance reader_spec_sorts : sorts := exec_sorts Vec.
-
-Hypothesis io_nat_num : forall n, io_nat io (io_num io n) = Some n.
-Hypothesis io_num_inj : forall n m, io_num io n = io_num io m -> n = m.
-Hypothesis io_floats_atoms : forall v, io_floats io (io_atoms io v) = v.
-
-Local Open Scope string_scope.
-
-(** Invert a chain of [do] that answered [Ok] ([ok_inv] of frontend.v). *)
+(** Invert a chain of [do] that answered [Ok] ([ok_inv] of frontend.v,
+    whose section it cannot leave).  Outside any section, so that
+    printer_spec.v uses it too. *)
 Ltac spec_inv :=
   repeat match goal with
   | H : rbind ?r _ = Ok _ |- _ =>
@@ -49,6 +41,16 @@ Ltac spec_inv :=
   | H : (if ?b then _ else _) = Ok _ |- _ => let E := fresh "E" in destruct b eqn:E
   | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
   end.
+
+Section reader_spec.
+Context {Vec : Type} (vo : vec_ops Vec) (io : reader_io Vec).
+#[local] Instance reader_spec_sorts : sorts := exec_sorts Vec.
+
+Hypothesis io_nat_num : forall n, io_nat io (io_num io n) = Some n.
+Hypothesis io_num_inj : forall n m, io_num io n = io_num io m -> n = m.
+Hypothesis io_floats_atoms : forall v, io_floats io (io_atoms io v) = v.
+
+Local Open Scope string_scope.
 
 Lemma nat_of_atom n : n <= max_nat -> nat_of io (atom_n io n) = Ok n.
 Proof.

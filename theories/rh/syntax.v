@@ -138,6 +138,19 @@ Lemma depth_clauses_cons o D Qf Qb rest :
   Nat.max (Nat.max (depth Qf) (depth Qb)) (depth_clauses rest).
 Proof. reflexivity. Qed.
 
+(** ** Scopes: [scoped_tm n M] when every free variable of [M] is below
+    [n] (the reader's scopes, frontend.v; [tape.v]'s [tm_closed]). *)
+Fixpoint scoped_tm (n : nat) (M : tm) : bool :=
+  match M with
+  | Var i => Nat.ltb i n
+  | Const _ => true
+  | App _ N | Proj _ N => scoped_tm n N
+  | Add M1 M2 => scoped_tm n M1 && scoped_tm n M2
+  | Tuple Ms => forallb (scoped_tm n) Ms
+  | Let N1 N2 => scoped_tm n N1 && scoped_tm (S n) N2
+  | Rd N1 N2 L => scoped_tm n N1 && scoped_tm (S n) N2 && scoped_tm n L
+  end.
+
 End syntax.
 
 Ltac simpl_depth :=

@@ -50,17 +50,7 @@ Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (σ τ : nat -> tm).
 
 (** ** Closed terms and commands: every free variable below [k] *)
-Fixpoint tm_closed (k : nat) (M : tm) : bool :=
-  match M with
-  | Var x => Nat.ltb x k
-  | Const _ => true
-  | App _ N | Proj _ N => tm_closed k N
-  | Add M1 M2 => tm_closed k M1 && tm_closed k M2
-  | Tuple Ms => (fix go (l : list tm) : bool :=
-                   match l with [] => true | M' :: l' => tm_closed k M' && go l' end) Ms
-  | Let N1 N2 => tm_closed k N1 && tm_closed (S k) N2
-  | Rd N1 N2 L => tm_closed k N1 && tm_closed (S k) N2 && tm_closed k L
-  end.
+Definition tm_closed (k : nat) (M : tm) : bool := scoped_tm k M.
 
 (** Substitution never enters a [rev handle] body or its handler. *)
 Fixpoint cmd_closed (k : nat) (P : cmd) : bool :=
@@ -76,14 +66,15 @@ Proof. intros Hx [|x] Hlt; simpl; [reflexivity|]. rewrite Hx by lia. reflexivity
 Lemma subst_tm_closed k M σ τ :
   tm_closed k M = true -> (forall x, x < k -> σ x = τ x) -> subst_tm σ M = subst_tm τ M.
 Proof.
-  revert k σ τ. tm_induction M; intros k σ τ Hc Hx; cbn [tm_closed subst_tm] in *;
+  unfold tm_closed. revert k σ τ. tm_induction M; intros k σ τ Hc Hx; cbn [scoped_tm subst_tm] in *;
     rewrite ?Bool.andb_true_iff in Hc.
   - apply Hx. apply Nat.ltb_lt. exact Hc.
   - reflexivity.
   - f_equal. eapply IH; eassumption.
   - destruct Hc as [H1 H2]. f_equal; [eapply IH1|eapply IH2]; eassumption.
   - f_equal. induction Ms as [|M' Ms' IHl]; [reflexivity|].
-    rewrite Bool.andb_true_iff in Hc. destruct Hc as [H1 H2]. inversion IH as [|? ? IHM IHMs]; subst.
+    cbn [forallb] in Hc. rewrite Bool.andb_true_iff in Hc. destruct Hc as [H1 H2].
+    inversion IH as [|? ? IHM IHMs]; subst.
     cbn [map]. f_equal; [eapply IHM; eassumption|]. apply IHl; assumption.
   - f_equal. eapply IH; eassumption.
   - destruct Hc as [H1 H2]. f_equal; [eapply IHM; eassumption|].

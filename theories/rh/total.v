@@ -156,32 +156,22 @@ Proof.
   unfold mfallback. rewrite <- assemble_term. exact (tstar_out_of_fuel _ _ _ _ _ _ _ _ Hs Hle).
 Qed.
 
+(** [out_of_fuel_now] answers [run]'s answer or, as [run], "out of fuel". *)
+Lemma short_ok_out_of_fuel_now :
+  short_ok (fun r1 r2 => r1 = r2 \/ (out_of_fuel r1 /\ out_of_fuel r2)) out_of_fuel_now.
+Proof.
+  intros fuel n hp K ρ F M V k Hρ Hev Hle. right. split; [exact I|].
+  exact (fallback_out_of_fuel _ _ _ _ _ F _ _ _ Hρ Hev Hle).
+Qed.
+
 Lemma mloop_nf_spec gas fuel n hp K ρ P :
   env_ok ρ -> stack_ok K ->
   mloop_nf gas fuel n (MConf hp K ρ P) = mloop gas fuel n (MConf hp K ρ P) \/
   (out_of_fuel (mloop_nf gas fuel n (MConf hp K ρ P)) /\ out_of_fuel (mloop gas fuel n (MConf hp K ρ P))).
 Proof.
-  revert fuel n hp K ρ P. induction gas as [|gas IH]; intros fuel n hp K ρ P Hρ HK;
-    [left; reflexivity|].
-  cbn [mloop_with]. destruct (descend K ρ P) as [K1 P0] eqn:Hd.
-  destruct (descend_spec _ _ _ _ _ Hd Hρ HK) as [_ HK1].
-  destruct P0 as [M|o M|P1 Q|M R H]; [| |left; reflexivity|];
-    (destruct (meval fuel ρ M) as [[V k]|] eqn:Hev; [|left; reflexivity]);
-    destruct (meval_sound _ _ _ _ _ Hρ Hev) as [_ HV];
-    (destruct (Nat.ltb_spec k fuel) as [Hlt|Hge];
-      [|right; split; [exact I|]]).
-  - destruct K1 as [|[Q ρ'] K2]; [left; reflexivity|].
-    inversion HK1 as [|? ? Hρ' HK2]; subst.
-    apply IH; [constructor; [exact HV|exact Hρ']|exact HK2].
-  - exact (fallback_out_of_fuel _ _ _ _ _ TRet _ _ _ Hρ Hev Hge).
-  - destruct o as [o|l|l]; [left; reflexivity|apply IH; [apply Forall_nil|exact HK1]|].
-    destruct V; try (left; reflexivity). apply IH; [apply Forall_nil|exact HK1].
-  - exact (fallback_out_of_fuel _ _ _ _ _ (TOp o) _ _ _ Hρ Hev Hge).
-  - destruct V as [| | | |Vs| | |]; try (left; reflexivity).
-    destruct (infer_tm [] (Tuple Vs)) as [[b|Bs]|]; try (left; reflexivity).
-    destruct (rh_fn (fuel - k) H Bs Vs R); try (left; reflexivity).
-    apply IH; [apply Forall_nil|exact HK1].
-  - exact (fallback_out_of_fuel _ _ _ _ _ (TRev R H) _ _ _ Hρ Hev Hge).
+  intros Hρ HK. rewrite mloop_correct by assumption.
+  exact (mloop_hook_agrees _ no_hook out_of_fuel_now gas fuel n hp K ρ P
+           (fun r => or_introl eq_refl) hook_ok_no_hook short_ok_out_of_fuel_now Hρ HK).
 Qed.
 
 Lemma run_machine_nf_spec fuel hp P :
