@@ -351,9 +351,10 @@ Qed.
 
 (** ** [rd_core] keeps the judgment, and [Ev] answers at every order *)
 
-Lemma rd_core_wd : rd_core_wd_step.
+(** [rd_core_wd_step] (core_dims.v), stated out. *)
+Lemma rd_core_wd P : wd_prog P -> wd_prog (rd_core P) /\ out_dims (rd_core P) = cp_dims P.
 Proof.
-  intros P HP. destruct (rd_prog_wd P HP) as [Hwd Hout].
+  intros HP. destruct (rd_prog_wd P HP) as [Hwd Hout].
   destruct (prune_wd _ Hwd) as (Hwd' & _ & Hout'). unfold rd_core.
   split; [exact Hwd'|]. rewrite Hout'. exact Hout.
 Qed.
