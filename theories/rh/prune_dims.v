@@ -49,7 +49,7 @@ Proof.
   - apply IH. rewrite upd_length. exact Has.
 Qed.
 
-(** Marks below every argument are the only ones set. *)
+(** [set_all] sets the arguments' marks and no other. *)
 Lemma set_all_other args : forall live i,
   Forall (fun a => a <> i) args -> nth i (set_all args live) false = nth i live false.
 Proof.
@@ -289,6 +289,14 @@ Qed.
 
 (** [prune] of a judged program is judged, with the same inputs and the
     same output lengths. *)
+(** Informal proof: the judgment says that every instruction reads
+    earlier variables, so the marks are closed under reading
+    ([mark_closed], through [desc_rev_seq]); the outputs are marked
+    ([set_all_set], [mark_mono]); the new indices are [seq 0 nin] then
+    [idxs] ([fold_idxs]), which step by one after each marked variable;
+    so [prune_body_ok] applies from the inputs, where every index is
+    kept, and gives the judgment of the pruned body and, at every
+    output's new index, the output's length. *)
 Lemma prune_wd P :
   wd_prog P -> wd_prog (prune P) /\ cp_dims (prune P) = cp_dims P /\ out_dims (prune P) = out_dims P.
 Proof.
