@@ -143,7 +143,9 @@ module Driver (V : VECTORS) = struct
   (* --check and (check-program PROGRAM): the checker of never_stuck.v
      (check_program), which accepts exactly the programs
      check_program_never_stuck speaks of: well typed, constants at their
-     lengths, within the rd order Ev defines, no operation left unhandled.
+     lengths, function symbols with parameters that make sense (rd nested
+     at any depth: Ev is total at every order, exec_ev_total_all), no
+     operation left unhandled.
      The request (check PROGRAM) answers the type alone, (effects PROGRAM)
      the unhandled operations. *)
   let check_program_line p =
@@ -151,10 +153,9 @@ module Driver (V : VECTORS) = struct
     | C.Ok t -> to_line (list "ok" [ list "type" [ C.prog_ty_sexp io t ] ])
     | C.Err (C.PTypeError e) -> let rule, msg = C.prog_type_error io p e in bad ~rule "type" msg
     | C.Err C.PConstLength -> bad "shape" "a constant's vector does not have the length its type declares"
-    | C.Err C.PRdOrder ->
-        bad "rd-order" "a function symbol would be differentiated beyond rd^2, where Ev is proved total: rd^k[f] inside \
-                        d rd bodies and rev handle bodies needs k + d <= 2 (order_ok, theories/rh/never_stuck.v); \
-                        it may run (higher orders are computed by the core, rdcore.v), but --check promises only that"
+    | C.Err C.PPrimParams ->
+        bad "shape" "impossible parameters for a function symbol (conv1d needs 0 < m <= n; maxpool and upscale need \
+                     m > 0)"
     | C.Err (C.PUnhandled os) -> (
         let names = List.fold_left (fun acc o -> let n = C.prog_op_name p o in
                                       if List.mem n acc then acc else acc @ [ n ]) [] os in

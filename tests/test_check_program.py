@@ -4,8 +4,9 @@ the request ``(check-program P)``, and by ``revhandlers check``, against
 its Python mirror ``typecheck.check_whole_program``.
 
 It accepts exactly the programs ``check_program_never_stuck`` speaks of:
-typed, constants at their lengths, within the ``rd`` order ``Ev`` is
-defined at, no operation that no handler covers.  The expected verdicts of
+typed, constants at their lengths, function symbols with parameters that
+make sense, no operation that no handler covers; ``rd`` nested at any
+depth (``Ev`` is total at every order, ``exec_ev_total_all``).  The expected verdicts of
 the programs written here are read off them by hand; on generated programs
 the verified checker and the mirror must agree (accept or refuse, and the
 kind)."""
@@ -43,19 +44,18 @@ def rd(body: str, var: str, point: str = ONE) -> str:
 # (program, verdict: "ok" or the kind, words the message must contain), by hand
 CASES = [
     ("(program (main (ret (app (swish 1) (const 1.0)))))", "ok", []),
-    # swish[1] inside two rd bodies: rd^2, the highest order Ev is proved total at
+    # swish[1] inside two rd bodies: rd^2
     ("(program (main (ret " + rd(rd("(app (swish 1) y)", "y", "x"), "x") + ")))", "ok", []),
-    # inside three: rd^3
-    ("(program (main (ret " + rd(rd(rd("(app (swish 1) z)", "z", "y"), "y", "x"), "x") + ")))", "rd-order",
-     ["rd^2", "proved total", "rdcore.v"]),
+    # inside three: rd^3, and four: rd^4 (refused with rd-order while Ev was proved total only to rd^2)
+    ("(program (main (ret " + rd(rd(rd("(app (swish 1) z)", "z", "y"), "y", "x"), "x") + ")))", "ok", []),
+    ("(program (main (ret " + rd(rd(rd(rd("(app (swish 1) w)", "w", "z"), "z", "y"), "y", "x"), "x") + ")))", "ok", []),
     # rd^2[swish] inside one rd body
-    ("(program (main (ret " + rd("(proj 0 (app (rd (rd (swish 1))) (tuple (tuple x (const 1.0)) (const 1.0))))", "x") + ")))", "rd-order", []),
-    # rd^2[swish] outside: within the order
+    ("(program (main (ret " + rd("(proj 0 (app (rd (rd (swish 1))) (tuple (tuple x (const 1.0)) (const 1.0))))", "x") + ")))", "ok", []),
     ("(program (main (ret (proj 0 (app (rd (rd (swish 1))) (tuple (tuple (const 1.0) (const 1.0))"
      " (const 1.0)))))))", "ok", []),
-    # a rev handle's body counts as a level, its argument and its handler do not
+    # a rev handle's body around two rd bodies: rd^3
     ("(program (main (revhandle (tuple (const 1.0)) (x) (ret (tuple " + rd(rd("(app (swish 1) b)", "b", "a"), "a", "x")
-     + ")) (handler (return r (ret r))))))", "rd-order", []),
+     + ")) (handler (return r (ret r))))))", "ok", []),
     ("(program (main (revhandle (tuple " + rd(rd("(app (swish 1) b)", "b", "a"), "a") + ") (x) (ret (tuple x))"
      " (handler (return r (ret (tuple " + rd(rd("(app (swish 1) d)", "d", "c"), "c", "(proj 0 r)")
      + ")))))))", "ok", []),
@@ -68,9 +68,11 @@ CASES = [
     # the type comes first: an ill-typed program with an unhandled operation is a type error
     ("(program (ops (P (real 1) (real 1))) (main (op P (const 1.0 2.0))))", "type", ["typed_cmd_op"]),
     ("(program (main (ret (app (swish 2) (const 1.0)))))", "type", ["typed_tm_app"]),
-    # the rd order comes before the effects
+    # rd three deep does not hide an unhandled operation
     ("(program (ops (P (real 1) (real 1))) (main (let u (op P (const 1.0)) (ret "
-     + rd(rd(rd("(app (swish 1) z)", "z", "y"), "y", "x"), "x", "u") + "))))", "rd-order", []),
+     + rd(rd(rd("(app (swish 1) z)", "z", "y"), "y", "x"), "x", "u") + "))))", "effect", ["P"]),
+    # impossible parameters: refused by the reader, before the checker
+    ("(program (main (ret (app (maxpool 1 1 0) (const 1.0)))))", "shape", ["impossible parameters"]),
 ]
 
 
@@ -116,7 +118,8 @@ def test_revhandlers_check(tmp_path, capsys, text, verdict, words):
 
 
 def test_each_name_once_in_order():
-    code, line = rh_eval_check(CASES[8][0].replace("(op Qbar u)", "(let w (op Qbar u) (op Pfoo w))"))
+    text = next(t for t, _, words in CASES if words == ["Pfoo", "Qbar"])
+    code, line = rh_eval_check(text.replace("(op Qbar u)", "(let w (op Qbar u) (op Pfoo w))"))
     assert code == 2 and "operations Pfoo, Qbar are handled by no enclosing handler" in line, line
 
 
@@ -158,4 +161,55 @@ def test_generated_programs_agree():
                 seen[verified] += 1
     finally:
         ev.close()
-    assert {"ok", "rd-order", "effect"} <= seen.keys(), seen
+    assert {"ok", "effect"} <= seen.keys(), seen
+
+
+def _swish3(x: float) -> float:
+    """The third derivative of swish at ``x``, from sympy's symbolic
+    derivative of ``t·σ(t)``: independent of the evaluator and of the
+    core's ``efun_d``."""
+    import sympy as sp
+    t = sp.symbols("t")
+    return float(sp.diff(t / (1 + sp.exp(-t)), t, 3).subs(t, sp.Rational(str(x))).evalf(30))
+
+
+def test_three_nested_rds_are_accepted_and_run(tmp_path):
+    """``c1.rd(x. c2.rd(y. c3.rd(z. swish(z))(y))(x))(p)`` is
+    ``c1·c2·c3·swish'''(p)``: both checkers accept it (a run applies
+    ``Ev(rd³[swish])``, beyond the former ``rd ≤ 2``) and ``rh-eval``
+    answers it, compared with sympy's third derivative."""
+    c1, c2, c3, p = 2.0, 0.5, 3.0, 0.7
+    text = (f"(program (main (ret (rd (const {c1}) x (rd (const {c2}) y (rd (const {c3}) z (app (swish 1) z) y) x)"
+            f" (const {p})))))")
+    code, line = rh_eval_check(text)
+    assert (code, line) == (0, "(ok (type (real 1)))"), line
+    f = tmp_path / "rd3.sexp"
+    f.write_text(text)
+    assert mirror(load(str(f))) == "ok"
+    want = c1 * c2 * c3 * _swish3(p)
+    out = subprocess.run([str(rh_eval_path())], input=text, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout
+    got = float(out.stdout.split("(value (const ", 1)[1].split(")", 1)[0])
+    assert got == pytest.approx(want, rel=1e-12), (got, want)
+
+
+def test_three_nested_rds_on_a_vector_run(tmp_path, capsys):
+    """The same with ``swish`` on 5 entries, through ``revhandlers check``
+    and ``revhandlers run`` (both engines, printed to six digits):
+    entrywise ``swish'''``."""
+    xs = [-2.0, -0.5, 0.0, 0.7, 3.0]
+    n = len(xs)
+    ones = " ".join(["1.0"] * n)
+    point = " ".join(str(x) for x in xs)
+    text = (f"(program (main (ret (rd (const {ones}) x (rd (const {ones}) y (rd (const {ones}) z"
+            f" (app (swish {n}) z) y) x) (const {point})))))")
+    f = tmp_path / "rd3.sexp"
+    f.write_text(text)
+    assert cli_main(["check", str(f)], out=io.StringIO()) == 0, capsys.readouterr().err
+    want = [_swish3(x) for x in xs]
+    for engine in ("verified", "reference"):
+        buf = io.StringIO()
+        assert cli_main(["run", str(f), "--engine", engine], out=buf) == 0, capsys.readouterr().err
+        got = [float(w) for w in buf.getvalue().split("[", 1)[1].split("]", 1)[0].replace(",", " ").split()]
+        # ``run`` prints six significant digits
+        assert got == pytest.approx(want, rel=1e-5, abs=1e-6), (engine, got, want)

@@ -25,11 +25,9 @@ Pos = Sequence[int]
 
 # "fmt": revhandlers fmt cannot print a file without losing some of it (comments, parameters)
 # "effect": `check` of a program that performs an operation no enclosing handler covers (effects.v)
-# "rd-order": `check` of a program with a function symbol a run may differentiate beyond the rd order Ev
-#   defines (theories/rh/never_stuck.v, order_ok)
 # "ill-formed": a pullback's body outside the terms the paper's theorems speak of (theories/pullback/wf.v)
 BAD_INPUT_KINDS = {"parse", "syntax", "unbound", "shape", "number", "too-deep", "too-large", "type", "io", "fmt",
-                   "effect", "rd-order", "ill-formed"}
+                   "effect", "ill-formed"}
 # "timeout": a driver's --timeout, or the Python wrapper's (VerifiedEvaluator(timeout=...))
 RUNTIME_KINDS = {"ev-undefined", "unhandled-operation", "out-of-fuel", "internal", "out-of-memory", "timeout"}
 

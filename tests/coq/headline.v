@@ -268,6 +268,22 @@ Print Assumptions exec_ev_total.
 Check @eval_prim_rd3_core.
 Print Assumptions eval_prim_rd3_core.
 
+(* Ev total on shapes at every order (prune_dims.v): prune keeps the
+   dimension judgment of core_dims.v and the output lengths, so rd_core
+   does (rd_prog_wd) and Ev of rd^k[p] answers, for every primitive p and
+   every k, on every closed value of its domain whose constants have their
+   declared lengths, for any vector model with vec_shapes and for the list
+   model. *)
+From RevHandlers Require Import core_dims prune_dims.
+Check @prune_wd.
+Print Assumptions prune_wd.
+Check @rd_core_wd.
+Print Assumptions rd_core_wd.
+Check @exec_ev_total_all.
+Print Assumptions exec_ev_total_all.
+Check @exec_ev_total_all_list.
+Print Assumptions exec_ev_total_all_list.
+
 (* Shapes (shapes.v): vec_shapes says that every vector operation returns
    the length the primitive's type gives; the list model the extraction is
    tested against has it.  With it, Ev returns constants at their declared
@@ -279,10 +295,10 @@ Check @exec_ev_fits.
 Print Assumptions exec_ev_fits.
 
 (* Never stuck (never_stuck.v): every step keeps the constants at their
-   declared lengths (program and heap) and every function symbol within
-   the rd order the instance defines (rd^k[p], k <= 2, counting the rd and
-   rev handle bodies around it); check_program decides typing, lengths,
-   order and unhandled operations; so a closed program the checker accepts
+   declared lengths (program and heap) and every function symbol with
+   parameters that make sense (prim_ok; rd nested at any depth, Ev being
+   total at every order); check_program decides typing, lengths, the
+   symbols' parameters and unhandled operations; so a closed program the checker accepts
    never gets stuck: every reachable configuration is a value or steps,
    run answers a value from some fuel on (never a stuck form at any fuel),
    and so do the machine and the total evaluator; also for a program read

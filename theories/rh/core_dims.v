@@ -26,11 +26,14 @@
       [finals_ok]); the renumbered forward copy keeps the lengths
       ([fwd_ok], [instrs_ok]).
 
-    Not proved yet (docs/decisions.md, "Ev total on shapes at every
-    order"): that [prune] keeps the judgment and the output lengths, the
-    last piece of [rd_core_wd_step] ([rd_core = prune ∘ rd_prog]), which
-    would give the judgment for [core_prog k p] at every [k] from
-    [prim_core_wd] and so [exec_ev_total_of_step] without hypothesis. *)
+    The last piece, that [prune] keeps the judgment and the output
+    lengths, is prune_dims.v's [prune_wd]; with [rd_prog_wd] it gives
+    [rd_core_wd_step] ([rd_core_wd], since [rd_core = prune ∘ rd_prog]),
+    so [core_prog k p] is judged at every [k] and [Ev] answers at every
+    order with no hypothesis ([exec_ev_total_all], prune_dims.v;
+    docs/decisions.md, "Ev total on shapes at every order").
+    [exec_ev_total_of_step] is kept, stated with the step as a
+    hypothesis. *)
 From RevHandlers Require Import prelude signature syntax typing rdcore instance shapes ev_total.
 
 (** ** The judgment *)

@@ -4,27 +4,32 @@
     covers, and [f(V)] with [Ev(f, V)] undefined.  [effects.v] excludes the
     first for a program whose [unhandled] set is empty.  This file excludes
     the second for the executable instance, where [Ev(rd^k[p], V)] is
-    defined exactly when [p]'s parameters make sense, [k ≤ 2] and the leaves
-    of [V] have the dimensions of [rd^k[p]]'s domain ([exec_ev_total],
-    ev_total.v).  Two invariants of a run give those premises:
+    defined, at every order [k], as soon as [p]'s parameters make sense and
+    the leaves of [V] have the dimensions of [rd^k[p]]'s domain
+    ([exec_ev_total_all], prune_dims.v).  Two invariants of a run give
+    those premises:
 
     - Constants keep their declared lengths.  A run makes constants with
       [czero], [cadd], [Ev] and the heap; with [vec_shapes] (shapes.v)
       each of them does.
-    - Every function symbol a run applies has [k ≤ 2].  The run creates
-      [rd^{k+1}[p]] from [rd^k[p]] when it rewrites an [rd] term (R-Fun) and
-      when [RH] puts a term of a [rev handle]'s body under an [rd] (RH-4).
-      So the order a symbol can reach is its own plus the number of [rd]
-      bodies and [rev handle] bodies around it: [tm_ok b M] says that every
-      symbol [f] of [M] may still be differentiated as many times as there
-      are [rd] bodies around it in [M], plus [b] ([fok b f]).  A program
-      with [cmd_ok 0 P] (decided before the run: [cmd_okb]) keeps it along
-      the run.
+    - Every function symbol a run applies has parameters that make sense
+      ([prim_ok]).  The run creates [rd^{k+1}[p]] from [rd^k[p]] when it
+      rewrites an [rd] term (R-Fun) and when [RH] puts a term of a
+      [rev handle]'s body under an [rd] (RH-4), keeping [p].  The invariant
+      is stated for any condition on the symbols that may depend on how
+      many more times a symbol may be differentiated: [tm_ok b M] says that
+      every symbol [f] of [M] may still be differentiated as many times as
+      there are [rd] bodies around it in [M], plus [b] ([fok b f]).  A
+      program with [cmd_ok 0 P] (decided before the run: [cmd_okb]) keeps
+      it along the run.  The instance's condition no longer depends on the
+      count: [Ev] is total at every order, so nesting [rd] at any depth is
+      accepted.
 
     Both are proved once, for any signature, with the properties of the
     constants and symbols they need as hypotheses ([step_conf_inv]), then
-    for the executable instance, where [fok b (k, p)] is
-    [k + b ≤ 2 ∧ prim_ok p] and the constants' property is [const_fits].
+    for the executable instance, where [fok b (k, p)] is [prim_ok p] (it
+    was [k + b ≤ 2 ∧ prim_ok p] while [Ev] was proved total only up to
+    [rd²]) and the constants' property is [const_fits].
 
     Headline: [never_stuck] (every reachable configuration of a closed,
     checked program is a value or steps), [run_never_stuck],
@@ -32,7 +37,7 @@
 From Coq Require Import String.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd cmd_ctx rh term_sem cmd_sem interp interp_facts progress machine normalization
-  complete instance total effects ev_total shapes typecheck frontend.
+  complete instance total effects ev_total shapes typecheck frontend prune_dims.
 
 (** ** The invariant, for any signature *)
 Section invariant.
@@ -481,9 +486,10 @@ Context (decls : list (ty * ty)) (locs : list nat).
 
 Implicit Types (M V : tm) (P : cmd) (hp : heap).
 
-(** [rd^k[p]] may be differentiated [b] more times within the [rd] order
-    the instance defines ([k + b ≤ 2]), and [p]'s parameters make sense. *)
-Definition exec_fok (b : nat) (f : nat * prim) : Prop := fst f + b <= 2 /\ prim_ok (snd f) = true.
+(** [rd^k[p]] may be differentiated [b] more times: [p]'s parameters
+    make sense.  [Ev] is total at every order ([exec_ev_total_all]), so
+    neither [k] nor [b] is bounded. *)
+Definition exec_fok (b : nat) (f : nat * prim) : Prop := prim_ok (snd f) = true.
 
 (** No condition on the function symbols: constants only. *)
 Definition no_fok (b : nat) (f : nat * prim) : Prop := True.
@@ -493,8 +499,9 @@ Definition no_fok (b : nat) (f : nat * prim) : Prop := True.
 Definition consts_fit_cmd (P : cmd) : Prop := cmd_ok (const_fits vo) no_fok 0 P.
 Definition heap_fits (hp : heap) : Prop := heap_cok (const_fits vo) hp.
 
-(** A closed program within the [rd] order of the instance, with its
-    constants at their declared lengths. *)
+(** A closed program whose function symbols have parameters that make
+    sense, with its constants at their declared lengths.  (The name is
+    kept from when it also bounded the [rd] order by 2.) *)
 Definition order_ok (P : cmd) : Prop := cmd_ok (const_fits vo) exec_fok 0 P.
 
 Lemma tm_ok_leaves cok fok b M : tm_ok cok fok b M -> Forall cok (@leaves Vec M).
@@ -556,7 +563,7 @@ with clauses_okb (fb : nat -> nat * prim -> bool) (b : nat) (cls : clauses) : bo
   | CCons _ _ Qf Qb rest => cmd_okb fb b Qf && cmd_okb fb b Qb && clauses_okb fb b rest
   end.
 
-Definition exec_fokb (b : nat) (f : nat * prim) : bool := Nat.leb (fst f + b) 2 && prim_ok (snd f).
+Definition exec_fokb (b : nat) (f : nat * prim) : bool := prim_ok (snd f).
 Definition no_fokb (b : nat) (f : nat * prim) : bool := true.
 
 Section reflect.
@@ -586,7 +593,7 @@ Qed.
 End reflect.
 
 Lemma exec_fokb_spec b f : exec_fokb b f = true <-> exec_fok b f.
-Proof. unfold exec_fokb, exec_fok. rewrite andb_true_iff, Nat.leb_le. tauto. Qed.
+Proof. unfold exec_fokb, exec_fok. tauto. Qed.
 
 Lemma no_fokb_spec b f : no_fokb b f = true <-> no_fok b f.
 Proof. unfold no_fokb, no_fok. tauto. Qed.
@@ -601,17 +608,18 @@ Proof. apply (proj1 (cmd_okb_spec _ _ no_fokb_spec)). Qed.
 Inductive program_error : Type :=
 | PTypeError (e : type_error)       (** [check_cmd] fails *)
 | PConstLength                      (** a constant's vector has not the length it declares *)
-| PRdOrder                          (** a function symbol would be differentiated beyond [rd²] *)
+| PPrimParams                       (** a function symbol's parameters make no sense ([prim_ok]) *)
 | PUnhandled (os : list op).        (** operations no handler covers *)
 
 (** The checker of a closed program: typed, constants at their lengths,
-    within the [rd] order, no unhandled operation. *)
+    function symbols with parameters that make sense, no unhandled
+    operation.  [rd] may be nested at any depth. *)
 Definition check_program (P : cmd) : result ty program_error :=
   match check_cmd [] P with
   | Err e => Err (PTypeError e)
   | Ok A =>
       if negb (cmd_okb no_fokb 0 P) then Err PConstLength
-      else if negb (cmd_okb exec_fokb 0 P) then Err PRdOrder
+      else if negb (cmd_okb exec_fokb 0 P) then Err PPrimParams
       else match unhandled P with [] => Ok A | os => Err (PUnhandled os) end
   end.
 
@@ -673,10 +681,10 @@ Lemma exec_cok_cadd c1 c2 :
 Proof. apply (cadd_fits vo HS). Qed.
 
 Lemma exec_fok_mono b f : exec_fok (S b) f -> exec_fok b f.
-Proof. unfold exec_fok. intros [? ?]. split; [lia|assumption]. Qed.
+Proof. unfold exec_fok. exact (fun H => H). Qed.
 
 Lemma exec_fok_rd b f : exec_fok (S b) f -> exec_fok b (rd f).
-Proof. unfold exec_fok. destruct f as [k p]. cbn. intros [? ?]. split; [lia|assumption]. Qed.
+Proof. unfold exec_fok. destruct f as [k p]. exact (fun H => H). Qed.
 
 (** Every step keeps the constants at their declared lengths, those of the
     command and those of the heap. *)
@@ -690,7 +698,7 @@ Proof.
   - intros f V V'. apply exec_ev_ok.
 Qed.
 
-(** And the [rd] order: every step keeps [order_ok]. *)
+(** And the symbols' parameters: every step keeps [order_ok]. *)
 Lemma exec_step_conf_order_ok hp P hp' P' A :
   typed_cmd [] P A -> order_ok P -> heap_fits hp -> step_conf hp P hp' P' ->
   order_ok P' /\ heap_fits hp'.
@@ -712,35 +720,37 @@ Proof.
            (fun f V V' => exec_ev_ok exec_fok f V V') (exec_evaluator_ok vo decls locs)).
 Qed.
 
-(** No configuration within the order is stuck on [Ev]. *)
+(** No configuration with [order_ok] is stuck on [Ev], whatever the
+    order of its symbols ([exec_ev_total_all]). *)
 Lemma order_ok_not_stuck_ev P A f V : typed_cmd [] P A -> order_ok P -> ~ stuck_ev P f V.
 Proof.
   intros HP Hok [K [F [M [-> [Ks [_ [-> [HV Hev]]]]]]]].
   apply cmd_ok_fill_t in Hok as [_ [_ HM]].
-  destruct (tm_ok_fill_ectx _ _ _ _ _ HM) as [HApp _]. cbn [tm_ok] in HApp. destruct HApp as [[Hk Hok] HVok].
+  destruct (tm_ok_fill_ectx _ _ _ _ _ HM) as [HApp _]. cbn [tm_ok] in HApp. destruct HApp as [Hok HVok].
   unfold fill_t in HP. apply fill_c_typed_inv in HP as [B [HB _]].
   destruct (plug_t_typed_inv _ _ _ _ HB) as [C [HMC _]].
   destruct (fill_ectx_typed _ _ _ _ HMC) as [D [HAppT _]].
   inversion HAppT as [| |? f' V' HVT| | | | |]; subst.
-  destruct f as [k p]. cbn in Hk, Hok.
-  destruct (exec_ev_total vo decls locs k p V ltac:(lia) Hok HV HVT) as [V' HV'].
+  destruct f as [k p]. cbn in Hok.
+  destruct (exec_ev_total_all vo HS decls locs k p V Hok HV HVT) as [V' HV'].
   { apply tm_ok_leaves in HVok. exact HVok. }
   change (exec_ev vo (k, p) V = None) in Hev. rewrite HV' in Hev. discriminate.
 Qed.
 
 (** ** Never stuck
 
-    A closed program the checker accepts — typed at some [A], within the
-    [rd] order of the instance with its constants at their declared
-    lengths ([order_ok]), with no operation that no handler covers
+    A closed program the checker accepts — typed at some [A], its
+    function symbols with parameters that make sense and its constants at
+    their declared lengths ([order_ok]; [rd] nested at any depth), with no
+    operation that no handler covers
     ([unhandled P = []]) — started with a heap that respects the locations'
     shapes and lengths, only reaches configurations that are a value or
     step. *)
 (** Informal proof: [effect_safety] says that every reachable
     configuration is typed, has no unhandled operation, and is a value,
     steps or is stuck on an undefined [Ev]; [exec_steps_conf_order_ok]
-    keeps [order_ok] along the steps, and a configuration within the order
-    is not stuck on [Ev] ([order_ok_not_stuck_ev], by [exec_ev_total]). *)
+    keeps [order_ok] along the steps, and a configuration with it is not
+    stuck on [Ev] ([order_ok_not_stuck_ev], by [exec_ev_total_all]). *)
 Theorem never_stuck hp P A hp' P' :
   typed_cmd [] P A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
   steps_conf hp P hp' P' ->

@@ -6,12 +6,13 @@
 <<
     ⌊1.rd(x. 1.rd(y. f(…y…))(x))(2)⌋
 >>
-    with [f = swish] ([rd⁰]: two bodies around it give order 2, accepted)
-    or [f = rd[swish]] (order 3, refused with [PRdOrder]).  Run, both
-    answer a value: [Ev] of [rd³[swish]] is the core's (rdcore.v).  The
-    refusal stays while the core's answers are not proved to have the
-    codomain's lengths at every order (ev_total.v).  A constant whose vector has not its declared length
-    is refused with [PConstLength]. *)
+    with [f = swish] ([rd⁰]: two bodies around it give order 2) or
+    [f = rd[swish]] (order 3).  Both are accepted ([rd] may be nested at
+    any depth: [Ev] is total at every order, [exec_ev_total_all],
+    prune_dims.v) and both run to a value; [Ev] of [rd³[swish]] is the
+    core's (rdcore.v).  A symbol whose parameters make no sense is
+    refused with [PPrimParams], a constant whose vector has not its
+    declared length with [PConstLength]. *)
 From RevHandlers Require Import prelude signature syntax typing typecheck interp instance never_stuck.
 
 Definition nat_scalars : scalar_ops nat := {|
@@ -33,7 +34,11 @@ Definition nested (k : nat) : cmd :=
 Example nested_0_accepted : check_program vo [] [] (nested 0) = Ok (TBase 1).
 Proof. vm_compute. reflexivity. Qed.
 
-Example nested_1_refused : check_program vo [] [] (nested 1) = Err PRdOrder.
+Example nested_1_accepted : check_program vo [] [] (nested 1) = Ok (TBase 1).
+Proof. vm_compute. reflexivity. Qed.
+
+Example bad_params_refused :
+  check_program vo [] [] (Ret (App (0, PUpscale 1 1 0) (Const (1, [1])))) = Err PPrimParams.
 Proof. vm_compute. reflexivity. Qed.
 
 Example short_constant_refused : check_program vo [] [] (Ret (Const (2, [1]))) = Err PConstLength.

@@ -28,8 +28,7 @@ from .reference import run_reference
 from .session import ENGINES
 from .sexp import loads, program_sexp, read_answer, read_cmd, read_heap
 from .surface import pretty, pretty_cmd, pretty_ty
-from .typecheck import (LOCATABLE, check_whole_program, effect_error, handler_checks, locate, rd_order_error,
-                        rd_order_violations, unhandled_operations)
+from .typecheck import LOCATABLE, check_whole_program, effect_error, handler_checks, locate, unhandled_operations
 
 #: the default time limit of ``run``, ``check`` and ``trace``, in seconds
 DEFAULT_TIMEOUT = 60.0
@@ -93,10 +92,9 @@ def cmd_check(args, out) -> int:
     """The checker of a whole program, Coq ``check_program``
     (theories/rh/never_stuck.v), which accepts exactly the programs
     ``check_program_never_stuck`` speaks of: well typed (kind ``type``),
-    within the ``rd`` order ``Ev`` is defined at (``rd-order``), no
-    operation that no enclosing handler covers (``effect``), all bad input
-    (exit 2).  By default ``rh-eval``'s ``(check-program P)``, the checker
-    extracted from Coq, with the verdict's kind compared with the Python
+    no operation that no enclosing handler covers (``effect``), all bad
+    input (exit 2); ``rd`` nested at any depth.  By default ``rh-eval``'s
+    ``(check-program P)``, the checker extracted from Coq, with the verdict's kind compared with the Python
     mirror's (typecheck.check_whole_program), which locates the error; with
     ``--engine reference`` the mirror alone.  Unhandled operations are
     reported one per place."""
@@ -118,8 +116,7 @@ def cmd_check(args, out) -> int:
             verdict = e
         finally:
             ev.close()
-        whole = ("rd-order", "effect")
-        if (verdict is not None and verdict.kind in whole) or (mine is not None and mine.kind in whole):
+        if (verdict is not None and verdict.kind == "effect") or (mine is not None and mine.kind == "effect"):
             if verdict is None or mine is None or verdict.kind != mine.kind:
                 raise RevHandlersError("internal", f"the verified checker answers {verdict or 'ok'}, "
                                        f"its Python mirror {mine or 'ok'}")
@@ -127,9 +124,7 @@ def cmd_check(args, out) -> int:
         print(f"{args.file}: well typed, {pretty_ty(t)}", file=out)
         return 0
     path = args.file
-    if verdict.kind == "rd-order":
-        errors = [rd_order_error(f, b, pos) for f, b, pos in rd_order_violations(prog)]
-    elif verdict.kind == "effect":
+    if verdict.kind == "effect":
         errors = [effect_error(o.name, pos) for o, pos in unhandled_operations(prog)]
     else:
         raise verdict       # located by describe_error (typecheck.locate)

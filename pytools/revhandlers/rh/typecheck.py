@@ -625,56 +625,6 @@ def unhandled_operations(prog: Program) -> list:
 
 # ------------------------------------- the checker of a whole program
 
-#: the highest order of ``rd`` at which the executable instance defines
-#: ``Ev`` (theories/rh/never_stuck.v, ``exec_fokb``: ``k + b <= 2``)
-RD_ORDER = 2
-
-
-def rd_order_violations(prog: Program) -> list[tuple[FSym, int, object]]:
-    """The function symbols ``rd^k[f]`` of ``prog`` that a run could
-    differentiate beyond :data:`RD_ORDER`: Coq ``cmd_okb exec_fokb 0``
-    (never_stuck.v), which counts ``b``, the ``rd`` bodies (not the
-    cotangent or the point) and the ``rev handle`` bodies (not the handler)
-    around a symbol, and requires ``k + b <= 2``.  ``[(fsym, b, pos)]`` in
-    the order of the text."""
-    out = []
-    stack: list = [(prog.main, 0)]
-    while stack:
-        x, b = stack.pop()
-        match x:
-            case App(f, arg):
-                if f.k + b > RD_ORDER:
-                    out.append((f, b, x.pos))
-                stack.append((arg, b))
-            case Add(l, r):
-                stack += [(r, b), (l, b)]
-            case Tuple(items):
-                stack += [(m, b) for m in reversed(items)]
-            case Proj(_, arg):
-                stack.append((arg, b))
-            case Let(_, bound, body):
-                stack += [(body, b), (bound, b)]
-            case Rd(cot, _, body, point):
-                stack += [(point, b), (body, b + 1), (cot, b)]
-            case Ret(m) | Op(_, m):
-                stack.append((m, b))
-            case CLet(_, bound, body):
-                stack += [(body, b), (bound, b)]
-            case RevHandle(arg, _, body, h):
-                kids = [(arg, b), (body, b + 1), (h.ret, b)]
-                for c in h.clauses:
-                    kids += [(c.fwd, b), (c.bwd, b)]
-                stack += reversed(kids)
-    return out
-
-
-def rd_order_error(f: FSym, b: int, pos) -> BadInput:
-    return BadInput("rd-order", f"{printer.pretty_fsym(f)} is inside {b} rd bodies and rev handle bodies: a run may "
-                    f"differentiate it to rd^{f.k + b}, beyond rd^{RD_ORDER}, where Ev is proved total "
-                    f"(order_ok, theories/rh/never_stuck.v); it may run (higher orders are computed by the "
-                    f"core, rdcore.v), but the check promises only that", pos=pos)
-
-
 def effect_error(name: str, pos) -> BadInput:
     return BadInput("effect", f"operation {name} is handled by no enclosing handler (a handler without a clause for "
                     f"it passes it on to the enclosing ones): running it fails with unhandled-operation", pos=pos)
@@ -683,15 +633,14 @@ def effect_error(name: str, pos) -> BadInput:
 def check_whole_program(prog: Program) -> Ty:
     """The Python mirror of Coq ``check_program`` (never_stuck.v), which
     ``rh-eval --check`` runs: the type of the main command (raises the
-    first error of :func:`check_program`), then the ``rd`` order (kind
-    ``rd-order``, raised at the first symbol beyond it), then the
-    operations no handler covers (kind ``effect``, raised at the first).
-    Constants always have the length of their literal here, so Coq's
-    ``PConstLength`` has no counterpart."""
+    first error of :func:`check_program`), then the operations no handler
+    covers (kind ``effect``, raised at the first).  ``rd`` may be nested at
+    any depth: ``Ev`` is total at every order (``exec_ev_total_all``,
+    theories/rh/prune_dims.v).  Constants always have the length of their
+    literal here and the reader refuses impossible parameters (kind
+    ``shape``), so Coq's ``PConstLength`` and ``PPrimParams`` have no
+    counterpart."""
     t = check_program(prog)
-    bad = rd_order_violations(prog)
-    if bad:
-        raise rd_order_error(*bad[0])
     places = unhandled_operations(prog)
     if places:
         o, pos = places[0]
