@@ -15,12 +15,15 @@
 
 #define LANES 8
 
-static double combine(const double *s)
+/* ((s[0] + s[st]) + s[2st]) + ... + s[7st]: the 8 lanes combined left to right. */
+static double combine_lanes(const double *s, long st)
 {
   double r = s[0];
-  for (int j = 1; j < LANES; j++) r = r + s[j];
+  for (int j = 1; j < LANES; j++) r = r + s[j * st];
   return r;
 }
+
+static double combine(const double *s) { return combine_lanes(s, 1); }
 
 /* Σ x[t*sx]·y[t*sy], t < n, in the lane order: portable. */
 static double dot_strided(const double *x, long sx, const double *y, long sy, long n)
@@ -275,11 +278,7 @@ value rh_vec_sub_outer_tl(value w, value u, value a, value b, value c)
       al[j] = al[j] + ur[j] * at;
     }
   }
-  for (long j = 0; j < k; j++) {
-    double r = acc[j];
-    for (int l = 1; l < LANES; l++) r = r + acc[l * k + j];
-    D(c)[j] = r;
-  }
+  for (long j = 0; j < k; j++) D(c)[j] = combine_lanes(acc + j, k);
   free(acc);
   return Val_unit;
 }
@@ -320,11 +319,7 @@ value rh_vec_matmul(value a, value b, value c, value vm, value vn, value vk)
   for (long i = 0; i < m; i++) {
     for (long q = 0; q < LANES * k; q++) acc[q] = 0.0;
     for (long t = 0; t < n; t++) axpy(acc + (t % LANES) * k, D(b) + t * k, D(a)[i * n + t], k);
-    for (long j = 0; j < k; j++) {
-      double r = acc[j];
-      for (int l = 1; l < LANES; l++) r = r + acc[l * k + j];
-      D(c)[i * k + j] = r;
-    }
+    for (long j = 0; j < k; j++) D(c)[i * k + j] = combine_lanes(acc + j, k);
   }
   free(acc);
   return Val_unit;
@@ -361,11 +356,7 @@ value rh_vec_matmul_tl(value a, value b, value c, value vm, value vn, value vk)
   else
 #endif
   for (long t = 0; t < n; t++) axpy(acc + (t % LANES) * m, D(a) + t * m, D(b)[t], m);
-  for (long i = 0; i < m; i++) {
-    double r = acc[i];
-    for (int l = 1; l < LANES; l++) r = r + acc[l * m + i];
-    D(c)[i] = r;
-  }
+  for (long i = 0; i < m; i++) D(c)[i] = combine_lanes(acc + i, m);
   free(acc);
   return Val_unit;
 }
