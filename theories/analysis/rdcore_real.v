@@ -18,7 +18,11 @@
       every primitive ([core_fun_prim1]);
     - hence [core_prog 1 p] is the reverse derivative of [core_prog 0 p]
       at every point of the primitive's domain ([core_rd1_correct_on]),
-      everywhere for the smooth primitives ([core_rd1_correct]).
+      everywhere for the smooth primitives ([core_rd1_correct]);
+    - [core_prog 2 p] is the kernel [rd²[p]] over ℝ for fourteen of the
+      nineteen primitives ([core2_prim], [core_fun_prim2]), hence the
+      reverse derivative of [core_prog 1 p] on the primitive's domain
+      ([core_rd2_correct_on]).
 
     Not proved (docs/decisions.md, "rd of every order over ℝ"): that
     [rd_core] computes the transposed Jacobian of every judged program
@@ -144,4 +148,62 @@ Proof.
   eapply is_rev_deriv_ext; [| |exact (prim_rd_correct p 0 Hs Hok (Nat.le_0_l 1) x Hx)].
   - intros v _. symmetry. apply core_fun_prim0.
   - intros y Hy. symmetry. apply core_fun_prim1. rewrite app_length, Hx, Hy, pdom_S. reflexivity.
+Qed.
+
+(** ** [rd²] of the core is the real model's, for most primitives
+
+    At [k = 2] the core's programs differ from the hand-written kernels
+    in form (the order of products, [u + (−v)] for [u − v], contributions
+    summed in another order); over ℝ they are equal on inputs of the
+    type's lengths.  [core_eval] computes the program ([vm_compute]) and
+    runs it symbolically; [core_vec] closes the equation coordinatewise. *)
+Ltac core_eval :=
+  unfold core_fun, prim_fun;
+  match goal with |- context [core_prog ?k ?p] =>
+    let t := eval vm_compute in (core_prog k p) in change (core_prog k p) with t end;
+  unfold ceval, eval_cprog; simpl.
+
+Ltac core_lens :=
+  repeat rewrite ?length_vs, ?length_vmul, ?map_length, ?length_vp, ?length_vm,
+    ?repeat_length, ?length_zeros, ?length_proj by lia; lia.
+
+Ltac core_vec :=
+  rewrite ?vmul_inst, ?vneg_vs, ?vscale_vs, ?vsum_sumv, ?vdot_dot;
+  rewrite ?vadd_vp, ?vsub_vm by core_lens;
+  rewrite ?length_proj by lia;
+  repeat match goal with
+         | |- _ ++ _ = _ ++ _ => f_equal
+         | |- _ :: _ = _ :: _ => f_equal
+         end;
+  try reflexivity; try apply dot_comm;
+  try (apply vec_ext; [core_lens | intros ?i; rewrite ?nth_vp, ?nth_vm, ?nth_vs, ?nth_vmul; ring]).
+
+(** The primitives whose [rd²] is proved here to be the core's. *)
+Definition core2_prim (p : prim) : bool :=
+  match p with
+  | PSwish _ | PSmul _ | PSub _ | PTranspose _ _ | PPad _ _ _ | PRound _
+  | PRelu _ | PSigmoid _ | PTanh _ | PExp _ | PLog _ | PMul _ | PSum _ => true
+  | _ => false
+  end.
+
+(** [core_prog 2 p] is the kernel [rd²[p]] over ℝ, for every primitive
+    but [matmul], [upscale], [concat], [conv1d], [maxpool] and [sce]. *)
+Lemma core_fun_prim2 p v : core2_prim p = true -> length v = pdom 2 p ->
+  core_fun (core_prog 2 p) v = prim_fun 2 p v.
+Proof.
+  intros Hp Hv. destruct p; try discriminate; unfold pdom, dsum in Hv; simpl in Hv;
+    core_eval; core_vec.
+Qed.
+
+(** [core_prog 2 p] is the reverse derivative of [core_prog 1 p] at every
+    point of [prim_domain 1 p] (prims_all.v), for those primitives. *)
+Theorem core_rd2_correct_on p x :
+  core2_prim p = true -> prim_ok p = true -> length x = pdom 1 p -> prim_domain 1 p x ->
+  is_rev_deriv (pdom 1 p) (pcod 1 p) (core_fun (core_prog 1 p)) x
+    (fun y => core_fun (core_prog 2 p) (x ++ y)).
+Proof.
+  intros Hp Hok Hx HD.
+  eapply is_rev_deriv_ext; [| |exact (prim_rd_correct_on p 1 Hok (Nat.le_refl 1) x Hx HD)].
+  - intros v Hv. symmetry. apply core_fun_prim1. exact Hv.
+  - intros y Hy. symmetry. apply core_fun_prim2; [exact Hp|]. rewrite app_length, Hx, Hy, (pdom_S 1 p). reflexivity.
 Qed.
