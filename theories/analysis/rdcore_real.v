@@ -19,7 +19,7 @@
     - hence [core_prog 1 p] is the reverse derivative of [core_prog 0 p]
       at every point of the primitive's domain ([core_rd1_correct_on]),
       everywhere for the smooth primitives ([core_rd1_correct]);
-    - [core_prog 2 p] is the kernel [rd²[p]] over ℝ for fourteen of the
+    - [core_prog 2 p] is the kernel [rd²[p]] over ℝ for fifteen of the
       nineteen primitives ([core2_prim], [core_fun_prim2]), hence the
       reverse derivative of [core_prog 1 p] on the primitive's domain
       ([core_rd2_correct_on]).
@@ -178,21 +178,68 @@ Ltac core_vec :=
   try reflexivity; try apply dot_comm;
   try (apply vec_ext; [core_lens | intros ?i; rewrite ?nth_vp, ?nth_vm, ?nth_vs, ?nth_vmul; ring]).
 
+(** [upscale] and [concat]: the program computed with the dimensions'
+    products kept. *)
+Lemma core_fun_upscale2 c n m v : length v = pdom 2 (PUpscale c n m) ->
+  core_fun (core_prog 2 (PUpscale c n m)) v = prim_fun 2 (PUpscale c n m) v.
+Proof.
+  intros Hv. unfold pdom, dsum in Hv; simpl in Hv. unfold core_fun, prim_fun.
+  change (core_prog 2 (PUpscale c n m)) with
+    {| cp_dims := [c * n; c * m; c * n]%nat;
+       cp_body := [(OUpscale c n m, [2%nat]); (OZero (c * n), [])];
+       cp_out := [4%nat; 3%nat] |}.
+  unfold ceval, eval_cprog. simpl. rewrite length_proj by lia. reflexivity.
+Qed.
+
+(** [concat]: the core adds [(0, cy)] and [(cx, 0)]. *)
+Lemma core_fun_concat2 c c' n v : length v = pdom 2 (PConcat c c' n) ->
+  core_fun (core_prog 2 (PConcat c c' n)) v = prim_fun 2 (PConcat c c' n) v.
+Proof.
+  intros Hv. unfold pdom, dsum in Hv; simpl in Hv. unfold core_fun, prim_fun.
+  change (core_prog 2 (PConcat c c' n)) with
+    {| cp_dims := [c * n; c' * n; c * n + c' * n; c * n; c * n + c' * n - c * n]%nat;
+       cp_body := [(OZero (c * n), []); (OAppend, [5%nat; 4%nat]);
+                   (OZero (c * n + c' * n - c * n), []); (OAppend, [3%nat; 7%nat]);
+                   (OAdd, [6%nat; 8%nat]); (OZero (c * n), []); (OZero (c' * n), [])];
+       cp_out := [10%nat; 11%nat; 9%nat] |}.
+  replace (c * n + c' * n - c * n)%nat with (c' * n)%nat by lia.
+  rewrite <- Nat.mul_add_distr_r.
+  unfold ceval, eval_cprog. simpl.
+  assert (Hx : length (proj ((c * n + c' * n + (c + c') * n)) (c * n) v) = (c * n)%nat) by (apply length_proj; lia).
+  set (cx := proj ((c * n + c' * n + (c + c') * n)) (c * n) v) in *.
+  assert (Hy : length (proj (c * n + c' * n + (c + c') * n + c * n) (c' * n) v) = (c' * n)%nat)
+    by (apply length_proj; lia).
+  set (cy := proj (c * n + c' * n + (c + c') * n + c * n) (c' * n) v) in *.
+  do 3 f_equal. unfold vzero.
+  rewrite vadd_vp by (rewrite !app_length, !repeat_length; lia).
+  apply vec_ext; [rewrite length_vp, !app_length, !repeat_length; lia|]. intros i.
+  rewrite nth_vp. destruct (Nat.lt_ge_cases i (c * n)) as [Hi|Hi].
+  - rewrite !app_nth1 by (rewrite ?repeat_length; lia). rewrite nth_repeat. ring.
+  - rewrite !app_nth2 by (rewrite ?repeat_length; lia). rewrite repeat_length, Hx.
+    change (nth (i - c * n) (repeat 0 (c' * n)) 0) with ((zeros (c' * n))@@(i - c * n)).
+    rewrite nth_zeros. ring.
+Qed.
+
 (** The primitives whose [rd²] is proved here to be the core's. *)
 Definition core2_prim (p : prim) : bool :=
   match p with
-  | PSwish _ | PSmul _ | PSub _ | PTranspose _ _ | PPad _ _ _ | PRound _
+  | PSwish _ | PSmul _ | PSub _ | PTranspose _ _ | PPad _ _ _ | PUpscale _ _ _ | PConcat _ _ _
+  | PRound _
   | PRelu _ | PSigmoid _ | PTanh _ | PExp _ | PLog _ | PMul _ | PSum _ => true
   | _ => false
   end.
 
 (** [core_prog 2 p] is the kernel [rd²[p]] over ℝ, for every primitive
-    but [matmul], [upscale], [concat], [conv1d], [maxpool] and [sce]. *)
+    but [matmul], [conv1d], [maxpool] and [sce]. *)
 Lemma core_fun_prim2 p v : core2_prim p = true -> length v = pdom 2 p ->
   core_fun (core_prog 2 p) v = prim_fun 2 p v.
 Proof.
-  intros Hp Hv. destruct p; try discriminate; unfold pdom, dsum in Hv; simpl in Hv;
-    core_eval; core_vec.
+  intros Hp Hv. destruct p; try discriminate;
+    lazymatch goal with
+    | |- context [PUpscale _ _ _] => exact (core_fun_upscale2 _ _ _ _ Hv)
+    | |- context [PConcat _ _ _] => exact (core_fun_concat2 _ _ _ _ Hv)
+    | _ => unfold pdom, dsum in Hv; simpl in Hv; core_eval; core_vec
+    end.
 Qed.
 
 (** [core_prog 2 p] is the reverse derivative of [core_prog 1 p] at every
