@@ -306,6 +306,31 @@ Print Assumptions rd_eval_rev_deriv.
 Check @rd_eval_den_depth2.
 Print Assumptions rd_eval_den_depth2.
 
+(* The core's programs over R (rdcore_real.v): core_fun P is the instance's
+   evaluation of the core program P (theories/rh/rdcore.v) at the real
+   vectors, as a map of flat vectors.  core_prog 0 p is the forward map of
+   the real model for every primitive; core_prog 1 p is its rd[p] kernel for
+   every primitive, so the core's rd^1 is the reverse derivative of its rd^0
+   on the primitive's domain; core_prog 2 p is the rd^2 kernel for fifteen
+   of the nineteen primitives (core2_prim), so the core's rd^2 is the reverse derivative of
+   its rd^1 there.  That rd_core is the transposed Jacobian of every
+   program (so rd^k for every k) is not proved. *)
+From RevHandlers.Analysis Require Import rdcore_real.
+Print ceval.
+Print core_fun.
+Check @core_fun_prim0.
+Print Assumptions core_fun_prim0.
+Check @core_fun_prim1.
+Print Assumptions core_fun_prim1.
+Check @core_rd1_correct_on.
+Print Assumptions core_rd1_correct_on.
+Check @core_rd1_correct.
+Print Assumptions core_rd1_correct.
+Check @core_fun_prim2.
+Print Assumptions core_fun_prim2.
+Check @core_rd2_correct_on.
+Print Assumptions core_rd2_correct_on.
+
 (* Primitives differentiable on a set (rdsound_on.v): relu, log, round and
    maxpool have the shapes of their types (prims_fits.v: all_prim_fits, every
    primitive); the soundness induction reads the body in the values of its
