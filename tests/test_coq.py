@@ -109,7 +109,8 @@ def test_every_lemma_is_closed():
     names = lemma_names()
     assert len(names) > 50
     source = IMPORT_ALL + "".join(f"Print Assumptions {n}.\n" for n in names)
-    result = run_coqc(source)
+    # Several hundred Print Assumptions: minutes on a loaded machine.
+    result = run_coqc(source, timeout=1800.0)
     assert result.ok, result.stderr
     blocks = assumptions_blocks(result.stdout)
     assert len(blocks) == len(names)
