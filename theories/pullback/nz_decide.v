@@ -18,8 +18,8 @@
     position alone, so the premise that excludes exactly the stuck classes
     of the whole language is a typed one; docs/decisions-pullback.md,
     "Progress beyond the first-order fragment". *)
-From Pullback Require Import syntax typing anf reduction decide wf fo norm_fo progress_typed
-  fo_progress fo_grad.
+From Pullback Require Import syntax typing anf reduction decide wf normalize fo norm_fo fo_run progress_typed
+  fo_progress fo_grad exec_sig.
 
 Section nz_decide.
 Context {Σ : signature}.
@@ -107,6 +107,62 @@ Proof.
   apply iff_reflect. unfold fo_progressb. rewrite andb_true_iff, nzqb_iff, fqb_spec. reflexivity.
 Qed.
 
+(** The premises of [fo_query_ndual] on a term, decided: a gradient query
+    [((Ω λy.P) · (λx.e* )) r0] with [P] first order, without [0] or sum,
+    not ending in a constant, and [r0] a tuple of scalars. *)
+Fixpoint num_of (t : tm) : option (num scalar) :=
+  match t with
+  | Real r => Some (NR r)
+  | Pair a b => match num_of a, num_of b with Some x, Some y => Some (NP x y) | _, _ => None end
+  | _ => None
+  end.
+
+Lemma num_of_spec t r : num_of t = Some r -> t = num_tm r /\ dense r.
+Proof.
+  revert r. induction t; intros r0 H; simpl in H; try discriminate.
+  - destruct (num_of t1) as [x|] eqn:E1; [|discriminate].
+    destruct (num_of t2) as [y|] eqn:E2; [|discriminate].
+    injection H as <-. destruct (IHt1 _ eq_refl) as [-> ?]. destruct (IHt2 _ eq_refl) as [-> ?].
+    simpl. tauto.
+  - injection H as <-. simpl. tauto.
+Qed.
+
+Definition fo_gradb (t : tm) : bool :=
+  match t with
+  | App (Pb P (Lam (NDual e))) v =>
+      fobb P && wf_letb P && nzpb P && lastvb P && match num_of v with Some _ => true | None => false end
+  | _ => false
+  end.
+
+Lemma fo_gradb_sound t : fo_gradb t = true ->
+  exists P e r0, t = fo_grad_query P e r0 /\ fo_body P /\ nzp P /\ lastv P /\ dense r0.
+Proof.
+  destruct t as [|s1|s1 t2| | | | | | | | | | |]; simpl; try discriminate.
+  destruct s1 as [| | | | | | | | |P w| | | |]; try discriminate.
+  destruct w as [|b| | | | | | | | | | | |]; try discriminate.
+  destruct b as [| | | | | | | | | |e| | |]; try discriminate.
+  destruct (num_of t2) as [r0|] eqn:E; rewrite ?andb_false_r; [|discriminate].
+  rewrite !andb_true_iff, fobb_spec, wf_letb_spec, nzpb_iff, lastvb_iff.
+  intros ((((? & ?) & ?) & ?) & _). destruct (num_of_spec _ _ E) as [-> ?].
+  do 3 eexists. split; [reflexivity|]. unfold fo_body. tauto.
+Qed.
+
+(** What the decider gives: a gradient query it accepts, well typed,
+    reduces to [r*], which [fo_eval] and [pullback-eval]'s fuel-free run
+    return ([fo_query_ndual], under its hypotheses on the signature). *)
+Section dense.
+Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
+Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
+
+Theorem fo_gradb_ndual t σ : fo_gradb t = true -> typed [] t (TDual σ) ->
+  exists r k, steps t (NDual r) /\ num_ty r σ /\ fo_eval t = Some (NDual r) /\
+    fo_run_opt t = Some (NDual r, k, OValue).
+Proof.
+  intros Hb Ht. destruct (fo_gradb_sound t Hb) as (P & e & r0 & -> & HP & Hz & HL & Hd).
+  apply fo_query_ndual; assumption.
+Qed.
+End dense.
+
 (** ** The stuck terms of [progress_typed.v] fail the premise *)
 Lemma fun_sum_not_nzq f x : ~ nzq (fun_sum f x).
 Proof. unfold nzq, fun_sum. simpl. tauto. Qed.
@@ -140,6 +196,19 @@ Qed.
 
 End nz_decide.
 
+(** At [pullback-eval]'s signature, without hypotheses: what
+    [revhandlers pullback check --gradient] accepts and types at a dual type
+    reduces to [r*], and the driver's fuel-free run returns it. *)
+Section exec.
+Context {K : Type} (o : scalar_ops K).
+
+Theorem exec_fo_gradb_ndual t σ : @fo_gradb (exec_sig o) t = true ->
+  @typed (exec_sig o) [] t (TDual σ) ->
+  exists r k, @steps (exec_sig o) t (NDual r) /\ num_ty r σ /\
+    @fo_eval (exec_sig o) t = Some (NDual r) /\ @fo_run_opt (exec_sig o) t = Some (NDual r, k, OValue).
+Proof. apply fo_gradb_ndual; [apply exec_fsem_dense|apply exec_fjac_dense]. Qed.
+End exec.
+
 (** ** The examples, by the deciders *)
 From Pullback Require examples.
 
@@ -148,6 +217,9 @@ From Pullback Require examples.
     [fo_query_ndual]. *)
 Example query_premise : fq examples.query /\ nzq examples.query.
 Proof. apply (reflect_iff _ _ (fo_progressb_spec _)). vm_compute. reflexivity. Qed.
+
+Example query_gradb : fo_gradb examples.query = true.
+Proof. vm_compute. reflexivity. Qed.
 
 Example query_body_premise : nzp examples.body /\ lastv examples.body.
 Proof. rewrite <- nzpb_iff, <- lastvb_iff. vm_compute. split; reflexivity. Qed.
