@@ -316,3 +316,16 @@ Check @fo_gradb_ndual.
 Print Assumptions fo_gradb_ndual.
 Check @exec_fo_gradb_ndual.
 Print Assumptions exec_fo_gradb_ndual.
+
+(* The typed premise: 0 and sums only at dual types outside the bodies of
+   dual maps; a refinement of typed that rejects both stuck terms and
+   accepts the value <0, r> : R* x R that nzq rejects (ztyped.v). *)
+From Pullback Require Import ztyped.
+Check @ztyped_typed.
+Print Assumptions ztyped_typed.
+Check @fun_sum_not_ztyped.
+Print Assumptions fun_sum_not_ztyped.
+Check @remark36_not_ztyped.
+Print Assumptions remark36_not_ztyped.
+Check @pair_const_ztyped.
+Print Assumptions pair_const_ztyped.
