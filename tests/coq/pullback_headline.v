@@ -294,3 +294,38 @@ Check @fo_query_ndual.
 Print Assumptions fo_query_ndual.
 Check @exec_fo_query_ndual.
 Print Assumptions exec_fo_query_ndual.
+
+(* The premises of fo_progress and fo_query_ndual decided (reflect); the
+   stuck terms fail nzq; a premise of nzq's kind is not kept by the steps of
+   the whole language (reduction 9 puts the dual 0 in a pair); a gradient
+   query the decider accepts reduces to r* (nz_decide.v). *)
+From Pullback Require Import nz_decide.
+Check @nzqb_spec.
+Print Assumptions nzqb_spec.
+Check @lastvb_spec.
+Print Assumptions lastvb_spec.
+Check @fo_progressb_spec.
+Print Assumptions fo_progressb_spec.
+Check @fun_sum_not_nzq.
+Print Assumptions fun_sum_not_nzq.
+Check @remark36_not_nzq.
+Print Assumptions remark36_not_nzq.
+Check @nzq_not_kept.
+Print Assumptions nzq_not_kept.
+Check @fo_gradb_ndual.
+Print Assumptions fo_gradb_ndual.
+Check @exec_fo_gradb_ndual.
+Print Assumptions exec_fo_gradb_ndual.
+
+(* The typed premise: 0 and sums only at dual types outside the bodies of
+   dual maps; a refinement of typed that rejects both stuck terms and
+   accepts the value <0, r> : R* x R that nzq rejects (ztyped.v). *)
+From Pullback Require Import ztyped.
+Check @ztyped_typed.
+Print Assumptions ztyped_typed.
+Check @fun_sum_not_ztyped.
+Print Assumptions fun_sum_not_ztyped.
+Check @remark36_not_ztyped.
+Print Assumptions remark36_not_ztyped.
+Check @pair_const_ztyped.
+Print Assumptions pair_const_ztyped.

@@ -193,18 +193,55 @@ Proof. intros H. destruct t; simpl in *; tauto. Qed.
 Lemma dflat_fq t : dflat t -> fq t.
 Proof. induction t; intros H; simpl in *; tauto. Qed.
 
-Lemma fob_bind L K : fob L -> fob K -> fob (bind L K).
+(** A-normalisation adds no term that a predicate [P] rejects, whenever
+    [P] is closed under renaming and takes a [let] apart (the same fact for
+    [fob] here and for [nzp], fo_progress.v). *)
+Section pred_anf.
+Variable P : tm -> Prop.
+Hypothesis P_ren : forall ρ t, P t -> P (ren ρ t).
+Hypothesis P_let : forall a b, P (Let a b) <-> P a /\ P b.
+
+Lemma pred_bind L K : P L -> P K -> P (bind L K).
 Proof.
-  revert K. induction L; intros K HL HK; try (simpl; simpl in HL; tauto).
-  simpl in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; tauto|].
-  rewrite bind_let by exact Hne. simpl. split; [tauto|].
-  apply IHL2; [tauto|apply fob_ren, HK].
+  revert K. induction L; intros K HL HK; try (simpl; apply P_let; tauto).
+  apply P_let in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; apply P_let; tauto|].
+  rewrite bind_let by exact Hne. apply P_let. split; [tauto|].
+  apply IHL2; [tauto|apply P_ren, HK].
 Qed.
+
+(** What [ared] needs of [P] on each redex: its parts and its head on
+    variables. *)
+Definition pred_split (r : tm) : Prop :=
+  match r with
+  | Plus l1 l2 => P l1 /\ P l2 /\ P (Var 0) /\ P (Plus (Var 1) (Var 0))
+  | App l1 l2 => P l1 /\ P l2 /\ P (Var 0) /\ P (App (Var 1) (Var 0))
+  | Pair l1 l2 => P l1 /\ P l2 /\ P (Var 0) /\ P (Pair (Var 1) (Var 0))
+  | Proj i l => P l /\ P (Var 0) /\ P (Proj i (Var 0))
+  | Fun f l => P l /\ P (Var 0) /\ P (Fun f (Var 0))
+  | Jac f l => P l /\ P (Var 0) /\ P (Jac f (Var 0))
+  | Dual l l' => P l' /\ P (Var 0) /\ P (Dual (ren (up_ren S) l) (Var 0))
+  | Pb l l' => P l' /\ P (Var 0) /\ P (Pb (ren (up_ren S) l) (Var 0))
+  | Let l p => P l /\ P p
+  | t => P t /\ P (Var 0)
+  end.
+
+Lemma pred_ared r : pred_split r -> P (ared r).
+Proof.
+  destruct r; simpl; intros H; unfold bind2, ret;
+    repeat first [apply pred_bind | apply P_ren | apply P_let; split]; tauto.
+Qed.
+End pred_anf.
+
+Lemma fob_let a b : fob (Let a b) <-> fob a /\ fob b.
+Proof. reflexivity. Qed.
+
+Lemma fob_bind L K : fob L -> fob K -> fob (bind L K).
+Proof. apply pred_bind; [apply fob_ren|apply fob_let]. Qed.
 
 Lemma fob_ared r : fob r -> fob (ared r).
 Proof.
-  destruct r; simpl; intros H; unfold bind2, ret; try (simpl; tauto);
-    repeat first [apply fob_bind | apply fob_ren]; simpl; tauto.
+  intros H. apply pred_ared; [apply fob_ren|apply fob_let|].
+  destruct r; simpl in *; tauto.
 Qed.
 
 Lemma afill_fob C r r' : (fob r -> fob r') -> fob (afill C r) -> fob (afill C r').

@@ -127,19 +127,17 @@ Proof. induction r; simpl; tauto. Qed.
 Lemma nzs_num (r : num scalar) : dense r -> nzs (num_tm r).
 Proof. intros H. apply nzp_nzs, nzp_num, H. Qed.
 
-(** ** A-normalisation adds no [0] and no sum *)
+(** ** A-normalisation adds no [0] and no sum ([pred_bind], [pred_ared], fo.v) *)
+Lemma nzp_let a b : nzp (Let a b) <-> nzp a /\ nzp b.
+Proof. reflexivity. Qed.
+
 Lemma nzp_bind L K : nzp L -> nzp K -> nzp (bind L K).
-Proof.
-  revert K. induction L; intros K HL HK; try (simpl; simpl in HL; tauto).
-  simpl in HL. destruct (var0_dec L2) as [->|Hne]; [simpl; tauto|].
-  rewrite bind_let by exact Hne. simpl. split; [tauto|].
-  apply IHL2; [tauto|apply nzp_ren, HK].
-Qed.
+Proof. apply pred_bind; [intros ρ t; apply nzp_ren|apply nzp_let]. Qed.
 
 Lemma nzp_ared r : nzp r -> nzp (ared r).
 Proof.
-  destruct r; simpl; intros H; unfold bind2, ret; try (simpl; tauto);
-    repeat first [apply nzp_bind | apply nzp_ren]; simpl; rewrite ?nzp_ren; tauto.
+  intros H. apply pred_ared; [intros ρ t; apply nzp_ren|apply nzp_let|].
+  destruct r; simpl in *; rewrite ?nzp_ren; tauto.
 Qed.
 
 Lemma afill_nzp C r r' : (nzp r -> nzp r') -> nzp (afill C r) -> nzp (afill C r').

@@ -81,6 +81,7 @@ from ..pipe import Pipe
 from . import reference
 from .direct import draw_case, gen, one_of
 from .engine import PullbackEvaluator, pullback_eval_path, read_last, result_of, same_run
+from .premise import progress_rule
 from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Jac, Lam, Let, NDual, Pair, Pb, Proj, Real, TArr, TDual, Tm, TProd, Var, Zero,
@@ -539,8 +540,11 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
                 return f"excluded ({order}, stuck: {what})"
             if allow_stuck:
                 return f"stuck ({order}, {what})"
-            raise Divergence(f"a well-typed query ends stuck ({what}; {e.message.split(': (')[0][:200]}): "
-                             f"{text}") from None
+            premise = progress_rule(t)
+            covered = ("in fo_progress's premises: the theorem says it steps" if premise is None
+                       else f"outside fo_progress's premises, {premise}")
+            raise Divergence(f"a well-typed query ends stuck ({what}; {covered}; "
+                             f"{e.message.split(': (')[0][:200]}): {text}") from None
         if e.kind == "answer-too-large":
             if machine:
                 _machine(evaluator, t, text, e, None, answers)

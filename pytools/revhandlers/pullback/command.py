@@ -1,6 +1,7 @@
 """``revhandlers pullback``: programs of the pullback language from files.
 
     revhandlers pullback check examples/pullback/paper_f.pb       # the type
+    revhandlers pullback check --gradient examples/pullback/paper_f.pb  # and fo_query_ndual's premises
     revhandlers pullback fmt examples/pullback/paper_f.pb         # laid out again, comments kept
     revhandlers pullback fmt -i --ascii examples/pullback/paper_f.pb  # rewritten in ASCII
     revhandlers pullback sexp examples/pullback/paper_f.pb        # the driver's S-expression
@@ -27,10 +28,11 @@ from ..source import read_source, write_formatted
 from .campaign import register as register_fuzz
 from .engine import PullbackEvaluator, default_evaluator
 from .fmt import format_source
+from .premise import gradient_rule, progress_rule, require
 from .reference import Opaque, query_meaning, run
 from .sexp import read_term_or_request, request_sexp, to_sexp
 from .surface import parse, pretty, pretty_type
-from .syntax import Tm
+from .syntax import TDual, Tm
 from .typecheck import type_of, well_formed
 
 #: the largest ``--fuel`` pullback-eval takes
@@ -52,10 +54,25 @@ def load(path: str) -> Tm:
 
 
 def cmd_check(args, out) -> int:
+    """The file's type; ``--progress``: also the premises of ``fo_progress``
+    (:func:`.premise.progress_rule`), ``--gradient``: those of
+    ``fo_query_ndual`` and a dual type (:func:`.premise.gradient_rule`); a
+    premise that fails is the bad input ``ill-formed`` naming it."""
     t = load(args.file)
     ty = type_of(t)
     well_formed(t)
-    print(f"{args.file}: well typed, {pretty_type(ty, ascii=args.ascii)}", file=out)
+    covered = []
+    if args.progress:
+        require(t, progress_rule(t), "fo_progress")
+        covered.append("fo_progress")
+    if args.gradient:
+        require(t, gradient_rule(t), "fo_query_ndual")
+        if not isinstance(ty, TDual):
+            raise BadInput("ill-formed", f"outside the premises of fo_query_ndual: the query's type "
+                                         f"{pretty_type(ty, ascii=True)} is not a dual type", "fo_grad_query")
+        covered.append("fo_query_ndual")
+    note = f" (premises of {', '.join(covered)} hold)" if covered else ""
+    print(f"{args.file}: well typed, {pretty_type(ty, ascii=args.ascii)}{note}", file=out)
     return 0
 
 
@@ -145,6 +162,13 @@ def register(sub) -> None:
                                    ".sexp file).  Exit codes: 0 success, 1 runtime failure, 2 bad input.")
     s = p.add_subparsers(dest="pullback_command", required=True, metavar="{check,fmt,sexp,reference,run,fuzz}")
     c = s.add_parser("check", help="type-check a program and print its type")
+    c.add_argument("--progress", action="store_true",
+                   help="also check the premises of the progress theorem fo_progress (the first-order fragment "
+                        "fq, no 0 or sum outside dual maps' bodies: nzq); exit code 2 naming the one that fails")
+    c.add_argument("--gradient", action="store_true",
+                   help="also check the premises of fo_query_ndual (a gradient query ((pullback y P) (lam x r*)) "
+                        "r0, P first order without 0, sum or a constant at its end); exit code 2 naming the "
+                        "one that fails")
     c.set_defaults(func=cmd_check)
     f = s.add_parser("fmt", help="lay a program out again, keeping its comments, names and notation "
                                  "(a .sexp file: print its term in the surface syntax)")
