@@ -1,0 +1,125 @@
+(** * RH-4 on the MLP chains: what [rd] yields, and sparse cotangents under the zero law
+
+    The layers of an MLP chain ([bench/training_step.py]:
+    [let x_{i+1} ⇐ FC[l_i](swish(x_i)) in …]) put a term in evaluation
+    position, [swish(x_i)], so [RH] rewrites them by RH-4:
+<<
+    let w ⇐ ⌊M[V⃗/y⃗]⌋ in
+    let <w', y'_1, …, y'_m> ⇐ RH^{(w, V⃗)}_H(<w, y⃗>.F^t[w]) in
+    let <y''_1, …, y''_m> ⇐ ⌊w'.rd(q. M[proj_i q/y_i])(<V⃗>)⌋ in
+    ⌊<y'_1 +_{B1} y''_1, …, y'_m +_{Bm} y''_m>⌋
+>>
+    with [M = f(y_k)].  This file gives the two facts an evaluator linear
+    in the chain needs about that level; it does not build the evaluator
+    (docs/decisions.md, "RH-4 levels of the MLP chains").
+
+    - [rd_rewrite_app_proj]: for [M = f(y_k)], the rewriting the
+      semantics performs at [w'.rd(q. f(proj_k q))(<V⃗>)] is
+      [proj_1 (let u ⇐ rd(f)(<proj_k <V⃗>, w'>) in <onehot_k u>)]: one
+      application of [rd(f)], and a one-hot tuple of the m cotangents,
+      m − 1 of them the zero constants [0_{Bi}].  Its size is linear in m
+      (the point [<V⃗>] and the one-hot tuple), its step count does not
+      depend on m, and no law of the constants is used.
+    - [add_onehot_sparse]: adding such a one-hot tuple of constants into
+      the cotangents [<y'_1, …, y'_m>] component-wise, as
+      [rh_term_result] does, gives [y'] with [y'_k + u] at [k] and every
+      other component unchanged, *under the zero law*
+      [forall c, c + 0 = c /\ 0 + c = c] of the signature's constants,
+      which is a hypothesis here ([zero_law]), not an axiom; the
+      left-hand identity gives [add_onehot_sparse_l] (the one-hot tuple
+      on the left, as RH-1a's return tuple meets a first addition).  For
+      the executable instance (binary64) the law holds with [0_A = −0.0]
+      and fails with [+0.0] ([tests/test_structural_zero.py]); the
+      instance's [czero] is still [+0.0] (docs/decisions.md). *)
+From RevHandlers Require Import prelude signature syntax subst typing rd.
+
+Section rh4_sparse.
+Context {Srt : sorts} {Σ : signature}.
+
+Implicit Types (M N V W : tm).
+
+(** ** What [rd] yields at an RH-4 level of the chain *)
+
+(** [W.R_{<V⃗>}(q. f(proj_k q))]: the rewriting of Fig. 4 at the term of
+    an MLP layer.  [Vt] is the point (the tuple [<V⃗>] at run time), [Bs]
+    the types of the variables in scope. *)
+Lemma rd_rewrite_app_proj Bs k f W Vt :
+  rd_rewrite [] (TProd Bs) W Vt (App f (Proj k (Var 0))) =
+  Proj 0 (Let (App (rd f) (Tuple [Proj k Vt; W])) (Tuple [onehot Bs k (Var 0)])).
+Proof. reflexivity. Qed.
+
+(** The one-hot tuple at base types is a tuple of constants: [g] at [k],
+    the structural zero [0_b] elsewhere. *)
+Definition onehot_consts (bs : list base) (k : nat) (g : const) : list const :=
+  map (fun ib => if Nat.eqb (fst ib) k then g else czero (snd ib)) (combine (seq 0 (length bs)) bs).
+
+Lemma onehot_consts_length bs k g : length (onehot_consts bs k g) = length bs.
+Proof.
+  unfold onehot_consts. rewrite map_length, combine_length, seq_length. apply Nat.min_id.
+Qed.
+
+Lemma onehot_base bs k g :
+  onehot (map TBase bs) k (Const g) = Tuple (map Const (onehot_consts bs k g)).
+Proof.
+  unfold onehot, onehot_consts. f_equal. rewrite map_length, map_map.
+  generalize 0 as s. induction bs as [|b bs IH]; intros s; [reflexivity|].
+  cbn [map seq combine length fst snd]. f_equal; [|apply IH].
+  destruct (Nat.eqb s k); reflexivity.
+Qed.
+
+(** ** Sparse cotangents under the zero law *)
+
+Section zero_law.
+(** The zero law of the scalar model: [0_b] is a two-sided identity of
+    [+_b].  True of the reals and of binary64 with [0_b = −0.0] (every
+    non-NaN value); false of binary64 with [+0.0] ([−0.0 + +0.0 = +0.0]). *)
+Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+
+(** The dense sum the semantics performs, component by component. *)
+Definition add_consts (cs ds : list const) : list const :=
+  map (fun p => cadd (fst p) (snd p)) (combine cs ds).
+
+(** The sparse update an evaluator performs instead: only index [k]. *)
+Definition add_at (k : nat) (g : const) (cs : list const) : list const :=
+  map (fun ic => if Nat.eqb (fst ic) k then cadd (snd ic) g else snd ic) (combine (seq 0 (length cs)) cs).
+
+Lemma add_onehot_sparse cs k g :
+  add_consts cs (onehot_consts (map const_ty cs) k g) = add_at k g cs.
+Proof.
+  unfold add_consts, onehot_consts, add_at. rewrite map_length.
+  generalize 0 as s. induction cs as [|c cs IH]; intros s; [reflexivity|].
+  cbn [map seq combine length fst snd]. f_equal; [|apply IH].
+  destruct (Nat.eqb s k); [reflexivity|]. apply zero_law.
+Qed.
+
+Lemma nth_map_combine_seq {X} (F : nat * const -> X) cs s i d d' :
+  i < length cs -> nth i (map F (combine (seq s (length cs)) cs)) d' = F (s + i, nth i cs d).
+Proof.
+  revert s i. induction cs as [|c cs IH]; intros s i Hi; cbn [length] in Hi; [lia|].
+  destruct i as [|i]; cbn [seq combine map nth length].
+  - rewrite Nat.add_0_r. reflexivity.
+  - rewrite IH by lia. f_equal. f_equal. lia.
+Qed.
+
+(** The sparse update adds [g] into the [k]-th cotangent and leaves the
+    others as they are. *)
+Lemma add_at_nth k g cs i d :
+  i < length cs -> nth i (add_at k g cs) d = if Nat.eqb i k then cadd (nth i cs d) g else nth i cs d.
+Proof. intros Hi. unfold add_at. rewrite (nth_map_combine_seq _ cs 0 i d d Hi). reflexivity. Qed.
+
+Lemma add_at_length k g cs : length (add_at k g cs) = length cs.
+Proof. unfold add_at. rewrite map_length, combine_length, seq_length. apply Nat.min_id. Qed.
+
+(** The left identity: the one-hot tuple on the left of the sum. *)
+Lemma add_onehot_sparse_l cs k g :
+  add_consts (onehot_consts (map const_ty cs) k g) cs =
+  map (fun ic => if Nat.eqb (fst ic) k then cadd g (snd ic) else snd ic) (combine (seq 0 (length cs)) cs).
+Proof.
+  unfold add_consts, onehot_consts. rewrite map_length.
+  generalize 0 as s. induction cs as [|c cs IH]; intros s; [reflexivity|].
+  cbn [map seq combine length fst snd]. f_equal; [|apply IH].
+  destruct (Nat.eqb s k); [reflexivity|]. apply zero_law.
+Qed.
+
+End zero_law.
+End rh4_sparse.
