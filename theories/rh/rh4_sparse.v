@@ -31,10 +31,11 @@
       the executable instance (binary64) the law holds with [0_A = −0.0]
       and fails with [+0.0] ([tests/test_structural_zero.py]); the
       instance's [czero] is still [+0.0] (docs/decisions.md). *)
-From RevHandlers Require Import prelude signature syntax subst typing rd.
+From RevHandlers Require Import prelude signature syntax subst typing rd term_sem rh interp interp_facts
+  machine tape.
 
 Section rh4_sparse.
-Context {Srt : sorts} {Σ : signature}.
+Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 
 Implicit Types (M N V W : tm).
 
@@ -67,14 +68,6 @@ Proof.
   destruct (Nat.eqb s k); reflexivity.
 Qed.
 
-(** ** Sparse cotangents under the zero law *)
-
-Section zero_law.
-(** The zero law of the scalar model: [0_b] is a two-sided identity of
-    [+_b].  True of the reals and of binary64 with [0_b = −0.0] (every
-    non-NaN value); false of binary64 with [+0.0] ([−0.0 + +0.0 = +0.0]). *)
-Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
-
 (** The dense sum the semantics performs, component by component. *)
 Definition add_consts (cs ds : list const) : list const :=
   map (fun p => cadd (fst p) (snd p)) (combine cs ds).
@@ -82,6 +75,138 @@ Definition add_consts (cs ds : list const) : list const :=
 (** The sparse update an evaluator performs instead: only index [k]. *)
 Definition add_at (k : nat) (g : const) (cs : list const) : list const :=
   map (fun ic => if Nat.eqb (fst ic) k then cadd (snd ic) g else snd ic) (combine (seq 0 (length cs)) cs).
+
+(** ** The steps of an RH-4 level, counted
+
+    At an RH-4 level of the chain the semantics, once the recursive call
+    has returned [<w', y'_1, …, y'_m>] and the point [<V⃗>] is a value,
+    evaluates [w'.rd(q. f(proj_k q))(<V⃗>)] and the result tuple
+    [<y'_i + y''_i>_i].  Both are counted here: [6] steps for the first,
+    whatever [m] ([tstar_rd_layer]); [3m] for the second at base types
+    ([tstar_term_res_base]: two projections and an addition per
+    component).  These are [run]'s own steps ([run_tstar], machine.v), so
+    an evaluator that skips the work may add [6 + 3m] instead of taking
+    them. *)
+
+Lemma tstar_rd_layer Bs k f w' ys Vs Vk G :
+  value w' -> Forall value ys -> Forall value Vs ->
+  infer_tm [] (Tuple Vs) = Some (TProd Bs) ->
+  nth_error Vs k = Some Vk -> ev (rd f) (Tuple [Vk; w']) = Some G -> value G ->
+  tstar 6 (Rd (Proj 0 (Tuple (w' :: ys))) (App f (Proj k (Var 0))) (Tuple Vs)) (onehot Bs k G).
+Proof.
+  intros Hw Hys HVs HA Hk Hev HG.
+  assert (HT : value (Tuple (w' :: ys))) by (apply value_tuple_iff; constructor; assumption).
+  assert (HV : value (Tuple Vs)) by (apply value_tuple_iff; exact HVs).
+  (* proj_1 <w', y⃗'> → w' *)
+  change 6 with (1 + 5). eapply tstar_trans.
+  { apply (tstar_frame (KRdL (App f (Proj k (Var 0))) (Tuple Vs))); [exact I|].
+    apply tstar_one. rewrite step_tm_fn_proj, (step_tm_fn_value _ HT). reflexivity. }
+  cbn [fill_frame].
+  (* E-Rd *)
+  change 5 with (1 + 4). eapply tstar_trans.
+  { apply tstar_one, head_step_tm_fn. exact (head_step_tm_rd w' _ (Tuple Vs) (TProd Bs) Hw HV HA). }
+  rewrite rd_rewrite_app_proj.
+  (* proj_k <V⃗> → V_k *)
+  change 4 with (1 + 3). eapply tstar_trans.
+  { apply (tstar_frame (KProj 0)); [exact I|].
+    apply (tstar_frame (KLet (Tuple [onehot Bs k (Var 0)]))); [exact I|].
+    apply (tstar_frame (KApp (rd f))); [exact I|].
+    apply (tstar_frame (KTuple [] [w'])); [constructor|].
+    apply tstar_one. rewrite step_tm_fn_proj, (step_tm_fn_value _ HV), Hk. reflexivity. }
+  cbn [fill_frame app].
+  assert (HVk : value Vk) by (rewrite Forall_forall in HVs; apply HVs; eapply nth_error_In; exact Hk).
+  (* rd(f)(<V_k, w'>) → G *)
+  change 3 with (1 + 2). eapply tstar_trans.
+  { apply (tstar_frame (KProj 0)); [exact I|].
+    apply (tstar_frame (KLet (Tuple [onehot Bs k (Var 0)]))); [exact I|].
+    apply tstar_one, head_step_tm_fn. constructor; [|exact Hev].
+    apply value_tuple_iff; repeat constructor; assumption. }
+  cbn [fill_frame].
+  (* let u ← G in <onehot_k u> *)
+  change 2 with (1 + 1). eapply tstar_trans.
+  { apply (tstar_frame (KProj 0)); [exact I|].
+    apply tstar_one, head_step_tm_fn. constructor. exact HG. }
+  cbn [fill_frame subst_tm map]. rewrite subst_onehot. cbn [subst_tm list_subst nth].
+  (* proj_1 <onehot_k G> *)
+  apply tstar_one. rewrite step_tm_fn_proj.
+  rewrite (step_tm_fn_value (Tuple [onehot Bs k G])) by (apply value_tuple_iff; repeat constructor;
+    apply value_onehot; exact HG).
+  reflexivity.
+Qed.
+
+Lemma list_sum_const3 m : list_sum (map (fun _ : nat => 3) (seq 0 m)) = 3 * m.
+Proof.
+  induction m as [|m IH]; [reflexivity|].
+  rewrite seq_S, map_app, list_sum_app, IH. cbn [map list_sum fold_right]. lia.
+Qed.
+
+Lemma add_consts_nth (d : const) cs ds :
+  length cs = length ds ->
+  map Const (add_consts cs ds) =
+  map (fun i => Const (cadd (nth i cs d) (nth i ds d))) (seq 0 (length cs)).
+Proof.
+  unfold add_consts. revert ds. induction cs as [|c cs IH]; intros [|e ds] Hl; cbn in Hl; try lia;
+    [reflexivity|].
+  cbn [combine map length seq nth fst snd]. f_equal. rewrite IH by lia.
+  rewrite <- seq_shift, map_map. reflexivity.
+Qed.
+
+Lemma tstar_term_res_base_d (d : const) bs w' cs ds :
+  length cs = length bs -> length ds = length bs -> value w' ->
+  tstar (3 * length bs)
+    (subst_tm (list_subst [Tuple (map Const ds); Tuple (w' :: map Const cs)]) (rh_term_result (map TBase bs)))
+    (Tuple (map Const (add_consts cs ds))).
+Proof.
+  intros Hc Hd Hw. rewrite rh_term_result_nth, map_length. cbn [subst_tm]. rewrite map_map.
+  rewrite (add_consts_nth d) by congruence. rewrite Hc, <- list_sum_const3.
+  assert (HT1 : value (Tuple (w' :: map Const cs))).
+  { apply value_tuple_iff. constructor; [exact Hw|]. apply Forall_forall. intros x Hx.
+    apply in_map_iff in Hx as [c [<- _]]. reflexivity. }
+  assert (HT0 : value (Tuple (map Const ds))).
+  { apply value_tuple_iff. apply Forall_forall. intros x Hx.
+    apply in_map_iff in Hx as [c [<- _]]. reflexivity. }
+  rewrite <- (app_nil_l (map _ (seq 0 _))).
+  rewrite <- (app_nil_l (map (fun i => Const _) (seq 0 _))).
+  apply (tstar_tuple_map _ _ (fun _ => 3) _ [] (Forall_nil _)).
+  intros i Hi. apply in_seq in Hi. split; [|reflexivity].
+  destruct (nth_error bs i) as [b|] eqn:Hb; [|apply nth_error_None in Hb; lia].
+  assert (HB : nth i (map TBase bs) (TProd []) = TBase b)
+    by (apply nth_error_nth; rewrite nth_error_map, Hb; reflexivity).
+  rewrite HB.
+  cbn [plus subst_tm list_subst nth].
+  assert (Hp1 : tstar 1 (Proj (S i) (Tuple (w' :: map Const cs))) (Const (nth i cs d))).
+  { apply tstar_one. rewrite step_tm_fn_proj, (step_tm_fn_value _ HT1). cbn [nth_error].
+    rewrite (nth_error_nth' (map Const cs) (Const d)) by (rewrite map_length; lia).
+    rewrite map_nth. reflexivity. }
+  assert (Hp0 : tstar 1 (Proj i (Tuple (map Const ds))) (Const (nth i ds d))).
+  { apply tstar_one. rewrite step_tm_fn_proj, (step_tm_fn_value _ HT0).
+    rewrite (nth_error_nth' (map Const ds) (Const d)) by (rewrite map_length; lia).
+    rewrite map_nth. reflexivity. }
+  change 3 with (1 + (1 + 1)). eapply tstar_trans.
+  { apply (tstar_frame (KAddL _)); [exact I|exact Hp1]. }
+  eapply tstar_trans.
+  { apply (tstar_frame (KAddR _)); [reflexivity|exact Hp0]. }
+  apply tstar_one. reflexivity.
+Qed.
+
+(** The result tuple of RH-4 at base types: [3m] steps, the dense sum. *)
+Lemma tstar_term_res_base bs w' cs ds :
+  length cs = length bs -> length ds = length bs -> value w' ->
+  tstar (3 * length bs)
+    (subst_tm (list_subst [Tuple (map Const ds); Tuple (w' :: map Const cs)]) (rh_term_result (map TBase bs)))
+    (Tuple (map Const (add_consts cs ds))).
+Proof.
+  destruct cs as [|d cs']; [|apply (tstar_term_res_base_d d)].
+  intros Hc Hd _. destruct bs; [|discriminate]. destruct ds; [|discriminate]. constructor.
+Qed.
+
+(** ** Sparse cotangents under the zero law *)
+
+Section zero_law.
+(** The zero law of the scalar model: [0_b] is a two-sided identity of
+    [+_b].  True of the reals and of binary64 with [0_b = −0.0] (every
+    non-NaN value); false of binary64 with [+0.0] ([−0.0 + +0.0 = +0.0]). *)
+Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
 
 Lemma add_onehot_sparse cs k g :
   add_consts cs (onehot_consts (map const_ty cs) k g) = add_at k g cs.
