@@ -246,5 +246,30 @@ Proof.
   destruct (Nat.eqb s k); [reflexivity|]. apply zero_law.
 Qed.
 
+(** An RH-4 level of the chain at base types, from the recursive call's
+    value [<w', c⃗>] and the point [<V⃗>]: the semantics takes [6] steps
+    to the one-hot tuple [y''] of [rd], then [3m] steps to the level's
+    cotangents, which are [c⃗] with [c_k + g] at [k] and nothing else
+    changed: an evaluator may add [6 + 3m] to the count and update one
+    component.  The zero law is used for the [m − 1] additions of [0_b]. *)
+Lemma rh4_level_sparse cs k f w' Vs Vk g :
+  value w' -> Forall value Vs ->
+  infer_tm [] (Tuple Vs) = Some (TProd (map TBase (map const_ty cs))) ->
+  nth_error Vs k = Some Vk -> ev (rd f) (Tuple [Vk; w']) = Some (Const g) ->
+  tstar 6 (Rd (Proj 0 (Tuple (w' :: map Const cs))) (App f (Proj k (Var 0))) (Tuple Vs))
+    (Tuple (map Const (onehot_consts (map const_ty cs) k g))) /\
+  tstar (3 * length cs)
+    (subst_tm (list_subst [Tuple (map Const (onehot_consts (map const_ty cs) k g));
+                           Tuple (w' :: map Const cs)])
+       (rh_term_result (map TBase (map const_ty cs))))
+    (Tuple (map Const (add_at k g cs))).
+Proof.
+  intros Hw HVs HA Hk Hev. split.
+  - rewrite <- onehot_base. eapply tstar_rd_layer; try eassumption; [|reflexivity].
+    apply Forall_forall. intros x Hx. apply in_map_iff in Hx as [c [<- _]]. reflexivity.
+  - rewrite <- add_onehot_sparse. rewrite <- (map_length const_ty cs) at 1.
+    apply tstar_term_res_base; [symmetry; apply map_length|apply onehot_consts_length|exact Hw].
+Qed.
+
 End zero_law.
 End rh4_sparse.
