@@ -200,6 +200,67 @@ Proof.
   intros Hc Hd _. destruct bs; [|discriminate]. destruct ds; [|discriminate]. constructor.
 Qed.
 
+(** ** The steps of the point [<V⃗>]
+
+    The point of [rd] at an RH-4 level is [<V⃗>] closed by the values the
+    run has bound: a variable an RH-2 level bound is [proj_1 <y, z'>] in
+    it, and a variable of the [rev handle] is [proj_i <V⃗0>]; each such
+    component takes one step, at every RH-4 level after it (the third
+    quadratic term of docs/decisions.md, "RH-4 levels of the MLP chains").
+    [tstar_point]: the point takes exactly as many steps as it has
+    components that are not values ([point_cost]), a count an evaluator
+    can carry along the chain instead of taking the steps. *)
+
+(** A component of the point: a value, or a projection out of a value. *)
+Definition point_ok (M : tm) : Prop :=
+  value M \/ exists i Ws V, M = Proj i (Tuple Ws) /\ Forall value Ws /\ nth_error Ws i = Some V.
+
+Definition point_val (M : tm) : tm :=
+  match M with
+  | Proj i (Tuple Ws) => nth i Ws M
+  | _ => M
+  end.
+
+Definition point_cost (Ms : list tm) : nat := length (filter (fun M => negb (is_value M)) Ms).
+
+Lemma point_step M :
+  point_ok M -> tstar (if is_value M then 0 else 1) M (point_val M) /\ value (point_val M).
+Proof.
+  intros [HV|[i [Ws [V [-> [HWs Hi]]]]]].
+  - assert (Hp : point_val M = M).
+    { destruct M as [| | | | |i [| | | |Ws| | |]| |]; try reflexivity; discriminate HV. }
+    rewrite Hp, HV. split; [constructor|exact HV].
+  - cbn [is_value point_val]. rewrite (nth_error_nth _ _ _ Hi). split.
+    + apply tstar_one. rewrite step_tm_fn_proj.
+      rewrite step_tm_fn_value by (apply value_tuple_iff; exact HWs). rewrite Hi. reflexivity.
+    + rewrite Forall_forall in HWs. apply HWs. eapply nth_error_In. exact Hi.
+Qed.
+
+Lemma tstar_point_pre pre Ms :
+  Forall value pre -> Forall point_ok Ms ->
+  tstar (point_cost Ms) (Tuple (pre ++ Ms)) (Tuple (pre ++ map point_val Ms)).
+Proof.
+  revert pre. induction Ms as [|M Ms IH]; intros pre Hpre HMs; [constructor|].
+  inversion HMs as [|? ? HM HMs']; subst.
+  destruct (point_step M HM) as [HsM HvM].
+  replace (point_cost (M :: Ms)) with ((if is_value M then 0 else 1) + point_cost Ms)
+    by (unfold point_cost; cbn [filter]; destruct (is_value M); reflexivity).
+  eapply tstar_trans.
+  - apply (tstar_frame (KTuple pre Ms)); [exact Hpre|exact HsM].
+  - cbn [fill_frame map]. specialize (IH (pre ++ [point_val M])).
+    rewrite <- !app_assoc in IH. apply IH; [|exact HMs'].
+    apply Forall_app. split; [exact Hpre|constructor; [exact HvM|constructor]].
+Qed.
+
+Lemma tstar_point Ms :
+  Forall point_ok Ms -> tstar (point_cost Ms) (Tuple Ms) (Tuple (map point_val Ms)) /\
+                        Forall value (map point_val Ms).
+Proof.
+  intros HMs. split.
+  - exact (tstar_point_pre [] Ms (Forall_nil _) HMs).
+  - rewrite Forall_map. eapply Forall_impl; [|exact HMs]. intros M HM. apply (point_step M HM).
+Qed.
+
 (** ** Sparse cotangents under the zero law *)
 
 Section zero_law.
