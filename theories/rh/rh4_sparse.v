@@ -49,6 +49,35 @@ Lemma rd_rewrite_app_proj Bs k f W Vt :
   Proj 0 (Let (App (rd f) (Tuple [Proj k Vt; W])) (Tuple [onehot Bs k (Var 0)])).
 Proof. reflexivity. Qed.
 
+(** What [RH] does with a layer [let x ⇐ Op(f(y_k)) in Q] (RH-4 on
+    [f(y_k)], then RH-2 on [Op(w)] with the continuation renamed): the
+    output is [rh_term_out] around the rewriting of
+    [let x ⇐ Op(w) in Q↑], one variable more in scope. *)
+Lemma rh_fn_layer rf H Bs Vs o f k Q :
+  rh_fn (S rf) H Bs Vs (CLet (Op o (App f (Var k))) Q) =
+  match infer_tm Bs (App f (Var k)) with
+  | Some B' =>
+      match rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)) with
+      | RHOk Rrec => RHOk (rh_term_out Bs Vs (App f (Var k)) Rrec)
+      | r => r
+      end
+  | None => RHWrong
+  end.
+Proof. reflexivity. Qed.
+
+(** The same for the last layer, [Op(f(y_k))] in tail position. *)
+Lemma rh_fn_last_layer rf H Bs Vs o f k :
+  rh_fn (S rf) H Bs Vs (Op o (App f (Var k))) =
+  match infer_tm Bs (App f (Var k)) with
+  | Some B' =>
+      match rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (Op o (Var 0)) with
+      | RHOk Rrec => RHOk (rh_term_out Bs Vs (App f (Var k)) Rrec)
+      | r => r
+      end
+  | None => RHWrong
+  end.
+Proof. reflexivity. Qed.
+
 (** The one-hot tuple at base types is a tuple of constants: [g] at [k],
     the structural zero [0_b] elsewhere. *)
 Definition onehot_consts (bs : list base) (k : nat) (g : const) : list const :=
