@@ -31,8 +31,8 @@
       the executable instance (binary64) the law holds with [0_A = −0.0]
       and fails with [+0.0] ([tests/test_structural_zero.py]); the
       instance's [czero] is still [+0.0] (docs/decisions.md). *)
-From RevHandlers Require Import prelude signature syntax subst typing rd term_sem rh interp interp_facts
-  machine tape.
+From RevHandlers Require Import prelude signature syntax subst typing rd term_sem cmd_ctx rh interp interp_facts
+  machine run_ctx tape.
 
 Section rh4_sparse.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -359,6 +359,140 @@ Proof.
     apply Forall_forall. intros x Hx. apply in_map_iff in Hx as [c [<- _]]. reflexivity.
   - rewrite <- add_onehot_sparse. rewrite <- (map_length const_ty cs) at 1.
     apply tstar_term_res_base; [symmetry; apply map_length|apply onehot_consts_length|exact Hw].
+Qed.
+
+(** ** A whole RH-4 level of the chain, run by [run] *)
+
+Lemma run_ret_tstar fuel n hp M V k :
+  tstar k M V -> value V -> k < fuel -> run fuel n hp (Ret M) = RDone hp V (n + k).
+Proof.
+  intros Hs HV Hk. change (Ret M) with (fill_t [] TRet M).
+  rewrite (run_tstar _ _ _ _ _ _ _ _ Hs) by lia. cbn [fill_t fill_c fold_left plug_t].
+  apply run_ret_value; [lia|exact HV].
+Qed.
+
+Lemma subst_up_shift τ Y : subst_tm (up τ) (shift Y) = shift (subst_tm τ Y).
+Proof. unfold shift. rewrite subst_ren, ren_subst. apply subst_tm_ext. intros x. reflexivity. Qed.
+
+(** [rd] with its point still to evaluate: [1 + point_cost + 5] steps. *)
+Lemma tstar_rd_point Bs k f w' ys Ms Vk G :
+  value w' -> Forall value ys -> Forall point_ok Ms ->
+  infer_tm [] (Tuple (map point_val Ms)) = Some (TProd Bs) ->
+  nth_error (map point_val Ms) k = Some Vk -> ev (rd f) (Tuple [Vk; w']) = Some G -> value G ->
+  tstar (1 + point_cost Ms + 5) (Rd (Proj 0 (Tuple (w' :: ys))) (App f (Proj k (Var 0))) (Tuple Ms))
+    (onehot Bs k G).
+Proof.
+  intros Hw Hys HMs HA Hk Hev HG.
+  destruct (tstar_point Ms HMs) as [Hp Hpv].
+  pose proof (tstar_rd_layer Bs k f w' ys (map point_val Ms) Vk G Hw Hys Hpv HA Hk Hev HG) as H6.
+  (* the projection [proj_1 <w', y⃗'>] first, then the point, then the other five *)
+  inversion H6 as [|k6 M0 M1 M2 Hs1 H5]; subst.
+  assert (HT : value (Tuple (w' :: ys))) by (apply value_tuple_iff; constructor; assumption).
+  assert (Hpj : step_tm_fn (Proj 0 (Tuple (w' :: ys))) = TSStep w').
+  { rewrite step_tm_fn_proj, (step_tm_fn_value _ HT). reflexivity. }
+  pose proof (step_tm_fn_frame (KRdL (App f (Proj k (Var 0))) (Tuple Ms)) _ _ I Hpj) as Hs1'.
+  pose proof (step_tm_fn_frame (KRdL (App f (Proj k (Var 0))) (Tuple (map point_val Ms))) _ _ I Hpj)
+    as Hs1''.
+  cbn [fill_frame] in Hs1', Hs1''.
+  assert (HM1 : M1 = Rd w' (App f (Proj k (Var 0))) (Tuple (map point_val Ms))) by congruence.
+  subst M1.
+  econstructor; [exact Hs1'|].
+  change (point_cost Ms + 5) with (point_cost Ms + 5).
+  eapply tstar_trans; [|exact H5].
+  apply (tstar_frame (KRdR w' (App f (Proj k (Var 0))))); [exact Hw|exact Hp].
+Qed.
+
+Lemma subst_rh_term_result_base τ bs :
+  subst_tm τ (rh_term_result (map TBase bs)) =
+  subst_tm (list_subst [τ 0; τ 1]) (rh_term_result (map TBase bs)).
+Proof.
+  rewrite !rh_term_result_nth. cbn [subst_tm]. f_equal. rewrite !map_map. apply map_ext_in.
+  intros i Hi. apply in_seq in Hi. rewrite map_length in Hi.
+  destruct (nth_error bs i) as [b|] eqn:Hb; [|apply nth_error_None in Hb; lia].
+  assert (HB : nth i (map TBase bs) (TProd []) = TBase b)
+    by (apply nth_error_nth; rewrite nth_error_map, Hb; reflexivity).
+  rewrite HB. reflexivity.
+Qed.
+
+(** An RH-4 level of an MLP chain, [RH]'s output closed by [σ] and run
+    by [run]: given the run of the recursive output (the rest of the
+    chain), the level ends with the cotangents [c⃗] updated at [k] only,
+    after [1 + point_cost + 5] steps of [rd] and [3m] of the result tuple,
+    plus the forward term's and the [let]s' steps.  Under the zero law. *)
+Lemma run_rh4_level fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2 :
+  nth_error Vs k = Some Vk ->
+  Forall point_ok (map (subst_tm σ) Vs) ->
+  ev f (point_val (subst_tm σ Vk)) = Some G1 -> value G1 ->
+  run (fuel - S (if is_value (subst_tm σ Vk) then 1 else 2))
+      (S (n + (if is_value (subst_tm σ Vk) then 1 else 2))) hp
+      (subst_cmd (fun x => subst_tm (list_subst [G1]) (up σ x)) Rrec)
+    = RDone hp2 (Tuple (w' :: map Const cs)) n2 ->
+  value w' ->
+  infer_tm [] (Tuple (map point_val (map (subst_tm σ) Vs))) = Some (TProd (map TBase (map const_ty cs))) ->
+  ev (rd f) (Tuple [point_val (subst_tm σ Vk); w']) = Some (Const g) ->
+  S (S n2 + (1 + point_cost (map (subst_tm σ) Vs) + 5)) + 3 * length cs < n + fuel ->
+  run fuel n hp (subst_cmd σ (rh_term_out (map TBase (map const_ty cs)) Vs (App f (Var k)) Rrec)) =
+  RDone hp2 (Tuple (map Const (add_at k g cs)))
+    (S (S n2 + (1 + point_cost (map (subst_tm σ) Vs) + 5)) + 3 * length cs).
+Proof.
+  intros Hk HVs Hf HG1 Hrec Hw HA Hrd Hfuel.
+  set (Vk' := subst_tm σ Vk) in *.
+  set (c1 := if is_value Vk' then 1 else 2) in *.
+  assert (HVk' : point_ok Vk').
+  { rewrite Forall_forall in HVs. apply HVs. apply in_map. eapply nth_error_In. exact Hk. }
+  destruct (run_done_inv _ _ _ _ _ _ _ Hrec) as [Hq [Hn2a Hn2b]].
+  unfold rh_term_out. cbn [subst_cmd subst_tm].
+  (* the forward term [f(V_k)] *)
+  assert (Hx : subst_tm σ (list_subst Vs k) = Vk').
+  { unfold list_subst. rewrite (nth_error_nth _ _ _ Hk). reflexivity. }
+  rewrite Hx.
+  assert (Hfw : run fuel n hp (Ret (App f Vk')) = RDone hp G1 (n + c1)).
+  { apply run_ret_tstar; [|exact HG1|unfold c1; destruct (is_value Vk'); lia].
+    destruct (point_step Vk' HVk') as [Hs Hv]. unfold c1.
+    replace (if is_value Vk' then 1 else 2) with ((if is_value Vk' then 0 else 1) + 1)
+      by (destruct (is_value Vk'); reflexivity).
+    eapply tstar_trans; [apply (tstar_frame (KApp f)); [exact I|exact Hs]|].
+    apply tstar_one. apply head_step_tm_fn. constructor; assumption. }
+  rewrite (run_let_done _ _ _ _ _ _ _ _ Hfw). replace (n + c1 - n) with c1 by lia.
+  cbn [subst_cmd]. rewrite subst_cmd_subst.
+  (* the rest of the chain *)
+  rewrite (run_let_done _ _ _ _ _ _ _ _ Hrec). cbn [subst_cmd].
+  (* rd at the point *)
+  cbn [subst_cmd subst_tm up list_subst nth].
+  set (q := Tuple (w' :: map Const cs)) in *.
+  assert (Hpt : forall V, subst_tm (list_subst [q]) (subst_tm (up (list_subst [G1]))
+                  (subst_tm (up (up σ)) (ren_tm (fun x => S (S x)) V))) = subst_tm σ V).
+  { intros V. rewrite subst_ren, !subst_subst. apply subst_tm_ext. intros x. cbn [up].
+    unfold shift at 1. rewrite subst_ren.
+    transitivity (subst_tm (list_subst [G1]) (shift (σ x))); [|apply subst_single_shift].
+    apply subst_tm_ext. intros y. cbn [up]. apply subst_single_shift. }
+  cbn [subst_tm up list_subst nth]. rewrite !map_map.
+  rewrite (map_ext _ _ Hpt).
+  set (Ms := map (subst_tm σ) Vs) in *.
+  assert (Hk' : nth_error (map point_val Ms) k = Some (point_val Vk'))
+    by (unfold Ms; rewrite !nth_error_map, Hk; reflexivity).
+  assert (Hys : Forall value (map Const cs)).
+  { apply Forall_forall. intros x Hx'. apply in_map_iff in Hx' as [c [<- _]]. reflexivity. }
+  pose proof (tstar_rd_point _ k f w' (map Const cs) Ms _ (Const g) Hw Hys HVs HA Hk' Hrd eq_refl) as Hrd6.
+  rewrite onehot_base in Hrd6.
+  assert (Hoh : value (Tuple (map Const (onehot_consts (map const_ty cs) k g)))).
+  { apply value_tuple_iff, Forall_forall. intros x Hx'. apply in_map_iff in Hx' as [c [<- _]]. reflexivity. }
+  assert (Hr3 : run (fuel - S c1 - S (n2 - S (n + c1))) (S n2) hp2
+                  (Ret (Rd (Proj 0 q) (App f (Proj k (Var 0))) (Tuple Ms)))
+                = RDone hp2 (Tuple (map Const (onehot_consts (map const_ty cs) k g)))
+                    (S n2 + (1 + point_cost Ms + 5))).
+  { apply run_ret_tstar; [exact Hrd6|exact Hoh|lia]. }
+  rewrite (run_let_done _ _ _ _ _ _ _ _ Hr3). cbn [subst_cmd].
+  (* the result tuple *)
+  replace (map (fun x => TBase (const_ty x)) cs) with (map TBase (map const_ty cs)) by apply map_map.
+  rewrite !subst_subst, subst_rh_term_result_base. cbn [up list_subst nth subst_tm].
+  cbn [shift ren_tm subst_tm up list_subst nth]. rewrite (subst_single_shift _ q).
+  pose proof (tstar_term_res_base (map const_ty cs) w' cs (onehot_consts (map const_ty cs) k g)
+                ltac:(rewrite map_length; reflexivity) ltac:(apply onehot_consts_length) Hw) as Hres.
+  rewrite add_onehot_sparse, map_length in Hres.
+  replace (S n2 + (1 + point_cost Ms + 5) - S n2) with (1 + point_cost Ms + 5) by lia.
+  rewrite (run_ret_tstar _ _ _ _ _ _ Hres); [reflexivity| |lia].
+  apply value_tuple_iff, Forall_forall. intros x Hx'. apply in_map_iff in Hx' as [c [<- _]]. reflexivity.
 Qed.
 
 End zero_law.
