@@ -9,7 +9,7 @@
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast.
+  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -130,6 +130,20 @@ Check @tape_correct.
 Print Assumptions tape_correct.
 Check @run_fill_c.
 Print Assumptions run_fill_c.
+
+(* An RH-4 level of an MLP chain (the term f(y_k) in evaluation position):
+   rd's rewriting at it; the level's terms in 6 + 3m steps of the semantics
+   with one cotangent changed; and the level's output closed and run by run,
+   given the run of the rest of the chain: its value is the cotangents
+   updated at one index, its step count a formula.  Under the zero law of
+   the constants, taken as a hypothesis (the tape is not extended to these
+   levels). *)
+Check @rd_rewrite_app_proj.
+Print Assumptions rd_rewrite_app_proj.
+Check @rh4_level_sparse.
+Print Assumptions rh4_level_sparse.
+Check @run_rh4_level.
+Print Assumptions run_rh4_level.
 
 (* The evaluator is complete: more fuel never changes an answer other than
    "out of fuel", and a value or stuck form reached in n steps is what run
