@@ -149,10 +149,15 @@ static void sub_outer_avx2(double *w, const double *u, const double *a, const do
 /* Rows t, t + 8, t + 16, t + 24 of u (m×k) for sub_outer_tl_avx2: those
    rows of w = u − a bᵀ as sub_outer_avx2 writes them, and the four rows
    weighted by a added into one lane al of the scratch in that order
-   (axpy4_avx2's sums). */
+   (axpy4_avx2's sums).  The entries of w eight cache lines ahead are
+   asked for (a prefetch, which changes no number): w is a fresh array,
+   often not in the cache, and its lines are read before being written. */
+#define PREFETCH_AHEAD 64
 __attribute__((target("avx2")))
-static void sub_outer_rows4(double *w, const double *u, const double *a, const double *b, double *al, long t, long k)
+static void sub_outer_rows4(double *w, const double *u, const double *a, const double *b, double *al, long t, long m,
+                            long k)
 {
+  long room = (m - t - 24) * k - PREFETCH_AHEAD;   /* w3 + j + PREFETCH_AHEAD within w while j < room */
   __m256d zero = _mm256_setzero_pd();
   const double *u0 = u + t * k, *u1 = u0 + 8 * k, *u2 = u0 + 16 * k, *u3 = u0 + 24 * k;
   double *w0 = w + t * k, *w1 = w0 + 8 * k, *w2 = w0 + 16 * k, *w3 = w0 + 24 * k;
@@ -160,6 +165,12 @@ static void sub_outer_rows4(double *w, const double *u, const double *a, const d
   __m256d a0 = _mm256_set1_pd(c0), a1 = _mm256_set1_pd(c1), a2 = _mm256_set1_pd(c2), a3 = _mm256_set1_pd(c3);
   long j = 0;
   for (; j + 4 <= k; j += 4) {
+    if ((j & 7) == 0 && j < room) {
+      __builtin_prefetch(w0 + j + PREFETCH_AHEAD, 1);
+      __builtin_prefetch(w1 + j + PREFETCH_AHEAD, 1);
+      __builtin_prefetch(w2 + j + PREFETCH_AHEAD, 1);
+      __builtin_prefetch(w3 + j + PREFETCH_AHEAD, 1);
+    }
     __m256d bj = _mm256_loadu_pd(b + j), s = _mm256_loadu_pd(al + j);
     __m256d x0 = _mm256_loadu_pd(u0 + j), x1 = _mm256_loadu_pd(u1 + j), x2 = _mm256_loadu_pd(u2 + j),
             x3 = _mm256_loadu_pd(u3 + j);
@@ -223,10 +234,10 @@ static void sub_outer_tl_avx2(double *w, const double *u, const double *a, const
 {
   long t0 = 0;
   for (; t0 + 4 * LANES <= m; t0 += 4 * LANES)
-    for (long l = 0; l < LANES; l++) sub_outer_rows4(w, u, a, b, acc + l * k, t0 + l, k);
+    for (long l = 0; l < LANES; l++) sub_outer_rows4(w, u, a, b, acc + l * k, t0 + l, m, k);
   for (long l = 0; l < LANES && t0 + l < m; l++) {
     long t = t0 + l;
-    for (; t + 3 * LANES < m; t += 4 * LANES) sub_outer_rows4(w, u, a, b, acc + l * k, t, k);
+    for (; t + 3 * LANES < m; t += 4 * LANES) sub_outer_rows4(w, u, a, b, acc + l * k, t, m, k);
     for (; t < m; t += LANES) sub_outer_row1(w, u, a, b, acc + l * k, t, k);
   }
 }
