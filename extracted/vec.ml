@@ -151,7 +151,7 @@ let lse (z : float array) = [| vmax z +. log (sum_ (shifted_exp z)).(0) |]
    of A and column j of B (vec_stubs.c). *)
 let matmul m n k (a : float array) (b : float array) =
   need "matmul" (Array.length a = m * n && Array.length b = n * k);
-  let c = Array.make (m * k) 0.0 in
+  let c = Array.create_float (m * k) in          (* every entry written by cmatmul *)
   if m * k > 0 then cmatmul a b c m n k;
   c
 
@@ -200,7 +200,7 @@ let matmul_tl m n k (a : float array) (b : float array) =
       last_tl := None;
       c
   | _ ->
-      let c = Array.make (m * k) 0.0 in
+      let c = Array.create_float (m * k) in      (* every entry written by cmatmul_tl *)
       if m * k > 0 then cmatmul_tl a b c m n k;
       c
 
@@ -377,7 +377,7 @@ external csub_outer_tl : float array -> float array -> float array -> float arra
 let sub_outer (u : float array) (a : float array) (b : float array) =
   let m = Array.length a and k = Array.length b in
   let w = Array.create_float (m * k) in
-  let c = Array.make k 0.0 in
+  let c = if m * k > 0 then Array.create_float k else Array.make k 0.0 in   (* every entry written *)
   if m * k > 0 then csub_outer_tl w u a b c;
   last_tl := Some (u, a, c);
   w

@@ -146,67 +146,99 @@ static void sub_outer_avx2(double *w, const double *u, const double *a, const do
   }
 }
 
+/* Rows t, t + 8, t + 16, t + 24 of u (m×k) for sub_outer_tl_avx2: those
+   rows of w = u − a bᵀ as sub_outer_avx2 writes them, and the four rows
+   weighted by a added into one lane al of the scratch in that order
+   (axpy4_avx2's sums).  The entries of w eight cache lines ahead are
+   asked for (a prefetch, which changes no number): w is a fresh array,
+   often not in the cache, and its lines are read before being written. */
+#define PREFETCH_AHEAD 64
+__attribute__((target("avx2")))
+static void sub_outer_rows4(double *w, const double *u, const double *a, const double *b, double *al, long t, long m,
+                            long k)
+{
+  long room = (m - t - 24) * k - PREFETCH_AHEAD;   /* w3 + j + PREFETCH_AHEAD within w while j < room */
+  __m256d zero = _mm256_setzero_pd();
+  const double *u0 = u + t * k, *u1 = u0 + 8 * k, *u2 = u0 + 16 * k, *u3 = u0 + 24 * k;
+  double *w0 = w + t * k, *w1 = w0 + 8 * k, *w2 = w0 + 16 * k, *w3 = w0 + 24 * k;
+  double c0 = a[t], c1 = a[t + 8], c2 = a[t + 16], c3 = a[t + 24];
+  __m256d a0 = _mm256_set1_pd(c0), a1 = _mm256_set1_pd(c1), a2 = _mm256_set1_pd(c2), a3 = _mm256_set1_pd(c3);
+  long j = 0;
+  for (; j + 4 <= k; j += 4) {
+    if ((j & 7) == 0 && j < room) {
+      __builtin_prefetch(w0 + j + PREFETCH_AHEAD, 1);
+      __builtin_prefetch(w1 + j + PREFETCH_AHEAD, 1);
+      __builtin_prefetch(w2 + j + PREFETCH_AHEAD, 1);
+      __builtin_prefetch(w3 + j + PREFETCH_AHEAD, 1);
+    }
+    __m256d bj = _mm256_loadu_pd(b + j), s = _mm256_loadu_pd(al + j);
+    __m256d x0 = _mm256_loadu_pd(u0 + j), x1 = _mm256_loadu_pd(u1 + j), x2 = _mm256_loadu_pd(u2 + j),
+            x3 = _mm256_loadu_pd(u3 + j);
+    _mm256_storeu_pd(w0 + j, _mm256_sub_pd(x0, _mm256_add_pd(zero, _mm256_mul_pd(a0, bj))));
+    _mm256_storeu_pd(w1 + j, _mm256_sub_pd(x1, _mm256_add_pd(zero, _mm256_mul_pd(a1, bj))));
+    _mm256_storeu_pd(w2 + j, _mm256_sub_pd(x2, _mm256_add_pd(zero, _mm256_mul_pd(a2, bj))));
+    _mm256_storeu_pd(w3 + j, _mm256_sub_pd(x3, _mm256_add_pd(zero, _mm256_mul_pd(a3, bj))));
+    s = _mm256_add_pd(s, _mm256_mul_pd(x0, a0));
+    s = _mm256_add_pd(s, _mm256_mul_pd(x1, a1));
+    s = _mm256_add_pd(s, _mm256_mul_pd(x2, a2));
+    s = _mm256_add_pd(s, _mm256_mul_pd(x3, a3));
+    _mm256_storeu_pd(al + j, s);
+  }
+  for (; j < k; j++) {
+    w0[j] = u0[j] - (0.0 + c0 * b[j]);
+    w1[j] = u1[j] - (0.0 + c1 * b[j]);
+    w2[j] = u2[j] - (0.0 + c2 * b[j]);
+    w3[j] = u3[j] - (0.0 + c3 * b[j]);
+    double s = al[j];
+    s = s + u0[j] * c0;
+    s = s + u1[j] * c1;
+    s = s + u2[j] * c2;
+    s = s + u3[j] * c3;
+    al[j] = s;
+  }
+}
+
+/* Row t of u alone, as sub_outer_rows4 does each of its rows. */
+__attribute__((target("avx2")))
+static void sub_outer_row1(double *w, const double *u, const double *a, const double *b, double *al, long t, long k)
+{
+  __m256d zero = _mm256_setzero_pd();
+  const double *ur = u + t * k;
+  double *wr = w + t * k;
+  double c0 = a[t];
+  __m256d a0 = _mm256_set1_pd(c0);
+  long j = 0;
+  for (; j + 4 <= k; j += 4) {
+    __m256d x0 = _mm256_loadu_pd(ur + j);
+    _mm256_storeu_pd(wr + j, _mm256_sub_pd(x0, _mm256_add_pd(zero, _mm256_mul_pd(a0, _mm256_loadu_pd(b + j)))));
+    _mm256_storeu_pd(al + j, _mm256_add_pd(_mm256_loadu_pd(al + j), _mm256_mul_pd(x0, a0)));
+  }
+  for (; j < k; j++) {
+    wr[j] = ur[j] - (0.0 + c0 * b[j]);
+    al[j] = al[j] + ur[j] * c0;
+  }
+}
+
 /* One pass over u (m×k) for two results: w = u − a bᵀ as sub_outer_avx2,
    and into the lane scratch acc (8 rows of k) the rows of u weighted by a,
    as rh_vec_matmul_tl adds them for uᵀ·a: lane l gets rows l, l + 8,
-   l + 16, ... in that order, four of them per pass (axpy4_avx2's sums). */
+   l + 16, ... in that order.  In blocks of 32 consecutive rows, so that u
+   is read and w written front to back: in each block, lane by lane, the
+   lane's four rows of the block in one pass (sub_outer_rows4); then the
+   last rows (fewer than 32), lane by lane, four at a time while the lane
+   has four, then one at a time.  Each lane still gets its rows in
+   increasing order, the blocks coming in order. */
 __attribute__((target("avx2")))
 static void sub_outer_tl_avx2(double *w, const double *u, const double *a, const double *b, double *acc, long m,
                               long k)
 {
-  __m256d zero = _mm256_setzero_pd();
-  for (long l = 0; l < LANES && l < m; l++) {
-    double *al = acc + l * k;
-    long t = l;
-    for (; t + 3 * LANES < m; t += 4 * LANES) {
-      const double *u0 = u + t * k, *u1 = u0 + 8 * k, *u2 = u0 + 16 * k, *u3 = u0 + 24 * k;
-      double *w0 = w + t * k, *w1 = w0 + 8 * k, *w2 = w0 + 16 * k, *w3 = w0 + 24 * k;
-      double c0 = a[t], c1 = a[t + 8], c2 = a[t + 16], c3 = a[t + 24];
-      __m256d a0 = _mm256_set1_pd(c0), a1 = _mm256_set1_pd(c1), a2 = _mm256_set1_pd(c2), a3 = _mm256_set1_pd(c3);
-      long j = 0;
-      for (; j + 4 <= k; j += 4) {
-        __m256d bj = _mm256_loadu_pd(b + j), s = _mm256_loadu_pd(al + j);
-        __m256d x0 = _mm256_loadu_pd(u0 + j), x1 = _mm256_loadu_pd(u1 + j), x2 = _mm256_loadu_pd(u2 + j),
-                x3 = _mm256_loadu_pd(u3 + j);
-        _mm256_storeu_pd(w0 + j, _mm256_sub_pd(x0, _mm256_add_pd(zero, _mm256_mul_pd(a0, bj))));
-        _mm256_storeu_pd(w1 + j, _mm256_sub_pd(x1, _mm256_add_pd(zero, _mm256_mul_pd(a1, bj))));
-        _mm256_storeu_pd(w2 + j, _mm256_sub_pd(x2, _mm256_add_pd(zero, _mm256_mul_pd(a2, bj))));
-        _mm256_storeu_pd(w3 + j, _mm256_sub_pd(x3, _mm256_add_pd(zero, _mm256_mul_pd(a3, bj))));
-        s = _mm256_add_pd(s, _mm256_mul_pd(x0, a0));
-        s = _mm256_add_pd(s, _mm256_mul_pd(x1, a1));
-        s = _mm256_add_pd(s, _mm256_mul_pd(x2, a2));
-        s = _mm256_add_pd(s, _mm256_mul_pd(x3, a3));
-        _mm256_storeu_pd(al + j, s);
-      }
-      for (; j < k; j++) {
-        w0[j] = u0[j] - (0.0 + c0 * b[j]);
-        w1[j] = u1[j] - (0.0 + c1 * b[j]);
-        w2[j] = u2[j] - (0.0 + c2 * b[j]);
-        w3[j] = u3[j] - (0.0 + c3 * b[j]);
-        double s = al[j];
-        s = s + u0[j] * c0;
-        s = s + u1[j] * c1;
-        s = s + u2[j] * c2;
-        s = s + u3[j] * c3;
-        al[j] = s;
-      }
-    }
-    for (; t < m; t += LANES) {
-      const double *ur = u + t * k;
-      double *wr = w + t * k;
-      double c0 = a[t];
-      __m256d a0 = _mm256_set1_pd(c0);
-      long j = 0;
-      for (; j + 4 <= k; j += 4) {
-        __m256d x0 = _mm256_loadu_pd(ur + j);
-        _mm256_storeu_pd(wr + j, _mm256_sub_pd(x0, _mm256_add_pd(zero, _mm256_mul_pd(a0, _mm256_loadu_pd(b + j)))));
-        _mm256_storeu_pd(al + j, _mm256_add_pd(_mm256_loadu_pd(al + j), _mm256_mul_pd(x0, a0)));
-      }
-      for (; j < k; j++) {
-        wr[j] = ur[j] - (0.0 + c0 * b[j]);
-        al[j] = al[j] + ur[j] * c0;
-      }
-    }
+  long t0 = 0;
+  for (; t0 + 4 * LANES <= m; t0 += 4 * LANES)
+    for (long l = 0; l < LANES; l++) sub_outer_rows4(w, u, a, b, acc + l * k, t0 + l, m, k);
+  for (long l = 0; l < LANES && t0 + l < m; l++) {
+    long t = t0 + l;
+    for (; t + 3 * LANES < m; t += 4 * LANES) sub_outer_rows4(w, u, a, b, acc + l * k, t, m, k);
+    for (; t < m; t += LANES) sub_outer_row1(w, u, a, b, acc + l * k, t, k);
   }
 }
 

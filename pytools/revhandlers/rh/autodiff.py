@@ -60,7 +60,7 @@ def cut(x: Node, level: int) -> Node:
 
 
 def _op(value, *parents) -> Node:
-    return Node(value, tuple((p, vjp, None) for p, vjp in parents))
+    return Node(value, tuple([(p, vjp, None) for p, vjp in parents]))
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -394,23 +394,22 @@ def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int) -> lis
     """Cotangents of ``targets`` given cotangents of the ``seeds`` nodes,
     not crossing edges of ``level``; the result is itself a graph."""
     cot: dict[int, Node] = {}
-
-    def acc(node: Node, g: Node) -> None:
-        prev = cot.get(id(node))
-        cot[id(node)] = g if prev is None else add(prev, g)
-
+    get = cot.get
     for node, g in seeds:
-        acc(node, g)
+        prev = get(id(node))
+        cot[id(node)] = g if prev is None else add(prev, g)
     order = _topo([n for n, _ in seeds], level)
     for node in reversed(order):
-        g = cot.get(id(node))
+        g = get(id(node))
         if g is None:
             continue
         for parent, vjp, lvl in node.parents:
             if lvl == level:
                 continue
-            acc(parent, vjp(g))
-    return [cot.get(id(t), zeros(t.value.size)) for t in targets]
+            d = vjp(g)
+            prev = get(id(parent))
+            cot[id(parent)] = d if prev is None else add(prev, d)
+    return [cot[id(t)] if id(t) in cot else zeros(t.value.size) for t in targets]
 
 
 Fn = Callable[..., Node]

@@ -228,15 +228,17 @@ def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
     if size > 0 and (rds >= MAX_RD_NESTING or (rds and not isinstance(goal, TBase))):
         # and an rd nested in another has a point of type Real(n)
         options = tuple(o for o in options if o != "rd")
-    names, seen = [], set()
-    for x, t in ctx:               # the visible binders of type goal, innermost first
-        if x not in seen:
-            seen.add(x)
-            if t == goal:
-                names.append(x)
+    names = None                   # the visible binders of type goal, innermost first (found when needed)
     while True:
         kind = src.choice(options)
         if kind == "var":
+            if names is None:
+                names, seen = [], set()
+                for x, t in ctx:
+                    if x not in seen:
+                        seen.add(x)
+                        if t == goal:
+                            names.append(x)
             if names:   # the innermost binder (e.g. the variable an rd differentiates) more often
                 return Var(src.choice(names[:1] * 3 + names))
             continue
