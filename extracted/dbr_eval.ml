@@ -304,16 +304,6 @@ let usage =
    computation after SECONDS (default 60; 0: no limit)."
 
 let () =
-  let serve_mode = ref false and file = ref None in
-  let rec args l =
-    match common_flag "dbr-eval" usage l with
-    | Some rest -> args rest
-    | None -> (
-    match l with
-    | [] -> ()
-    | "--serve" :: rest -> serve_mode := true; args rest
-    | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
-    | _ -> prerr_endline usage; exit 2)
-  in
-  args (List.tl (Array.to_list Sys.argv));
-  if !serve_mode then serve answer else answer_one !file answer
+  let serve_mode = ref false in
+  let file = command_line "dbr-eval" usage ~switches:[ ("--serve", fun () -> serve_mode := true) ] ~options:[] in
+  if !serve_mode then serve answer else answer_one file answer

@@ -240,6 +240,34 @@ let common_flag name usage = function
   | "--version" :: _ -> print_endline (name ^ " " ^ version); exit 0
   | _ -> None
 
+(* The command line of the driver [name]: the common flags, the flags of
+   [switches] (no argument; what each sets), the flags of [options] with
+   their argument (what each sets; [false] for an argument it refuses) and
+   at most one FILE, which it returns.  Anything else prints [usage] and
+   exits with 2. *)
+let command_line name usage ~switches ~options =
+  let file = ref None in
+  let rec args l =
+    match common_flag name usage l with
+    | Some rest -> args rest
+    | None -> (
+        match l with
+        | [] -> ()
+        | f :: rest when List.mem_assoc f switches -> List.assoc f switches (); args rest
+        | o :: v :: rest when List.mem_assoc o options ->
+            if List.assoc o options v then args rest else (prerr_endline usage; exit 2)
+        | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
+        | _ -> prerr_endline usage; exit 2)
+  in
+  args (List.tl (Array.to_list Sys.argv));
+  !file
+
+(* A request (KEYWORD BODY) whose KEYWORD [table] lists: [Some] of its mode
+   and BODY; [None] for any other request. *)
+let keyword_request table = function
+  | S.List [ S.Atom k; p ] when List.mem_assoc k table -> Some (List.assoc k table, p)
+  | _ -> None
+
 (* Read the whole input: FILE, or standard input. *)
 let read_text file =
   try

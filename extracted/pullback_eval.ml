@@ -77,27 +77,26 @@ let prim_of = function
   | S.Atom f when List.mem_assoc f prims -> P.mk_fsym (List.assoc f prims)
   | s -> bad "unbound" ("unknown function symbol " ^ short s ^ " (add, mul, neg, sin, cos, exp, sq)")
 
+(* An atom of a term or a numeric tuple: zero ([zero]) or a number ([real]);
+   any other atom is the syntax error [expected ()]. *)
+let scalar_atom ~zero ~real expected = function
+  | "zero" -> zero
+  | a -> ( match number_of a with Some f -> real (P.mk_real f) | None -> bad "syntax" (expected ()))
+
 let rec num_of d s =
   check_depth d;
+  let expected () = "a numeric tuple is a number, zero or (NUM NUM); found " ^ short s in
   match s with
-  | S.Atom "zero" -> P.NZ
-  | S.Atom a -> (
-      match number_of a with
-      | Some f -> P.NR (P.mk_real f)
-      | None -> bad "syntax" ("a numeric tuple is a number, zero or (NUM NUM); found " ^ short s))
+  | S.Atom a -> scalar_atom ~zero:P.NZ ~real:(fun r -> P.NR r) expected a
   | S.List [ a; b ] -> P.NP (num_of (d + 1) a, num_of (d + 1) b)
-  | _ -> bad "syntax" ("a numeric tuple is a number, zero or (NUM NUM); found " ^ short s)
+  | _ -> bad "syntax" (expected ())
 
 (* [k]: the number of binders around the term, for the scope of (var N). *)
 let rec term_of k d s =
   check_depth d;
   let sub = term_of k (d + 1) and under = term_of (k + 1) (d + 1) in
   match s with
-  | S.Atom "zero" -> P.XZero
-  | S.Atom a -> (
-      match number_of a with
-      | Some f -> P.XReal (P.mk_real f)
-      | None -> bad "syntax" ("expected a term, found the atom " ^ short s))
+  | S.Atom a -> scalar_atom ~zero:P.XZero ~real:(fun r -> P.XReal r) (fun () -> "expected a term, found the atom " ^ short s) a
   | S.List [ S.Atom "var"; S.Atom n ] when is_digits n ->
       (match int_of_string_opt n with
        | Some i when i < k -> P.XVar i
@@ -326,17 +325,18 @@ let trace s =
   if String.length line > max_answer then too_large ();
   (lines, final, line)
 
-let mode_of_request = function
-  | S.List [ S.Atom "run"; p ] -> (`Run, p)
-  | S.List [ S.Atom "run-fuel"; p ] -> (`Run_fuel, p)
-  | S.List [ S.Atom "check"; p ] -> (`Check, p)
-  | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
-  | S.List [ S.Atom "cps"; p ] -> (`Cps, p)
-  | S.List [ S.Atom "last"; p ] -> (`Last, p)
-  | S.List (S.Atom ("run" | "run-fuel" | "check" | "trace" | "cps" | "last") :: _) ->
-      bad "syntax" "a request is (run TERM), (run-fuel TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) \
-                    or a TERM"
-  | p -> (`Run, p)
+let requests =
+  [ ("run", `Run); ("run-fuel", `Run_fuel); ("check", `Check); ("trace", `Trace); ("cps", `Cps); ("last", `Last) ]
+
+let mode_of_request s =
+  match keyword_request requests s with
+  | Some r -> r
+  | None -> (
+      match s with
+      | S.List (S.Atom k :: _) when List.mem_assoc k requests ->
+          bad "syntax" "a request is (run TERM), (run-fuel TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) \
+                        or a TERM"
+      | p -> (`Run, p))
 
 let usage =
   Printf.sprintf "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
@@ -356,26 +356,16 @@ let usage =
    --timeout stops a request after SECONDS (default 60; 0: no limit)." max_answer
 
 let () =
-  let mode = ref `Run and serve_mode = ref false and file = ref None and machine = ref `Run in
-  let rec args l =
-    match common_flag "pullback-eval" usage l with
-    | Some rest -> args rest
-    | None -> (
-    match l with
-    | [] -> ()
-    | "--check" :: rest -> mode := `Check; args rest
-    | "--trace" :: rest -> mode := `Trace; args rest
-    | "--serve" :: rest -> serve_mode := true; args rest
-    | "--machine" :: "cps" :: rest -> machine := `Cps; args rest
-    | "--machine" :: "step" :: rest -> machine := `Run; args rest
-    | "--fuel" :: n :: rest -> (
-        match int_of_string_opt n with
-        | Some f when f >= 0 && f <= 1_000_000_000 -> fuel := f; args rest
-        | _ -> prerr_endline usage; exit 2)
-    | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
-    | _ -> prerr_endline usage; exit 2)
+  let mode = ref `Run and serve_mode = ref false and machine = ref `Run in
+  let fuel_of n =
+    match int_of_string_opt n with Some f when f >= 0 && f <= 1_000_000_000 -> fuel := f; true | _ -> false
+  and machine_of = function "cps" -> machine := `Cps; true | "step" -> machine := `Run; true | _ -> false in
+  let file =
+    command_line "pullback-eval" usage
+      ~switches:[ ("--check", fun () -> mode := `Check); ("--trace", fun () -> mode := `Trace);
+                  ("--serve", fun () -> serve_mode := true) ]
+      ~options:[ ("--machine", machine_of); ("--fuel", fuel_of) ]
   in
-  args (List.tl (Array.to_list Sys.argv));
   (* the answer line to request [m] on [p]; [traced] makes a trace's *)
   let answer traced m p =
     match m with
@@ -391,7 +381,7 @@ let () =
         let m, p = mode_of_request req in
         answer (fun (_, _, line) -> line) m p)
   else
-    answer_one !file (fun req ->
+    answer_one file (fun req ->
         let m, p = mode_of_request req in
         answer (fun (lines, final, _) ->
             List.iter print_endline lines;

@@ -292,17 +292,15 @@ module Driver (V : VECTORS) = struct
         bad "syntax" "a session request is (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME) or (unload NAME)"
     | _ -> None
 
+  let requests =
+    [ ("run", `Run); ("check", `Check); ("effects", `Effects); ("check-program", `CheckProgram); ("print", `Print);
+      ("trace", `Trace); ("coverage", `Coverage) ]
+
   let mode_of_request s =
-    match s with
-    | S.List [ S.Atom "run"; p ] -> (`Run, p)
-    | S.List [ S.Atom "check"; p ] -> (`Check, p)
-    | S.List [ S.Atom "effects"; p ] -> (`Effects, p)
-    | S.List [ S.Atom "check-program"; p ] -> (`CheckProgram, p)
-    | S.List [ S.Atom "print"; p ] -> (`Print, p)
-    | S.List [ S.Atom "trace"; p ] -> (`Trace, p)
-    | S.List [ S.Atom "coverage"; p ] -> (`Coverage, p)
-    | S.List (S.Atom "program" :: _) -> (`Run, s)
-    | _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (check-program PROGRAM), (print PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
+    match (Driver_io.keyword_request requests s, s) with
+    | Some r, _ -> r
+    | None, S.List (S.Atom "program" :: _) -> (`Run, s)
+    | None, _ -> bad "syntax" "a request is (run PROGRAM), (check PROGRAM), (check-program PROGRAM), (print PROGRAM), (effects PROGRAM), (trace PROGRAM), (coverage PROGRAM), a PROGRAM, or a session request: (load NAME PROGRAM), (exec NAME FIELDS...), (heap NAME), (unload NAME)"
 
   let main serve_mode mode file =
     if serve_mode then
@@ -335,28 +333,16 @@ let () =
   (* Large vectors live in the major heap: grow it in large steps and keep
      what it has, rather than mapping fresh pages for every run. *)
   Gc.set { (Gc.get ()) with Gc.major_heap_increment = 1 lsl 22; space_overhead = 200 };
-  let mode = ref `Run and serve_mode = ref false and file = ref None in
-  let rec args l =
-    match common_flag "rh-eval" usage l with
-    | Some rest -> args rest
-    | None -> (
-    match l with
-    | [] -> ()
-    | "--check" :: rest -> mode := `CheckProgram; args rest
-    | "--print" :: rest -> mode := `Print; args rest
-    | "--trace" :: rest -> mode := `Trace; args rest
-    | "--coverage" :: rest -> mode := `Coverage; args rest
-    | "--serve" :: rest -> serve_mode := true; args rest
-    | "--list-vectors" :: rest -> list_vectors := true; args rest
-    | "--small-step" :: rest -> small_step := true; args rest
-    | "--machine" :: rest -> machine := true; args rest
-    | ("--fuel" | "--max-rd-depth" | "--max-rd-size" as o) :: n :: rest when nat_opt n <> None ->
-        let n = Option.get (nat_opt n) in
-        (match o with "--fuel" -> user_fuel := Some n | "--max-rd-depth" -> max_rd_depth := n | _ -> max_rd_size := n);
-        args rest
-    | f :: rest when String.length f > 0 && f.[0] <> '-' && !file = None -> file := Some f; args rest
-    | _ -> prerr_endline usage; exit 2)
+  let mode = ref `Run and serve_mode = ref false in
+  let set flag () = flag := true and number r n = match nat_opt n with Some n -> r n; true | None -> false in
+  let file =
+    command_line "rh-eval" usage
+      ~switches:[ ("--check", fun () -> mode := `CheckProgram); ("--print", fun () -> mode := `Print);
+                  ("--trace", fun () -> mode := `Trace); ("--coverage", fun () -> mode := `Coverage);
+                  ("--serve", set serve_mode); ("--list-vectors", set list_vectors);
+                  ("--small-step", set small_step); ("--machine", set machine) ]
+      ~options:[ ("--fuel", number (fun n -> user_fuel := Some n)); ("--max-rd-depth", number (( := ) max_rd_depth));
+                 ("--max-rd-size", number (( := ) max_rd_size)) ]
   in
-  args (List.tl (Array.to_list Sys.argv));
-  if !list_vectors then (let module D = Driver (Lists) in D.main !serve_mode !mode !file)
-  else (let module D = Driver (Arrays) in D.main !serve_mode !mode !file)
+  if !list_vectors then (let module D = Driver (Lists) in D.main !serve_mode !mode file)
+  else (let module D = Driver (Arrays) in D.main !serve_mode !mode file)

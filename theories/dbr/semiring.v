@@ -175,18 +175,9 @@ Qed.
 #[export] Existing Instance dual_add_ext.
 #[export] Existing Instance dual_mul_ext.
 
-Definition dual : semiring := {|
-  sr_car := S * S;
-  sr_zero := (0, 0);
-  sr_one := (1, 0);
-  sr_add := dual_add;
-  sr_mul := dual_mul;
-  sr_eq := dual_eq;
-  sr_eq_equiv := dual_eq_equiv;
-  sr_add_ext := dual_add_ext;
-  sr_mul_ext := dual_mul_ext;
-  sr_theory := dual_theory;
-|}.
+(** The carrier, the constants and the operations are those of the laws. *)
+Definition dual : semiring :=
+  Build_semiring _ _ _ _ _ _ dual_eq_equiv dual_add_ext dual_mul_ext dual_theory.
 End dual.
 
 (** ** Dual numbers with a vector of tangents [(a, a')], [a' : J -> S]:
@@ -237,18 +228,8 @@ Qed.
 #[export] Existing Instance vdual_add_ext.
 #[export] Existing Instance vdual_mul_ext.
 
-Definition vdual : semiring := {|
-  sr_car := S * (J -> S);
-  sr_zero := (0, fun _ => 0);
-  sr_one := (1, fun _ => 0);
-  sr_add := vdual_add;
-  sr_mul := vdual_mul;
-  sr_eq := vdual_eq;
-  sr_eq_equiv := vdual_eq_equiv;
-  sr_add_ext := vdual_add_ext;
-  sr_mul_ext := vdual_mul_ext;
-  sr_theory := vdual_theory;
-|}.
+Definition vdual : semiring :=
+  Build_semiring _ _ _ _ _ _ vdual_eq_equiv vdual_add_ext vdual_mul_ext vdual_theory.
 End vdual.
 
 (** ** The natural numbers, with Leibniz equality (for computed examples). *)

@@ -105,33 +105,34 @@ Qed.
 (** [follows] on a term [T] that evaluates its subterms first: [a] under
     the frame [F] ([follows_unary]), or [a] under [FL] then [b] under [FR]
     ([follows_binary]); the machine goes down into [a] (and [b]) and, once
-    they are values, closes on [T] ([close_reaches]). *)
-Ltac follows_unary T a F K :=
-  intros IHa HK; unfold follows;
+    they are values, closes on [T] ([close_reaches]).  Both open with
+    [follows_open IHa HK T a F K s k]: the machine's first transition
+    [R1] into [a] under [F], the hypothesis [IHa] on [a], [close_reaches]
+    from the state [s] ([Hc]), the cases where [T]'s step [Et] is [a]'s
+    ([Ea]); then [k R1 Hc Et Ea t'] goes on. *)
+Ltac follows_open IHa HK T a F K s k :=
+  unfold follows;
   assert (R1 : reaches (St MEval T K) 0 (St MEval a (F :: K))) by (apply reaches_next; reflexivity);
   specialize (IHa (F :: K) (@Forall_cons _ eframe_ok F K I HK)); unfold follows in IHa;
-  pose proof (close_reaches T K (St MRet a (F :: K)) eq_refl) as Hc;
+  pose proof (close_reaches T K s eq_refl) as Hc;
   destruct (step_at stp ev T) as [t'| | |] eqn:Et; try exact I;
     pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate;
   try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
       exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]];
+  k R1 Hc Et Ea t'.
+
+Ltac follows_unary T a F K :=
+  intros IHa HK; follows_open IHa HK T a F K (St MRet a (F :: K)) ltac:(fun R1 Hc Et Ea t' =>
   cbv beta iota in Et;
   try solve [specialize (Hc (fun Eh => ltac:(exfalso; first [discriminate Eh | rewrite ?Eh in Et; discriminate])));
       simpl in Hc;
       exists (St MEval t' K); split; [|split; [reflexivity|split; [exact HK|discriminate]]];
       exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))];
   specialize (Hc (fun _ => eq_refl)); simpl in Hc;
-    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc)).
+    exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa Hc))).
 
 Ltac follows_binary T a b FL FR K :=
-  intros IHa IHb HK; unfold follows;
-  assert (R1 : reaches (St MEval T K) 0 (St MEval a (FL :: K))) by (apply reaches_next; reflexivity);
-  specialize (IHa (FL :: K) (@Forall_cons _ eframe_ok FL K I HK)); unfold follows in IHa;
-  pose proof (close_reaches T K (St MRet b (FR :: K)) eq_refl) as Hc;
-  destruct (step_at stp ev T) as [t'| | |] eqn:Et; try exact I;
-    pose proof Et as Et0; cbn [step_at] in Et; destruct (step_at stp ev a) as [a'| | |] eqn:Ea; try discriminate;
-  try solve [injection Et as <-; destruct IHa as (s' & Hr & Hp & Hi);
-      exists s'; split; [exact (reaches_trans _ _ _ _ _ R1 Hr)|split; assumption]];
+  intros IHa IHb HK; follows_open IHa HK T a FL K (St MRet b (FR :: K)) ltac:(fun R1 Hc Et Ea t' =>
   assert (R2 : reaches (St MRet a (FL :: K)) 0 (St MEval b (FR :: K))) by (apply reaches_next; reflexivity);
   specialize (IHb (FR :: K) (@Forall_cons _ eframe_ok FR K (sa_value _ Ea) HK)); unfold follows in IHb;
   destruct (step_at stp ev b) as [b'| | |] eqn:Eb; try discriminate;
@@ -146,7 +147,7 @@ Ltac follows_binary T a b FL FR K :=
                  (reaches_trans _ _ _ _ _ IHb Hc))))]
     | specialize (Hc (fun _ => eq_refl)); simpl in Hc;
       exact (reaches_trans _ _ _ _ _ R1 (reaches_trans _ _ _ _ _ IHa (reaches_trans _ _ _ _ _ R2
-               (reaches_trans _ _ _ _ _ IHb Hc)))) ].
+               (reaches_trans _ _ _ _ _ IHb Hc)))) ]).
 
 Lemma follows_app a b K :
   (forall K, Forall eframe_ok K -> follows a K) -> (forall K, Forall eframe_ok K -> follows b K) ->

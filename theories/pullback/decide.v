@@ -310,6 +310,15 @@ Proof.
 Qed.
 
 (** ** One A-step *)
+
+(** The A-step of [t], a term with two subterms [a] and [b] ([t = C a b])
+    reduced from left to right: [t] itself once both are let series, else
+    the first one's step ([rec] on it). *)
+Definition areduce2 (rec : tm -> option tm) (C : tm -> tm -> tm) (t a b : tm) : option tm :=
+  if is_lets a then
+    if is_lets b then Some (ared t) else option_map (C a) (rec b)
+  else option_map (fun a' => C a' b) (rec a).
+
 Fixpoint areduce (t : tm) : option tm :=
   match t with
   | Var _ | Real _ | NDual _ | Zero => Some (ared t)
@@ -317,26 +326,11 @@ Fixpoint areduce (t : tm) : option tm :=
   | Proj i s => if is_lets s then Some (ared t) else option_map (Proj i) (areduce s)
   | Fun f s => if is_lets s then Some (ared t) else option_map (Fun f) (areduce s)
   | Jac f s => if is_lets s then Some (ared t) else option_map (Jac f) (areduce s)
-  | App a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (App a) (areduce b)
-      else option_map (fun a' => App a' b) (areduce a)
-  | Pair a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Pair a) (areduce b)
-      else option_map (fun a' => Pair a' b) (areduce a)
-  | Plus a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Plus a) (areduce b)
-      else option_map (fun a' => Plus a' b) (areduce a)
-  | Dual a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Dual a) (areduce b)
-      else option_map (fun a' => Dual a' b) (areduce a)
-  | Pb a b =>
-      if is_lets a then
-        if is_lets b then Some (ared t) else option_map (Pb a) (areduce b)
-      else option_map (fun a' => Pb a' b) (areduce a)
+  | App a b => areduce2 areduce App t a b
+  | Pair a b => areduce2 areduce Pair t a b
+  | Plus a b => areduce2 areduce Plus t a b
+  | Dual a b => areduce2 areduce Dual t a b
+  | Pb a b => areduce2 areduce Pb t a b
   | Let a b =>
       if is_lets a then
         if is_lets b || is_var0 b then Some (ared t) else option_map (Let a) (areduce b)
@@ -357,6 +351,12 @@ Proof.
   intros HF Hh H. inversion H as [C r HC Hr Hk E1 E2]; subst.
   apply (astep_ctx (F :: C) r); [constructor; auto|exact Hr|split; [apply Hh|exact Hk]].
 Qed.
+
+(** [astep_frame] for the frame [F] that [t] and [t'] are [s] and [s']
+    in: the proofs find [F] by trying the frames in turn. *)
+Lemma astep_frame_eq F s s' t t' : t = afill1 F s -> t' = afill1 F s' -> aframe_ok F ->
+  (forall u, alet_here F u) -> astep s s' -> astep t t'.
+Proof. intros -> -> HF Hh H. exact (astep_frame F s s' HF Hh H). Qed.
 
 Lemma astep_redex r : aredex r -> astep r (ared r).
 Proof. intros H. apply (astep_ctx [] r); simpl; auto. Qed.
@@ -401,7 +401,7 @@ Lemma areduce_sound t t' : areduce t = Some t' -> astep t t'.
 Proof.
   revert t'. induction t; intros t' H;
     try (apply (areduce_let_sound _ _ _ IHt1 IHt2 H); fail);
-    simpl in H; try discriminate;
+    simpl in H; try unfold areduce2 in H; try discriminate;
     try (injection H as <-; apply astep_redex'; [constructor|reflexivity]; fail);
     repeat match goal with
       | H : context [if is_lets ?s then _ else _] |- _ =>
@@ -417,21 +417,10 @@ Proof.
     match goal with
     | IH : forall t', _ = Some t' -> astep _ t' |- _ => specialize (IH _ eq_refl)
     end.
-  all: first
-    [ apply (astep_frame ALam); simpl; auto
-    | apply (astep_frame (AProj _)); simpl; auto
-    | apply (astep_frame (AFun _)); simpl; auto
-    | apply (astep_frame (AJac _)); simpl; auto
-    | apply (astep_frame (AAppR _)); simpl; auto
-    | apply (astep_frame (AAppL _)); simpl; auto
-    | apply (astep_frame (APairR _)); simpl; auto
-    | apply (astep_frame (APairL _)); simpl; auto
-    | apply (astep_frame (APlusR _)); simpl; auto
-    | apply (astep_frame (APlusL _)); simpl; auto
-    | apply (astep_frame (ADualR _)); simpl; auto
-    | apply (astep_frame (ADualL _)); simpl; auto
-    | apply (astep_frame (APbR _)); simpl; auto
-    | apply (astep_frame (APbL _)); simpl; auto ].
+  all: match goal with IH : astep ?s ?s' |- _ =>
+         unshelve eapply (astep_frame_eq _ s s' _ _ _ _ _ _ IH);
+           [econstructor|reflexivity|reflexivity|simpl; auto ..]
+       end.
 Qed.
 
 Lemma is_lets_afill C r : aredex r -> alet_ok C r -> is_lets (afill C r) = false.
@@ -443,13 +432,13 @@ Qed.
 Lemma areduce_complete t t' : astep t t' -> areduce t = Some t'.
 Proof.
   intros [C r HC Hr Hk]. induction C as [|F C IH]; simpl.
-  - destruct Hr as [| | | | | | | | | | | | |l p Hl Hp]; simpl;
+  - destruct Hr as [| | | | | | | | | | | | |l p Hl Hp]; simpl; try unfold areduce2;
       repeat match goal with H : lets ?l |- _ => apply is_lets_spec in H; rewrite H; clear H end;
       try reflexivity.
     destruct Hp as [Hp| ->]; [apply is_lets_spec in Hp; rewrite Hp|]; reflexivity.
   - inversion HC as [|? ? HF HC']; subst. destruct Hk as [Hh Hk]. specialize (IH HC' Hk).
     pose proof (is_lets_afill C r Hr Hk) as Hn.
-    destruct F; simpl in HF, Hh; cbn [afill1 areduce]; rewrite ?Hn;
+    destruct F; simpl in HF, Hh; cbn [afill1 areduce]; try unfold areduce2; rewrite ?Hn;
       try (apply is_lets_spec in HF; rewrite HF);
       try (rewrite IH; reflexivity).
     + (* let x = C_A in l *)

@@ -47,14 +47,10 @@ From Pullback Require Import syntax typing anf backprop reduction preservation p
 Section query_transpose.
 Context {Σ : signature}.
 
-Notation nm := (num scalar).
-
 Variable sone : scalar.
 Hypothesis Hsr : semi_ring_theory szero sone sadd smul eq.
 Add Ring scalar_semiring : Hsr.
-Hypothesis fjac_adjoint : forall f x c v,
-  num_ty x (Rn (fdom f)) -> num_ty c (Rn (fcod f)) -> num_ty v (Rn (fdom f)) ->
-  dot (fjac_t f x c) v = dot c (fjac f x v).
+Hypothesis fjac_adjoint : fjac_adjoint_law.
 
 (** ** Environments: partial maps from indices *)
 Definition econs {A} (x : option A) (η : nat -> option A) : nat -> option A :=

@@ -18,16 +18,13 @@
 From Coq Require Import Ring_theory Ring.
 From Pullback Require Import syntax typing backprop reduction.
 
-Section transpose.
-Context {Σ : signature}.
-
-Notation nm := (num scalar).
-
-Variable sone : scalar.
-Hypothesis Hsr : semi_ring_theory szero sone sadd smul eq.
-Add Ring scalar_semiring : Hsr.
+(** Numeric tuples, here and in the files that import this one. *)
+Notation nm := (num scalar) (only parsing).
 
 (** The pairing of a numeric dual with a numeric tuple. *)
+Section dot.
+Context {Σ : signature}.
+
 Fixpoint dot (a b : nm) : scalar :=
   match a, b with
   | NR x, NR y => smul x y
@@ -35,9 +32,22 @@ Fixpoint dot (a b : nm) : scalar :=
   | _, _ => szero
   end.
 
-Hypothesis fjac_adjoint : forall f x c v,
+End dot.
+
+(** Every function symbol's [fjac_t] is the transpose of its [fjac]: the
+    hypothesis [fjac_adjoint] of the sections here, of [reverse_phase.v]
+    and of [query_transpose.v], stated once. *)
+Notation fjac_adjoint_law := (forall f x c v,
   num_ty x (Rn (fdom f)) -> num_ty c (Rn (fcod f)) -> num_ty v (Rn (fdom f)) ->
-  dot (fjac_t f x c) v = dot c (fjac f x v).
+  dot (fjac_t f x c) v = dot c (fjac f x v)) (only parsing).
+
+Section transpose.
+Context {Σ : signature}.
+
+Variable sone : scalar.
+Hypothesis Hsr : semi_ring_theory szero sone sadd smul eq.
+Add Ring scalar_semiring : Hsr.
+Hypothesis fjac_adjoint : fjac_adjoint_law.
 
 (** The component of a numeric tuple at a path. *)
 Fixpoint get_at (p : list bool) (v : nm) : nm :=

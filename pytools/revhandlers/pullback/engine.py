@@ -314,10 +314,14 @@ def _reader(text: str):
         if nxt() != ")":
             raise _Slow
 
-    def num(d: int):
+    def start(d: int) -> str:
+        # the first token of a part at depth d
         if d > _FAST_DEPTH:
             raise _Slow
-        tok = nxt()
+        return nxt()
+
+    def num(d: int):
+        tok = start(d)
         if tok == "zero":
             return NZ()
         if tok != "(":
@@ -328,9 +332,7 @@ def _reader(text: str):
         return NP(a, b)
 
     def ty(d: int):
-        if d > _FAST_DEPTH:
-            raise _Slow
-        tok = nxt()
+        tok = start(d)
         if tok == "R":
             return TR()
         if tok != "(":
@@ -349,9 +351,7 @@ def _reader(text: str):
 
     def term(level: int, d: int) -> Tm:
         # the heads in the order of their frequency in the campaign's answers
-        if d > _FAST_DEPTH:
-            raise _Slow
-        tok = nxt()
+        tok = start(d)
         if tok != "(":
             return _ZERO if tok == "zero" else _real(tok)
         head = nxt()
@@ -387,8 +387,7 @@ def _reader(text: str):
             out = NDual(num(d))
         else:
             raise _Slow
-        if nxt() != ")":
-            raise _Slow
+        close()
         return out
 
     return nxt, close, term, ty
