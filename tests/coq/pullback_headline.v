@@ -329,3 +329,19 @@ Check @remark36_not_ztyped.
 Print Assumptions remark36_not_ztyped.
 Check @pair_const_ztyped.
 Print Assumptions pair_const_ztyped.
+
+(* The typed premise is kept by the steps (subject reduction for ztyped,
+   given that the signature's functions map dense tuples to dense tuples),
+   and a sound checker of it on annotated terms (ztyped_pres.v,
+   ztyped_infer.v). *)
+From Pullback Require Import ztyped_pres ztyped_infer.
+Check @step_steps_zpreserve.
+Print Assumptions step_steps_zpreserve.
+Check @ztyped_preservation.
+Print Assumptions ztyped_preservation.
+Check @ztyped_steps.
+Print Assumptions ztyped_steps.
+Check @zinfer_sound.
+Print Assumptions zinfer_sound.
+Check @zcheck_sound.
+Print Assumptions zcheck_sound.

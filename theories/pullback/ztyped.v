@@ -15,11 +15,10 @@
     [⟨0, r⟩] is [stuck_remark36]'s point at type [(R ⇒ R) × R], and only
     its type tells the two apart.
 
-    Not done here: that [ztyped] is kept by the steps (a second subject
-    reduction, the premises of 16b-20a included), a decider (through
-    [infer] on annotated terms), and progress under it, which needs the
-    premises of 16b-20a to end in a dual map or [0] (normalization beyond
-    the first-order fragment). *)
+    That the steps keep [ztyped] is [ztyped_pres.v]; a sound checker of
+    it on annotated terms is [ztyped_infer.v].  Open: progress under it,
+    which needs the premises of 16b-20a to end in a dual map or [0]
+    (normalization beyond the first-order fragment). *)
 From Pullback Require Import syntax typing reduction progress_typed nz_decide.
 
 Section ztyped.
