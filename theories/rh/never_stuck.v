@@ -96,8 +96,7 @@ Fixpoint tm_ok (b : nat) (M : tm) {struct M} : Prop :=
 
 Lemma tm_ok_tuple b Ms : tm_ok b (Tuple Ms) <-> Forall (tm_ok b) Ms.
 Proof.
-  cbn. induction Ms as [|M Ms IH]; [split; auto|].
-  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+  cbn. apply fix_and_Forall.
 Qed.
 
 Fixpoint cmd_ok (b : nat) (P : cmd) : Prop :=

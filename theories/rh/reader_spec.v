@@ -42,6 +42,17 @@ Ltac spec_inv :=
   | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
   end.
 
+(** A predicate on a tuple written as a fixpoint over its components (as
+    [printable], [ty_printable] and never_stuck.v's [tm_ok] do, to stay
+    structural) holds when it holds of every component. *)
+Lemma fix_and_Forall {A} (p : A -> Prop) (l : list A) :
+  (fix go (l : list A) : Prop := match l with [] => True | a :: l' => p a /\ go l' end) l <->
+  Forall p l.
+Proof.
+  induction l as [|a l IH]; [split; auto|].
+  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+Qed.
+
 Section reader_spec.
 Context {Vec : Type} (vo : vec_ops Vec) (io : reader_io Vec).
 #[local] Instance reader_spec_sorts : sorts := exec_sorts Vec.
@@ -166,8 +177,7 @@ Fixpoint printable (n : nat) (M : tm) : Prop :=
 
 Lemma printable_tuple n Ms : printable n (Tuple Ms) <-> Forall (printable n) Ms.
 Proof.
-  cbn. induction Ms as [|M Ms IH]; [split; auto|].
-  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+  cbn. apply fix_and_Forall.
 Qed.
 
 (** The nesting the reader needs to read the printed term. *)
@@ -630,8 +640,7 @@ Qed.
 
 Lemma ty_printable_prod As : ty_printable (TProd As) <-> Forall ty_printable As.
 Proof.
-  cbn. induction As as [|A As IH]; [split; auto|].
-  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+  cbn. apply fix_and_Forall.
 Qed.
 
 Lemma ty_of_readable f : forall s A, ty_of io f s = Ok A -> ty_printable A /\ ty_fuel A <= f.
