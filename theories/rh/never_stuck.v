@@ -88,8 +88,7 @@ Fixpoint tm_ok (b : nat) (M : tm) {struct M} : Prop :=
   | Const c => cok c
   | App f M => fok b f /\ tm_ok b M
   | Add M1 M2 | Let M1 M2 => tm_ok b M1 /\ tm_ok b M2
-  | Tuple Ms => (fix go (l : list tm) : Prop :=
-                   match l with [] => True | M' :: l' => tm_ok b M' /\ go l' end) Ms
+  | Tuple Ms => fix_Forall (tm_ok b) Ms
   | Proj _ M => tm_ok b M
   | Rd M N L => tm_ok b M /\ tm_ok (S b) N /\ tm_ok b L
   end.

@@ -42,12 +42,16 @@ Ltac spec_inv :=
   | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
   end.
 
-(** A predicate on a tuple written as a fixpoint over its components (as
-    [printable], [ty_printable] and never_stuck.v's [tm_ok] do, to stay
-    structural) holds when it holds of every component. *)
-Lemma fix_and_Forall {A} (p : A -> Prop) (l : list A) :
-  (fix go (l : list A) : Prop := match l with [] => True | a :: l' => p a /\ go l' end) l <->
-  Forall p l.
+(** [fix_Forall p l]: [p] holds of every element of [l], written as a
+    fixpoint, so that a predicate defined by recursion on terms or types
+    ([printable], [ty_printable], never_stuck.v's [tm_ok]) can apply
+    itself to a tuple's components and stay structural.  For parsing only:
+    the definitions print as they did.  It is [Forall p l]: *)
+Notation fix_Forall p l :=
+  ((fix go (l0 : list _) : Prop := match l0 with [] => True | a :: l' => p a /\ go l' end) l)
+  (only parsing).
+
+Lemma fix_and_Forall {A} (p : A -> Prop) (l : list A) : fix_Forall p l <-> Forall p l.
 Proof.
   induction l as [|a l IH]; [split; auto|].
   rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
@@ -168,8 +172,7 @@ Fixpoint printable (n : nat) (M : tm) : Prop :=
   | Const c => v_len vo (snd c) = fst c
   | App f N => fst f <= max_fsym_level /\ prim_printable (snd f) /\ printable n N
   | Add M1 M2 => printable n M1 /\ printable n M2
-  | Tuple Ms => (fix go (l : list tm) : Prop :=
-                   match l with [] => True | M' :: l' => printable n M' /\ go l' end) Ms
+  | Tuple Ms => fix_Forall (printable n) Ms
   | Proj i N => i <= max_nat /\ printable n N
   | Let M1 M2 => printable n M1 /\ printable (S n) M2
   | Rd M1 M2 L => printable n M1 /\ printable (S n) M2 /\ printable n L
@@ -261,8 +264,7 @@ Proof. intros. apply tm_of_tm_sexp; [apply env_ok_nil|assumption|assumption]. Qe
 Fixpoint ty_printable (A : ty) : Prop :=
   match A with
   | TBase n => n <= max_nat
-  | TProd As => (fix go (l : list ty) : Prop :=
-                   match l with [] => True | A' :: l' => ty_printable A' /\ go l' end) As
+  | TProd As => fix_Forall ty_printable As
   end.
 
 Fixpoint ty_fuel (A : ty) : nat :=
