@@ -722,19 +722,16 @@ Proof.
   { rewrite map_map. apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs.
     exact (proj2 (Hren a (Hargs a Ha))). }
   rewrite Hm. split; [split; [|split; [exact Hok|]]|].
-  - rewrite Forall_map. eapply Forall_impl; [|exact Hargs]. intros a Ha. exact (proj1 (Hren a Ha)).
-  - refine (proj1 (IH _ _ _ _ _ Hwd)); rewrite ?app_length; cbn; try lia.
-    intros i Hi. unfold ren in *. destruct (Nat.eq_dec i (length Dc)) as [->|Hne].
-    + destruct (Nat.ltb_spec (length Dc) nin); [lia|].
-      rewrite app_nth2 by lia. rewrite app_nth2 by lia. rewrite HDr.
-      replace (length Dc + q - (length Dc + q)) with 0 by lia. rewrite Nat.sub_diag. split; [lia|reflexivity].
-    + destruct (Hren i ltac:(lia)) as [H1 H2]. rewrite !app_nth1 by lia. split; [lia|exact H2].
-  - refine (proj2 (IH _ _ _ _ _ Hwd)); rewrite ?app_length; cbn; try lia.
-    intros i Hi. unfold ren in *. destruct (Nat.eq_dec i (length Dc)) as [->|Hne].
-    + destruct (Nat.ltb_spec (length Dc) nin); [lia|].
-      rewrite app_nth2 by lia. rewrite app_nth2 by lia. rewrite HDr.
-      replace (length Dc + q - (length Dc + q)) with 0 by lia. rewrite Nat.sub_diag. split; [lia|reflexivity].
-    + destruct (Hren i ltac:(lia)) as [H1 H2]. rewrite !app_nth1 by lia. split; [lia|exact H2].
+  { rewrite Forall_map. eapply Forall_impl; [|exact Hargs]. intros a Ha. exact (proj1 (Hren a Ha)). }
+  (* The rest of the body and the dimensions: both halves of [IH] at the
+     contexts extended by the instruction's result, one renaming fact. *)
+  all: [> refine (proj1 (IH _ _ _ _ _ Hwd)) | refine (proj2 (IH _ _ _ _ _ Hwd))];
+    rewrite ?app_length; cbn; try lia.
+  all: intros i Hi; unfold ren in *; destruct (Nat.eq_dec i (length Dc)) as [->|Hne];
+    [destruct (Nat.ltb_spec (length Dc) nin); [lia|];
+     rewrite app_nth2 by lia; rewrite app_nth2 by lia; rewrite HDr;
+     replace (length Dc + q - (length Dc + q)) with 0 by lia; rewrite Nat.sub_diag; split; [lia|reflexivity]
+    |destruct (Hren i ltac:(lia)) as [H1 H2]; rewrite !app_nth1 by lia; split; [lia|exact H2]].
 Qed.
 
 (** ** [rd_prog] keeps the judgment *)

@@ -22,17 +22,11 @@ Hypothesis HS : vec_shapes vo.
 
 Theorem run_fast_never_stuck hp P A :
   typed_cmd [] P A -> order_ok vo P -> unhandled P = [] -> heap_ok hp -> heap_fits vo hp ->
-  (forall fuel, match run_fast fuel 0 hp P with
-                | RDone _ V _ => value V
-                | ROutOfFuel _ _ _ => True
-                | _ => False
-                end) /\
-  exists N, forall fuel, N < fuel -> exists hp' V n, run_fast fuel 0 hp P = RDone hp' V n /\ value V.
+  runs_to_value run_fast hp P.
 Proof.
   intros HP Hok Hno Hhp Hfit.
-  destruct (run_never_stuck vo decls locs HS hp P A HP Hok Hno Hhp Hfit) as [Hall [N HN]].
-  split; [intros fuel; rewrite run_fast_correct; apply Hall|].
-  exists N. intros fuel Hfuel. rewrite run_fast_correct. apply HN, Hfuel.
+  apply (runs_to_value_ext run); [intros fuel; apply run_fast_correct|].
+  exact (run_never_stuck vo decls locs HS hp P A HP Hok Hno Hhp Hfit).
 Qed.
 
 Theorem run_total_fast_never_stuck hp P A :

@@ -493,13 +493,20 @@ Proof.
   intros [= <- <-]. exact Hen.
 Qed.
 
+(** [pc_answer ρ x i V e' c']: what a projection [Proj i (Var x)] through
+    the cursor and the cache answers when it finds [V]: [V] is component
+    [i] of [x]'s tuple, and the new cursor [e'] and cache [c'] are sound.
+    For parsing only: the statements below print as they did. *)
+Notation pc_answer ρ x i V e' c' :=
+  ((exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c')
+  (only parsing).
+
 (** A hit at component [i] of [x]'s tuple [Vs], as [pc_from_env] and
     [pc_proj] answer it: the component, the cursor, the cache with the
     entry of [x] after it. *)
 Lemma pc_hit_spec ρ e c x i Vs V r' :
   ecur_ok ρ e -> pc_ok ρ c -> env_lookup ρ x = Tuple Vs -> skipn i Vs = V :: r' ->
-  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e /\
-  pc_ok ρ ((x, S i, r') :: firstn 1 (pc_drop c x)).
+  pc_answer ρ x i V e ((x, S i, r') :: firstn 1 (pc_drop c x)).
 Proof.
   intros He Hc HVs Hs.
   split; [exists Vs; split; [exact HVs|eapply skipn_cons_nth; exact Hs]|].
@@ -508,8 +515,7 @@ Proof.
 Qed.
 
 Lemma pc_from_env_spec ρ e c x i V e' c' :
-  ecur_ok ρ e -> pc_ok ρ c -> pc_from_env ρ e c x i = (Some V, e', c') ->
-  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c'.
+  ecur_ok ρ e -> pc_ok ρ c -> pc_from_env ρ e c x i = (Some V, e', c') -> pc_answer ρ x i V e' c'.
 Proof.
   intros He Hc. unfold pc_from_env.
   destruct (ecur_lookup ρ e x) as [[W|] e1] eqn:Hl; [|discriminate].
@@ -521,8 +527,7 @@ Proof.
 Qed.
 
 Lemma pc_proj_spec ρ e c x i V e' c' :
-  ecur_ok ρ e -> pc_ok ρ c -> pc_proj ρ e c x i = (Some V, e', c') ->
-  (exists Vs, env_lookup ρ x = Tuple Vs /\ nth_error Vs i = Some V) /\ ecur_ok ρ e' /\ pc_ok ρ c'.
+  ecur_ok ρ e -> pc_ok ρ c -> pc_proj ρ e c x i = (Some V, e', c') -> pc_answer ρ x i V e' c'.
 Proof.
   intros He Hc. unfold pc_proj.
   destruct (pc_find c x) as [[i0 r]|] eqn:Hf; [|apply pc_from_env_spec; assumption].

@@ -37,13 +37,40 @@
 From Coq Require Import String.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd cmd_ctx rh term_sem cmd_sem interp interp_facts progress machine normalization
-  complete instance total effects ev_total shapes typecheck frontend prune_dims.
+  complete instance total effects ev_total shapes typecheck frontend prune_dims reader_spec.
+
+(** [value_or_out_of_fuel run hp P]: the run [run fuel 0 hp P] answers,
+    at every fuel, a value or "out of fuel"; [runs_to_value run hp P]:
+    that, and from some fuel on a value.  The conclusions of
+    [run_never_stuck] and of the theorems that carry it to the other
+    evaluators, written once.  For parsing only: the statements print as
+    they did.  ([run] stands under [/\] on both sides, in [type_scope].) *)
+Notation value_or_out_of_fuel run hp P :=
+  (forall fuel, match run fuel 0 hp P with
+                | RDone _ V _ => value V
+                | ROutOfFuel _ _ _ => True
+                | _ => False
+                end)
+  (only parsing).
+Notation runs_to_value run hp P :=
+  (value_or_out_of_fuel run hp P /\
+   exists N, forall fuel, N < fuel -> exists hp' V n, (run)%type fuel 0 hp P = RDone hp' V n /\ value V)
+  (only parsing).
 
 (** ** The invariant, for any signature *)
 Section invariant.
 Context {Srt : sorts} {Σ : signature}.
 
 Implicit Types (M N L V W : tm) (P Q R : cmd) (K : list cmd) (H : handler) (A B : ty).
+
+(** Two runs equal at every fuel: the one runs to a value as the other. *)
+Lemma runs_to_value_ext (f g : nat -> nat -> heap -> cmd -> run_result) hp P :
+  (forall fuel, g fuel 0 hp P = f fuel 0 hp P) -> runs_to_value f hp P -> runs_to_value g hp P.
+Proof.
+  intros Hfg [Hall [N HN]].
+  split; [intros fuel; rewrite Hfg; apply Hall|].
+  exists N. intros fuel Hfuel. rewrite Hfg. apply HN, Hfuel.
+Qed.
 
 (** The property of the constants, and of the function symbols at budget
     [b]: a symbol at budget [S b] is one at budget [b], and so is its
@@ -61,16 +88,14 @@ Fixpoint tm_ok (b : nat) (M : tm) {struct M} : Prop :=
   | Const c => cok c
   | App f M => fok b f /\ tm_ok b M
   | Add M1 M2 | Let M1 M2 => tm_ok b M1 /\ tm_ok b M2
-  | Tuple Ms => (fix go (l : list tm) : Prop :=
-                   match l with [] => True | M' :: l' => tm_ok b M' /\ go l' end) Ms
+  | Tuple Ms => fix_Forall (tm_ok b) Ms
   | Proj _ M => tm_ok b M
   | Rd M N L => tm_ok b M /\ tm_ok (S b) N /\ tm_ok b L
   end.
 
 Lemma tm_ok_tuple b Ms : tm_ok b (Tuple Ms) <-> Forall (tm_ok b) Ms.
 Proof.
-  cbn. induction Ms as [|M Ms IH]; [split; auto|].
-  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+  cbn. apply fix_and_Forall.
 Qed.
 
 Fixpoint cmd_ok (b : nat) (P : cmd) : Prop :=
@@ -775,19 +800,10 @@ Qed.
     on, a value. *)
 Theorem run_never_stuck hp P A :
   typed_cmd [] P A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
-  (forall fuel, match run fuel 0 hp P with
-                | RDone _ V _ => value V
-                | ROutOfFuel _ _ _ => True
-                | _ => False
-                end) /\
-  exists N, forall fuel, N < fuel -> exists hp' V n, run fuel 0 hp P = RDone hp' V n /\ value V.
+  runs_to_value run hp P.
 Proof.
   intros HP Hok Hno Hhp Hfit.
-  assert (Hall : forall fuel, match run fuel 0 hp P with
-                | RDone _ V _ => value V
-                | ROutOfFuel _ _ _ => True
-                | _ => False
-                end).
+  assert (Hall : value_or_out_of_fuel run hp P).
   { intros fuel. pose proof (run_sound fuel 0 hp P) as Hs.
     assert (Hw : match run fuel 0 hp P with RWrong _ _ _ => False | _ => True end)
       by exact (@run_not_wrong _ _ _ (exec_evaluator_ok vo decls locs) fuel 0 hp P A Hhp HP).
@@ -817,17 +833,11 @@ Qed.
 (** The environment machine the drivers run: the same answers. *)
 Theorem run_machine_never_stuck hp P A :
   typed_cmd [] P A -> order_ok P -> unhandled P = [] -> heap_ok hp -> heap_fits hp ->
-  (forall fuel, match run_machine fuel 0 hp P with
-                | RDone _ V _ => value V
-                | ROutOfFuel _ _ _ => True
-                | _ => False
-                end) /\
-  exists N, forall fuel, N < fuel -> exists hp' V n, run_machine fuel 0 hp P = RDone hp' V n /\ value V.
+  runs_to_value run_machine hp P.
 Proof.
   intros HP Hok Hno Hhp Hfit.
-  destruct (run_never_stuck hp P A HP Hok Hno Hhp Hfit) as [Hall [N HN]].
-  split; [intros fuel; rewrite run_machine_correct; apply Hall|].
-  exists N. intros fuel Hfuel. rewrite run_machine_correct. apply HN, Hfuel.
+  apply (runs_to_value_ext run); [intros fuel; apply run_machine_correct|].
+  exact (run_never_stuck hp P A HP Hok Hno Hhp Hfit).
 Qed.
 
 (** The total evaluator answers, and its answer is a value with a heap. *)
@@ -857,19 +867,9 @@ End exec.
     its constants at their declared lengths ([init_heap_fits]).  A program
     read from text that the checker accepts, run by the total evaluator
     from its initial heap, answers a value and a heap. *)
-(** [ok_inv] of frontend.v: invert a chain of [do] that answered [Ok]. *)
-Ltac read_inv :=
-  repeat match goal with
-  | H : rbind ?r _ = Ok _ |- _ =>
-      let E := fresh "E" in destruct r eqn:E; simpl in H; [|discriminate H]
-  | H : Err _ = Ok _ |- _ => discriminate H
-  | H : too_deep _ = Ok _ |- _ => discriminate H
-  | H : syntax_err _ _ _ = Ok _ |- _ => discriminate H
-  | H : fail _ _ = Ok _ |- _ => discriminate H
-  | H : Ok _ = Ok _ |- _ => injection H; clear H; intros; subst
-  | H : (if ?b then _ else _) = Ok _ |- _ => let E := fresh "E" in destruct b eqn:E
-  | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
-  end.
+(** [ok_inv] of frontend.v: invert a chain of [do] that answered [Ok]
+    ([spec_inv] of reader_spec.v). *)
+Ltac read_inv := spec_inv.
 
 Section read.
 Context {Vec : Type} (vo : vec_ops Vec) (io : reader_io Vec).

@@ -42,6 +42,21 @@ Ltac spec_inv :=
   | H : match ?x with _ => _ end = Ok _ |- _ => let E := fresh "E" in destruct x eqn:E
   end.
 
+(** [fix_Forall p l]: [p] holds of every element of [l], written as a
+    fixpoint, so that a predicate defined by recursion on terms or types
+    ([printable], [ty_printable], never_stuck.v's [tm_ok]) can apply
+    itself to a tuple's components and stay structural.  For parsing only:
+    the definitions print as they did.  It is [Forall p l]: *)
+Notation fix_Forall p l :=
+  ((fix go (l0 : list _) : Prop := match l0 with [] => True | a :: l' => p a /\ go l' end) l)
+  (only parsing).
+
+Lemma fix_and_Forall {A} (p : A -> Prop) (l : list A) : fix_Forall p l <-> Forall p l.
+Proof.
+  induction l as [|a l IH]; [split; auto|].
+  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+Qed.
+
 Section reader_spec.
 Context {Vec : Type} (vo : vec_ops Vec) (io : reader_io Vec).
 #[local] Instance reader_spec_sorts : sorts := exec_sorts Vec.
@@ -157,8 +172,7 @@ Fixpoint printable (n : nat) (M : tm) : Prop :=
   | Const c => v_len vo (snd c) = fst c
   | App f N => fst f <= max_fsym_level /\ prim_printable (snd f) /\ printable n N
   | Add M1 M2 => printable n M1 /\ printable n M2
-  | Tuple Ms => (fix go (l : list tm) : Prop :=
-                   match l with [] => True | M' :: l' => printable n M' /\ go l' end) Ms
+  | Tuple Ms => fix_Forall (printable n) Ms
   | Proj i N => i <= max_nat /\ printable n N
   | Let M1 M2 => printable n M1 /\ printable (S n) M2
   | Rd M1 M2 L => printable n M1 /\ printable (S n) M2 /\ printable n L
@@ -166,8 +180,7 @@ Fixpoint printable (n : nat) (M : tm) : Prop :=
 
 Lemma printable_tuple n Ms : printable n (Tuple Ms) <-> Forall (printable n) Ms.
 Proof.
-  cbn. induction Ms as [|M Ms IH]; [split; auto|].
-  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+  cbn. apply fix_and_Forall.
 Qed.
 
 (** The nesting the reader needs to read the printed term. *)
@@ -251,8 +264,7 @@ Proof. intros. apply tm_of_tm_sexp; [apply env_ok_nil|assumption|assumption]. Qe
 Fixpoint ty_printable (A : ty) : Prop :=
   match A with
   | TBase n => n <= max_nat
-  | TProd As => (fix go (l : list ty) : Prop :=
-                   match l with [] => True | A' :: l' => ty_printable A' /\ go l' end) As
+  | TProd As => fix_Forall ty_printable As
   end.
 
 Fixpoint ty_fuel (A : ty) : nat :=
@@ -630,8 +642,7 @@ Qed.
 
 Lemma ty_printable_prod As : ty_printable (TProd As) <-> Forall ty_printable As.
 Proof.
-  cbn. induction As as [|A As IH]; [split; auto|].
-  rewrite IH. split; [intros [? ?]; constructor; auto|intros HF; inversion HF; auto].
+  cbn. apply fix_and_Forall.
 Qed.
 
 Lemma ty_of_readable f : forall s A, ty_of io f s = Ok A -> ty_printable A /\ ty_fuel A <= f.

@@ -330,6 +330,9 @@ Proof.
       pad, upscale, upscale_adj, conv1d, conv1d_dK, conv1d_dx, maxpool, maxpool_gather in *;
     rewrite ?repeat_length, ?vmap2_length, ?map_length, ?app_length, ?firstn_length, ?skipn_length;
     try solve [reflexivity | assumption | lia].
+  (* upscale, upscale_adj, conv1d: a row of a fixed length for each row *)
+  all: try solve [erewrite length_concat_map_const; [rewrite rows_length; reflexivity|];
+                  intros row0 _; apply tabulate_length'].
   - (* matmul *)
     erewrite length_concat_map_const; [rewrite rows_length; reflexivity|].
     intros row0 _. rewrite map_length, map_length, seq_length. reflexivity.
@@ -340,15 +343,6 @@ Proof.
     erewrite length_concat_map_const; [rewrite rows_length; reflexivity|].
     intros row0 Hx. unfold resize, vzero. rewrite app_length, firstn_length, repeat_length.
     rewrite (rows_in _ _ _ _ H Hx). lia.
-  - (* upscale *)
-    erewrite length_concat_map_const; [rewrite rows_length; reflexivity|].
-    intros row0 _. apply tabulate_length'.
-  - (* upscale_adj *)
-    erewrite length_concat_map_const; [rewrite rows_length; reflexivity|].
-    intros row0 _. apply tabulate_length'.
-  - (* conv1d *)
-    erewrite length_concat_map_const; [rewrite rows_length; reflexivity|].
-    intros row0 _. apply tabulate_length'.
   - (* conv1d_dK *)
     erewrite length_concat_map_const; [rewrite rows_length; rewrite Nat.mul_assoc; reflexivity|].
     intros row0 _. erewrite length_concat_map_const; [rewrite rows_length; reflexivity|].
