@@ -27,14 +27,8 @@
       for every [okg 2] body [N], whatever its [rd]-depth, and every step
       of a closed well-typed term whose [rd] redexes have such bodies keeps
       its denotation. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound.
-Import ListNotations.
+From RevHandlers.Analysis Require Import rdbase.
 Open Scope R_scope.
-
-#[local] Existing Instance Rsorts4.
 
 (** ** Cases shared by the inductions on terms here and in [rdsound_eval.v]
 

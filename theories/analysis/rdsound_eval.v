@@ -40,15 +40,9 @@
 
     Not covered, as in [rdsound_all.v]: bodies whose rewriting would apply
     [rd³[p]] (not [okg 2]), and non-smooth primitives. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
-Import ListNotations.
+From RevHandlers.Analysis Require Import rdbase rdsound_all.
 Open Scope R_scope.
-
-#[local] Existing Instance Rsorts4.
 
 Section eval.
 Variables (decls : list (ty * ty)) (locs : list nat).

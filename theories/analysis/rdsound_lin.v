@@ -10,14 +10,8 @@
     ([rd_step_sound_lin], [step_tm_den_lin]).  The rewriting keeps a
     linear body linear at every level, the level spent included
     ([oklin_rdr]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
-Import ListNotations.
+From RevHandlers.Analysis Require Import rdbase rdsound_all.
 Open Scope R_scope.
-
-#[local] Existing Instance Rsorts4.
 
 Section lin.
 Variables (decls : list (ty * ty)) (locs : list nat).
