@@ -86,6 +86,33 @@ Ltac rdr_case_let_end Pplus Pt Pren IHM IHN c0 :=
    intros M' HM'; apply in_map_iff in HM'; destruct HM' as [? [<- _]]; simpl; auto
   |apply IHM with (c := c0); auto; [lia|intros x; apply Pren, Pren; auto|exact I]].
 
+(** ** Instances of the [rd]-step soundness at constants
+
+    The examples here and in [rdsound_lin.v] state [⟦W.R_V(x.N)⟧ =
+    ⟦W.rd(x.N)(V)⟧] (after [rd_depth N = d] where they give it) for a
+    body [N] and constants [V], [W]; [rd_example lemma T] proves it by the
+    soundness theorem [lemma] at the body's type [T]: the body is typed
+    rule by rule ([typed_body]), its side condition computed, and the
+    environment and the constants fit ([rd_const_side]). *)
+Ltac typed_body :=
+  repeat first
+    [ eapply typed_tm_rd; [constructor; reflexivity| |constructor; reflexivity]
+    | apply typed_tm_add
+    | typed_app
+    | constructor; reflexivity
+    | simpl; constructor ].
+
+Ltac rd_const_side :=
+  first [ intros x D Hx; destruct x; discriminate | simpl; constructor; assumption ].
+
+Ltac rd_example lemma T :=
+  intros;
+  lazymatch goal with |- _ /\ _ => split; [reflexivity|] | _ => idtac end;
+  apply lemma with (B := T);
+  [ match goal with N := _ |- _ => unfold N end; typed_body
+  | simpl; repeat split; auto; lia
+  | rd_const_side | rd_const_side | rd_const_side ].
+
 Section all.
 Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σg : signature := exec_signature Rvo decls locs.
@@ -372,17 +399,7 @@ Example rd_step_sound_depth2_swish ρ (v w : vec) :
   (rd_depth N = 2)%nat /\
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-    apply typed_tm_add.
-    + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-      apply typed_tm_add; constructor; reflexivity.
-    + typed_app.
-      constructor. reflexivity.
-  - simpl. repeat split; lia.
-Qed.
+Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 3%nat). Qed.
 
 (** The hypotheses are met by bodies applying [sce] (softmax cross-entropy
     of logits and target, [Real(n) × Real(n) → Real(1)]), which is not a
@@ -395,13 +412,7 @@ Example rd_step_sound_sce ρ (v t w : vec) :
   let N := App (0%nat, PSce 3%nat) (Tuple [Var 0; Const (3%nat, t)]) in
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (1%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Ht Hw N. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 1%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. typed_app.
-    simpl. repeat constructor.
-  - simpl. repeat split; auto; lia.
-Qed.
+Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 1%nat). Qed.
 
 (** And at [rd]-depth one: for [N = x.rd(y. sce_3(<y, x>))(x)], the
     gradient of the loss in the logits at the logits [x] for the target
@@ -413,14 +424,7 @@ Example rd_step_sound_sce_grad ρ (v w : vec) :
   (rd_depth N = 1)%nat /\
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 1%nat); [constructor; reflexivity| |constructor; reflexivity].
-    typed_app.
-    simpl. repeat constructor.
-  - simpl. repeat split; auto; lia.
-Qed.
+Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 3%nat). Qed.
 
 (** ** Every step of the term semantics *)
 #[local] Instance Ega : evaluator := exec_evaluator Rvo.

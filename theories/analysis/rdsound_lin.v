@@ -130,14 +130,7 @@ Example rd_step_sound_depth2 ρ (v w : vec) :
   (rd_depth N = 2)%nat /\
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_lin with (B := @TBase Rsorts4 3%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-    apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-    apply typed_tm_add; constructor; reflexivity.
-  - simpl. repeat split.
-Qed.
+Proof. rd_example rd_step_sound_lin (@TBase Rsorts4 3%nat). Qed.
 
 (** ** Every step of the term semantics *)
 #[local] Instance Ela : evaluator := exec_evaluator Rvo.
