@@ -492,13 +492,19 @@ Proof.
   - intros Hd. rewrite Hd in Hf, Hb. auto.
 Qed.
 
+(** The clause of an operation in a handler of the fragment, the default
+    clause included, is in the fragment, by [clause_of_all]
+    ([okh_clause], [okrh_clause]). *)
+Ltac handler_clause_ok :=
+  let P := fresh "P" in let cls := fresh "cls" in let Hcls := fresh "Hcls" in
+  match goal with Hh : handler |- _ => destruct Hh as [P cls] end;
+  intros [_ Hcls]; apply clause_of_all;
+  [ clear P; induction cls; simpl in *; tauto
+  | simpl; split; [exact I|]; split; [exact I|]; split; [reflexivity|exact I]
+  | simpl; eapply okg_okp with 0%nat; [lia|]; apply okg_zero ].
+
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
-Proof.
-  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
-  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
-  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
-Qed.
+Proof. handler_clause_ok. Qed.
 
 Lemma okh_ret H : okh H -> okc (ret_clause H).
 Proof. destruct H. simpl. tauto. Qed.
@@ -1008,40 +1014,40 @@ Proof. apply fill_c_all. intros; reflexivity. Qed.
 Lemma chain1_fill_c K : forall P, chain1 (fill_c K P) <-> chain1 P /\ Forall chain1 K.
 Proof. apply fill_c_all. intros; reflexivity. Qed.
 
+(** The cases [⌊M⌋], [op(M)] and [let] of [chaing] and [chain1] under a
+    renaming ([Pm] is [okg_ren]) or a substitution of [okg 0] terms
+    ([okg_subst]). *)
+Ltac chain_map_cases Pm :=
+  first
+  [ solve [apply Pm; auto]
+  | solve [match goal with HP : _ /\ _ |- _ => destruct HP end; split; auto;
+           match goal with IH : _ |- _ =>
+             solve [apply IH; auto; intros [|x]; simpl; [exact I|]; apply okg_ren; auto] end] ].
+
 Lemma chaing_ren P : forall ξ, chaing P -> chaing (ren_cmd ξ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chaing] in *; auto.
-  - apply okg_ren. exact HP.
-  - apply okg_ren. exact HP.
-  - destruct HP. split; auto.
-  - destruct HP as [HM HR]. split; [apply okg_ren; exact HM|exact HR].
+  1-3: chain_map_cases okg_ren.
+  destruct HP as [HM HR]. split; [apply okg_ren; exact HM|exact HR].
 Qed.
 
 Lemma chain1_ren P : forall ξ, chain1 P -> chain1 (ren_cmd ξ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chain1] in *; auto.
-  - apply okg_ren. exact HP.
-  - apply okg_ren. exact HP.
-  - destruct HP. split; auto.
+  all: chain_map_cases okg_ren.
 Qed.
 
 Lemma chaing_subst P : forall σ, (forall x, okg 0 (σ x)) -> chaing P -> chaing (subst_cmd σ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chaing] in *; auto.
-  - apply okg_subst; auto.
-  - apply okg_subst; auto.
-  - destruct HP. split; auto. apply IHQ; auto.
-    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
-  - destruct HP as [HM HR]. split; [apply okg_subst; auto|exact HR].
+  1-3: chain_map_cases okg_subst.
+  destruct HP as [HM HR]. split; [apply okg_subst; auto|exact HR].
 Qed.
 
 Lemma chain1_subst P : forall σ, (forall x, okg 0 (σ x)) -> chain1 P -> chain1 (subst_cmd σ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chain1] in *; auto.
-  - apply okg_subst; auto.
-  - apply okg_subst; auto.
-  - destruct HP. split; auto. apply IHQ; auto.
-    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
+  all: chain_map_cases okg_subst.
 Qed.
 
 Lemma chaing_shift_frames K : Forall chaing K -> Forall chaing (shift_frames K).
@@ -1546,12 +1552,7 @@ Lemma okrh_okh H : okrh H -> okh H.
 Proof. apply okr_okc_all. Qed.
 
 Lemma okrh_clause H o D Qf Qb : okrh H -> clause_of H o = (D, Qf, Qb) -> okr Qf /\ okr Qb.
-Proof.
-  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
-  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
-  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
-Qed.
+Proof. handler_clause_ok. Qed.
 
 Lemma okr_fill_c K : forall P, okr (fill_c K P) <-> okr P /\ Forall okr K.
 Proof. apply fill_c_all. intros; reflexivity. Qed.

@@ -27,7 +27,7 @@
       for every [okg 2] body [N], whatever its [rd]-depth, and every step
       of a closed well-typed term whose [rd] redexes have such bodies keeps
       its denotation. *)
-From RevHandlers.Analysis Require Import rdbase.
+From RevHandlers.Analysis Require Import base_rd.
 Open Scope R_scope.
 
 (** ** Cases shared by the inductions on terms here and in [rdsound_eval.v]

@@ -41,7 +41,7 @@
     Not covered, as in [rdsound_all.v]: bodies whose rewriting would apply
     [rd³[p]] (not [okg 2]), and non-smooth primitives. *)
 From Coq Require Import Relation_Operators.
-From RevHandlers.Analysis Require Import rdbase rdsound_all.
+From RevHandlers.Analysis Require Import base_rd rdsound_all.
 Open Scope R_scope.
 
 Section eval.

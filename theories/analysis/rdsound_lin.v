@@ -10,7 +10,7 @@
     ([rd_step_sound_lin], [step_tm_den_lin]).  The rewriting keeps a
     linear body linear at every level, the level spent included
     ([oklin_rdr]). *)
-From RevHandlers.Analysis Require Import rdbase rdsound_all.
+From RevHandlers.Analysis Require Import base_rd rdsound_all.
 Open Scope R_scope.
 
 Section lin.

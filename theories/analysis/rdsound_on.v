@@ -27,7 +27,7 @@
     the inner derivative, read as a map of the outer variables, would need
     the conditions at every point near the point, not at the point only. *)
 From Coq Require Import Relation_Operators.
-From RevHandlers.Analysis Require Import rdbase prims_more prims_all prims_fits.
+From RevHandlers.Analysis Require Import base_rd prims_more prims_all prims_fits.
 Open Scope R_scope.
 
 Section on.
