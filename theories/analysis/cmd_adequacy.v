@@ -55,12 +55,10 @@ Proof.
   induction_rh; intros HoH HVs Hvb.
   - (* rh_ret *)
     unfold rh_ret_out. cbn [okr]. split.
-    + apply okr_subst; [|apply okrh_ret; exact HoH]. apply okg0_list_subst.
-      constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+    + apply okr_subst; [|apply okrh_ret; exact HoH]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + eapply okg_okp with 0%nat; [lia|]. apply okg_onehot. exact I.
   - (* rh_let_var *)
-    assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
-    { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
+    pose proof (list_subst_var z) as Hσ.
     apply IH; auto. apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
     inversion HcK as [|? ? HcQ HcK']; subst.
     apply chaing_fill_c. split; [|exact HcK'].
@@ -68,11 +66,9 @@ Proof.
   - (* rh_op *)
     destruct (okrh_clause decls locs _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     unfold rh_op_out. cbn [okr]. split; [|split; [|split]].
-    + apply okr_subst; [|exact HoQf]. apply okg0_list_subst.
-      constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+    + apply okr_subst; [|exact HoQf]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + apply IH; auto.
-      * constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HVs].
-        intros V HV. apply okg_ren. exact HV.
+      * constructor; [exact I|]. apply okg_map_ren. exact HVs.
       * apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
         apply chaing_fill_c. split; [exact I|apply chaing_shift_frames; exact HcK].
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
@@ -87,8 +83,7 @@ Proof.
     unfold rh_term_out. cbn [okr okp okg]. split; [|split; [|split]].
     + eapply okg_okp with 2%nat; [lia|]. apply okg_subst; [|exact Hc]. apply okg0_list_subst. exact HVs.
     + apply IH; auto.
-      * constructor; [exact I|]. apply Forall_map.
-        eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+      * constructor; [exact I|]. apply okg_map_ren. exact HVs.
       * unfold fill_t. apply chaing_fill_c. split; [|apply chaing_shift_frames; exact HcK].
         destruct F; cbn [plug_t chaing okg] in HcF |- *; tauto.
     + split; [exact I|]. split.

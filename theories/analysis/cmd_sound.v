@@ -492,13 +492,19 @@ Proof.
   - intros Hd. rewrite Hd in Hf, Hb. auto.
 Qed.
 
+(** The clause of an operation in a handler of the fragment, the default
+    clause included, is in the fragment, by [clause_of_all]
+    ([okh_clause], [okrh_clause]). *)
+Ltac handler_clause_ok :=
+  let P := fresh "P" in let cls := fresh "cls" in let Hcls := fresh "Hcls" in
+  match goal with Hh : handler |- _ => destruct Hh as [P cls] end;
+  intros [_ Hcls]; apply clause_of_all;
+  [ clear P; induction cls; simpl in *; tauto
+  | simpl; split; [exact I|]; split; [exact I|]; split; [reflexivity|exact I]
+  | simpl; eapply okg_okp with 0%nat; [lia|]; apply okg_zero ].
+
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
-Proof.
-  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
-  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
-  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
-Qed.
+Proof. handler_clause_ok. Qed.
 
 Lemma okh_ret H : okh H -> okc (ret_clause H).
 Proof. destruct H. simpl. tauto. Qed.
@@ -1008,40 +1014,40 @@ Proof. apply fill_c_all. intros; reflexivity. Qed.
 Lemma chain1_fill_c K : forall P, chain1 (fill_c K P) <-> chain1 P /\ Forall chain1 K.
 Proof. apply fill_c_all. intros; reflexivity. Qed.
 
+(** The cases [⌊M⌋], [op(M)] and [let] of [chaing] and [chain1] under a
+    renaming ([Pm] is [okg_ren]) or a substitution of [okg 0] terms
+    ([okg_subst]). *)
+Ltac chain_map_cases Pm :=
+  first
+  [ solve [apply Pm; auto]
+  | solve [match goal with HP : _ /\ _ |- _ => destruct HP end; split; auto;
+           match goal with IH : _ |- _ =>
+             solve [apply IH; auto; intros [|x]; simpl; [exact I|]; apply okg_ren; auto] end] ].
+
 Lemma chaing_ren P : forall ξ, chaing P -> chaing (ren_cmd ξ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chaing] in *; auto.
-  - apply okg_ren. exact HP.
-  - apply okg_ren. exact HP.
-  - destruct HP. split; auto.
-  - destruct HP as [HM HR]. split; [apply okg_ren; exact HM|exact HR].
+  1-3: chain_map_cases okg_ren.
+  destruct HP as [HM HR]. split; [apply okg_ren; exact HM|exact HR].
 Qed.
 
 Lemma chain1_ren P : forall ξ, chain1 P -> chain1 (ren_cmd ξ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros ξ HP; cbn [ren_cmd chain1] in *; auto.
-  - apply okg_ren. exact HP.
-  - apply okg_ren. exact HP.
-  - destruct HP. split; auto.
+  all: chain_map_cases okg_ren.
 Qed.
 
 Lemma chaing_subst P : forall σ, (forall x, okg 0 (σ x)) -> chaing P -> chaing (subst_cmd σ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chaing] in *; auto.
-  - apply okg_subst; auto.
-  - apply okg_subst; auto.
-  - destruct HP. split; auto. apply IHQ; auto.
-    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
-  - destruct HP as [HM HR]. split; [apply okg_subst; auto|exact HR].
+  1-3: chain_map_cases okg_subst.
+  destruct HP as [HM HR]. split; [apply okg_subst; auto|exact HR].
 Qed.
 
 Lemma chain1_subst P : forall σ, (forall x, okg 0 (σ x)) -> chain1 P -> chain1 (subst_cmd σ P).
 Proof.
   induction P as [M|o M|P IHP Q IHQ|M R H]; intros σ Hσ HP; cbn [subst_cmd chain1] in *; auto.
-  - apply okg_subst; auto.
-  - apply okg_subst; auto.
-  - destruct HP. split; auto. apply IHQ; auto.
-    intros [|x]; simpl; [exact I|]. apply okg_ren. auto.
+  all: chain_map_cases okg_subst.
 Qed.
 
 Lemma chaing_shift_frames K : Forall chaing K -> Forall chaing (shift_frames K).
@@ -1090,6 +1096,25 @@ Proof.
   - rewrite nth_overflow by (apply nth_error_None; exact E). exact I.
 Qed.
 
+(** The substitutions of [RH]'s outputs: the argument [V_k] for a
+    clause's variable (RH-1a, RH-2), one variable for another (RH-1b), and
+    the arguments renamed under the new binder. *)
+Lemma okg0_subst_nth Vs k Vk : Forall (okg 0) Vs -> nth_error Vs k = Some Vk ->
+  forall x, okg 0 (list_subst [Vk] x).
+Proof.
+  intros HVs Hk. apply okg0_list_subst. constructor; [|constructor].
+  rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+Qed.
+
+Lemma list_subst_var z x : exists y, list_subst [Var z] x = Var y.
+Proof. destruct x as [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. Qed.
+
+Lemma okg_map_ren b ξ Vs : Forall (okg 0) Vs -> Forall (okg b) (map (ren_tm ξ) Vs).
+Proof.
+  intros HVs. apply Forall_map. eapply Forall_impl; [|exact HVs].
+  intros V HV. apply (okg_mono _ 0 b); [lia|]. apply okg_ren. exact HV.
+Qed.
+
 Lemma okg_rh_op_result m k B : okg 0 (rh_op_result m k B).
 Proof.
   unfold rh_op_result. apply okg_tuple. apply Forall_forall. intros M HM.
@@ -1122,12 +1147,10 @@ Proof.
   induction_rh; intros HcH HVs Hc.
   - (* rh_ret *)
     unfold rh_ret_out. cbn [chaing]. split.
-    + apply chaing_subst; [|destruct H; cbn [ret_clause chaingh] in *; tauto]. apply okg0_list_subst.
-      constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+    + apply chaing_subst; [|destruct H; cbn [ret_clause chaingh] in *; tauto]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + apply okg_onehot. exact I.
   - (* rh_let_var *)
-    assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
-    { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
+    pose proof (list_subst_var z) as Hσ.
     apply IH; auto. apply chain1_fill_c in Hc. destruct Hc as [_ HcK].
     inversion HcK as [|? ? HcQ HcK']; subst.
     apply chain1_fill_c. split; [|exact HcK'].
@@ -1135,11 +1158,9 @@ Proof.
   - (* rh_op *)
     destruct (chaingh_clause _ _ _ _ _ HcH Hcl) as [HcQf HcQb].
     unfold rh_op_out. cbn [chaing]. split; [|split; [|split]].
-    + apply chaing_subst; [|exact HcQf]. apply okg0_list_subst.
-      constructor; [|constructor]. rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
+    + apply chaing_subst; [|exact HcQf]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + apply IH; auto.
-      * constructor; [exact I|]. apply Forall_map. eapply Forall_impl; [|exact HVs].
-        intros V HV. apply okg_ren. exact HV.
+      * constructor; [exact I|]. apply okg_map_ren. exact HVs.
       * apply chain1_fill_c in Hc. destruct Hc as [_ HcK].
         apply chain1_fill_c. split; [exact I|apply chain1_shift_frames; exact HcK].
     + apply chaing_subst; [|exact HcQb]. apply okg0_list_subst. repeat constructor.
@@ -1152,14 +1173,12 @@ Proof.
     unfold rh_term_out. cbn [chaing]. split; [|split; [|split]].
     + apply okg_subst; [apply okg0_list_subst; exact HVs|]. apply (okg_mono _ 1 2); [lia|exact HcM].
     + apply IH; auto.
-      * constructor; [exact I|]. apply Forall_map.
-        eapply Forall_impl; [|exact HVs]. intros V HV. apply okg_ren. exact HV.
+      * constructor; [exact I|]. apply okg_map_ren. exact HVs.
       * unfold fill_t. apply chain1_fill_c. split; [|apply chain1_shift_frames; exact HcK].
         destruct F; cbn [plug_t chain1 okg] in HcF |- *; tauto.
     + cbn [okg]. split; [exact I|]. split.
       * apply okg_subst; [|exact HcM]. intros x. exact I.
-      * apply okg_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].
-        intros V HV. apply (okg_mono _ 0 2); [lia|]. apply okg_ren. exact HV.
+      * apply okg_tuple. apply okg_map_ren. exact HVs.
     + rewrite rh_term_result_nth. apply okg_tuple.
       apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]].
       apply okg_plus; exact I.
@@ -1230,8 +1249,7 @@ Proof.
     apply fill_c_typed_inv in HR. destruct HR as [A [HA HK]].
     inversion HK as [|? ? ? ? B ? HQ HK']; subst.
     inversion HA as [? ? ? Hz| | |]; subst.
-    assert (Hσ : forall x, exists y, list_subst [Var z] x = Var y).
-    { intros [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. }
+    pose proof (list_subst_var z) as Hσ.
     assert (EFx : forall x, cden (envof x) (fill_c K (subst_cmd (list_subst [Var z]) Q)) =
                             cden (envof x) (fill_c (Q :: K) (Ret (Var z)))).
     { intros x. rewrite fill_c_cons, !cden_fill_c, let_val_den. reflexivity. }
@@ -1534,12 +1552,7 @@ Lemma okrh_okh H : okrh H -> okh H.
 Proof. apply okr_okc_all. Qed.
 
 Lemma okrh_clause H o D Qf Qb : okrh H -> clause_of H o = (D, Qf, Qb) -> okr Qf /\ okr Qb.
-Proof.
-  destruct H as [P cls]. intros [_ Hcls]. apply clause_of_all.
-  - clear P. induction cls as [|o' D0 Qf0 Qb0 rest IH]; simpl in *; tauto.
-  - simpl. split; [exact I|]. split; [exact I|]. split; [reflexivity|exact I].
-  - simpl. eapply okg_okp with 0%nat; [lia|]. apply okg_zero.
-Qed.
+Proof. handler_clause_ok. Qed.
 
 Lemma okr_fill_c K : forall P, okr (fill_c K P) <-> okr P /\ Forall okr K.
 Proof. apply fill_c_all. intros; reflexivity. Qed.

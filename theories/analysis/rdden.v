@@ -90,22 +90,32 @@ Fixpoint rv_ind' (P : rv -> Prop) (Hl : forall v, P (RLeaf v))
 Lemma skipn_skipn_v (a b : nat) (w : vec) : skipn b (skipn a w) = skipn (a + b) w.
 Proof. revert w; induction a; intros [|x w]; simpl; auto. rewrite skipn_nil. auto. Qed.
 
+(** The loop of [reshape_aux] over the children of a node, named so
+    that the lemmas on [reshape_aux] state it once ([reshape_aux_node]). *)
+Fixpoint reshape_go (ts : list rv) (y : vec) : list rv * vec :=
+  match ts with
+  | [] => ([], y)
+  | t :: ts => let '(t', y1) := reshape_aux t y in
+               let '(ts', y2) := reshape_go ts y1 in (t' :: ts', y2)
+  end.
+
+Lemma reshape_aux_node ts y :
+  reshape_aux (RNode ts) y = (RNode (fst (reshape_go ts y)), snd (reshape_go ts y)).
+Proof.
+  transitivity (let '(ts', y') := reshape_go ts y in (RNode ts', y')); [reflexivity|].
+  destruct (reshape_go ts y). reflexivity.
+Qed.
+
 Lemma reshape_aux_flat t : forall y, (length (rflat t) <= length y)%nat ->
   rflat (fst (reshape_aux t y)) = firstn (length (rflat t)) y /\
   snd (reshape_aux t y) = skipn (length (rflat t)) y.
 Proof.
   induction t as [v|ts IH] using rv_ind'; intros y Hy.
   - unfold rflat in *. simpl in *. rewrite (app_nil_r v), (app_nil_r (firstn (length v) y)). split; reflexivity.
-  - simpl.
+  - rewrite reshape_aux_node. cbn [fst snd].
     assert (Hgo : forall y, (length (concat (map rflat ts)) <= length y)%nat ->
-      let r := (fix go (ts : list rv) (y : vec) : list rv * vec :=
-           match ts with
-           | [] => ([], y)
-           | t :: ts => let '(t', y1) := reshape_aux t y in
-                        let '(ts', y2) := go ts y1 in (t' :: ts', y2)
-           end) ts y in
-      concat (map rflat (fst r)) = firstn (length (concat (map rflat ts))) y /\
-      snd r = skipn (length (concat (map rflat ts))) y).
+      concat (map rflat (fst (reshape_go ts y))) = firstn (length (concat (map rflat ts))) y /\
+      snd (reshape_go ts y) = skipn (length (concat (map rflat ts))) y).
     { clear Hy. induction IH as [|t ts Ht Hts IHl]; intros y' Hy'; simpl.
       - auto.
       - simpl in Hy'. rewrite app_length in Hy'.
@@ -116,9 +126,7 @@ Proof.
         simpl in *. destruct IHl as [IH1 IH2]. rewrite app_length. split.
         + rewrite H1, IH1, H2. symmetry. apply firstn_add'.
         + rewrite IH2, H2, skipn_skipn_v. reflexivity. }
-    rewrite rflat_node in *. specialize (Hgo y Hy). simpl in Hgo.
-    match goal with |- context [let '(_, _) := ?e in _] => destruct e as [ts' y'] eqn:Hg end.
-    simpl in *. rewrite rflat_node. exact Hgo.
+    rewrite !rflat_node in *. exact (Hgo y Hy).
 Qed.
 
 Lemma reshape_flat t y : length y = length (rflat t) -> rflat (reshape t y) = y.

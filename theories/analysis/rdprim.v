@@ -36,16 +36,10 @@ Lemma reshape_aux_leaves t : forall y,
 Proof.
   induction t as [v|ts IH] using rv_ind'; intros y.
   - simpl. rewrite Nat.add_0_r. auto.
-  - simpl.
+  - rewrite reshape_aux_node. cbn [fst snd rleaves].
     assert (Hgo : forall y,
-      let r := (fix go (ts : list rv) (y : vec) : list rv * vec :=
-           match ts with
-           | [] => ([], y)
-           | t :: ts => let '(t', y1) := reshape_aux t y in
-                        let '(ts', y2) := go ts y1 in (t' :: ts', y2)
-           end) ts y in
-      concat (map rleaves (fst r)) = blocks (map (@length R) (concat (map rleaves ts))) y /\
-      snd r = skipn (fold_right Nat.add 0%nat (map (@length R) (concat (map rleaves ts)))) y).
+      concat (map rleaves (fst (reshape_go ts y))) = blocks (map (@length R) (concat (map rleaves ts))) y /\
+      snd (reshape_go ts y) = skipn (fold_right Nat.add 0%nat (map (@length R) (concat (map rleaves ts)))) y).
     { induction IH as [|t ts Ht Hts IHl]; intros y'; simpl.
       - auto.
       - destruct (reshape_aux t y') as [t' y1] eqn:Hr.
@@ -57,9 +51,7 @@ Proof.
         + rewrite H1, IH1, H2. reflexivity.
         + rewrite IH2, H2, skipn_skipn_v. f_equal.
           pose proof (fold_right_Nat_acc (map (@length R) (rleaves t)) (fold_right Nat.add 0%nat (map (@length R) (concat (map rleaves ts))))) as Hacc. unfold vec in *. lia. }
-    specialize (Hgo y). simpl in Hgo.
-    match goal with |- context [let '(_, _) := ?e in _] => destruct e as [ts' y'] eqn:Hg end.
-    simpl in *. exact Hgo.
+    exact (Hgo y).
 Qed.
 
 Lemma Forall2_lengths ds (ls : list vec) : Forall2 (fun d (v : vec) => length v = d) ds ls ->

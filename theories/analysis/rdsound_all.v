@@ -27,14 +27,91 @@
       for every [okg 2] body [N], whatever its [rd]-depth, and every step
       of a closed well-typed term whose [rd] redexes have such bodies keeps
       its denotation. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base_rd.
 Open Scope R_scope.
 
-#[local] Existing Instance Rsorts4.
+(** ** Cases shared by the inductions on terms here and in [rdsound_eval.v]
+
+    The predicates of terms [okg b] (here) and [okp] ([rdsound_eval.v])
+    differ only on function symbols and [rd]; the other cases of their
+    lemmas are the same, and are these tactics.  [Pt], [Qt] read a tuple
+    ([okg_tuple], [okp_tuple]), [Pren] is the renaming lemma of [okg],
+    [Pplus], [Psum], [Prdr] the closure under [plus], [sum_tms] and
+    [rdr_tuple]. *)
+
+(** [Var]-free congruence cases of [tm_induction M] for [P M -> Q M]:
+    [Add], [Tuple], [Proj], [Let]. *)
+Ltac tm_cong Pt Qt :=
+  first
+  [ solve [eauto]
+  | solve [match goal with H : _ /\ _ |- _ => destruct H end; split; eauto]
+  | solve [match goal with H : _ |- _ => apply Pt in H end; apply Qt;
+           rewrite Forall_forall in *; intros ? ?; eauto] ].
+
+(** The same for [P M -> P (subst_tm σ M)] (or [ren_tm]) with [σ] of
+    [okg 0] terms: [App], [Add], [Tuple], [Proj], [Let]. *)
+Ltac tm_subst_cong Pt Pren :=
+  first
+  [ solve [eauto]
+  | solve [match goal with H : _ /\ _ |- _ => destruct H end; split; eauto]
+  | solve [match goal with H : _ |- _ => apply Pt in H end; apply Pt; rewrite Forall_forall in *;
+           let HM' := fresh in intros ? HM'; apply in_map_iff in HM'; destruct HM' as [? [<- ?]]; eauto]
+  | solve [match goal with H : _ /\ _ |- _ => destruct H end; split; [eauto|];
+           match goal with IH : _ |- _ =>
+             solve [apply IH; auto; intros [|x]; simpl; auto; apply Pren; auto] end] ].
+
+(** The cases [Add] and [Tuple] of an induction on the body [N] of the
+    rewriting [rdr d Γ0 As θ W N] at the budget [c] ([okg_rdr], [okp_rdr]),
+    with the hypotheses [Ho] on [N] and [Hd] on its depth; [Pt] reads a
+    tuple of [okg b] ([okg_tuple]). *)
+Ltac rdr_case_add Pplus IH1 IH2 Ho Hd c0 :=
+  rewrite rdr_Add; destruct Ho; cbn [rd_depth] in Hd; apply Pplus;
+  [apply IH1 with (c := c0)|apply IH2 with (c := c0)]; auto; lia.
+
+Ltac rdr_case_tuple Psum Prdr Pt IH Ho Hd Ms c0 :=
+  rewrite rdr_Tuple; apply Psum; apply Pt in Ho; apply Prdr; auto;
+  rewrite Forall_forall in IH, Ho |- *;
+  let M := fresh "M" in let HM := fresh "HM" in let W' := fresh "W'" in let HW' := fresh "HW'" in
+  intros M HM W' HW'; apply IH with (c := c0); auto;
+  eapply Nat.le_trans; [apply (list_max'_in rd_depth Ms M HM)|exact Hd].
+
+(** The end of the case [Let]: the rewriting of the body [N] at the
+    extended substitution, and the sum of the tuple of the bound
+    variable's cotangent with the rewriting of [M]. *)
+Ltac rdr_case_let_end Pplus Pt Pren IHM IHN c0 :=
+  split;
+  [apply IHN with (c := c0); auto; [lia|intros [|x]; simpl; auto; apply Pren; auto|apply Pren; auto]|];
+  apply Pplus;
+  [apply Pt; rewrite Forall_forall; let M' := fresh "M'" in let HM' := fresh "HM'" in
+   intros M' HM'; apply in_map_iff in HM'; destruct HM' as [? [<- _]]; simpl; auto
+  |apply IHM with (c := c0); auto; [lia|intros x; apply Pren, Pren; auto|exact I]].
+
+(** ** Instances of the [rd]-step soundness at constants
+
+    The examples here and in [rdsound_lin.v] state [⟦W.R_V(x.N)⟧ =
+    ⟦W.rd(x.N)(V)⟧] (after [rd_depth N = d] where they give it) for a
+    body [N] and constants [V], [W]; [rd_example lemma T] proves it by the
+    soundness theorem [lemma] at the body's type [T]: the body is typed
+    rule by rule ([typed_body]), its side condition computed, and the
+    environment and the constants fit ([rd_const_side]). *)
+Ltac typed_body :=
+  repeat first
+    [ eapply typed_tm_rd; [constructor; reflexivity| |constructor; reflexivity]
+    | apply typed_tm_add
+    | typed_app
+    | constructor; reflexivity
+    | simpl; constructor ].
+
+Ltac rd_const_side :=
+  first [ intros x D Hx; destruct x; discriminate | simpl; constructor; assumption ].
+
+Ltac rd_example lemma T :=
+  intros;
+  lazymatch goal with |- _ /\ _ => split; [reflexivity|] | _ => idtac end;
+  apply lemma with (B := T);
+  [ match goal with N := _ |- _ => unfold N end; typed_body
+  | simpl; repeat split; auto; lia
+  | rd_const_side | rd_const_side | rd_const_side ].
 
 Section all.
 Variables (decls : list (ty * ty)) (locs : list nat).
@@ -59,11 +136,8 @@ Proof. apply fold_and_Forall. Qed.
 Lemma okg_mono M : forall b b', (b <= b')%nat -> okg b M -> okg b' M.
 Proof.
   tm_induction M; intros b b' Hb H; cbn [okg] in *; auto.
+  2-5: tm_cong okg_tuple okg_tuple.
   - destruct H as [[Hg Hf] HM]. split; [split; [exact Hg|lia]|]. eapply IH; eauto.
-  - destruct H. split; eauto.
-  - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
-  - eapply IH; eauto.
-  - destruct H. split; eauto.
   - destruct H as [H1 [H2 H3]]. split; [eauto|split; [|eauto]]. eapply IHN; [|exact H2]. lia.
 Qed.
 
@@ -82,14 +156,9 @@ Qed.
 Lemma okg_subst M : forall b σ, (forall x, okg 0 (σ x)) -> okg b M -> okg b (subst_tm σ M).
 Proof.
   tm_induction M; intros b σ Hσ H; cbn [okg subst_tm] in *.
+  3-7: tm_subst_cong okg_tuple okg_ren.
   - eapply okg_mono; [|apply Hσ]. lia.
   - exact H.
-  - destruct H. split; auto.
-  - destruct H. split; auto.
-  - apply okg_tuple in H. apply okg_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
-    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
-  - apply IH; auto.
-  - destruct H as [H1 H2]. split; auto. apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
   - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
     apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
 Qed.
@@ -156,21 +225,14 @@ Proof.
                [apply okg_subst; auto; eapply okg_mono; [|exact HoM]; lia
                |constructor; [eapply okg_mono; [|exact HW]; lia|constructor]]
             |apply IH with (c := c); auto; [intros x; apply okg_ren; auto|exact I]]).
-  all: try (rewrite rdr_Add; destruct Ho; cbn [rd_depth] in Hd; apply okg_plus;
-            [apply IH1 with (c := c)|apply IH2 with (c := c)]; auto; lia).
-  all: try (rewrite rdr_Tuple; apply okg_sum_tms; apply okg_tuple in Ho; apply okg_rdr_tuple; auto;
-            rewrite Forall_forall in IH, Ho |- *; intros M HM W' HW'; apply IH with (c := c); auto;
-            eapply Nat.le_trans; [apply (list_max'_in rd_depth Ms M HM)|exact Hd]).
+  all: try rdr_case_add okg_plus IH1 IH2 Ho Hd c.
+  all: try rdr_case_tuple okg_sum_tms okg_rdr_tuple okg_tuple IH Ho Hd Ms c.
   all: try (rewrite rdr_Proj; destruct (infer_tm (As ++ Γ0) M) as [[n|Bs]|]; try apply okg_zero;
             apply IH with (c := c); auto; apply okg_onehot; auto).
   all: try (rewrite rdr_Let; destruct Ho as [HoM HoN]; cbn [rd_depth] in Hd;
             destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_zero];
-            cbn [okg]; split; [apply okg_subst; auto; eapply okg_mono; [|exact HoM]; lia|]; split;
-            [apply IHN with (c := c); auto; [lia|intros [|x]; simpl; auto; apply okg_ren; auto|apply okg_ren; auto]|];
-            apply okg_plus;
-            [apply okg_tuple; rewrite Forall_forall; intros M' HM'; apply in_map_iff in HM';
-             destruct HM' as [j [<- _]]; simpl; auto
-            |apply IHM with (c := c); auto; [lia|intros x; apply okg_ren, okg_ren; auto|exact I]]).
+            cbn [okg]; split; [apply okg_subst; auto; eapply okg_mono; [|exact HoM]; lia|];
+            rdr_case_let_end okg_plus okg_tuple okg_ren IHM IHN c).
   - (* Rd, level 0: excluded by the depth *)
     cbn [rd_depth] in Hd. lia.
   - (* Rd, level d + 1 *)
@@ -337,17 +399,7 @@ Example rd_step_sound_depth2_swish ρ (v w : vec) :
   (rd_depth N = 2)%nat /\
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-    apply typed_tm_add.
-    + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-      apply typed_tm_add; constructor; reflexivity.
-    + typed_app.
-      constructor. reflexivity.
-  - simpl. repeat split; lia.
-Qed.
+Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 3%nat). Qed.
 
 (** The hypotheses are met by bodies applying [sce] (softmax cross-entropy
     of logits and target, [Real(n) × Real(n) → Real(1)]), which is not a
@@ -360,13 +412,7 @@ Example rd_step_sound_sce ρ (v t w : vec) :
   let N := App (0%nat, PSce 3%nat) (Tuple [Var 0; Const (3%nat, t)]) in
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (1%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (1%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Ht Hw N. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 1%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. typed_app.
-    simpl. repeat constructor.
-  - simpl. repeat split; auto; lia.
-Qed.
+Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 1%nat). Qed.
 
 (** And at [rd]-depth one: for [N = x.rd(y. sce_3(<y, x>))(x)], the
     gradient of the loss in the logits at the logits [x] for the target
@@ -378,14 +424,7 @@ Example rd_step_sound_sce_grad ρ (v w : vec) :
   (rd_depth N = 1)%nat /\
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_smooth_all with (B := @TBase Rsorts4 3%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 1%nat); [constructor; reflexivity| |constructor; reflexivity].
-    typed_app.
-    simpl. repeat constructor.
-  - simpl. repeat split; auto; lia.
-Qed.
+Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 3%nat). Qed.
 
 (** ** Every step of the term semantics *)
 #[local] Instance Ega : evaluator := exec_evaluator Rvo.

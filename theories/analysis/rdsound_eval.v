@@ -40,15 +40,9 @@
 
     Not covered, as in [rdsound_all.v]: bodies whose rewriting would apply
     [rd³[p]] (not [okg 2]), and non-smooth primitives. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base_rd rdsound_all.
 Open Scope R_scope.
-
-#[local] Existing Instance Rsorts4.
 
 Section eval.
 Variables (decls : list (ty * ty)) (locs : list nat).
@@ -75,11 +69,8 @@ Proof. apply fold_and_Forall. Qed.
 Lemma okg_okp M : forall b, (b <= 3)%nat -> okg b M -> okp M.
 Proof.
   tm_induction M; intros b Hb H; cbn [okg okp] in *; auto.
+  2-5: tm_cong okg_tuple okp_tuple.
   - destruct H as [[[_ [_ [_ [Hf _]]]] _] HM]. split; [exact Hf|]. eapply IH; eauto.
-  - destruct H. split; eauto.
-  - apply okg_tuple in H. apply okp_tuple. rewrite Forall_forall in IH, H |- *. intros M HM. eapply IH; eauto.
-  - eapply IH; eauto.
-  - destruct H. split; eauto.
   - destruct H as [H1 [H2 H3]]. split; [eauto|split; [|eauto]]. eapply okg_mono; [|exact H2]. lia.
 Qed.
 
@@ -107,14 +98,9 @@ Qed.
 Lemma okp_subst M : forall σ, (forall x, okg 0 (σ x)) -> okp M -> okp (subst_tm σ M).
 Proof.
   tm_induction M; intros σ Hσ H; cbn [okp subst_tm] in *.
+  3-7: tm_subst_cong okp_tuple okg_ren.
   - apply okg_okp with 0%nat; auto.
   - exact H.
-  - destruct H. split; auto.
-  - destruct H. split; auto.
-  - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
-    apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
-  - apply IH; auto.
-  - destruct H as [H1 H2]. split; auto. apply IHN; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
   - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
     apply okg_subst; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
 Qed.
@@ -166,22 +152,15 @@ Proof.
                [apply okg_okp with c; [lia|]; apply okg_subst; auto
                |constructor; [apply okg_okp with 0%nat; [lia|exact HW]|constructor]]
             |apply IH with (c := c); auto; [intros x; apply okg_ren; auto|exact I]]).
-  all: try (rewrite rdr_Add; destruct Ho; cbn [rd_depth] in Hd; apply okp_plus;
-            [apply IH1 with (c := c)|apply IH2 with (c := c)]; auto; lia).
-  all: try (rewrite rdr_Tuple; apply okp_sum_tms; apply okg_tuple in Ho; apply okp_rdr_tuple; auto;
-            rewrite Forall_forall in IH, Ho |- *; intros M HM W' HW'; apply IH with (c := c); auto;
-            eapply Nat.le_trans; [apply (list_max'_in rd_depth Ms M HM)|exact Hd]).
+  all: try rdr_case_add okp_plus IH1 IH2 Ho Hd c.
+  all: try rdr_case_tuple okp_sum_tms okp_rdr_tuple okg_tuple IH Ho Hd Ms c.
   all: try (rewrite rdr_Proj; destruct (infer_tm (As ++ Γ0) M) as [[n|Bs]|];
             try (apply okg_okp with 0%nat; [lia|apply okg_zero]);
             apply IH with (c := c); auto; apply okg_onehot; auto).
   all: try (rewrite rdr_Let; destruct Ho as [HoM HoN]; cbn [rd_depth] in Hd;
             destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]];
-            cbn [okp]; split; [apply okg_okp with c; [lia|]; apply okg_subst; auto|]; split;
-            [apply IHN with (c := c); auto; [lia|intros [|x]; simpl; auto; apply okg_ren; auto|apply okg_ren; auto]|];
-            apply okp_plus;
-            [apply okp_tuple; rewrite Forall_forall; intros M' HM'; apply in_map_iff in HM';
-             destruct HM' as [j [<- _]]; simpl; auto
-            |apply IHM with (c := c); auto; [lia|intros x; apply okg_ren, okg_ren; auto|exact I]]).
+            cbn [okp]; split; [apply okg_okp with c; [lia|]; apply okg_subst; auto|];
+            rdr_case_let_end okp_plus okp_tuple okg_ren IHM IHN c).
   - (* Rd, level 0: excluded by the depth *)
     cbn [rd_depth] in Hd. lia.
   - (* Rd, level d + 1 *)

@@ -10,14 +10,8 @@
     ([rd_step_sound_lin], [step_tm_den_lin]).  The rewriting keeps a
     linear body linear at every level, the level spent included
     ([oklin_rdr]). *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 tmclosed rdsound rdsound_all.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base_rd rdsound_all.
 Open Scope R_scope.
-
-#[local] Existing Instance Rsorts4.
 
 Section lin.
 Variables (decls : list (ty * ty)) (locs : list nat).
@@ -136,14 +130,7 @@ Example rd_step_sound_depth2 ρ (v w : vec) :
   (rd_depth N = 2)%nat /\
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw N. split; [reflexivity|]. apply rd_step_sound_lin with (B := @TBase Rsorts4 3%nat).
-  3-5: rd_sides Hv Hw.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-    apply typed_tm_rd with (B := @TBase Rsorts4 3%nat); [constructor; reflexivity| |constructor; reflexivity].
-    apply typed_tm_add; constructor; reflexivity.
-  - simpl. repeat split.
-Qed.
+Proof. rd_example rd_step_sound_lin (@TBase Rsorts4 3%nat). Qed.
 
 (** ** Every step of the term semantics *)
 #[local] Instance Ela : evaluator := exec_evaluator Rvo.

@@ -26,15 +26,9 @@
     Not proved: such bodies under an [rd] inside the body (nested [rd]s):
     the inner derivative, read as a map of the outer variables, would need
     the conditions at every point near the point, not at the point only. *)
-From Coq Require Import Reals Lra List Lia.
-From Coquelicot Require Import Coquelicot.
 From Coq Require Import Relation_Operators.
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.
-From RevHandlers.Analysis Require Import vec templates sums prims ev denot rdden rdprim rdcalc level2 prims_more prims_all rdsound prims_fits.
-Import ListNotations.
+From RevHandlers.Analysis Require Import base_rd prims_more prims_all prims_fits.
 Open Scope R_scope.
-
-#[local] Existing Instance Rsorts4.
 
 Section on.
 Variables (decls : list (ty * ty)) (locs : list nat).
