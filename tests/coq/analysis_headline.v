@@ -555,3 +555,24 @@ Check @query_gradient_value.
 Print Assumptions query_gradient_value.
 Check @query_gradient_total.
 Print Assumptions query_gradient_total.
+
+(* rd^2 of the core over R for the four primitives rdcore_real.v leaves out
+   (rdcore_prim2.v): for every parameter and every argument of the type's
+   length, core_prog 2 p computes the kernel rd^2[p] for maxpool
+   (everywhere, ties included: both sides are (0, maxpool_gather x cx)),
+   conv1d, matmul and sce; hence for every primitive, and the core's rd^2
+   is the reverse derivative of its rd^1 on prim_domain 1 p for every
+   primitive, without core2_prim. *)
+From RevHandlers.Analysis Require Import rdcore_prim2.
+Check @core_fun_maxpool2.
+Print Assumptions core_fun_maxpool2.
+Check @core_fun_conv1d2.
+Print Assumptions core_fun_conv1d2.
+Check @core_fun_matmul2.
+Print Assumptions core_fun_matmul2.
+Check @core_fun_sce2.
+Print Assumptions core_fun_sce2.
+Check @core_fun_prim2_all.
+Print Assumptions core_fun_prim2_all.
+Check @core_rd2_correct_all_on.
+Print Assumptions core_rd2_correct_all_on.
