@@ -60,6 +60,9 @@ def cut(x: Node, level: int) -> Node:
 
 
 def _op(value, *parents) -> Node:
+    if len(parents) == 1:
+        (p, vjp), = parents
+        return Node(value, ((p, vjp, None),))
     return Node(value, tuple([(p, vjp, None) for p, vjp in parents]))
 
 
@@ -115,15 +118,27 @@ def _sig(x):
 
 
 @functools.lru_cache(maxsize=None)
-def _sigmoid_poly(order: int) -> np.polynomial.Polynomial:
-    """``σ^(order)`` as a polynomial in ``s = σ(x)``: ``σ' = s(1 − s)``, so
-    ``d/dx P(σ) = P'(σ)·σ(1 − σ)``.  Built once per order (the campaign's
-    reference asks for the same few orders thousands of times a second)."""
+def _sigmoid_poly(order: int) -> tuple[float, ...]:
+    """``σ^(order)`` as a polynomial in ``s = σ(x)``, its coefficients from
+    degree 0 up: ``σ' = s(1 − s)``, so ``d/dx P(σ) = P'(σ)·σ(1 − σ)``.
+    Built once per order (the campaign's reference asks for the same few
+    orders thousands of times a second)."""
     P = np.polynomial.Polynomial
     p = P([0.0, 1.0])
     for _ in range(order):
         p = p.deriv() * P([0.0, 1.0, -1.0])
-    return p
+    return tuple(float(c) for c in p.coef)
+
+
+def _horner(coef: tuple[float, ...], s: np.ndarray) -> np.ndarray:
+    """The polynomial with coefficients ``coef`` at ``s``, by Horner's rule
+    in the order ``numpy.polynomial.polynomial.polyval`` uses (the same
+    numbers as calling the ``Polynomial``, without its domain mapping,
+    which is the identity here, and its argument conversions)."""
+    c0 = coef[-1] + s * 0
+    for c in coef[-2::-1]:
+        c0 = c + c0 * s
+    return c0
 
 
 def _swish_derivs(x, order):
@@ -131,7 +146,7 @@ def _swish_derivs(x, order):
     s = _sig(x)
     if order == 0:
         return x * s
-    return x * _sigmoid_poly(order)(s) + order * _sigmoid_poly(order - 1)(s)
+    return x * _horner(_sigmoid_poly(order), s) + order * _horner(_sigmoid_poly(order - 1), s)
 
 
 def swish_deriv(order: int, x: Node) -> Node:

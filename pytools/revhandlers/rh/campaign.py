@@ -168,7 +168,7 @@ def _rebuild(like, flat):
     it = iter(flat)
 
     def go(s):
-        return ad.const(next(it)) if isinstance(s, ad.Node) else tuple(go(x) for x in s)
+        return ad.Node(next(it)) if isinstance(s, ad.Node) else tuple(go(x) for x in s)
 
     return go(like)
 

@@ -118,13 +118,34 @@ def apply_fsym(f: FSym, v, depth: int = 0):
 
 # ------------------------------------------------------------------ terms
 
+#: the array of each constant term met, by the term's identity (the term is
+#: kept with it, so its id is not reused while the entry lives); keyed by
+#: identity, not by the numbers, which would confuse 0.0 with -0.0
+_CONSTS: dict[int, tuple[Const, np.ndarray]] = {}
+
+
+def _const(m: Const) -> ad.Node:
+    """``m``'s value: one read-only array per term, shared by every
+    evaluation of it (nothing writes into a node's value; a write would
+    raise)."""
+    hit = _CONSTS.get(id(m))
+    if hit is not None and hit[0] is m:
+        return ad.Node(hit[1])
+    a = np.array(m.values, dtype=float).reshape(-1)
+    a.setflags(write=False)
+    if len(_CONSTS) >= 1 << 16:
+        _CONSTS.clear()
+    _CONSTS[id(m)] = (m, a)
+    return ad.Node(a)
+
+
 def eval_tm(m: Tm, env: dict, depth: int = 0):
     """The value of ``m``; ``depth`` differentiations enclose it."""
     match m:
         case Var(x):
             return env[x]
-        case Const(values):
-            return ad.const(values)
+        case Const():
+            return _const(m)
         case App(f, arg):
             return apply_fsym(f, eval_tm(arg, env, depth), depth)
         case Add(a, b):
