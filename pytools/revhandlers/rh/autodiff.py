@@ -383,48 +383,58 @@ def gather(sel: np.ndarray, size: int, x: Node) -> Node:
 
 def _topo(roots: list[Node], level: int) -> list[Node]:
     """Nodes reachable backwards from ``roots`` without crossing an edge of
-    ``level``, each after all the nodes it feeds (iterative DFS)."""
-    seen: set[int] = set()
+    ``level``, each after all the nodes it feeds (iterative DFS).  Nodes
+    hash by identity (:class:`Node` defines no equality)."""
+    seen: set[Node] = set()
+    add = seen.add
     order: list[Node] = []
+    push = order.append
     for root in roots:
-        if id(root) in seen:
+        if root in seen:
             continue
-        seen.add(id(root))
+        add(root)
+        if not root.parents:
+            push(root)
+            continue
         stack = [(root, iter(root.parents))]
         while stack:
             node, it = stack[-1]
             for parent, _vjp, lvl in it:
-                if lvl == level or id(parent) in seen:
+                if lvl == level or parent in seen:
                     continue
-                seen.add(id(parent))
-                stack.append((parent, iter(parent.parents)))
-                break
+                add(parent)
+                if parent.parents:
+                    stack.append((parent, iter(parent.parents)))
+                    break
+                push(parent)        # a leaf: no need to visit it
             else:
                 stack.pop()
-                order.append(node)
+                push(node)
     return order
 
 
 def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int) -> list[Node]:
     """Cotangents of ``targets`` given cotangents of the ``seeds`` nodes,
     not crossing edges of ``level``; the result is itself a graph."""
-    cot: dict[int, Node] = {}
+    cot: dict[Node, Node] = {}
     get = cot.get
     for node, g in seeds:
-        prev = get(id(node))
-        cot[id(node)] = g if prev is None else add(prev, g)
+        prev = get(node)
+        cot[node] = g if prev is None else add(prev, g)
     order = _topo([n for n, _ in seeds], level)
     for node in reversed(order):
-        g = get(id(node))
+        if not node.parents:
+            continue
+        g = get(node)
         if g is None:
             continue
         for parent, vjp, lvl in node.parents:
             if lvl == level:
                 continue
             d = vjp(g)
-            prev = get(id(parent))
-            cot[id(parent)] = d if prev is None else add(prev, d)
-    return [cot[id(t)] if id(t) in cot else zeros(t.value.size) for t in targets]
+            prev = get(parent)
+            cot[parent] = d if prev is None else add(prev, d)
+    return [get(t) or zeros(t.value.size) for t in targets]
 
 
 Fn = Callable[..., Node]

@@ -118,24 +118,25 @@ def apply_fsym(f: FSym, v, depth: int = 0):
 
 # ------------------------------------------------------------------ terms
 
-#: the array of each constant term met, by the term's identity (the term is
-#: kept with it, so its id is not reused while the entry lives); keyed by
-#: identity, not by the numbers, which would confuse 0.0 with -0.0
-_CONSTS: dict[int, tuple[Const, np.ndarray]] = {}
+#: the arrays of the constants met, by their numbers: a tuple holding a zero
+#: is not kept (``0.0 == -0.0``: it would confuse them); a NaN only meets
+#: itself (tuples compare items by identity first), the same bits
+_CONSTS: dict[tuple, np.ndarray] = {}
 
 
-def _const(m: Const) -> ad.Node:
-    """``m``'s value: one read-only array per term, shared by every
-    evaluation of it (nothing writes into a node's value; a write would
-    raise)."""
-    hit = _CONSTS.get(id(m))
-    if hit is not None and hit[0] is m:
-        return ad.Node(hit[1])
-    a = np.array(m.values, dtype=float).reshape(-1)
-    a.setflags(write=False)
-    if len(_CONSTS) >= 1 << 16:
-        _CONSTS.clear()
-    _CONSTS[id(m)] = (m, a)
+def _const(values: tuple) -> ad.Node:
+    """The constant ``values``: one read-only array per tuple of numbers,
+    shared by every evaluation of it (nothing writes into a node's value;
+    a write would raise)."""
+    a = _CONSTS.get(values)
+    if a is None:
+        a = np.array(values, dtype=float)
+        if 0.0 in values:
+            return ad.Node(a)
+        a.setflags(write=False)
+        if len(_CONSTS) >= 1 << 14:
+            _CONSTS.clear()
+        _CONSTS[values] = a
     return ad.Node(a)
 
 
@@ -144,8 +145,8 @@ def eval_tm(m: Tm, env: dict, depth: int = 0):
     match m:
         case Var(x):
             return env[x]
-        case Const():
-            return _const(m)
+        case Const(values):
+            return _const(values)
         case App(f, arg):
             return apply_fsym(f, eval_tm(arg, env, depth), depth)
         case Add(a, b):
