@@ -160,6 +160,10 @@ def _leaves(v):
 
 
 def _flat(v) -> np.ndarray:
+    """The numbers of ``v`` in one array (a single vector's own array: it is
+    only read)."""
+    if isinstance(v, ad.Node):
+        return v.value
     parts = _leaves(v)
     return np.concatenate(parts) if parts else np.zeros(0)
 
@@ -188,7 +192,7 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
         return
     total = _flat(point)
     got = _flat(result)
-    if not np.all(np.isfinite(got)) or np.max(np.abs(total), initial=0) > 1e3:
+    if not np.isfinite(got).all() or np.abs(total).max(initial=0) > 1e3:
         return
     cflat = _flat(cot)
     sizes = [x.size for x in _leaves(point)]
@@ -212,8 +216,8 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     if not np.isfinite(want):
         return
     gu = got * u
-    have = float(np.sum(gu))
-    scale = max(1.0, float(np.sum(np.abs(gu))), abs(want))
+    have = float(gu.sum())
+    scale = max(1.0, float(np.abs(gu).sum()), abs(want))
     # rounding in the two evaluations: about eps |<cot, N>| / h
     noise = 1e-9 * max(abs(vals[0]), abs(vals[1]))
     if abs(have - want) > FD_RTOL * scale + FD_ATOL * scale + noise:
