@@ -67,6 +67,8 @@ def rebuild(like, flat: list[ad.Node]):
 
 
 def cut_value(v, level: int):
+    if isinstance(v, ad.Node):
+        return ad.cut(v, level)
     return rebuild(v, [ad.cut(n, level) for n in leaves(v)])
 
 
@@ -85,6 +87,8 @@ def numpy_value(v):
 def grad_value(seeds: list[tuple[object, object]], target, level: int):
     """Cotangent of the structured value ``target`` from structured seeds."""
     pairs = [(n, g) for out, cot in seeds for n, g in zip(leaves(out), leaves(cot))]
+    if isinstance(target, ad.Node):
+        return ad.grad(pairs, [target], level)[0]
     return rebuild(target, ad.grad(pairs, leaves(target), level))
 
 
