@@ -205,8 +205,8 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     reference.rd_observer = None        # the body's own rd terms are checked where they are evaluated
     try:
         vals = []
-        for sign in (1, -1):
-            moved = total + sign * h * u
+        hu = h * u      # total ± hu: the same numbers as total + (±1 · h) · u
+        for moved in (total + hu, total - hu):
             parts = [moved[a:b] for a, b in spans]
             out = reference.eval_tm(term.body, {**env, term.var: _rebuild(point, parts)})
             vals.append(float(cflat @ _flat(out)))

@@ -252,7 +252,13 @@ class _Machine:
         return y
 
     def exec(self, p: Cmd, env: dict, frame: _Frame | None):
+        kind = type(p)      # the common kinds first, as in eval_tm
+        if kind is CLet:
+            v = self.exec(p.bound, env, frame)
+            return self.exec(p.body, {**env, p.var: v}, frame)
         d = _depth(frame)
+        if kind is Ret:
+            return eval_tm(p.term, env, d)
         match p:
             case Ret(m):
                 return eval_tm(m, env, d)
