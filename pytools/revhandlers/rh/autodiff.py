@@ -54,19 +54,27 @@ def zeros(n: int) -> Node:
     return Node(np.zeros(n))
 
 
+def _same(g: Node) -> Node:
+    """The identity, the vector–Jacobian product of the identity."""
+    return g
+
+
 def cut(x: Node, level: int) -> Node:
     """``x`` as an independent variable at ``level``."""
-    return Node(x.value, ((x, lambda g: g, level),))
+    return Node(x.value, ((x, _same, level),))
 
 
 def _op(value, *parents) -> Node:
+    if len(parents) == 1:
+        (p, vjp), = parents
+        return Node(value, ((p, vjp, None),))
     return Node(value, tuple([(p, vjp, None) for p, vjp in parents]))
 
 
 # ---------------------------------------------------------------- arithmetic
 
 def add(a: Node, b: Node) -> Node:
-    return _op(a.value + b.value, (a, lambda g: g), (b, lambda g: g))
+    return Node(a.value + b.value, ((a, _same, None), (b, _same, None)))
 
 
 def neg(a: Node) -> Node:
@@ -74,7 +82,7 @@ def neg(a: Node) -> Node:
 
 
 def sub(a: Node, b: Node) -> Node:
-    return _op(a.value - b.value, (a, lambda g: g), (b, neg))
+    return Node(a.value - b.value, ((a, _same, None), (b, neg, None)))
 
 
 def mul(a: Node, b: Node) -> Node:
@@ -115,15 +123,27 @@ def _sig(x):
 
 
 @functools.lru_cache(maxsize=None)
-def _sigmoid_poly(order: int) -> np.polynomial.Polynomial:
-    """``σ^(order)`` as a polynomial in ``s = σ(x)``: ``σ' = s(1 − s)``, so
-    ``d/dx P(σ) = P'(σ)·σ(1 − σ)``.  Built once per order (the campaign's
-    reference asks for the same few orders thousands of times a second)."""
+def _sigmoid_poly(order: int) -> tuple[float, ...]:
+    """``σ^(order)`` as a polynomial in ``s = σ(x)``, its coefficients from
+    degree 0 up: ``σ' = s(1 − s)``, so ``d/dx P(σ) = P'(σ)·σ(1 − σ)``.
+    Built once per order (the campaign's reference asks for the same few
+    orders thousands of times a second)."""
     P = np.polynomial.Polynomial
     p = P([0.0, 1.0])
     for _ in range(order):
         p = p.deriv() * P([0.0, 1.0, -1.0])
-    return p
+    return tuple(float(c) for c in p.coef)
+
+
+def _horner(coef: tuple[float, ...], s: np.ndarray) -> np.ndarray:
+    """The polynomial with coefficients ``coef`` at ``s``, by Horner's rule
+    in the order ``numpy.polynomial.polynomial.polyval`` uses (the same
+    numbers as calling the ``Polynomial``, without its domain mapping,
+    which is the identity here, and its argument conversions)."""
+    c0 = coef[-1] + s * 0
+    for c in coef[-2::-1]:
+        c0 = c + c0 * s
+    return c0
 
 
 def _swish_derivs(x, order):
@@ -131,7 +151,7 @@ def _swish_derivs(x, order):
     s = _sig(x)
     if order == 0:
         return x * s
-    return x * _sigmoid_poly(order)(s) + order * _sigmoid_poly(order - 1)(s)
+    return x * _horner(_sigmoid_poly(order), s) + order * _horner(_sigmoid_poly(order - 1), s)
 
 
 def swish_deriv(order: int, x: Node) -> Node:
@@ -368,48 +388,58 @@ def gather(sel: np.ndarray, size: int, x: Node) -> Node:
 
 def _topo(roots: list[Node], level: int) -> list[Node]:
     """Nodes reachable backwards from ``roots`` without crossing an edge of
-    ``level``, each after all the nodes it feeds (iterative DFS)."""
-    seen: set[int] = set()
+    ``level``, each after all the nodes it feeds (iterative DFS).  Nodes
+    hash by identity (:class:`Node` defines no equality)."""
+    seen: set[Node] = set()
+    add = seen.add
     order: list[Node] = []
+    push = order.append
     for root in roots:
-        if id(root) in seen:
+        if root in seen:
             continue
-        seen.add(id(root))
+        add(root)
+        if not root.parents:
+            push(root)
+            continue
         stack = [(root, iter(root.parents))]
         while stack:
             node, it = stack[-1]
             for parent, _vjp, lvl in it:
-                if lvl == level or id(parent) in seen:
+                if lvl == level or parent in seen:
                     continue
-                seen.add(id(parent))
-                stack.append((parent, iter(parent.parents)))
-                break
+                add(parent)
+                if parent.parents:
+                    stack.append((parent, iter(parent.parents)))
+                    break
+                push(parent)        # a leaf: no need to visit it
             else:
                 stack.pop()
-                order.append(node)
+                push(node)
     return order
 
 
 def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int) -> list[Node]:
     """Cotangents of ``targets`` given cotangents of the ``seeds`` nodes,
     not crossing edges of ``level``; the result is itself a graph."""
-    cot: dict[int, Node] = {}
+    cot: dict[Node, Node] = {}
     get = cot.get
     for node, g in seeds:
-        prev = get(id(node))
-        cot[id(node)] = g if prev is None else add(prev, g)
+        prev = get(node)
+        cot[node] = g if prev is None else add(prev, g)
     order = _topo([n for n, _ in seeds], level)
     for node in reversed(order):
-        g = get(id(node))
+        if not node.parents:
+            continue
+        g = get(node)
         if g is None:
             continue
         for parent, vjp, lvl in node.parents:
             if lvl == level:
                 continue
             d = vjp(g)
-            prev = get(id(parent))
-            cot[id(parent)] = d if prev is None else add(prev, d)
-    return [cot[id(t)] if id(t) in cot else zeros(t.value.size) for t in targets]
+            prev = get(parent)
+            cot[parent] = d if prev is None else add(prev, d)
+    return [get(t) or zeros(t.value.size) for t in targets]
 
 
 Fn = Callable[..., Node]

@@ -160,6 +160,10 @@ def _leaves(v):
 
 
 def _flat(v) -> np.ndarray:
+    """The numbers of ``v`` in one array (a single vector's own array: it is
+    only read)."""
+    if isinstance(v, ad.Node):
+        return v.value
     parts = _leaves(v)
     return np.concatenate(parts) if parts else np.zeros(0)
 
@@ -168,7 +172,7 @@ def _rebuild(like, flat):
     it = iter(flat)
 
     def go(s):
-        return ad.const(next(it)) if isinstance(s, ad.Node) else tuple(go(x) for x in s)
+        return ad.Node(next(it)) if isinstance(s, ad.Node) else tuple(go(x) for x in s)
 
     return go(like)
 
@@ -188,7 +192,7 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
         return
     total = _flat(point)
     got = _flat(result)
-    if not np.all(np.isfinite(got)) or np.max(np.abs(total), initial=0) > 1e3:
+    if not np.isfinite(got).all() or np.abs(total).max(initial=0) > 1e3:
         return
     cflat = _flat(cot)
     sizes = [x.size for x in _leaves(point)]
@@ -201,8 +205,8 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     reference.rd_observer = None        # the body's own rd terms are checked where they are evaluated
     try:
         vals = []
-        for sign in (1, -1):
-            moved = total + sign * h * u
+        hu = h * u      # total ± hu: the same numbers as total + (±1 · h) · u
+        for moved in (total + hu, total - hu):
             parts = [moved[a:b] for a, b in spans]
             out = reference.eval_tm(term.body, {**env, term.var: _rebuild(point, parts)})
             vals.append(float(cflat @ _flat(out)))
@@ -212,8 +216,8 @@ def _check_rd(term: Rd, env, cot, point, result, h: float = 1e-6) -> None:
     if not np.isfinite(want):
         return
     gu = got * u
-    have = float(np.sum(gu))
-    scale = max(1.0, float(np.sum(np.abs(gu))), abs(want))
+    have = float(gu.sum())
+    scale = max(1.0, float(np.abs(gu).sum()), abs(want))
     # rounding in the two evaluations: about eps |<cot, N>| / h
     noise = 1e-9 * max(abs(vals[0]), abs(vals[1]))
     if abs(have - want) > FD_RTOL * scale + FD_ATOL * scale + noise:

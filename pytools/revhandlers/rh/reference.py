@@ -67,6 +67,8 @@ def rebuild(like, flat: list[ad.Node]):
 
 
 def cut_value(v, level: int):
+    if isinstance(v, ad.Node):
+        return ad.cut(v, level)
     return rebuild(v, [ad.cut(n, level) for n in leaves(v)])
 
 
@@ -85,6 +87,8 @@ def numpy_value(v):
 def grad_value(seeds: list[tuple[object, object]], target, level: int):
     """Cotangent of the structured value ``target`` from structured seeds."""
     pairs = [(n, g) for out, cot in seeds for n, g in zip(leaves(out), leaves(cot))]
+    if isinstance(target, ad.Node):
+        return ad.grad(pairs, [target], level)[0]
     return rebuild(target, ad.grad(pairs, leaves(target), level))
 
 
@@ -118,13 +122,52 @@ def apply_fsym(f: FSym, v, depth: int = 0):
 
 # ------------------------------------------------------------------ terms
 
+#: the arrays of the constants met, by their numbers: a tuple holding a zero
+#: is not kept (``0.0 == -0.0``: it would confuse them); a NaN only meets
+#: itself (tuples compare items by identity first), the same bits
+_CONSTS: dict[tuple, np.ndarray] = {}
+
+
+def _const(values: tuple) -> ad.Node:
+    """The constant ``values``: one read-only array per tuple of numbers,
+    shared by every evaluation of it (nothing writes into a node's value;
+    a write would raise)."""
+    a = _CONSTS.get(values)
+    if a is None:
+        a = np.array(values, dtype=float)
+        if 0.0 in values:
+            return ad.Node(a)
+        a.setflags(write=False)
+        if len(_CONSTS) >= 1 << 14:
+            _CONSTS.clear()
+        _CONSTS[values] = a
+    return ad.Node(a)
+
+
 def eval_tm(m: Tm, env: dict, depth: int = 0):
-    """The value of ``m``; ``depth`` differentiations enclose it."""
+    """The value of ``m``; ``depth`` differentiations enclose it.  The
+    common kinds are told apart by their exact class first (cheaper than
+    the ``match`` below, which does the same and handles the rest)."""
+    kind = type(m)
+    if kind is Var:
+        return env[m.name]
+    if kind is Proj:
+        return eval_tm(m.arg, env, depth)[m.index]
+    if kind is Tuple:
+        return tuple([eval_tm(x, env, depth) for x in m.items])
+    if kind is App:
+        return apply_fsym(m.f, eval_tm(m.arg, env, depth), depth)
+    if kind is Add:
+        return ad.add(eval_tm(m.left, env, depth), eval_tm(m.right, env, depth))
+    if kind is Let:
+        return eval_tm(m.body, {**env, m.var: eval_tm(m.bound, env, depth)}, depth)
+    if kind is Const:
+        return _const(m.values)
     match m:
         case Var(x):
             return env[x]
         case Const(values):
-            return ad.const(values)
+            return _const(values)
         case App(f, arg):
             return apply_fsym(f, eval_tm(arg, env, depth), depth)
         case Add(a, b):
@@ -209,7 +252,13 @@ class _Machine:
         return y
 
     def exec(self, p: Cmd, env: dict, frame: _Frame | None):
+        kind = type(p)      # the common kinds first, as in eval_tm
+        if kind is CLet:
+            v = self.exec(p.bound, env, frame)
+            return self.exec(p.body, {**env, p.var: v}, frame)
         d = _depth(frame)
+        if kind is Ret:
+            return eval_tm(p.term, env, d)
         match p:
             case Ret(m):
                 return eval_tm(m, env, d)
