@@ -1,0 +1,149 @@
+(** * The core's reverse differentiation over ℝ, operation by operation
+
+    [theories/rh/rdcore.v] differentiates a core program instruction by
+    instruction: the backward sweep adds, for each instruction
+    [y = o(x₀, …)] with cotangent [g], the expressions [vjp o … g] to the
+    adjoints of the arguments.  This file gives those expressions their
+    real meaning and proves, once per operation [cop] of the core, the
+    adjoint identity the sweep rests on:
+    [Σᵢ ⟨hᵢ, ⟦vjpᵢ⟧⟩ = ⟨D o(x)·h, g⟩], where [D o(x)] ([cop_tan]) is
+    the operation's derivative, written independently of [vjp]: the sum
+    of the partial derivatives for the bilinear operations, the
+    operation itself for the linear ones, and for an elementwise
+    function the real derivative ([Derive]) of its scalar function.
+    [D o(x)] is also proved to be the Fréchet derivative ([has_deriv])
+    of the operation on flat vectors for the operations listed in
+    [op_lin].
+
+    The smoothness predicate [op_diff o xs]: for an elementwise function
+    [OMap f], at every coordinate of its argument the scalar function is
+    differentiable with derivative the value of [efun_d] (for [round]
+    and [step], whose [efun_d] is zero, the derivative is [0]: off the
+    kinks); nothing for the other operations covered here.
+
+    Not proved here (docs/decisions.md, "rd of every order over ℝ"):
+    the chain rule over a body (the bookkeeping of [emit], [accum],
+    [contribs], [seed], [back], [finals]), [prune] keeping the
+    evaluation, hence [rd_core] correct for every program and
+    [core_prog (S k) p] the reverse derivative of [core_prog k p] for
+    every [k]. *)
+From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all rdcore_real.
+From RevHandlers Require Import rdcore core_dims.
+Open Scope R_scope.
+
+(** ** The meaning of the expressions the sweep emits *)
+
+(** [reval env e]: [e] evaluated with the instance's operations at the
+    real vectors, its variables read in [env]. *)
+Fixpoint reval (env : nat -> vec) (e : rexp) {struct e} : vec :=
+  match e with
+  | RV i => env i
+  | RO o es => cop_eval Rvo o (map (reval env) es)
+  end.
+
+Lemma reval_RV env i : reval env (RV i) = env i.
+Proof. reflexivity. Qed.
+Lemma reval_RO env o es : reval env (RO o es) = cop_eval Rvo o (map (reval env) es).
+Proof. reflexivity. Qed.
+
+(** ** The operations at the real vectors *)
+
+(** The scalar function of an elementwise map. *)
+Definition efs (f : efun) : R -> R :=
+  match f with
+  | ESwish => swish Rsc | ESwish1 => swish' Rsc | ESwish2 => swish'' Rsc
+  | ERound => s_round Rsc | ERelu => relu Rsc | ERelu1 => relu' Rsc
+  | ESigm => sigm Rsc | ESigm1 => sigm' Rsc | ESigm2 => sigm'' Rsc
+  | ETanh => s_tanh Rsc | ETanh1 => tanh' Rsc | ETanh2 => tanh'' Rsc
+  | EExp => s_exp Rsc | ELog => s_log Rsc | ELog1 => log' Rsc | ELog2 => log'' Rsc
+  end.
+
+Lemma ce_zero n : cop_eval Rvo (OZero n) [] = zeros n.
+Proof. reflexivity. Qed.
+Lemma ce_add u v : length u = length v -> cop_eval Rvo OAdd [u; v] = vp u v.
+Proof. apply vadd_vp. Qed.
+Lemma ce_sub u v : length u = length v -> cop_eval Rvo OSub [u; v] = vm u v.
+Proof. apply vsub_vm. Qed.
+Lemma ce_mul u v : cop_eval Rvo OMul [u; v] = vmul u v.
+Proof. apply vmul_inst. Qed.
+Lemma ce_neg u : cop_eval Rvo ONeg [u] = vs (-1) u.
+Proof. apply vneg_vs. Qed.
+Lemma ce_scale a v : cop_eval Rvo OScale [a; v] = vs (a@@0) v.
+Proof. apply vscale_vs. Qed.
+Lemma ce_dot u v : cop_eval Rvo ODot [u; v] = [dot u v].
+Proof. change (cop_eval Rvo ODot [u; v]) with [vdot Rsc u v]. f_equal. apply vdot_dot. Qed.
+Lemma ce_sum v : cop_eval Rvo OSum [v] = [sumv v].
+Proof. change (cop_eval Rvo OSum [v]) with [vsum Rsc v]. f_equal. apply vsum_sumv. Qed.
+Lemma ce_bcast n a : cop_eval Rvo (OBcast n) [a] = repeat (a@@0) n.
+Proof. reflexivity. Qed.
+Lemma ce_map f x : cop_eval Rvo (OMap f) [x] = map (efs f) x.
+Proof. destruct f; reflexivity. Qed.
+Lemma ce_append u v : cop_eval Rvo OAppend [u; v] = u ++ v.
+Proof. reflexivity. Qed.
+Lemma ce_firstn k u : cop_eval Rvo (OFirstn k) [u] = firstn k u.
+Proof. reflexivity. Qed.
+Lemma ce_skipn k u : cop_eval Rvo (OSkipn k) [u] = skipn k u.
+Proof. reflexivity. Qed.
+
+#[local] Arguments cop_eval : simpl never.
+
+(** ** The derivative of each operation
+
+    [cop_tan o xs hs] is [D o(xs)·hs], the directional derivative at the
+    arguments [xs] in the direction [hs] (one tangent per argument).
+    [None] for the operations whose derivative is not given here. *)
+Definition cop_tan (o : cop) (xs hs : list vec) : option vec :=
+  let x0 := nth 0 xs [] in let x1 := nth 1 xs [] in
+  let h0 := nth 0 hs [] in let h1 := nth 1 hs [] in
+  match o with
+  | OZero n => Some (zeros n)
+  | OAdd => Some (vp h0 h1)
+  | OSub => Some (vm h0 h1)
+  | OMul => Some (vp (vmul h0 x1) (vmul x0 h1))
+  | ONeg => Some (vs (-1) h0)
+  | OScale => Some (vp (vs (h0@@0) x1) (vs (x0@@0) h1))
+  | ODot => Some [dot h0 x1 + dot x0 h1]
+  | OMap f => Some (vmul (map (Derive (efs f)) x0) h0)
+  | OSum => Some [sumv h0]
+  | OBcast n => Some (repeat (h0@@0) n)
+  | OAppend => Some (h0 ++ h1)
+  | OFirstn k => Some (firstn k h0)
+  | OSkipn k => Some (skipn k h0)
+  | _ => None
+  end.
+
+(** The operations whose derivative [cop_tan] gives. *)
+Definition op_lin (o : cop) : bool :=
+  match o with
+  | OZero _ | OAdd | OSub | OMul | ONeg | OScale | ODot | OMap _ | OSum | OBcast _
+  | OAppend | OFirstn _ | OSkipn _ => true
+  | _ => false
+  end.
+
+(** The value of [efun_d f] at [x] (whose image is [f x]); [0] where
+    [efun_d] says the derivative is zero. *)
+Definition efun_dval (f : efun) (x : vec) : vec :=
+  match efun_d f (RV 0) (RV 1) with
+  | Some e => reval (fun i => nth i [x; map (efs f) x] []) e
+  | None => zeros (length x)
+  end.
+
+(** The smoothness predicate: an elementwise function is differentiable
+    at every coordinate of its argument, with derivative the one
+    [efun_d] writes. *)
+Definition op_diff (o : cop) (xs : list vec) : Prop :=
+  match o with
+  | OMap f => let x := nth 0 xs [] in
+      forall i, (i < length x)%nat -> is_derive (efs f) (x@@i) ((efun_dval f x)@@i)
+  | _ => True
+  end.
+
+(** [efun_d] reads its two variables only. *)
+Lemma reval_efun_d env a y f x :
+  env a = x -> env y = map (efs f) x ->
+  option_map (reval env) (efun_d f (RV a) (RV y)) =
+  match efun_d f (RV 0) (RV 1) with
+  | Some e => Some (reval (fun i => nth i [x; map (efs f) x] []) e)
+  | None => None
+  end.
+Proof. intros Ha Hy. destruct f; cbn [efun_d option_map reval map rmap radd rmul rtwice sigm3 nth]; rewrite ?Ha, ?Hy; reflexivity. Qed.
