@@ -147,3 +147,119 @@ Lemma reval_efun_d env a y f x :
   | None => None
   end.
 Proof. intros Ha Hy. destruct f; cbn [efun_d option_map reval map rmap radd rmul rtwice sigm3 nth]; rewrite ?Ha, ?Hy; reflexivity. Qed.
+
+(** ** The adjoint identities *)
+
+(** [Σᵢ ⟨hᵢ, ⟦cᵢ⟧⟩] over the contributions [cs] to the arguments' adjoints
+    ([None]: nothing). *)
+Fixpoint ctr (env : nat -> vec) (hs : list vec) (cs : list (option rexp)) : R :=
+  match hs, cs with
+  | h :: hs', Some e :: cs' => dot h (reval env e) + ctr env hs' cs'
+  | _ :: hs', None :: cs' => ctr env hs' cs'
+  | _, _ => 0
+  end.
+
+Lemma dot_zero_coords u v : (forall i, u@@i = 0) -> dot u v = 0.
+Proof.
+  revert v; induction u as [|a u IH]; intros [|b v] H; simpl; try reflexivity.
+  pose proof (H 0%nat) as H0. simpl in H0. rewrite H0, IH; [ring|]. intros i. exact (H (S i)).
+Qed.
+
+(** [dot] reads its first argument's coordinates only. *)
+Lemma dot_ext_l u u' v : (forall i, u@@i = u'@@i) -> dot u v = dot u' v.
+Proof.
+  revert u' v; induction u as [|a u IH]; intros u' v H.
+  - symmetry. apply dot_zero_coords. intros i. rewrite <- H. destruct i; reflexivity.
+  - destruct u' as [|a' u'].
+    + apply dot_zero_coords. intros i. rewrite H. destruct i; reflexivity.
+    + destruct v as [|b v]; [reflexivity|]. simpl. pose proof (H 0%nat) as H0. simpl in H0.
+      rewrite H0, (IH u' v); [reflexivity|]. intros i. exact (H (S i)).
+Qed.
+
+Lemma dot_ext_r u v v' : (forall i, v@@i = v'@@i) -> dot u v = dot u v'.
+Proof. intros H. rewrite !(dot_comm u). apply dot_ext_l. exact H. Qed.
+
+Lemma dot_single_l a v : length v = 1%nat -> dot [a] v = a * v@@0.
+Proof. intros H. destruct v as [|b [|]]; try discriminate. simpl. ring. Qed.
+Lemma dot_single_r a v : length v = 1%nat -> dot v [a] = v@@0 * a.
+Proof. intros H. rewrite dot_comm, dot_single_l by exact H. ring. Qed.
+
+Lemma dot_vmul_swap a b c : dot a (vmul b c) = dot (vmul a c) b.
+Proof.
+  revert b c; induction a as [|x a IH]; intros [|y b] [|z c]; simpl; try ring;
+    rewrite ?dot_nil_r; try ring. rewrite IH. ring.
+Qed.
+
+Lemma nth_map_lt {A B} (f : A -> B) l i d d' : (i < length l)%nat -> nth i (map f l) d' = f (nth i l d).
+Proof. intros H. rewrite nth_indep with (d' := f d) by (rewrite map_length; exact H). apply map_nth. Qed.
+
+(** The identity of [vjp] for every operation of [op_lin], at arguments of
+    the lengths [cop_ok] asks, tangents of the same lengths, a cotangent of
+    the result's length, and where [op_diff] holds. *)
+Theorem vjp_adjoint o as_ xs hs env y g t :
+  op_lin o = true ->
+  cop_ok o (map (@length R) xs) ->
+  map (@length R) hs = map (@length R) xs ->
+  length as_ = length xs ->
+  (forall i, (i < length xs)%nat -> env (nth i as_ 0%nat) = nth i xs []) ->
+  env y = cop_eval Rvo o xs ->
+  length (env g) = cop_dim o (map (@length R) xs) ->
+  op_diff o xs ->
+  cop_tan o xs hs = Some t ->
+  ctr env hs (vjp o as_ (map (@length R) xs) y g) = dot t (env g).
+Proof.
+  intros Hlin Hok Hhs Has Henv Hy Hg Hd Ht.
+  destruct o; try discriminate Hlin; clear Hlin;
+    (destruct xs as [|x0 [|x1 [|x2 xs]]]; cbn in Hok; try contradiction);
+    (destruct hs as [|h0 [|h1 [|h2 hs]]]; cbn in Hhs; try discriminate);
+    (destruct as_ as [|a0 [|a1 [|a2 as_]]]; cbn in Has; try discriminate);
+    cbn [cop_tan nth] in Ht; injection Ht as <-; cbn [cop_dim nth map] in Hg;
+    (first [injection Hhs as Hh0 Hh1 | injection Hhs as Hh0 | idtac]);
+    try (pose proof (Henv 0%nat ltac:(cbn; lia)) as E0; cbn in E0);
+    try (pose proof (Henv 1%nat ltac:(cbn; lia)) as E1; cbn in E1);
+    unfold vjp; cbn [ctr nth map option_map reval rmul]; rewrite ?E0, ?E1; set (G := env g) in *.
+  - (* OZero *) rewrite dot_zeros_l. reflexivity.
+  - (* OAdd *) rewrite dot_vp_l. ring.
+  - (* OSub *) rewrite ce_neg, dot_vs_r. unfold vm. rewrite dot_vp_l, dot_vs_l. ring.
+  - (* OMul *) rewrite !ce_mul, dot_vp_l, !dot_vmul_swap, (vmul_comm h1 G).
+    rewrite (dot_vmul G h1 x0), (dot_vmul x0 h1 G), (vmul_comm G x0). ring.
+  - (* ONeg *) rewrite ce_neg, dot_vs_r, dot_vs_l. ring.
+  - (* OScale *) rewrite ce_dot, ce_scale, dot_single_r by lia.
+    rewrite dot_vp_l, !dot_vs_l, dot_vs_r, (dot_comm x1 G). ring.
+  - (* ODot *) rewrite !ce_scale, !dot_vs_r, dot_single_l by exact Hg.
+    rewrite (dot_comm x0 h1). ring.
+  - (* OMap *)
+    destruct (efun_d f (RV a0) (RV y)) as [d|] eqn:Ed.
+    + cbn [ctr option_map reval map rmul]. rewrite ce_mul.
+      pose proof (reval_efun_d env a0 y f x0 E0 ltac:(rewrite Hy; apply ce_map)) as R.
+      rewrite Ed in R. unfold op_diff, efun_dval in Hd. cbv zeta in Hd. change (nth 0 [x0] []) with x0 in Hd.
+      destruct (efun_d f (RV 0) (RV 1)) as [e|]; [|discriminate R].
+      injection R as R.
+      assert (Hd' : forall i, (i < length x0)%nat -> is_derive (efs f) (x0@@i) ((reval env d)@@i))
+        by (intros i Hi; rewrite R; exact (Hd i Hi)).
+      change (env g) with G.
+      rewrite (dot_ext_r h0 (vmul G (reval env d)) (vmul G (map (Derive (efs f)) x0))).
+      * rewrite dot_vmul_swap, (vmul_comm h0). ring.
+      * intros i. rewrite !nth_vmul. destruct (Nat.lt_ge_cases i (length x0)) as [Hi|Hi].
+        -- rewrite (nth_map_lt _ _ _ 0 0) by exact Hi. rewrite (is_derive_unique _ _ _ (Hd' i Hi)). reflexivity.
+        -- rewrite (nth_overflow G) by lia. ring.
+    + cbn [ctr option_map]. symmetry. apply dot_zero_coords. intros i. rewrite nth_vmul.
+      pose proof (reval_efun_d env a0 y f x0 E0 ltac:(rewrite Hy; apply ce_map)) as R.
+      rewrite Ed in R. unfold op_diff, efun_dval in Hd. cbv zeta in Hd. change (nth 0 [x0] []) with x0 in Hd.
+      destruct (efun_d f (RV 0) (RV 1)) as [e|]; [discriminate R|].
+      destruct (Nat.lt_ge_cases i (length x0)) as [Hi|Hi].
+      * rewrite (nth_map_lt _ _ _ 0 0) by exact Hi.
+        rewrite (is_derive_unique _ _ _ (Hd i Hi)), nth_zeros. ring.
+      * rewrite nth_overflow by (rewrite map_length; lia). ring.
+  - (* OSum *) rewrite ce_bcast, dot_single_l by exact Hg. rewrite <- Hh0, dot_repeat. ring.
+  - (* OBcast *) rewrite ce_sum, dot_single_r by lia. rewrite dot_repeat_l by exact Hg. ring.
+  - (* OAppend *) rewrite ce_firstn, ce_skipn.
+    rewrite <- (firstn_skipn (length x0) G) at 3. rewrite dot_app; [ring|].
+    rewrite firstn_length. lia.
+  - (* OFirstn *) rewrite ce_append, ce_zero.
+    rewrite <- (firstn_skipn k h0) at 1. rewrite dot_app by (rewrite firstn_length; lia).
+    rewrite dot_zeros_r, dot_comm. ring.
+  - (* OSkipn *) rewrite ce_append, ce_zero.
+    rewrite <- (firstn_skipn k h0) at 1. rewrite dot_app by (rewrite firstn_length, length_zeros; lia).
+    rewrite dot_zeros_r, dot_comm. ring.
+Qed.
