@@ -27,7 +27,7 @@
     evaluation, hence [rd_core] correct for every program and
     [core_prog (S k) p] the reverse derivative of [core_prog k p] for
     every [k]. *)
-From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all rdcore_real.
+From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce maxpool prims_all rdcore_real.
 From RevHandlers Require Import rdcore core_dims.
 Open Scope R_scope.
 
@@ -85,39 +85,68 @@ Proof. reflexivity. Qed.
 Lemma ce_skipn k u : cop_eval Rvo (OSkipn k) [u] = skipn k u.
 Proof. reflexivity. Qed.
 
+Lemma ce_softmax z : cop_eval Rvo OSoftmax [z] = SM z.
+Proof. apply softmax_unshifted. Qed.
+Lemma ce_matmul m n k a b : cop_eval Rvo (OMatmul m n k) [a; b] = matmul Rsc m n k a b.
+Proof. reflexivity. Qed.
+Lemma ce_transpose m n a : cop_eval Rvo (OTranspose m n) [a] = transpose Rsc m n a.
+Proof. reflexivity. Qed.
+Lemma ce_pad c n m a : cop_eval Rvo (OPad c n m) [a] = pad Rsc c n m a.
+Proof. reflexivity. Qed.
+Lemma ce_upscale c n m a : cop_eval Rvo (OUpscale c n m) [a] = upscale Rsc c n m a.
+Proof. reflexivity. Qed.
+Lemma ce_upscale_adj c n m a : cop_eval Rvo (OUpscaleAdj c n m) [a] = upscale_adj Rsc c n m a.
+Proof. reflexivity. Qed.
+Lemma ce_conv c c' n m a b : cop_eval Rvo (OConv c c' n m) [a; b] = conv1d Rsc c c' n m a b.
+Proof. reflexivity. Qed.
+Lemma ce_convdk c c' n m a b : cop_eval Rvo (OConvDK c c' n m) [a; b] = conv1d_dK Rsc c c' n m a b.
+Proof. reflexivity. Qed.
+Lemma ce_convdx c c' n m a b : cop_eval Rvo (OConvDx c c' n m) [a; b] = conv1d_dx Rsc c c' n m a b.
+Proof. reflexivity. Qed.
+Lemma ce_mp_adj c n m a b : cop_eval Rvo (OMaxpoolAdj c n m) [a; b] = maxpool_adj Rsc c n m a b.
+Proof. reflexivity. Qed.
+Lemma ce_mp_gather c n m a b : cop_eval Rvo (OMaxpoolGather c n m) [a; b] = maxpool_gather Rsc c n m a b.
+Proof. reflexivity. Qed.
+
 #[local] Arguments cop_eval : simpl never.
 
 (** ** The derivative of each operation
 
     [cop_tan o xs hs] is [D o(xs)·hs], the directional derivative at the
-    arguments [xs] in the direction [hs] (one tangent per argument).
-    [None] for the operations whose derivative is not given here. *)
-Definition cop_tan (o : cop) (xs hs : list vec) : option vec :=
+    arguments [xs] in the direction [hs] (one tangent per argument),
+    written without [vjp]: the operation itself for the linear ones, the
+    sum of the two partial applications for the bilinear ones
+    ([mul], [scale], [dot], [matmul], the three convolutions), the real
+    derivative of the scalar function ([Derive]) for an elementwise map,
+    [s·h − ⟨s, h⟩s] and [⟨s, h⟩] for [softmax] and [logsumexp] ([s] the
+    softmax), and for [maxpool] the gather at the argmax (its derivative
+    where every window has a strict maximum; [maxpool_adj] and
+    [maxpool_gather] are linear in their second argument there). *)
+Definition cop_tan (o : cop) (xs hs : list vec) : vec :=
   let x0 := nth 0 xs [] in let x1 := nth 1 xs [] in
   let h0 := nth 0 hs [] in let h1 := nth 1 hs [] in
+  let ev o l := cop_eval Rvo o l in
   match o with
-  | OZero n => Some (zeros n)
-  | OAdd => Some (vp h0 h1)
-  | OSub => Some (vm h0 h1)
-  | OMul => Some (vp (vmul h0 x1) (vmul x0 h1))
-  | ONeg => Some (vs (-1) h0)
-  | OScale => Some (vp (vs (h0@@0) x1) (vs (x0@@0) h1))
-  | ODot => Some [dot h0 x1 + dot x0 h1]
-  | OMap f => Some (vmul (map (Derive (efs f)) x0) h0)
-  | OSum => Some [sumv h0]
-  | OBcast n => Some (repeat (h0@@0) n)
-  | OAppend => Some (h0 ++ h1)
-  | OFirstn k => Some (firstn k h0)
-  | OSkipn k => Some (skipn k h0)
-  | _ => None
-  end.
-
-(** The operations whose derivative [cop_tan] gives. *)
-Definition op_lin (o : cop) : bool :=
-  match o with
-  | OZero _ | OAdd | OSub | OMul | ONeg | OScale | ODot | OMap _ | OSum | OBcast _
-  | OAppend | OFirstn _ | OSkipn _ => true
-  | _ => false
+  | OZero n => zeros n
+  | OAdd => vp h0 h1
+  | OSub => vm h0 h1
+  | OMul => vp (vmul h0 x1) (vmul x0 h1)
+  | ONeg => vs (-1) h0
+  | OScale => vp (vs (h0@@0) x1) (vs (x0@@0) h1)
+  | ODot => [dot h0 x1 + dot x0 h1]
+  | OMap f => vmul (map (Derive (efs f)) x0) h0
+  | OSum => [sumv h0]
+  | OBcast n => repeat (h0@@0) n
+  | OSoftmax => let s := ev OSoftmax [x0] in vm (vmul s h0) (vs (dot s h0) s)
+  | OLse => [dot (ev OSoftmax [x0]) h0]
+  | OMatmul _ _ _ | OConv _ _ _ _ | OConvDK _ _ _ _ | OConvDx _ _ _ _ =>
+      vp (ev o [h0; x1]) (ev o [x0; h1])
+  | OTranspose _ _ | OPad _ _ _ | OUpscale _ _ _ | OUpscaleAdj _ _ _ => ev o [h0]
+  | OMaxpool c n m => ev (OMaxpoolGather c n m) [x0; h0]
+  | OMaxpoolAdj _ _ _ | OMaxpoolGather _ _ _ => ev o [x0; h1]
+  | OAppend => h0 ++ h1
+  | OFirstn k => firstn k h0
+  | OSkipn k => skipn k h0
   end.
 
 (** The value of [efun_d f] at [x] (whose image is [f x]); [0] where
@@ -193,11 +222,10 @@ Qed.
 Lemma nth_map_lt {A B} (f : A -> B) l i d d' : (i < length l)%nat -> nth i (map f l) d' = f (nth i l d).
 Proof. intros H. rewrite nth_indep with (d' := f d) by (rewrite map_length; exact H). apply map_nth. Qed.
 
-(** The identity of [vjp] for every operation of [op_lin], at arguments of
-    the lengths [cop_ok] asks, tangents of the same lengths, a cotangent of
+(** The identity of [vjp] for every operation, at arguments of the
+    lengths [cop_ok] asks, tangents of the same lengths, a cotangent of
     the result's length, and where [op_diff] holds. *)
-Theorem vjp_adjoint o as_ xs hs env y g t :
-  op_lin o = true ->
+Theorem vjp_adjoint o as_ xs hs env y g :
   cop_ok o (map (@length R) xs) ->
   map (@length R) hs = map (@length R) xs ->
   length as_ = length xs ->
@@ -205,15 +233,14 @@ Theorem vjp_adjoint o as_ xs hs env y g t :
   env y = cop_eval Rvo o xs ->
   length (env g) = cop_dim o (map (@length R) xs) ->
   op_diff o xs ->
-  cop_tan o xs hs = Some t ->
-  ctr env hs (vjp o as_ (map (@length R) xs) y g) = dot t (env g).
+  ctr env hs (vjp o as_ (map (@length R) xs) y g) = dot (cop_tan o xs hs) (env g).
 Proof.
-  intros Hlin Hok Hhs Has Henv Hy Hg Hd Ht.
-  destruct o; try discriminate Hlin; clear Hlin;
+  intros Hok Hhs Has Henv Hy Hg Hd.
+  destruct o;
     (destruct xs as [|x0 [|x1 [|x2 xs]]]; cbn in Hok; try contradiction);
     (destruct hs as [|h0 [|h1 [|h2 hs]]]; cbn in Hhs; try discriminate);
     (destruct as_ as [|a0 [|a1 [|a2 as_]]]; cbn in Has; try discriminate);
-    cbn [cop_tan nth] in Ht; injection Ht as <-; cbn [cop_dim nth map] in Hg;
+    cbn [cop_tan nth]; cbn [cop_dim nth map] in Hg;
     (first [injection Hhs as Hh0 Hh1 | injection Hhs as Hh0 | idtac]);
     try (pose proof (Henv 0%nat ltac:(cbn; lia)) as E0; cbn in E0);
     try (pose proof (Henv 1%nat ltac:(cbn; lia)) as E1; cbn in E1);
@@ -253,6 +280,47 @@ Proof.
       * rewrite nth_overflow by (rewrite map_length; lia). ring.
   - (* OSum *) rewrite ce_bcast, dot_single_l by exact Hg. rewrite <- Hh0, dot_repeat. ring.
   - (* OBcast *) rewrite ce_sum, dot_single_r by lia. rewrite dot_repeat_l by exact Hg. ring.
+  - (* OSoftmax *) rewrite Hy, !ce_softmax, ce_mul, ce_dot, ce_scale. cbn [nth].
+    assert (Hs : length (SM x0) = length x0) by apply length_SM.
+    rewrite ce_sub by (rewrite length_vmul, length_vs; lia).
+    rewrite dot_vm_r, dot_vm_l, dot_vs_r, dot_vs_l, dot_vmul, (dot_comm h0 (SM x0)). ring.
+  - (* OLse *) rewrite ce_scale, ce_softmax, dot_vs_r, dot_single_l by exact Hg.
+    rewrite (dot_comm h0). ring.
+  - (* OMatmul *) destruct Hok as [HA HB].
+    rewrite !ce_transpose, !ce_matmul, mm_P_eq, mm_Q_eq by lia.
+    rewrite dot_vp_l, !mm_B_eq by lia. rewrite mm_adjP, (mm_adjQ m n k x0) by lia. ring.
+  - (* OTranspose *) rewrite !ce_transpose, (tr_L_eq m n h0), (tr_Lt_eq m n G), (tr_adj m n h0 G) by lia. ring.
+  - (* OPad *) rewrite !ce_pad, (pad_L_eq c n m h0), (pad_L_eq c m n G), pad_adj by lia. ring.
+  - (* OUpscale *) destruct Hok as [Hm H0].
+    rewrite ce_upscale, ce_upscale_adj, up_L_eq, up_Lt_eq, up_adj by lia. ring.
+  - (* OUpscaleAdj *) destruct Hok as [Hm H0].
+    rewrite ce_upscale, ce_upscale_adj, up_L_eq, up_Lt_eq by lia.
+    rewrite (dot_comm h0), up_adj, dot_comm by lia. ring.
+  - (* OConv *) destruct Hok as (Hm & Hmn & HK & Hx).
+    rewrite ce_convdk, ce_convdx, !ce_conv, cv_P_eq, cv_Q_eq by lia.
+    rewrite dot_vp_l, !cv_B_eq by lia.
+    rewrite cv_adjP with (K := h0) by lia. rewrite cv_adjQ with (K := x0) by lia. ring.
+  - (* OConvDK *) destruct Hok as (Hm & Hmn & Hg' & Hx).
+    rewrite ce_conv, ce_convdx, !ce_convdk, cv_B_eq, cv_Q_eq by lia.
+    rewrite dot_vp_l, !cv_P_eq by lia.
+    rewrite (dot_comm h0). rewrite cv_adjP with (K := G) (x := x1) by lia.
+    rewrite <- cv_adjQ with (K := G) (x := h1) (g := x0) by lia.
+    rewrite cv_adjP with (K := G) (x := h1) (g := x0) by lia.
+    rewrite !(dot_comm G). ring.
+  - (* OConvDx *) destruct Hok as (Hm & Hmn & HK & Hg').
+    rewrite ce_convdk, ce_conv, !ce_convdx, cv_P_eq, cv_B_eq by lia.
+    rewrite dot_vp_l, !cv_Q_eq by lia.
+    rewrite <- cv_adjP with (K := h0) (x := G) (g := x1) by lia.
+    rewrite cv_adjQ with (K := h0) (x := G) (g := x1) by lia.
+    rewrite (dot_comm h1). rewrite cv_adjQ with (K := x0) (x := G) (g := h1) by lia.
+    rewrite !(dot_comm G). ring.
+  - (* OMaxpool *) destruct Hok as [Hm H0].
+    rewrite ce_mp_adj, ce_mp_gather, (mp_adj c n m Hm) by (unfold ceil_div; lia). ring.
+  - (* OMaxpoolAdj *) destruct Hok as (Hm & H0 & H1). cbn [ctr].
+    rewrite ce_mp_adj, ce_mp_gather, (dot_comm h1), (mp_adj c n m Hm) by (unfold ceil_div in *; lia).
+    rewrite dot_comm. ring.
+  - (* OMaxpoolGather *) destruct Hok as (Hm & H0 & H1). cbn [ctr].
+    rewrite ce_mp_adj, ce_mp_gather, (mp_adj c n m Hm) by (unfold ceil_div in *; lia). ring.
   - (* OAppend *) rewrite ce_firstn, ce_skipn.
     rewrite <- (firstn_skipn (length x0) G) at 3. rewrite dot_app; [ring|].
     rewrite firstn_length. lia.
