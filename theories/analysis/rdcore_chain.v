@@ -1,0 +1,156 @@
+(** * The core's reverse differentiation over ℝ: the chain rule's bookkeeping
+
+    The backward sweep of [rd_prog] (theories/rh/rdcore.v) builds its
+    program with [emit], [accum] and [contribs].  This file proves, in the
+    real model, what the instructions they add compute, as
+    [core_dims.v] does for their lengths: the real counterparts of its
+    invariants.  Proved: [emit] adds instructions that compute the value
+    of the expression and keeps the earlier values ([emit_sound]);
+    (the sweep's other steps follow).
+    With [vjp_adjoint] (rdcore_sound.v) these are the steps of the chain
+    rule over a body; [seed], [back], [finals], the forward copy and
+    [prune] are not treated here (docs/decisions.md, "rd of every order
+    over ℝ, operation by operation"). *)
+From RevHandlers.Analysis Require Import base vec prims rdcore_real rdcore_sound.
+From RevHandlers Require Import rdcore core_dims.
+Open Scope R_scope.
+
+(** ** The values the emitted instructions compute
+
+    The first step of the chain rule over a body: [emit] compiles an
+    expression into instructions that compute its value.  [vals X body]
+    are the values of all the variables of a body run on the inputs [X]
+    (the instance's evaluation, in order); [senv X s] reads those of the
+    instructions of a builder's state. *)
+Lemma eval_body_app {V} (ci : cop -> list V -> V) d n env b1 b2 :
+  eval_body ci d n env (b1 ++ b2) = eval_body ci d (n + length b1) (eval_body ci d n env b1) b2.
+Proof.
+  revert n env; induction b1 as [|[o args] b1 IH]; intros n env; cbn [app eval_body length].
+  - rewrite Nat.add_0_r. reflexivity.
+  - rewrite IH. f_equal. lia.
+Qed.
+
+Lemma eval_body_length {V} (ci : cop -> list V -> V) d n env b :
+  length (eval_body ci d n env b) = (length env + length b)%nat.
+Proof.
+  revert n env; induction b as [|[o args] b IH]; intros n env; cbn [eval_body length].
+  - lia.
+  - rewrite IH. cbn [length]. lia.
+Qed.
+
+Definition vals (X : list vec) (body : list (cop * list nat)) : list vec :=
+  rev (eval_body (cop_eval Rvo) (v_zero Rvo 0) (length X) (rev X) body).
+
+Lemma vals_length X body : length (vals X body) = (length X + length body)%nat.
+Proof. unfold vals. rewrite rev_length, eval_body_length, rev_length. reflexivity. Qed.
+
+(** One more instruction, reading earlier variables. *)
+Lemma vals_snoc X body o is :
+  Forall (fun a => a < length X + length body)%nat is ->
+  vals X (body ++ [(o, is)]) = vals X body ++ [cop_eval Rvo o (map (fun a => nth a (vals X body) []) is)].
+Proof.
+  intros His. unfold vals. rewrite eval_body_app. cbn [eval_body rev].
+  match goal with |- _ ++ [cop_eval Rvo o ?l1] = _ ++ [cop_eval Rvo o ?l2] =>
+    replace l1 with l2; [reflexivity|] end.
+  symmetry. apply map_ext_in. intros a Ha. rewrite Forall_forall in His. specialize (His a Ha).
+  rewrite rev_nth by (rewrite eval_body_length, rev_length; lia).
+  rewrite eval_body_length, rev_length. f_equal; first [lia | reflexivity].
+Qed.
+
+Definition sval (X : list vec) (s : bstate) : list vec := vals X (rev (bs_acc s)).
+Definition senv (X : list vec) (s : bstate) (i : nat) : vec := nth i (sval X s) [].
+
+(** The variables of an expression are below [n]. *)
+Fixpoint rbelow (n : nat) (e : rexp) : Prop :=
+  match e with
+  | RV i => (i < n)%nat
+  | RO _ es => fold_right and True (map (rbelow n) es)
+  end.
+
+Lemma rbelow_mono n n' e : (n <= n')%nat -> rbelow n e -> rbelow n' e.
+Proof.
+  intros Hn. induction e as [i|o es IH] using rexp_ind'; cbn; [lia|].
+  induction IH as [|e es He _ IHes]; cbn; [tauto|]. intros [H1 H2]. split; auto.
+Qed.
+
+(** [reval] reads the variables below [n] only. *)
+Lemma reval_ext n (env env' : nat -> vec) e :
+  (forall i, (i < n)%nat -> env i = env' i) -> rbelow n e -> reval env e = reval env' e.
+Proof.
+  intros Henv. induction e as [i|o es IH] using rexp_ind'; cbn [rbelow reval].
+  - apply Henv.
+  - intros Hb. f_equal. induction IH as [|e es He _ IHes]; [reflexivity|].
+    cbn in Hb |- *. destruct Hb as [H1 H2]. rewrite He, IHes; auto.
+Qed.
+
+Definition st_inv (X : list vec) (s : bstate) : Prop := bs_next s = (length X + length (bs_acc s))%nat.
+
+Lemma sval_length X s : st_inv X s -> length (sval X s) = bs_next s.
+Proof. unfold st_inv, sval. intros H. rewrite vals_length, rev_length. lia. Qed.
+
+Definition emit_val (X : list vec) (e : rexp) (s : bstate) : Prop :=
+  st_inv X (snd (emit e s)) /\
+  (fst (emit e s) < bs_next (snd (emit e s)))%nat /\
+  senv X (snd (emit e s)) (fst (emit e s)) = reval (senv X s) e /\
+  exists E, sval X (snd (emit e s)) = sval X s ++ E.
+
+Lemma senv_app X s s' E i : sval X s' = sval X s ++ E -> (i < length (sval X s))%nat ->
+  senv X s' i = senv X s i.
+Proof. intros HE Hi. unfold senv. rewrite HE, app_nth1 by exact Hi. reflexivity. Qed.
+
+(** [emit] of an expression over earlier variables adds instructions
+    that compute its value, and keeps the earlier values. *)
+Lemma emit_sound X e : forall s, st_inv X s -> rbelow (bs_next s) e -> emit_val X e s.
+Proof.
+  induction e as [i|o es IH] using rexp_ind'; intros s Hs Hb; unfold emit_val.
+  - cbn. split; [exact Hs|]. split; [exact Hb|]. split; [reflexivity|]. exists []. symmetry. apply app_nil_r.
+  - cbn [emit].
+    match goal with |- context [?F es s] => pose (go := F); change (F es s) with (go es s) end.
+    assert (Hgo : forall l s, Forall (fun e => forall s, st_inv X s -> rbelow (bs_next s) e -> emit_val X e s) l ->
+              st_inv X s -> fold_right and True (map (rbelow (bs_next s)) l) ->
+              st_inv X (snd (go l s)) /\
+              Forall2 (fun i e => (i < bs_next (snd (go l s)))%nat /\
+                                  senv X (snd (go l s)) i = reval (senv X s) e) (fst (go l s)) l /\
+              exists E, sval X (snd (go l s)) = sval X s ++ E).
+    { clear IH Hs Hb s. induction l as [|e l IHl]; intros s IH Hs Hb.
+      - cbn. split; [exact Hs|]. split; [constructor|]. exists []. symmetry. apply app_nil_r.
+      - inversion IH as [|? ? He IH']; subst. cbn in Hb. destruct Hb as [Hbe Hbl].
+        change (go (e :: l) s) with (let '(i, s1) := emit e s in
+                                     let '(is, s2) := go l s1 in (i :: is, s2)).
+        destruct (He s Hs Hbe) as (Hs1 & Hi & Hni & E1 & HE1).
+        destruct (emit e s) as [i s1] eqn:Hem. cbn [fst snd] in Hs1, Hi, Hni, HE1.
+        assert (Hlen1 : (bs_next s <= bs_next s1)%nat).
+        { rewrite <- (sval_length X s Hs), <- (sval_length X s1 Hs1), HE1, app_length. lia. }
+        assert (Hbl1 : fold_right and True (map (rbelow (bs_next s1)) l)).
+        { clear -Hbl Hlen1. induction l as [|e' l IHl]; cbn in *; [exact I|].
+          destruct Hbl as [H1 H2]. split; [apply (rbelow_mono _ _ _ Hlen1 H1)|auto]. }
+        destruct (IHl s1 IH' Hs1 Hbl1) as (Hs2 & Hl & E2 & HE2).
+        destruct (go l s1) as [is s2]. cbn [fst snd] in *.
+        assert (Hlen2 : (bs_next s1 <= bs_next s2)%nat).
+        { rewrite <- (sval_length X s1 Hs1), <- (sval_length X s2 Hs2), HE2, app_length. lia. }
+        split; [exact Hs2|]. split.
+        + constructor.
+          * split; [lia|]. rewrite (senv_app X s1 s2 E2 i HE2) by (rewrite sval_length by exact Hs1; lia).
+            exact Hni.
+          * clear -Hl HE1 Hbl Hs Hs1. induction Hl as [|j e' js l' [Hj Hnj] Hl IHl']; constructor.
+            -- split; [exact Hj|]. rewrite Hnj. cbn in Hbl. destruct Hbl as [Hb1 _].
+               apply (reval_ext (bs_next s)); [|exact Hb1].
+               intros k Hk. apply (senv_app X s s1 E1 k HE1). rewrite sval_length by exact Hs. exact Hk.
+            -- cbn in Hbl. apply IHl'. tauto.
+        + exists (E1 ++ E2). rewrite HE2, HE1, app_assoc. reflexivity. }
+    destruct (Hgo es s IH Hs Hb) as (Hs1 & His & E1 & HE1).
+    destruct (go es s) as [is s1]. cbn [fst snd] in *.
+    assert (Hlt : Forall (fun a => a < length X + length (rev (bs_acc s1)))%nat is).
+    { unfold st_inv in Hs1. rewrite rev_length, <- Hs1.
+      clear -His. induction His as [|j e js l [Hj _] _ IHs]; constructor; assumption. }
+    assert (Hsv : sval X {| bs_next := S (bs_next s1); bs_acc := (o, is) :: bs_acc s1 |} =
+                  sval X s1 ++ [cop_eval Rvo o (map (senv X s1) is)]).
+    { unfold sval. cbn [bs_acc rev]. rewrite vals_snoc by exact Hlt. reflexivity. }
+    assert (Hinv : st_inv X {| bs_next := S (bs_next s1); bs_acc := (o, is) :: bs_acc s1 |}).
+    { unfold st_inv in *. cbn [bs_next bs_acc length]. lia. }
+    cbn [fst snd]. split; [exact Hinv|]. split; [cbn; lia|]. split.
+    + unfold senv at 1. rewrite Hsv, app_nth2 by (rewrite sval_length by exact Hs1; lia).
+      rewrite sval_length, Nat.sub_diag by exact Hs1. cbn [nth]. rewrite reval_RO. f_equal.
+      clear -His. induction His as [|j e js l [_ Hj] _ IHs]; [reflexivity|]. cbn. rewrite Hj, IHs. reflexivity.
+    + exists (E1 ++ [cop_eval Rvo o (map (senv X s1) is)]). rewrite Hsv, HE1, app_assoc. reflexivity.
+Qed.
