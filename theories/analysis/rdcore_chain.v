@@ -154,3 +154,73 @@ Proof.
       clear -His. induction His as [|j e js l [_ Hj] _ IHs]; [reflexivity|]. cbn. rewrite Hj, IHs. reflexivity.
     + exists (E1 ++ [cop_eval Rvo o (map (senv X s1) is)]). rewrite Hsv, HE1, app_assoc. reflexivity.
 Qed.
+
+(** ** The adjoints: [accum] and [contribs] *)
+
+(** The value of the adjoint of variable [k] (of the program being
+    differentiated) in a state: that of the variable [adj] names for it,
+    [[]] (which pairs to [0]) when it has none. *)
+Definition aval (X : list vec) (s : bstate) (adj : list (option nat)) (k : nat) : vec :=
+  match nth k adj None with Some v => senv X s v | None => [] end.
+
+(** Every adjoint is an existing variable. *)
+Definition adj_below (s : bstate) (adj : list (option nat)) : Prop :=
+  forall k v, nth k adj None = Some v -> (v < bs_next s)%nat.
+
+(** The adjoints have the lengths [dk]. *)
+Definition adj_len (X : list vec) (s : bstate) (adj : list (option nat)) (dk : nat -> nat) : Prop :=
+  forall k v, nth k adj None = Some v -> length (senv X s v) = dk k.
+
+Lemma next_mono X s s' E : st_inv X s -> st_inv X s' -> sval X s' = sval X s ++ E ->
+  (bs_next s <= bs_next s')%nat.
+Proof.
+  intros Hs Hs' HE. rewrite <- (sval_length X s Hs), <- (sval_length X s' Hs'), HE, app_length. lia.
+Qed.
+
+(** [accum adj i c s] adds the value of [c] to the adjoint of [i] and keeps
+    the others. *)
+Lemma accum_sound X adj i c s dk :
+  st_inv X s -> adj_below s adj -> adj_len X s adj dk -> (c < bs_next s)%nat -> (i < length adj)%nat ->
+  length (senv X s c) = dk i ->
+  let r := accum adj i c s in
+  st_inv X (snd r) /\ adj_below (snd r) (fst r) /\ adj_len X (snd r) (fst r) dk /\
+  length (fst r) = length adj /\ (exists E, sval X (snd r) = sval X s ++ E) /\
+  (forall k, k <> i -> aval X (snd r) (fst r) k = aval X s adj k) /\
+  (forall T, dot T (aval X (snd r) (fst r) i) = dot T (aval X s adj i) + dot T (senv X s c)).
+Proof.
+  intros Hs Hb Hl Hc Hi Hci. unfold accum. cbv zeta.
+  destruct (nth i adj None) as [old|] eqn:Ho.
+  - assert (Hold : (old < bs_next s)%nat) by exact (Hb i old Ho).
+    destruct (emit_sound X (radd (RV old) (RV c)) s Hs ltac:(cbn; tauto)) as (Hs1 & Hj & Hval & E & HE).
+    destruct (emit (radd (RV old) (RV c)) s) as [j s1] eqn:Hem. cbn [fst snd] in *.
+    pose proof (next_mono X s s1 E Hs Hs1 HE) as Hmono.
+    assert (Hkeep : forall v, (v < bs_next s)%nat -> senv X s1 v = senv X s v).
+    { intros v Hv. apply (senv_app X s s1 E v HE). rewrite sval_length by exact Hs. exact Hv. }
+    assert (Hsum : senv X s1 j = vp (senv X s old) (senv X s c)).
+    { rewrite Hval. unfold radd. rewrite reval_RO. cbn [map reval]. apply ce_add.
+      rewrite (Hl i old Ho). symmetry. exact Hci. }
+    split; [exact Hs1|]. split; [|split; [|split; [|split; [|split]]]].
+    + intros k v Hk. destruct (Nat.eq_dec k i) as [->|Hki].
+      * rewrite nth_upd_eq in Hk by exact Hi. injection Hk as <-. exact Hj.
+      * rewrite nth_upd_ne in Hk by exact Hki. specialize (Hb k v Hk). lia.
+    + intros k v Hk. destruct (Nat.eq_dec k i) as [->|Hki].
+      * rewrite nth_upd_eq in Hk by exact Hi. injection Hk as <-.
+        rewrite Hsum, length_vp, (Hl i old Ho), Hci. lia.
+      * rewrite nth_upd_ne in Hk by exact Hki. rewrite Hkeep by exact (Hb k v Hk). exact (Hl k v Hk).
+    + apply upd_length.
+    + exists E. exact HE.
+    + intros k Hki. unfold aval. rewrite nth_upd_ne by exact Hki.
+      destruct (nth k adj None) as [v|] eqn:Hv; [|reflexivity]. apply Hkeep. exact (Hb k v Hv).
+    + intros T. unfold aval. rewrite nth_upd_eq by exact Hi. rewrite Ho, Hsum, dot_vp_r. reflexivity.
+  - cbn [fst snd]. split; [exact Hs|]. split; [|split; [|split; [|split; [|split]]]].
+    + intros k v Hk. destruct (Nat.eq_dec k i) as [->|Hki].
+      * rewrite nth_upd_eq in Hk by exact Hi. injection Hk as <-. exact Hc.
+      * rewrite nth_upd_ne in Hk by exact Hki. exact (Hb k v Hk).
+    + intros k v Hk. destruct (Nat.eq_dec k i) as [->|Hki].
+      * rewrite nth_upd_eq in Hk by exact Hi. injection Hk as <-. exact Hci.
+      * rewrite nth_upd_ne in Hk by exact Hki. exact (Hl k v Hk).
+    + apply upd_length.
+    + exists []. symmetry. apply app_nil_r.
+    + intros k Hki. unfold aval. rewrite nth_upd_ne by exact Hki. reflexivity.
+    + intros T. unfold aval. rewrite nth_upd_eq by exact Hi. rewrite Ho, dot_nil_r. ring.
+Qed.
