@@ -224,3 +224,92 @@ Proof.
     + intros k Hki. unfold aval. rewrite nth_upd_ne by exact Hki. reflexivity.
     + intros T. unfold aval. rewrite nth_upd_eq by exact Hi. rewrite Ho, dot_nil_r. ring.
 Qed.
+
+Lemma aval_ext X s s' adj E k : st_inv X s -> adj_below s adj -> sval X s' = sval X s ++ E ->
+  aval X s' adj k = aval X s adj k.
+Proof.
+  intros Hs Hb HE. unfold aval. destruct (nth k adj None) as [v|] eqn:Hv; [|reflexivity].
+  apply (senv_app X s s' E v HE). rewrite sval_length by exact Hs. exact (Hb k v Hv).
+Qed.
+
+(** The contributions [cs] to the arguments [args] that reach variable [k],
+    paired with [T]. *)
+Fixpoint ctr_at (env : nat -> vec) (k : nat) (T : vec) (args : list nat) (cs : list (option rexp)) : R :=
+  match args, cs with
+  | a :: args', Some e :: cs' =>
+      (if Nat.eq_dec a k then dot T (reval env e) else 0) + ctr_at env k T args' cs'
+  | _ :: args', None :: cs' => ctr_at env k T args' cs'
+  | _, _ => 0
+  end.
+
+(** The contributions read earlier variables and have their argument's
+    length. *)
+Fixpoint cs_ok (X : list vec) (s : bstate) (dk : nat -> nat) (args : list nat) (cs : list (option rexp)) : Prop :=
+  match args, cs with
+  | a :: args', Some e :: cs' =>
+      rbelow (bs_next s) e /\ length (reval (senv X s) e) = dk a /\ cs_ok X s dk args' cs'
+  | _ :: args', None :: cs' => cs_ok X s dk args' cs'
+  | _, _ => True
+  end.
+
+Lemma ctr_at_ext X s s' E k T args cs dk : st_inv X s -> st_inv X s' -> sval X s' = sval X s ++ E ->
+  cs_ok X s dk args cs ->
+  ctr_at (senv X s') k T args cs = ctr_at (senv X s) k T args cs /\ cs_ok X s' dk args cs.
+Proof.
+  intros Hs Hs' HE. assert (Hkeep : forall v, (v < bs_next s)%nat -> senv X s' v = senv X s v).
+  { intros v Hv. apply (senv_app X s s' E v HE). rewrite sval_length by exact Hs. exact Hv. }
+  assert (Hn : (bs_next s <= length (sval X s'))%nat).
+  { rewrite HE, app_length, sval_length by exact Hs. lia. }
+  revert cs; induction args as [|a args IH]; intros [|[e|] cs] Hok; cbn [ctr_at cs_ok] in Hok |- *; try tauto.
+  - destruct Hok as (Hb & Hlen & Hok).
+    assert (Hr : reval (senv X s') e = reval (senv X s) e) by exact (reval_ext _ _ _ e Hkeep Hb).
+    destruct (IH cs Hok) as [IH1 IH2]. rewrite Hr, IH1. split; [reflexivity|].
+    split; [|split; [exact Hlen|exact IH2]].
+    apply (rbelow_mono (bs_next s)); [|exact Hb]. pose proof (sval_length X s' Hs'). lia.
+  - apply IH. exact Hok.
+Qed.
+
+(** [contribs] adds to each argument's adjoint its contribution. *)
+Lemma contribs_sound X dk args : forall cs adj s,
+  st_inv X s -> adj_below s adj -> adj_len X s adj dk ->
+  Forall (fun a => a < length adj)%nat args -> cs_ok X s dk args cs ->
+  let r := contribs args cs adj s in
+  st_inv X (snd r) /\ adj_below (snd r) (fst r) /\ adj_len X (snd r) (fst r) dk /\
+  length (fst r) = length adj /\ (exists E, sval X (snd r) = sval X s ++ E) /\
+  (forall k T, dot T (aval X (snd r) (fst r) k) = dot T (aval X s adj k) + ctr_at (senv X s) k T args cs).
+Proof.
+  induction args as [|a args IH]; intros cs adj s Hs Hb Hl Hargs Hok.
+  - cbn. split; [exact Hs|]. split; [exact Hb|]. split; [exact Hl|]. split; [reflexivity|].
+    split; [exists []; symmetry; apply app_nil_r|]. intros. ring.
+  - inversion Hargs as [|? ? Ha Hargs']; subst.
+    destruct cs as [|[e|] cs].
+    + cbn. split; [exact Hs|]. split; [exact Hb|]. split; [exact Hl|]. split; [reflexivity|].
+      split; [exists []; symmetry; apply app_nil_r|]. intros. ring.
+    + cbn [cs_ok] in Hok. destruct Hok as (Hbe & Hle & Hok).
+      cbn [contribs].
+      destruct (emit_sound X e s Hs Hbe) as (Hs1 & Hc & Hval & E1 & HE1).
+      destruct (emit e s) as [c s1] eqn:Hem. cbn [fst snd] in *.
+      assert (Hkeep1 : forall v, (v < bs_next s)%nat -> senv X s1 v = senv X s v).
+      { intros v Hv. apply (senv_app X s s1 E1 v HE1). rewrite sval_length by exact Hs. exact Hv. }
+      pose proof (next_mono X s s1 E1 Hs Hs1 HE1) as Hm1.
+      assert (Hb1 : adj_below s1 adj) by (intros k v Hk; specialize (Hb k v Hk); lia).
+      assert (Hl1 : adj_len X s1 adj dk) by (intros k v Hk; rewrite Hkeep1 by exact (Hb k v Hk); exact (Hl k v Hk)).
+      assert (Hcl : length (senv X s1 c) = dk a) by (rewrite Hval; exact Hle).
+      destruct (accum_sound X adj a c s1 dk Hs1 Hb1 Hl1 Hc Ha Hcl) as (Hs2 & Hb2 & Hl2 & Hlen2 & (E2 & HE2) & Hoth & Hself).
+      destruct (accum adj a c s1) as [adj1 s2] eqn:Hac. cbn [fst snd] in *.
+      assert (HE12 : sval X s2 = sval X s ++ (E1 ++ E2)) by (rewrite HE2, HE1, app_assoc; reflexivity).
+      destruct (ctr_at_ext X s s2 (E1 ++ E2) 0 [] args cs dk Hs Hs2 HE12 Hok) as [_ Hok2].
+      assert (Hargs2 : Forall (fun a => a < length adj1)%nat args) by (rewrite Hlen2; exact Hargs').
+      destruct (IH cs adj1 s2 Hs2 Hb2 Hl2 Hargs2 Hok2) as (Hs3 & Hb3 & Hl3 & Hlen3 & (E3 & HE3) & Hdot).
+      destruct (contribs args cs adj1 s2) as [adj3 s3]. cbn [fst snd] in *.
+      split; [exact Hs3|]. split; [exact Hb3|]. split; [exact Hl3|]. split; [lia|].
+      split; [exists (E1 ++ E2 ++ E3); rewrite HE3, HE12, <- !app_assoc; reflexivity|].
+      intros k T. rewrite Hdot.
+      destruct (ctr_at_ext X s s2 (E1 ++ E2) k T args cs dk Hs Hs2 HE12 Hok) as [Hct _]. rewrite Hct.
+      rewrite <- (aval_ext X s s1 adj E1 k Hs Hb HE1).
+      destruct (Nat.eq_dec a k) as [->|Hak].
+      * rewrite Hself, Hval. cbn [ctr_at]. destruct (Nat.eq_dec k k) as [_|C]; [ring|congruence].
+      * rewrite Hoth by (intros ->; apply Hak; reflexivity). cbn [ctr_at].
+        destruct (Nat.eq_dec a k) as [C|_]; [contradiction|ring].
+    + cbn [cs_ok] in Hok. cbn [contribs ctr_at]. apply (IH cs adj s Hs Hb Hl Hargs' Hok).
+Qed.
