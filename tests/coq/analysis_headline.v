@@ -331,6 +331,20 @@ Print Assumptions core_fun_prim2.
 Check @core_rd2_correct_on.
 Print Assumptions core_rd2_correct_on.
 
+(* The core's reverse differentiation over R, operation by operation
+   (rdcore_sound.v): reval gives the sweep's expressions their real meaning;
+   cop_tan o xs hs is the derivative of the core operation o at xs in the
+   direction hs, written without vjp; for every operation o of the core, at
+   arguments of the lengths cop_ok asks, sum_i <h_i, [[vjp_i o .. g]]> =
+   <cop_tan o xs hs, g> (vjp_adjoint), elementwise maps where op_diff holds
+   (efun_d is the real derivative at every coordinate).  The chain rule over
+   a body and prune are not proved here. *)
+From RevHandlers.Analysis Require Import rdcore_sound.
+Print cop_tan.
+Print op_diff.
+Check @vjp_adjoint.
+Print Assumptions vjp_adjoint.
+
 (* Primitives differentiable on a set (rdsound_on.v): relu, log, round and
    maxpool have the shapes of their types (prims_fits.v: all_prim_fits, every
    primitive); the soundness induction reads the body in the values of its

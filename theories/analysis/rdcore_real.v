@@ -26,7 +26,9 @@
 
     Not proved (docs/decisions.md, "rd of every order over ℝ"): that
     [rd_core] computes the transposed Jacobian of every judged program
-    with smooth operations, which would give the same for every [k]. *)
+    with smooth operations, which would give the same for every [k]
+    (rdcore_sound.v proves the step of each operation: the adjoint
+    identity of its [vjp]). *)
 From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all.
 From RevHandlers Require Import rdcore.
 Open Scope R_scope.
