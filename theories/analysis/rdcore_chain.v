@@ -11,7 +11,7 @@
     rule over a body; [seed], [back], [finals], the forward copy and
     [prune] are not treated here (docs/decisions.md, "rd of every order
     over ℝ, operation by operation"). *)
-From RevHandlers.Analysis Require Import base vec prims rdcore_real rdcore_sound.
+From RevHandlers.Analysis Require Import base vec sums prims rdcore_real rdcore_sound.
 From RevHandlers Require Import rdcore core_dims.
 Open Scope R_scope.
 
@@ -312,4 +312,75 @@ Proof.
       * rewrite Hoth by (intros ->; apply Hak; reflexivity). cbn [ctr_at].
         destruct (Nat.eq_dec a k) as [C|_]; [contradiction|ring].
     + cbn [cs_ok] in Hok. cbn [contribs ctr_at]. apply (IH cs adj s Hs Hb Hl Hargs' Hok).
+Qed.
+
+(** ** One step of the sweep: the chain rule at one instruction *)
+
+(** Summed over the variables, the contributions that reach each one are
+    the contributions paired with the arguments' tangents: fan-out (an
+    argument read twice) is a sum. *)
+Lemma sum_ctr_at env (T : nat -> vec) args cs N : Forall (fun a => a < N)%nat args ->
+  sumn N (fun k => ctr_at env k (T k) args cs) = ctr env (map T args) cs.
+Proof.
+  revert cs; induction args as [|a args IH]; intros cs Hargs.
+  - apply sumn_0. intros k _. destruct cs as [|[e|] cs]; reflexivity.
+  - inversion Hargs as [|? ? Ha Hargs']; subst.
+    destruct cs as [|[e|] cs]; cbn [ctr_at ctr map].
+    + apply sumn_0. intros. reflexivity.
+    + rewrite sumn_add, IH by exact Hargs'. f_equal.
+      transitivity (sumn N (fun k => if Nat.eqb a k then dot (T k) (reval env e) else 0)).
+      * apply sumn_ext. intros k _. destruct (Nat.eq_dec a k) as [->|Hak].
+        -- rewrite Nat.eqb_refl. reflexivity.
+        -- apply Nat.eqb_neq in Hak. rewrite Hak. reflexivity.
+      * rewrite sumn_single. apply Nat.ltb_lt in Ha. rewrite Ha. reflexivity.
+    + apply IH. exact Hargs'.
+Qed.
+
+(** The pairing of the tangents [T] of the first [N] variables with their
+    adjoints. *)
+Definition pairing X s adj (T : nat -> vec) N : R := sumn N (fun k => dot (T k) (aval X s adj k)).
+
+(** Sweeping one instruction [j = o(args)] whose adjoint is [g]: the
+    contributions of its [vjp] added to the adjoints of its arguments turn
+    the pairing over the variables before [j] plus [j]'s own term into the
+    pairing over the variables before [j].  [xv] are the values of the
+    program's variables, [ren] where the differentiated program holds them,
+    [T] tangents of the program's variables with [T j] the derivative of
+    [o] at its arguments in the direction of theirs ([cop_tan]). *)
+Lemma sweep_step X dk s adj (xv T : nat -> vec) (ren : nat -> nat) j o args g :
+  st_inv X s -> adj_below s adj -> adj_len X s adj dk ->
+  Forall (fun a => a < j)%nat args -> (j <= length adj)%nat ->
+  cop_ok o (map (fun a => length (xv a)) args) ->
+  (forall a, In a args -> length (T a) = length (xv a)) ->
+  (forall a, In a args -> senv X s (ren a) = xv a) ->
+  senv X s (ren j) = cop_eval Rvo o (map xv args) ->
+  length (senv X s g) = cop_dim o (map (fun a => length (xv a)) args) ->
+  op_diff o (map xv args) ->
+  T j = cop_tan o (map xv args) (map T args) ->
+  cs_ok X s dk args (vjp o (map ren args) (map (fun a => length (xv a)) args) (ren j) g) ->
+  let r := contribs args (vjp o (map ren args) (map (fun a => length (xv a)) args) (ren j) g) adj s in
+  st_inv X (snd r) /\ adj_below (snd r) (fst r) /\ adj_len X (snd r) (fst r) dk /\
+  length (fst r) = length adj /\ (exists E, sval X (snd r) = sval X s ++ E) /\
+  pairing X (snd r) (fst r) T j = pairing X s adj T j + dot (T j) (senv X s g).
+Proof.
+  intros Hs Hb Hl Hargs Hj Hok HT Hren Hy Hg Hd HTj Hcs.
+  assert (Hargs' : Forall (fun a => a < length adj)%nat args).
+  { eapply Forall_impl; [|exact Hargs]. intros a Ha. cbv beta in Ha. lia. }
+  destruct (contribs_sound X dk args _ adj s Hs Hb Hl Hargs' Hcs) as (Hs' & Hb' & Hl' & Hlen' & HE' & Hdot).
+  split; [exact Hs'|]. split; [exact Hb'|]. split; [exact Hl'|]. split; [exact Hlen'|]. split; [exact HE'|].
+  unfold pairing. rewrite (sumn_ext j _ (fun k => dot (T k) (aval X s adj k) +
+    ctr_at (senv X s) k (T k) args (vjp o (map ren args) (map (fun a => length (xv a)) args) (ren j) g)))
+    by (intros k _; apply Hdot).
+  rewrite sumn_add, sum_ctr_at by exact Hargs. f_equal.
+  rewrite HTj. rewrite <- (map_map xv (@length R)).
+  apply vjp_adjoint.
+  - rewrite map_map. exact Hok.
+  - rewrite !map_map. apply map_ext_in. exact HT.
+  - rewrite !map_length. reflexivity.
+  - intros i Hi. rewrite map_length in Hi.
+    rewrite (nth_map_lt ren args i 0%nat 0%nat) by exact Hi.
+    erewrite nth_map_lt by exact Hi. apply Hren. apply nth_In. exact Hi.
+  - exact Hy.
+  - rewrite map_map. exact Hg.
+  - exact Hd.
 Qed.
