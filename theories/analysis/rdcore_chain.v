@@ -12,7 +12,7 @@
     [prune] are not treated here (docs/decisions.md, "rd of every order
     over ℝ, operation by operation"). *)
 From RevHandlers.Analysis Require Import base vec sums prims rdcore_real rdcore_sound.
-From RevHandlers Require Import rdcore core_dims.
+From RevHandlers Require Import shapes rdcore core_dims.
 Open Scope R_scope.
 
 (** ** The values the emitted instructions compute
@@ -383,4 +383,62 @@ Proof.
   - exact Hy.
   - rewrite map_map. exact Hg.
   - exact Hd.
+Qed.
+
+(** ** The contributions of [vjp] have their arguments' lengths *)
+
+(** An expression judged over the lengths [D] of the variables has, in
+    the real model, the length [rexp_dim] gives. *)
+Lemma reval_len D (env : nat -> vec) e :
+  (forall i, (i < length D)%nat -> length (env i) = nth i D 0%nat) ->
+  rexp_ok D e -> length (reval env e) = rexp_dim D e /\ rbelow (length D) e.
+Proof.
+  intros Henv. induction e as [i|o es IH] using rexp_ind'; cbn [rexp_ok rexp_dim reval rbelow].
+  - intros Hi. split; [apply Henv; exact Hi|exact Hi].
+  - intros Hok. apply fold_right_and_map in Hok as [Hes Hcop].
+    assert (Hall : Forall (fun e => length (reval env e) = rexp_dim D e /\ rbelow (length D) e) es).
+    { clear Hcop. induction IH as [|e es He _ IHes]; constructor; inversion Hes; subst; auto. }
+    split.
+    + apply (cop_eval_fits Rvo (list_vec_shapes Rsc) o (map (rexp_dim D) es) (map (reval env) es) Hcop).
+      unfold fit_dims. clear -Hall. induction Hall as [|e es [H _] _ IHa]; cbn; constructor; auto.
+    + clear -Hall. induction Hall as [|e es [_ H] _ IHa]; cbn; [exact I|]. split; assumption.
+Qed.
+
+(** The hypothesis [cs_ok] of [sweep_step], from the lengths alone. *)
+Lemma vjp_cs_ok X s (xv : nat -> vec) (ren : nat -> nat) j o args g :
+  st_inv X s -> cop_ok o (map (fun a => length (xv a)) args) ->
+  (forall a, In a args -> (ren a < bs_next s)%nat /\ senv X s (ren a) = xv a) ->
+  (ren j < bs_next s)%nat -> senv X s (ren j) = cop_eval Rvo o (map xv args) ->
+  (g < bs_next s)%nat -> length (senv X s g) = cop_dim o (map (fun a => length (xv a)) args) ->
+  cs_ok X s (fun a => length (xv a)) args
+    (vjp o (map ren args) (map (fun a => length (xv a)) args) (ren j) g).
+Proof.
+  intros Hs Hok Hargs Hj Hy Hg Hgl.
+  set (D := map (@length R) (sval X s)).
+  assert (HD : length D = bs_next s) by (unfold D; rewrite map_length; apply sval_length; exact Hs).
+  assert (Henv : forall i, (i < length D)%nat -> length (senv X s i) = nth i D 0%nat).
+  { intros i Hi. unfold D, senv. rewrite HD, <- (sval_length X s Hs) in Hi.
+    rewrite (nth_map_lt _ _ _ [] 0%nat) by exact Hi. reflexivity. }
+  assert (Hlen : forall v, (v < bs_next s)%nat -> nth v D 0%nat = length (senv X s v)).
+  { intros v Hv. symmetry. apply Henv. rewrite HD. exact Hv. }
+  assert (Hyl : length (senv X s (ren j)) = cop_dim o (map (fun a => length (xv a)) args)).
+  { rewrite Hy. rewrite <- (map_map xv (@length R)).
+    apply (cop_eval_fits Rvo (list_vec_shapes Rsc)); [rewrite map_map; exact Hok|].
+    unfold fit_dims. clear. induction args as [|a args IH]; cbn; constructor; auto. }
+  assert (Has : Forall2 (fun a d => (a < length D)%nat /\ nth a D 0%nat = d)
+                        (map ren args) (map (fun a => length (xv a)) args)).
+  { clear -Hargs HD Hlen. induction args as [|a args IH]; cbn; constructor.
+    - destruct (Hargs a (or_introl eq_refl)) as [Ha Hv]. rewrite HD. split; [exact Ha|].
+      rewrite Hlen, Hv by exact Ha. reflexivity.
+    - apply IH. intros b Hb. apply Hargs. right. exact Hb. }
+  pose proof (vjp_dims D o (map ren args) (map (fun a => length (xv a)) args) (ren j) g Hok Has
+                ltac:(rewrite HD; exact Hj) ltac:(rewrite Hlen by exact Hj; exact Hyl)
+                ltac:(rewrite HD; exact Hg) ltac:(rewrite Hlen by exact Hg; exact Hgl)) as Hv.
+  revert Hv. generalize (vjp o (map ren args) (map (fun a => length (xv a)) args) (ren j) g) as cs.
+  clear -Henv HD. induction args as [|a args IH]; intros cs Hv; [destruct cs as [|[e|] cs]; exact I|].
+  cbn [map] in Hv. inversion Hv as [|c d cs' ds' Hc Hv' Ec Ed]; subst.
+  destruct c as [e|]; cbn [cs_ok].
+  - destruct Hc as [Hok He]. destruct (reval_len D (senv X s) e Henv Hok) as [H1 H2].
+    rewrite <- HD. split; [exact H2|]. split; [rewrite H1; exact He|]. apply IH. exact Hv'.
+  - apply IH. exact Hv'.
 Qed.
