@@ -442,3 +442,114 @@ Proof.
     rewrite <- HD. split; [exact H2|]. split; [rewrite H1; exact He|]. apply IH. exact Hv'.
   - apply IH. exact Hv'.
 Qed.
+
+(** ** The backward sweep over a body: the chain rule by induction *)
+
+Lemma combine_app' {A B} (l1 l2 : list A) (m1 m2 : list B) : length l1 = length m1 ->
+  combine (l1 ++ l2) (m1 ++ m2) = combine l1 m1 ++ combine l2 m2.
+Proof.
+  revert m1; induction l1 as [|a l1 IH]; intros [|b m1] H; cbn in *; try discriminate; [reflexivity|].
+  rewrite IH by lia. reflexivity.
+Qed.
+
+Lemma firstn_S_nth {A} (l : list A) t d : (t < length l)%nat -> firstn (S t) l = firstn t l ++ [nth t l d].
+Proof.
+  revert t; induction l as [|x l IH]; intros [|t] H; cbn in *; try lia; [reflexivity|].
+  rewrite <- IH by lia. reflexivity.
+Qed.
+
+(** The instructions [t−1, …, 0] of a body, the last first, as [rd_prog]
+    sweeps them. *)
+Definition swept (body : list (cop * list nat)) (t : nat) : list (nat * (cop * list nat)) :=
+  rev (combine (seq 0 t) (firstn t body)).
+
+Lemma swept_S body t : (t < length body)%nat ->
+  swept body (S t) = (t, nth t body (OZero 0, [])) :: swept body t.
+Proof.
+  intros Ht. unfold swept. rewrite seq_S, (firstn_S_nth body t (OZero 0, [])) by exact Ht.
+  rewrite combine_app' by (rewrite seq_length, firstn_length; lia). rewrite rev_app_distr. reflexivity.
+Qed.
+
+Section sweep.
+Variables (X : list vec) (nin q : nat) (dims : list nat) (xv T : nat -> vec).
+
+(** What the sweep of instruction [j] of the body needs: its arguments are
+    earlier variables with lengths [dims] and the values [xv] (held at
+    [ren] in the state [s]), its result is [o] of them (held at [ren] too),
+    [o] is smooth there ([op_diff]), and the tangent of [j] is the
+    derivative of [o] in the direction of its arguments' tangents. *)
+Definition instr_ok (s : bstate) (j : nat) (ins : cop * list nat) : Prop :=
+  let o := fst ins in let args := snd ins in
+  Forall (fun a => a < nin + j)%nat args /\
+  cop_ok o (map (fun a => length (xv a)) args) /\
+  (forall a, In a args -> length (T a) = length (xv a) /\ nth a dims 0%nat = length (xv a) /\
+                          (ren nin q a < bs_next s)%nat /\ senv X s (ren nin q a) = xv a) /\
+  (ren nin q (nin + j) < bs_next s)%nat /\ senv X s (ren nin q (nin + j)) = xv (nin + j) /\
+  xv (nin + j) = cop_eval Rvo o (map xv args) /\
+  op_diff o (map xv args) /\
+  T (nin + j) = cop_tan o (map xv args) (map T args).
+
+Lemma instr_ok_ext s s' E j ins : st_inv X s -> st_inv X s' -> sval X s' = sval X s ++ E ->
+  instr_ok s j ins -> instr_ok s' j ins.
+Proof.
+  intros Hs Hs' HE (H1 & H2 & H3 & H4 & H5 & H6 & H7 & H8).
+  pose proof (next_mono X s s' E Hs Hs' HE) as Hm.
+  assert (Hkeep : forall v, (v < bs_next s)%nat -> senv X s' v = senv X s v).
+  { intros v Hv. apply (senv_app X s s' E v HE). rewrite sval_length by exact Hs. exact Hv. }
+  split; [exact H1|]. split; [exact H2|]. split.
+  - intros a Ha. destruct (H3 a Ha) as (Ha1 & Ha2 & Ha3 & Ha4).
+    split; [exact Ha1|]. split; [exact Ha2|]. split; [lia|]. rewrite Hkeep by exact Ha3. exact Ha4.
+  - split; [lia|]. split; [rewrite Hkeep by exact H4; exact H5|]. split; [exact H6|]. split; assumption.
+Qed.
+
+(** The sweep of the instructions [t−1, …, 0] turns the pairing of the
+    tangents with the adjoints over the first [nin + t] variables into
+    the pairing over the inputs. *)
+Theorem back_sound body t : forall adj s,
+  (t <= length body)%nat ->
+  (forall j, (j < t)%nat -> instr_ok s j (nth j body (OZero 0, []))) ->
+  st_inv X s -> adj_below s adj -> adj_len X s adj (fun a => length (xv a)) ->
+  (nin + t <= length adj)%nat ->
+  let r := back nin q dims (swept body t) adj s in
+  st_inv X (snd r) /\ adj_below (snd r) (fst r) /\ adj_len X (snd r) (fst r) (fun a => length (xv a)) /\
+  length (fst r) = length adj /\ (exists E, sval X (snd r) = sval X s ++ E) /\
+  pairing X (snd r) (fst r) T nin = pairing X s adj T (nin + t).
+Proof.
+  induction t as [|t IH]; intros adj s Ht Hins Hs Hb Hl Hadj.
+  - unfold swept. cbn. split; [exact Hs|]. split; [exact Hb|]. split; [exact Hl|]. split; [reflexivity|].
+    split; [exists []; symmetry; apply app_nil_r|]. rewrite Nat.add_0_r. reflexivity.
+  - rewrite swept_S by lia. cbn [back].
+    destruct (Hins t (Nat.lt_succ_diag_r t)) as (H1 & H2 & H3 & H4 & H5 & H6 & H7 & H8).
+    destruct (nth t body (OZero 0, [])) as [o args] eqn:Hnt. cbn [fst snd] in *.
+    assert (Hsplit : pairing X s adj T (nin + S t) =
+                     pairing X s adj T (nin + t) + dot (T (nin + t)%nat) (aval X s adj (nin + t))).
+    { unfold pairing. rewrite Nat.add_succ_r. reflexivity. }
+    destruct (nth (nin + t) adj None) as [g|] eqn:Hg.
+    + assert (Hgl : length (senv X s g) = cop_dim o (map (fun a => length (xv a)) args)).
+      { rewrite (Hl _ g Hg), H6. rewrite <- (map_map xv (@length R)).
+        apply (cop_eval_fits Rvo (list_vec_shapes Rsc)); [rewrite map_map; exact H2|].
+        unfold fit_dims. clear. induction args as [|a args IH]; cbn; constructor; auto. }
+      assert (Hdims : map (fun i => nth i dims 0%nat) args = map (fun a => length (xv a)) args).
+      { apply map_ext_in. intros a Ha. apply (H3 a Ha). }
+      rewrite Hdims.
+      assert (Hcs := vjp_cs_ok X s xv (ren nin q) (nin + t) o args g Hs H2
+        (fun a Ha => conj (proj1 (proj2 (proj2 (H3 a Ha)))) (proj2 (proj2 (proj2 (H3 a Ha)))))
+        H4 ltac:(rewrite H5; exact H6) (Hb _ g Hg) Hgl).
+      assert (Hargs : Forall (fun a => a < nin + t)%nat args) by exact H1.
+      destruct (sweep_step X (fun a => length (xv a)) s adj xv T (ren nin q) (nin + t) o args g
+                  Hs Hb Hl Hargs ltac:(lia) H2 (fun a Ha => proj1 (H3 a Ha))
+                  (fun a Ha => proj2 (proj2 (proj2 (H3 a Ha)))) ltac:(rewrite H5; exact H6) Hgl H7 H8 Hcs)
+        as (Hs1 & Hb1 & Hl1 & Hlen1 & (E1 & HE1) & Hp1).
+      destruct (contribs args _ adj s) as [adj1 s1]. cbn [fst snd] in *.
+      destruct (IH adj1 s1 ltac:(lia)
+                  (fun j Hj => instr_ok_ext s s1 E1 j _ Hs Hs1 HE1 (Hins j ltac:(lia)))
+                  Hs1 Hb1 Hl1 ltac:(lia)) as (Hs2 & Hb2 & Hl2 & Hlen2 & (E2 & HE2) & Hp2).
+      split; [exact Hs2|]. split; [exact Hb2|]. split; [exact Hl2|]. split; [lia|].
+      split; [exists (E1 ++ E2); rewrite HE2, HE1, <- app_assoc; reflexivity|].
+      rewrite Hp2, Hp1, Hsplit. unfold aval. rewrite Hg. reflexivity.
+    + destruct (IH adj s ltac:(lia) (fun j Hj => Hins j ltac:(lia)) Hs Hb Hl ltac:(lia))
+        as (Hs2 & Hb2 & Hl2 & Hlen2 & HE2 & Hp2).
+      split; [exact Hs2|]. split; [exact Hb2|]. split; [exact Hl2|]. split; [exact Hlen2|].
+      split; [exact HE2|]. rewrite Hp2, Hsplit. unfold aval. rewrite Hg, dot_nil_r. ring.
+Qed.
+End sweep.
