@@ -553,3 +553,60 @@ Proof.
       split; [exact HE2|]. rewrite Hp2, Hsplit. unfold aval. rewrite Hg, dot_nil_r. ring.
 Qed.
 End sweep.
+
+(** ** The seed: each output's adjoint starts at its cotangent *)
+
+Lemma pairing_upd X s s' adj adj' T N i δ :
+  (i < N)%nat -> (forall k, k <> i -> aval X s' adj' k = aval X s adj k) ->
+  dot (T i) (aval X s' adj' i) = dot (T i) (aval X s adj i) + δ ->
+  pairing X s' adj' T N = pairing X s adj T N + δ.
+Proof.
+  intros Hi Hk Hd. unfold pairing.
+  rewrite (sumn_ext N _ (fun k => dot (T k) (aval X s adj k) + (if Nat.eqb i k then δ else 0))).
+  - rewrite sumn_add. pose proof (sumn_single N i (fun _ => δ)) as Hs. cbv beta in Hs. rewrite Hs.
+    apply Nat.ltb_lt in Hi. rewrite Hi. reflexivity.
+  - intros k _. destruct (Nat.eqb_spec i k) as [<-|Hik]; [exact Hd|]. rewrite Hk by congruence. ring.
+Qed.
+
+(** [seed] adds to the adjoint of each output [outs_p] the cotangent held
+    by the variable [nin + r + p] (of value [w (r + p)]). *)
+Lemma seed_sound X dk (T w : nat -> vec) nin N outs : forall r adj s,
+  st_inv X s -> adj_below s adj -> adj_len X s adj dk ->
+  Forall (fun o => o < N)%nat outs -> (N <= length adj)%nat ->
+  (forall p, (p < length outs)%nat ->
+     (nin + r + p < bs_next s)%nat /\ senv X s (nin + r + p) = w (r + p)%nat /\
+     length (w (r + p)%nat) = dk (nth p outs 0%nat)) ->
+  let res := seed nin outs r adj s in
+  st_inv X (snd res) /\ adj_below (snd res) (fst res) /\ adj_len X (snd res) (fst res) dk /\
+  length (fst res) = length adj /\ (exists E, sval X (snd res) = sval X s ++ E) /\
+  pairing X (snd res) (fst res) T N =
+    pairing X s adj T N + sumn (length outs) (fun p => dot (T (nth p outs 0%nat)) (w (r + p)%nat)).
+Proof.
+  induction outs as [|o outs IH]; intros r adj s Hs Hb Hl Houts HN Hw.
+  - cbn. split; [exact Hs|]. split; [exact Hb|]. split; [exact Hl|]. split; [reflexivity|].
+    split; [exists []; symmetry; apply app_nil_r|]. ring.
+  - inversion Houts as [|? ? Ho Houts']; subst. cbn [seed].
+    destruct (Hw 0%nat ltac:(cbn; lia)) as (Hc & Hv & Hwl). rewrite !Nat.add_0_r in Hc, Hv, Hwl.
+    cbn [nth] in Hwl.
+    destruct (accum_sound X adj o (nin + r) s dk Hs Hb Hl Hc ltac:(lia) ltac:(rewrite Hv, ?Nat.add_0_r; exact Hwl))
+      as (Hs1 & Hb1 & Hl1 & Hlen1 & (E1 & HE1) & Hoth & Hself).
+    destruct (accum adj o (nin + r) s) as [adj1 s1]. cbn [fst snd] in *.
+    assert (Hkeep : forall v, (v < bs_next s)%nat -> senv X s1 v = senv X s v).
+    { intros v Hv'. apply (senv_app X s s1 E1 v HE1). rewrite sval_length by exact Hs. exact Hv'. }
+    pose proof (next_mono X s s1 E1 Hs Hs1 HE1) as Hm.
+    destruct (IH (S r) adj1 s1 Hs1 Hb1 Hl1 Houts' ltac:(lia)) as (Hs2 & Hb2 & Hl2 & Hlen2 & (E2 & HE2) & Hp2).
+    { intros p Hp. destruct (Hw (S p) ltac:(cbn; lia)) as (H1 & H2 & H3).
+      replace (nin + S r + p)%nat with (nin + r + S p)%nat by lia.
+      replace (S r + p)%nat with (r + S p)%nat by lia.
+      split; [lia|]. split; [rewrite Hkeep by exact H1; exact H2|exact H3]. }
+    destruct (seed nin outs (S r) adj1 s1) as [adj2 s2]. cbn [fst snd] in *.
+    split; [exact Hs2|]. split; [exact Hb2|]. split; [exact Hl2|]. split; [lia|].
+    split; [exists (E1 ++ E2); rewrite HE2, HE1, <- app_assoc; reflexivity|].
+    rewrite Hp2. rewrite (pairing_upd X s s1 adj adj1 T N o (dot (T o) (w r)) Ho Hoth)
+      by (rewrite Hself, Hv, ?Nat.add_0_r; reflexivity).
+    cbn [length]. rewrite sumn_shift. cbn [nth]. rewrite Nat.add_0_r.
+    rewrite (sumn_ext (length outs) (fun p => dot (T (nth p outs 0%nat)) (w (S r + p)%nat))
+               (fun i => dot (T (nth i outs 0%nat)) (w (r + S i)%nat)))
+      by (intros i _; replace (S r + i)%nat with (r + S i)%nat by lia; reflexivity).
+    ring.
+Qed.
