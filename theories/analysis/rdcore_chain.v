@@ -610,3 +610,42 @@ Proof.
       by (intros i _; replace (S r + i)%nat with (r + S i)%nat by lia; reflexivity).
     ring.
 Qed.
+
+(** ** The outputs: each input's adjoint, zero when nothing reached it *)
+Lemma finals_sound X ds : forall i adj s,
+  st_inv X s -> adj_below s adj ->
+  let res := finals i ds adj s in
+  st_inv X (snd res) /\ (exists E, sval X (snd res) = sval X s ++ E) /\
+  length (fst res) = length ds /\ Forall (fun v => v < bs_next (snd res))%nat (fst res) /\
+  (forall p h, (p < length ds)%nat ->
+     dot h (senv X (snd res) (nth p (fst res) 0%nat)) = dot h (aval X s adj (i + p))).
+Proof.
+  induction ds as [|d ds IH]; intros i adj s Hs Hb.
+  - cbn. split; [exact Hs|]. split; [exists []; symmetry; apply app_nil_r|]. split; [reflexivity|].
+    split; [constructor|]. intros p h Hp. cbn in Hp. lia.
+  - cbn [finals].
+    assert (Hx : exists x s1, (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end)
+                               = (x, s1) /\ st_inv X s1 /\ (exists E, sval X s1 = sval X s ++ E) /\
+                               (x < bs_next s1)%nat /\ forall h, dot h (senv X s1 x) = dot h (aval X s adj i)).
+    { unfold aval. destruct (nth i adj None) as [x|] eqn:Hx.
+      - exists x, s. split; [reflexivity|]. split; [exact Hs|]. split; [exists []; symmetry; apply app_nil_r|].
+        split; [exact (Hb i x Hx)|]. reflexivity.
+      - destruct (emit_sound X (RO (OZero d) []) s Hs I) as (Hs1 & Hv & Hval & E & HE).
+        destruct (emit (RO (OZero d) []) s) as [x s1]. cbn [fst snd] in *.
+        exists x, s1. split; [reflexivity|]. split; [exact Hs1|]. split; [exists E; exact HE|].
+        split; [exact Hv|]. intros h. rewrite Hval, reval_RO. cbn [map]. rewrite ce_zero, dot_zeros_r, dot_nil_r.
+        reflexivity. }
+    destruct Hx as (x & s1 & Heq & Hs1 & (E1 & HE1) & Hxs & Hxv). rewrite Heq.
+    pose proof (next_mono X s s1 E1 Hs Hs1 HE1) as Hm.
+    assert (Hb1 : adj_below s1 adj) by (intros k v Hk; specialize (Hb k v Hk); lia).
+    destruct (IH (S i) adj s1 Hs1 Hb1) as (Hs2 & (E2 & HE2) & Hlen2 & Hall2 & Hdot2).
+    destruct (finals (S i) ds adj s1) as [xs s2]. cbn [fst snd] in *.
+    pose proof (next_mono X s1 s2 E2 Hs1 Hs2 HE2) as Hm2.
+    split; [exact Hs2|]. split; [exists (E1 ++ E2); rewrite HE2, HE1, <- app_assoc; reflexivity|].
+    split; [cbn; lia|]. split; [constructor; [lia|exact Hall2]|].
+    intros [|p] h Hp; cbn [nth].
+    + rewrite (senv_app X s1 s2 E2 x HE2) by (rewrite sval_length by exact Hs1; exact Hxs).
+      rewrite Hxv, Nat.add_0_r. reflexivity.
+    + rewrite Hdot2 by (cbn in Hp; lia). rewrite (aval_ext X s s1 adj E1 (S i + p) Hs Hb HE1).
+      replace (S i + p)%nat with (i + S p)%nat by lia. reflexivity.
+Qed.
