@@ -649,3 +649,52 @@ Proof.
     + rewrite Hdot2 by (cbn in Hp; lia). rewrite (aval_ext X s s1 adj E1 (S i + p) Hs Hb HE1).
       replace (S i + p)%nat with (i + S p)%nat by lia. reflexivity.
 Qed.
+
+(** ** The whole backward pass: seed, sweep, outputs *)
+
+(** From a state holding the forward values (the hypotheses [instr_ok] of
+    every instruction, the cotangents [w] at [nin + p]), the seed, the
+    sweep of the whole body and the outputs of [rd_prog] compute the
+    transposed derivative: paired with the inputs' tangents [h], the
+    outputs give the outputs' tangents paired with the cotangents,
+    [Σᵢ ⟨hᵢ, outᵢ⟩ = Σₚ ⟨T(outsₚ), wₚ⟩], for the tangents [T] that
+    [instr_ok] propagates from [h]. *)
+Theorem sweep_sound X nin q dims (xv T w h : nat -> vec) body outs ds s0 adj1 s1 adj2 s2 res s3 :
+  st_inv X s0 ->
+  (forall j, (j < length body)%nat -> instr_ok X nin q dims xv T s0 j (nth j body (OZero 0, []))) ->
+  Forall (fun o => o < nin + length body)%nat outs ->
+  (forall p, (p < length outs)%nat ->
+     (nin + p < bs_next s0)%nat /\ senv X s0 (nin + p) = w p /\ length (w p) = length (xv (nth p outs 0%nat))) ->
+  (forall i, (i < nin)%nat -> T i = h i) -> length ds = nin ->
+  seed nin outs 0 (repeat None (nin + length body)) s0 = (adj1, s1) ->
+  back nin q dims (rev (combine (seq 0 (length body)) body)) adj1 s1 = (adj2, s2) ->
+  finals 0 ds adj2 s2 = (res, s3) ->
+  sumn nin (fun i => dot (h i) (senv X s3 (nth i res 0%nat))) =
+  sumn (length outs) (fun p => dot (T (nth p outs 0%nat)) (w p)).
+Proof.
+  intros Hs0 Hins Houts Hw HTh Hds Hseed Hback Hfin.
+  set (N := (nin + length body)%nat) in *.
+  assert (Hnone : forall k, nth k (repeat (@None nat) N) None = None).
+  { intros k. destruct (Nat.lt_ge_cases k N). - apply nth_repeat. - apply nth_overflow. rewrite repeat_length. lia. }
+  assert (Hb0 : adj_below s0 (repeat None N)) by (intros k v Hk; rewrite Hnone in Hk; discriminate).
+  assert (Hl0 : adj_len X s0 (repeat None N) (fun a => length (xv a))) by (intros k v Hk; rewrite Hnone in Hk; discriminate).
+  assert (Hp0 : pairing X s0 (repeat None N) T N = 0).
+  { unfold pairing. apply sumn_0. intros k _. unfold aval. rewrite Hnone. apply dot_nil_r. }
+  destruct (seed_sound X (fun a => length (xv a)) T w nin N outs 0 (repeat None N) s0 Hs0 Hb0 Hl0 Houts
+              ltac:(rewrite repeat_length; lia) ltac:(intros p Hp; rewrite Nat.add_0_r; exact (Hw p Hp)))
+    as (Hs1 & Hb1 & Hl1 & Hlen1 & (E1 & HE1) & Hp1).
+  rewrite Hseed in Hs1, Hb1, Hl1, Hlen1, HE1, Hp1. cbn [fst snd] in *. rewrite repeat_length in Hlen1.
+  assert (Hsw : rev (combine (seq 0 (length body)) body) = swept body (length body))
+    by (unfold swept; rewrite firstn_all; reflexivity).
+  rewrite Hsw in Hback.
+  destruct (back_sound X nin q dims xv T body (length body) adj1 s1 (le_n _)
+              (fun j Hj => instr_ok_ext X nin q dims xv T s0 s1 E1 j _ Hs0 Hs1 HE1 (Hins j Hj))
+              Hs1 Hb1 Hl1 ltac:(lia))
+    as (Hs2 & Hb2 & Hl2 & Hlen2 & (E2 & HE2) & Hp2).
+  rewrite Hback in Hs2, Hb2, Hl2, Hlen2, HE2, Hp2. cbn [fst snd] in *.
+  destruct (finals_sound X ds 0 adj2 s2 Hs2 Hb2) as (Hs3 & _ & Hlen3 & _ & Hdot3).
+  rewrite Hfin in Hs3, Hlen3, Hdot3. cbn [fst snd] in *.
+  transitivity (pairing X s2 adj2 T nin).
+  - unfold pairing. apply sumn_ext. intros i Hi. rewrite Hdot3 by lia. rewrite HTh by exact Hi. reflexivity.
+  - rewrite Hp2. fold N. rewrite Hp1, Hp0. cbn [Nat.add]. ring.
+Qed.
