@@ -1,16 +1,31 @@
-(** * The core's reverse differentiation over ℝ: the chain rule's bookkeeping
+(** * The core's reverse differentiation over ℝ: the chain rule over a body
 
-    The backward sweep of [rd_prog] (theories/rh/rdcore.v) builds its
-    program with [emit], [accum] and [contribs].  This file proves, in the
-    real model, what the instructions they add compute, as
-    [core_dims.v] does for their lengths: the real counterparts of its
-    invariants.  Proved: [emit] adds instructions that compute the value
-    of the expression and keeps the earlier values ([emit_sound]);
-    (the sweep's other steps follow).
-    With [vjp_adjoint] (rdcore_sound.v) these are the steps of the chain
-    rule over a body; [seed], [back], [finals], the forward copy and
-    [prune] are not treated here (docs/decisions.md, "rd of every order
-    over ℝ, operation by operation"). *)
+    The backward pass of [rd_prog] (theories/rh/rdcore.v) builds its
+    program with [emit], [accum], [contribs], [seed], [back] and
+    [finals].  This file proves, in the real model, what the instructions
+    they add compute: the real counterparts of the invariants
+    [core_dims.v] keeps for their lengths.
+    - [emit] adds instructions that compute the expression's value and
+      keeps the earlier values ([emit_sound]);
+    - [accum] adds a contribution to one adjoint, [contribs] to each
+      argument's, an argument read twice receiving both ([accum_sound],
+      [contribs_sound]; [sum_ctr_at]: summed over the variables, fan-out
+      is a sum);
+    - one instruction of the sweep, with [vjp_adjoint] (rdcore_sound.v):
+      the pairing of the tangents with the adjoints over the variables
+      before it plus its own term is the pairing over the variables
+      before it afterwards ([sweep_step]; its contributions have the
+      arguments' lengths, [vjp_cs_ok]);
+    - the sweep of a whole body by induction on it ([back_sound]), the
+      seed ([seed_sound]), the outputs ([finals_sound]), and the three
+      together ([sweep_sound]): from a state holding the forward values,
+      [Σᵢ ⟨hᵢ, outᵢ⟩ = Σₚ ⟨T(outsₚ), wₚ⟩] for the tangents [T]
+      propagated from [h] by [cop_tan].
+    Not proved here (docs/decisions.md, "rd of every order over ℝ,
+    operation by operation"): that [rd_prog]'s forward copy holds the
+    forward values (the hypotheses [instr_ok] from [wd_prog]), that the
+    tangents [T] are the Fréchet derivative of the program, [prune], and
+    so [core_prog (S k) p] the reverse derivative of [core_prog k p]. *)
 From RevHandlers.Analysis Require Import base vec sums prims rdcore_real rdcore_sound.
 From RevHandlers Require Import shapes rdcore core_dims.
 Open Scope R_scope.
