@@ -7,8 +7,8 @@
     [wd_prog], the tangents as the Fréchet derivative and [prune] are not
     proved (docs/decisions.md, "rd of every order over ℝ, operation by
     operation"). *)
-From RevHandlers.Analysis Require Import base vec prims rdcore_real rdcore_sound rdcore_chain.
-From RevHandlers Require Import rdcore core_dims.
+From RevHandlers.Analysis Require Import base vec prims sce rdcore_real rdcore_sound rdcore_chain.
+From RevHandlers Require Import shapes rdcore core_dims.
 Open Scope R_scope.
 
 Lemma vals_nil X : vals X [] = X.
@@ -62,4 +62,50 @@ Proof.
       rewrite Er, app_nth2 by lia. rewrite HL1, Nat.sub_diag. cbn [nth].
       f_equal. rewrite map_map. apply map_ext_in. intros a Ha.
       rewrite Forall_forall in Hargs. apply IH; [exact Hre|]. specialize (Hargs a Ha). lia.
+Qed.
+
+(** ** The tangents have the lengths of the values *)
+
+(** [cop_tan] has the length of the operation's result, at arguments of
+    the lengths [cop_ok] asks and tangents of the same lengths. *)
+Lemma cop_tan_len o xs hs :
+  cop_ok o (map (@length R) xs) -> map (@length R) hs = map (@length R) xs ->
+  length (cop_tan o xs hs) = cop_dim o (map (@length R) xs).
+Proof.
+  intros Hok Hhs.
+  assert (Hfit : forall o' l, cop_ok o' (map (@length R) l) ->
+            length (cop_eval Rvo o' l) = cop_dim o' (map (@length R) l)).
+  { intros o' l H. apply (cop_eval_fits Rvo (list_vec_shapes Rsc)); [exact H|].
+    unfold fit_dims. clear. induction l as [|x l IH]; cbn; constructor; auto. }
+  destruct o;
+    (destruct xs as [|x0 [|x1 [|x2 xs]]]; cbn in Hok; try contradiction);
+    (destruct hs as [|h0 [|h1 [|h2 hs]]]; cbn in Hhs; try discriminate);
+    (first [injection Hhs as Hh0 Hh1 | injection Hhs as Hh0 | idtac]);
+    cbn [cop_tan nth cop_dim map].
+  - apply length_zeros.
+  - rewrite length_vp. lia.
+  - rewrite length_vm. lia.
+  - rewrite length_vp, !length_vmul. lia.
+  - rewrite length_vs. lia.
+  - rewrite length_vp, !length_vs. lia.
+  - reflexivity.
+  - rewrite length_vmul, map_length. lia.
+  - reflexivity.
+  - apply repeat_length.
+  - rewrite ce_softmax, length_vm, length_vmul, length_vs, length_SM. lia.
+  - reflexivity.
+  - destruct Hok as [HA HB]. rewrite length_vp, !Hfit by (cbn; lia). cbn. lia.
+  - rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite length_vp, !Hfit by (cbn; lia). cbn. lia.
+  - rewrite length_vp, !Hfit by (cbn; lia). cbn. lia.
+  - rewrite length_vp, !Hfit by (cbn; lia). cbn. lia.
+  - destruct Hok as [Hm H0]. rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite Hfit by (cbn; lia). reflexivity.
+  - rewrite app_length. lia.
+  - rewrite firstn_length. lia.
+  - rewrite skipn_length. lia.
 Qed.
