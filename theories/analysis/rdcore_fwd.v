@@ -2,7 +2,8 @@
 
     [rd_prog P] starts with [P]'s body, its variables renumbered by [ren]
     (the cotangents come after [P]'s inputs).  Its values are [P]'s:
-    [fwd_vals].  This discharges the value part of the hypotheses
+    [fwd_vals].  The derivative of each operation has its result's
+    length ([cop_tan_len]).  This discharges the value part of the hypotheses
     [instr_ok] of [sweep_sound] (rdcore_chain.v); their length part from
     [wd_prog], the tangents as the Fréchet derivative and [prune] are not
     proved (docs/decisions.md, "rd of every order over ℝ, operation by
