@@ -1,0 +1,76 @@
+(** * The core's reverse differentiation of a whole program over ℝ
+
+    [rd_prog P] run on [xs ++ ws] returns, paired with the inputs'
+    tangents [hs], the outputs' tangents paired with the cotangents [ws]:
+    [Σᵢ ⟨hᵢ, rd_prog(P)(xs, ws)ᵢ⟩ = Σₚ ⟨T(outₚ), wₚ⟩]
+    ([rd_prog_adjoint]), for every judged program ([wd_prog]) whose
+    elementwise maps are differentiable at the point with the derivative
+    [efun_d] writes ([op_diff]), where [T] are the tangents propagated
+    from [hs] by the operations' derivatives [cop_tan] ([tvals]).  The
+    assembly of [sweep_sound] (rdcore_chain.v) and [fwd_vals]
+    (rdcore_fwd.v).  Not proved: that [T] is the Fréchet derivative of the
+    program (the derivative of each operation and the chain rule of
+    [vec.v]) and [prune] (docs/decisions.md, "rd of every order over ℝ,
+    operation by operation"). *)
+From RevHandlers.Analysis Require Import base vec sums prims sce rdcore_real rdcore_sound rdcore_chain rdcore_fwd.
+From RevHandlers Require Import shapes rdcore core_dims.
+Open Scope R_scope.
+
+(** ** Prefixes of a body *)
+
+Lemma eval_body_suffix {V} (ci : cop -> list V -> V) d n env b :
+  exists new, eval_body ci d n env b = new ++ env.
+Proof.
+  revert n env; induction b as [|[o args] b IH]; intros n env; cbn [eval_body].
+  - exists []. reflexivity.
+  - destruct (IH (S n) (ci o (map (fun i => nth (n - 1 - i) env d) args) :: env)) as [new Hn].
+    exists (new ++ [ci o (map (fun i => nth (n - 1 - i) env d) args)]). rewrite Hn, <- app_assoc. reflexivity.
+Qed.
+
+Lemma vals_prefix xs b1 b2 : exists E, vals xs (b1 ++ b2) = vals xs b1 ++ E.
+Proof.
+  unfold vals. rewrite eval_body_app.
+  destruct (eval_body_suffix (cop_eval Rvo) (v_zero Rvo 0) (length xs + length b1)
+              (eval_body (cop_eval Rvo) (v_zero Rvo 0) (length xs) (rev xs) b1) b2) as [new Hn].
+  rewrite Hn, rev_app_distr. exists (rev new). reflexivity.
+Qed.
+
+Lemma vals_nth_prefix xs body t k : (t <= length body)%nat -> (k < length xs + t)%nat ->
+  nth k (vals xs body) [] = nth k (vals xs (firstn t body)) [].
+Proof.
+  intros Ht Hk. rewrite <- (firstn_skipn t body) at 1. destruct (vals_prefix xs (firstn t body) (skipn t body)) as [E HE].
+  rewrite HE, app_nth1; [reflexivity|]. rewrite vals_length, firstn_length. lia.
+Qed.
+
+(** ** The instructions of a judged body *)
+
+Lemma skipn_nth_cons {A} (l : list A) j d : (j < length l)%nat -> skipn j l = nth j l d :: skipn (S j) l.
+Proof.
+  revert j; induction l as [|x l IH]; intros [|j] Hj; cbn in *; try lia; [reflexivity|].
+  apply IH. lia.
+Qed.
+
+Lemma body_dims_nth_prefix D b1 b2 a : (a < length D + length b1)%nat ->
+  nth a (body_dims D (b1 ++ b2)) 0%nat = nth a (body_dims D b1) 0%nat.
+Proof.
+  intros Ha. rewrite body_dims_app. destruct (body_dims_prefix (body_dims D b1) b2) as [E HE].
+  rewrite HE, app_nth1; [reflexivity|]. rewrite body_dims_length. exact Ha.
+Qed.
+
+Lemma wd_nth D body j : wd_body D body -> (j < length body)%nat ->
+  Forall (fun a => a < length D + j)%nat (snd (nth j body (OZero 0, []))) /\
+  cop_ok (fst (nth j body (OZero 0, []))) (map (fun a => nth a (body_dims D body) 0%nat) (snd (nth j body (OZero 0, [])))).
+Proof.
+  intros Hwd Hj.
+  assert (Eb : body = firstn j body ++ nth j body (OZero 0, []) :: skipn (S j) body).
+  { rewrite <- (firstn_skipn j body) at 1. f_equal. apply skipn_nth_cons. exact Hj. }
+  destruct (nth j body (OZero 0, [])) as [o args] eqn:Hn. cbn [fst snd].
+  rewrite Eb in Hwd. apply wd_body_app in Hwd as [_ Hwd]. cbn [wd_body] in Hwd.
+  destruct Hwd as (Hargs & Hok & _).
+  rewrite body_dims_length, firstn_length, Nat.min_l in Hargs by lia.
+  split; [exact Hargs|].
+  replace (map (fun a => nth a (body_dims D body) 0%nat) args)
+    with (map (fun a => nth a (body_dims D (firstn j body)) 0%nat) args); [exact Hok|].
+  apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs. specialize (Hargs a Ha).
+  rewrite Eb at 2. rewrite body_dims_nth_prefix; [reflexivity|]. rewrite firstn_length. lia.
+Qed.
