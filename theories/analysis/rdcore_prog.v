@@ -74,3 +74,82 @@ Proof.
   apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs. specialize (Hargs a Ha).
   rewrite Eb at 2. rewrite body_dims_nth_prefix; [reflexivity|]. rewrite firstn_length. lia.
 Qed.
+
+(** ** The values and the tangents of a judged program *)
+
+(** The tangents of the variables, from the inputs' tangents [tv], each
+    instruction's the derivative of its operation ([cop_tan]) at its
+    arguments' values [xvl] in the direction of their tangents. *)
+Fixpoint tgo (xvl : list vec) (tv : list vec) (body : list (cop * list nat)) : list vec :=
+  match body with
+  | [] => tv
+  | (o, args) :: b =>
+      tgo xvl (tv ++ [cop_tan o (map (fun a => nth a xvl []) args) (map (fun a => nth a tv []) args)]) b
+  end.
+
+Definition tvals (xs hs : list vec) (body : list (cop * list nat)) : list vec := tgo (vals xs body) hs body.
+
+Lemma tgo_app xvl tv b1 b2 : tgo xvl tv (b1 ++ b2) = tgo xvl (tgo xvl tv b1) b2.
+Proof. revert tv; induction b1 as [|[o args] b1 IH]; intros tv; [reflexivity|]. apply IH. Qed.
+
+Lemma tgo_prefix xvl tv b : exists E, tgo xvl tv b = tv ++ E.
+Proof.
+  revert tv; induction b as [|[o args] b IH]; intros tv; cbn [tgo].
+  - exists []. symmetry. apply app_nil_r.
+  - destruct (IH (tv ++ [cop_tan o (map (fun a => nth a xvl []) args) (map (fun a => nth a tv []) args)])) as [E HE].
+    rewrite HE, <- app_assoc. eexists. reflexivity.
+Qed.
+
+Lemma tgo_length xvl tv b : length (tgo xvl tv b) = (length tv + length b)%nat.
+Proof. revert tv; induction b as [|[o args] b IH]; intros tv; cbn [tgo length]; [lia|]. rewrite IH, app_length. cbn. lia. Qed.
+
+Section prog.
+Variables (xs hs : list vec) (body : list (cop * list nat)).
+Let nin := length xs.
+Let xv (k : nat) : vec := nth k (vals xs body) [].
+Let T (k : nat) : vec := nth k (tvals xs hs body) [].
+
+Hypothesis Hre : reads_earlier nin body.
+Hypothesis Hhs : length hs = nin.
+
+(** Instruction [j] computes [o] of its arguments' values. *)
+Lemma xv_instr j : (j < length body)%nat ->
+  xv (nin + j) = cop_eval Rvo (fst (nth j body (OZero 0, []))) (map xv (snd (nth j body (OZero 0, [])))).
+Proof.
+  intros Hj. pose proof (Hre j Hj) as Hargs.
+  destruct (nth j body (OZero 0, [])) as [o args] eqn:Hn. cbn [fst snd] in *.
+  unfold xv. rewrite (vals_nth_prefix xs body (S j)) by (unfold nin in *; lia).
+  rewrite (firstn_S_nth body j (OZero 0, [])) by exact Hj. rewrite Hn.
+  rewrite vals_snoc by (rewrite firstn_length, Nat.min_l by lia; exact Hargs).
+  rewrite app_nth2 by (rewrite vals_length, firstn_length; unfold nin; lia).
+  rewrite vals_length, firstn_length, Nat.min_l by lia. unfold nin. rewrite Nat.sub_diag. cbn [nth].
+  f_equal. apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs. specialize (Hargs a Ha).
+  symmetry. apply vals_nth_prefix; unfold nin in *; lia.
+Qed.
+
+(** Instruction [j]'s tangent is the derivative of [o] in the direction of
+    its arguments' tangents. *)
+Lemma T_instr j : (j < length body)%nat ->
+  T (nin + j) = cop_tan (fst (nth j body (OZero 0, []))) (map xv (snd (nth j body (OZero 0, []))))
+                        (map T (snd (nth j body (OZero 0, [])))).
+Proof.
+  intros Hj. pose proof (Hre j Hj) as Hargs.
+  destruct (nth j body (OZero 0, [])) as [o args] eqn:Hn. cbn [fst snd] in *.
+  assert (Eb : body = firstn j body ++ [(o, args)] ++ skipn (S j) body).
+  { rewrite <- (firstn_skipn j body) at 1. f_equal. cbn. rewrite <- Hn. apply skipn_nth_cons. exact Hj. }
+  assert (Hlen : length (tgo (vals xs body) hs (firstn j body)) = (nin + j)%nat)
+    by (rewrite tgo_length, firstn_length, Nat.min_l by lia; unfold nin in *; lia).
+  assert (Hpre : forall k, (k < nin + j)%nat -> T k = nth k (tgo (vals xs body) hs (firstn j body)) []).
+  { intros k Hk. unfold T, tvals. rewrite Eb at 2. rewrite tgo_app, tgo_app. cbn [tgo].
+    destruct (tgo_prefix (vals xs body) (tgo (vals xs body) hs (firstn j body) ++
+                 [cop_tan o (map (fun a => nth a (vals xs body) []) args)
+                    (map (fun a => nth a (tgo (vals xs body) hs (firstn j body)) []) args)]) (skipn (S j) body)) as [E HE].
+    rewrite HE, <- app_assoc, app_nth1 by lia. reflexivity. }
+  unfold T at 1, tvals. rewrite Eb at 2. rewrite tgo_app, tgo_app. cbn [tgo].
+  destruct (tgo_prefix (vals xs body) (tgo (vals xs body) hs (firstn j body) ++
+               [cop_tan o (map (fun a => nth a (vals xs body) []) args)
+                  (map (fun a => nth a (tgo (vals xs body) hs (firstn j body)) []) args)]) (skipn (S j) body)) as [E HE].
+  rewrite HE, <- app_assoc, app_nth2 by lia. rewrite Hlen, Nat.sub_diag. cbn [nth app].
+  f_equal. apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs. symmetry. apply Hpre. exact (Hargs a Ha).
+Qed.
+End prog.
