@@ -153,3 +153,46 @@ Proof.
   f_equal. apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs. symmetry. apply Hpre. exact (Hargs a Ha).
 Qed.
 End prog.
+
+(** ** The lengths *)
+
+Lemma xv_len D xs body : wd_body D body -> fit_dims Rvo D xs ->
+  forall k, (k < length D + length body)%nat -> length (nth k (vals xs body) []) = nth k (body_dims D body) 0%nat.
+Proof.
+  intros Hwd Hf k Hk. pose proof (Forall2_length' _ _ _ Hf) as Hl.
+  pose proof (eval_body_fits Rvo (list_vec_shapes Rsc) body D (rev xs) (length xs) Hwd (eq_sym Hl)
+                (eq_ind_r (fit_dims Rvo D) Hf (rev_involutive xs))) as Hb.
+  exact (Forall2_nth' _ _ _ k 0%nat [] Hb ltac:(rewrite body_dims_length; exact Hk)).
+Qed.
+
+Lemma T_len D xs hs body : wd_body D body -> fit_dims Rvo D xs -> fit_dims Rvo D hs ->
+  forall k, (k < length D + length body)%nat ->
+  length (nth k (tvals xs hs body) []) = length (nth k (vals xs body) []).
+Proof.
+  intros Hwd Hf Hh. pose proof (Forall2_length' _ _ _ Hf) as Hl. pose proof (Forall2_length' _ _ _ Hh) as Hlh.
+  assert (Hre : reads_earlier (length xs) body).
+  { intros j Hj. rewrite <- Hl. exact (proj1 (wd_nth D body j Hwd Hj)). }
+  intros k. induction k as [k IH] using (well_founded_induction lt_wf). intros Hk.
+  destruct (Nat.lt_ge_cases k (length D)) as [Hkd|Hkd].
+  - unfold tvals. destruct (tgo_prefix (vals xs body) hs body) as [E HE]. rewrite HE, app_nth1 by (unfold vec in *; lia).
+    rewrite (vals_nth_prefix xs body 0) by (unfold vec in *; lia). cbn [firstn]. rewrite vals_nil.
+    rewrite (Forall2_nth' _ _ _ k 0%nat [] Hh) by (unfold vec in *; lia). rewrite (Forall2_nth' _ _ _ k 0%nat [] Hf) by (unfold vec in *; lia). reflexivity.
+  - set (j := (k - length D)%nat). assert (Ek : k = (length xs + j)%nat) by (unfold j, vec in *; lia).
+    assert (Hj : (j < length body)%nat) by (unfold j, vec in *; lia).
+    rewrite Ek. assert (HT := T_instr xs hs body Hre). assert (HX := xv_instr xs hs body Hre).
+    cbv beta in HT, HX. rewrite HT, HX by first [exact Hj | unfold vec in *; lia].
+    destruct (wd_nth D body j Hwd Hj) as [Hargs Hok].
+    destruct (nth j body (OZero 0, [])) as [o args]. cbn [fst snd] in *.
+    assert (Hml : map (@length R) (map (fun k => nth k (tvals xs hs body) []) args) =
+                  map (@length R) (map (fun k => nth k (vals xs body) []) args)).
+    { rewrite !map_map. apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs.
+      apply IH; specialize (Hargs a Ha); unfold vec in *; lia. }
+    assert (Hok' : cop_ok o (map (@length R) (map (fun k => nth k (vals xs body) []) args))).
+    { rewrite map_map. replace (map (fun x => length (nth x (vals xs body) [])) args)
+        with (map (fun a => nth a (body_dims D body) 0%nat) args); [exact Hok|].
+      apply map_ext_in. intros a Ha. rewrite Forall_forall in Hargs. symmetry.
+      apply (xv_len D xs body Hwd Hf). specialize (Hargs a Ha). unfold vec in *; lia. }
+    rewrite cop_tan_len by assumption.
+    symmetry. apply (cop_eval_fits Rvo (list_vec_shapes Rsc)); [exact Hok'|].
+    unfold fit_dims. clear. induction (map (fun k => nth k (vals xs body) []) args); cbn; constructor; auto.
+Qed.
