@@ -21,9 +21,9 @@
       together ([sweep_sound]): from a state holding the forward values,
       [Σᵢ ⟨hᵢ, outᵢ⟩ = Σₚ ⟨T(outsₚ), wₚ⟩] for the tangents [T]
       propagated from [h] by [cop_tan].
-    Not proved here (docs/decisions.md, "rd of every order over ℝ,
-    operation by operation"): that [rd_prog]'s forward copy holds the
-    forward values (the hypotheses [instr_ok] from [wd_prog]), that the
+    The hypotheses [instr_ok] follow from [wd_prog] (rdcore_fwd.v,
+    rdcore_prog.v: [rd_prog_adjoint]).  Not proved (docs/decisions.md,
+    "rd of every order over ℝ, operation by operation"): that the
     tangents [T] are the Fréchet derivative of the program, [prune], and
     so [core_prog (S k) p] the reverse derivative of [core_prog k p]. *)
 From RevHandlers.Analysis Require Import base vec sums prims rdcore_real rdcore_sound.

@@ -3,10 +3,10 @@
     [rd_prog P] starts with [P]'s body, its variables renumbered by [ren]
     (the cotangents come after [P]'s inputs).  Its values are [P]'s:
     [fwd_vals].  The derivative of each operation has its result's
-    length ([cop_tan_len]).  This discharges the value part of the hypotheses
-    [instr_ok] of [sweep_sound] (rdcore_chain.v); their length part from
-    [wd_prog], the tangents as the Fréchet derivative and [prune] are not
-    proved (docs/decisions.md, "rd of every order over ℝ, operation by
+    length ([cop_tan_len]).  With these, rdcore_prog.v discharges the
+    hypotheses [instr_ok] of [sweep_sound] (rdcore_chain.v).  The
+    tangents as the Fréchet derivative and [prune] are not proved
+    (docs/decisions.md, "rd of every order over ℝ, operation by
     operation"). *)
 From RevHandlers.Analysis Require Import base vec prims sce rdcore_real rdcore_sound rdcore_chain.
 From RevHandlers Require Import shapes rdcore core_dims.
