@@ -331,6 +331,49 @@ Print Assumptions core_fun_prim2.
 Check @core_rd2_correct_on.
 Print Assumptions core_rd2_correct_on.
 
+(* The core's reverse differentiation over R, operation by operation
+   (rdcore_sound.v): reval gives the sweep's expressions their real meaning;
+   cop_tan o xs hs is the derivative of the core operation o at xs in the
+   direction hs, written without vjp; for every operation o of the core, at
+   arguments of the lengths cop_ok asks, sum_i <h_i, [[vjp_i o .. g]]> =
+   <cop_tan o xs hs, g> (vjp_adjoint), elementwise maps where op_diff holds
+   (efun_d is the real derivative at every coordinate).  The chain rule over
+   a body and prune are not proved here. *)
+From RevHandlers.Analysis Require Import rdcore_sound.
+Print cop_tan.
+Print op_diff.
+Check @vjp_adjoint.
+Print Assumptions vjp_adjoint.
+
+(* The backward pass over a body in the real model (rdcore_chain.v): one
+   instruction of the sweep turns the pairing of the tangents with the
+   adjoints over the variables before it plus its own term into the pairing
+   over the variables before it (sweep_step, with vjp_adjoint); the sweep of
+   a whole body by induction on it (back_sound); with the seed and the
+   outputs, from a state holding the forward values (instr_ok),
+   sum_i <h_i, out_i> = sum_p <T(outs_p), w_p> for the tangents T that
+   cop_tan propagates from h (sweep_sound). *)
+From RevHandlers.Analysis Require Import rdcore_chain.
+Print instr_ok.
+Check @sweep_step.
+Print Assumptions sweep_step.
+Check @back_sound.
+Print Assumptions back_sound.
+Check @sweep_sound.
+Print Assumptions sweep_sound.
+
+(* rd_prog of every judged program (wd_prog) whose elementwise maps are
+   differentiable at the point with the derivative efun_d writes (op_diff),
+   on inputs xs, tangents hs of the declared lengths and cotangents ws of
+   the outputs' lengths: sum_i <hs_i, rd_prog(P)(xs ++ ws)_i> =
+   sum_p <T(out_p), ws_p>, T the tangents cop_tan propagates from hs (tvals)
+   (rdcore_prog.v).  That T is the Frechet derivative of the program and
+   prune are not proved; nor, so, rd^k for every k. *)
+From RevHandlers.Analysis Require Import rdcore_prog.
+Print tvals.
+Check @rd_prog_adjoint.
+Print Assumptions rd_prog_adjoint.
+
 (* Primitives differentiable on a set (rdsound_on.v): relu, log, round and
    maxpool have the shapes of their types (prims_fits.v: all_prim_fits, every
    primitive); the soundness induction reads the body in the values of its

@@ -26,7 +26,11 @@
 
     Not proved (docs/decisions.md, "rd of every order over ℝ"): that
     [rd_core] computes the transposed Jacobian of every judged program
-    with smooth operations, which would give the same for every [k]. *)
+    with smooth operations, which would give the same for every [k]
+    (rdcore_sound.v, rdcore_chain.v, rdcore_prog.v prove the adjoint
+    identity of each operation's [vjp] and that [rd_prog] computes the
+    transpose of the derivative [cop_tan] propagates, [rd_prog_adjoint];
+    that this is the Fréchet derivative and [prune] remain). *)
 From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all.
 From RevHandlers Require Import rdcore.
 Open Scope R_scope.
