@@ -9,7 +9,7 @@
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse.
+  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse tape_rh4.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -136,14 +136,23 @@ Print Assumptions run_fill_c.
    with one cotangent changed; and the level's output closed and run by run,
    given the run of the rest of the chain: its value is the cotangents
    updated at one index, its step count a formula.  Under the zero law of
-   the constants, taken as a hypothesis (the tape is not extended to these
-   levels). *)
+   the constants, taken as a hypothesis. *)
 Check @rd_rewrite_app_proj.
 Print Assumptions rd_rewrite_app_proj.
 Check @rh4_level_sparse.
 Print Assumptions rh4_level_sparse.
 Check @run_rh4_level.
 Print Assumptions run_rh4_level.
+
+(* The tape with the RH-4 levels of MLP chains (the one-hot additions of
+   zeros skipped, the step count a formula): its answer is RH's output run
+   by run, and the machine with it at every rev handle computes exactly what
+   the evaluator computes; both under the zero law, a hypothesis.  The
+   extracted evaluator does not use this tape. *)
+Check @tape4_correct.
+Print Assumptions tape4_correct.
+Check @run_fast4_correct.
+Print Assumptions run_fast4_correct.
 
 (* The evaluator is complete: more fuel never changes an answer other than
    "out of fuel", and a value or stuck form reached in n steps is what run

@@ -38,7 +38,7 @@ Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (ρ : list tm).
     forward pass that the machine would then take again. *)
 Fixpoint chain_shape (R : cmd) : bool :=
   match R with
-  | Ret (Var _) => true
+  | Ret (Var _) | Op _ (Var _) => true
   | CLet (Ret (Var _)) Q | CLet (Op _ (Var _)) Q => chain_shape Q
   | _ => false
   end.

@@ -4,7 +4,7 @@
     machine ([machine.v]) builds that command ([rh_fn]) and runs it.  For
     a body that is a chain of operations,
 <<
-    R ::= ⌊y_k⌋ | let x ⇐ Op(y_k) in R | let x ⇐ ⌊y_z⌋ in R
+    R ::= ⌊y_k⌋ | Op(y_k) | let x ⇐ Op(y_k) in R | let x ⇐ ⌊y_z⌋ in R
 >>
     (each [Op] of a base coarity), the output of [RH] is a let-chain of
     depth proportional to the chain, but its RH-2 levels return tuples of
@@ -29,6 +29,10 @@
     needed.  Whatever falls outside the fragment (or fails: a clause
     stuck, out of fuel, a value of the wrong shape) answers [None], and
     the machine then does what it did before.
+
+    An [Op(y_k)] that is the whole rest of the body is the last RH-2
+    level, whose recursive call is [⌊y⌋] (RH-1a at once); both RH-2
+    levels are one function, [tape_op], and one proof, [tape_op_correct].
 
     Theorem: [tape_correct]: an answer of [tape] is [rh_fn]'s output run
     by [run] ([Some] only if [rh_fn] succeeds, and [run] on its output
@@ -273,7 +277,57 @@ Qed.
 
 (** ** The tape
 
-    [tape rf fuel n hp H Bs Vs m R]: [RH^{V⃗}_H(<y⃗>.R)] run from [hp] with
+    [tape_op rec fuel n hp H Vs m o k]: an RH-2 level [Op(y_k)] with [Vs]
+    closed and [m] variables in scope; [rec] runs the rest of the chain
+    (the continuation of the [let], or [⌊y⌋] when the [Op] is the whole
+    rest of the body) with one variable more in scope. *)
+Definition tape_op (rec : nat -> nat -> heap -> list tm -> option (heap * list tm * nat))
+    (fuel n : nat) (hp : heap) (H : handler) (Vs : list tm) (m : nat) (o : opsym) (k : nat)
+    : option (heap * list tm * nat) :=
+  match nth_error Vs k, clause_of H o, coar o with
+  | Some Vk, (_, Qf, Qb), TBase _ =>
+      if cmd_closed 1 Qf && cmd_closed 2 Qb then
+        match run_machine fuel n hp (subst_cmd (list_subst [Vk]) Qf) with
+        | RDone hp1 V1 n1 =>
+            if Nat.ltb (S (n1 - n)) fuel then
+              let f1 := fuel - S (n1 - n) in
+              match rec f1 (S n1) hp1 (Proj 0 V1 :: Vs) with
+              | Some (hp2, qs, n2) =>
+                  if Nat.ltb (S (n2 - S n1)) f1 then
+                    let f2 := f1 - S (n2 - S n1) in
+                    (* in the environment [q = <qs>, z' = V1], as the
+                       machine runs RH's output: [q] is not walked *)
+                    match mloop (S f2) f2 (S n2)
+                            (MConf hp2 [] [Tuple qs; V1]
+                               (subst_cmd (list_subst [Proj 0 (Var 0); Proj 1 (Var 1)]) Qb)) with
+                    | RDone hp3 Y n3 =>
+                        if Nat.ltb (S (n3 - S n2)) f2 then
+                          let f3 := f2 - S (n3 - S n2) in
+                          match qs, Y with
+                          | _ :: cs, Const y =>
+                              match nth_error cs k with
+                              | Some (Const c) =>
+                                  if Nat.ltb (S m) f3 then
+                                    Some (hp3, set_nth k (Const (cadd c y)) cs, S n3 + S m)
+                                  else None
+                              | _ => None
+                              end
+                          | _, _ => None
+                          end
+                        else None
+                    | _ => None
+                    end
+                  else None
+              | None => None
+              end
+            else None
+        | _ => None
+        end
+      else None
+  | _, _, _ => None
+  end.
+
+(** [tape rf fuel n hp H Bs Vs m R]: [RH^{V⃗}_H(<y⃗>.R)] run from [hp] with
     [fuel], [n] steps counted before, [rf] the fuel of [rh_fn], [Vs] closed
     and [m] the length of [Bs]; the heap, the components of the value and
     the step count at the end, or [None]. *)
@@ -299,53 +353,18 @@ Fixpoint tape (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : l
       | CLet (Ret (Var z)) Q =>
           (* RH-1b *)
           tape rf' fuel n hp H Bs Vs m (subst_cmd (list_subst [Var z]) Q)
+      | Op o (Var k) =>
+          (* RH-2 with [Op(y_k)] the whole rest of the body: the rest of
+             the chain is [⌊y⌋], RH-1a at once *)
+          tape_op (fun f1 n1 hp1 Vs1 => tape rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
+            fuel n hp H Vs m o k
       | CLet (Op o (Var k)) Q =>
           (* RH-2, then RH-1b on the continuation [let x ⇐ ⌊y⌋ in Q] *)
           match rf' with
           | 0 => None
           | S rf'' =>
-              match nth_error Vs k, clause_of H o, coar o with
-              | Some Vk, (_, Qf, Qb), TBase _ =>
-                  if cmd_closed 1 Qf && cmd_closed 2 Qb then
-                    match run_machine fuel n hp (subst_cmd (list_subst [Vk]) Qf) with
-                    | RDone hp1 V1 n1 =>
-                        if Nat.ltb (S (n1 - n)) fuel then
-                          let f1 := fuel - S (n1 - n) in
-                          match tape rf'' f1 (S n1) hp1 H (ar o :: Bs) (Proj 0 V1 :: Vs) (S m) Q with
-                          | Some (hp2, qs, n2) =>
-                              if Nat.ltb (S (n2 - S n1)) f1 then
-                                let f2 := f1 - S (n2 - S n1) in
-                                (* in the environment [q = <qs>, z' = V1], as the
-                                   machine runs RH's output: [q] is not walked *)
-                                match mloop (S f2) f2 (S n2)
-                                        (MConf hp2 [] [Tuple qs; V1]
-                                           (subst_cmd (list_subst [Proj 0 (Var 0); Proj 1 (Var 1)]) Qb)) with
-                                | RDone hp3 Y n3 =>
-                                    if Nat.ltb (S (n3 - S n2)) f2 then
-                                      let f3 := f2 - S (n3 - S n2) in
-                                      match qs, Y with
-                                      | _ :: cs, Const y =>
-                                          match nth_error cs k with
-                                          | Some (Const c) =>
-                                              if Nat.ltb (S m) f3 then
-                                                Some (hp3, set_nth k (Const (cadd c y)) cs, S n3 + S m)
-                                              else None
-                                          | _ => None
-                                          end
-                                      | _, _ => None
-                                      end
-                                    else None
-                                | _ => None
-                                end
-                              else None
-                          | None => None
-                          end
-                        else None
-                    | _ => None
-                    end
-                  else None
-              | _, _, _ => None
-              end
+              tape_op (fun f1 n1 hp1 Vs1 => tape rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
+                fuel n hp H Vs m o k
           end
       | _ => None
       end
@@ -361,6 +380,105 @@ Lemma run_ret_value fuel n hp V : 0 < fuel -> value V -> run fuel n hp (Ret V) =
 Proof.
   intros Hf HV. destruct fuel as [|fuel]; [lia|]. cbn [run].
   rewrite (step_conf_fn_ret_done _ _ _ HV). reflexivity.
+Qed.
+
+(** The closed point of the level below: [V1 · σ] on the point of [RH]'s
+    recursive call. *)
+Lemma map_subst_shift_cons σ V1 Vs :
+  Proj 0 V1 :: map (subst_tm σ) Vs =
+  map (subst_tm (fun x => subst_tm (list_subst [V1]) (up σ x))) (Proj 0 (Var 0) :: map shift Vs).
+Proof.
+  cbn [map]. f_equal.
+  rewrite map_map. apply map_ext. intros V. symmetry.
+  unfold shift. rewrite subst_ren. apply subst_tm_ext. intros x.
+  cbn [up]. apply subst_single_shift.
+Qed.
+
+(** An RH-2 level of the tape is [run] on [rh_op_out] around the output
+    the recursive call stands for ([rh_rec]), closed by [σ]: the same
+    proof for a level inside the chain and for the last one. *)
+Lemma tape_op_correct rec rh_rec fuel n hp H Bs Vs σ m o k hp' vs n' :
+  m = length Bs ->
+  (forall f1 n1 hp1 V1 hp2 qs n2,
+     rec f1 n1 hp1 (Proj 0 V1 :: map (subst_tm σ) Vs) = Some (hp2, qs, n2) ->
+     exists Rrec, rh_rec = RHOk Rrec /\
+       run f1 n1 hp1 (subst_cmd (fun x => subst_tm (list_subst [V1]) (up σ x)) Rrec)
+         = RDone hp2 (Tuple qs) n2 /\ length qs = S m) ->
+  tape_op rec fuel n hp H (map (subst_tm σ) Vs) m o k = Some (hp', vs, n') ->
+  exists Vk D Qf Qb Rrec, nth_error Vs k = Some Vk /\ clause_of H o = (D, Qf, Qb) /\
+    rh_rec = RHOk Rrec /\
+    run fuel n hp (subst_cmd σ (rh_op_out Bs o k Vk Qf Qb Rrec)) = RDone hp' (Tuple vs) n' /\
+    length vs = m.
+Proof.
+  intros Hm Hrec Ht. unfold tape_op in Ht.
+    rewrite nth_error_map in Ht. destruct (nth_error Vs k) as [Vk|] eqn:Hk; [|discriminate].
+    cbn [option_map] in Ht.
+    destruct (clause_of H o) as [[D Qf] Qb] eqn:Hcl.
+    destruct (coar o) as [b|As] eqn:Hco; [|discriminate].
+    destruct (cmd_closed 1 Qf) eqn:HQf; [|discriminate].
+    destruct (cmd_closed 2 Qb) eqn:HQb; [|discriminate]. cbn [andb] in Ht.
+    destruct (run_machine fuel n hp _) as [hp1 V1 n1| | | |] eqn:Hr1; try discriminate.
+    destruct (Nat.ltb_spec (S (n1 - n)) fuel) as [Hf1|]; [|discriminate].
+    set (f1 := fuel - S (n1 - n)) in Ht.
+    set (σ1 := fun x => subst_tm (list_subst [V1]) (up σ x)).
+    destruct (rec f1 (S n1) hp1 _) as [[[hp2 qs] n2]|] eqn:Ht2; [|discriminate].
+    destruct (Hrec _ _ _ _ _ _ _ Ht2) as [Rrec [Hrh [Hrun2 Hlen2]]].
+    fold σ1 in Hrun2.
+    destruct (Nat.ltb_spec (S (n2 - S n1)) f1) as [Hf2|]; [|discriminate].
+    set (f2 := f1 - S (n2 - S n1)) in Ht.
+    destruct (mloop_with mfallback (S f2) f2 (S n2) _) as [hp3 Y n3| | | |] eqn:Hr3; try discriminate.
+    destruct (Nat.ltb_spec (S (n3 - S n2)) f2) as [Hf3|]; [|discriminate].
+    set (f3 := f2 - S (n3 - S n2)) in Ht.
+    destruct qs as [|y' cs]; [discriminate|]. destruct Y as [| y | | | | | |]; try discriminate.
+    destruct (nth_error cs k) as [[| c | | | | | |]|] eqn:Hck; try discriminate.
+    destruct (Nat.ltb_spec (S m) f3) as [Hf4|]; [|discriminate].
+    injection Ht as <- <- <-.
+    assert (Hr3' : run f2 (S n2) hp2 (subst_cmd (list_subst [Proj 0 (Tuple (y' :: cs)); Proj 1 V1]) Qb)
+                   = RDone hp3 (Const y) n3).
+    { rewrite mloop_correct in Hr3.
+      - unfold assemble in Hr3. cbn [map fill_c fold_left] in Hr3. rewrite subst_cmd_subst in Hr3.
+        rewrite <- Hr3. f_equal. apply (subst_cmd_closed 2 _ _ _ HQb).
+        intros [|[|x]] Hx; [reflexivity|reflexivity|lia].
+      - constructor; [exact (proj1 (run_done_inv _ _ _ _ _ _ _ Hrun2))|].
+        constructor; [|constructor]. rewrite run_machine_correct in Hr1.
+        exact (proj1 (run_done_inv _ _ _ _ _ _ _ Hr1)).
+      - constructor. }
+    exists Vk, D, Qf, Qb, Rrec. split; [reflexivity|]. split; [reflexivity|]. split; [exact Hrh|].
+    split; [|rewrite set_nth_length; cbn in Hlen2; lia].
+    unfold rh_op_out. cbn [subst_cmd].
+    (* the forward clause *)
+    rewrite subst_cmd_subst.
+    rewrite (subst_cmd_closed 1 _ _ (list_subst [subst_tm σ Vk]) HQf)
+      by (intros [|x] Hx; [reflexivity|lia]).
+    rewrite (run_let_machine _ _ _ _ _ _ _ _ Hr1). fold f1. cbn [subst_cmd].
+    (* the recursive output *)
+    rewrite subst_cmd_subst. fold σ1.
+    rewrite run_machine_correct in Hr1.
+    rewrite (run_let_done _ _ _ _ _ _ _ _ Hrun2). fold f2. cbn [subst_cmd].
+    (* the backward clause *)
+    rewrite !subst_cmd_subst.
+    rewrite (subst_cmd_closed 2 _ _ (list_subst [Proj 0 (Tuple (y' :: cs)); Proj 1 V1]) HQb).
+    2:{ intros [|[|x]] Hx; [reflexivity| |lia]. cbn. f_equal. apply subst_single_shift. }
+    rewrite (run_let_done _ _ _ _ _ _ _ _ Hr3'). fold f3. cbn [subst_cmd].
+    (* the result tuple *)
+    rewrite Hco, rh_op_result_base, !subst_op_res. cbn [subst_tm up list_subst nth length].
+    change (subst_tm (up (list_subst [Tuple (y' :: cs)])) (subst_tm (up (up (list_subst [V1]))) (shift (Var 0))))
+      with (shift (Tuple (y' :: cs))).
+    rewrite subst_single_shift.
+    destruct (run_done_inv _ _ _ _ _ _ _ Hrun2) as [Hq _].
+    apply value_tuple_iff in Hq.
+    assert (Hcs : length cs = m) by (cbn in Hlen2; lia).
+    rewrite <- Hm, <- Hcs.
+    change (Ret (op_res (length cs) k (Tuple (y' :: cs)) (Const y)))
+      with (fill_t [] TRet (op_res (length cs) k (Tuple (y' :: cs)) (Const y))).
+    rewrite (run_tstar _ _ _ _ _ _ _ _ (tstar_op_res (length cs) k y' cs y c eq_refl Hq Hck)) by lia.
+    cbn [fill_t fill_c fold_left plug_t].
+    replace (S n3 + S (length cs)) with (S (n3 + S (length cs))) by lia.
+    apply run_ret_value; [lia|]. apply value_tuple_iff.
+    inversion Hq as [|? ? _ Hcs']; subst. clear - Hcs'.
+    revert k. induction cs as [|v cs IHc]; intros [|k]; cbn; [constructor|constructor| |].
+    + constructor; [reflexivity|]. inversion Hcs'; assumption.
+    + inversion Hcs' as [|? ? Hv Hr]; subst. constructor; [exact Hv|]. apply IHc. exact Hr.
 Qed.
 
 (** The tape is [run] on the output of [rh_fn], closed by [σ].
@@ -403,91 +521,33 @@ Proof.
     rewrite !subst_onehot. cbn [subst_tm up list_subst nth].
     rewrite run_machine_correct in Hr. destruct (run_done_inv _ _ _ _ _ _ _ Hr) as [Hu _].
     rewrite onehot_eq. apply run_ret_value; [lia|]. rewrite <- onehot_eq. apply value_onehot. exact Hu.
+  - (* RH-2, the last operation of the body *)
+    assert (Hm' : S m = length (ar o :: Bs)) by (cbn; lia).
+    destruct (tape_op_correct (fun f1 n1 hp1 Vs1 => tape rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
+                (rh_fn rf' H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs) (Ret (Var 0)))
+                fuel n hp H Bs Vs σ m o k hp' vs n' Hm) as [Vk [D [Qf [Qb [Rrec [Hk [Hcl [Hrh [Hrun Hlen]]]]]]]]];
+      [|exact Ht|].
+    { intros f1 n1 hp1 V1 hp2 qs n2 Ht2. cbv beta in Ht2. rewrite (map_subst_shift_cons σ V1 Vs) in Ht2.
+      exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
+    exists (rh_op_out Bs o k Vk Qf Qb Rrec). split; [|split; assumption].
+    cbn [rh_fn split_c]. rewrite Hk, Hcl. cbn [shift_frames fill_c fold_left map]. rewrite Hrh. reflexivity.
   - (* RH-1b *)
     rename k into z.
     destruct (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm Ht) as [R' [Hrh Hrun]].
     exists R'. split; [|exact Hrun]. cbn [rh_fn split_c app]. exact Hrh.
   - (* RH-2 *)
     destruct rf' as [|rf'']; [discriminate|].
-    rewrite nth_error_map in Ht. destruct (nth_error Vs k) as [Vk|] eqn:Hk; [|discriminate].
-    cbn [option_map] in Ht.
-    destruct (clause_of H o) as [[D Qf] Qb] eqn:Hcl.
-    destruct (coar o) as [b|As] eqn:Hco; [|discriminate].
-    destruct (cmd_closed 1 Qf) eqn:HQf; [|discriminate].
-    destruct (cmd_closed 2 Qb) eqn:HQb; [|discriminate]. cbn [andb] in Ht.
-    destruct (run_machine fuel n hp _) as [hp1 V1 n1| | | |] eqn:Hr1; try discriminate.
-    destruct (Nat.ltb_spec (S (n1 - n)) fuel) as [Hf1|]; [|discriminate].
-    set (f1 := fuel - S (n1 - n)) in Ht.
-    set (σ1 := fun x => subst_tm (list_subst [V1]) (up σ x)).
-    assert (HVs1 : Proj 0 V1 :: map (subst_tm σ) Vs = map (subst_tm σ1) (Proj 0 (Var 0) :: map shift Vs)).
-    { cbn [map]. f_equal.
-      rewrite map_map. apply map_ext. intros V. symmetry.
-      unfold shift. rewrite subst_ren. apply subst_tm_ext. intros x.
-      unfold σ1. cbn [up]. apply subst_single_shift. }
-    rewrite HVs1 in Ht.
-    destruct (tape rf'' f1 (S n1) hp1 H (ar o :: Bs) _ (S m) Q) as [[[hp2 qs] n2]|] eqn:Ht2;
-      [|discriminate].
     assert (Hm' : S m = length (ar o :: Bs)) by (cbn; lia).
-    destruct (IH rf'' ltac:(lia) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2)
-      as [Rrec [Hrh [Hrun2 Hlen2]]].
-    destruct (Nat.ltb_spec (S (n2 - S n1)) f1) as [Hf2|]; [|discriminate].
-    set (f2 := f1 - S (n2 - S n1)) in Ht.
-    destruct (mloop_with mfallback (S f2) f2 (S n2) _) as [hp3 Y n3| | | |] eqn:Hr3; try discriminate.
-    destruct (Nat.ltb_spec (S (n3 - S n2)) f2) as [Hf3|]; [|discriminate].
-    set (f3 := f2 - S (n3 - S n2)) in Ht.
-    destruct qs as [|y' cs]; [discriminate|]. destruct Y as [| y | | | | | |]; try discriminate.
-    destruct (nth_error cs k) as [[| c | | | | | |]|] eqn:Hck; try discriminate.
-    destruct (Nat.ltb_spec (S m) f3) as [Hf4|]; [|discriminate].
-    injection Ht as <- <- <-.
-    assert (Hr3' : run f2 (S n2) hp2 (subst_cmd (list_subst [Proj 0 (Tuple (y' :: cs)); Proj 1 V1]) Qb)
-                   = RDone hp3 (Const y) n3).
-    { rewrite mloop_correct in Hr3.
-      - unfold assemble in Hr3. cbn [map fill_c fold_left] in Hr3. rewrite subst_cmd_subst in Hr3.
-        rewrite <- Hr3. f_equal. apply (subst_cmd_closed 2 _ _ _ HQb).
-        intros [|[|x]] Hx; [reflexivity|reflexivity|lia].
-      - constructor; [exact (proj1 (run_done_inv _ _ _ _ _ _ _ Hrun2))|].
-        constructor; [|constructor]. rewrite run_machine_correct in Hr1.
-        exact (proj1 (run_done_inv _ _ _ _ _ _ _ Hr1)).
-      - constructor. }
-    exists (rh_op_out Bs o k Vk Qf Qb Rrec). split.
-    { cbn [rh_fn split_c app]. rewrite Hk, Hcl.
-      change (fill_c (shift_frames [Q]) (Ret (Var 0))) with (CLet (Ret (Var 0)) (ren_cmd (up_ren S) Q)).
-      cbn [rh_fn split_c app fill_c fold_left]. rewrite subst_ren_up_id, Hrh. reflexivity. }
-    split; [|rewrite set_nth_length; cbn in Hlen2; lia].
-    unfold rh_op_out. cbn [subst_cmd].
-    (* the forward clause *)
-    rewrite subst_cmd_subst.
-    rewrite (subst_cmd_closed 1 _ _ (list_subst [subst_tm σ Vk]) HQf)
-      by (intros [|x] Hx; [reflexivity|lia]).
-    rewrite (run_let_machine _ _ _ _ _ _ _ _ Hr1). fold f1. cbn [subst_cmd].
-    (* the recursive output *)
-    rewrite subst_cmd_subst. fold σ1.
-    rewrite run_machine_correct in Hr1.
-    rewrite (run_let_done _ _ _ _ _ _ _ _ Hrun2). fold f2. cbn [subst_cmd].
-    (* the backward clause *)
-    rewrite !subst_cmd_subst.
-    rewrite (subst_cmd_closed 2 _ _ (list_subst [Proj 0 (Tuple (y' :: cs)); Proj 1 V1]) HQb).
-    2:{ intros [|[|x]] Hx; [reflexivity| |lia]. cbn. f_equal. apply subst_single_shift. }
-    rewrite (run_let_done _ _ _ _ _ _ _ _ Hr3'). fold f3. cbn [subst_cmd].
-    (* the result tuple *)
-    rewrite Hco, rh_op_result_base, !subst_op_res. cbn [subst_tm up list_subst nth length].
-    change (subst_tm (up (list_subst [Tuple (y' :: cs)])) (subst_tm (up (up (list_subst [V1]))) (shift (Var 0))))
-      with (shift (Tuple (y' :: cs))).
-    rewrite subst_single_shift.
-    destruct (run_done_inv _ _ _ _ _ _ _ Hrun2) as [Hq _].
-    apply value_tuple_iff in Hq.
-    assert (Hcs : length cs = m) by (cbn in Hlen2; lia).
-    rewrite <- Hm, <- Hcs.
-    change (Ret (op_res (length cs) k (Tuple (y' :: cs)) (Const y)))
-      with (fill_t [] TRet (op_res (length cs) k (Tuple (y' :: cs)) (Const y))).
-    rewrite (run_tstar _ _ _ _ _ _ _ _ (tstar_op_res (length cs) k y' cs y c eq_refl Hq Hck)) by lia.
-    cbn [fill_t fill_c fold_left plug_t].
-    replace (S n3 + S (length cs)) with (S (n3 + S (length cs))) by lia.
-    apply run_ret_value; [lia|]. apply value_tuple_iff.
-    inversion Hq as [|? ? _ Hcs']; subst. clear - Hcs'.
-    revert k. induction cs as [|v cs IHc]; intros [|k]; cbn; [constructor|constructor| |].
-    + constructor; [reflexivity|]. inversion Hcs'; assumption.
-    + inversion Hcs' as [|? ? Hv Hr]; subst. constructor; [exact Hv|]. apply IHc. exact Hr.
+    destruct (tape_op_correct (fun f1 n1 hp1 Vs1 => tape rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
+                (rh_fn rf'' H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs) Q)
+                fuel n hp H Bs Vs σ m o k hp' vs n' Hm) as [Vk [D [Qf [Qb [Rrec [Hk [Hcl [Hrh [Hrun Hlen]]]]]]]]];
+      [|exact Ht|].
+    { intros f1 n1 hp1 V1 hp2 qs n2 Ht2. cbv beta in Ht2. rewrite (map_subst_shift_cons σ V1 Vs) in Ht2.
+      exact (IH rf'' ltac:(lia) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
+    exists (rh_op_out Bs o k Vk Qf Qb Rrec). split; [|split; assumption].
+    cbn [rh_fn split_c app]. rewrite Hk, Hcl.
+    change (fill_c (shift_frames [Q]) (Ret (Var 0))) with (CLet (Ret (Var 0)) (ren_cmd (up_ren S) Q)).
+    cbn [rh_fn split_c app fill_c fold_left]. rewrite subst_ren_up_id, Hrh. reflexivity.
 Qed.
 
 End tape.
