@@ -89,7 +89,7 @@ except ImportError:
 import revhandlers as rh  # noqa: E402
 from revhandlers.rh import nesting as rh_nesting  # noqa: E402
 from revhandlers.rh.engine import VerifiedEvaluator  # noqa: E402
-from revhandlers.rh.families import op_chain  # noqa: E402
+from revhandlers.rh.families import mlp_chain_source, op_chain  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = 10                  # part 1: consecutive steps of one method before the next method's turn
@@ -112,31 +112,7 @@ def initial_weights(prog, rng) -> dict[str, np.ndarray]:
 def chain_program(L: int, width: int = 8):
     """An MLP-like chain of L layers of width ``width``, in the style of
     examples/mlp.rh: FC[l0], swish, FC[l1], …, FC[l(L-1)], handled by H_train."""
-    n = width
-    lines = [f"op FC[l{i}] : Real({n}) ~> Real({n})" for i in range(L)]
-    lines += [f"loc l{i} :: ({n}, {n})" for i in range(L)]
-    lines += [f"loc input :: ({n})", f"loc target :: ({n})", "loc lr :: (1)", f"loc output :: ({n})", ""]
-    body = "FC[l0](x_in)" if L == 1 else "let x1 <= FC[l0](x_in) in\n"
-    for i in range(1, L):
-        call = f"FC[l{i}](swish[{n}](x{i}))"
-        body += f"  let x{i + 1} <= {call} in\n" if i < L - 1 else f"  {call}"
-    clauses = [f"""  FC[l{i}] : (x -> let w <= Get[l{i}]() in [| <matmul[{n}, {n}, 1](<w, x>), <w, x>> |]
-          | y, z -> let _ <= Put[l{i}](sub[{n * n}](<proj_1(z),
-                                       matmul[{n}, 1, {n}](<y, transpose[{n}, 1](proj_2(z))>)>)) in
-                    [| matmul[{n}, {n}, 1](<transpose[{n}, {n}](proj_1(z)), y>) |])""" for i in range(L)]
-    text = "\n".join(lines) + f"""
-let v <= Get[input]() in
-rev handle(<v>)<x_in>.
-  {body}
-with {{
-  return x -> let t <= Get[target]() in
-              let a <= Get[lr]() in
-              let _ <= Put[output](x) in
-              [| smul[{n}](<a, sub[{n}](<x, t>)>) |];
-{";".join(chr(10) + c for c in clauses)[1:]}
-}}
-"""
-    return rh.parse(text)
+    return rh.parse(mlp_chain_source(L, width))
 
 
 # ------------------------------------------------------------------ methods

@@ -17,33 +17,12 @@ import pytest
 
 import revhandlers as rh
 from revhandlers.rh.engine import VerifiedEvaluator
+from revhandlers.rh.families import mlp_chain_source
 
 
 def chain_text(L: int, n: int = 2) -> str:
     """The chain of bench/training_step.py (`chain_program`), width n."""
-    lines = [f"op FC[l{i}] : Real({n}) ~> Real({n})" for i in range(L)]
-    lines += [f"loc l{i} :: ({n}, {n})" for i in range(L)]
-    lines += [f"loc input :: ({n})", f"loc target :: ({n})", "loc lr :: (1)", f"loc output :: ({n})", ""]
-    body = "let x1 <= FC[l0](x_in) in\n"
-    for i in range(1, L):
-        call = f"FC[l{i}](swish[{n}](x{i}))"
-        body += f"  let x{i + 1} <= {call} in\n" if i < L - 1 else f"  {call}"
-    clauses = [f"""  FC[l{i}] : (x -> let w <= Get[l{i}]() in [| <matmul[{n}, {n}, 1](<w, x>), <w, x>> |]
-          | y, z -> let _ <= Put[l{i}](sub[{n * n}](<proj_1(z),
-                                       matmul[{n}, 1, {n}](<y, transpose[{n}, 1](proj_2(z))>)>)) in
-                    [| matmul[{n}, {n}, 1](<transpose[{n}, {n}](proj_1(z)), y>) |])""" for i in range(L)]
-    return "\n".join(lines) + f"""
-let v <= Get[input]() in
-rev handle(<v>)<x_in>.
-  {body}
-with {{
-  return x -> let t <= Get[target]() in
-              let a <= Get[lr]() in
-              let _ <= Put[output](x) in
-              [| smul[{n}](<a, sub[{n}](<x, t>)>) |];
-{";".join(chr(10) + c for c in clauses)[1:]}
-}}
-"""
+    return mlp_chain_source(L, n)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Corollary 5.2 on the first-order fragment (``theories/pullback/fo.v``,
 ``norm_fo.v``: ``fq_norm``): every query of the fragment ``fq`` reduces to
 a value, so ``pullback-eval`` never ends one stuck.  The predicates below
-mirror ``fo.v``'s (``flat``, ``fob``, ``fo_body``, ``dflat``, ``form``,
+mirror ``fo.v``'s (``flat``, ``fob`` (from ``premise.py``), ``fo_body``, ``dflat``, ``form``,
 ``fq``); the expected outcome, a value, is the theorem's, not
 ``pullback-eval``'s.  The generated queries outside the fragment do end
 stuck, so the check can fail."""
@@ -16,6 +16,7 @@ from revhandlers.errors import RevHandlersError
 from revhandlers.pullback import campaign as C
 from revhandlers.pullback.direct import draw_case
 from revhandlers.pullback.engine import PullbackEvaluator
+from revhandlers.pullback.premise import fob
 from revhandlers.pullback.sexp import to_sexp
 from revhandlers.pullback.syntax import (
     App,
@@ -48,18 +49,6 @@ def flat(t: Tm) -> bool:
             return flat(a)
         case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b):
             return flat(a) and flat(b)
-    return False
-
-
-def fob(t: Tm) -> bool:
-    """``fo.v``, ``fob``: a first-order pullback body."""
-    match t:
-        case Var() | Real() | Zero():
-            return True
-        case Proj(_, a) | Fun(_, a):
-            return fob(a)
-        case Pair(a, b) | Plus(a, b) | Let(a, b):
-            return fob(a) and fob(b)
     return False
 
 

@@ -69,3 +69,35 @@ def nested_revhandle_sexp(depth: int) -> str:
     return ("(program (ops (Op0 (real 1) (real 1))) (main "
             f"(revhandle (tuple (const 2.0)) (y{depth}) {body} (handler (return r (ret r)) "
             "(clause Op0 (real 1) (x (ret (tuple (app (swish 1) x) x))) (y z (ret (app (smul 1) (tuple y z)))))))))")
+
+
+def mlp_chain_source(L: int, width: int = 8) -> str:
+    """The surface text of an MLP-like chain of ``L`` layers of width
+    ``width``, in the style of examples/mlp.rh: ``FC[l0]``, swish,
+    ``FC[l1]``, …, ``FC[l(L-1)]`` in one ``rev handle``, handled by a
+    training handler (``bench/training_step.py``'s growth table and
+    ``tests/test_rh4_counts.py``)."""
+    n = width
+    lines = [f"op FC[l{i}] : Real({n}) ~> Real({n})" for i in range(L)]
+    lines += [f"loc l{i} :: ({n}, {n})" for i in range(L)]
+    lines += [f"loc input :: ({n})", f"loc target :: ({n})", "loc lr :: (1)", f"loc output :: ({n})", ""]
+    body = "FC[l0](x_in)" if L == 1 else "let x1 <= FC[l0](x_in) in\n"
+    for i in range(1, L):
+        call = f"FC[l{i}](swish[{n}](x{i}))"
+        body += f"  let x{i + 1} <= {call} in\n" if i < L - 1 else f"  {call}"
+    clauses = [f"""  FC[l{i}] : (x -> let w <= Get[l{i}]() in [| <matmul[{n}, {n}, 1](<w, x>), <w, x>> |]
+          | y, z -> let _ <= Put[l{i}](sub[{n * n}](<proj_1(z),
+                                       matmul[{n}, 1, {n}](<y, transpose[{n}, 1](proj_2(z))>)>)) in
+                    [| matmul[{n}, {n}, 1](<transpose[{n}, {n}](proj_1(z)), y>) |])""" for i in range(L)]
+    return "\n".join(lines) + f"""
+let v <= Get[input]() in
+rev handle(<v>)<x_in>.
+  {body}
+with {{
+  return x -> let t <= Get[target]() in
+              let a <= Get[lr]() in
+              let _ <= Put[output](x) in
+              [| smul[{n}](<a, sub[{n}](<x, t>)>) |];
+{";".join(chr(10) + c for c in clauses)[1:]}
+}}
+"""
