@@ -8,6 +8,9 @@
     (they have every type); an abstraction, a pair and a sum check their
     parts against the expected type; a dual map and a pullback infer their
     body, or else their argument, and check the other against it.
+    [tc] is one step [tc_step] tied to itself; the checker of the typed
+    premise ([ztyped_infer.v]) is another instance of the same step, and
+    both are sound by one proof ([tc_step_sound]).
     [infer Γ a = Some A] and [check Γ a A = true] give [typed Γ (erase a) A]
     ([infer_sound], [check_sound]); the linearity side condition of (dual)
     is decided by [linb] ([decide.v]).  Type equality is decidable
@@ -148,7 +151,19 @@ Proof.
   destruct (f σ) as [B'|] eqn:E; [intros H; injection H as <-; eauto|exact IH].
 Qed.
 
-Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
+(** [zok z A]: may a sum or [0] stand at type [A]?  Always when [z] is
+    [false] ([typed]); only at a dual type when [z] is [true] ([ztyped],
+    [ztyped_infer.v]). *)
+Definition zok (z : bool) (A : ty) : bool :=
+  if z then match A with TDual _ => true | _ => false end else true.
+
+#[global] Arguments zok !z A /.
+
+(** One step of the checker: [rec] checks the parts, [body] the body of a
+    dual map; [z] restricts sums and [0] to dual types ([zok]).  [tc] is
+    [tc_step false] with [rec] and [body] itself. *)
+Definition tc_step (z : bool) (rec body : list ty -> atm -> option ty -> option ty)
+    (Γ : list ty) (a : atm) (exp : option ty) : option ty :=
   let ret (B : ty) : option ty :=
     match exp with
     | None => Some B
@@ -160,14 +175,14 @@ Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
       match exp with
       | Some (TArr A' C) =>
           if ty_eq_dec A A' then
-            match tc (A :: Γ) s (Some C) with Some _ => Some (TArr A C) | None => None end
+            match rec (A :: Γ) s (Some C) with Some _ => Some (TArr A C) | None => None end
           else None
       | Some _ => None
-      | None => match tc (A :: Γ) s None with Some C => Some (TArr A C) | None => None end
+      | None => match rec (A :: Γ) s None with Some C => Some (TArr A C) | None => None end
       end
   | XApp s p =>
-      match tc Γ s None with
-      | Some (TArr A B) => match tc Γ p (Some A) with Some _ => ret B | None => None end
+      match rec Γ s None with
+      | Some (TArr A B) => match rec Γ p (Some A) with Some _ => ret B | None => None end
       | Some _ => None
       | None =>
           (* a function whose type is not inferred ([λz:A. 0]): checked
@@ -175,8 +190,8 @@ Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
              expected one *)
           match exp with
           | Some B =>
-              let A := match tc Γ p None with Some A => A | None => guess Γ p end in
-              match tc Γ s (Some (TArr A B)), tc Γ p (Some A) with
+              let A := match rec Γ p None with Some A => A | None => guess Γ p end in
+              match rec Γ s (Some (TArr A B)), rec Γ p (Some A) with
               | Some _, Some _ => Some B
               | _, _ => None
               end
@@ -184,51 +199,51 @@ Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
           end
       end
   | XProj i s =>
-      match tc Γ s None with
+      match rec Γ s None with
       | Some (TProd A B) => ret (if i then B else A)
       | _ => None
       end
   | XPair s1 s2 =>
       match exp with
       | Some (TProd A1 A2) =>
-          match tc Γ s1 (Some A1), tc Γ s2 (Some A2) with
+          match rec Γ s1 (Some A1), rec Γ s2 (Some A2) with
           | Some _, Some _ => Some (TProd A1 A2)
           | _, _ => None
           end
       | Some _ => None
       | None =>
-          match tc Γ s1 None, tc Γ s2 None with
+          match rec Γ s1 None, rec Γ s2 None with
           | Some A1, Some A2 => Some (TProd A1 A2)
           | _, _ => None
           end
       end
   | XReal _ => ret TR
-  | XFun f p => match tc Γ p (Some (Rn (fdom f))) with Some _ => ret (Rn (fcod f)) | None => None end
+  | XFun f p => match rec Γ p (Some (Rn (fdom f))) with Some _ => ret (Rn (fcod f)) | None => None end
   | XJac f s =>
-      match tc Γ s (Some (Rn (fdom f))) with
+      match rec Γ s (Some (Rn (fdom f))) with
       | Some _ => ret (TArr (Rn (fdom f)) (Rn (fcod f)))
       | None => None
       end
   | XDual A s1 s2 =>
       if linb is0b (erase s1) then
-        match tc (A :: Γ) s1 None with
-        | Some τ => match tc Γ s2 (Some (TDual τ)) with Some _ => ret (TDual A) | None => None end
+        match body (A :: Γ) s1 None with
+        | Some τ => match rec Γ s2 (Some (TDual τ)) with Some _ => ret (TDual A) | None => None end
         | None =>
-            match tc Γ s2 None with
+            match rec Γ s2 None with
             | Some (TDual τ) =>
-                match tc (A :: Γ) s1 (Some τ) with Some _ => ret (TDual A) | None => None end
+                match body (A :: Γ) s1 (Some τ) with Some _ => ret (TDual A) | None => None end
             | _ => None
             end
         end
       else None
   | XPb A p s =>
-      match tc (A :: Γ) p None with
-      | Some τ => match tc Γ s (Some (TOmega τ)) with Some _ => ret (TOmega A) | None => None end
+      match rec (A :: Γ) p None with
+      | Some τ => match rec Γ s (Some (TOmega τ)) with Some _ => ret (TOmega A) | None => None end
       | None =>
-          match tc Γ s None with
+          match rec Γ s None with
           | Some (TArr τ (TDual τ')) =>
               if ty_eq_dec τ τ' then
-                match tc (A :: Γ) p (Some τ) with Some _ => ret (TOmega A) | None => None end
+                match rec (A :: Γ) p (Some τ) with Some _ => ret (TOmega A) | None => None end
               else None
           | _ => None
           end
@@ -239,32 +254,42 @@ Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
       | Some _ => None
       | None => match num_shape r with Some σ => Some (TDual σ) | None => None end
       end
-  | XZero => exp
+  | XZero => if z then match exp with Some (TDual σ) => Some (TDual σ) | _ => None end else exp
   | XPlus s p =>
       match exp with
       | Some A =>
-          match tc Γ s (Some A), tc Γ p (Some A) with
-          | Some _, Some _ => Some A
-          | _, _ => None
-          end
+          if zok z A then
+            match rec Γ s (Some A), rec Γ p (Some A) with
+            | Some _, Some _ => Some A
+            | _, _ => None
+            end
+          else None
       | None =>
-          match tc Γ s None with
-          | Some A => match tc Γ p (Some A) with Some _ => Some A | None => None end
+          match rec Γ s None with
+          | Some A =>
+              if zok z A then match rec Γ p (Some A) with Some _ => Some A | None => None end else None
           | None =>
-              match tc Γ p None with
-              | Some A => match tc Γ s (Some A) with Some _ => Some A | None => None end
+              match rec Γ p None with
+              | Some A =>
+                  if zok z A then match rec Γ s (Some A) with Some _ => Some A | None => None end else None
               | None => None
               end
           end
       end
   | XLet e l =>
-      match tc Γ e None with
-      | Some σ => tc (σ :: Γ) l exp
+      match rec Γ e None with
+      | Some σ => rec (σ :: Γ) l exp
       | None =>
-          first_ok (fun σ => match tc Γ e (Some σ) with Some _ => tc (σ :: Γ) l exp | None => None end)
+          first_ok (fun σ => match rec Γ e (Some σ) with Some _ => rec (σ :: Γ) l exp | None => None end)
                    (let_candidates Γ e exp l)
       end
   end.
+
+#[global] Arguments tc_step z rec body Γ !a exp /.
+
+Fixpoint tc (Γ : list ty) (a : atm) (exp : option ty) {struct a} : option ty :=
+  tc_step false tc tc Γ a exp.
+
 
 Definition infer (Γ : list ty) (a : atm) : option ty := tc Γ a None.
 
@@ -297,147 +322,208 @@ Proof.
   - injection HX as <-. split; [reflexivity|discriminate].
 Qed.
 
-Lemma tc_sound a : forall Γ exp B,
-  tc Γ a exp = Some B -> typed Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
+(** Soundness of one step, for any typing relation [R] with the rules of
+    [typed] (a sum and [0] only at the types [zok z] allows) and a body
+    checker sound for [Rb] (the relation of a dual map's body): [tc_sound]
+    ([typed]) and [ztc_sound] ([ztyped], ztyped_infer.v) are instances. *)
+Section tc_step_sound.
+Variables R Rb : list ty -> tm -> ty -> Prop.
+Variable z : bool.
+Variables rec body : list ty -> atm -> option ty -> option ty.
+Hypothesis rec_unfold : forall Γ a exp, rec Γ a exp = tc_step z rec body Γ a exp.
+Hypothesis body_sound : forall a,
+  (forall Γ exp B, rec Γ a exp = Some B -> R Γ (erase a) B /\ (forall A, exp = Some A -> B = A)) ->
+  forall Γ exp B, body Γ a exp = Some B -> Rb Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
+Hypothesis R_zero : forall Γ A, zok z A = true -> R Γ Zero A.
+Hypothesis R_plus : forall Γ s p A, zok z A = true -> R Γ s A -> R Γ p A -> R Γ (Plus s p) A.
+Hypothesis R_var : forall Γ n A, nth_error Γ n = Some A -> R Γ (Var n) A.
+Hypothesis R_lam : forall Γ s A C, R (A :: Γ) s C -> R Γ (Lam s) (TArr A C).
+Hypothesis R_app : forall Γ s p A B, R Γ s (TArr A B) -> R Γ p A -> R Γ (App s p) B.
+Hypothesis R_proj1 : forall Γ s A B, R Γ s (TProd A B) -> R Γ (Proj false s) A.
+Hypothesis R_proj2 : forall Γ s A B, R Γ s (TProd A B) -> R Γ (Proj true s) B.
+Hypothesis R_pair : forall Γ s1 s2 A1 A2, R Γ s1 A1 -> R Γ s2 A2 -> R Γ (Pair s1 s2) (TProd A1 A2).
+Hypothesis R_real : forall Γ r, R Γ (Real r) TR.
+Hypothesis R_fun : forall Γ f p, R Γ p (Rn (fdom f)) -> R Γ (Fun f p) (Rn (fcod f)).
+Hypothesis R_jac : forall Γ f s,
+  R Γ s (Rn (fdom f)) -> R Γ (Jac f s) (TArr (Rn (fdom f)) (Rn (fcod f))).
+Hypothesis R_ndual : forall Γ r σ, num_ty r σ -> R Γ (NDual r) (TDual σ).
+Hypothesis R_dual : forall Γ s1 s2 A τ,
+  Rb (A :: Γ) s1 τ -> R Γ s2 (TDual τ) -> lin is0 s1 -> R Γ (Dual s1 s2) (TDual A).
+Hypothesis R_pb : forall Γ p s A τ, R (A :: Γ) p τ -> R Γ s (TOmega τ) -> R Γ (Pb p s) (TOmega A).
+Hypothesis R_let : forall Γ e l σ A, R Γ e σ -> R (σ :: Γ) l A -> R Γ (Let e l) A.
+
+Ltac rule := first [apply R_real | eapply R_var | eapply R_lam | eapply R_app | eapply R_proj1
+  | eapply R_proj2 | eapply R_pair | eapply R_fun | eapply R_jac | eapply R_ndual | eapply R_dual
+  | eapply R_pb | eapply R_let].
+
+Lemma tc_step_sound a : forall Γ exp B,
+  rec Γ a exp = Some B -> R Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
 Proof.
   induction a as [n|A s IH|s IHs p IHp|i s IH|s1 IH1 s2 IH2|r|f p IH|f s IH|A s1 IH1 s2 IH2
                  |A p IHp s IHs|r| |s IHs p IHp|e IHe l IHl];
-    intros Γ exp B H; simpl in H |- *.
+    intros Γ exp B H; rewrite rec_unfold in H; simpl in H |- *.
   - (* var *)
     destruct (nth_error Γ n) as [T|] eqn:En; [|discriminate].
     destruct exp as [A0|].
     + destruct (ty_eq_dec A0 T) as [<-|]; [injection H as <-|discriminate].
-      split; [constructor; exact En|intros ? E; injection E as ->; reflexivity].
-    + injection H as <-. split; [constructor; exact En|discriminate].
+      split; [rule; exact En|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [rule; exact En|discriminate].
   - (* λ *)
     destruct exp as [[| |A' C|]|]; try discriminate.
     + destruct (ty_eq_dec A A') as [<-|]; [|discriminate].
-      destruct (tc (A :: Γ) s (Some C)) as [C'|] eqn:Es; [|discriminate].
+      destruct (rec (A :: Γ) s (Some C)) as [C'|] eqn:Es; [|discriminate].
       injection H as <-. destruct (IH _ _ _ Es) as [Ht Heq].
-      rewrite (Heq C eq_refl) in Ht. split; [constructor; exact Ht|].
+      rewrite (Heq C eq_refl) in Ht. split; [rule; exact Ht|].
       intros ? E; injection E as ->; reflexivity.
-    + destruct (tc (A :: Γ) s None) as [C|] eqn:Es; [|discriminate].
+    + destruct (rec (A :: Γ) s None) as [C|] eqn:Es; [|discriminate].
       injection H as <-. destruct (IH _ _ _ Es) as [Ht _].
-      split; [constructor; exact Ht|discriminate].
+      split; [rule; exact Ht|discriminate].
   - (* application *)
-    destruct (tc Γ s None) as [[| |A1 B1|]|] eqn:Es; try discriminate.
-    + destruct (tc Γ p (Some A1)) as [A2|] eqn:Ep; [|discriminate].
+    destruct (rec Γ s None) as [[| |A1 B1|]|] eqn:Es; try discriminate.
+    + destruct (rec Γ p (Some A1)) as [A2|] eqn:Ep; [|discriminate].
       destruct (IHs _ _ _ Es) as [Hs _]. destruct (IHp _ _ _ Ep) as [Hp Hpe].
       rewrite (Hpe A1 eq_refl) in Hp.
       destruct exp as [A0|].
       * destruct (ty_eq_dec A0 B1) as [<-|]; [injection H as <-|discriminate].
-        split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
-      * injection H as <-. split; [econstructor; eassumption|discriminate].
+        split; [rule; eassumption|intros ? E; injection E as ->; reflexivity].
+      * injection H as <-. split; [rule; eassumption|discriminate].
     + destruct exp as [B0|]; [|discriminate].
-      set (A := match tc Γ p None with Some A => A | None => guess Γ p end) in H.
-      destruct (tc Γ s (Some (TArr A B0))) as [C|] eqn:Es2; [|discriminate].
-      destruct (tc Γ p (Some A)) as [A'|] eqn:Ep; [|discriminate].
+      set (A := match rec Γ p None with Some A => A | None => guess Γ p end) in H.
+      destruct (rec Γ s (Some (TArr A B0))) as [C|] eqn:Es2; [|discriminate].
+      destruct (rec Γ p (Some A)) as [A'|] eqn:Ep; [|discriminate].
       injection H as <-.
       ih_checked IHs Es2 Hs.
       ih_checked IHp Ep Hp.
-      split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
+      split; [rule; eassumption|intros ? E; injection E as ->; reflexivity].
   - (* projection *)
-    destruct (tc Γ s None) as [[|A1 A2| |]|] eqn:Es; try discriminate.
+    destruct (rec Γ s None) as [[|A1 A2| |]|] eqn:Es; try discriminate.
     destruct (IH _ _ _ Es) as [Hs _].
     destruct i; destruct exp as [A0|].
     1: destruct (ty_eq_dec A0 A2) as [<-|]; [injection H as <-|discriminate].
     3: destruct (ty_eq_dec A0 A1) as [<-|]; [injection H as <-|discriminate].
-    1, 3: split; [econstructor; eassumption|intros ? E; injection E as ->; reflexivity].
-    all: injection H as <-; split; [econstructor; eassumption|discriminate].
+    1, 3: split; [rule; eassumption|intros ? E; injection E as ->; reflexivity].
+    all: injection H as <-; split; [rule; eassumption|discriminate].
   - (* pair *)
     destruct exp as [[|A1 A2| |]|]; try discriminate.
-    + destruct (tc Γ s1 (Some A1)) as [B1|] eqn:E1; [|discriminate].
-      destruct (tc Γ s2 (Some A2)) as [B2|] eqn:E2; [|discriminate].
+    + destruct (rec Γ s1 (Some A1)) as [B1|] eqn:E1; [|discriminate].
+      destruct (rec Γ s2 (Some A2)) as [B2|] eqn:E2; [|discriminate].
       injection H as <-.
       ih_checked IH1 E1 H1. ih_checked IH2 E2 H2.
-      split; [constructor; assumption|intros ? E; injection E as ->; reflexivity].
-    + destruct (tc Γ s1 None) as [A1|] eqn:E1; [|discriminate].
-      destruct (tc Γ s2 None) as [A2|] eqn:E2; [|discriminate].
+      split; [rule; assumption|intros ? E; injection E as ->; reflexivity].
+    + destruct (rec Γ s1 None) as [A1|] eqn:E1; [|discriminate].
+      destruct (rec Γ s2 None) as [A2|] eqn:E2; [|discriminate].
       injection H as <-.
       destruct (IH1 _ _ _ E1) as [H1 _]. destruct (IH2 _ _ _ E2) as [H2 _].
-      split; [constructor; assumption|discriminate].
+      split; [rule; assumption|discriminate].
   - (* real *)
     destruct exp as [A0|].
     + destruct (ty_eq_dec A0 TR) as [->|]; [injection H as <-|discriminate].
-      split; [constructor|intros ? E; injection E as ->; reflexivity].
-    + injection H as <-. split; [constructor|discriminate].
+      split; [rule|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [rule|discriminate].
   - (* f(P) *)
-    destruct (tc Γ p (Some (Rn (fdom f)))) as [Ap|] eqn:Ep; [|discriminate].
+    destruct (rec Γ p (Some (Rn (fdom f)))) as [Ap|] eqn:Ep; [|discriminate].
     ih_checked IH Ep Hp.
     destruct exp as [A0|].
     + destruct (ty_eq_dec A0 (Rn (fcod f))) as [->|]; [injection H as <-|discriminate].
-      split; [constructor; exact Hp|intros ? E; injection E as ->; reflexivity].
-    + injection H as <-. split; [constructor; exact Hp|discriminate].
+      split; [rule; exact Hp|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [rule; exact Hp|discriminate].
   - (* J f · S *)
-    destruct (tc Γ s (Some (Rn (fdom f)))) as [As|] eqn:Es; [|discriminate].
+    destruct (rec Γ s (Some (Rn (fdom f)))) as [As|] eqn:Es; [|discriminate].
     ih_checked IH Es Hs.
     destruct exp as [A0|].
     + destruct (ty_eq_dec A0 (TArr (Rn (fdom f)) (Rn (fcod f)))) as [->|];
         [injection H as <-|discriminate].
-      split; [constructor; exact Hs|intros ? E; injection E as ->; reflexivity].
-    + injection H as <-. split; [constructor; exact Hs|discriminate].
+      split; [rule; exact Hs|intros ? E; injection E as ->; reflexivity].
+    + injection H as <-. split; [rule; exact Hs|discriminate].
   - (* dual map *)
     destruct (linb is0b (erase s1)) eqn:Hl; [|discriminate]. apply lin_is0_of in Hl.
-    assert (Hty : typed Γ (Dual (erase s1) (erase s2)) (TDual A)).
-    { destruct (tc (A :: Γ) s1 None) as [τ|] eqn:E1.
-      - destruct (tc Γ s2 (Some (TDual τ))) as [B2|] eqn:E2; [|destruct exp; discriminate].
-        destruct (IH1 _ _ _ E1) as [H1 _]. ih_checked IH2 E2 H2.
-        econstructor; eassumption.
-      - destruct (tc Γ s2 None) as [[| | |τ]|] eqn:E2; try (destruct exp; discriminate).
-        destruct (tc (A :: Γ) s1 (Some τ)) as [B1|] eqn:E1'; [|destruct exp; discriminate].
-        ih_checked IH1 E1' H1. destruct (IH2 _ _ _ E2) as [H2 _].
-        econstructor; eassumption. }
+    pose proof (body_sound s1 IH1) as IB1.
+    assert (Hty : R Γ (Dual (erase s1) (erase s2)) (TDual A)).
+    { destruct (body (A :: Γ) s1 None) as [τ|] eqn:E1.
+      - destruct (rec Γ s2 (Some (TDual τ))) as [B2|] eqn:E2; [|destruct exp; discriminate].
+        destruct (IB1 _ _ _ E1) as [H1 _]. ih_checked IH2 E2 H2.
+        rule; eassumption.
+      - destruct (rec Γ s2 None) as [[| | |τ]|] eqn:E2; try (destruct exp; discriminate).
+        destruct (body (A :: Γ) s1 (Some τ)) as [B1|] eqn:E1'; [|destruct exp; discriminate].
+        ih_checked IB1 E1' H1. destruct (IH2 _ _ _ E2) as [H2 _].
+        rule; eassumption. }
     pose proof (tc_ret_spec exp (TDual A) B) as Hret.
-    destruct (tc (A :: Γ) s1 None) as [τ|];
-      [|destruct (tc Γ s2 None) as [[| | |τ]|]; try discriminate];
+    destruct (body (A :: Γ) s1 None) as [τ|];
+      [|destruct (rec Γ s2 None) as [[| | |τ]|]; try discriminate];
       destruct (Hret _ H) as [-> He]; split; assumption.
   - (* pullback *)
     pose proof (tc_ret_spec exp (TOmega A) B) as Hret.
-    destruct (tc (A :: Γ) p None) as [τ|] eqn:E1.
+    destruct (rec (A :: Γ) p None) as [τ|] eqn:E1.
     + destruct (Hret _ H) as [-> He]. split; [|exact He].
-      destruct (tc Γ s (Some (TOmega τ))) as [B2|] eqn:E2; [|discriminate].
+      destruct (rec Γ s (Some (TOmega τ))) as [B2|] eqn:E2; [|discriminate].
       destruct (IHp _ _ _ E1) as [H1 _]. ih_checked IHs E2 H2.
-      econstructor; eassumption.
-    + destruct (tc Γ s None) as [[| |τ [|? ?|? ?|τ']|]|] eqn:E2; try discriminate.
+      rule; eassumption.
+    + destruct (rec Γ s None) as [[| |τ [|? ?|? ?|τ']|]|] eqn:E2; try discriminate.
       destruct (ty_eq_dec τ τ') as [<-|]; [|discriminate].
       destruct (Hret _ H) as [-> He]. split; [|exact He].
-      destruct (tc (A :: Γ) p (Some τ)) as [B1|] eqn:E1'; [|discriminate].
+      destruct (rec (A :: Γ) p (Some τ)) as [B1|] eqn:E1'; [|discriminate].
       ih_checked IHp E1' H1. destruct (IHs _ _ _ E2) as [H2 _].
-      econstructor; eassumption.
+      rule; eassumption.
   - (* numeric dual *)
     destruct exp as [[| | |σ]|]; try discriminate.
     + destruct (num_tyb r σ) eqn:Hr; [|discriminate]. injection H as <-.
-      split; [constructor; apply num_tyb_sound; exact Hr|intros ? E; injection E as ->; reflexivity].
+      split; [rule; apply num_tyb_sound; exact Hr|intros ? E; injection E as ->; reflexivity].
     + destruct (num_shape r) as [σ|] eqn:Hr; [|discriminate]. injection H as <-.
-      split; [constructor; apply num_shape_sound; exact Hr|discriminate].
-  - (* 0 *)
-    destruct exp as [A0|]; [|discriminate]. injection H as <-.
-    split; [constructor|intros ? E; injection E as ->; reflexivity].
-  - (* sum *)
+      split; [rule; apply num_shape_sound; exact Hr|discriminate].
+  - (* 0, where [zok z] allows it *)
+    assert (Hzb : z = true \/ z = false) by (destruct z; auto).
+    destruct Hzb as [Hz|Hz]; rewrite Hz in H; simpl in H.
+    + destruct exp as [[| | |σ]|]; try discriminate. injection H as <-.
+      split; [apply R_zero; rewrite Hz; reflexivity|intros ? E; injection E as ->; reflexivity].
+    + destruct exp as [A0|]; [|discriminate]. injection H as <-.
+      split; [apply R_zero; rewrite Hz; reflexivity|intros ? E; injection E as ->; reflexivity].
+  - (* sum, where [zok z] allows it *)
     destruct exp as [A0|].
-    + destruct (tc Γ s (Some A0)) as [B1|] eqn:E1; [|discriminate].
-      destruct (tc Γ p (Some A0)) as [B2|] eqn:E2; [|discriminate].
+    + destruct (zok z A0) eqn:Hz; [|discriminate].
+      destruct (rec Γ s (Some A0)) as [B1|] eqn:E1; [|discriminate].
+      destruct (rec Γ p (Some A0)) as [B2|] eqn:E2; [|discriminate].
       injection H as <-.
       ih_checked IHs E1 H1. ih_checked IHp E2 H2.
-      split; [constructor; assumption|intros ? E; injection E as ->; reflexivity].
+      split; [apply R_plus; assumption|intros ? E; injection E as ->; reflexivity].
     + split; [|discriminate].
-      destruct (tc Γ s None) as [A1|] eqn:E1.
-      * destruct (tc Γ p (Some A1)) as [B2|] eqn:E2; [|discriminate]. injection H as <-.
+      destruct (rec Γ s None) as [A1|] eqn:E1.
+      * destruct (zok z A1) eqn:Hz; [|discriminate].
+        destruct (rec Γ p (Some A1)) as [B2|] eqn:E2; [|discriminate]. injection H as <-.
         destruct (IHs _ _ _ E1) as [H1 _]. ih_checked IHp E2 H2.
-        constructor; assumption.
-      * destruct (tc Γ p None) as [A2|] eqn:E2; [|discriminate].
-        destruct (tc Γ s (Some A2)) as [B1|] eqn:E3; [|discriminate]. injection H as <-.
+        apply R_plus; assumption.
+      * destruct (rec Γ p None) as [A2|] eqn:E2; [|discriminate].
+        destruct (zok z A2) eqn:Hz; [|discriminate].
+        destruct (rec Γ s (Some A2)) as [B1|] eqn:E3; [|discriminate]. injection H as <-.
         ih_checked IHs E3 H1. destruct (IHp _ _ _ E2) as [H2 _].
-        constructor; assumption.
+        apply R_plus; assumption.
   - (* let *)
-    destruct (tc Γ e None) as [σ|] eqn:Ee.
+    destruct (rec Γ e None) as [σ|] eqn:Ee.
     + destruct (IHe _ _ _ Ee) as [He _]. destruct (IHl _ _ _ H) as [Hl Hle].
-      split; [econstructor; eassumption|exact Hle].
+      split; [rule; eassumption|exact Hle].
     + (* a candidate type for the let-bound term *)
       apply first_ok_some in H as [σ H].
-      destruct (tc Γ e (Some σ)) as [σ'|] eqn:E1; [|discriminate].
+      destruct (rec Γ e (Some σ)) as [σ'|] eqn:E1; [|discriminate].
       destruct (IHe _ _ _ E1) as [He He']. rewrite (He' _ eq_refl) in He.
-      destruct (IHl _ _ _ H) as [Hl Hle]. split; [econstructor; eassumption|exact Hle].
+      destruct (IHl _ _ _ H) as [Hl Hle]. split; [rule; eassumption|exact Hle].
+Qed.
+
+End tc_step_sound.
+
+Lemma tc_sound a : forall Γ exp B,
+  tc Γ a exp = Some B -> typed Γ (erase a) B /\ (forall A, exp = Some A -> B = A).
+Proof.
+  apply (tc_step_sound typed typed false tc tc);
+    [intros ? []; reflexivity|intros ? IH; exact IH|intros; econstructor; eassumption..].
+Qed.
+
+(** A checker sound for [R] in checking mode, as a boolean: [check_sound]
+    and [zcheck_sound] (ztyped_infer.v). *)
+Lemma checked_sound (c : list ty -> atm -> option ty -> option ty) (R : list ty -> tm -> ty -> Prop) :
+  (forall a Γ exp B, c Γ a exp = Some B -> R Γ (erase a) B /\ (forall A, exp = Some A -> B = A)) ->
+  forall Γ a A, match c Γ a (Some A) with Some _ => true | None => false end = true -> R Γ (erase a) A.
+Proof.
+  intros Hc Γ a A. destruct (c Γ a (Some A)) as [B|] eqn:E; [|discriminate]. intros _.
+  destruct (Hc a Γ (Some A) B E) as [H He]. rewrite (He A eq_refl) in H. exact H.
 Qed.
 
 (** The type checker is sound. *)
@@ -445,9 +531,6 @@ Theorem infer_sound Γ a A : infer Γ a = Some A -> typed Γ (erase a) A.
 Proof. intros H. apply (tc_sound a Γ None A H). Qed.
 
 Theorem check_sound Γ a A : check Γ a A = true -> typed Γ (erase a) A.
-Proof.
-  unfold check. destruct (tc Γ a (Some A)) as [B|] eqn:E; [|discriminate]. intros _.
-  destruct (tc_sound a Γ (Some A) B E) as [H He]. rewrite (He A eq_refl) in H. exact H.
-Qed.
+Proof. unfold check. apply (checked_sound tc typed tc_sound). Qed.
 
 End infer.
