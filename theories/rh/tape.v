@@ -34,6 +34,12 @@
     level, whose recursive call is [⌊y⌋] (RH-1a at once); both RH-2
     levels are one function, [tape_op], and one proof, [tape_op_correct].
 
+    [tape] is [tape_with no_layer]: [tape_with layer] is the tape with
+    [layer] at the RH-4 levels [let x ⇐ Op(f(y_k)) in R] and [Op(f(y_k))]
+    ([no_layer] answers [None]; [tape_rh4.v]'s [tape4] is [tape_with
+    tape_layer]), proved once for every [layer] with [layer_ok]
+    ([tape_with_correct]), as is the hook running it ([tape_hook_ok]).
+
     Theorem: [tape_correct]: an answer of [tape] is [rh_fn]'s output run
     by [run] ([Some] only if [rh_fn] succeeds, and [run] on its output
     ends with the same heap, value and step count).  In [machine_fast.v]:
@@ -636,5 +642,30 @@ Lemma tape_correct rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
   exists R', rh_fn rf H Bs Vs R = RHOk R' /\
              run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
 Proof. exact (tape_with_correct no_layer no_layer_ok rf). Qed.
+
+(** The hook that runs [tape_with layer] at a [rev handle] whose body
+    has the [shape] ([machine_fast.v]'s [fast_hook], [tape_rh4.v]'s
+    [fast_hook4]). *)
+Definition tape_hook (layer : layer_fn) (shape : cmd -> bool) : mhook := fun fuel k n hp H Bs Vs R =>
+  if shape R then tape_with layer (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+  else None.
+
+(** The hook answers only what [run] computes.
+
+    Informal proof: by [tape_with_correct] (with the identity
+    substitution) [rh_fn] succeeds with some [R'] and [run] on [R'] ends
+    with [⌊<vs>⌋], [hp'] and [n'] steps; in a context, [run] goes
+    through [R']'s run ([run_fill_c_done]) to the context around
+    [⌊<vs>⌋] with the fuel left. *)
+Lemma tape_hook_ok layer (Hl : layer_ok layer) shape : hook_ok (tape_hook layer shape).
+Proof.
+  intros fuel k n hp H Bs Vs R hp' vs n' Hlt Ht. unfold tape_hook in Ht.
+  destruct (shape R); [|discriminate].
+  rewrite <- (map_id Vs) in Ht.
+  rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
+  destruct (tape_with_correct layer Hl _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
+  rewrite subst_cmd_id in Hrun.
+  exists R'. split; [exact Hrh|]. intros K. exact (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
+Qed.
 
 End tape.

@@ -4,8 +4,9 @@
     The layers of an MLP chain are [let x ⇐ Op(f(y_k)) in R], the last
     one [Op(f(y_k))]: [RH] rewrites them by RH-4 on [f(y_k)], then RH-2
     on [Op(w)] ([rh_fn_layer], [rh_fn_last_layer], [rh4_sparse.v]).
-    [tape4] is the tape with these two cases added ([tape_layer], proved
-    once by [tape_layer_correct]): it computes the forward value
+    [tape4] is the tape with these two cases added: [tape.v]'s
+    [tape_with] with [tape_layer] at both, proved once by
+    [tape_layer_correct] ([tape_layer_ok], then [tape_with_correct]): it computes the forward value
     [f(V_k)], runs the rest of the chain (one variable more in scope), applies [rd(f)] once at the point
     [V_k], and updates the k-th cotangent only ([add_at]), with the step
     count of the semantics given by [run_rh4_level]'s formula instead of
@@ -216,24 +217,15 @@ Fixpoint chain_shape4 (R : cmd) : bool :=
   | _ => false
   end.
 
-Definition fast_hook4 : mhook := fun fuel k n hp H Bs Vs R =>
-  if chain_shape4 R then tape4 (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
-  else None.
+Definition fast_hook4 : mhook := tape_hook tape_layer chain_shape4.
 
 Definition run_fast4 (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_hook fast_hook4 mfallback (S fuel) fuel n (MConf hp [] [] P).
 
-(** [tape4] answers only what [run] computes (as [fast_hook_ok]). *)
+(** [tape4] answers only what [run] computes ([tape_hook_ok] with
+    [tape_layer_ok]). *)
 Lemma fast_hook4_ok : hook_ok fast_hook4.
-Proof.
-  intros fuel k n hp H Bs Vs R hp' vs n' Hlt Ht. unfold fast_hook4 in Ht.
-  destruct (chain_shape4 R); [|discriminate].
-  rewrite <- (map_id Vs) in Ht.
-  rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
-  destruct (tape4_correct _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
-  rewrite subst_cmd_id in Hrun.
-  exists R'. split; [exact Hrh|]. intros K. exact (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
-Qed.
+Proof. exact (tape_hook_ok tape_layer tape_layer_ok chain_shape4). Qed.
 
 (** The machine with [tape4] computes exactly what [run] computes, for
     every command, heap and fuel, under the zero law. *)
