@@ -34,6 +34,12 @@
     level, whose recursive call is [⌊y⌋] (RH-1a at once); both RH-2
     levels are one function, [tape_op], and one proof, [tape_op_correct].
 
+    [tape] is [tape_with no_layer]: [tape_with layer] is the tape with
+    [layer] at the RH-4 levels [let x ⇐ Op(f(y_k)) in R] and [Op(f(y_k))]
+    ([no_layer] answers [None]; [tape_rh4.v]'s [tape4] is [tape_with
+    tape_layer]), proved once for every [layer] with [layer_ok]
+    ([tape_with_correct]), as is the hook running it ([tape_hook_ok]).
+
     Theorem: [tape_correct]: an answer of [tape] is [rh_fn]'s output run
     by [run] ([Some] only if [rh_fn] succeeds, and [run] on its output
     ends with the same heap, value and step count).  In [machine_fast.v]:
@@ -327,12 +333,23 @@ Definition tape_op (rec : nat -> nat -> heap -> list tm -> option (heap * list t
   | _, _, _ => None
   end.
 
-(** [tape rf fuel n hp H Bs Vs m R]: [RH^{V⃗}_H(<y⃗>.R)] run from [hp] with
-    [fuel], [n] steps counted before, [rf] the fuel of [rh_fn], [Vs] closed
-    and [m] the length of [Bs]; the heap, the components of the value and
-    the step count at the end, or [None]. *)
-Fixpoint tape (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
-    (m : nat) (R : cmd) {struct rf} : option (heap * list tm * nat) :=
+(** What the tape does at an RH-4 level [let x ⇐ Op(f(y_k)) in R] or
+    [Op(f(y_k))]: [layer rec fuel n hp Bs Vs f k], [Vs] closed, where
+    [rec B' …] runs the rest of the chain with [w : B'] in scope
+    ([tape_rh4.v]'s [tape_layer]); [no_layer] answers [None]. *)
+Definition layer_fn : Type :=
+  (ty -> nat -> nat -> heap -> list tm -> option (heap * list tm * nat)) ->
+  nat -> nat -> heap -> list ty -> list tm -> fsym -> nat -> option (heap * list tm * nat).
+
+Definition no_layer : layer_fn := fun _ _ _ _ _ _ _ _ => None.
+
+(** [tape_with layer rf fuel n hp H Bs Vs m R]: [RH^{V⃗}_H(<y⃗>.R)] run
+    from [hp] with [fuel], [n] steps counted before, [rf] the fuel of
+    [rh_fn], [Vs] closed and [m] the length of [Bs], with [layer] at the
+    RH-4 levels; the heap, the components of the value and the step
+    count at the end, or [None]. *)
+Fixpoint tape_with (layer : layer_fn) (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty)
+    (Vs : list tm) (m : nat) (R : cmd) {struct rf} : option (heap * list tm * nat) :=
   match rf with
   | 0 => None
   | S rf' =>
@@ -352,23 +369,38 @@ Fixpoint tape (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : l
           end
       | CLet (Ret (Var z)) Q =>
           (* RH-1b *)
-          tape rf' fuel n hp H Bs Vs m (subst_cmd (list_subst [Var z]) Q)
+          tape_with layer rf' fuel n hp H Bs Vs m (subst_cmd (list_subst [Var z]) Q)
       | Op o (Var k) =>
           (* RH-2 with [Op(y_k)] the whole rest of the body: the rest of
              the chain is [⌊y⌋], RH-1a at once *)
-          tape_op (fun f1 n1 hp1 Vs1 => tape rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
+          tape_op (fun f1 n1 hp1 Vs1 => tape_with layer rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
             fuel n hp H Vs m o k
       | CLet (Op o (Var k)) Q =>
           (* RH-2, then RH-1b on the continuation [let x ⇐ ⌊y⌋ in Q] *)
           match rf' with
           | 0 => None
           | S rf'' =>
-              tape_op (fun f1 n1 hp1 Vs1 => tape rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
+              tape_op (fun f1 n1 hp1 Vs1 => tape_with layer rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
                 fuel n hp H Vs m o k
           end
+      | CLet (Op o (App f (Var k))) Q =>
+          (* RH-4 on [f(y_k)], then RH-2 on [Op(w)] and the continuation *)
+          layer (fun B' f1 n1 hp1 Vs1 =>
+                   tape_with layer rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)))
+            fuel n hp Bs Vs f k
+      | Op o (App f (Var k)) =>
+          (* the last layer: RH-4 on [f(y_k)], then RH-2 on [Op(w)] *)
+          layer (fun B' f1 n1 hp1 Vs1 => tape_with layer rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (Op o (Var 0)))
+            fuel n hp Bs Vs f k
       | _ => None
       end
   end.
+
+(** [tape rf fuel n hp H Bs Vs m R]: [tape_with] with no RH-4 level
+    ([no_layer]). *)
+Definition tape (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
+    (m : nat) (R : cmd) : option (heap * list tm * nat) :=
+  tape_with no_layer rf fuel n hp H Bs Vs m R.
 
 (** [run] on [let x ⇐ P in Q] through a run of [P] by the machine. *)
 Lemma run_let_machine fuel n hp P Q hp' V n' :
@@ -383,16 +415,21 @@ Proof.
 Qed.
 
 (** The closed point of the level below: [V1 · σ] on the point of [RH]'s
-    recursive call. *)
-Lemma map_subst_shift_cons σ V1 Vs :
-  Proj 0 V1 :: map (subst_tm σ) Vs =
-  map (subst_tm (fun x => subst_tm (list_subst [V1]) (up σ x))) (Proj 0 (Var 0) :: map shift Vs).
+    recursive call, whose first component is [W]. *)
+Lemma map_subst_up_cons σ V1 W Vs :
+  map (subst_tm (fun x => subst_tm (list_subst [V1]) (up σ x))) (W :: map shift Vs) =
+  subst_tm (fun x => subst_tm (list_subst [V1]) (up σ x)) W :: map (subst_tm σ) Vs.
 Proof.
   cbn [map]. f_equal.
-  rewrite map_map. apply map_ext. intros V. symmetry.
+  rewrite map_map. apply map_ext. intros V.
   unfold shift. rewrite subst_ren. apply subst_tm_ext. intros x.
   cbn [up]. apply subst_single_shift.
 Qed.
+
+Lemma map_subst_shift_cons σ V1 Vs :
+  Proj 0 V1 :: map (subst_tm σ) Vs =
+  map (subst_tm (fun x => subst_tm (list_subst [V1]) (up σ x))) (Proj 0 (Var 0) :: map shift Vs).
+Proof. rewrite map_subst_up_cons. reflexivity. Qed.
 
 (** An RH-2 level of the tape is [run] on [rh_op_out] around the output
     the recursive call stands for ([rh_rec]), closed by [σ]: the same
@@ -481,7 +518,32 @@ Proof.
     + inversion Hcs' as [|? ? Hv Hr]; subst. constructor; [exact Hv|]. apply IHc. exact Hr.
 Qed.
 
-(** The tape is [run] on the output of [rh_fn], closed by [σ].
+(** The two RH-4 levels of a chain: the level and the command of
+    [RH]'s recursive call below it, inside the chain ([last = false]) and
+    at its end ([last = true], [Q] unused). *)
+Definition layer_cmds (last : bool) o f k Q : cmd * cmd :=
+  if last then (Op o (App f (Var k)), Op o (Var 0))
+  else (CLet (Op o (App f (Var k))) Q, CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)).
+
+(** [layer] at an RH-4 level is [run] on [rh_fn]'s output for the level,
+    closed by [σ], given that [rec] is so for the rest of the chain. *)
+Definition layer_ok (layer : layer_fn) : Prop :=
+  forall rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n',
+    m = length Bs ->
+    (forall B' f1 n1 hp1 G1 hp2 qs n2,
+       rec B' f1 n1 hp1 (G1 :: map (subst_tm σ) Vs) = Some (hp2, qs, n2) ->
+       exists Rrec, rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (snd (layer_cmds last o f k Q)) = RHOk Rrec /\
+         run f1 n1 hp1 (subst_cmd (fun x => subst_tm (list_subst [G1]) (up σ x)) Rrec)
+           = RDone hp2 (Tuple qs) n2 /\ length qs = S m) ->
+    layer rec fuel n hp Bs (map (subst_tm σ) Vs) f k = Some (hp', vs, n') ->
+    exists R', rh_fn (S rf) H Bs Vs (fst (layer_cmds last o f k Q)) = RHOk R' /\
+      run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
+
+Lemma no_layer_ok : layer_ok no_layer.
+Proof. intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' _ _ Ht. discriminate. Qed.
+
+(** [tape_with layer] is [run] on the output of [rh_fn], closed by [σ],
+    for a [layer] with [layer_ok].
 
     Informal proof: by induction on [rf], one case per rule, as [rh_fn]
     does.  RH-1b: the same recursive call.  RH-1a: [σ] commutes with the
@@ -492,18 +554,34 @@ Qed.
     clause, recursive output closed by [σ1 = V1 · σ], backward clause),
     the substitutions composed ([subst_cmd_subst]) and reduced by the
     closedness of the clauses; then the result tuple in [m + 1] steps
-    ([tstar_op_res]) and its value. *)
-Lemma tape_correct rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
+    ([tstar_op_res]) and its value ([tape_op_correct]).  RH-4: [layer_ok]
+    with the induction hypothesis for the rest of the chain closed by
+    [G1 · σ]. *)
+Lemma tape_with_correct layer (Hl : layer_ok layer) rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
   m = length Bs ->
-  tape rf fuel n hp H Bs (map (subst_tm σ) Vs) m R = Some (hp', vs, n') ->
+  tape_with layer rf fuel n hp H Bs (map (subst_tm σ) Vs) m R = Some (hp', vs, n') ->
   exists R', rh_fn rf H Bs Vs R = RHOk R' /\
              run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
 Proof.
   induction rf as [rf IH] using (well_founded_induction lt_wf).
   intros fuel n hp H Bs Vs σ m R hp' vs n' Hm Ht.
   destruct rf as [|rf']; [discriminate|].
+  (* the RH-4 levels *)
+  assert (Hlayer : forall last o f k Q,
+    layer (fun B' f1 n1 hp1 Vs1 =>
+             tape_with layer rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (snd (layer_cmds last o f k Q)))
+      fuel n hp Bs (map (subst_tm σ) Vs) f k = Some (hp', vs, n') ->
+    exists R', rh_fn (S rf') H Bs Vs (fst (layer_cmds last o f k Q)) = RHOk R' /\
+      run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m).
+  { intros last o f k Q. apply Hl; [exact Hm|].
+    intros B' f1 n1 hp1 G1 hp2 qs n2 Ht2. cbv beta in Ht2.
+    replace (G1 :: map (subst_tm σ) Vs)
+      with (map (subst_tm (fun x => subst_tm (list_subst [G1]) (up σ x))) (Var 0 :: map shift Vs)) in Ht2
+      by (rewrite map_subst_up_cons; reflexivity).
+    assert (Hm' : S m = length (B' :: Bs)) by (cbn; lia).
+    exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
   destruct R as [M|o M|P Q|M R H1]; [| |destruct P as [M|o M|P Q'|M R H1]| ];
-    try (destruct M as [k| | | | | | |]); cbn [tape] in Ht; try discriminate.
+    try (destruct M as [k| |f [k| | | | | | |]| | | | |]); cbn [tape_with] in Ht; try discriminate.
   - (* RH-1a *)
     rewrite nth_error_map in Ht. destruct (nth_error Vs k) as [Vk|] eqn:Hk; [|discriminate].
     cbn [option_map] in Ht.
@@ -523,7 +601,8 @@ Proof.
     rewrite onehot_eq. apply run_ret_value; [lia|]. rewrite <- onehot_eq. apply value_onehot. exact Hu.
   - (* RH-2, the last operation of the body *)
     assert (Hm' : S m = length (ar o :: Bs)) by (cbn; lia).
-    destruct (tape_op_correct (fun f1 n1 hp1 Vs1 => tape rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
+    destruct (tape_op_correct
+                (fun f1 n1 hp1 Vs1 => tape_with layer rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
                 (rh_fn rf' H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs) (Ret (Var 0)))
                 fuel n hp H Bs Vs σ m o k hp' vs n' Hm) as [Vk [D [Qf [Qb [Rrec [Hk [Hcl [Hrh [Hrun Hlen]]]]]]]]];
       [|exact Ht|].
@@ -531,6 +610,8 @@ Proof.
       exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
     exists (rh_op_out Bs o k Vk Qf Qb Rrec). split; [|split; assumption].
     cbn [rh_fn split_c]. rewrite Hk, Hcl. cbn [shift_frames fill_c fold_left map]. rewrite Hrh. reflexivity.
+  - (* RH-4, the last layer of the body *)
+    exact (Hlayer true o f k (Ret (Var 0)) Ht).
   - (* RH-1b *)
     rename k into z.
     destruct (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm Ht) as [R' [Hrh Hrun]].
@@ -538,7 +619,8 @@ Proof.
   - (* RH-2 *)
     destruct rf' as [|rf'']; [discriminate|].
     assert (Hm' : S m = length (ar o :: Bs)) by (cbn; lia).
-    destruct (tape_op_correct (fun f1 n1 hp1 Vs1 => tape rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
+    destruct (tape_op_correct
+                (fun f1 n1 hp1 Vs1 => tape_with layer rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
                 (rh_fn rf'' H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs) Q)
                 fuel n hp H Bs Vs σ m o k hp' vs n' Hm) as [Vk [D [Qf [Qb [Rrec [Hk [Hcl [Hrh [Hrun Hlen]]]]]]]]];
       [|exact Ht|].
@@ -548,6 +630,42 @@ Proof.
     cbn [rh_fn split_c app]. rewrite Hk, Hcl.
     change (fill_c (shift_frames [Q]) (Ret (Var 0))) with (CLet (Ret (Var 0)) (ren_cmd (up_ren S) Q)).
     cbn [rh_fn split_c app fill_c fold_left]. rewrite subst_ren_up_id, Hrh. reflexivity.
+  - (* RH-4 *)
+    exact (Hlayer false o f k Q Ht).
+Qed.
+
+(** The tape is [run] on the output of [rh_fn], closed by [σ]
+    ([tape_with_correct] with [no_layer]). *)
+Lemma tape_correct rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
+  m = length Bs ->
+  tape rf fuel n hp H Bs (map (subst_tm σ) Vs) m R = Some (hp', vs, n') ->
+  exists R', rh_fn rf H Bs Vs R = RHOk R' /\
+             run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
+Proof. exact (tape_with_correct no_layer no_layer_ok rf). Qed.
+
+(** The hook that runs [tape_with layer] at a [rev handle] whose body
+    has the [shape] ([machine_fast.v]'s [fast_hook], [tape_rh4.v]'s
+    [fast_hook4]). *)
+Definition tape_hook (layer : layer_fn) (shape : cmd -> bool) : mhook := fun fuel k n hp H Bs Vs R =>
+  if shape R then tape_with layer (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
+  else None.
+
+(** The hook answers only what [run] computes.
+
+    Informal proof: by [tape_with_correct] (with the identity
+    substitution) [rh_fn] succeeds with some [R'] and [run] on [R'] ends
+    with [⌊<vs>⌋], [hp'] and [n'] steps; in a context, [run] goes
+    through [R']'s run ([run_fill_c_done]) to the context around
+    [⌊<vs>⌋] with the fuel left. *)
+Lemma tape_hook_ok layer (Hl : layer_ok layer) shape : hook_ok (tape_hook layer shape).
+Proof.
+  intros fuel k n hp H Bs Vs R hp' vs n' Hlt Ht. unfold tape_hook in Ht.
+  destruct (shape R); [|discriminate].
+  rewrite <- (map_id Vs) in Ht.
+  rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
+  destruct (tape_with_correct layer Hl _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
+  rewrite subst_cmd_id in Hrun.
+  exists R'. split; [exact Hrh|]. intros K. exact (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
 Qed.
 
 End tape.

@@ -4,8 +4,9 @@
     The layers of an MLP chain are [let x ⇐ Op(f(y_k)) in R], the last
     one [Op(f(y_k))]: [RH] rewrites them by RH-4 on [f(y_k)], then RH-2
     on [Op(w)] ([rh_fn_layer], [rh_fn_last_layer], [rh4_sparse.v]).
-    [tape4] is the tape with these two cases added ([tape_layer], proved
-    once by [tape_layer_correct]): it computes the forward value
+    [tape4] is the tape with these two cases added: [tape.v]'s
+    [tape_with] with [tape_layer] at both, proved once by
+    [tape_layer_correct] ([tape_layer_ok], then [tape_with_correct]): it computes the forward value
     [f(V_k)], runs the rest of the chain (one variable more in scope), applies [rd(f)] once at the point
     [V_k], and updates the k-th cotangent only ([add_at]), with the step
     count of the semantics given by [run_rh4_level]'s formula instead of
@@ -79,12 +80,7 @@ Qed.
 Lemma map_subst_var_cons σ G1 Vs :
   G1 :: map (subst_tm σ) Vs =
   map (subst_tm (fun x => subst_tm (list_subst [G1]) (up σ x))) (Var 0 :: map shift Vs).
-Proof.
-  cbn [map subst_tm up]. f_equal.
-  rewrite map_map. apply map_ext. intros V. symmetry.
-  unfold shift. rewrite subst_ren. apply subst_tm_ext. intros x.
-  cbn [up]. apply subst_single_shift.
-Qed.
+Proof. rewrite map_subst_up_cons. reflexivity. Qed.
 
 (** ** The tape with RH-4 levels
 
@@ -133,52 +129,9 @@ Definition tape_layer (rec : ty -> nat -> nat -> heap -> list tm -> option (heap
   | _, _ => None
   end.
 
-Fixpoint tape4 (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
-    (m : nat) (R : cmd) {struct rf} : option (heap * list tm * nat) :=
-  match rf with
-  | 0 => None
-  | S rf' =>
-      match R with
-      | Ret (Var k) =>
-          (* RH-1a *)
-          match nth_error Vs k with
-          | Some Vk =>
-              if cmd_closed 1 (ret_clause H) then
-                match run_machine fuel n hp (subst_cmd (list_subst [Vk]) (ret_clause H)) with
-                | RDone hp1 u n1 =>
-                    if Nat.ltb (S (n1 - n)) fuel then Some (hp1, onehot_list Bs k u, S n1) else None
-                | _ => None
-                end
-              else None
-          | None => None
-          end
-      | CLet (Ret (Var z)) Q =>
-          (* RH-1b *)
-          tape4 rf' fuel n hp H Bs Vs m (subst_cmd (list_subst [Var z]) Q)
-      | Op o (Var k) =>
-          (* RH-2, the last operation *)
-          tape_op (fun f1 n1 hp1 Vs1 => tape4 rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
-            fuel n hp H Vs m o k
-      | CLet (Op o (Var k)) Q =>
-          (* RH-2 *)
-          match rf' with
-          | 0 => None
-          | S rf'' =>
-              tape_op (fun f1 n1 hp1 Vs1 => tape4 rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
-                fuel n hp H Vs m o k
-          end
-      | CLet (Op o (App f (Var k))) Q =>
-          (* RH-4 on [f(y_k)], then RH-2 on [Op(w)] and the continuation *)
-          tape_layer (fun B' f1 n1 hp1 Vs1 =>
-                        tape4 rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)))
-            fuel n hp Bs Vs f k
-      | Op o (App f (Var k)) =>
-          (* the last layer: RH-4 on [f(y_k)], then RH-2 on [Op(w)] *)
-          tape_layer (fun B' f1 n1 hp1 Vs1 => tape4 rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (Op o (Var 0)))
-            fuel n hp Bs Vs f k
-      | _ => None
-      end
-  end.
+Definition tape4 (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
+    (m : nat) (R : cmd) : option (heap * list tm * nat) :=
+  tape_with tape_layer rf fuel n hp H Bs Vs m R.
 
 Section zero_law.
 (** The zero law of the scalar model ([rh4_sparse.v]). *)
@@ -226,99 +179,32 @@ Proof.
   apply forallb_point_okb. exact Hpok.
 Qed.
 
+(** [tape_layer] at both RH-4 levels of a chain: [tape_layer_correct],
+    then [rh_fn_layer] or [rh_fn_last_layer] for [rh_fn]'s output. *)
+Lemma tape_layer_ok : layer_ok tape_layer.
+Proof.
+  intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' Hm Hrec Ht.
+  destruct (tape_layer_correct rec
+              (fun B' => rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (snd (layer_cmds last o f k Q)))
+              fuel n hp Bs Vs σ m f k hp' vs n' Hm Hrec Ht) as [B' [Rrec [HB' [Hrh [Hrun Hlen]]]]].
+  exists (rh_term_out Bs Vs (App f (Var k)) Rrec). split; [|split; assumption].
+  cbv beta in Hrh. destruct last; cbn [fst snd layer_cmds] in *;
+    [rewrite rh_fn_last_layer|rewrite rh_fn_layer]; rewrite HB', Hrh; reflexivity.
+Qed.
+
 (** [tape4] is [run] on the output of [rh_fn], closed by [σ].
 
-    Informal proof: by induction on [rf] as [tape_correct]; the RH-1 and
-    RH-2 cases as there ([tape_op_correct]); the RH-4 case by
-    [rh_fn_layer] for [rh_fn]'s output, the induction hypothesis for the
-    rest of the chain closed by [G1 · σ], and [run_rh4_level] for the
-    level, whose premises are the checks [tape4] makes. *)
+    Informal proof: [tape_with_correct] with [tape_layer_ok]: by
+    induction on [rf] as [tape_correct], the RH-4 case by [rh_fn_layer]
+    for [rh_fn]'s output, the induction hypothesis for the rest of the
+    chain closed by [G1 · σ], and [run_rh4_level] for the level, whose
+    premises are the checks [tape4] makes. *)
 Lemma tape4_correct rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
   m = length Bs ->
   tape4 rf fuel n hp H Bs (map (subst_tm σ) Vs) m R = Some (hp', vs, n') ->
   exists R', rh_fn rf H Bs Vs R = RHOk R' /\
              run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
-Proof.
-  induction rf as [rf IH] using (well_founded_induction lt_wf).
-  intros fuel n hp H Bs Vs σ m R hp' vs n' Hm Ht.
-  destruct rf as [|rf']; [discriminate|].
-  destruct R as [M|o M|P Q|M R H1].
-  - destruct M as [k| | | | | | |]; cbn [tape4] in Ht; try discriminate.
-    (* RH-1a *)
-    rewrite nth_error_map in Ht. destruct (nth_error Vs k) as [Vk|] eqn:Hk; [|discriminate].
-    cbn [option_map] in Ht.
-    destruct (cmd_closed 1 (ret_clause H)) eqn:HP; [|discriminate].
-    destruct (run_machine fuel n hp _) as [hp1 u n1| | | |] eqn:Hr; try discriminate.
-    destruct (Nat.ltb_spec (S (n1 - n)) fuel) as [Hf|]; [|discriminate].
-    injection Ht as <- <- <-.
-    exists (rh_ret_out H Bs k Vk). split; [cbn; rewrite Hk; reflexivity|].
-    split; [|rewrite onehot_list_length; symmetry; exact Hm].
-    unfold rh_ret_out. cbn [subst_cmd].
-    rewrite subst_cmd_subst.
-    rewrite (subst_cmd_closed 1 _ _ (list_subst [subst_tm σ Vk]) HP)
-      by (intros [|x] Hx; [reflexivity|lia]).
-    rewrite (run_let_machine _ _ _ _ _ _ _ _ Hr). cbn [subst_cmd].
-    rewrite !subst_onehot. cbn [subst_tm up list_subst nth].
-    rewrite run_machine_correct in Hr. destruct (run_done_inv _ _ _ _ _ _ _ Hr) as [Hu _].
-    rewrite onehot_eq. apply run_ret_value; [lia|]. rewrite <- onehot_eq. apply value_onehot. exact Hu.
-  - destruct M as [k| |f M'| | | | |]; cbn [tape4] in Ht; try discriminate.
-    + (* RH-2, the last operation of the body *)
-      assert (Hm' : S m = length (ar o :: Bs)) by (cbn; lia).
-      destruct (tape_op_correct (fun f1 n1 hp1 Vs1 => tape4 rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) (Ret (Var 0)))
-                  (rh_fn rf' H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs) (Ret (Var 0)))
-                  fuel n hp H Bs Vs σ m o k hp' vs n' Hm) as [Vk [D [Qf [Qb [Rrec [Hk [Hcl [Hrh [Hrun Hlen]]]]]]]]];
-        [|exact Ht|].
-      { intros f1 n1 hp1 V1 hp2 qs n2 Ht2. cbv beta in Ht2. rewrite (map_subst_shift_cons σ V1 Vs) in Ht2.
-        exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
-      exists (rh_op_out Bs o k Vk Qf Qb Rrec). split; [|split; assumption].
-      cbn [rh_fn split_c]. rewrite Hk, Hcl. cbn [shift_frames fill_c fold_left map]. rewrite Hrh. reflexivity.
-    + destruct M' as [k| | | | | | |]; cbn [tape4] in Ht; try discriminate.
-      (* RH-4, the last layer of the body *)
-      destruct (tape_layer_correct
-                  (fun B' f1 n1 hp1 Vs1 => tape4 rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (Op o (Var 0)))
-                  (fun B' => rh_fn rf' H (B' :: Bs) (Var 0 :: map shift Vs) (Op o (Var 0)))
-                  fuel n hp Bs Vs σ m f k hp' vs n' Hm) as [B' [Rrec [HB' [Hrh [Hrun Hlen]]]]];
-        [|exact Ht|].
-      { intros B' f1 n1 hp1 G1 hp2 qs n2 Ht2. cbv beta in Ht2. rewrite (map_subst_var_cons σ G1 Vs) in Ht2.
-        assert (Hm' : S m = length (B' :: Bs)) by (cbn; lia).
-        exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
-      exists (rh_term_out Bs Vs (App f (Var k)) Rrec). split; [|split; assumption].
-      rewrite rh_fn_last_layer, HB'. cbv beta in Hrh. rewrite Hrh. reflexivity.
-  - destruct P as [M|o M|P Q'|M R H1]; try (cbn [tape4] in Ht; discriminate).
-    + destruct M as [z| | | | | | |]; cbn [tape4] in Ht; try discriminate.
-      (* RH-1b *)
-      destruct (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm Ht) as [R' [Hrh Hrun]].
-      exists R'. split; [|exact Hrun]. cbn [rh_fn split_c app]. exact Hrh.
-    + destruct M as [k| |f M'| | | | |]; cbn [tape4] in Ht; try discriminate.
-      * (* RH-2 *)
-        destruct rf' as [|rf'']; [discriminate|].
-        assert (Hm' : S m = length (ar o :: Bs)) by (cbn; lia).
-        destruct (tape_op_correct (fun f1 n1 hp1 Vs1 => tape4 rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) Q)
-                    (rh_fn rf'' H (ar o :: Bs) (Proj 0 (Var 0) :: map shift Vs) Q)
-                    fuel n hp H Bs Vs σ m o k hp' vs n' Hm)
-          as [Vk [D [Qf [Qb [Rrec [Hk [Hcl [Hrh [Hrun Hlen]]]]]]]]]; [|exact Ht|].
-        { intros f1 n1 hp1 V1 hp2 qs n2 Ht2. cbv beta in Ht2. rewrite (map_subst_shift_cons σ V1 Vs) in Ht2.
-          exact (IH rf'' ltac:(lia) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
-        exists (rh_op_out Bs o k Vk Qf Qb Rrec). split; [|split; assumption].
-        cbn [rh_fn split_c app]. rewrite Hk, Hcl.
-        change (fill_c (shift_frames [Q]) (Ret (Var 0))) with (CLet (Ret (Var 0)) (ren_cmd (up_ren S) Q)).
-        cbn [rh_fn split_c app fill_c fold_left]. rewrite subst_ren_up_id, Hrh. reflexivity.
-      * destruct M' as [k| | | | | | |]; cbn [tape4] in Ht; try discriminate.
-        (* RH-4 *)
-        destruct (tape_layer_correct
-                    (fun B' f1 n1 hp1 Vs1 =>
-                       tape4 rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)))
-                    (fun B' => rh_fn rf' H (B' :: Bs) (Var 0 :: map shift Vs)
-                                 (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)))
-                    fuel n hp Bs Vs σ m f k hp' vs n' Hm) as [B' [Rrec [HB' [Hrh [Hrun Hlen]]]]];
-          [|exact Ht|].
-        { intros B' f1 n1 hp1 G1 hp2 qs n2 Ht2. cbv beta in Ht2. rewrite (map_subst_var_cons σ G1 Vs) in Ht2.
-          assert (Hm' : S m = length (B' :: Bs)) by (cbn; lia).
-          exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm' Ht2). }
-        exists (rh_term_out Bs Vs (App f (Var k)) Rrec). split; [|split; assumption].
-        rewrite rh_fn_layer, HB'. cbv beta in Hrh. rewrite Hrh. reflexivity.
-  - cbn [tape4] in Ht. discriminate.
-Qed.
+Proof. exact (tape_with_correct tape_layer tape_layer_ok rf). Qed.
 
 (** ** The machine with [tape4] at every [rev handle] *)
 
@@ -331,24 +217,15 @@ Fixpoint chain_shape4 (R : cmd) : bool :=
   | _ => false
   end.
 
-Definition fast_hook4 : mhook := fun fuel k n hp H Bs Vs R =>
-  if chain_shape4 R then tape4 (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
-  else None.
+Definition fast_hook4 : mhook := tape_hook tape_layer chain_shape4.
 
 Definition run_fast4 (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_hook fast_hook4 mfallback (S fuel) fuel n (MConf hp [] [] P).
 
-(** [tape4] answers only what [run] computes (as [fast_hook_ok]). *)
+(** [tape4] answers only what [run] computes ([tape_hook_ok] with
+    [tape_layer_ok]). *)
 Lemma fast_hook4_ok : hook_ok fast_hook4.
-Proof.
-  intros fuel k n hp H Bs Vs R hp' vs n' Hlt Ht. unfold fast_hook4 in Ht.
-  destruct (chain_shape4 R); [|discriminate].
-  rewrite <- (map_id Vs) in Ht.
-  rewrite (map_ext (fun x => x) (subst_tm Var)) in Ht by (intros; symmetry; apply subst_tm_id).
-  destruct (tape4_correct _ _ _ _ _ _ _ _ _ _ _ _ _ eq_refl Ht) as [R' [Hrh [Hrun _]]].
-  rewrite subst_cmd_id in Hrun.
-  exists R'. split; [exact Hrh|]. intros K. exact (run_fill_c_done _ _ _ _ _ _ _ _ Hrun).
-Qed.
+Proof. exact (tape_hook_ok tape_layer tape_layer_ok chain_shape4). Qed.
 
 (** The machine with [tape4] computes exactly what [run] computes, for
     every command, heap and fuel, under the zero law. *)
