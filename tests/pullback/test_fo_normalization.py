@@ -1,8 +1,8 @@
 """Corollary 5.2 on the first-order fragment (``theories/pullback/fo.v``,
 ``norm_fo.v``: ``fq_norm``): every query of the fragment ``fq`` reduces to
-a value, so ``pullback-eval`` never ends one stuck.  The predicates below
-mirror ``fo.v``'s (``flat``, ``fob`` (from ``premise.py``), ``fo_body``, ``dflat``, ``form``,
-``fq``); the expected outcome, a value, is the theorem's, not
+a value, so ``pullback-eval`` never ends one stuck.  The fragment is
+decided by ``premise.py``'s ``fq``, the mirror of ``fo.v``'s (``flat``,
+``fob``, ``fo_body``, ``dflat``, ``form``, ``fq``); the expected outcome, a value, is the theorem's, not
 ``pullback-eval``'s.  The generated queries outside the fragment do end
 stuck, so the check can fail."""
 
@@ -16,68 +16,14 @@ from revhandlers.errors import RevHandlersError
 from revhandlers.pullback import campaign as C
 from revhandlers.pullback.direct import draw_case
 from revhandlers.pullback.engine import PullbackEvaluator
-from revhandlers.pullback.premise import fob
+from revhandlers.pullback.premise import fq
 from revhandlers.pullback.sexp import to_sexp
 from revhandlers.pullback.syntax import (
-    App,
-    Dual,
-    Fun,
-    Jac,
-    Lam,
-    Let,
-    NDual,
-    Pair,
-    Pb,
-    Plus,
-    Proj,
-    Real,
     Tm,
-    Var,
-    Zero,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus" / "pullback"
-
-
-def flat(t: Tm) -> bool:
-    """``fo.v``, ``flat``: no abstraction, dual map or pullback."""
-    match t:
-        case Var() | Real() | Zero() | NDual():
-            return True
-        case Proj(_, a) | Fun(_, a) | Jac(_, a):
-            return flat(a)
-        case App(a, b) | Pair(a, b) | Plus(a, b) | Let(a, b):
-            return flat(a) and flat(b)
-    return False
-
-
-def dflat(t: Tm) -> bool:
-    """``fo.v``, ``dflat``: dual maps with flat bodies along a flat term."""
-    return flat(t.s1) and dflat(t.s2) if isinstance(t, Dual) else flat(t)
-
-
-def form(t: Tm) -> bool:
-    """``fo.v``, ``form``: ``λx.D``, or a pullback of a ``fo_body``
-    (``fob`` and ``wf_let``) along a ``form``."""
-    match t:
-        case Lam(_, b):
-            return dflat(b)
-        case Pb(_, p, w):
-            return fob(p) and C._wf_let(p) and form(w)
-    return False
-
-
-def fq(t: Tm) -> bool:
-    """``fo.v``, ``fq``: the fragment."""
-    if flat(t) or form(t):
-        return True
-    match t:
-        case App(w, v):
-            return form(w) and flat(v)
-        case Dual(_, s, q):
-            return flat(s) and fq(q)
-    return False
 
 
 @pytest.fixture(scope="module")
