@@ -187,6 +187,14 @@ Proof.
   - intros x D Hx. destruct x; discriminate.
 Qed.
 
+(** The examples with one primitive [p] as the body, at a constant point
+    whose coordinates satisfy [p]'s domain (the third hypothesis):
+    [rd_step_sound_prim_on], its side conditions by computation. *)
+Ltac prim_on_example p :=
+  let HD := fresh "HD" in
+  intros ? ? HD ?; apply (rd_step_sound_prim_on _ p); simpl; try constructor; auto;
+  rewrite rflat_leaf; exact HD.
+
 (** [relu] at a point of [Real(3)] with no zero coordinate:
     [⟦W.R_V(x.relu(x))⟧ = ⟦W.rd(x.relu(x))(V)⟧]. *)
 Example rd_step_sound_relu ρ (v w : vec) :
@@ -194,10 +202,7 @@ Example rd_step_sound_relu ρ (v w : vec) :
   let N := App (0%nat, PRelu 3%nat) (Var 0) in
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw HD N. apply (rd_step_sound_prim_on ρ (PRelu 3)); simpl; try constructor; auto.
-  rewrite rflat_leaf. exact HD.
-Qed.
+Proof. prim_on_example (PRelu 3). Qed.
 
 (** A layer [x ↦ sum(relu(x − c))] at a point where no coordinate of
     [x − c] is zero: its gradient is the real one. *)
@@ -225,8 +230,5 @@ Example rd_step_sound_log ρ (v w : vec) :
   let N := App (0%nat, PLog 3%nat) (Var 0) in
   den ρ (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) =
   den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
-Proof.
-  intros Hv Hw HD N. apply (rd_step_sound_prim_on ρ (PLog 3)); simpl; try constructor; auto.
-  rewrite rflat_leaf. exact HD.
-Qed.
+Proof. prim_on_example (PLog 3). Qed.
 End instances.
