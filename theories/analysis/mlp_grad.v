@@ -691,6 +691,64 @@ Proof.
   destruct i; [reflexivity|]. apply IH; lia.
 Qed.
 
+(** Reading a gradient step off a reverse derivative on the flat vector
+    [v ++ m_0 ++ …]: the part of the proofs of [mlp_train_gradient] and
+    [resnet_grad.v]'s [res_train_gradient] that does not depend on the
+    network. *)
+Lemma grad_readout ns (ws : list vec) (v : vec) (F : vec -> vec) rF (loss_w : nat -> nat -> R -> R)
+    (loss_x : nat -> R -> R) (gx : vec) (gs : list vec) α :
+  mlp_shapes ns ws -> length v = hd 0%nat ns ->
+  is_rev_deriv (hd 0%nat ns + psize ns) 1 F (v ++ concat ws) rF ->
+  rF [α] = gx ++ concat gs -> length gx = length v -> mlp_shapes ns gs ->
+  (forall i k z, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
+     (F (v ++ concat (set_w ws i k z)))@@0 = loss_w i k z) ->
+  (forall j z, (j < length v)%nat -> (F (set_at v j z ++ concat ws))@@0 = loss_x j z) ->
+  (forall i k, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
+     ex_derive (loss_w i k) ((nth i ws [])@@k) /\
+     (nth i ws [])@@k - (nth i gs [])@@k = (nth i ws [])@@k - α * Derive (loss_w i k) ((nth i ws [])@@k)) /\
+  (forall j, (j < length v)%nat -> ex_derive (loss_x j) (v@@j) /\ gx@@j = α * Derive (loss_x j) (v@@j)).
+Proof.
+  intros Hf Hv HF Er Hgx Hgf Hw Hx.
+  set (s := v ++ concat ws).
+  assert (Hr : forall q, (q < hd 0%nat ns + psize ns)%nat ->
+    is_derive (fun z => (F (set_at s q z))@@0) (s@@q) ((rF [1])@@q) /\
+    (gx ++ concat gs)@@q = α * (rF [1])@@q).
+  { intros q Hq. destruct (rev_deriv_partial _ _ _ _ q HF Hq) as [Hd Hl]. split; [exact Hd|].
+    rewrite <- Er. apply Hl. }
+  assert (Hlen : map (@length R) ws = map (@length R) gs) by (apply (mlp_shapes_lengths ns); auto).
+  split.
+  - intros i k Hi Hk.
+    set (q := (length v + length (concat (firstn i ws)) + k)%nat).
+    destruct (concat_index ws i k Hi Hk) as [Hq1 Hq2].
+    assert (Hq : (q < hd 0%nat ns + psize ns)%nat) by (unfold q; rewrite <- (mlp_shapes_length ns ws Hf); lia).
+    destruct (Hr q Hq) as [Hd Hstep].
+    assert (Hsq : s@@q = (nth i ws [])@@k).
+    { unfold s, q. rewrite nth_app_ge by lia. rewrite <- Hq2. f_equal. lia. }
+    assert (Hfun : forall z, (F (set_at s q z))@@0 = loss_w i k z).
+    { intros z. unfold s, q. rewrite <- set_w_flat by auto. apply Hw; auto. }
+    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
+    split; [eexists; exact Hd|].
+    rewrite (is_derive_unique _ _ _ Hd).
+    assert (Hlenws : length ws = length gs).
+    { pose proof (f_equal (@length nat) Hlen) as E. rewrite !map_length in E. exact E. }
+    assert (Hwi : length (nth i ws []) = length (nth i gs [])).
+    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hlen. reflexivity. }
+    destruct (concat_index gs i k ltac:(lia) ltac:(lia)) as [_ Hg2].
+    rewrite <- Hg2, <- (len_concat_firstn ws gs i Hlen).
+    replace (length (concat (firstn i ws)) + k)%nat with (q - length gx)%nat by (unfold q; lia).
+    rewrite <- nth_app_ge by (unfold q; lia). rewrite Hstep. ring.
+  - intros j Hj.
+    assert (Hq : (j < hd 0%nat ns + psize ns)%nat) by lia.
+    destruct (Hr j Hq) as [Hd Hstep].
+    assert (Hsq : s@@j = v@@j) by (unfold s; apply nth_app_lt; lia).
+    assert (Hfun : forall z, (F (set_at s j z))@@0 = loss_x j z).
+    { intros z. unfold s. rewrite set_at_app_l by lia. apply Hx. exact Hj. }
+    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
+    split; [eexists; exact Hd|].
+    rewrite (is_derive_unique _ _ _ Hd).
+    rewrite <- (nth_app_lt gx (concat gs)) by lia. exact Hstep.
+Qed.
+
 (** ** The theorem: one training step is one step of gradient descent
 
     For every widths [ns = [n_0; …; n_L]] ([L ≥ 1]), weights [ws] of
@@ -737,53 +795,30 @@ Proof.
   pose proof (rd_comp _ (last ns 0%nat) _ (sqerr t) (Nnet ns) s _ _ (Nnet_rd ns s Hs)
                 (rd_sqerr _ t (Nnet ns s) Ht ltac:(unfold s; rewrite Eo; exact Ho))) as HF.
   cbv beta in HF.
-  assert (Hr : forall q, (q < hd 0%nat ns + psize ns)%nat ->
-    is_derive (fun z => (sqerr t (Nnet ns (set_at s q z)))@@0) (s@@q)
-      ((Rnet ns s (vs ([1]@@0) (vm (Nnet ns s) t)))@@q) /\
-    (snd bp ++ concat (fst bp))@@q = α * (Rnet ns s (vs ([1]@@0) (vm (Nnet ns s) t)))@@q).
-  { intros q Hq. destruct (rev_deriv_partial _ _ _ _ q HF Hq) as [Hd Hl]. split; [exact Hd|].
-    rewrite <- (Hl α). cbn [nth]. unfold s. rewrite Eo, <- Hy. fold s. rewrite <- Er. reflexivity. }
-  assert (Hlen : map (@length R) ws = map (@length R) (fst bp)) by (apply (mlp_shapes_lengths ns); auto).
-  assert (Hlenws : length ws = length (fst bp)).
-  { pose proof (f_equal (@length nat) Hlen) as E. rewrite !map_length in E. exact E. }
-  split; [|split; [|split]].
-  - rewrite map_length, combine_length. lia.
-  - intros i k Hi Hk.
-    set (q := (length v + length (concat (firstn i ws)) + k)%nat).
-    destruct (concat_index ws i k Hi Hk) as [Hq1 Hq2].
-    assert (Hq : (q < hd 0%nat ns + psize ns)%nat) by (unfold q; rewrite <- (mlp_shapes_length ns ws Hf); lia).
-    destruct (Hr q Hq) as [Hd Hstep].
-    assert (Hsq : s@@q = (nth i ws [])@@k).
-    { unfold s, q. rewrite nth_app_ge by lia. rewrite <- Hq2. f_equal. lia. }
-    assert (Hfun : forall z, (sqerr t (Nnet ns (set_at s q z)))@@0 = mlp_loss ns (set_w ws i k z) v t).
-    { intros z. unfold s, q. rewrite <- set_w_flat by auto.
-      destruct (net_flat ns (set_w ws i k z) v (zeros (last ns 0%nat)) Hns (mlp_shapes_set_w ns ws i k z Hf Hk) Hv
-                  (length_zeros _)) as (E' & _).
-      rewrite E'. reflexivity. }
-    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
-    split; [eexists; exact Hd|].
-    rewrite (is_derive_unique _ _ _ Hd).
-    assert (Hwi : length (nth i ws []) = length (nth i (fst bp) [])).
-    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hlen. reflexivity. }
-    rewrite nth_map_vsub by lia.
-    rewrite vsub_vm by exact Hwi. rewrite nth_vm.
-    destruct (concat_index (fst bp) i k ltac:(lia) ltac:(lia)) as [_ Hg2].
-    rewrite <- Hg2, <- (len_concat_firstn ws (fst bp) i Hlen).
-    replace (length (concat (firstn i ws)) + k)%nat with (q - length (snd bp))%nat
-      by (unfold q; change (hd 0%nat ns) with (hd 0%nat ns) in Hg; lia).
-    rewrite <- nth_app_ge by (unfold q; lia). rewrite Hstep. ring.
-  - lia.
-  - intros j Hj.
-    assert (Hq : (j < hd 0%nat ns + psize ns)%nat) by lia.
-    destruct (Hr j Hq) as [Hd Hstep].
-    assert (Hsq : s@@j = v@@j) by (unfold s; apply nth_app_lt; lia).
-    assert (Hfun : forall z, (sqerr t (Nnet ns (set_at s j z)))@@0 = mlp_loss ns ws (set_at v j z) t).
-    { intros z. unfold s. rewrite set_at_app_l by lia.
-      destruct (net_flat ns ws (set_at v j z) (zeros (last ns 0%nat)) Hns Hf
-                  ltac:(rewrite length_set_at; lia) (length_zeros _)) as (E' & _).
-      rewrite E'. reflexivity. }
-    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
-    split; [eexists; exact Hd|].
-    rewrite (is_derive_unique _ _ _ Hd).
-    rewrite <- (nth_app_lt (snd bp) (concat (fst bp))) by lia. exact Hstep.
+  assert (HrF : (fun c => Rnet ns s (vs (c@@0) (vm (Nnet ns s) t))) [α] = snd bp ++ concat (fst bp)).
+  { cbv beta. cbn [nth]. unfold s. rewrite Eo, <- Hy. fold s. rewrite <- Er. reflexivity. }
+  assert (Hgv : length (snd bp) = length v) by lia.
+  destruct (grad_readout ns ws v (fun s' => sqerr t (Nnet ns s')) _
+              (fun i k z => mlp_loss ns (set_w ws i k z) v t) (fun j z => mlp_loss ns ws (set_at v j z) t)
+              (snd bp) (fst bp) α Hf Hv HF HrF Hgv Hgf) as [Hw Hx].
+  - intros i k z Hi Hk.
+    destruct (net_flat ns (set_w ws i k z) v (zeros (last ns 0%nat)) Hns (mlp_shapes_set_w ns ws i k z Hf Hk) Hv
+                (length_zeros _)) as (E' & _).
+    rewrite E'. reflexivity.
+  - intros j z Hj.
+    destruct (net_flat ns ws (set_at v j z) (zeros (last ns 0%nat)) Hns Hf
+                ltac:(rewrite length_set_at; lia) (length_zeros _)) as (E' & _).
+    rewrite E'. reflexivity.
+  - assert (Hlen : map (@length R) ws = map (@length R) (fst bp)) by (apply (mlp_shapes_lengths ns); auto).
+    assert (Hlenws : length ws = length (fst bp)).
+    { pose proof (f_equal (@length nat) Hlen) as E. rewrite !map_length in E. exact E. }
+    split; [|split; [|split]].
+    + rewrite map_length, combine_length. lia.
+    + intros i k Hi Hk. destruct (Hw i k Hi Hk) as [Hd He]. split; [exact Hd|].
+      rewrite <- He, nth_map_vsub by lia.
+      assert (Hwi : length (nth i ws []) = length (nth i (fst bp) [])).
+      { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hlen. reflexivity. }
+      rewrite vsub_vm by exact Hwi. apply nth_vm.
+    + exact Hgv.
+    + exact Hx.
 Qed.

@@ -37,63 +37,6 @@ Definition res_train (ns : list nat) (ws : list vec) (v t : vec) (α : R) : list
   let r := mlp_backprop ns ws v y in
   (map (fun p => vsub Rsc (fst p) (snd p)) (combine ws (fst r)), vadd Rsc (snd r) y).
 
-(** Reading a gradient step off a reverse derivative on the flat vector
-    [v ++ m_0 ++ …]: the part of [mlp_train_gradient]'s proof that does
-    not depend on the network. *)
-Lemma grad_readout ns (ws : list vec) (v : vec) (F : vec -> vec) rF (loss_w : nat -> nat -> R -> R)
-    (loss_x : nat -> R -> R) (gx : vec) (gs : list vec) α :
-  mlp_shapes ns ws -> length v = hd 0%nat ns ->
-  is_rev_deriv (hd 0%nat ns + psize ns) 1 F (v ++ concat ws) rF ->
-  rF [α] = gx ++ concat gs -> length gx = length v -> mlp_shapes ns gs ->
-  (forall i k z, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
-     (F (v ++ concat (set_w ws i k z)))@@0 = loss_w i k z) ->
-  (forall j z, (j < length v)%nat -> (F (set_at v j z ++ concat ws))@@0 = loss_x j z) ->
-  (forall i k, (i < length ws)%nat -> (k < length (nth i ws []))%nat ->
-     ex_derive (loss_w i k) ((nth i ws [])@@k) /\
-     (nth i ws [])@@k - (nth i gs [])@@k = (nth i ws [])@@k - α * Derive (loss_w i k) ((nth i ws [])@@k)) /\
-  (forall j, (j < length v)%nat -> ex_derive (loss_x j) (v@@j) /\ gx@@j = α * Derive (loss_x j) (v@@j)).
-Proof.
-  intros Hf Hv HF Er Hgx Hgf Hw Hx.
-  set (s := v ++ concat ws).
-  assert (Hr : forall q, (q < hd 0%nat ns + psize ns)%nat ->
-    is_derive (fun z => (F (set_at s q z))@@0) (s@@q) ((rF [1])@@q) /\
-    (gx ++ concat gs)@@q = α * (rF [1])@@q).
-  { intros q Hq. destruct (rev_deriv_partial _ _ _ _ q HF Hq) as [Hd Hl]. split; [exact Hd|].
-    rewrite <- Er. apply Hl. }
-  assert (Hlen : map (@length R) ws = map (@length R) gs) by (apply (mlp_shapes_lengths ns); auto).
-  split.
-  - intros i k Hi Hk.
-    set (q := (length v + length (concat (firstn i ws)) + k)%nat).
-    destruct (concat_index ws i k Hi Hk) as [Hq1 Hq2].
-    assert (Hq : (q < hd 0%nat ns + psize ns)%nat) by (unfold q; rewrite <- (mlp_shapes_length ns ws Hf); lia).
-    destruct (Hr q Hq) as [Hd Hstep].
-    assert (Hsq : s@@q = (nth i ws [])@@k).
-    { unfold s, q. rewrite nth_app_ge by lia. rewrite <- Hq2. f_equal. lia. }
-    assert (Hfun : forall z, (F (set_at s q z))@@0 = loss_w i k z).
-    { intros z. unfold s, q. rewrite <- set_w_flat by auto. apply Hw; auto. }
-    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
-    split; [eexists; exact Hd|].
-    rewrite (is_derive_unique _ _ _ Hd).
-    assert (Hlenws : length ws = length gs).
-    { pose proof (f_equal (@length nat) Hlen) as E. rewrite !map_length in E. exact E. }
-    assert (Hwi : length (nth i ws []) = length (nth i gs [])).
-    { rewrite <- !(map_nth (@length R) _ [] i). simpl. rewrite Hlen. reflexivity. }
-    destruct (concat_index gs i k ltac:(lia) ltac:(lia)) as [_ Hg2].
-    rewrite <- Hg2, <- (len_concat_firstn ws gs i Hlen).
-    replace (length (concat (firstn i ws)) + k)%nat with (q - length gx)%nat by (unfold q; lia).
-    rewrite <- nth_app_ge by (unfold q; lia). rewrite Hstep. ring.
-  - intros j Hj.
-    assert (Hq : (j < hd 0%nat ns + psize ns)%nat) by lia.
-    destruct (Hr j Hq) as [Hd Hstep].
-    assert (Hsq : s@@j = v@@j) by (unfold s; apply nth_app_lt; lia).
-    assert (Hfun : forall z, (F (set_at s j z))@@0 = loss_x j z).
-    { intros z. unfold s. rewrite set_at_app_l by lia. apply Hx. exact Hj. }
-    rewrite Hsq in Hd. apply (is_derive_ext _ _ _ _ Hfun) in Hd.
-    split; [eexists; exact Hd|].
-    rewrite (is_derive_unique _ _ _ Hd).
-    rewrite <- (nth_app_lt gx (concat gs)) by lia. exact Hstep.
-Qed.
-
 Lemma vp_comm u v : vp u v = vp v u.
 Proof. apply vec_ext; [rewrite !length_vp; lia|]. intros i. rewrite !nth_vp. ring. Qed.
 
