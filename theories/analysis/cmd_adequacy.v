@@ -58,19 +58,12 @@ Proof.
     + apply okr_subst; [|apply okrh_ret; exact HoH]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + eapply okg_okp with 0%nat; [lia|]. apply okg_onehot. exact I.
   - (* rh_let_var *)
-    pose proof (list_subst_var z) as Hσ.
-    apply IH; auto. apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
-    inversion HcK as [|? ? HcQ HcK']; subst.
-    apply chaing_fill_c. split; [|exact HcK'].
-    apply chaing_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
+    rh_let_var_case z IH Hvb chaing_fill_c chaing_subst.
   - (* rh_op *)
     destruct (okrh_clause decls locs _ _ _ _ _ HoH Hcl) as [HoQf HoQb].
     unfold rh_op_out. cbn [okr]. split; [|split; [|split]].
     + apply okr_subst; [|exact HoQf]. exact (okg0_subst_nth _ _ _ HVs Hk).
-    + apply IH; auto.
-      * constructor; [exact I|]. apply okg_map_ren. exact HVs.
-      * apply chaing_fill_c in Hvb. destruct Hvb as [_ HcK].
-        apply chaing_fill_c. split; [exact I|apply chaing_shift_frames; exact HcK].
+    + rh_op_ih IH HVs Hvb chaing_fill_c chaing_shift_frames.
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
     + eapply okg_okp with 0%nat; [lia|]. apply okg_rh_op_result.
   - (* rh_rev *)

@@ -49,6 +49,43 @@ Ltac induction_rh :=
                  |H Bs Vs K z As1 R1 H1 R1' R' Hz Hrec1 IH1 Hrec2 IH2
                  |H Bs Vs K F M B' Rrec Hnv Hinf Hrec IH].
 
+(** Two of the substitutions of [RH]'s outputs (with [okg0_subst_nth]
+    below): one variable for another (RH-1b) and the arguments renamed
+    under the new binder; before the section, for the tactics after them. *)
+Lemma list_subst_var z x : exists y, list_subst [Var z] x = Var y.
+Proof. destruct x as [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. Qed.
+
+Lemma okg_map_ren b ξ Vs : Forall (okg 0) Vs -> Forall (okg b) (map (ren_tm ξ) Vs).
+Proof.
+  intros HVs. apply Forall_map. eapply Forall_impl; [|exact HVs].
+  intros V HV. apply (okg_mono _ 0 b); [lia|]. apply okg_ren. exact HV.
+Qed.
+
+(** Two cases of the inductions on [rh] that carry a predicate [ok] of
+    the body ([rh_chaing] with [chain1], [cmd_adequacy.v]'s [rh_okr] with
+    [chaing]), given [ok]'s lemmas on [F^c] ([ok_fill_c]), substitution
+    ([ok_subst]) and the shifted frames ([ok_shift]) and the hypothesis
+    [Hc] that the body is [ok] ([z], [IH] and [HVs] are the names
+    [induction_rh] and the lemmas give):
+    - [rh_let_var_case]: RH-1b, [F^c[let x ⇐ ⌊z⌋ in Q]] is [ok], so is
+      [F^c[Q[z/x]]], to which the induction hypothesis applies;
+    - [rh_op_ih]: RH-2's recursive call, whose values are the renamed
+      [V⃗] and a variable and whose body is [F^c] shifted under [⌊x⌋]. *)
+Ltac rh_let_var_case z IH Hc ok_fill_c ok_subst :=
+  let Hσ := fresh "Hσ" in
+  pose proof (list_subst_var z) as Hσ;
+  apply IH; auto;
+  apply ok_fill_c in Hc; destruct Hc as [_ HcK];
+  inversion HcK as [|? ? HcQ HcK']; subst;
+  apply ok_fill_c; split; [|exact HcK'];
+  apply ok_subst; [|exact HcQ]; intros x; destruct (Hσ x) as [y ->]; exact I.
+
+Ltac rh_op_ih IH HVs Hc ok_fill_c ok_shift :=
+  apply IH; auto;
+  [ constructor; [exact I|]; apply okg_map_ren; exact HVs
+  | apply ok_fill_c in Hc; destruct Hc as [_ HcK];
+    apply ok_fill_c; split; [exact I|apply ok_shift; exact HcK] ].
+
 Section sound.
 Variables (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance Σs : signature := exec_signature Rvo decls locs.
@@ -1106,15 +1143,6 @@ Proof.
   rewrite Forall_forall in HVs. apply HVs. eapply nth_error_In. exact Hk.
 Qed.
 
-Lemma list_subst_var z x : exists y, list_subst [Var z] x = Var y.
-Proof. destruct x as [|x]; unfold list_subst; simpl; [eauto|]. destruct x; simpl; eexists; reflexivity. Qed.
-
-Lemma okg_map_ren b ξ Vs : Forall (okg 0) Vs -> Forall (okg b) (map (ren_tm ξ) Vs).
-Proof.
-  intros HVs. apply Forall_map. eapply Forall_impl; [|exact HVs].
-  intros V HV. apply (okg_mono _ 0 b); [lia|]. apply okg_ren. exact HV.
-Qed.
-
 Lemma okg_rh_op_result m k B : okg 0 (rh_op_result m k B).
 Proof.
   unfold rh_op_result. apply okg_tuple. apply Forall_forall. intros M HM.
@@ -1150,19 +1178,12 @@ Proof.
     + apply chaing_subst; [|destruct H; cbn [ret_clause chaingh] in *; tauto]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + apply okg_onehot. exact I.
   - (* rh_let_var *)
-    pose proof (list_subst_var z) as Hσ.
-    apply IH; auto. apply chain1_fill_c in Hc. destruct Hc as [_ HcK].
-    inversion HcK as [|? ? HcQ HcK']; subst.
-    apply chain1_fill_c. split; [|exact HcK'].
-    apply chain1_subst; [|exact HcQ]. intros x. destruct (Hσ x) as [y ->]. exact I.
+    rh_let_var_case z IH Hc chain1_fill_c chain1_subst.
   - (* rh_op *)
     destruct (chaingh_clause _ _ _ _ _ HcH Hcl) as [HcQf HcQb].
     unfold rh_op_out. cbn [chaing]. split; [|split; [|split]].
     + apply chaing_subst; [|exact HcQf]. exact (okg0_subst_nth _ _ _ HVs Hk).
-    + apply IH; auto.
-      * constructor; [exact I|]. apply okg_map_ren. exact HVs.
-      * apply chain1_fill_c in Hc. destruct Hc as [_ HcK].
-        apply chain1_fill_c. split; [exact I|apply chain1_shift_frames; exact HcK].
+    + rh_op_ih IH HVs Hc chain1_fill_c chain1_shift_frames.
     + apply chaing_subst; [|exact HcQb]. apply okg0_list_subst. repeat constructor.
     + apply (okg_mono _ 0 2); [lia|]. apply okg_rh_op_result.
   - (* rh_rev: no nested rev handle in a chain1 body *)
