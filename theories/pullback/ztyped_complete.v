@@ -41,17 +41,19 @@ Inductive aztyped : list ty -> atm -> ty -> Prop :=
 >> *)
 | aztyped_plus Γ s p σ :
     aztyped Γ s (TDual σ) -> aztyped Γ p (TDual σ) -> aztyped Γ (XPlus s p) (TDual σ)
+(** variables and functions: the annotation of [λx:σ] is [x]'s type *)
 | aztyped_var Γ n σ : nth_error Γ n = Some σ -> aztyped Γ (XVar n) σ
 | aztyped_lam Γ s σ τ : aztyped (σ :: Γ) s τ -> aztyped Γ (XLam σ s) (TArr σ τ)
 | aztyped_app Γ s p σ τ : aztyped Γ s (TArr σ τ) -> aztyped Γ p σ -> aztyped Γ (XApp s p) τ
+(** pairs *)
 | aztyped_proj1 Γ s σ1 σ2 : aztyped Γ s (TProd σ1 σ2) -> aztyped Γ (XProj false s) σ1
 | aztyped_proj2 Γ s σ1 σ2 : aztyped Γ s (TProd σ1 σ2) -> aztyped Γ (XProj true s) σ2
 | aztyped_pair Γ s1 s2 σ1 σ2 :
     aztyped Γ s1 σ1 -> aztyped Γ s2 σ2 -> aztyped Γ (XPair s1 s2) (TProd σ1 σ2)
+(** scalars, primitive functions, their Jacobians, numeric duals *)
 | aztyped_real Γ r : aztyped Γ (XReal r) TR
 | aztyped_fun Γ f p : aztyped Γ p (Rn (fdom f)) -> aztyped Γ (XFun f p) (Rn (fcod f))
-| aztyped_jac Γ f s :
-    aztyped Γ s (Rn (fdom f)) -> aztyped Γ (XJac f s) (TArr (Rn (fdom f)) (Rn (fcod f)))
+| aztyped_jac Γ f s : aztyped Γ s (Rn (fdom f)) -> aztyped Γ (XJac f s) (TArr (Rn (fdom f)) (Rn (fcod f)))
 | aztyped_ndual Γ r σ : num_ty r σ -> aztyped Γ (XNDual r) (TDual σ)
 (**
 <<
@@ -62,6 +64,7 @@ Inductive aztyped : list ty -> atm -> ty -> Prop :=
 | aztyped_dual Γ s1 s2 σ τ :
     atyped (σ :: Γ) s1 τ -> aztyped Γ s2 (TDual τ) -> lin is0 (erase s1) ->
     aztyped Γ (XDual σ s1 s2) (TDual σ)
+(** pullbacks and [let] *)
 | aztyped_pb Γ p s σ τ :
     aztyped (σ :: Γ) p τ -> aztyped Γ s (TOmega τ) -> aztyped Γ (XPb σ p s) (TOmega σ)
 | aztyped_let Γ e l σ τ : aztyped Γ e σ -> aztyped (σ :: Γ) l τ -> aztyped Γ (XLet e l) τ.
