@@ -578,7 +578,8 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
             premise = progress_rule(t)
             covered = ("in fo_progress's premises: the theorem says it steps" if premise is None
                        else f"outside fo_progress's premises, {premise}")
-            raise Divergence(f"a query in the typed premise (zcheck accepts it) ends stuck ({what}; {covered}; "
+            raise Divergence(f"a well-typed query ends stuck ({what}; in the typed premise ztyped, zcheck accepts "
+                             f"it; {covered}; "
                              f"{e.message.split(': (')[0][:200]}): {text}") from None
         if e.kind == "answer-too-large":
             if machine:

@@ -33,7 +33,7 @@ from .premise import gradient_rule, progress_rule, require
 from .reference import Opaque, query_meaning, run
 from .sexp import read_term_or_request, request_sexp, to_sexp
 from .surface import parse, pretty, pretty_type
-from .syntax import TDual, Tm
+from .syntax import TDual, Tm, free_vars
 from .typecheck import outside_ztyped, type_of, well_formed
 
 #: the largest ``--fuel`` pullback-eval takes
@@ -73,10 +73,13 @@ def require_ztyped(t: Tm) -> None:
                                          "determined by its annotations; infer_complete.v, chk)", "ztyped") from None
         rule, u, ty = where
         what = "the zero term" if rule == "zt_zero" else "the sum"
+        # its free variables (bound outside it) named v0, v1, … from the innermost
+        names = tuple(f"v{i}" for i in range(max(free_vars(u), default=-1) + 1))
+        shown = pretty(u, ascii=True, context=names, lenient=True)
         raise BadInput("ill-formed", f"outside the typed premise ztyped (theories/pullback/ztyped.v, {rule}): "
-                                     f"{what} `{pretty(u, ascii=True, lenient=True)}` stands at type {ty}, not a dual "
-                                     f"type, outside the body of a dual map: the paper's 0 and sums are formal, "
-                                     f"no rule reduces them there", rule) from None
+                                     f"{what} `{shown}` stands at type {ty}, not a dual type, outside the body of "
+                                     f"a dual map: the paper's 0 and sums are formal, no rule reduces them there",
+                       rule) from None
     if where is not None:
         raise RevHandlersError("internal", f"zcheck accepts a term whose {where[0]} the Python twin "
                                            f"(outside_ztyped) blames: please report it")
