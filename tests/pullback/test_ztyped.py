@@ -12,13 +12,10 @@ under test."""
 
 from __future__ import annotations
 
-import io
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from revhandlers.cli import main
 from revhandlers.errors import BadInput, RuntimeFailure
 from revhandlers.harness import Divergence
 from revhandlers.pullback import campaign as C
@@ -27,15 +24,7 @@ from revhandlers.pullback.sexp import from_sexp, to_sexp
 from revhandlers.pullback.syntax import TR, Plus, TDual, TProd, Zero
 from revhandlers.pullback.typecheck import outside_ztyped
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples" / "pullback"
-
-X, Y = "(proj 1 (var 0))", "(proj 2 (var 0))"
-OMEGA = "(lam R (ndual 1.0))"
-
-
-def query(body: str, point: str = "(pair 1.0 2.0)") -> str:
-    return f"(app (pullback (* R R) {body} {OMEGA}) {point})"
+from .test_premise import EXAMPLES, X, Y, query, run
 
 
 # (term, the rule of ztyped it fails and the subterm at fault, or None; does
@@ -108,12 +97,6 @@ def test_zcheck_in_pullback_eval(ev, text, fault, typed):
 def test_zcheck_types(ev):
     assert ev.zcheck(from_sexp("(+ (ndual 1.0) (ndual 2.0))")) == TDual(TR())
     assert ev.zcheck(from_sexp(query(f"(fun sq (fun mul (pair {X} {Y})))"))) == TDual(TProd(TR(), TR()))
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    out = io.StringIO()
-    code = main(["pullback", *argv], out=out)
-    return code, out.getvalue(), capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text,rule,shown", [
