@@ -1,4 +1,5 @@
-(** * Progress under the typed premise, without pullbacks
+(** * Progress under the typed premise: without pullbacks, and on the
+      first-order fragment
 
     docs/decisions-pullback.md, "Progress beyond the first-order fragment:
     the premise is typed".  [progress_num] (progress_typed.v) proves
@@ -18,17 +19,26 @@
     - [zno_pb_safety]: so is every term it reduces to, when the signature's
       functions keep numerals dense (as [ztyped_steps] needs);
       [exec_zno_pb_safety]: at [pullback-eval]'s signature, without
-      hypotheses.
+      hypotheses;
+    - [zfo_progress]: a closed [ztyped] term of the first-order fragment
+      [fq] (fo.v: first-order queries, their 1-forms and points) is a
+      syntactic value or steps; [zfo_safety], [exec_zfo_safety]: so is
+      every term it reduces to; [zfo_svalue_norm]: it reduces to a
+      syntactic value of its type.  [fo_progress] needs [nzq] (no [0] or
+      sum outside dual maps' bodies), which the steps do not keep;
+      [ztyped] replaces it ([zfo_value_svalue]: a closed normal form of
+      [fq] in [ztyped] is a syntactic value), since [0] and sums at dual
+      types never block a rule.
 
-    Open: terms with pullbacks.  Rules 16b-20a reduce a pullback applied
-    to a point only once a premise, the body run on the point, ends in a
-    dual map or [0]; progress for them needs the normalization of those
-    premises beyond the first-order fragment ([norm_fo.v]), which is not
-    proved.  The fragment here does not contain [fq]'s queries (they are
-    pullbacks), and [fo_progress] does not contain it ([nzq] excludes
-    [r* + s*] and [⟨0, r⟩ : R* × R]). *)
+    Open: terms with pullbacks outside [fq].  Rules 16b-20a reduce a
+    pullback applied to a point only once a premise, the body run on the
+    point, ends in a dual map or [0]; progress for them needs the
+    normalization of those premises, proved on [fq] only ([norm_fo.v]; not
+    for Jacobians applied and other lets in pullback bodies, higher-order
+    bodies, dual maps and pullbacks in bodies).  Both fragments here contain terms [fo_progress] does not
+    cover ([nzq] excludes [r* + s*] and [⟨0, r⟩ : R* × R]). *)
 From Pullback Require Import syntax typing reduction preservation progress progress_typed exec_sig
-  fo_grad ztyped ztyped_pres.
+  fo norm_fo fo_progress fo_grad ztyped ztyped_pres.
 
 Section ztyped_progress.
 Context {Σ : signature}.
@@ -37,14 +47,14 @@ Ltac inv H := inversion H; subst; clear H.
 
 (** ** Canonical forms under [ztyped]: [0] and sums have dual types *)
 Lemma zcanon_gty t A :
-  no_pb t -> svalue t -> ztyped [] t A -> gty A -> exists r, dense r /\ t = num_tm r.
+  svalue t -> ztyped [] t A -> gty A -> exists r, dense r /\ t = num_tm r.
 Proof.
-  revert A. induction t as [| | | |a IHa b IHb|r| | | | | | | |]; intros A Hp Hv Ht Hg;
-    simpl in Hp, Hv; try contradiction; inv Ht; simpl in Hg; try contradiction.
+  revert A. induction t as [| | | |a IHa b IHb|r| | | | | | | |]; intros A Hv Ht Hg;
+    simpl in Hv; try contradiction; inv Ht; simpl in Hg; try contradiction.
   - (* a pair of numerals *)
-    destruct Hp as [Pa Pb], Hv as [Va Vb], Hg as [Ga Gb].
-    destruct (IHa _ Pa Va ltac:(eassumption) Ga) as (ra & Da & ->).
-    destruct (IHb _ Pb Vb ltac:(eassumption) Gb) as (rb & Db & ->).
+    destruct Hv as [Va Vb], Hg as [Ga Gb].
+    destruct (IHa _ Va ltac:(eassumption) Ga) as (ra & Da & ->).
+    destruct (IHb _ Vb ltac:(eassumption) Gb) as (rb & Db & ->).
     exists (NP ra rb). split; [split; assumption|reflexivity].
   - (* a real *)
     exists (NR r). split; [exact I|reflexivity].
@@ -98,8 +108,8 @@ Proof.
     + (* (1) *) eexists. apply step_beta, svalue_value, Vp.
     + (* (4): the point and the argument are numerals of [R^(fdom f)] *)
       inversion Hs; subst.
-      destruct (zcanon_gty a _ Na Va Ha (gty_Rn _)) as (r & Dr & ->).
-      destruct (zcanon_gty p _ Np Vp Hp (gty_Rn _)) as (r' & Dr' & ->).
+      destruct (zcanon_gty a _ Va Ha (gty_Rn _)) as (r & Dr & ->).
+      destruct (zcanon_gty p _ Vp Hp (gty_Rn _)) as (r' & Dr' & ->).
       eexists. apply step_jac; assumption.
   - (* zt_proj1 *)
     destruct (IHs eq_refl Hnp) as [Vs|[s' Ss]]; [|in_frame (EProj false)].
@@ -115,7 +125,7 @@ Proof.
     destruct (IH2 eq_refl N2) as [V2|[s' S2]]; [left; split; assumption|in_frame (EPairR s1)].
   - (* zt_fun: (3) on a numeral *)
     destruct (IHp eq_refl Hnp) as [Vp|[p' Sp]]; [|in_frame (EFun f)].
-    destruct (zcanon_gty p _ Hnp Vp Hp (gty_Rn _)) as (r & Dr & ->).
+    destruct (zcanon_gty p _ Vp Hp (gty_Rn _)) as (r & Dr & ->).
     right. eexists. apply step_fun. exact Dr.
   - (* zt_jac: a Jacobian at a value is a value *)
     destruct (IHs eq_refl Hnp) as [Vs|[s' Ss]]; [left; exact Vs|in_frame (EJac f)].
@@ -141,6 +151,85 @@ Example zprogress_beyond_nfrag r :
   ztyped [] (Plus (NDual (NR r)) (NDual (NR r))) (TDual TR) /\ ~ nfrag (Plus (NDual (NR r)) (NDual (NR r))).
 Proof. repeat split; repeat constructor; simpl; tauto. Qed.
 
+(** ** The first-order fragment under [ztyped] *)
+
+(** Informal proof: as [fo_value_svalue], by induction on [t], with
+    [ztyped] in place of [typed] and [nzq]: a closed normal form of [fq]
+    is a syntactic value.  A variable is not closed; [0] is a value, and
+    a sum of normal forms of the fragment is a sum of values.  An
+    application in normal form is impossible: its function is a value of
+    an arrow type, which under [ztyped] is no [0] or sum, hence an
+    abstraction ((1) applies), a Jacobian at a numeral ((4) applies) or a
+    pullback of a first-order body (a rule 9-20 applies: no stuck form of
+    Remark 3.6 applies an atom there).  Nor is a projection (of a pair), a
+    [f(V)] (of a numeral) or a [let].  A pair, [J f · V], a dual map and a
+    pullback are values when their parts are. *)
+Lemma zfo_value_svalue t A : ztyped [] t A -> fq t -> value t -> svalue t.
+Proof.
+  revert A.
+  induction t as [n|s IHs|a IHa b IHb|i a IHa|a IHa b IHb|r|f a IHa|f a IHa|s IHs q IHq|p IHp w IHw|r| |a IHa b IHb|e IHe l IHl];
+    intros A Ht Hq Hv; simpl; try exact I; apply fq_cases in Hq; cbn [flat form] in Hq.
+  - (* a variable is not closed *)
+    inv Ht. destruct n; discriminate.
+  - (* an application is not a normal form *)
+    exfalso. destruct Hv as [Hh [Va Vb]].
+    assert (Qa : fq a /\ (flat a \/ form a)) by (split; [destruct Hq as [Hq|[[]|Hq]]; [apply flat_fq|apply form_fq]|]; tauto).
+    assert (Qb : flat b) by (destruct Hq as [Hq|[[]|Hq]]; tauto).
+    inv Ht.
+    match goal with H1 : ztyped [] a (TArr ?σ _), H2 : ztyped [] b ?σ |- _ =>
+      pose proof (IHa _ H1 (proj1 Qa) Va) as Sa; pose proof (IHb _ H2 (flat_fq _ Qb) Vb) as Sb;
+      rename H1 into Ta, H2 into Tb end.
+    destruct a as [| | | | | |f a'|f a'| |p w| | | |]; simpl in Sa; try contradiction; try (inv Ta; fail);
+      try (apply Hh; exact I).
+    + (* (4) would apply *)
+      inv Ta. destruct (zcanon_gty a' _ Sa ltac:(eassumption) (gty_Rn _)) as (r & Dr & ->).
+      destruct (zcanon_gty b _ Sb Tb (gty_Rn _)) as (r' & Dr' & ->).
+      apply Hh. simpl. eauto 6.
+    + (* a rule 9-20 would apply: the body is first order *)
+      destruct Qa as [_ [Fa|[[Hp _] _]]]; [simpl in Fa; contradiction|].
+      apply Hh. simpl. split; [tauto|].
+      intros [(a0 & q0 & _ & _ & ->)|(p1 & q0 & -> & _)]; simpl in Hp; exact Hp.
+  - (* a projection is not a normal form *)
+    exfalso. destruct Hv as [Hh Va]. destruct Hq as [Hq|[[]|[]]].
+    inv Ht;
+      match goal with H1 : ztyped [] a _ |- _ => pose proof (IHa _ H1 (flat_fq _ Hq) Va) as Sa; rename H1 into Ta end;
+      destruct a; simpl in Sa; try contradiction; try (inv Ta; fail); apply Hh; exact I.
+  - (* a pair of values *)
+    destruct Hv as [_ [Va Vb]]. destruct Hq as [[Fa Fb]|[[]|[]]]. inv Ht.
+    split; [eapply IHa|eapply IHb]; eauto using flat_fq.
+  - (* [f(P)] is not a normal form *)
+    exfalso. destruct Hv as [Hh Va]. destruct Hq as [Hq|[[]|[]]]. inv Ht.
+    destruct (zcanon_gty a _ (IHa _ ltac:(eassumption) (flat_fq _ Hq) Va) ltac:(eassumption) (gty_Rn _))
+      as (r & Dr & ->).
+    apply Hh. simpl. eauto.
+  - (* [J f · V] *)
+    destruct Hv as [_ Va]. destruct Hq as [Hq|[[]|[]]]. inv Ht. eauto using flat_fq.
+  - (* a dual map *)
+    destruct Hv as [Hh [Vs Vq]]. destruct Hq as [[]|[[]|[_ Qq]]]. inv Ht. eauto.
+  - (* a pullback along a 1-form *)
+    destruct Hv as [_ [Hc Vw]]. destruct Hq as [[]|[[_ Fw]|[]]]. inv Ht. eauto using form_fq.
+  - (* a sum of values *)
+    destruct Hv as [_ [Va Vb]]. destruct Hq as [[Fa Fb]|[[]|[]]]. inv Ht.
+    split; [eapply IHa|eapply IHb]; eauto using flat_fq.
+  - (* [let] is not a normal form *)
+    destruct Hv as [_ []].
+Qed.
+
+(** Progress on the fragment under [ztyped]: [fq_norm] reduces [t] to a
+    normal form; if that takes no step, [t] is one, hence a syntactic
+    value ([zfo_value_svalue]); otherwise [t] steps.  Unlike
+    [fo_progress], [0] and sums stand anywhere at dual types. *)
+Lemma zfo_progress t A : ztyped [] t A -> fq t -> svalue t \/ exists t', step t t'.
+Proof.
+  intros Ht Hq. destruct (fq_norm t Hq) as (v & Hs & Hv & _).
+  inversion Hs as [t0 E|t0 t' v0 H1 _ E1 E2]; subst; [left; exact (zfo_value_svalue v A Ht Hq Hv)|right; eauto].
+Qed.
+
+(** [⟨0, r⟩ : R* × R] is in [fq], outside [nzq] ([nzq_not_kept]): covered
+    by [zfo_progress], not by [fo_progress]. *)
+Example zfo_beyond_nzq r : fq (Pair Zero (Real r)) /\ ~ nzq (Pair Zero (Real r)).
+Proof. split; [left; simpl; tauto|unfold nzq; simpl; tauto]. Qed.
+
 (** ** Type safety without pullbacks *)
 Section dense.
 Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
@@ -157,6 +246,26 @@ Proof.
   - exact (zprogress_no_pb t A Ht Hp).
   - apply (IH A); [exact (ztyped_preservation fsem_dense fjac_dense t t' A Ht H1)|exact (step_no_pb t t' H1 Hp)].
 Qed.
+
+(** Type safety on the first-order fragment under [ztyped]: the type by
+    [ztyped_steps], the fragment by [fq_steps], then [zfo_progress]. *)
+Lemma zfo_safety t u A :
+  ztyped [] t A -> fq t -> steps t u -> svalue u \/ exists u', step u u'.
+Proof.
+  intros Ht Hq Hs.
+  exact (zfo_progress u A (ztyped_steps fsem_dense fjac_dense t u A Ht Hs) (fq_steps t u Hs Hq)).
+Qed.
+
+(** Normalization to a syntactic value of the same type (Corollary 5.2
+    with the values of the grammar) on the first-order fragment under
+    [ztyped]: [fq_norm]'s normal form is one ([zfo_value_svalue]). *)
+Lemma zfo_svalue_norm t A :
+  ztyped [] t A -> fq t -> exists v, steps t v /\ svalue v /\ ztyped [] v A.
+Proof.
+  intros Ht Hq. destruct (fq_norm t Hq) as (v & Hs & Hv & Hqv).
+  pose proof (ztyped_steps fsem_dense fjac_dense t v A Ht Hs) as Htv.
+  exists v. split; [exact Hs|split; [exact (zfo_value_svalue v A Htv Hqv Hv)|exact Htv]].
+Qed.
 End dense.
 
 End ztyped_progress.
@@ -167,3 +276,8 @@ Lemma exec_zno_pb_safety {K} (o : scalar_ops K) t u A :
   @ztyped (exec_sig o) [] t A -> @no_pb (exec_sig o) t -> @steps (exec_sig o) t u ->
   @svalue (exec_sig o) u \/ exists u', @step (exec_sig o) u u'.
 Proof. apply zno_pb_safety; [exact (exec_fsem_dense o)|exact (exec_fjac_dense o)]. Qed.
+
+Lemma exec_zfo_safety {K} (o : scalar_ops K) t u A :
+  @ztyped (exec_sig o) [] t A -> @fq (exec_sig o) t -> @steps (exec_sig o) t u ->
+  @svalue (exec_sig o) u \/ exists u', @step (exec_sig o) u u'.
+Proof. apply zfo_safety; [exact (exec_fsem_dense o)|exact (exec_fjac_dense o)]. Qed.
