@@ -362,8 +362,9 @@ Check @zcheck_decides.
 Print Assumptions zcheck_decides.
 
 (* Progress with syntactic values and type safety under the typed premise
-   for terms without pullbacks, 0 and sums at dual types included
-   (ztyped_progress.v); with pullbacks it is open. *)
+   for terms without pullbacks and for the first-order fragment fq, 0 and
+   sums at dual types included (ztyped_progress.v); for pullbacks outside
+   fq it is open. *)
 From Pullback Require Import ztyped_progress.
 Check @zprogress_no_pb.
 Print Assumptions zprogress_no_pb.
@@ -371,3 +372,11 @@ Check @zno_pb_safety.
 Print Assumptions zno_pb_safety.
 Check @exec_zno_pb_safety.
 Print Assumptions exec_zno_pb_safety.
+Check @zfo_progress.
+Print Assumptions zfo_progress.
+Check @zfo_safety.
+Print Assumptions zfo_safety.
+Check @zfo_svalue_norm.
+Print Assumptions zfo_svalue_norm.
+Check @exec_zfo_safety.
+Print Assumptions exec_zfo_safety.
