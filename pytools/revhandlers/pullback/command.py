@@ -78,7 +78,8 @@ def require_ztyped(t: Tm) -> None:
         shown = pretty(u, ascii=True, context=names, lenient=True)
         raise BadInput("ill-formed", f"outside the typed premise ztyped (theories/pullback/ztyped.v, {rule}): "
                                      f"{what} `{shown}` stands at type {ty}, not a dual type, outside the body of "
-                                     f"a dual map: the paper's 0 and sums are formal, no rule reduces them there",
+                                     f"a dual map (progress is proved under ztyped; such a 0 or sum can leave a "
+                                     f"term stuck, as f(r + r))",
                        rule) from None
     if where is not None:
         raise RevHandlersError("internal", f"zcheck accepts a term whose {where[0]} the Python twin "
