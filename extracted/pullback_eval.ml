@@ -217,11 +217,21 @@ let rule_name = function
 
 (* ---------- running ---------- *)
 
-let typed s =
+(* [--ztyped] and the request (zcheck TERM): also the typed premise of
+   progress, ztyped (theories/pullback/ztyped.v), by the extracted zcheck
+   at the type pb_infer gives. *)
+let ztyped = ref false
+
+let typed ?(z = false) s =
   let a = term_of 0 0 s in
   match P.pb_infer a with
   | Some t ->
       let e = P.pb_erase a in
+      if (z || !ztyped) && not (P.pb_zcheck a t) then
+        bad ~rule:"ztyped" "ill-formed"
+          ("a 0 or a sum stands at a type that is not a dual type, outside the body of a dual map \
+            (theories/pullback/ztyped.v, ztyped, decided by zcheck): the paper's 0 and sums are formal, \
+            no rule reduces f(r + r) or a point with a 0 in it: " ^ short s);
       if not (P.pb_lets_ok e) then
         bad ~rule:"wf_let" "ill-formed"
           ("a let in the body of a pullback is not a let series (theories/pullback/wf.v, pb_lets_ok): \
@@ -299,8 +309,8 @@ let last s =
   sized (fun () ->
       to_line (list "last" [ list "term" [ tm_sexp u ]; list "steps" [ int_atom k ]; list "outcome" [ atom outcome ] ]))
 
-let check_line s =
-  let t = snd (typed s) in
+let check_line ?z s =
+  let t = snd (typed ?z s) in
   sized (fun () -> to_line (list "ok" [ list "type" [ ty_sexp t ] ]))
 
 (* The terms after each step, and the answer (or the runtime failure) at the
@@ -326,7 +336,7 @@ let trace s =
   (lines, final, line)
 
 let requests =
-  [ ("run", `Run); ("run-fuel", `Run_fuel); ("check", `Check); ("trace", `Trace); ("cps", `Cps); ("last", `Last) ]
+  [ ("run", `Run); ("run-fuel", `Run_fuel); ("check", `Check); ("zcheck", `Zcheck); ("trace", `Trace); ("cps", `Cps); ("last", `Last) ]
 
 let mode_of_request s =
   match keyword_request requests s with
@@ -334,15 +344,15 @@ let mode_of_request s =
   | None -> (
       match s with
       | S.List (S.Atom k :: _) when List.mem_assoc k requests ->
-          bad "syntax" "a request is (run TERM), (run-fuel TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) \
-                        or a TERM"
+          bad "syntax" "a request is (run TERM), (run-fuel TERM), (check TERM), (zcheck TERM), (trace TERM), \
+                        (cps TERM), (last TERM) or a TERM"
       | p -> (`Run, p))
 
 let usage =
-  Printf.sprintf "usage: pullback-eval [--check | --trace | --machine step|cps] [--fuel N] [--timeout SECONDS] [FILE]\n\
-  \       pullback-eval --serve [--fuel N] [--timeout SECONDS]\n\
+  Printf.sprintf "usage: pullback-eval [--check | --trace | --machine step|cps] [--ztyped] [--fuel N] [--timeout SECONDS] [FILE]\n\
+  \       pullback-eval --serve [--ztyped] [--fuel N] [--timeout SECONDS]\n\
    Reads one request (docs/sexp-format.md, \"pullback-eval\"): (run TERM),\n\
-   (run-fuel TERM), (check TERM), (trace TERM), (cps TERM), (last TERM) or a\n\
+   (run-fuel TERM), (check TERM), (zcheck TERM), (trace TERM), (cps TERM), (last TERM) or a\n\
    TERM, from FILE or standard input, and prints one answer line (--trace: one\n\
    line per step first,\n\
    with the rule that fired).  --machine cps runs a TERM or (run TERM) on\n\
@@ -353,7 +363,10 @@ let usage =
    and (times 64) its transitions; run takes no fuel on the first-order\n\
    fragment (fq, theories/pullback/fo_run.v), where it ends in a value;\n\
    run-fuel, trace and last always take the fuel.  --serve answers one request per line.\n\
-   --timeout stops a request after SECONDS (default 60; 0: no limit)." max_answer
+   --timeout stops a request after SECONDS (default 60; 0: no limit).\n\
+   --ztyped (and the request zcheck, as check) also checks the typed premise of\n\
+   progress (theories/pullback/ztyped.v: 0 and sums only at dual types outside\n\
+   dual maps' bodies); a term outside it is ill-formed [ztyped], exit code 2." max_answer
 
 let () =
   let mode = ref `Run and serve_mode = ref false and machine = ref `Run in
@@ -363,7 +376,7 @@ let () =
   let file =
     command_line "pullback-eval" usage
       ~switches:[ ("--check", fun () -> mode := `Check); ("--trace", fun () -> mode := `Trace);
-                  ("--serve", fun () -> serve_mode := true) ]
+                  ("--serve", fun () -> serve_mode := true); ("--ztyped", fun () -> ztyped := true) ]
       ~options:[ ("--machine", machine_of); ("--fuel", fuel_of) ]
   in
   (* the answer line to request [m] on [p]; [traced] makes a trace's *)
@@ -374,6 +387,7 @@ let () =
     | `Cps -> run_cps p
     | `Last -> last p
     | `Check -> check_line p
+    | `Zcheck -> check_line ~z:true p
     | `Trace -> traced (trace p)
   in
   if !serve_mode then

@@ -345,3 +345,38 @@ Check @zinfer_sound.
 Print Assumptions zinfer_sound.
 Check @zcheck_sound.
 Print Assumptions zcheck_sound.
+
+(* The checker of the typed premise is complete on the fragment the
+   annotations determine (syn/chk of infer_complete.v), so ztyped is decided
+   there (ztyped_complete.v). *)
+From Pullback Require Import ztyped_complete.
+Check @ztyped_annotated.
+Print Assumptions ztyped_annotated.
+Check @zinfer_complete.
+Print Assumptions zinfer_complete.
+Check @zcheck_complete.
+Print Assumptions zcheck_complete.
+Check @ztyped_zcheck.
+Print Assumptions ztyped_zcheck.
+Check @zcheck_decides.
+Print Assumptions zcheck_decides.
+
+(* Progress with syntactic values and type safety under the typed premise
+   for terms without pullbacks and for the first-order fragment fq, 0 and
+   sums at dual types included (ztyped_progress.v); for pullbacks outside
+   fq it is open. *)
+From Pullback Require Import ztyped_progress.
+Check @zprogress_no_pb.
+Print Assumptions zprogress_no_pb.
+Check @zno_pb_safety.
+Print Assumptions zno_pb_safety.
+Check @exec_zno_pb_safety.
+Print Assumptions exec_zno_pb_safety.
+Check @zfo_progress.
+Print Assumptions zfo_progress.
+Check @zfo_safety.
+Print Assumptions zfo_safety.
+Check @zfo_svalue_norm.
+Print Assumptions zfo_svalue_norm.
+Check @exec_zfo_safety.
+Print Assumptions exec_zfo_safety.

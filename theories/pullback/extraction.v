@@ -5,6 +5,11 @@
     [exec_sig] (exec_sig.v) over OCaml's floats:
     - [pb_infer]: the type checker of infer.v on closed terms
       ([infer_sound]), and [pb_erase], the erasure of binder types;
+    - [pb_zcheck]: the checker of the typed premise [ztyped] (ztyped.v:
+      [0] and sums only at dual types outside dual maps' bodies) on closed
+      terms, [zcheck] (ztyped_infer.v: [zcheck_sound]; complete on the
+      fragment the annotations determine, ztyped_complete.v:
+      [zcheck_complete], [zcheck_decides]);
     - [pb_lets_ok], [pb_jac_ok]: the two conditions of well-formed terms
       (wf.v: [pb_lets_okb_spec], [pb_jac_okb_spec], [wf_tmb_spec]), and
       [pb_param_ok], the third condition of the checkers' judgment
@@ -33,7 +38,8 @@
     on what the scalar operations compute: the theorems hold for every
     [scalar_ops] (exec_sig.v). *)
 From Coq Require Import Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps wf fo_run.
+From Pullback Require Import syntax typing decide step_fn normalize infer exec_sig cps wf fo_run
+  ztyped_infer.
 
 Definition flt : Type := unit.
 Definition flt_zero : flt := tt.
@@ -62,6 +68,7 @@ Definition float_ops : scalar_ops flt := {|
 
 Definition pb_infer (a : atm) : option ty := infer [] a.
 Definition pb_erase (a : atm) : tm := erase a.
+Definition pb_zcheck (a : atm) (A : ty) : bool := zcheck [] a A.
 Definition pb_lets_ok (t : tm) : bool := pb_lets_okb t.
 Definition pb_jac_ok (t : tm) : bool := pb_jac_okb t.
 Definition pb_param_ok (t : tm) : bool := pb_param_okb t.
@@ -83,4 +90,4 @@ Definition fsym_view (f : @fsym pb_sig) : fprim := f.
 
 Extraction Language OCaml.
 Extraction "pullback_core.ml"
-  pb_infer pb_erase pb_lets_ok pb_jac_ok pb_param_ok pb_step pb_normalize pb_trace pb_fo_run pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.
+  pb_infer pb_erase pb_zcheck pb_lets_ok pb_jac_ok pb_param_ok pb_step pb_normalize pb_trace pb_fo_run pb_cps pb_log_rules pb_step_rule mk_real real_view mk_fsym fsym_view.

@@ -32,11 +32,17 @@ forward mode, which never uses the pullback reductions), and compared:
   second derivative of ``f``) is rejected by both checkers
   (:func:`.typecheck.ill_formed`, pullback-eval's ``ill-formed`` error,
   which must name the same rule): the outcome ``rejected``;
-* a run of a well-formed, well-typed query that ends stuck is a divergence
-  (the paper's Corollary 5.2: every reduction ends in a value), named by
-  its class (:func:`stuck_class`); no class is excluded any more
-  (:data:`EXCLUDED`, ``docs/decisions-pullback.md``, "Stuck queries"); with
-  ``allow_stuck`` (``--allow-stuck``) every stuck class is an outcome;
+* a run of a well-formed query in the typed premise ``ztyped`` (pullback-eval's
+  extracted ``zcheck`` accepts it, ``theories/pullback/ztyped.v``) that
+  ends stuck is a divergence (the paper's Corollary 5.2: every reduction
+  ends in a value), named by its class (:func:`stuck_class`); a stuck run
+  of a query outside ``ztyped`` is the outcome ``outside ztyped``, with the
+  rule that excludes it (``zt_zero``, ``zt_plus``: :func:`ztyped_rule`),
+  and the well-formed queries outside ``ztyped`` are counted by that rule
+  whatever their run (:func:`ztyped_line`); no class is excluded
+  otherwise (:data:`EXCLUDED`, ``docs/decisions-pullback.md``, "Stuck
+  queries"); with ``allow_stuck`` (``--allow-stuck``) every stuck class is
+  an outcome;
 * a run out of fuel or past the time limit is a named outcome, not a
   divergence;
 * so is a value that prints longer than pullback-eval's limit on an answer
@@ -86,7 +92,7 @@ from .sexp import read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Jac, Lam, Let, NDual, Pair, Pb, Proj, Real, TArr, TDual, Tm, TProd, Var, Zero,
                      children, is_ground)
-from .typecheck import TVar, ill_formed, is_lets, type_of
+from .typecheck import TVar, ill_formed, is_lets, outside_ztyped, type_of
 
 RTOL, ATOL = 1e-9, 1e-12
 #: seconds pullback-eval may spend on one query
@@ -289,6 +295,30 @@ def pb_wf(t: Tm) -> bool:
 NOT_PB_WF = "not pb_wf: a let in a pullback's body that is not a let series"
 JACOBIAN = "Remark 3.6: a Jacobian J f · r in a function position of a pullback's body, not written there"
 EXCLUDED: frozenset[str] = frozenset()
+
+
+#: the outcome of a stuck query outside the typed premise ``ztyped``
+#: (``theories/pullback/ztyped.v``; docs/decisions-pullback.md, "Progress
+#: beyond the first-order fragment: the premise is typed"): the paper's
+#: ``0`` and sums are formal, and a ``0`` or sum where a rule needs a
+#: number, a pair or an abstraction is stuck; not a divergence
+OUTSIDE_ZTYPED = "outside ztyped"
+
+
+def ztyped_rule(t: Tm, evaluator: PullbackEvaluator) -> str | None:
+    """``None`` when pullback-eval's extracted ``zcheck`` accepts ``t`` (the
+    typed premise ``ztyped`` holds), else the rule that excludes it: the
+    ``0`` (``zt_zero``) or the sum (``zt_plus``) at a type that is not
+    dual, by :func:`.typecheck.outside_ztyped`, or ``ztyped`` when no
+    single one is to blame."""
+    try:
+        evaluator.zcheck(t)
+    except BadInput as e:
+        if e.rule != "ztyped":
+            raise
+        where = outside_ztyped(t)
+        return "ztyped" if where is None else where[0]
+    return None
 
 
 def _subterms(t: Tm):
@@ -510,6 +540,8 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
     except RevHandlersError as e:
         raise Divergence(f"the Python checker rejects a generated query: {e}: {text}") from None
     bad = ill_formed(t)
+    if steps is not None and bad is None and (where := outside_ztyped(t)) is not None:
+        steps[f"{OUTSIDE_ZTYPED}: {where[0]}"] += 1
     try:
         if answers is None:
             r, answer = evaluator.result_line(t)
@@ -538,12 +570,16 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
             what = stuck_class(t, evaluator, answers[2] if answers is not None and len(answers) > 2 else None)
             if what in EXCLUDED:
                 return f"excluded ({order}, stuck: {what})"
+            outside = ztyped_rule(t, evaluator)
+            if outside is not None:
+                return f"{OUTSIDE_ZTYPED} ({order}, stuck, {outside})"
             if allow_stuck:
                 return f"stuck ({order}, {what})"
             premise = progress_rule(t)
             covered = ("in fo_progress's premises: the theorem says it steps" if premise is None
                        else f"outside fo_progress's premises, {premise}")
-            raise Divergence(f"a well-typed query ends stuck ({what}; {covered}; "
+            raise Divergence(f"a well-typed query ends stuck ({what}; in the typed premise ztyped, zcheck accepts "
+                             f"it; {covered}; "
                              f"{e.message.split(': (')[0][:200]}): {text}") from None
         if e.kind == "answer-too-large":
             if machine:
@@ -652,6 +688,14 @@ def _job(args):
                     fuel=fuel, allow_checker_gap=allow, machine=machine, allow_stuck=allow_stuck, direct=direct)
 
 
+def ztyped_line(coverage: Counter) -> str:
+    """How many well-formed queries are outside the typed premise
+    ``ztyped``, by the rule that excludes them (:func:`.typecheck.outside_ztyped`)."""
+    rules = sorted(k for k in coverage if k.startswith(OUTSIDE_ZTYPED + ": "))
+    counts = ", ".join(f"{k[len(OUTSIDE_ZTYPED) + 2:]} {coverage[k]}" for k in rules)
+    return f"{OUTSIDE_ZTYPED} (well-formed queries): {sum(coverage[k] for k in rules)}" + (f" ({counts})" if counts else "")
+
+
 def steps_table(coverage: Counter) -> str:
     values = coverage.get("values", 0)
     lines = [f"steps to a value: {coverage.get('steps to the values', 0)} for {values} values"
@@ -706,6 +750,7 @@ def cmd_fuzz(args, out) -> int:
     code = summarize(reports, args.seed, args.jobs, out, reproduce, unit="queries")
     coverage = sum((r.coverage for r in reports), Counter())
     print(steps_table(coverage), file=out)
+    print(ztyped_line(coverage), file=out)
     if not args.no_machine:
         print(rule_table(coverage), file=out)
     if stopped is not None:
@@ -730,15 +775,15 @@ def register(sub) -> None:
                         "not a divergence")
     t.add_argument("--allow-holes", action="store_true", help="do not fail when a rule never fires")
     add_holes_option(t, HOLES_FAIL_FROM, unit="queries")
-    t.add_argument("--allow-stuck", action="store_true",
-                   help="count a well-typed query that ends stuck as an outcome named by its class, not a "
-                        "divergence (the classes docs/decisions-pullback.md excludes are outcomes either way)")
-    t.add_argument("--hypothesis", action="store_true",
-                   help="draw the queries through Hypothesis, which shrinks a divergence (about six times slower "
-                        "to draw); by default they are drawn directly from random.Random and a divergence is "
-                        "written as drawn")
-    t.add_argument("--no-machine", action="store_true",
-                   help="do not run the continuation machine (nor count the rules)")
+    for flag, text in (
+            ("--allow-stuck", "count a query in the typed premise ztyped that ends stuck as an outcome named by its "
+                              "class, not a divergence (stuck queries outside ztyped, and the classes "
+                              "docs/decisions-pullback.md excludes, are outcomes either way)"),
+            ("--hypothesis", "draw the queries through Hypothesis, which shrinks a divergence (about six times "
+                             "slower to draw); by default they are drawn directly from random.Random and a "
+                             "divergence is written as drawn"),
+            ("--no-machine", "do not run the continuation machine (nor count the rules)")):
+        t.add_argument(flag, action="store_true", help=text)
     t.add_argument("--corpus", default="tests/corpus/pullback", help="where shrunk divergences are written")
     add_journal_options(t)
     add_options(t)

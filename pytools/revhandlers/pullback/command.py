@@ -2,6 +2,7 @@
 
     revhandlers pullback check examples/pullback/paper_f.pb       # the type
     revhandlers pullback check --gradient examples/pullback/paper_f.pb  # and fo_query_ndual's premises
+    revhandlers pullback check --ztyped examples/pullback/paper_f.pb    # and the typed premise ztyped
     revhandlers pullback fmt examples/pullback/paper_f.pb         # laid out again, comments kept
     revhandlers pullback fmt -i --ascii examples/pullback/paper_f.pb  # rewritten in ASCII
     revhandlers pullback sexp examples/pullback/paper_f.pb        # the driver's S-expression
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import BadInput
+from ..errors import BadInput, RevHandlersError
 from ..source import read_source, write_formatted
 from .campaign import register as register_fuzz
 from .engine import PullbackEvaluator, default_evaluator
@@ -32,8 +33,8 @@ from .premise import gradient_rule, progress_rule, require
 from .reference import Opaque, query_meaning, run
 from .sexp import read_term_or_request, request_sexp, to_sexp
 from .surface import parse, pretty, pretty_type
-from .syntax import TDual, Tm
-from .typecheck import type_of, well_formed
+from .syntax import TDual, Tm, free_vars
+from .typecheck import outside_ztyped, type_of, well_formed
 
 #: the largest ``--fuel`` pullback-eval takes
 MAX_FUEL = 1_000_000_000
@@ -53,10 +54,43 @@ def load(path: str) -> Tm:
     return parse(text)
 
 
+def require_ztyped(t: Tm) -> None:
+    """The typed premise ``ztyped`` (``theories/pullback/ztyped.v``),
+    decided by pullback-eval's extracted ``zcheck``; outside it, the bad
+    input ``ill-formed`` naming the ``0`` (``zt_zero``) or the sum
+    (``zt_plus``) at a type that is not a dual type
+    (:func:`.typecheck.outside_ztyped`), or ``ztyped`` when no single one
+    is to blame (a term whose types the annotations do not determine)."""
+    where = outside_ztyped(t)
+    try:
+        default_evaluator().zcheck(t)
+    except BadInput as e:
+        if e.rule != "ztyped":
+            raise
+        if where is None:
+            raise BadInput("ill-formed", "outside the typed premise ztyped (theories/pullback/ztyped.v): zcheck "
+                                         "refuses the term at its type (the types of its 0s and sums are not "
+                                         "determined by its annotations; infer_complete.v, chk)", "ztyped") from None
+        rule, u, ty = where
+        what = "the zero term" if rule == "zt_zero" else "the sum"
+        # its free variables (bound outside it) named v0, v1, … from the innermost
+        names = tuple(f"v{i}" for i in range(max(free_vars(u), default=-1) + 1))
+        shown = pretty(u, ascii=True, context=names, lenient=True)
+        raise BadInput("ill-formed", f"outside the typed premise ztyped (theories/pullback/ztyped.v, {rule}): "
+                                     f"{what} `{shown}` stands at type {ty}, not a dual type, outside the body of "
+                                     f"a dual map (progress is proved under ztyped; such a 0 or sum can leave a "
+                                     f"term stuck, as f(r + r))",
+                       rule) from None
+    if where is not None:
+        raise RevHandlersError("internal", f"zcheck accepts a term whose {where[0]} the Python twin "
+                                           f"(outside_ztyped) blames: please report it")
+
+
 def cmd_check(args, out) -> int:
     """The file's type; ``--progress``: also the premises of ``fo_progress``
     (:func:`.premise.progress_rule`), ``--gradient``: those of
-    ``fo_query_ndual`` and a dual type (:func:`.premise.gradient_rule`); a
+    ``fo_query_ndual`` and a dual type (:func:`.premise.gradient_rule`),
+    ``--ztyped``: the typed premise ``ztyped`` (:func:`require_ztyped`); a
     premise that fails is the bad input ``ill-formed`` naming it."""
     t = load(args.file)
     ty = type_of(t)
@@ -71,6 +105,9 @@ def cmd_check(args, out) -> int:
             raise BadInput("ill-formed", f"outside the premises of fo_query_ndual: the query's type "
                                          f"{pretty_type(ty, ascii=True)} is not a dual type", "fo_grad_query")
         covered.append("fo_query_ndual")
+    if args.ztyped:
+        require_ztyped(t)
+        covered.append("ztyped")
     note = f" (premises of {', '.join(covered)} hold)" if covered else ""
     print(f"{args.file}: well typed, {pretty_type(ty, ascii=args.ascii)}{note}", file=out)
     return 0
@@ -162,13 +199,16 @@ def register(sub) -> None:
                                    ".sexp file).  Exit codes: 0 success, 1 runtime failure, 2 bad input.")
     s = p.add_subparsers(dest="pullback_command", required=True, metavar="{check,fmt,sexp,reference,run,fuzz}")
     c = s.add_parser("check", help="type-check a program and print its type")
-    c.add_argument("--progress", action="store_true",
-                   help="also check the premises of the progress theorem fo_progress (the first-order fragment "
-                        "fq, no 0 or sum outside dual maps' bodies: nzq); exit code 2 naming the one that fails")
-    c.add_argument("--gradient", action="store_true",
-                   help="also check the premises of fo_query_ndual (a gradient query ((pullback y P) (lam x r*)) "
-                        "r0, P first order without 0, sum or a constant at its end); exit code 2 naming the "
-                        "one that fails")
+    for flag, text in (
+            ("--progress", "also check the premises of the progress theorem fo_progress (the first-order fragment "
+                           "fq, no 0 or sum outside dual maps' bodies: nzq); exit code 2 naming the one that fails"),
+            ("--gradient", "also check the premises of fo_query_ndual (a gradient query ((pullback y P) (lam x r*)) "
+                           "r0, P first order without 0, sum or a constant at its end); exit code 2 naming the "
+                           "one that fails"),
+            ("--ztyped", "also check the typed premise ztyped (0 and sums only at dual types outside dual maps' "
+                         "bodies), by pullback-eval's zcheck; exit code 2 naming the 0 or sum (zt_zero, "
+                         "zt_plus)")):
+        c.add_argument(flag, action="store_true", help=text)
     c.set_defaults(func=cmd_check)
     f = s.add_parser("fmt", help="lay a program out again, keeping its comments, names and notation "
                                  "(a .sexp file: print its term in the surface syntax)")

@@ -101,6 +101,13 @@ class PullbackEvaluator(ServeProcess):
         """The type the extracted checker gives ``term``."""
         return read_answer(self._ask("check", term))
 
+    def zcheck(self, term: Tm | str) -> Ty:
+        """The type the extracted checker gives ``term`` once the extracted
+        ``zcheck`` accepts it at that type (the typed premise ``ztyped``,
+        ``theories/pullback/ztyped.v``); outside it the bad input
+        ``ill-formed`` with the rule ``ztyped`` is raised."""
+        return read_answer(self._ask("zcheck", term))
+
     def trace(self, term: Tm | str) -> Trace:
         """The term after each step and the final answer (a failure at run
         time is kept in :attr:`Trace.outcome`; bad input raises, and so

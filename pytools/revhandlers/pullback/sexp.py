@@ -164,10 +164,12 @@ def to_sexp(t: Tm, finite: bool = True) -> str:
 
 def request_sexp(kind: str, t: Tm) -> str:
     """A request line: ``(run TERM)``, ``(check TERM)``, ``(trace TERM)``,
-    ``(cps TERM)`` (the continuation machine) or ``(last TERM)`` (the term
-    a run ends with)."""
-    if kind not in REQUESTS + ("cps", "last"):
-        raise BadInput("syntax", f"a request is one of {', '.join(REQUESTS + ('cps', 'last'))}, not {kind}")
+    ``(cps TERM)`` (the continuation machine), ``(last TERM)`` (the term
+    a run ends with) or ``(zcheck TERM)`` (the type, once the typed premise
+    ``ztyped`` holds)."""
+    kinds = REQUESTS + ("cps", "last", "zcheck")
+    if kind not in kinds:
+        raise BadInput("syntax", f"a request is one of {', '.join(kinds)}, not {kind}")
     return f"({kind} {to_sexp(t)})"
 
 

@@ -242,8 +242,20 @@ class _Solver:
 # ------------------------------------------------------------------ rules
 
 class _Checker:
-    def __init__(self):
+    def __init__(self, zs: list | None = None):
         self.s = _Solver()
+        # ``zs``: where the ``0``s and sums outside dual maps' bodies are
+        # recorded with their types (:func:`outside_ztyped`); ``body``: how
+        # many dual maps' bodies the term being typed is in
+        self.zs = zs
+        self.body = 0
+
+    def record(self, t: Tm, a):
+        """``a``, the type of ``t`` (a ``0`` or a sum), recorded when
+        :func:`outside_ztyped` asks and ``t`` is outside dual maps' bodies."""
+        if self.zs is not None and self.body == 0:
+            self.zs.append((t, a))
+        return a
 
     def show(self, t) -> str:
         return show(self.s.resolve(t))
@@ -260,7 +272,10 @@ class _Checker:
         """The premises (dual) and (pb) share: σ :: Γ ⊢ ``body`` : τ and
         Γ ⊢ ``arg`` : ``rule.expected(τ)``; returns σ, the binder's type."""
         a = self.binder(ty)
+        inside = rule is _DUAL
+        self.body += inside
         tau = self.infer((a,) + ctx, body)
+        self.body -= inside
         got = self.s.walk(self.infer(ctx, arg))
         if not isinstance(got, (rule.head, TVar)):
             raise _fail(rule.name, f"{rule.what} has type {self.show(got)}, not {rule.expected_text}", t)
@@ -285,13 +300,13 @@ class _Checker:
         match t:
             case Zero():
                 # typed_zero: Γ ⊢ 0 : σ for every σ
-                return self.s.fresh()
+                return self.record(t, self.s.fresh())
             case Plus(s, p):
                 # typed_plus: Γ ⊢ S : σ, Γ ⊢ P : σ  ⟹  Γ ⊢ S + P : σ
                 a = self.infer(ctx, s)
                 b = self.infer(ctx, p)
                 self.need("typed_plus", b, a, "the right operand of + (the left has the type expected)", t)
-                return a
+                return self.record(t, a)
             case Var(n):
                 # typed_var: nth_error Γ n = Some σ  ⟹  Γ ⊢ x : σ
                 if n >= len(ctx):
@@ -374,6 +389,27 @@ def check(ctx: Ctx, t: Tm, a: Ty) -> None:
     b = c.infer(tuple(ctx), t)
     if not c.s.unify(b, a):
         raise _fail(_rule_of(t), f"the term has type {c.show(b)}, expected {show(a)}", t)
+
+
+def outside_ztyped(t: Tm, ctx: Ctx = ()) -> tuple[str, Tm, Ty] | None:
+    """Where ``t`` (well typed) leaves the typed premise ``ztyped``
+    (``theories/pullback/ztyped.v``): the first ``0`` (``zt_zero``) or sum
+    (``zt_plus``) outside the bodies of dual maps that no typing of ``t``
+    puts at a dual type, as ``(rule, subterm, its type)``; ``None`` when
+    ``t`` is in ``ztyped``.  The most general typing, then each recorded
+    type unified with ``σ*`` for a fresh ``σ``: a typing with every one at
+    a dual type exists exactly when all these unifications succeed.  The
+    verdict of the tools is the extracted ``zcheck``; this names the
+    subterm in their message."""
+    zs: list = []
+    c = _Checker(zs)
+    with room():
+        c.infer(tuple(ctx), t)
+        for u, a in zs:
+            shown = c.show(a)
+            if not c.s.unify(a, TDual(c.s.fresh())):
+                return ("zt_zero" if isinstance(u, Zero) else "zt_plus", u, shown)
+    return None
 
 
 def _rule_of(t: Tm) -> str:
