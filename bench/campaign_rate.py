@@ -23,6 +23,16 @@ its rh-eval children):
   ``fuzz.crosscheck`` one request per round trip (``--old`` programs; 0
   skips it).
 
+With ``--phases N`` it prints, instead, where a campaign's CPU goes, in
+milliseconds per program over programs ``0 … N-1`` of the seed (best of
+three passes of each phase): generating the programs, printing them, the
+Python checker, each kind of request in ``rh-eval`` (the children's CPU),
+the comparison with the reference and its finite differences; then a
+one-job campaign over the same programs with its CPU and the time it
+waits for the evaluators' answers.  CPU times hold on a loaded machine;
+the projected rate of two jobs on two idle cores is two over the CPU per
+program of all processes.
+
 ``x eval`` is each rate over the baseline's.  On a machine other jobs load,
 wall rates fall with the share of the CPUs this run gets; the CPU times do
 not (``uptime`` is printed first).
@@ -111,14 +121,94 @@ def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
     return wall, c, k
 
 
+def phases(n: int, seed: int) -> None:
+    """The phase profile (``--phases``)."""
+    import time
+
+    from revhandlers import pipe
+    from revhandlers.rh.typecheck import check_program
+
+    clock = time.process_time
+    best: dict[str, float] = {}
+
+    def keep(name: str, seconds: float) -> None:
+        best[name] = min(best.get(name, float("inf")), seconds)
+
+    for _ in range(3):
+        t = clock()
+        progs = [gen.seeded_program(seed, i) for i in range(n)]
+        keep("generation", clock() - t)
+        t = clock()
+        texts = [program_sexp(p) for p in progs]
+        keep("printing", clock() - t)
+        t = clock()
+        tys = [check_program(p) for p in progs]
+        keep("Python checker", clock() - t)
+    answers: dict[str, list[str]] = {}
+    for flags, req in ((fuzz.MODEL_FLAGS, "check"), (fuzz.MODEL_FLAGS, "coverage"), ((), "run")):
+        for _ in range(3):
+            got: list[str] = []
+
+            def requests(flags=flags, req=req, got=got) -> None:
+                p = fuzz.Pipe(flags, fuzz.TIMEOUT)
+                try:
+                    for b in range(0, n, fuzz.BATCH):
+                        p.send([f"({req} {t})" for t in texts[b:b + fuzz.BATCH]])
+                        got += p.receive()
+                finally:
+                    p.close()
+
+            _, _, _, k = timed(requests)
+            keep(f"rh-eval {'model' if flags else 'fast'} ({req} P)", k)
+        answers[req] = got
+    for _ in range(3):
+        fuzz.RD_CHECKS.clear()
+        fuzz.COVERAGE.clear()
+        t = clock()
+        for j, p in enumerate(progs):
+            fuzz.compare(p, tys[j], answers["check"][j], answers["coverage"][j], answers["run"][j], checked=True)
+        keep("comparison: reference, finite differences", clock() - t)
+    total = sum(best.values())
+    for name, seconds in best.items():
+        print(f"  {name:44s} {seconds * 1e3 / n:7.3f} ms/program")
+    print(f"  {'sum of the phases':44s} {total * 1e3 / n:7.3f} ms/program; two jobs on two idle cores: "
+          f"at most {2 * n / total:,.0f} programs/s")
+    waited = [0.0]
+    receive = pipe.Pipe.receive
+
+    def timed_receive(self, count=None):
+        t = time.perf_counter()
+        try:
+            return receive(self, count)
+        finally:
+            waited[0] += time.perf_counter() - t
+
+    pipe.Pipe.receive = timed_receive           # type: ignore[method-assign]
+    try:
+        report, wall, c, k = timed(lambda: fuzz.campaign(n, seed))
+    finally:
+        pipe.Pipe.receive = receive             # type: ignore[method-assign]
+    print(f"  campaign, 1 job: {(c + k) * 1e3 / n:.3f} ms/program of CPU ({c * 1e3 / n:.3f} Python + "
+          f"{k * 1e3 / n:.3f} rh-eval), {wall * 1e3 / n:.3f} ms/program wall, of which "
+          f"{waited[0] * 1e3 / n:.3f} waiting for answers; two jobs on two idle cores: at most "
+          f"{2 * n / (c + k):,.0f} programs/s")
+    if report.divergence:
+        raise SystemExit(f"divergence: {report.divergence}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--old", type=int, default=200, help="programs for the one-at-a-time row (0: none)")
+    ap.add_argument("--phases", type=int, default=0, metavar="N",
+                    help="print where the CPU goes over N programs instead (phase profile)")
     args = ap.parse_args()
     print("load:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    if args.phases:
+        phases(args.phases, args.seed)
+        return 0
     print(f"{os.cpu_count()} CPUs; n = {args.n}, seed {args.seed}")
     texts = [program_sexp(gen.seeded_program(args.seed, i)) for i in range(args.n)]
 

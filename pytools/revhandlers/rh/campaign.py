@@ -431,14 +431,21 @@ def crosscheck(prog: Program, verified: VerifiedEvaluator, check_rd: bool = True
 
 # ------------------------------------------------------------- batches
 
-def check_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = True,
-                stop_at_divergence: bool = True) -> list[tuple[str | None, str | None]]:
-    """Cross-check a batch of programs: ``(outcome, None)`` or ``(None,
-    divergence message)`` for each, up to the first divergence (with
-    ``stop_at_divergence``).  A crash of a check is a divergence too."""
+def send_batch(progs: list[Program], model: Pipe, fast: Pipe) -> None:
+    """Queue the requests of a batch: ``(check P)`` and ``(coverage P)`` to
+    the model, ``(run P)`` to the fast evaluator (their answers are read by
+    :func:`finish_batch`; batches sent before are answered first)."""
     texts = [program_sexp(p) for p in progs]
     model.send([f"({req} {t})" for t in texts for req in ("check", "coverage")])
     fast.send([f"(run {t})" for t in texts])
+
+
+def finish_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = True,
+                 stop_at_divergence: bool = True) -> list[tuple[str | None, str | None]]:
+    """The verdicts on a batch sent by :func:`send_batch` (the oldest one
+    not yet finished): ``(outcome, None)`` or ``(None, divergence
+    message)`` for each, up to the first divergence (with
+    ``stop_at_divergence``).  A crash of a check is a divergence too."""
     tys = []
     for p in progs:          # while the evaluators work
         try:
@@ -447,8 +454,8 @@ def check_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = 
             tys.append(e)
         except Exception as e:  # noqa: BLE001 - a crash of the checker: the program's divergence
             tys.append(RevHandlersError("internal", f"crash: {type(e).__name__}: {e}"))
-    m = model.receive()
-    f = fast.receive()
+    m = model.receive(2 * len(progs))
+    f = fast.receive(len(progs))
     out = []
     for j, p in enumerate(progs):
         try:
@@ -461,6 +468,14 @@ def check_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = 
         if out[-1][1] is not None and stop_at_divergence:
             break
     return out
+
+
+def check_batch(progs: list[Program], model: Pipe, fast: Pipe, check_rd: bool = True,
+                stop_at_divergence: bool = True) -> list[tuple[str | None, str | None]]:
+    """Cross-check a batch of programs, with no other batch in the pipes:
+    :func:`send_batch`, then :func:`finish_batch`."""
+    send_batch(progs, model, fast)
+    return finish_batch(progs, model, fast, check_rd, stop_at_divergence)
 
 
 # ------------------------------------------------------------- campaigns
@@ -548,40 +563,57 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
         COVERAGE.update(job.coverage)
     model, fast = pipes if pipes is not None else (Pipe(MODEL_FLAGS, timeout), Pipe((), timeout))
     t0 = time.time()
+
+    def finish(b0: int, idx: range, progs: list[Program]) -> bool:
+        """Batch ``b0``'s verdicts into the report (and the journal); true
+        at a divergence (no batch is then left in the pipes)."""
+        began, counts = time.time(), (RD_CHECKS.copy(), COVERAGE.copy())
+        results = finish_batch(progs, model, fast, check_rd)
+        verdicts: list[str] | None = []
+        for i, (outcome, msg) in zip(idx, results):
+            if msg is not None:
+                model.receive()             # the next batch's answers, not checked: the pipes are left empty
+                fast.receive()
+                if journal is not None:
+                    journal.add(seed, b0, verdicts, RD_CHECKS - counts[0], COVERAGE - counts[1],
+                                time.time() - began)
+                    verdicts = None
+                if not shrink_divergence:
+                    report.divergence = f"program {i}: {msg}"
+                    break
+                prog, msg = shrink(seed, i, max_size, model, fast, msg, check_rd)
+                report.divergence = f"program {i}: {msg}"
+                if corpus is not None:
+                    report.corpus_file = str(write_corpus(prog, corpus, seed, msg))
+                if journal is not None:
+                    journal.diverged(seed, report.divergence, report.corpus_file)
+                break
+            assert outcome is not None and verdicts is not None
+            report.programs += 1
+            report.outcomes[outcome] += 1
+            verdicts.append(outcome)
+            if outcome.startswith("skipped"):
+                report.skipped += 1
+        if journal is not None and verdicts is not None:
+            journal.add(seed, b0, verdicts, RD_CHECKS - counts[0], COVERAGE - counts[1], time.time() - began)
+        if progress:
+            progress(report, len(results))
+        return bool(report.divergence)
+
     try:
+        # one batch ahead: batch k+1 is generated and sent before batch k is
+        # checked, so the evaluators work while this process compares
+        ahead: tuple[int, range, list[Program]] | None = None
         for b0 in range(first, n, batch):
             idx = range(b0, min(n, b0 + batch))
-            began, counts = time.time(), (RD_CHECKS.copy(), COVERAGE.copy())
             progs = [seeded_program(seed, i, max_size) for i in idx]
-            results = check_batch(progs, model, fast, check_rd)
-            verdicts = []
-            for i, (outcome, msg) in zip(idx, results):
-                if msg is not None:
-                    if journal is not None:
-                        journal.add(seed, b0, verdicts, RD_CHECKS - counts[0], COVERAGE - counts[1],
-                                    time.time() - began)
-                        verdicts = None
-                    if not shrink_divergence:
-                        report.divergence = f"program {i}: {msg}"
-                        break
-                    prog, msg = shrink(seed, i, max_size, model, fast, msg, check_rd)
-                    report.divergence = f"program {i}: {msg}"
-                    if corpus is not None:
-                        report.corpus_file = str(write_corpus(prog, corpus, seed, msg))
-                    if journal is not None:
-                        journal.diverged(seed, report.divergence, report.corpus_file)
-                    break
-                report.programs += 1
-                report.outcomes[outcome] += 1
-                verdicts.append(outcome)
-                if outcome.startswith("skipped"):
-                    report.skipped += 1
-            if journal is not None and verdicts is not None:
-                journal.add(seed, b0, verdicts, RD_CHECKS - counts[0], COVERAGE - counts[1], time.time() - began)
-            if progress:
-                progress(report, len(results))
-            if report.divergence:
+            send_batch(progs, model, fast)
+            if ahead is not None and finish(*ahead):
+                ahead = None
                 break
+            ahead = (b0, idx, progs)
+        if ahead is not None:
+            finish(*ahead)
     finally:
         if pipes is None:
             model.close()

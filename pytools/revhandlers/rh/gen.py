@@ -167,11 +167,13 @@ def small_type(src, depth: int = 1) -> Ty:
 
 
 def const(src, n: int) -> Const:
-    return Const(tuple(src.real(LO, HI) for _ in range(n)))
+    real = src.real
+    return Const(tuple([real(LO, HI) for _ in range(n)]))
 
 
 def nonzero_const(src, n: int) -> Const:
-    return Const(tuple((1.0 if src.boolean() else -1.0) * src.real(0.25, 2.0) for _ in range(n)))
+    boolean, real = src.boolean, src.real
+    return Const(tuple([(1.0 if boolean() else -1.0) * real(0.25, 2.0) for _ in range(n)]))
 
 
 # -------------------------------------------------------------- terms
@@ -218,19 +220,26 @@ MAX_RD_NESTING = 2
 _TERM_SMALL = ("var", "var", "intro")
 _TERM_BASE = _TERM_SMALL + ("let", "proj", "rd", "app", "app", "app", "add")
 _TERM_PROD = _TERM_SMALL + ("let", "proj", "rd", "app", "app", "app")
+_TERM_BASE_NO_RD = tuple(o for o in _TERM_BASE if o != "rd")
+_TERM_PROD_NO_RD = tuple(o for o in _TERM_PROD if o != "rd")
 
 
 def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
     """A term of type ``goal`` in ``ctx``; ``rds`` is how many ``rd`` bodies
     enclose it (at most :data:`MAX_RD_NESTING`: the R rewriting of nested
     ``rd`` grows exponentially with their depth)."""
-    options = (_TERM_SMALL if size <= 0 else _TERM_BASE if isinstance(goal, TBase) else _TERM_PROD)
-    if size > 0 and (rds >= MAX_RD_NESTING or (rds and not isinstance(goal, TBase))):
+    base = isinstance(goal, TBase)
+    if size <= 0:
+        options = _TERM_SMALL
+    elif rds >= MAX_RD_NESTING or (rds and not base):
         # and an rd nested in another has a point of type Real(n)
-        options = tuple(o for o in options if o != "rd")
+        options = _TERM_BASE_NO_RD if base else _TERM_PROD_NO_RD
+    else:
+        options = _TERM_BASE if base else _TERM_PROD
     names = None                   # the visible binders of type goal, innermost first (found when needed)
+    choice = src.choice
     while True:
-        kind = src.choice(options)
+        kind = choice(options)
         if kind == "var":
             if names is None:
                 names, seen = [], set()
@@ -240,13 +249,13 @@ def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
                         if t == goal:
                             names.append(x)
             if names:   # the innermost binder (e.g. the variable an rd differentiates) more often
-                return Var(src.choice(names[:1] * 3 + names))
+                return Var(choice(names[:1] * 3 + names))
             continue
         if kind == "intro":
-            if isinstance(goal, TBase):
+            if base:
                 return const(src, goal.n)
             k = max(len(goal.items), 1)
-            return Tuple(tuple(gen_term(src, ctx, t, (size - 1) // k, rds) for t in goal.items))
+            return Tuple(tuple([gen_term(src, ctx, t, (size - 1) // k, rds) for t in goal.items]))
         half = (size - 1) // 2
         if kind == "add":
             return Add(gen_term(src, ctx, goal, half, rds), gen_term(src, ctx, goal, half, rds))
@@ -254,7 +263,7 @@ def gen_term(src, ctx: Ctx, goal: Ty, size: int, rds: int = 0) -> Tm:
             fs = fsyms_to(goal)
             if not fs:
                 continue
-            f, dom = src.choice(fs)
+            f, dom = choice(fs)
             return App(f, gen_term(src, ctx, dom, size - 1, rds))
         if kind == "let":
             b = small_type(src, 1)
@@ -312,7 +321,7 @@ def gen_command(src, ctx: Ctx, goal: Ty, size: int, ops: tuple[OpDecl, ...], loc
             return Ret(gen_term(src, ctx, goal, max(size - 1, 0), rds))
         if kind == "op":
             cands = [OpUser(d.name) for d in ops if d.name in avail and d.arity == goal]
-            cands += [OpGet(d.name) for d in locs if TBase(d.size) == goal]
+            cands += [OpGet(d.name) for d in locs if type(goal) is TBase and d.size == goal.n]
             cands += [OpPut(d.name) for d in locs if goal == TBase(0)]
             if not cands:
                 continue

@@ -234,10 +234,136 @@ def cmd_sexp(p: Cmd) -> str:
     return _text(p, _AS_GIVEN)
 
 
+# The spelling as given, in one pass: the pieces of the text appended to
+# one list and joined once (the campaign prints every program it draws).
+# It writes what ``_text``/``_program`` write with ``_AS_GIVEN`` (fnum is
+# ``repr(float(x))``: ``nan``, ``inf`` and ``-inf`` are their reprs), and
+# hands anything it does not know to them; tests/test_fuzz.py compares the
+# two on the campaign's programs.
+
+_NAMES: dict[str, str] = {}
+#: the text of a function symbol or a type, by the object's identity (the
+#: generator shares them); the object is kept with its text, so that its
+#: identity is not given to another one
+_BY_ID: dict[int, tuple[object, str]] = {}
+
+
+def _given_name(x: str) -> str:
+    s = _NAMES.get(x)
+    if s is None:
+        s = name_sexp(x)
+        if len(_NAMES) < 4096:
+            _NAMES[x] = s
+    return s
+
+
+def _given_cached(x, show) -> str:
+    hit = _BY_ID.get(id(x))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    s = show(x)
+    if len(_BY_ID) < 4096:
+        _BY_ID[id(x)] = (x, s)
+    return s
+
+
+def _given(x: Tm | Cmd, out: list[str]) -> None:
+    """``_text(x, _AS_GIVEN)``, appended to ``out``."""
+    kind = type(x)
+    if kind is Var:
+        out.append(_given_name(x.name))
+    elif kind is Const:
+        out.append("(const" + "".join([" " + repr(float(v)) for v in x.values]) + ")")
+    elif kind is App:
+        out.append("(app " + _given_cached(x.f, fsym_sexp) + " ")
+        _given(x.arg, out)
+        out.append(")")
+    elif kind is Let or kind is CLet:
+        out.append("(let " + _given_name(x.var) + " ")
+        _given(x.bound, out)
+        out.append(" ")
+        _given(x.body, out)
+        out.append(")")
+    elif kind is Tuple:
+        out.append("(tuple")
+        for m in x.items:
+            out.append(" ")
+            _given(m, out)
+        out.append(")")
+    elif kind is Add:
+        out.append("(add ")
+        _given(x.left, out)
+        out.append(" ")
+        _given(x.right, out)
+        out.append(")")
+    elif kind is Proj:
+        out.append(f"(proj {x.index} ")
+        _given(x.arg, out)
+        out.append(")")
+    elif kind is Ret:
+        out.append("(ret ")
+        _given(x.term, out)
+        out.append(")")
+    elif kind is Rd:
+        out.append("(rd ")
+        _given(x.cotangent, out)
+        out.append(" " + _given_name(x.var) + " ")
+        _given(x.body, out)
+        out.append(" ")
+        _given(x.point, out)
+        out.append(")")
+    elif kind is Op:
+        out.append("(op " + op_sexp(x.op) + " ")
+        _given(x.arg, out)
+        out.append(")")
+    elif kind is RevHandle:
+        out.append("(revhandle ")
+        _given(x.arg, out)
+        out.append(" (" + " ".join([_given_name(v) for v in x.vars]) + ") ")
+        _given(x.body, out)
+        h = x.handler
+        out.append(" (handler (return " + _given_name(h.var) + " ")
+        _given(h.ret, out)
+        out.append(")")
+        for c in h.clauses:
+            out.append(" (clause " + op_sexp(c.op) + " " + _given_cached(c.residual, ty_sexp)
+                       + " (" + _given_name(c.x) + " ")
+            _given(c.fwd, out)
+            out.append(") (" + _given_name(c.y) + " " + _given_name(c.z) + " ")
+            _given(c.bwd, out)
+            out.append("))")
+        out.append("))")
+    else:
+        out.append(_text(x, _AS_GIVEN))
+
+
+def _program_given(prog: Program) -> str:
+    """``_program(prog, _AS_GIVEN)`` in one pass."""
+    if type(prog) is not Program:
+        return _program(prog, _AS_GIVEN)
+    out = ["(program (ops"]
+    for d in prog.ops:
+        out.append(" (" + _given_name(d.name) + " " + _given_cached(d.coarity, ty_sexp) + " "
+                   + _given_cached(d.arity, ty_sexp) + ")")
+    out.append(") (locs")
+    for d in prog.locs:
+        out.append(" (" + _given_name(d.name) + " (" + " ".join([str(n) for n in d.shape]) + "))")
+    out.append(") (heap")
+    for name, vals in prog.heap:
+        out.append(" (" + _given_name(name) + " (" + " ".join([repr(float(v)) for v in vals]) + "))")
+    out.append(")")
+    if prog.fuel is not None:
+        out.append(f" (fuel {prog.fuel})")
+    out.append(" (main ")
+    _given(prog.main, out)
+    out.append("))")
+    return "".join(out)
+
+
 @deep
 def program_sexp(prog: Program) -> str:
     """The program as one line of the S-expression format."""
-    return _program(prog, _AS_GIVEN)
+    return _program_given(prog)
 
 
 @deep
