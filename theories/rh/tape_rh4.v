@@ -28,7 +28,7 @@
     (docs/decisions.md, "The tape with the RH-4 levels").  The
     extracted evaluator does not use [tape4]. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  rd term_sem cmd_ctx rh cmd_sem interp interp_facts complete machine run_ctx tape rh4_sparse.
+  rd term_sem cmd_ctx rh cmd_sem interp interp_facts complete machine run_ctx tape rh4_sparse total machine_fast.
 
 Section tape_rh4.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -222,6 +222,11 @@ Definition fast_hook4 : mhook := tape_hook tape_layer chain_shape4.
 Definition run_fast4 (fuel n : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_hook fast_hook4 mfallback (S fuel) fuel n (MConf hp [] [] P).
 
+(** [run_fast4] without the fallback on fuel: "out of fuel" as soon as
+    the fuel is short ([machine_fast.v]'s [run_fast_nf]). *)
+Definition run_fast4_nf (fuel : nat) (hp : heap) (P : cmd) : run_result :=
+  mloop_hook fast_hook4 out_of_fuel_now (S fuel) fuel 0 (MConf hp [] [] P).
+
 (** [tape4] answers only what [run] computes ([tape_hook_ok] with
     [tape_layer_ok]). *)
 Lemma fast_hook4_ok : hook_ok fast_hook4.
@@ -237,5 +242,26 @@ Proof.
   rewrite Hr. unfold assemble. cbn [map fill_c fold_left]. rewrite subst_cmd_nil. reflexivity.
 Qed.
 
+(** Without the fallback on fuel, for a search of the fuel: equal
+    answers, or both "out of fuel" ([machine_fast.v]'s [run_fast_nf]). *)
+Lemma run_fast4_nf_agree fuel hp P : agree (run_fast4_nf fuel hp P) (run fuel 0 hp P).
+Proof.
+  unfold run_fast4_nf.
+  pose proof (mloop_hook_agrees agree fast_hook4 out_of_fuel_now (S fuel) fuel 0 hp [] [] P
+                (fun r => or_introl eq_refl) fast_hook4_ok short_ok_nf (Forall_nil _) (Forall_nil _)) as Hr.
+  unfold assemble in Hr. cbn [map fill_c fold_left] in Hr. rewrite subst_cmd_nil in Hr. exact Hr.
+Qed.
+
 End zero_law.
+
+(** [run_fast4_search tries f hp P]: [run_fast4_nf] with the fuel [f],
+    doubled while the answer is "out of fuel", at most [tries] times; the
+    fuel used and its answer ([rh-eval --tape4] without a fuel, from
+    [total.v]'s [first_fuel]: [total.v]'s search of the fuel, bounded). *)
+Fixpoint run_fast4_search (tries f : nat) (hp : heap) (P : cmd) : nat * run_result :=
+  let r := run_fast4_nf f hp P in
+  match tries with
+  | 0 => (f, r)
+  | S t => if out_of_fuel_dec r then run_fast4_search t (f + f) hp P else (f, r)
+  end.
 End tape_rh4.
