@@ -451,43 +451,80 @@ Proof.
   rewrite (cadd_ty c g Hcg). destruct (ty_eq_dec _ _) as [_|Hne]; [reflexivity|contradiction Hne; reflexivity].
 Qed.
 
-(** [tape_lin rf fuel n hp H Bs Vs m pc R]: [tape4_checked] under
-    [lin_inv Bs Vs pc]: the same cases, [lin_op] at RH-2 and
-    [tape_layer_lin] at RH-4; RH-1a is [tape4_checked]'s, its answer
-    checked once. *)
+(** The renamings [tape_lin] keeps pending instead of applying them. *)
+Definition scons_ren (a : nat) (ξ : nat -> nat) : nat -> nat :=
+  fun x => match x with 0 => a | S y => ξ y end.
+
+Lemma ren_cmd_ext ξ ζ P : (forall x, ξ x = ζ x) -> ren_cmd ξ P = ren_cmd ζ P.
+Proof. intros Hx. rewrite !ren_cmd_as_subst. apply subst_cmd_ext. intros x. rewrite Hx. reflexivity. Qed.
+
+Lemma ren_cmd_ren ξ ζ P : ren_cmd ζ (ren_cmd ξ P) = ren_cmd (fun x => ζ (ξ x)) P.
+Proof. rewrite !ren_cmd_as_subst, subst_cmd_subst. apply subst_cmd_ext. intros x. reflexivity. Qed.
+
+Lemma ren_cmd_id P : ren_cmd (fun x => x) P = P.
+Proof. rewrite ren_cmd_as_subst. apply subst_cmd_id. Qed.
+
+(** RH-1b on a pending renaming: the renaming extended by [a]. *)
+Lemma subst_var_ren_up a ξ Q : subst_cmd (list_subst [Var a]) (ren_cmd (up_ren ξ) Q) = ren_cmd (scons_ren a ξ) Q.
+Proof.
+  rewrite !ren_cmd_as_subst, subst_cmd_subst. apply subst_cmd_ext. intros [|x]; [reflexivity|].
+  cbn [up_ren subst_tm scons_ren]. unfold list_subst. cbn [nth length].
+  destruct (ξ x); cbn; f_equal; lia.
+Qed.
+
+(** RH-4's renaming of the rest, [ren_cmd (up_ren S)], after a pending one. *)
+Lemma ren_up_S_up ξ Q : ren_cmd (up_ren S) (ren_cmd (up_ren ξ) Q) = ren_cmd (up_ren (fun y => S (ξ y))) Q.
+Proof. rewrite ren_cmd_ren. apply ren_cmd_ext. intros [|x]; reflexivity. Qed.
+
+(** [tape_lin rf fuel n hp H Bs Vs m pc ξ R]: [tape4_checked] on
+    [ren_cmd ξ R] under [lin_inv Bs Vs pc], the renaming [ξ] kept pending
+    (an environment: [R]'s variable [x] is [ξ x]) instead of applied to
+    the rest of the body at every level as [RH] does: the same cases,
+    [lin_op] at RH-2 and [tape_layer_lin] at RH-4 (whose RH-2 level on
+    [Op(w)] is taken at once, the rest under [up_ren (S ∘ ξ)]); RH-1a is
+    [tape4_checked]'s, its answer checked once. *)
 Fixpoint tape_lin (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
-    (m pc : nat) (R : cmd) {struct rf} : option (heap * list tm * nat) :=
+    (m pc : nat) (ξ : nat -> nat) (R : cmd) {struct rf} : option (heap * list tm * nat) :=
   match rf with
   | 0 => None
   | S rf' =>
       match R with
       | Ret (Var k) =>
-          match tape4_checked rf fuel n hp H Bs Vs m R with
+          match tape4_checked rf fuel n hp H Bs Vs m (Ret (Var (ξ k))) with
           | Some (hp', vs, n') => if ctypedb_all vs Bs then Some (hp', vs, n') else None
           | None => None
           end
-      | CLet (Ret (Var z)) Q => tape_lin rf' fuel n hp H Bs Vs m pc (subst_cmd (list_subst [Var z]) Q)
+      | CLet (Ret (Var z)) Q => tape_lin rf' fuel n hp H Bs Vs m pc (scons_ren (ξ z) ξ) Q
       | Op o (Var k) =>
           lin_op (fun f1 n1 hp1 Vs1 =>
-                    lin_next (fun pc' => tape_lin rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) pc' (Ret (Var 0)))
+                    lin_next (fun pc' => tape_lin rf' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) pc' (fun x => x) (Ret (Var 0)))
                       (ar o) pc Vs1)
-            fuel n hp H Bs Vs m o k
+            fuel n hp H Bs Vs m o (ξ k)
       | CLet (Op o (Var k)) Q =>
           match rf' with
           | 0 => None
           | S rf'' =>
               lin_op (fun f1 n1 hp1 Vs1 =>
-                        lin_next (fun pc' => tape_lin rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) pc' Q) (ar o) pc Vs1)
-                fuel n hp H Bs Vs m o k
+                        lin_next (fun pc' => tape_lin rf'' f1 n1 hp1 H (ar o :: Bs) Vs1 (S m) pc' (up_ren ξ) Q)
+                          (ar o) pc Vs1)
+                fuel n hp H Bs Vs m o (ξ k)
           end
       | CLet (Op o (App f (Var k))) Q =>
           tape_layer_lin (fun B' f1 n1 hp1 Vs1 =>
-                            tape_lin rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) pc
-                              (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)))
-            fuel n hp Bs Vs m pc f k
+                            match rf' with
+                            | 0 | 1 => None
+                            | S (S rf''') =>
+                                lin_op (fun f2 n2 hp2 Vs2 =>
+                                          lin_next (fun pc' => tape_lin rf''' f2 n2 hp2 H (ar o :: B' :: Bs) Vs2
+                                                                 (S (S m)) pc' (up_ren (fun y => S (ξ y))) Q)
+                                            (ar o) pc Vs2)
+                                  f1 n1 hp1 H (B' :: Bs) Vs1 (S m) o 0
+                            end)
+            fuel n hp Bs Vs m pc f (ξ k)
       | Op o (App f (Var k)) =>
-          tape_layer_lin (fun B' f1 n1 hp1 Vs1 => tape_lin rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) pc (Op o (Var 0)))
-            fuel n hp Bs Vs m pc f k
+          tape_layer_lin (fun B' f1 n1 hp1 Vs1 =>
+                            tape_lin rf' f1 n1 hp1 H (B' :: Bs) Vs1 (S m) pc (fun x => x) (Op o (Var 0)))
+            fuel n hp Bs Vs m pc f (ξ k)
       | _ => None
       end
   end.
@@ -509,45 +546,42 @@ Proof.
   eapply Forall2_set_nth; eassumption.
 Qed.
 
-(** Every answer of [tape_lin] is [tape4_checked]'s, constants of the
-    types in scope.
+(** Every answer of [tape_lin] is [tape4_checked]'s on the command
+    renamed, constants of the types in scope.
 
     Informal proof: by induction on [rf], one case per case of
-    [tape_with]: RH-1a is [tape4_checked]'s, its answer checked by
-    [ctypedb_all]; RH-1b the induction hypothesis; RH-2 [lin_op_refines]
-    with the induction hypothesis under [lin_inv_cons] for the new point;
-    RH-4 [tape_layer_lin_refines], the new point [G1] a value of the type
-    checked. *)
-Lemma tape_lin_refines rf : forall fuel n hp H Bs Vs m pc R hp' vs n',
+    [tape_with] on [ren_cmd ξ R]: RH-1a is [tape4_checked]'s, its answer
+    checked by [ctypedb_all]; RH-1b the induction hypothesis with the
+    renaming extended ([subst_var_ren_up]); RH-2 [lin_op_refines] with the
+    induction hypothesis under [lin_inv_cons] for the new point; RH-4
+    [tape_layer_lin_refines], the new point [G1] a value of the type
+    checked, then RH-2 on [Op(w)] as before, the two renamings of the rest
+    composed ([ren_up_S_up]). *)
+Lemma tape_lin_refines rf : forall fuel n hp H Bs Vs m pc ξ R hp' vs n',
   m = length Bs -> lin_inv Bs Vs pc ->
-  tape_lin rf fuel n hp H Bs Vs m pc R = Some (hp', vs, n') ->
-  tape4_checked rf fuel n hp H Bs Vs m R = Some (hp', vs, n') /\ Forall2 ctyped vs Bs.
+  tape_lin rf fuel n hp H Bs Vs m pc ξ R = Some (hp', vs, n') ->
+  tape4_checked rf fuel n hp H Bs Vs m (ren_cmd ξ R) = Some (hp', vs, n') /\ Forall2 ctyped vs Bs.
 Proof.
   unfold tape4_checked.
   induction rf as [rf IH] using (well_founded_induction lt_wf).
-  intros fuel n hp H Bs Vs m pc R hp' vs n' Hm Hinv Ht.
+  intros fuel n hp H Bs Vs m pc ξ R hp' vs n' Hm Hinv Ht.
   destruct rf as [|rf']; [discriminate|].
   (* the RH-2 levels *)
-  assert (Hop : forall rf0 o R', rf0 < S rf' ->
+  assert (Hop : forall Bs Vs m pc rf0 o ζ R', rf0 < S rf' -> m = length Bs -> lin_inv Bs Vs pc ->
     (forall f1 n1 hp1 V1 x,
-       lin_next (fun pc' => tape_lin rf0 f1 n1 hp1 H (ar o :: Bs) (Proj 0 V1 :: Vs) (S m) pc' R') (ar o) pc
+       lin_next (fun pc' => tape_lin rf0 f1 n1 hp1 H (ar o :: Bs) (Proj 0 V1 :: Vs) (S m) pc' ζ R') (ar o) pc
          (Proj 0 V1 :: Vs) = Some x ->
-       tape_with tape_layer rf0 f1 n1 hp1 H (ar o :: Bs) (Proj 0 V1 :: Vs) (S m) R' = Some x /\
+       tape_with tape_layer rf0 f1 n1 hp1 H (ar o :: Bs) (Proj 0 V1 :: Vs) (S m) (ren_cmd ζ R') = Some x /\
        Forall2 ctyped (snd (fst x)) (ar o :: Bs))).
-  { intros rf0 o R' Hlt f1 n1 hp1 V1 [[hp2 qs] n2] Hx. unfold lin_next in Hx.
+  { intros Bs0 Vs0 m0 pc0 rf0 o ζ R' Hlt Hm0 Hinv0 f1 n1 hp1 V1 [[hp2 qs] n2] Hx. unfold lin_next in Hx.
     destruct (point_okb (Proj 0 V1) && has_ty (point_val (Proj 0 V1)) (ar o)) eqn:Hc; [|discriminate].
     apply Bool.andb_true_iff in Hc as [Hp Hty].
-    refine (IH rf0 Hlt _ _ _ _ _ _ _ _ _ _ _ _ _ (lin_inv_cons _ _ _ _ _ Hinv Hp Hty) Hx). cbn. lia. }
-  (* the RH-4 levels *)
-  assert (Hlayer : forall R', forall B' f1 n1 hp1 G1 x, is_value G1 = true -> has_ty G1 B' = true ->
-       tape_lin rf' f1 n1 hp1 H (B' :: Bs) (G1 :: Vs) (S m) pc R' = Some x ->
-       tape_with tape_layer rf' f1 n1 hp1 H (B' :: Bs) (G1 :: Vs) (S m) R' = Some x /\
-       Forall2 ctyped (snd (fst x)) (B' :: Bs)).
-  { intros R' B' f1 n1 hp1 G1 [[hp2 qs] n2] HG1 Hty Hx.
-    assert (Hinv' := lin_inv_cons _ _ _ G1 B' Hinv).
+    refine (IH rf0 Hlt _ _ _ _ _ _ _ _ _ _ _ _ _ _ (lin_inv_cons _ _ _ _ _ Hinv0 Hp Hty) Hx). cbn. lia. }
+  (* the new point of an RH-4 level *)
+  assert (Hnew : forall B' G1, is_value G1 = true -> has_ty G1 B' = true -> lin_inv (B' :: Bs) (G1 :: Vs) pc).
+  { intros B' G1 HG1 Hty. assert (Hinv' := lin_inv_cons _ _ _ G1 B' Hinv).
     rewrite HG1, point_val_value in Hinv' by exact HG1.
-    assert (Hp : point_okb G1 = true) by (unfold point_okb; rewrite HG1; reflexivity).
-    refine (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ _ (Hinv' Hp Hty) Hx). cbn. lia. }
+    apply Hinv'; [unfold point_okb; rewrite HG1; reflexivity|exact Hty]. }
   destruct R as [M|o M|P Q|M R H1]; [| |destruct P as [M|o M|P Q'|M R H1]| ];
     try (destruct M as [k| |f [k| | | | | | |]| | | | |]); cbn [tape_lin] in Ht; try discriminate.
   - (* RH-1a *)
@@ -556,17 +590,29 @@ Proof.
     destruct (ctypedb_all vs1 Bs) eqn:Hc; [|discriminate]. injection Ht as <- <- <-.
     split; [first [exact Heq|reflexivity]|apply ctypedb_all_ok, Hc].
   - (* RH-2, the last operation of the body *)
-    cbn [tape_with]. exact (lin_op_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ _
-                              (Hop rf' o (Ret (Var 0)) (Nat.lt_succ_diag_r _)) Ht).
+    cbn [ren_cmd ren_tm tape_with].
+    exact (lin_op_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ _
+             (Hop Bs Vs m pc rf' o (fun x => x) (Ret (Var 0)) (Nat.lt_succ_diag_r _) Hm Hinv) Ht).
   - (* RH-4, the last layer *)
-    cbn [tape_with]. exact (tape_layer_lin_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ Hm Hinv (Hlayer _) Ht).
+    cbn [ren_cmd ren_tm tape_with].
+    refine (tape_layer_lin_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ Hm Hinv _ Ht).
+    intros B' f1 n1 hp1 G1 [[hp2 qs] n2] HG1 Hty Hx.
+    refine (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ (Op o (Var 0)) _ _ _ _ (Hnew B' G1 HG1 Hty) Hx).
+    cbn. lia.
   - (* RH-1b *)
-    cbn [tape_with]. exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ Hm Hinv Ht).
+    cbn [ren_cmd ren_tm tape_with]. rewrite subst_var_ren_up.
+    exact (IH rf' (Nat.lt_succ_diag_r _) _ _ _ _ _ _ _ _ _ _ _ _ _ Hm Hinv Ht).
   - (* RH-2 *)
-    destruct rf' as [|rf'']; [discriminate|]. cbn [tape_with].
-    exact (lin_op_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ (Hop rf'' o Q ltac:(lia)) Ht).
-  - (* RH-4 *)
-    cbn [tape_with]. exact (tape_layer_lin_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ Hm Hinv (Hlayer _) Ht).
+    destruct rf' as [|rf'']; [discriminate|]. cbn [ren_cmd ren_tm tape_with].
+    exact (lin_op_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ (Hop Bs Vs m pc rf'' o (up_ren ξ) Q ltac:(lia) Hm Hinv) Ht).
+  - (* RH-4, then RH-2 on [Op(w)] *)
+    cbn [ren_cmd ren_tm tape_with].
+    refine (tape_layer_lin_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ Hm Hinv _ Ht).
+    intros B' f1 n1 hp1 G1 [[hp2 qs] n2] HG1 Hty Hx.
+    destruct rf' as [|[|rf''']]; [discriminate|discriminate|]. cbn [tape_with up_ren].
+    rewrite ren_up_S_up.
+    exact (lin_op_refines _ _ _ _ _ _ _ _ _ _ _ _ _ _ _
+             (Hop (B' :: Bs) (G1 :: Vs) (S m) pc rf''' o _ Q ltac:(lia) ltac:(cbn; lia) (Hnew B' G1 HG1 Hty)) Hx).
 Qed.
 
 (** The points of a [rev handle], checked once. *)
@@ -582,14 +628,15 @@ Qed.
 (** [tape4]: the points checked once ([lin_entry]), then [tape_lin]. *)
 Definition tape4 (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
     (m : nat) (R : cmd) : option (heap * list tm * nat) :=
-  if lin_entry Bs Vs then tape_lin rf fuel n hp H Bs Vs m (point_cost Vs) R else None.
+  if lin_entry Bs Vs then tape_lin rf fuel n hp H Bs Vs m (point_cost Vs) (fun x => x) R else None.
 
 Lemma tape4_refines rf fuel n hp H Bs Vs m R r :
   m = length Bs -> tape4 rf fuel n hp H Bs Vs m R = Some r -> tape4_checked rf fuel n hp H Bs Vs m R = Some r.
 Proof.
   intros Hm Ht. unfold tape4 in Ht. destruct (lin_entry Bs Vs) eqn:He; [|discriminate].
   destruct r as [[hp' vs] n'].
-  exact (proj1 (tape_lin_refines rf _ _ _ _ _ _ _ _ _ _ _ _ Hm (lin_entry_ok _ _ He) Ht)).
+  rewrite <- (ren_cmd_id R).
+  exact (proj1 (tape_lin_refines rf _ _ _ _ _ _ _ _ _ _ _ _ _ Hm (lin_entry_ok _ _ He) Ht)).
 Qed.
 
 (** [tape4] is [run] on the output of [rh_fn], closed by [σ].
