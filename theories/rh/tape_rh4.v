@@ -3,30 +3,41 @@
     [tape.v]'s tape covers chains of operations [let x ⇐ Op(y_k) in R].
     The layers of an MLP chain are [let x ⇐ Op(f(y_k)) in R], the last
     one [Op(f(y_k))]: [RH] rewrites them by RH-4 on [f(y_k)], then RH-2
-    on [Op(w)] ([rh_fn_layer], [rh_fn_last_layer], [rh4_sparse.v]).
-    [tape4] is the tape with these two cases added: [tape.v]'s
+    on [Op(w)] ([rh_fn_layer], [rh4_sparse.v]).
+    [tape4_checked] is the tape with these two cases added: [tape.v]'s
     [tape_with] with [tape_layer] at both, proved once by
-    [tape_layer_correct] ([tape_layer_ok], then [tape_with_correct]): it computes the forward value
-    [f(V_k)], runs the rest of the chain (one variable more in scope), applies [rd(f)] once at the point
-    [V_k], and updates the k-th cotangent only ([add_at]), with the step
-    count of the semantics given by [run_rh4_level]'s formula instead of
-    taken.  The additions of the [m − 1] zeros of the one-hot tuple are
-    skipped, which is the semantics bit for bit only under the zero law
-    [forall c, c + 0 = c /\ 0 + c = c], a hypothesis of the theorem.
+    [tape_layer_ok] (then [tape_with_correct]): it computes the forward
+    value [f(V_k)], runs the rest of the chain (one variable more in
+    scope), applies [rd(f)] once at the point [V_k], and updates the k-th
+    cotangent only ([add_at]), with the step count of the semantics given
+    by [run_rh4_level]'s formula instead of taken.  The additions of the
+    [m − 1] zeros of the one-hot tuple are skipped, which is the semantics
+    bit for bit only under the zero law
+    [forall c, c + 0 = c /\ 0 + c = c], a hypothesis of the theorems.
+
+    [tape4_checked] still checks at each RH-4 level, in Θ(m) each, what
+    [run_rh4_level] assumes (the points [point_okb], their type, their
+    cost [point_cost], the cotangents' types) and renames the rest of the
+    body as [RH] does.  [tape4] is linear in the size of the run: it
+    checks the points once ([lin_entry]) and runs [tape_lin], which keeps
+    these as invariants ([lin_inv]; the cotangents' types checked at the
+    component updated only), keeps the renaming pending (an environment)
+    and updates one cotangent per level ([set_nth]: no structural zero is
+    added, no projection walked).  [tape_lin_refines]: every answer of
+    [tape_lin] is [tape4_checked]'s.
 
     - [tape4_correct] (under [zero_law]): an answer of [tape4] is
       [rh_fn]'s output closed by [σ] and run by [run], as [tape_correct].
     - [run_fast4_correct] (under [zero_law]): the machine with [tape4] at
       every [rev handle] computes exactly what [run] computes.
+    - [run_fast4_nf_agree] (under [zero_law]): without the fallback on
+      fuel, the same answer or both "out of fuel"; [run_fast4_search] is
+      [rh-eval --tape4]'s search of the fuel.
 
-    Not linear yet: at each RH-4 level [tape4] checks what
-    [run_rh4_level] assumes by recomputing it (the point's components
-    [point_okb], its type [infer_tm], its cost [point_cost], that the
-    types in scope are those of the cotangents), each Θ(m), and it
-    renames the rest of the body ([ren_cmd (up_ren S) Q]) as [RH] does.
-    Keeping these as invariants of the tape is what remains
-    (docs/decisions.md, "The tape with the RH-4 levels").  The
-    extracted evaluator does not use [tape4]. *)
+    What stays paid by an index: the signature's [ar o]/[coar o], the
+    handler's [clause_of H o] and the heap's locations are lists
+    ([instance.v], [machine.v]), looked up in time the index of the
+    operation or location (docs/decisions.md, "tape4: linear"). *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem interp interp_facts complete machine run_ctx tape rh4_sparse total machine_fast.
 
@@ -182,7 +193,7 @@ Proof.
 Qed.
 
 (** [tape_layer] at both RH-4 levels of a chain: [tape_layer_correct],
-    then [rh_fn_layer] or [rh_fn_last_layer] for [rh_fn]'s output. *)
+    then [rh_fn_layer] for [rh_fn]'s output. *)
 Lemma tape_layer_ok : layer_ok tape_layer.
 Proof.
   intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' Hm Hrec Ht.
@@ -191,17 +202,10 @@ Proof.
               fuel n hp Bs Vs σ m f k hp' vs n' Hm Hrec Ht) as [B' [Rrec [HB' [Hrh [Hrun Hlen]]]]].
   exists (rh_term_out Bs Vs (App f (Var k)) Rrec). split; [|split; assumption].
   cbv beta in Hrh. destruct last; cbn [fst snd layer_cmds] in *;
-    [rewrite rh_fn_last_layer|rewrite rh_fn_layer]; rewrite HB', Hrh; reflexivity.
+    [ etransitivity; [exact (rh_fn_layer rf H Bs Vs true o f k Q)|]
+    | etransitivity; [exact (rh_fn_layer rf H Bs Vs false o f k Q)|] ];
+    cbv iota; rewrite HB', Hrh; reflexivity.
 Qed.
-
-(** [tape4_checked] is [run] on the output of [rh_fn], closed by [σ]
-    ([tape_with_correct] with [tape_layer_ok]). *)
-Lemma tape4_checked_correct rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
-  m = length Bs ->
-  tape4_checked rf fuel n hp H Bs (map (subst_tm σ) Vs) m R = Some (hp', vs, n') ->
-  exists R', rh_fn rf H Bs Vs R = RHOk R' /\
-             run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
-Proof. exact (tape_with_correct tape_layer tape_layer_ok rf). Qed.
 
 (** ** [tape4]: the checks kept as invariants
 
@@ -221,7 +225,7 @@ Proof. exact (tape_with_correct tape_layer tape_layer_ok rf). Qed.
     - the cotangent of an RH-4 level is updated at [k] only ([set_nth]),
       as [tape_op] does: a structural zero is never added.
     [tape_lin_refines]: every answer of [tape_lin] is [tape4_checked]'s,
-    so [tape4_correct] follows from [tape4_checked_correct]. *)
+    so [tape4_correct] follows from [tape_with_correct]. *)
 
 (** A cotangent that is a constant of the type in scope. *)
 Definition ctyped (q : tm) (B : ty) : Prop := exists c, q = Const c /\ B = TBase (const_ty c).
@@ -390,27 +394,24 @@ Definition tape_layer_lin (rec : ty -> nat -> nat -> heap -> list tm -> option (
     : option (heap * list tm * nat) :=
   match nth_error Vs k, infer_tm Bs (App f (Var k)) with
   | Some Vk, Some B' =>
-      match ev f (point_val Vk) with
-      | Some G1 =>
-          if is_value G1 && has_ty G1 B' then
-            match rec B' (fuel - S (if is_value Vk then 1 else 2))
-                    (S (n + (if is_value Vk then 1 else 2))) hp (G1 :: Vs) with
-            | Some (hp2, w' :: qs, n2) =>
-                if is_value w' then
-                  match nth_error qs k, ev (rd f) (Tuple [point_val Vk; w']) with
-                  | Some (Const c), Some (Const g) =>
-                      if base_eq_dec (const_ty c) (const_ty g) then
-                        let n3 := S (S n2 + (1 + pc + 5)) + 3 * m in
-                        if Nat.ltb n3 (n + fuel) then Some (hp2, set_nth k (Const (cadd c g)) qs, n3)
-                        else None
-                      else None
-                  | _, _ => None
-                  end
-                else None
-            | _ => None
-            end
-          else None
-      | None => None
+      let c1 := if is_value Vk then 1 else 2 in
+      (* forwards: the new point [G1 = f(V_k)], then the rest of the chain *)
+      match option_map (fun G1 => (G1, is_value G1 && has_ty G1 B')) (ev f (point_val Vk)) with
+      | Some (G1, true) =>
+          match rec B' (fuel - S c1) (S (n + c1)) hp (G1 :: Vs) with
+          | Some (hp2, w' :: qs, n2) =>
+              (* backwards: [rd(f)] at [V_k], added at [k] only *)
+              match is_value w', nth_error qs k, ev (rd f) (Tuple [point_val Vk; w']) with
+              | true, Some (Const c), Some (Const g) =>
+                  let n3 := S (S n2 + (1 + pc + 5)) + 3 * m in
+                  if base_eq_dec (const_ty c) (const_ty g) then
+                    if Nat.ltb n3 (n + fuel) then Some (hp2, set_nth k (Const (cadd c g)) qs, n3) else None
+                  else None
+              | _, _, _ => None
+              end
+          | _ => None
+          end
+      | _ => None
       end
   | _, _ => None
   end.
@@ -423,11 +424,11 @@ Lemma tape_layer_lin_refines rec1 rec2 fuel n hp Bs Vs m pc f k hp' vs n' :
   tape_layer_lin rec1 fuel n hp Bs Vs m pc f k = Some (hp', vs, n') ->
   tape_layer rec2 fuel n hp Bs Vs f k = Some (hp', vs, n') /\ Forall2 ctyped vs Bs.
 Proof.
-  intros Hm [Hok [Hpc HA]] Hrec Ht. unfold tape_layer_lin in Ht. unfold tape_layer.
+  intros Hm [Hok [Hpc HA]] Hrec Ht. unfold tape_layer_lin in Ht. unfold tape_layer. cbv zeta in Ht.
   destruct (nth_error Vs k) as [Vk|]; [|discriminate].
   destruct (infer_tm Bs (App f (Var k))) as [B'|]; [|discriminate].
   rewrite Hok.
-  destruct (ev f (point_val Vk)) as [G1|]; [|discriminate].
+  destruct (ev f (point_val Vk)) as [G1|]; [|discriminate]. cbn [option_map] in Ht.
   destruct (is_value G1) eqn:HG1; [|discriminate]. destruct (has_ty G1 B') eqn:HB'; [|discriminate].
   cbn [andb] in Ht.
   destruct (rec1 _ _ _ _ _) as [[[hp2 [|w' qs]] n2]|] eqn:Heq; try discriminate.
@@ -641,8 +642,8 @@ Qed.
 
 (** [tape4] is [run] on the output of [rh_fn], closed by [σ].
 
-    Informal proof: [tape4_refines], then [tape4_checked_correct]
-    ([tape_with_correct] with [tape_layer_ok]: by induction on [rf] as
+    Informal proof: [tape4_refines], then [tape_with_correct] with
+    [tape_layer_ok] for [tape4_checked] (by induction on [rf] as
     [tape_correct], the RH-4 case by [rh_fn_layer] for [rh_fn]'s output,
     the induction hypothesis for the rest of the chain closed by
     [G1 · σ], and [run_rh4_level] for the level, whose premises are the
@@ -654,7 +655,8 @@ Lemma tape4_correct rf : forall fuel n hp H Bs Vs σ m R hp' vs n',
              run fuel n hp (subst_cmd σ R') = RDone hp' (Tuple vs) n' /\ length vs = m.
 Proof.
   intros fuel n hp H Bs Vs σ m R hp' vs n' Hm Ht.
-  exact (tape4_checked_correct rf _ _ _ _ _ _ _ _ _ _ _ _ Hm (tape4_refines _ _ _ _ _ _ _ _ _ _ Hm Ht)).
+  exact (tape_with_correct tape_layer tape_layer_ok rf _ _ _ _ _ _ _ _ _ _ _ _ Hm
+           (tape4_refines _ _ _ _ _ _ _ _ _ _ Hm Ht)).
 Qed.
 
 (** ** The machine with [tape4] at every [rev handle] *)
