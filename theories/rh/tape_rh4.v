@@ -103,40 +103,25 @@ Definition tape_layer (rec : ty -> nat -> nat -> heap -> list tm -> option (heap
     : option (heap * list tm * nat) :=
   match nth_error Vs k, infer_tm Bs (App f (Var k)) with
   | Some Vk, Some B' =>
-      if forallb point_okb Vs then
-        match ev f (point_val Vk) with
-        | Some G1 =>
-            if is_value G1 then
-              match rec B' (fuel - S (if is_value Vk then 1 else 2))
-                      (S (n + (if is_value Vk then 1 else 2))) hp (G1 :: Vs) with
-              | Some (hp2, w' :: qs, n2) =>
-                  match consts_of qs with
-                  | Some cs =>
-                      if is_value w' then
-                        if list_eq_dec ty_eq_dec Bs (map TBase (map const_ty cs)) then
-                          match infer_tm [] (Tuple (map point_val Vs)) with
-                          | Some A =>
-                              if ty_eq_dec A (TProd (map TBase (map const_ty cs))) then
-                                match ev (rd f) (Tuple [point_val Vk; w']) with
-                                | Some (Const g) =>
-                                    let n3 := S (S n2 + (1 + point_cost Vs + 5)) + 3 * length cs in
-                                    if Nat.ltb n3 (n + fuel) then Some (hp2, map Const (add_at k g cs), n3)
-                                    else None
-                                | _ => None
-                                end
-                              else None
-                          | None => None
-                          end
-                        else None
-                      else None
-                  | None => None
-                  end
-              | _ => None
+      let c1 := if is_value Vk then 1 else 2 in
+      match (if forallb point_okb Vs then ev f (point_val Vk) else None) with
+      | Some G1 =>
+          match (if is_value G1 then rec B' (fuel - S c1) (S (n + c1)) hp (G1 :: Vs) else None) with
+          | Some (hp2, w' :: qs, n2) =>
+              (* the premises of [run_rh4_level], checked *)
+              match consts_of qs, infer_tm [] (Tuple (map point_val Vs)), ev (rd f) (Tuple [point_val Vk; w']) with
+              | Some cs, Some A, Some (Const g) =>
+                  let n3 := S (S n2 + (1 + point_cost Vs + 5)) + 3 * length cs in
+                  if is_value w' && Nat.ltb n3 (n + fuel) &&
+                     (if list_eq_dec ty_eq_dec (A :: Bs) (TProd (map TBase (map const_ty cs)) :: map TBase (map const_ty cs))
+                      then true else false)
+                  then Some (hp2, map Const (add_at k g cs), n3) else None
+              | _, _, _ => None
               end
-            else None
-        | None => None
-        end
-      else None
+          | _ => None
+          end
+      | None => None
+      end
   | _, _ => None
   end.
 
@@ -165,7 +150,7 @@ Lemma tape_layer_correct rec rh_rec fuel n hp Bs Vs σ m f k hp' vs n' :
     run fuel n hp (subst_cmd σ (rh_term_out Bs Vs (App f (Var k)) Rrec)) = RDone hp' (Tuple vs) n' /\
     length vs = m.
 Proof.
-  intros Hm Hrec Ht. unfold tape_layer in Ht.
+  intros Hm Hrec Ht. unfold tape_layer in Ht. cbv zeta in Ht.
   rewrite nth_error_map in Ht. destruct (nth_error Vs k) as [Vk|] eqn:Hk; [|discriminate].
   cbn [option_map] in Ht.
   destruct (infer_tm Bs (App f (Var k))) as [B'|] eqn:HB'; [|discriminate].
@@ -176,14 +161,14 @@ Proof.
   destruct (Hrec _ _ _ _ _ _ _ _ Ht2) as [Rrec [Hrh [Hrun Hlen]]].
   destruct (consts_of qs) as [cs|] eqn:Hcs; [|discriminate].
   apply consts_of_ok in Hcs. subst qs.
-  destruct (is_value w') eqn:Hw; [|discriminate].
-  destruct (list_eq_dec ty_eq_dec Bs (map TBase (map const_ty cs))) as [HBs|]; [|discriminate].
   destruct (infer_tm [] (Tuple (map point_val (map (subst_tm σ) Vs)))) as [A|] eqn:HA; [|discriminate].
-  destruct (ty_eq_dec A (TProd (map TBase (map const_ty cs)))) as [->|]; [|discriminate].
   destruct (ev (rd f) (Tuple [point_val (subst_tm σ Vk); w'])) as [[|g| | | | | |]|] eqn:Hrd;
     try discriminate.
+  destruct (is_value w') eqn:Hw; [|discriminate].
   destruct (Nat.ltb_spec (S (S n2 + (1 + point_cost (map (subst_tm σ) Vs) + 5)) + 3 * length cs)
               (n + fuel)) as [Hfuel|]; [|discriminate].
+  destruct (list_eq_dec ty_eq_dec _ _) as [Heq|]; [|discriminate].
+  injection Heq as -> HBs.
   injection Ht as <- <- <-.
   exists B', Rrec. split; [reflexivity|]. split; [exact Hrh|].
   split; [|rewrite map_length, add_at_length; cbn [length] in Hlen; rewrite map_length in Hlen; lia].
@@ -424,7 +409,7 @@ Lemma tape_layer_lin_refines rec1 rec2 fuel n hp Bs Vs m pc f k hp' vs n' :
   tape_layer_lin rec1 fuel n hp Bs Vs m pc f k = Some (hp', vs, n') ->
   tape_layer rec2 fuel n hp Bs Vs f k = Some (hp', vs, n') /\ Forall2 ctyped vs Bs.
 Proof.
-  intros Hm [Hok [Hpc HA]] Hrec Ht. unfold tape_layer_lin in Ht. unfold tape_layer. cbv zeta in Ht.
+  intros Hm [Hok [Hpc HA]] Hrec Ht. unfold tape_layer_lin in Ht. unfold tape_layer. cbv zeta in Ht |- *.
   destruct (nth_error Vs k) as [Vk|]; [|discriminate].
   destruct (infer_tm Bs (App f (Var k))) as [B'|]; [|discriminate].
   rewrite Hok.
@@ -436,15 +421,14 @@ Proof.
   assert (Hqs : Forall2 ctyped qs Bs) by (inversion Hpost; assumption). clear Hpost.
   subst pc m.
   destruct (ctyped_consts _ _ Hqs) as [cs [-> ->]].
-  rewrite consts_of_map. destruct (is_value w'); [|discriminate].
-  destruct (list_eq_dec ty_eq_dec _ _) as [_|Hne]; [|contradiction Hne; reflexivity].
-  rewrite HA. destruct (ty_eq_dec _ _) as [_|Hne]; [|contradiction Hne; reflexivity].
+  rewrite consts_of_map, HA. destruct (is_value w'); [|discriminate].
   rewrite nth_error_map in Ht. destruct (nth_error cs k) as [c|] eqn:Hck; [|discriminate].
   cbn [option_map] in Ht.
   destruct (ev (rd f) _) as [[|g| | | | | |]|]; try discriminate.
   destruct (base_eq_dec (const_ty c) (const_ty g)) as [Hcg|]; [|discriminate].
   rewrite !map_length in Ht.
   destruct (Nat.ltb _ _); [|discriminate].
+  destruct (list_eq_dec ty_eq_dec _ _) as [_|Hne]; [|contradiction Hne; reflexivity]. cbn [andb].
   injection Ht as <- <- <-. rewrite (add_at_set_nth k g cs c Hck). split; [reflexivity|].
   apply (Forall2_set_nth k _ _ _ (Const c)); [exact Hqs|rewrite nth_error_map, Hck; reflexivity|].
   unfold check_at. rewrite (nth_error_set_nth k _ _ (Const c)) by (rewrite nth_error_map, Hck; reflexivity).
