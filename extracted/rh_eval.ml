@@ -23,6 +23,9 @@ open Driver_io
    run_total_fast_eq). *)
 let small_step = ref false
 let machine = ref false
+(* --tape4: the machine with tape4 at every rev handle (tape_rh4.v: run_fast4_correct, under the
+   zero law of the constants). *)
+let tape4 = ref false
 let list_vectors = ref false
 let user_fuel = ref None
 let max_rd_depth = ref C.max_rd_depth
@@ -107,6 +110,8 @@ module Driver (V : VECTORS) = struct
      run_total_fn_heap_ok). *)
   let run_fuel p fuel hp =
     match fuel with
+    | Some f when !tape4 && not !small_step && not !machine -> (f, C.prog_run_fast4 V.ops p f hp)
+    | None when !tape4 && not !small_step && not !machine -> C.prog_run_total_fast4 V.ops p hp
     | Some f -> (f, if !machine && not !small_step then C.prog_run_machine V.ops p f hp
                     else C.prog_run V.ops !small_step p f hp)
     | None -> (match (if !machine && not !small_step then C.prog_run_total_machine V.ops p hp
@@ -318,12 +323,15 @@ let usage =
   "usage: rh-eval [--check | --print | --trace | --coverage] [OPTIONS] [FILE]\n\
   \       rh-eval --serve [OPTIONS]\n\
    OPTIONS: [--fuel N] [--timeout SECONDS] [--memory MB] [--max-rd-depth N] [--max-rd-size N]\n\
-   \       [--small-step] [--machine] [--list-vectors]\n\
+   \       [--small-step] [--machine] [--tape4] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
    --serve answers one request per line, sessions included.  Exit codes: 0 result, 1 runtime failure\n\
    of a well-typed program, 2 bad input.  --small-step: the small-step evaluator, not the environment\n\
    machine with the tape of rev handle (--trace and --coverage always use it); --machine: the\n\
-   environment machine without the tape (machine.v); --list-vectors: the list model of vectors extracted\n\
+   environment machine without the tape (machine.v); --tape4: the machine with the tape of rev handle\n\
+   over chains of layers Op(f(y)) too (tape_rh4.v, run_fast4), equal to the semantics when x + 0 = x for\n\
+   the zero cotangent; while that zero is +0.0 a result may differ from the others in the sign of a\n\
+   zero (-0.0 + 0.0 = +0.0); --list-vectors: the list model of vectors extracted\n\
    from Coq, not float arrays; --fuel N: stop after N steps (out-of-fuel), without it a checked program\n\
    runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-size N (default 2^45): refuse\n\
    programs whose estimated size of rd and rev handle rewritings (cmd_rd_weight) exceeds N;\n\
@@ -340,7 +348,8 @@ let () =
       ~switches:[ ("--check", fun () -> mode := `CheckProgram); ("--print", fun () -> mode := `Print);
                   ("--trace", fun () -> mode := `Trace); ("--coverage", fun () -> mode := `Coverage);
                   ("--serve", set serve_mode); ("--list-vectors", set list_vectors);
-                  ("--small-step", set small_step); ("--machine", set machine) ]
+                  ("--small-step", set small_step); ("--machine", set machine);
+                  ("--tape4", set tape4) ]
       ~options:[ ("--fuel", number (fun n -> user_fuel := Some n)); ("--max-rd-depth", number (( := ) max_rd_depth));
                  ("--max-rd-size", number (( := ) max_rd_size)) ]
   in

@@ -28,7 +28,7 @@
 From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlNativeString.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total
-  machine_fast.
+  machine_fast tape_rh4.
 
 From RevHandlers Require Import rd_size effects.
 From RevHandlers Require never_stuck printer_spec.
@@ -55,6 +55,13 @@ Definition exec_run_machine (decls : list (ty * ty)) (locs : list nat) (fuel : n
 Definition exec_run_fast (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
   @run_fast _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
+
+(** The machine with [tape4] at every [rev handle] (tape_rh4.v), equal
+    to [exec_run] under the zero law ([run_fast4_correct]); [rh-eval
+    --tape4]. *)
+Definition exec_run_fast4 (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
+    (hp : heap) (P : cmd) : run_result :=
+  @run_fast4 _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
 (** The total evaluator (total.v): [None] only if the check fails or the
     heap does not respect the shapes ([run_total_fn_none]). *)
@@ -109,6 +116,12 @@ Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : resul
 Definition prog_run (small : bool) (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   if small then exec_run (p_decls p) (p_dims p) fuel hp (p_main p)
   else exec_run_fast (p_decls p) (p_dims p) fuel hp (p_main p).
+(** [rh-eval --tape4]: [exec_run_fast4] with a fuel; without one,
+    from [first_fuel], doubled while "out of fuel" (at most 20 times: 2^60, within OCaml's [int]). *)
+Definition prog_run_fast4 (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
+  exec_run_fast4 (p_decls p) (p_dims p) fuel hp (p_main p).
+Definition prog_run_total_fast4 (p : @program Vec) (hp : heap) : nat * run_result :=
+  @run_fast4_search _ (exec_signature vo (p_decls p) (p_dims p)) (exec_evaluator vo) 20 first_fuel hp (p_main p).
 Definition prog_run_machine (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   exec_run_machine (p_decls p) (p_dims p) fuel hp (p_main p).
 Definition prog_run_total (small : bool) (p : @program Vec) (hp : heap) : option (nat * run_result) :=
@@ -164,6 +177,6 @@ Extraction "revhandlers_core.ml"
   prog_rd_depth max_rd_depth prog_rd_weight max_rd_weight
   prog_check_program prog_op_name prog_print
   prog_read prog_check prog_unhandled prog_init_heap prog_heap_set prog_run prog_run_total prog_observe prog_tags
-  prog_run_machine prog_run_total_machine
+  prog_run_machine prog_run_total_machine prog_run_fast4 prog_run_total_fast4
   prog_type_error prog_outcome prog_heap_sexp prog_cmd_sexp prog_loc_value prog_ty_sexp prog_tm_sexp
   tag_name index_of.

@@ -33,7 +33,7 @@
       instance's [czero] is still [+0.0] (docs/decisions.md).
     - [tstar_point]: the point [<V⃗>] takes one step per component that is
       a projection out of a value ([point_cost]).
-    - [rh_fn_layer], [rh_fn_last_layer]: what [rh_fn] yields for a layer.
+    - [rh_fn_layer]: what [rh_fn] yields for a layer, inside the chain or last.
     - [run_rh4_level]: the level's output closed by [σ] and run by [run],
       given the run of the rest of the chain: the cotangents updated at
       [k] only ([add_at]), the step count a formula; under the zero law.
@@ -60,31 +60,20 @@ Proof. reflexivity. Qed.
 (** What [RH] does with a layer [let x ⇐ Op(f(y_k)) in Q] (RH-4 on
     [f(y_k)], then RH-2 on [Op(w)] with the continuation renamed): the
     output is [rh_term_out] around the rewriting of
-    [let x ⇐ Op(w) in Q↑], one variable more in scope. *)
-Lemma rh_fn_layer rf H Bs Vs o f k Q :
-  rh_fn (S rf) H Bs Vs (CLet (Op o (App f (Var k))) Q) =
+    [let x ⇐ Op(w) in Q↑], one variable more in scope; and the same for
+    the last layer, [Op(f(y_k))] in tail position ([last = true]). *)
+Lemma rh_fn_layer rf H Bs Vs (last : bool) o f k Q :
+  rh_fn (S rf) H Bs Vs (if last then Op o (App f (Var k)) else CLet (Op o (App f (Var k))) Q) =
   match infer_tm Bs (App f (Var k)) with
   | Some B' =>
-      match rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)) with
+      match rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs)
+              (if last then Op o (Var 0) else CLet (Op o (Var 0)) (ren_cmd (up_ren S) Q)) with
       | RHOk Rrec => RHOk (rh_term_out Bs Vs (App f (Var k)) Rrec)
       | r => r
       end
   | None => RHWrong
   end.
-Proof. reflexivity. Qed.
-
-(** The same for the last layer, [Op(f(y_k))] in tail position. *)
-Lemma rh_fn_last_layer rf H Bs Vs o f k :
-  rh_fn (S rf) H Bs Vs (Op o (App f (Var k))) =
-  match infer_tm Bs (App f (Var k)) with
-  | Some B' =>
-      match rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (Op o (Var 0)) with
-      | RHOk Rrec => RHOk (rh_term_out Bs Vs (App f (Var k)) Rrec)
-      | r => r
-      end
-  | None => RHWrong
-  end.
-Proof. reflexivity. Qed.
+Proof. destruct last; reflexivity. Qed.
 
 (** The one-hot tuple at base types is a tuple of constants: [g] at [k],
     the structural zero [0_b] elsewhere. *)
