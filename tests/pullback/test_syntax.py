@@ -224,28 +224,54 @@ def test_answers():
 
 # ------------------------------------------------------------ errors
 
-@pytest.mark.parametrize("text, kind, message", [
-    ("λx:R. x +", "parse", "line 1, column 10: expected a term, found the end of the input"),
-    ("λx:R.\n  x ) ", "parse", "line 2, column 5: expected the end of the input, found ')'"),
-    ("λx R. x", "parse", "line 1, column 4: expected ':' and the binder's type, found 'R'"),
-    ("λx:R. x $ 1", "parse", "line 1, column 9: unexpected character '$'"),
-    ("⟨1⟩", "parse", "line 1, column 1: a tuple ⟨…⟩ has at least two components"),
-    ("λx:R^0. x", "parse", "line 1, column 6: R^n takes a whole number n from 1"),
-    ("sin(1)*", "parse", "only a tuple of numbers r makes a numeric dual r*"),
-    ("λlet:R. 1", "parse", "'let' is a keyword, not a variable name"),
-    ("λ⟨a, a⟩:R^2. a", "parse", "the name a occurs twice in a pattern"),
-    ("λx:R. x + λy:R. y", "parse", "an abstraction or a let after '+' needs parentheses"),
-    ("(Ω λy:R. y) · λx:R. [1]*", "parse", "an abstraction or a let after '·' needs parentheses"),
-    ("f (λv:R. v)* · 1", "unbound", "unbound variable f"),
-    ("λx:R. y", "unbound", "line 1, column 7: unbound variable y"),
-    ("g(1)", "unbound", "unbound variable g (the function symbols are add, cos, exp, mul, neg, sin, sq)"),
-    ("J g · 1", "unbound", "J takes a function symbol"),
-    ("1e400", "number", "not a finite number: 1e400"),
-])
-def test_parse_errors(text, kind, message):
+# Every reader error: (reader, text, kind, message); the message is a part of
+# the error's message.  test_command.py runs the same table through the
+# command line.
+READ_ERRORS = [
+    ("surface", "λx:R. x +", "parse", "line 1, column 10: expected a term, found the end of the input"),
+    ("surface", "λx:R.\n  x ) ", "parse", "line 2, column 5: expected the end of the input, found ')'"),
+    ("surface", "λx R. x", "parse", "line 1, column 4: expected ':' and the binder's type, found 'R'"),
+    ("surface", "λx:R. x $ 1", "parse", "line 1, column 9: unexpected character '$'"),
+    ("surface", "⟨1⟩", "parse", "line 1, column 1: a tuple ⟨…⟩ has at least two components"),
+    ("surface", "λx:R^0. x", "parse", "line 1, column 6: R^n takes a whole number n from 1"),
+    ("surface", "sin(1)*", "parse", "only a tuple of numbers r makes a numeric dual r*"),
+    ("surface", "λlet:R. 1", "parse", "'let' is a keyword, not a variable name"),
+    ("surface", "λ⟨a, a⟩:R^2. a", "parse", "the name a occurs twice in a pattern"),
+    ("surface", "λx:R. x + λy:R. y", "parse", "an abstraction or a let after '+' needs parentheses"),
+    ("surface", "(Ω λy:R. y) · λx:R. [1]*", "parse", "an abstraction or a let after '·' needs parentheses"),
+    ("surface", "f (λv:R. v)* · 1", "unbound", "unbound variable f"),
+    ("surface", "λx:R. y", "unbound", "line 1, column 7: unbound variable y"),
+    ("surface", "g(1)", "unbound", "unbound variable g (the function symbols are add, cos, exp, mul, neg, sin, sq)"),
+    ("surface", "J g · 1", "unbound", "J takes a function symbol"),
+    ("surface", "1e400", "number", "not a finite number: 1e400"),
+    ("surface", "λx:R.\n  x +", "parse", "line 2, column 6: expected a term, found the end of the input"),
+    ("surface", "1e999", "number", "line 1, column 1: not a finite number"),
+    ("sexp", "(app 1 2)", "syntax", "a number is a float atom, with a '.' or an exponent (write 1.0)"),
+    ("sexp", "(lam (* R) 1.)", "syntax", "not a type: (* R)"),
+    ("sexp", "(proj 3 1.)", "syntax", "a projection is (proj 1 TERM) or (proj 2 TERM)"),
+    ("sexp", "(pair 1.)", "syntax", "(pair …) takes 2 arguments"),
+    ("sexp", "(frob 1.)", "syntax", "not a term: (frob 1.)"),
+    ("sexp", "(ndual (1. 2. 3.))", "syntax", "a numeric tuple is NUMBER, zero or (NUM NUM)"),
+    ("sexp", "(var x)", "syntax", "expected a de Bruijn index"),
+    ("sexp", "(lam R (var 1))", "unbound", "(var 1) under 1 binder is unbound"),
+    ("sexp", "(fun g 1.)", "unbound", "unknown function symbol g"),
+    ("sexp", "nan", "number", "not a finite number: nan"),
+    ("sexp", "(ndual -inf)", "number", "not a finite number"),
+    ("sexp", "(app 1.", "parse", "unclosed parentheses"),
+    ("sexp", "(app (lam R", "parse", "unclosed parentheses"),
+    ("sexp", "1. 2.", "parse", "more than one S-expression"),
+]
+
+
+@pytest.mark.parametrize("reader, text, kind, message", READ_ERRORS)
+def test_read_errors(reader, text, kind, message):
     with pytest.raises(BadInput) as e:
-        parse(text)
+        {"surface": parse, "sexp": from_sexp}[reader](text)
     assert e.value.kind == kind and message in e.value.message
+
+
+def test_sexp_trailing_space():
+    assert from_sexp("(lam ? (var 0)) ") == Lam(None, Var(0))
 
 
 def test_too_deep():
@@ -261,31 +287,6 @@ def test_too_deep():
     with pytest.raises(BadInput) as e:
         from_sexp("(+ zero " * 3000 + "1." + ")" * 3000)
     assert e.value.kind == "too-deep"
-
-
-@pytest.mark.parametrize("text, kind, message", [
-    ("(app 1 2)", "syntax", "a number is a float atom, with a '.' or an exponent (write 1.0)"),
-    ("(lam (* R) 1.)", "syntax", "not a type: (* R)"),
-    ("(proj 3 1.)", "syntax", "a projection is (proj 1 TERM) or (proj 2 TERM)"),
-    ("(pair 1.)", "syntax", "(pair …) takes 2 arguments"),
-    ("(frob 1.)", "syntax", "not a term: (frob 1.)"),
-    ("(ndual (1. 2. 3.))", "syntax", "a numeric tuple is NUMBER, zero or (NUM NUM)"),
-    ("(var x)", "syntax", "expected a de Bruijn index"),
-    ("(lam R (var 1))", "unbound", "(var 1) under 1 binder is unbound"),
-    ("(fun g 1.)", "unbound", "unknown function symbol g"),
-    ("nan", "number", "not a finite number: nan"),
-    ("(ndual -inf)", "number", "not a finite number"),
-    ("(app 1.", "parse", "unclosed parentheses"),
-    ("1. 2.", "parse", "more than one S-expression"),
-    ("(lam ? (var 0)) ", None, None),
-])
-def test_sexp_errors(text, kind, message):
-    if kind is None:
-        assert from_sexp(text) == Lam(None, Var(0))
-        return
-    with pytest.raises(BadInput) as e:
-        from_sexp(text)
-    assert e.value.kind == kind and message in e.value.message
 
 
 def test_contexts_and_open_terms():

@@ -92,18 +92,59 @@ Qed.
 Lemma var0_dec l : l = Var 0 \/ l <> Var 0.
 Proof. destruct l as [[|n]| | | | | | | | | | | | |]; auto; right; congruence. Qed.
 
+End anf.
+
+(** The typing scripts shared by [typed] and its refinement [ztyped]
+    (ztyped.v, ztyped_pres.v), given the relation's lemmas:
+    - [typed_bind_by T_ren Γ L K A]: [bind L K] has the type of [K]
+      ([typed_bind], [ztyped_bind]);
+    - [ared_typed_by T_bind T_bind2 T_ret T_ren]: an A-redex and its reduct
+      have the same type ([ared_typed], [ared_ztyped]); in both relations
+      the body of a dual map is typed by [typed]. *)
+Ltac typed_bind_by T_ren Γ L K A :=
+  let HL := fresh "HL" in let HK := fresh "HK" in let Hne := fresh "Hne" in
+  revert Γ K A; induction L; intros Γ K A HL HK; try solve [simpl; eauto];
+  inversion HL; subst;
+  match goal with |- _ _ (bind (Let _ ?l) _) _ => destruct (var0_dec l) as [->|Hne] end;
+  [ simpl; match goal with H : _ _ (Var 0) _ |- _ => inversion H; subst end;
+    simpl in *; match goal with H : Some _ = Some _ |- _ => injection H as -> end;
+    econstructor; eassumption
+  | rewrite bind_let by exact Hne; econstructor; [eassumption|];
+    match goal with
+    | IH : forall _ _ _, _ -> _ -> _ _ (bind ?l _) _ |- _ _ (bind ?l _) _ => eapply IH; [eassumption|]
+    end;
+    eapply T_ren; [eassumption|]; intros [|m] C; simpl; auto ].
+
+Ltac ared_typed_by T_bind T_bind2 T_ret T_ren :=
+  let Hr := fresh "Hr" in let Ht := fresh "Ht" in
+  intros Hr Ht; destruct Hr; simpl; try (apply T_ret; exact Ht);
+  inversion Ht; subst;
+  first
+  [ (* L1 + L2, L1 L2, ⟨L1, L2⟩ *)
+    solve [eapply T_bind2; [eassumption|eassumption|]; econstructor; constructor; reflexivity]
+  | (* πi(L), f(L), J f · L *)
+    solve [eapply T_bind; [eassumption|]; apply T_ret; econstructor; constructor; reflexivity]
+  | (* (λx.L)* · L': the body, typed by [typed] *)
+    solve [eapply T_bind; [eassumption|]; apply T_ret; econstructor;
+           [ eapply typed_ren; [eassumption|]; intros [|m] C; simpl; auto
+           | constructor; reflexivity
+           | apply lin_is0_ren_up; assumption ]]
+  | (* (Ω λx.L) · L' *)
+    solve [eapply T_bind; [eassumption|]; apply T_ret; econstructor;
+           [ eapply T_ren; [eassumption|]; intros [|m] C; simpl; auto
+           | constructor; reflexivity ]]
+  | (* let x = L in P *)
+    eapply T_bind; eassumption ].
+
+Section anf_typing.
+Context {Σ : signature}.
+
+Implicit Types (Γ : list ty) (A B : ty) (X : nat -> Prop).
+#[local] Hint Constructors atom elem lets : core.
+
 Lemma typed_bind Γ L K A B :
   typed Γ L A -> typed (A :: Γ) K B -> typed Γ (bind L K) B.
-Proof.
-  revert Γ K A. induction L; intros Γ K A HL HK; try solve [simpl; eauto].
-  inversion HL; subst. destruct (var0_dec L2) as [->|Hne].
-  - simpl. match goal with H : typed _ (Var 0) _ |- _ => inversion H; subst end.
-    simpl in *. match goal with H : Some _ = Some _ |- _ => injection H as -> end.
-    econstructor; eassumption.
-  - rewrite bind_let by exact Hne. econstructor; [eassumption|].
-    eapply IHL2; [eassumption|].
-    eapply typed_ren; [eassumption|]. intros [|m] C; simpl; auto.
-Qed.
+Proof. typed_bind_by typed_ren Γ L K A. Qed.
 
 (** Renaming facts for the two shifts used by [bind]. *)
 Ltac set_iff := intros [|[|?]]; simpl; unfold is0; try split; intros; try congruence; firstorder.
@@ -215,54 +256,37 @@ Proof.
     constructor; auto.
 Qed.
 
+(** [ret] and [bind2] for a typing relation [T] with the rules (var) and
+    (let) ([typed], [ztyped]). *)
+Section let_typing.
+Variable T : list ty -> tm -> ty -> Prop.
+Hypothesis T_var : forall Γ n σ, nth_error Γ n = Some σ -> T Γ (Var n) σ.
+Hypothesis T_let : forall Γ e l σ τ, T Γ e σ -> T (σ :: Γ) l τ -> T Γ (Let e l) τ.
+
+Lemma ret_of Γ e A : T Γ e A -> T Γ (ret e) A.
+Proof. intros H. eapply T_let; [exact H|]. apply T_var. reflexivity. Qed.
+
+Hypothesis T_bind : forall Γ L K A B, T Γ L A -> T (A :: Γ) K B -> T Γ (bind L K) B.
+Hypothesis T_shift : forall Γ t A B, T Γ t A -> T (B :: Γ) (shift t) A.
+
+Lemma bind2_of Γ l1 l2 e A1 A2 B :
+  T Γ l1 A1 -> T Γ l2 A2 -> T (A2 :: A1 :: Γ) e B -> T Γ (bind2 l1 l2 e) B.
+Proof.
+  intros H1 H2 He. unfold bind2. eapply T_bind; [exact H1|].
+  eapply T_bind; [apply T_shift; exact H2|]. apply ret_of. exact He.
+Qed.
+End let_typing.
+
 Lemma typed_ret Γ e A : typed Γ e A -> typed Γ (ret e) A.
-Proof. intros H. econstructor; [exact H|]. constructor. reflexivity. Qed.
+Proof. exact (ret_of typed typed_var typed_let Γ e A). Qed.
 
 Lemma typed_bind2 Γ l1 l2 e A1 A2 B :
   typed Γ l1 A1 -> typed Γ l2 A2 -> typed (A2 :: A1 :: Γ) e B ->
   typed Γ (bind2 l1 l2 e) B.
-Proof.
-  intros H1 H2 He. unfold bind2. eapply typed_bind; [exact H1|].
-  eapply typed_bind; [apply typed_shift; exact H2|]. apply typed_ret. exact He.
-Qed.
+Proof. exact (bind2_of typed typed_var typed_let typed_bind typed_shift Γ l1 l2 e A1 A2 B). Qed.
 
 Lemma ared_typed Γ r A : aredex r -> typed Γ r A -> typed Γ (ared r) A.
-Proof.
-  intros Hr Ht. destruct Hr; simpl; try (apply typed_ret; exact Ht);
-    inversion Ht; subst.
-  - (* L1 + L2 *)
-    eapply typed_bind2; [eassumption|eassumption|].
-    constructor; constructor; reflexivity.
-  - (* L1 L2 *)
-    eapply typed_bind2; [eassumption|eassumption|].
-    econstructor; constructor; reflexivity.
-  - (* π1(L) *)
-    eapply typed_bind; [eassumption|]. apply typed_ret.
-    econstructor. constructor. reflexivity.
-  - (* π2(L) *)
-    eapply typed_bind; [eassumption|]. apply typed_ret.
-    econstructor. constructor. reflexivity.
-  - (* ⟨L1, L2⟩ *)
-    eapply typed_bind2; [eassumption|eassumption|].
-    constructor; constructor; reflexivity.
-  - (* f(L) *)
-    eapply typed_bind; [eassumption|]. apply typed_ret.
-    constructor. constructor. reflexivity.
-  - (* J f · L *)
-    eapply typed_bind; [eassumption|]. apply typed_ret.
-    constructor. constructor. reflexivity.
-  - (* (λx.L)* · L' *)
-    eapply typed_bind; [eassumption|]. apply typed_ret. econstructor.
-    + eapply typed_ren; [eassumption|]. intros [|m] C; simpl; auto.
-    + constructor. reflexivity.
-    + eapply lin_ren; [|eassumption]. set_iff.
-  - (* (Ω λx.L) · L' *)
-    eapply typed_bind; [eassumption|]. apply typed_ret. econstructor.
-    + eapply typed_ren; [eassumption|]. intros [|m] C; simpl; auto.
-    + constructor. reflexivity.
-  - (* let x = L in P *)
-    eapply typed_bind; eassumption.
-Qed.
+Proof. ared_typed_by typed_bind typed_bind2 typed_ret typed_ren. Qed.
 
 (** Linearity and freeness are preserved by an A-redex step. *)
 Lemma ared_nocc X r : aredex r -> nocc X r -> nocc X (ared r).
@@ -460,7 +484,7 @@ Proof. intros H. exists [], r. simpl. auto. Qed.
 Lemma decomp_frame F u : aframe_ok F -> alet_here F u -> decomp u -> decomp (afill1 F u).
 Proof. intros HF Hh (C & r & HC & Hr & Hk & ->). exists (F :: C), r. simpl. auto. Qed.
 
-End anf.
+End anf_typing.
 
 (** Tactics that put a decomposition of a subterm in its frame: the only
     subterm of a term with one ([decomp_in_sub1]), the right one [v] of

@@ -7,6 +7,23 @@
     keeps the free variables ([nocc]) and the linear variables ([lin]). *)
 From Pullback Require Import syntax typing anf backprop reduction.
 
+(** Scripts shared with ztyped_pres.v, for [typed] and [ztyped]:
+    - [pbapp_inv_by]: the inversion of [((Ω λy.E) · ω) V]
+      ([typed_pbapp_inv], [ztyped_pbapp_inv]);
+    - [out_typed_by T_subst1]: the typing of its reduct
+      [(λv.S)* · (ω E[V/y])] ([typed_out], [ztyped_out]). *)
+Ltac pbapp_inv_by :=
+  let H := fresh "H" in
+  intros H; inversion H; subst; clear H;
+  match goal with H : _ _ (Pb _ _) _ |- _ => inversion H; subst; clear H end;
+  eauto 10.
+
+Ltac out_typed_by T_subst1 :=
+  let He := fresh "He" in let Hw := fresh "Hw" in let Hv := fresh "Hv" in
+  let Hs := fresh "Hs" in let Hl := fresh "Hl" in
+  intros He Hw Hv Hs Hl; econstructor; [exact Hs| |exact Hl];
+  econstructor; [exact Hw|]; eapply T_subst1; eauto.
+
 Section preservation.
 Context {Σ : signature}.
 
@@ -90,18 +107,12 @@ Definition preserves (t t' : tm) : Prop :=
 Lemma typed_pbapp_inv Γ e w v A :
   typed Γ (App (Pb e w) v) A ->
   exists σ τ, A = TDual σ /\ typed (σ :: Γ) e τ /\ typed Γ w (TOmega τ) /\ typed Γ v σ.
-Proof.
-  intros H. inv H. match goal with H : typed _ (Pb _ _) _ |- _ => inv H end.
-  eauto 10.
-Qed.
+Proof. pbapp_inv_by. Qed.
 
 Lemma typed_out Γ σ τ e w v s :
   typed (σ :: Γ) e τ -> typed Γ w (TOmega τ) -> typed Γ v σ ->
   typed (σ :: Γ) s τ -> lin is0 s -> typed Γ (Dual s (out w v e)) (TDual σ).
-Proof.
-  intros He Hw Hv Hs Hl. econstructor; [exact Hs| |exact Hl].
-  econstructor; [exact Hw|]. eapply typed_subst1; eauto.
-Qed.
+Proof. out_typed_by typed_subst1. Qed.
 
 Lemma nocc_subst1 X v e : nocc X v -> nocc (lift X) e -> nocc X (subst1 v e).
 Proof.

@@ -397,6 +397,18 @@ Proof.
 Qed.
 
 
+(** The body [a1 + a2] or [⟨a1, a2⟩] of a pullback applied to a point: an
+    atom free of [y] on one side and a path on [y] on the other is the rule
+    [step_q] ([y] on the right) or [step_p] ([y] on the left); paths on
+    both sides make the body linear (12). *)
+Ltac two_atoms Ha1 Ha2 Hn step_q step_p :=
+  pose proof Ha1; pose proof Ha2;
+  apply atom_split in Ha1 as [Ha1|[?p ->]]; apply atom_split in Ha2 as [Ha2|[?q ->]];
+  [ simpl in Hn; tauto
+  | left; eexists; apply step_q; eauto
+  | left; eexists; apply step_p; eauto
+  | left; eexists; apply step_pb_lin; auto; constructor ].
+
 (** A pullback chain applied to a point: every elementary body is covered
     by a rule of 9-20, or is stuck (Remark 3.6), or needs a premise. *)
 Lemma pbapp_progress e w v :
@@ -415,13 +427,7 @@ Proof.
   destruct He as [ |a1 a2 Ha1 Ha2|a Ha|l Hl|a1 a2 Ha1 Ha2|a1 a2 Ha1 Ha2|r|f a Ha|f a Ha
                  |l a Hl Ha|l a Hl Ha|r]; intros He0.
   - simpl in Hn. tauto.
-  - (* a1 + a2 *)
-    pose proof Ha1 as Ha1'; pose proof Ha2 as Ha2'.
-    apply atom_split in Ha1 as [Ha1|[p ->]]; apply atom_split in Ha2 as [Ha2|[q ->]].
-    + simpl in Hn. tauto.
-    + left. eexists. apply step_pb_plus_l; eauto.
-    + left. eexists. apply step_pb_plus_r; eauto.
-    + left. eexists. apply step_pb_lin; auto. constructor.
+  - (* a1 + a2 *) two_atoms Ha1 Ha2 Hn step_pb_plus_l step_pb_plus_r.
   - (* a *)
     apply atom_split in Ha as [Ha|[p ->]]; [contradiction|].
     left. eexists. apply step_pb_lin; auto. constructor.
@@ -434,13 +440,7 @@ Proof.
     + exfalso. apply Hs. left. exists a1, q. auto.
     + left. eexists. apply step_pb_lin; auto. constructor. exact Ha2.
     + right. exists (App (yp p) (yp q)), w, v. repeat split; auto. right. left. eauto.
-  - (* ⟨a1, a2⟩ *)
-    pose proof Ha1 as Ha1'; pose proof Ha2 as Ha2'.
-    apply atom_split in Ha1 as [Ha1|[p ->]]; apply atom_split in Ha2 as [Ha2|[q ->]].
-    + simpl in Hn. tauto.
-    + left. eexists. apply step_pb_pair_r; eauto.
-    + left. eexists. apply step_pb_pair_l; eauto.
-    + left. eexists. apply step_pb_lin; auto. constructor.
+  - (* ⟨a1, a2⟩ *) two_atoms Ha1 Ha2 Hn step_pb_pair_r step_pb_pair_l.
   - simpl in Hn. tauto.
   - (* f(a) *)
     apply atom_split in Ha as [Ha|[p ->]]; [simpl in Hn; tauto|].

@@ -161,19 +161,30 @@ Proof.
     inversion Hσ; subst; eexists; split; eauto; simpl; assumption.
 Qed.
 
-(** ** Weakening: typing is stable under renaming. *)
+(** ** Weakening: typing is stable under renaming.
+
+    The side conditions under a binder ([ctx_ren_up], [ctx_subst_up],
+    [ctx_scons], [lin_is0_ren_up], [lin_is0_subst_up]) and [subst1_of]
+    are stated for any relation with the rule (var) and weakening, so that
+    [typed] and its refinement [ztyped] (ztyped.v) share them. *)
+Lemma ctx_ren_up Γ Δ ρ C :
+  (forall n B, nth_error Γ n = Some B -> nth_error Δ (ρ n) = Some B) ->
+  forall n B, nth_error (C :: Γ) n = Some B -> nth_error (C :: Δ) (up_ren ρ n) = Some B.
+Proof. intros H [|n] B; simpl; auto. Qed.
+
+(** The bound variable of a dual map stays its linear variable. *)
+Lemma lin_is0_ren_up ρ s : lin is0 s -> lin is0 (ren (up_ren ρ) s).
+Proof.
+  apply lin_ren. intros [|n]; unfold is0; simpl; split; intros; congruence.
+Qed.
+
 Lemma typed_ren Γ Δ ρ t A :
   typed Γ t A ->
   (forall n B, nth_error Γ n = Some B -> nth_error Δ (ρ n) = Some B) ->
   typed Δ (ren ρ t) A.
 Proof.
-  assert (Hup : forall Γ Δ ρ C, (forall n B, nth_error Γ n = Some B -> nth_error Δ (ρ n) = Some B) ->
-     forall n B, nth_error (C :: Γ) n = Some B -> nth_error (C :: Δ) (up_ren ρ n) = Some B)
-    by (intros ? ? ? ? H [|n] B; simpl; auto).
-  intros Ht. revert Δ ρ. induction Ht; intros Δ ρ Hρ; simpl; eauto.
-  - (* dual *)
-    econstructor; eauto. eapply lin_ren; [|eassumption].
-    intros [|n]; unfold is0; simpl; split; intros; congruence.
+  intros Ht. revert Δ ρ. induction Ht; intros Δ ρ Hρ; simpl; eauto using ctx_ren_up.
+  - (* dual *) econstructor; eauto using ctx_ren_up, lin_is0_ren_up.
 Qed.
 
 Lemma typed_shift Γ t A B : typed Γ t A -> typed (B :: Γ) (shift t) A.
@@ -206,35 +217,59 @@ Qed.
 Lemma nocc_false t : nocc (fun _ => False) t.
 Proof. apply nocc_empty. auto. Qed.
 
+Section ctx_subst.
+(** A typing relation [T] with the rule (var) and weakening. *)
+Variable T : ctx -> tm -> ty -> Prop.
+Hypothesis T_var : forall Γ n σ, nth_error Γ n = Some σ -> T Γ (Var n) σ.
+
+Lemma ctx_scons Γ u B :
+  T Γ u B -> forall n C, nth_error (B :: Γ) n = Some C -> T Γ (scons u Var n) C.
+Proof.
+  intros Hu [|n] C; simpl; intros Hn.
+  - congruence.
+  - apply T_var. assumption.
+Qed.
+
+(** The lemma for [subst1] follows from the one for [subst]. *)
+Lemma subst1_of :
+  (forall Γ Δ θ t A, T Γ t A -> (forall n B, nth_error Γ n = Some B -> T Δ (θ n) B) -> T Δ (subst θ t) A) ->
+  forall Γ u t A B, T (B :: Γ) t A -> T Γ u B -> T Γ (subst1 u t) A.
+Proof. intros Hs Γ u t A B Ht Hu. eapply Hs; [eassumption|]. apply ctx_scons. exact Hu. Qed.
+
+Hypothesis T_shift : forall Γ t A B, T Γ t A -> T (B :: Γ) (shift t) A.
+
+Lemma ctx_subst_up Γ Δ θ C :
+  (forall n B, nth_error Γ n = Some B -> T Δ (θ n) B) ->
+  forall n B, nth_error (C :: Γ) n = Some B -> T (C :: Δ) (up θ n) B.
+Proof.
+  intros H [|n] B; simpl; intros Hn.
+  - injection Hn as ->. apply T_var. reflexivity.
+  - apply T_shift. auto.
+Qed.
+End ctx_subst.
+
+Lemma lin_is0_subst_up θ s : lin is0 s -> lin is0 (subst (up θ) s).
+Proof.
+  apply lin_subst.
+  - intros [|n]; unfold is0; simpl; intros Hn0; [reflexivity|discriminate].
+  - intros [|n]; simpl; intros Hn0; [exfalso; apply Hn0; reflexivity|].
+    unfold shift. eapply nocc_ren with (X := fun _ => False); simpl; auto.
+    + intros m Hm. unfold is0 in Hm. discriminate.
+    + apply nocc_false.
+Qed.
+
 Lemma typed_subst Γ Δ θ t A :
   typed Γ t A ->
   (forall n B, nth_error Γ n = Some B -> typed Δ (θ n) B) ->
   typed Δ (subst θ t) A.
 Proof.
-  assert (Hup : forall Γ Δ θ C, (forall n B, nth_error Γ n = Some B -> typed Δ (θ n) B) ->
-     forall n B, nth_error (C :: Γ) n = Some B -> typed (C :: Δ) (up θ n) B).
-  { intros ? ? ? ? H [|n] B; simpl; intros Hn.
-    - injection Hn as ->. constructor. reflexivity.
-    - apply typed_shift. auto. }
-  intros Ht. revert Δ θ. induction Ht; intros Δ θ Hθ; simpl; eauto.
-  - (* dual *)
-    econstructor; eauto. eapply lin_subst; [| |eassumption].
-    + intros [|n]; unfold is0; simpl; intros Hn0; [reflexivity|discriminate].
-    + intros [|n]; simpl; intros Hn0; [exfalso; apply Hn0; reflexivity|].
-      unfold shift. eapply nocc_ren with (X := fun _ => False); simpl; auto.
-      * intros m Hm. unfold is0 in Hm. discriminate.
-      * apply nocc_false.
+  intros Ht. revert Δ θ. induction Ht; intros Δ θ Hθ; simpl; eauto using (ctx_subst_up typed typed_var typed_shift).
+  - (* dual *) econstructor; eauto using (ctx_subst_up typed typed_var typed_shift), lin_is0_subst_up.
 Qed.
-
 
 Lemma typed_subst1 Γ u t A B :
   typed (B :: Γ) t A -> typed Γ u B -> typed Γ (subst1 u t) A.
-Proof.
-  intros Ht Hu. eapply typed_subst; [eassumption|].
-  intros [|n] C; simpl; intros Hn.
-  - congruence.
-  - constructor. assumption.
-Qed.
+Proof. exact (subst1_of typed typed_var typed_subst Γ u t A B). Qed.
 
 End typing.
 

@@ -62,15 +62,9 @@ Lemma ztyped_ren Γ Δ ρ t A :
   (forall n B, nth_error Γ n = Some B -> nth_error Δ (ρ n) = Some B) ->
   ztyped Δ (ren ρ t) A.
 Proof.
-  assert (Hup : forall Γ Δ ρ C, (forall n B, nth_error Γ n = Some B -> nth_error Δ (ρ n) = Some B) ->
-     forall n B, nth_error (C :: Γ) n = Some B -> nth_error (C :: Δ) (up_ren ρ n) = Some B)
-    by (intros ? ? ? ? H [|n] B; simpl; auto).
-  intros Ht. revert Δ ρ. induction Ht; intros Δ ρ Hρ; simpl; eauto.
-  - (* dual *)
-    econstructor; eauto.
-    + eapply typed_ren; eauto.
-    + eapply lin_ren; [|eassumption].
-      intros [|n]; unfold is0; simpl; split; intros; congruence.
+  intros Ht. revert Δ ρ. induction Ht; intros Δ ρ Hρ; simpl; eauto using ctx_ren_up.
+  - (* dual: its body is typed by [typed] *)
+    econstructor; eauto using typed_ren, ctx_ren_up, lin_is0_ren_up.
 Qed.
 
 Lemma ztyped_shift Γ t A B : ztyped Γ t A -> ztyped (B :: Γ) (shift t) A.
@@ -81,34 +75,16 @@ Lemma ztyped_subst Γ Δ θ t A :
   (forall n B, nth_error Γ n = Some B -> ztyped Δ (θ n) B) ->
   ztyped Δ (subst θ t) A.
 Proof.
-  assert (Hup : forall Γ Δ θ C, (forall n B, nth_error Γ n = Some B -> ztyped Δ (θ n) B) ->
-     forall n B, nth_error (C :: Γ) n = Some B -> ztyped (C :: Δ) (up θ n) B).
-  { intros ? ? ? ? H [|n] B; simpl; intros Hn.
-    - injection Hn as ->. constructor. reflexivity.
-    - apply ztyped_shift. auto. }
-  intros Ht. revert Δ θ. induction Ht; intros Δ θ Hθ; simpl; eauto.
+  intros Ht. revert Δ θ. induction Ht; intros Δ θ Hθ; simpl; eauto using (ctx_subst_up ztyped zt_var ztyped_shift).
   - (* dual: its body is typed by [typed] *)
-    econstructor; eauto.
-    + eapply typed_subst; [eassumption|].
-      intros [|n] B; simpl; intros Hn.
-      * injection Hn as ->. constructor. reflexivity.
-      * apply typed_shift, ztyped_typed. eauto.
-    + eapply lin_subst; [| |eassumption].
-      * intros [|n]; unfold is0; simpl; intros Hn0; [reflexivity|discriminate].
-      * intros [|n]; simpl; intros Hn0; [exfalso; apply Hn0; reflexivity|].
-        unfold shift. eapply nocc_ren with (X := fun _ => False); simpl; auto.
-        -- intros m Hm. unfold is0 in Hm. discriminate.
-        -- apply nocc_false.
+    econstructor; eauto using (ctx_subst_up ztyped zt_var ztyped_shift), lin_is0_subst_up.
+    eapply typed_subst; [eassumption|]. apply (ctx_subst_up typed typed_var typed_shift).
+    intros n B Hn. apply ztyped_typed. auto.
 Qed.
 
 Lemma ztyped_subst1 Γ u t A B :
   ztyped (B :: Γ) t A -> ztyped Γ u B -> ztyped Γ (subst1 u t) A.
-Proof.
-  intros Ht Hu. eapply ztyped_subst; [eassumption|].
-  intros [|n] C; simpl; intros Hn.
-  - congruence.
-  - constructor. assumption.
-Qed.
+Proof. exact (subst1_of ztyped zt_var ztyped_subst Γ u t A B). Qed.
 
 Lemma Rn_not_dual n σ : Rn n <> TDual σ.
 Proof. destruct n as [|[|n]]; simpl; discriminate. Qed.

@@ -41,65 +41,19 @@ Proof. intros H. apply typed_num_inv with (Γ := Γ). apply ztyped_typed. exact 
 
 Lemma ztyped_bind Γ L K A B :
   ztyped Γ L A -> ztyped (A :: Γ) K B -> ztyped Γ (bind L K) B.
-Proof.
-  revert Γ K A. induction L; intros Γ K A HL HK; try solve [simpl; eauto].
-  inv HL. destruct (var0_dec L2) as [->|Hne].
-  - simpl. match goal with H : ztyped _ (Var 0) _ |- _ => inv H end.
-    simpl in *. match goal with H : Some _ = Some _ |- _ => injection H as -> end.
-    econstructor; eassumption.
-  - rewrite bind_let by exact Hne. econstructor; [eassumption|].
-    eapply IHL2; [eassumption|].
-    eapply ztyped_ren; [eassumption|]. intros [|m] C; simpl; auto.
-Qed.
+Proof. typed_bind_by ztyped_ren Γ L K A. Qed.
 
 Lemma ztyped_ret Γ e A : ztyped Γ e A -> ztyped Γ (ret e) A.
-Proof. intros H. econstructor; [exact H|]. constructor. reflexivity. Qed.
+Proof. exact (ret_of ztyped zt_var zt_let Γ e A). Qed.
 
 Lemma ztyped_bind2 Γ l1 l2 e A1 A2 B :
   ztyped Γ l1 A1 -> ztyped Γ l2 A2 -> ztyped (A2 :: A1 :: Γ) e B ->
   ztyped Γ (bind2 l1 l2 e) B.
-Proof.
-  intros H1 H2 He. unfold bind2. eapply ztyped_bind; [exact H1|].
-  eapply ztyped_bind; [apply ztyped_shift; exact H2|]. apply ztyped_ret. exact He.
-Qed.
+Proof. exact (bind2_of ztyped zt_var zt_let ztyped_bind ztyped_shift Γ l1 l2 e A1 A2 B). Qed.
 
+(** The dual map's body [L] in [(λx.L)* · L'] is typed by [typed]. *)
 Lemma ared_ztyped Γ r A : aredex r -> ztyped Γ r A -> ztyped Γ (ared r) A.
-Proof.
-  intros Hr Ht. destruct Hr; simpl; try (apply ztyped_ret; exact Ht);
-    inv Ht.
-  - (* L1 + L2, at a dual type *)
-    eapply ztyped_bind2; [eassumption|eassumption|].
-    constructor; constructor; reflexivity.
-  - (* L1 L2 *)
-    eapply ztyped_bind2; [eassumption|eassumption|].
-    econstructor; constructor; reflexivity.
-  - (* π1(L) *)
-    eapply ztyped_bind; [eassumption|]. apply ztyped_ret.
-    econstructor. constructor. reflexivity.
-  - (* π2(L) *)
-    eapply ztyped_bind; [eassumption|]. apply ztyped_ret.
-    econstructor. constructor. reflexivity.
-  - (* ⟨L1, L2⟩ *)
-    eapply ztyped_bind2; [eassumption|eassumption|].
-    constructor; constructor; reflexivity.
-  - (* f(L) *)
-    eapply ztyped_bind; [eassumption|]. apply ztyped_ret.
-    constructor. constructor. reflexivity.
-  - (* J f · L *)
-    eapply ztyped_bind; [eassumption|]. apply ztyped_ret.
-    constructor. constructor. reflexivity.
-  - (* (λx.L)* · L': [L] is a body, typed by [typed] *)
-    eapply ztyped_bind; [eassumption|]. apply ztyped_ret. econstructor.
-    + eapply typed_ren; [eassumption|]. intros [|m] C; simpl; auto.
-    + constructor. reflexivity.
-    + eapply lin_ren; [|eassumption]. setx.
-  - (* (Ω λx.L) · L' *)
-    eapply ztyped_bind; [eassumption|]. apply ztyped_ret. econstructor.
-    + eapply ztyped_ren; [eassumption|]. intros [|m] C; simpl; auto.
-    + constructor. reflexivity.
-  - (* let x = L in P *)
-    eapply ztyped_bind; eassumption.
-Qed.
+Proof. ared_typed_by ztyped_bind ztyped_bind2 ztyped_ret ztyped_ren. Qed.
 
 (** A context around an A-step: the frame [(λx.C_A)* · S] puts the hole in
     a dual map's body, where [typed] and linearity are kept by [anf.v]. *)
@@ -127,20 +81,14 @@ Qed.
 Lemma ztyped_pbapp_inv Γ e w v A :
   ztyped Γ (App (Pb e w) v) A ->
   exists σ τ, A = TDual σ /\ ztyped (σ :: Γ) e τ /\ ztyped Γ w (TOmega τ) /\ ztyped Γ v σ.
-Proof.
-  intros H. inv H. match goal with H : ztyped _ (Pb _ _) _ |- _ => inv H end.
-  eauto 10.
-Qed.
+Proof. pbapp_inv_by. Qed.
 
 (** [(λv.S)* · (ω E[V/y])]: [ω E[V/y]] stands outside the dual map and is
     [ztyped]; [S] is typed by [typed]. *)
 Lemma ztyped_out Γ σ τ e w v s :
   ztyped (σ :: Γ) e τ -> ztyped Γ w (TOmega τ) -> ztyped Γ v σ ->
   typed (σ :: Γ) s τ -> lin is0 s -> ztyped Γ (Dual s (out w v e)) (TDual σ).
-Proof.
-  intros He Hw Hv Hs Hl. econstructor; [exact Hs| |exact Hl].
-  econstructor; [exact Hw|]. eapply ztyped_subst1; eauto.
-Qed.
+Proof. out_typed_by ztyped_subst1. Qed.
 
 (** Inverts the redex, keeps the [typed] copies of its parts under the names
     [preservation.v] uses, and leaves the two goals on the Jacobian body. *)
