@@ -267,6 +267,14 @@ def _given_cached(x, show) -> str:
     return s
 
 
+def _given_args(items: tuple[Tm | Cmd, ...] | list[Tm], out: list[str]) -> None:
+    """Each of ``items`` after a space, then the closing parenthesis."""
+    for m in items:
+        out.append(" ")
+        _given(m, out)
+    out.append(")")
+
+
 def _given(x: Tm | Cmd, out: list[str]) -> None:
     """``_text(x, _AS_GIVEN)``, appended to ``out``."""
     kind = type(x)
@@ -275,47 +283,31 @@ def _given(x: Tm | Cmd, out: list[str]) -> None:
     elif kind is Const:
         out.append("(const" + "".join([" " + repr(float(v)) for v in x.values]) + ")")
     elif kind is App:
-        out.append("(app " + _given_cached(x.f, fsym_sexp) + " ")
-        _given(x.arg, out)
-        out.append(")")
+        out.append("(app " + _given_cached(x.f, fsym_sexp))
+        _given_args((x.arg,), out)
     elif kind is Let or kind is CLet:
-        out.append("(let " + _given_name(x.var) + " ")
-        _given(x.bound, out)
-        out.append(" ")
-        _given(x.body, out)
-        out.append(")")
+        out.append("(let " + _given_name(x.var))
+        _given_args((x.bound, x.body), out)
     elif kind is Tuple:
         out.append("(tuple")
-        for m in x.items:
-            out.append(" ")
-            _given(m, out)
-        out.append(")")
+        _given_args(x.items, out)
     elif kind is Add:
-        out.append("(add ")
-        _given(x.left, out)
-        out.append(" ")
-        _given(x.right, out)
-        out.append(")")
+        out.append("(add")
+        _given_args((x.left, x.right), out)
     elif kind is Proj:
-        out.append(f"(proj {x.index} ")
-        _given(x.arg, out)
-        out.append(")")
+        out.append(f"(proj {x.index}")
+        _given_args((x.arg,), out)
     elif kind is Ret:
-        out.append("(ret ")
-        _given(x.term, out)
-        out.append(")")
+        out.append("(ret")
+        _given_args((x.term,), out)
     elif kind is Rd:
         out.append("(rd ")
         _given(x.cotangent, out)
-        out.append(" " + _given_name(x.var) + " ")
-        _given(x.body, out)
-        out.append(" ")
-        _given(x.point, out)
-        out.append(")")
+        out.append(" " + _given_name(x.var))
+        _given_args((x.body, x.point), out)
     elif kind is Op:
-        out.append("(op " + op_sexp(x.op) + " ")
-        _given(x.arg, out)
-        out.append(")")
+        out.append("(op " + op_sexp(x.op))
+        _given_args((x.arg,), out)
     elif kind is RevHandle:
         out.append("(revhandle ")
         _given(x.arg, out)
