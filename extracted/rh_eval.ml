@@ -17,10 +17,12 @@ module C = Revhandlers_core
 module S = Sexplib.Sexp
 open Driver_io
 
-(* The machine with the tape at every rev handle (machine_fast.v: run_fast_correct), the
-   environment machine (--machine; machine.v: run_machine_correct) or the small-step evaluator;
-   without a user's fuel (--fuel, (fuel N)), the total evaluator (total.v, machine_fast.v:
-   run_total_fast_eq). *)
+(* The machine with the tape at every rev handle, the RH-4 levels of MLP chains included
+   (tape_rh4.v: run_fast4_correct, under the zero law of the constants, which binary64 with
+   0_b = -0.0 meets: TRUSTED.md), the environment machine (--machine; machine.v:
+   run_machine_correct) or the small-step evaluator; without a user's fuel (--fuel, (fuel N)),
+   the total evaluator's answer (total.v, machine_fast.v: run_total_fast_eq), found as
+   rh_embed.ml's run_session finds it. *)
 let small_step = ref false
 let machine = ref false
 let list_vectors = ref false
@@ -109,9 +111,19 @@ module Driver (V : VECTORS) = struct
     match fuel with
     | Some f -> (f, if !machine && not !small_step then C.prog_run_machine V.ops p f hp
                     else C.prog_run V.ops !small_step p f hp)
-    | None -> (match (if !machine && not !small_step then C.prog_run_total_machine V.ops p hp
-                      else C.prog_run_total V.ops !small_step p hp) with Some fr -> fr
-               | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap")))
+    | None -> (
+        (* The total evaluator's first fuel F0 first (run_total_fn_spec: it answers run F0's
+           answer when that is not out of fuel, with the fuel F0), then the total evaluator. *)
+        let first = if !machine || !small_step then None
+                    else match C.prog_run V.ops false p C.first_fuel hp with
+                      | C.ROutOfFuel _ -> None
+                      | r -> Some (C.first_fuel, r) in
+        match first with
+        | Some fr -> fr
+        | None ->
+            (match (if !machine && not !small_step then C.prog_run_total_machine V.ops p hp
+                    else C.prog_run_total V.ops !small_step p hp) with Some fr -> fr
+             | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap"))))
 
   (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
   let rd_limit p =
