@@ -87,7 +87,7 @@ let stage loc (a : float array) = staged := (loc, a) :: !staged
    without its check of the program and the heap: the program was checked
    at load and the heap respects the shapes (init_heap_ok, heap_set_ok,
    run_total_fn_heap_ok).  [prog_run] with the total evaluator's first fuel
-   F0 gives run F0's answer (run_machine_correct); when it is not out of
+   F0 gives run F0's answer (run_fast4_correct, TRUSTED.md); when it is not out of
    fuel it is the total evaluator's, run F's for the F ≥ F0 it finds
    (run_total_fn_spec), as run F = run F0 (run_stable).  Out of fuel
    (a run of more than 2^40 steps), the total evaluator itself. *)

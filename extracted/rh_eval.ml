@@ -17,14 +17,16 @@ module C = Revhandlers_core
 module S = Sexplib.Sexp
 open Driver_io
 
-(* The machine with the tape at every rev handle (machine_fast.v: run_fast_correct), the
-   environment machine (--machine; machine.v: run_machine_correct) or the small-step evaluator;
-   without a user's fuel (--fuel, (fuel N)), the total evaluator (total.v, machine_fast.v:
-   run_total_fast_eq). *)
+(* The machine with the tape at every rev handle, the RH-4 levels of MLP chains included
+   (tape_rh4.v: run_fast4_correct, under the zero law of the constants, which binary64 with
+   0_b = -0.0 meets: TRUSTED.md), the environment machine (--machine; machine.v:
+   run_machine_correct) or the small-step evaluator; without a user's fuel (--fuel, (fuel N)),
+   the total evaluator's answer (total.v, machine_fast.v: run_total_fast_eq), found as
+   rh_embed.ml's run_session finds it. *)
 let small_step = ref false
 let machine = ref false
-(* --tape4: the machine with tape4 at every rev handle (tape_rh4.v: run_fast4_correct, under the
-   zero law of the constants). *)
+(* --tape4: the default machine (tape4 at every rev handle, tape_rh4.v: run_fast4_correct, under the
+   zero law of the constants); without a fuel, run_fast4_search instead of the total evaluator. *)
 let tape4 = ref false
 let list_vectors = ref false
 let user_fuel = ref None
@@ -114,9 +116,19 @@ module Driver (V : VECTORS) = struct
     | None when !tape4 && not !small_step && not !machine -> C.prog_run_total_fast4 V.ops p hp
     | Some f -> (f, if !machine && not !small_step then C.prog_run_machine V.ops p f hp
                     else C.prog_run V.ops !small_step p f hp)
-    | None -> (match (if !machine && not !small_step then C.prog_run_total_machine V.ops p hp
-                      else C.prog_run_total V.ops !small_step p hp) with Some fr -> fr
-               | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap")))
+    | None -> (
+        (* The total evaluator's first fuel F0 first (run_total_fn_spec: it answers run F0's
+           answer when that is not out of fuel, with the fuel F0), then the total evaluator. *)
+        let first = if !machine || !small_step then None
+                    else match C.prog_run V.ops false p C.first_fuel hp with
+                      | C.ROutOfFuel _ -> None
+                      | r -> Some (C.first_fuel, r) in
+        match first with
+        | Some fr -> fr
+        | None ->
+            (match (if !machine && not !small_step then C.prog_run_total_machine V.ops p hp
+                    else C.prog_run_total V.ops !small_step p hp) with Some fr -> fr
+             | None -> raise (Runtime ("internal", "the total evaluator refused the program or its heap"))))
 
   (* The differentiation depth bound (rd_size.v, docs/decisions.md). *)
   let rd_limit p =
@@ -326,12 +338,12 @@ let usage =
    \       [--small-step] [--machine] [--tape4] [--list-vectors]\n\
    Reads one program (docs/sexp-format.md) from FILE or standard input and prints one result line;\n\
    --serve answers one request per line, sessions included.  Exit codes: 0 result, 1 runtime failure\n\
-   of a well-typed program, 2 bad input.  --small-step: the small-step evaluator, not the environment\n\
-   machine with the tape of rev handle (--trace and --coverage always use it); --machine: the\n\
-   environment machine without the tape (machine.v); --tape4: the machine with the tape of rev handle\n\
-   over chains of layers Op(f(y)) too (tape_rh4.v, run_fast4), equal to the semantics when x + 0 = x for\n\
-   the zero cotangent; while that zero is +0.0 a result may differ from the others in the sign of a\n\
-   zero (-0.0 + 0.0 = +0.0); --list-vectors: the list model of vectors extracted\n\
+   of a well-typed program, 2 bad input.  By default the environment machine with the tape of rev\n\
+   handle over chains of layers Op(f(y)) (tape_rh4.v, run_fast4; its zero cotangent -0.0 is an exact\n\
+   identity of addition).  --small-step: the small-step evaluator (--trace and --coverage always use\n\
+   it); --machine: the environment machine without the tape (machine.v); --tape4: the default machine,\n\
+   and without --fuel its fuel doubled from 2^40 instead of the total evaluator's fallback;\n\
+   --list-vectors: the list model of vectors extracted\n\
    from Coq, not float arrays; --fuel N: stop after N steps (out-of-fuel), without it a checked program\n\
    runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-size N (default 2^45): refuse\n\
    programs whose estimated size of rd and rev handle rewritings (cmd_rd_weight) exceeds N;\n\

@@ -29,7 +29,7 @@ module C = Revhandlers_core
 
 (* The scalars of the list model: IEEE binary64. *)
 let float_ops : float C.scalar_ops =
-  { C.s_zero = 0.0; s_one = 1.0; s_add = ( +. ); s_sub = ( -. ); s_mul = ( *. );
+  { C.s_zero = 0.0; s_czero = -0.0; s_one = 1.0; s_add = ( +. ); s_sub = ( -. ); s_mul = ( *. );
     s_div = ( /. ); s_exp = exp; s_log = log; s_tanh = tanh; s_round = Float.round;
     s_lt = (fun (a : float) b -> a < b) }
 
@@ -405,6 +405,7 @@ let lift2 f u v = Plain (f (force u) (force v))
 let ops : t C.vec_ops =
   { C.v_len = length;
     v_zero = (fun n -> Plain (Array.make n 0.0));
+    v_czero = (fun n -> Plain (Array.make n (-0.0)));
     v_add = lift2 add;
     v_sub = sub_t;
     v_mul = lift2 mul;

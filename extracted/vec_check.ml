@@ -11,6 +11,7 @@ module C = Revhandlers_core
 let a : float array C.vec_ops =
   let o = Vec.ops and p x = Vec.Plain x and f = Vec.force in
   { C.v_len = (fun u -> o.C.v_len (p u)); v_zero = (fun n -> f (o.C.v_zero n));
+    v_czero = (fun n -> f (o.C.v_czero n));
     v_add = (fun u v -> f (o.C.v_add (p u) (p v))); v_sub = (fun u v -> f (o.C.v_sub (p u) (p v)));
     v_mul = (fun u v -> f (o.C.v_mul (p u) (p v))); v_neg = (fun u -> f (o.C.v_neg (p u)));
     v_scale = (fun u v -> f (o.C.v_scale (p u) (p v))); v_dot = (fun u v -> f (o.C.v_dot (p u) (p v)));
@@ -79,6 +80,7 @@ let one () =
   check "mul" [ u; v ] (a.C.v_mul u v) (l.C.v_mul (tl u) (tl v));
   check "neg" [ u ] (a.C.v_neg u) (l.C.v_neg (tl u));
   check "zero" [] (a.C.v_zero n) (l.C.v_zero n);
+  check "czero" [] (a.C.v_czero n) (l.C.v_czero n);
   let s = vec 1 in
   check "scale" [ s; u ] (a.C.v_scale s u) (l.C.v_scale (tl s) (tl u));
   check "dot" [ u; v ] (a.C.v_dot u v) (l.C.v_dot (tl u) (tl v));
@@ -226,9 +228,46 @@ let fused () =
   check ("transposed product once more " ^ tag) [ w; y ] (Vec.force (o.C.v_matmul k r 1 wt (Vec.Plain y)))
     (l.C.v_matmul k r 1 (l.C.v_transpose r k (tl w)) (tl y))
 
+(* The zero law the evaluator relies on (tape_rh4.v's zero_law, TRUSTED.md): the structural zero
+   cotangent, -0.0 (the scalars' s_czero, the vectors' v_czero), is a two-sided identity of the
+   scalars' addition, of the arrays' v_add and of the list model's, bit for bit, on every non-NaN
+   number: signed zeros, infinities, subnormals, the extremes and random bit patterns.  NaN is left
+   out: IEEE 754 does not fix the payload or sign of the NaN an addition returns.  Then +0.0 is
+   checked not to be an identity ((-0.0) +. 0.0 is +0.0). *)
+let zero_law () =
+  let bits = Int64.bits_of_float in
+  let fixed = [ 0.0; -0.0; infinity; neg_infinity; ldexp 1.0 (-1074); -. ldexp 1.0 (-1074);
+                Int64.float_of_bits 0x000FFFFFFFFFFFFFL; Int64.float_of_bits 0x800FFFFFFFFFFFFFL;
+                min_float; -. min_float; max_float; -. max_float; 1.0; -1.0; 0.5; -2.5; 1e-310; -1e300 ] in
+  let rec draw k acc =
+    if k = 0 then acc
+    else let x = Int64.float_of_bits (Random.int64 Int64.max_int) in
+      let x = if Random.bool () then x else -. x in
+      if Float.is_nan x then draw k acc else draw (k - 1) (x :: acc) in
+  let xs = fixed @ draw 10000 [] in
+  let z = Vec.float_ops.C.s_czero and add = Vec.float_ops.C.s_add in
+  if not (Int64.equal (bits z) (bits (-0.0))) then (print_endline "vec_check: s_czero is not -0.0"; exit 1);
+  if not (Int64.equal (bits (add (-0.0) 0.0)) (bits 0.0)) then
+    (print_endline "vec_check: (-0.0) + (+0.0) is not +0.0"; exit 1);
+  List.iter (fun x ->
+      incr cases;
+      if not (Int64.equal (bits (x +. z)) (bits x) && Int64.equal (bits (z +. x)) (bits x)
+              && Int64.equal (bits (add x z)) (bits x) && Int64.equal (bits (add z x)) (bits x)) then begin
+        Printf.printf "vec_check: the zero law fails at %h\n" x; exit 1 end) xs;
+  let o = Vec.ops and v = Array.of_list xs in
+  let n = Array.length v in
+  check "czero" [] (Vec.force (o.C.v_czero n)) (List.map (fun _ -> -0.0) xs);
+  check "v + czero" [ v ] (Vec.force (o.C.v_add (Vec.Plain v) (o.C.v_czero n))) xs;
+  check "czero + v" [ v ] (Vec.force (o.C.v_add (o.C.v_czero n) (Vec.Plain v))) xs;
+  check "list model: v + czero" [ v ] (Array.of_list (l.C.v_add xs (l.C.v_czero n))) xs;
+  check "list model: czero + v" [ v ] (Array.of_list (l.C.v_add (l.C.v_czero n) xs)) xs;
+  List.length xs
+
 let () =
   let n = if Array.length Sys.argv > 1 then int_of_string Sys.argv.(1) else 2000 in
   let seed = if Array.length Sys.argv > 2 then int_of_string Sys.argv.(2) else 0 in
   Random.init seed;
+  let zeros = zero_law () in
   for r = 1 to n do one (); lazy_transposes (); lanes (); fused (); if r mod 100 = 0 then big () done;
-  Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n
+  Printf.printf "vec_check: %d comparisons in %d rounds, all identical bit for bit\n" !cases n;
+  Printf.printf "vec_check: zero law on %d numbers: -0.0 a two-sided identity bit for bit\n" zeros

@@ -240,7 +240,7 @@ Definition heap_fits (hp : heap) : Prop :=
 Lemma heap_lookup_fits hp l : heap_fits hp -> length (snd (heap_lookup hp l)) = loc_base l.
 Proof.
   induction 1 as [|[l' c] hp' [Hc1 Hc2] Hhp IH]; simpl.
-  - cbn. unfold vzero. apply repeat_length.
+  - cbn. unfold vczero. apply repeat_length.
   - destruct (Nat.eq_dec l l') as [->|]; auto.
 Qed.
 

@@ -25,7 +25,7 @@ Definition Rround (x : R) : R := IZR (Int_part (x + / 2)).
 Definition Rtanh (x : R) : R := (exp x - exp (- x)) / (exp x + exp (- x)).
 
 Definition Rsc : scalar_ops R := {|
-  s_zero := 0; s_one := 1; s_add := Rplus; s_sub := Rminus; s_mul := Rmult; s_div := Rdiv;
+  s_zero := 0; s_czero := 0; s_one := 1; s_add := Rplus; s_sub := Rminus; s_mul := Rmult; s_div := Rdiv;
   s_exp := exp; s_log := ln; s_tanh := Rtanh; s_round := Rround;
   s_lt := fun a b => if Rlt_dec a b then true else false |}.
 

@@ -12,8 +12,14 @@
       [exec_run] on every input ([run_machine_correct]);
     - [exec_run_fast]: the machine with the tape at every [rev handle]
       (machine_fast.v, tape.v), equal to [exec_run] on every input
-      ([run_fast_correct]); [rh-eval]'s evaluator unless [--machine] or
-      [--small-step] is given;
+      ([run_fast_correct]); the total evaluator's machine;
+    - [exec_run_fast4]: the machine with the tape that also runs the
+      RH-4 levels of MLP chains with sparse cotangents ([tape_rh4.v]),
+      equal to [exec_run] under the zero law of the constants
+      ([run_fast4_correct]; at the list model it holds for the constants
+      that fit, [zero_law.v], and for binary64 with [0_b = -0.0]:
+      extracted/TRUSTED.md); [rh-eval]'s evaluator with a fuel unless
+      [--machine] or [--small-step] is given;
     - [exec_run_total]: the total evaluator (total.v): no fuel; on a
       checked program and a heap that respects the shapes, the fuel found
       by doubling and the answer of [exec_run_machine] with every fuel
@@ -57,8 +63,8 @@ Definition exec_run_fast (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
   @run_fast _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
 (** The machine with [tape4] at every [rev handle] (tape_rh4.v), equal
-    to [exec_run] under the zero law ([run_fast4_correct]); [rh-eval
-    --tape4]. *)
+    to [exec_run] under the zero law ([run_fast4_correct]); [rh-eval]'s
+    default. *)
 Definition exec_run_fast4 (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
   @run_fast4 _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
@@ -111,11 +117,12 @@ Definition prog_init_heap (p : @program Vec) : heap := init_heap vo p.
 Definition prog_heap_set (p : @program Vec) (hp : heap) (es : list sexp) : result heap error :=
   heap_set vo io p hp es.
 (** [prog_run] and [prog_run_total]: the small-step evaluator with
-    [small], the fast machine (machine_fast.v) otherwise; the [_machine]
-    forms run [machine.v]'s machine ([rh-eval --machine]). *)
+    [small]; otherwise the fast machine with [tape4] ([tape_rh4.v]) for
+    [prog_run] and with [tape] (machine_fast.v) for [prog_run_total];
+    the [_machine] forms run [machine.v]'s machine ([rh-eval --machine]). *)
 Definition prog_run (small : bool) (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   if small then exec_run (p_decls p) (p_dims p) fuel hp (p_main p)
-  else exec_run_fast (p_decls p) (p_dims p) fuel hp (p_main p).
+  else exec_run_fast4 (p_decls p) (p_dims p) fuel hp (p_main p).
 (** [rh-eval --tape4]: [exec_run_fast4] with a fuel; without one,
     from [first_fuel], doubled while "out of fuel" (at most 20 times: 2^60, within OCaml's [int]). *)
 Definition prog_run_fast4 (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
@@ -171,7 +178,7 @@ Extract Inductive sexp => "Sexplib.Sexp.t" [ "Sexplib.Sexp.Atom" "Sexplib.Sexp.L
 
 Extraction Language OCaml.
 Extraction "revhandlers_core.ml"
-  exec_check exec_step exec_run exec_run_machine exec_run_fast exec_run_total exec_step_tags
+  exec_check exec_step exec_run exec_run_machine exec_run_fast exec_run_fast4 exec_run_total exec_step_tags
   mk_const const_view mk_fsym fsym_view mk_op op_view mk_loc loc_view mk_base base_view
   prim_dom prim_cod prim_ok list_vec_ops
   prog_rd_depth max_rd_depth prog_rd_weight max_rd_weight

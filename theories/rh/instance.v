@@ -32,7 +32,13 @@ From RevHandlers Require Import prelude signature syntax subst typing typing_lem
 Local Set Implicit Arguments.
 Local Set Maximal Implicit Insertion.
 Record scalar_ops (R : Type) : Type := {
+  (** the arithmetic zero, used by negation, sums, dot products and
+      padding *)
   s_zero : R;
+  (** the structural zero of a cotangent, [0_b]'s entries: a constant
+      apart from [s_zero] (decisions.md, "The structural zero cotangent is
+      -0.0"); [-0.0] for binary64, [0] for the reals *)
+  s_czero : R;
   s_one : R;
   s_add : R -> R -> R;
   s_sub : R -> R -> R;
@@ -155,6 +161,8 @@ Context {R : Type} (sc : scalar_ops R).
 
 Definition vget (v : list R) (i : nat) : R := nth i v (s_zero sc).
 Definition vzero (n : nat) : list R := repeat (s_zero sc) n.
+(** The structural zero cotangent [0_{Real(n)}]: [n] copies of [s_czero]. *)
+Definition vczero (n : nat) : list R := repeat (s_czero sc) n.
 Definition vmap2 (f : R -> R -> R) (u v : list R) : list R := map (fun p => f (fst p) (snd p)) (combine u v).
 Definition vadd := vmap2 (s_add sc).
 Definition vsub := vmap2 (s_sub sc).
@@ -326,7 +334,9 @@ Definition maxpool_gather (c n m : nat) (x cx : list R) : list R :=
 
 End list_model.
 
-(** ** The vector interface of the instance.  [v_scale a v] scales [v] by
+(** ** The vector interface of the instance.  [v_zero n] is [n]
+    arithmetic zeros ([s_zero]); [v_czero n] is the structural zero
+    cotangent [0_{Real(n)}] ([s_czero], the signature's [czero]).  [v_scale a v] scales [v] by
     the first entry of [a]; [v_dot u v] is the one-entry vector [<u·v>];
     [v_swish], [v_swish1], [v_swish2] and [v_round] map [swish], [swish'],
     [swish''] and [round] over a vector, and so do [v_relu] ... [v_log2]
@@ -341,6 +351,7 @@ Local Set Maximal Implicit Insertion.
 Record vec_ops (V : Type) : Type := {
   v_len : V -> nat;
   v_zero : nat -> V;
+  v_czero : nat -> V;
   v_add : V -> V -> V;
   v_sub : V -> V -> V;
   v_mul : V -> V -> V;
@@ -390,6 +401,7 @@ Arguments Build_vec_ops : clear implicits.
 Definition list_vec_ops {R : Type} (sc : scalar_ops R) : vec_ops (list R) := {|
   v_len := @length R;
   v_zero := vzero sc;
+  v_czero := vczero sc;
   v_add := vadd sc;
   v_sub := vsub sc;
   v_mul := vmul sc;
@@ -729,7 +741,7 @@ Variable locs : list nat.
 Definition exec_signature : signature := {|
   unit_base := 0;
   const_ty := fst;
-  czero := fun n => (n, v_zero vo n);
+  czero := fun n => (n, v_czero vo n);
   cadd := fun c1 c2 => (fst c1, v_add vo (snd c1) (snd c2));
   czero_ty := fun _ => eq_refl;
   cadd_ty := fun _ _ _ => eq_refl;

@@ -75,7 +75,7 @@ Inductive sx : Type :=
     be decided; [s_lt] answers [false], and the MLP uses no primitive that
     compares (only [maxpool], [relu] and [sce] do). *)
 Definition sx_scalars : scalar_ops sx := {|
-  s_zero := SZero; s_one := SOne; s_add := SAdd; s_sub := SSub; s_mul := SMul;
+  s_zero := SZero; s_czero := SZero; s_one := SOne; s_add := SAdd; s_sub := SSub; s_mul := SMul;
   s_div := SDiv; s_exp := SExp; s_log := SLog; s_tanh := STanh; s_round := SRound;
   s_lt := fun _ _ => false;
 |}.

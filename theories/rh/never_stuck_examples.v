@@ -16,7 +16,7 @@
 From RevHandlers Require Import prelude signature syntax typing typecheck interp instance never_stuck.
 
 Definition nat_scalars : scalar_ops nat := {|
-  s_zero := 0; s_one := 1; s_add := Nat.add; s_sub := Nat.sub; s_mul := Nat.mul; s_div := Nat.div;
+  s_zero := 0; s_czero := 0; s_one := 1; s_add := Nat.add; s_sub := Nat.sub; s_mul := Nat.mul; s_div := Nat.div;
   s_exp := fun x => x; s_log := fun x => x; s_tanh := fun x => x; s_round := fun x => x;
   s_lt := Nat.ltb |}.
 

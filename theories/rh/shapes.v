@@ -32,6 +32,7 @@ Local Notation len := (v_len vo).
     type gives, returns a vector of the length the type gives. *)
 Record vec_shapes : Prop := {
   vs_zero n : len (v_zero vo n) = n;
+  vs_czero n : len (v_czero vo n) = n;
   vs_add u v : len u = len v -> len (v_add vo u v) = len u;
   vs_sub u v : len u = len v -> len (v_sub vo u v) = len u;
   vs_mul u v : len u = len v -> len (v_mul vo u v) = len u;
@@ -88,6 +89,7 @@ Definition const_fits (c : nat * Vec) : Prop := len (snd c) = fst c.
 Ltac shp HS :=
   repeat match goal with
   | |- context [len (v_zero vo ?n)] => rewrite (vs_zero HS n)
+  | |- context [len (v_czero vo ?n)] => rewrite (vs_czero HS n)
   | |- context [len (v_add vo ?u ?v)] => rewrite (vs_add HS u v) by shp HS
   | |- context [len (v_sub vo ?u ?v)] => rewrite (vs_sub HS u v) by shp HS
   | |- context [len (v_mul vo ?u ?v)] => rewrite (vs_mul HS u v) by shp HS
@@ -250,8 +252,8 @@ Proof.
 Qed.
 
 (** The monoid of the constants keeps the lengths. *)
-Lemma czero_fits (HS : vec_shapes) n : const_fits (n, v_zero vo n).
-Proof. apply (vs_zero HS). Qed.
+Lemma czero_fits (HS : vec_shapes) n : const_fits (n, v_czero vo n).
+Proof. apply (vs_czero HS). Qed.
 
 Lemma cadd_fits (HS : vec_shapes) c1 c2 :
   const_fits c1 -> const_fits c2 -> fst c1 = fst c2 -> const_fits (fst c1, v_add vo (snd c1) (snd c2)).
@@ -326,7 +328,7 @@ Qed.
 Lemma list_vec_shapes : vec_shapes (list_vec_ops sc).
 Proof.
   constructor; cbn; intros;
-    unfold vzero, vadd, vsub, vmul, vneg, vscale, softmax, shifted_exp, matmul, transpose, columns,
+    unfold vzero, vczero, vadd, vsub, vmul, vneg, vscale, softmax, shifted_exp, matmul, transpose, columns,
       pad, upscale, upscale_adj, conv1d, conv1d_dK, conv1d_dx, maxpool, maxpool_gather in *;
     rewrite ?repeat_length, ?vmap2_length, ?map_length, ?app_length, ?firstn_length, ?skipn_length;
     try solve [reflexivity | assumption | lia].

@@ -10,7 +10,7 @@ From RevHandlers Require Import prelude signature syntax subst typing typing_lem
   rd term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts progress instance.
 
 Definition nat_scalars : scalar_ops nat := {|
-  s_zero := 0; s_one := 1; s_add := Nat.add; s_sub := Nat.sub; s_mul := Nat.mul;
+  s_zero := 0; s_czero := 0; s_one := 1; s_add := Nat.add; s_sub := Nat.sub; s_mul := Nat.mul;
   s_div := Nat.div; s_exp := fun _ => 1; s_log := fun _ => 0; s_tanh := fun _ => 0;
   s_round := fun x => x; s_lt := Nat.ltb;
 |}.

@@ -51,7 +51,15 @@ def const(v) -> Node:
 
 
 def zeros(n: int) -> Node:
+    """``n`` arithmetic zeros (``+0.0``), the kernels' ``v_zero``."""
     return Node(np.zeros(n))
+
+
+def czeros(n: int) -> Node:
+    """The structural zero cotangent ``0_{Real(n)}`` (``-0.0``, the
+    instance's ``v_czero``; docs/decisions.md, "The structural zero
+    cotangent is -0.0")."""
+    return Node(np.full(n, -0.0))
 
 
 def _same(g: Node) -> Node:
@@ -418,9 +426,13 @@ def _topo(roots: list[Node], level: int) -> list[Node]:
     return order
 
 
-def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int) -> list[Node]:
+def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int,
+         zero: Callable[[int], Node] = zeros) -> list[Node]:
     """Cotangents of ``targets`` given cotangents of the ``seeds`` nodes,
-    not crossing edges of ``level``; the result is itself a graph."""
+    not crossing edges of ``level``; the result is itself a graph.  A
+    target no seed reaches gets ``zero(size)``: :func:`zeros` where a
+    kernel's derivative is computed, :func:`czeros` where the semantics
+    puts ``0_A``."""
     cot: dict[Node, Node] = {}
     get = cot.get
     for node, g in seeds:
@@ -439,7 +451,7 @@ def grad(seeds: list[tuple[Node, Node]], targets: list[Node], level: int) -> lis
             d = vjp(g)
             prev = get(parent)
             cot[parent] = d if prev is None else add(prev, d)
-    return [get(t) or zeros(t.value.size) for t in targets]
+    return [get(t) or zero(t.value.size) for t in targets]
 
 
 Fn = Callable[..., Node]

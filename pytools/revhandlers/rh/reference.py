@@ -73,8 +73,9 @@ def cut_value(v, level: int):
 
 
 def zero_of(t: Ty):
+    """``0_A``: the structural zero cotangent, ``-0.0`` at every leaf."""
     if isinstance(t, TBase):
-        return ad.zeros(t.n)
+        return ad.czeros(t.n)
     return tuple(zero_of(a) for a in t.items)
 
 
@@ -84,12 +85,13 @@ def numpy_value(v):
     return tuple(numpy_value(x) for x in v)
 
 
-def grad_value(seeds: list[tuple[object, object]], target, level: int):
-    """Cotangent of the structured value ``target`` from structured seeds."""
+def grad_value(seeds: list[tuple[object, object]], target, level: int, zero=ad.zeros):
+    """Cotangent of the structured value ``target`` from structured seeds;
+    a leaf no seed reaches gets ``zero`` (:func:`~.autodiff.grad`)."""
     pairs = [(n, g) for out, cot in seeds for n, g in zip(leaves(out), leaves(cot))]
     if isinstance(target, ad.Node):
-        return ad.grad(pairs, [target], level)[0]
-    return rebuild(target, ad.grad(pairs, leaves(target), level))
+        return ad.grad(pairs, [target], level, zero)[0]
+    return rebuild(target, ad.grad(pairs, leaves(target), level, zero))
 
 
 # --------------------------------------------------------------- primitives
@@ -184,7 +186,7 @@ def eval_tm(m: Tm, env: dict, depth: int = 0):
             level = ad.fresh_level()
             px = cut_value(p, level)
             out = eval_tm(body, {**env, x: px}, depth + 1)
-            result = grad_value([(out, c)], px, level)
+            result = grad_value([(out, c)], px, level, ad.czeros)
             if rd_observer is not None:
                 rd_observer(m, env, c, p, result)
             return result
@@ -280,7 +282,7 @@ class _Machine:
         seeds = [(r, self.exec(h.ret, {h.var: r}, outer))]
         # backward: from the last operation to the first
         for rec in reversed(frame.records):
-            ybar = grad_value(seeds, rec.result, frame.level)
+            ybar = grad_value(seeds, rec.result, frame.level, ad.czeros)
             if rec.clause is None:
                 xbar = zero_of(coar(rec.op, self.prog))
             else:
@@ -288,7 +290,7 @@ class _Machine:
                 xbar = self.exec(c.bwd, {c.y: ybar, c.z: rec.residual}, outer)
             seeds.append((rec.arg, xbar))
         # the cotangents of the inputs, summed over all contributions
-        return grad_value(seeds, inputs, frame.level)
+        return grad_value(seeds, inputs, frame.level, ad.czeros)
 
 
 def _heap_override(prog: Program, heap: dict | None) -> dict[str, np.ndarray]:
