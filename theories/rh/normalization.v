@@ -633,29 +633,3 @@ Proof. rewrite run_machine_correct. apply run_answer_typed. Qed.
 
 End decrease.
 End normalize.
-
-(** ** What the driver runs
-
-    [rh-eval] checks a program with [check_cmd] and runs it on the
-    environment machine in the executable instance ([exec_check] and
-    [exec_run_machine] of [extraction.v] are these functions at
-    [exec_signature] and [exec_evaluator]).  For every program the checker
-    accepts, with a heap that respects the shapes, the machine answers the
-    final configuration from fuel [n + m + 1] on. *)
-Section exec.
-Context {Vec : Type} (vo : vec_ops Vec).
-#[local] Instance exec_total_sorts : sorts := exec_sorts Vec.
-Context (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance exec_total_signature : signature := exec_signature vo decls locs.
-#[local] Instance exec_total_evaluator : evaluator := exec_evaluator vo.
-
-Lemma exec_run_machine_total hp P A :
-  check_cmd [] P = Ok A -> heap_ok hp ->
-  exists n m hp' P' r,
-    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, n + m < fuel -> run_machine fuel 0 hp P = r.
-Proof.
-  intros Hc Hhp. apply check_cmd_correct in Hc.
-  exact (@run_machine_total _ _ _ (exec_evaluator_ok vo decls locs) hp P A Hhp Hc).
-Qed.
-End exec.
