@@ -220,10 +220,7 @@ Context (decls : list (ty * ty)) (locs : list nat).
     machine answers the final configuration from fuel [n + m + 1] on
     ([normalization.v]'s [run_machine_total]). *)
 Lemma exec_run_machine_total hp P A :
-  check_cmd [] P = Ok A -> heap_ok hp ->
-  exists n m hp' P' r,
-    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, n + m < fuel -> run_machine fuel 0 hp P = r.
+  check_cmd [] P = Ok A -> heap_ok hp -> answers_from run_machine hp P.
 Proof.
   intros Hc Hhp. apply check_cmd_correct in Hc.
   exact (@run_machine_total _ _ _ (exec_evaluator_ok vo decls locs) hp P A Hhp Hc).
