@@ -9,7 +9,8 @@
    closed too. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
-  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse tape_rh4.
+  machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse tape_rh4
+  total.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -188,7 +189,8 @@ Print Assumptions run_machine_answer_typed.
 
 (* What the driver runs: in the executable instance, for every program the
    checker accepts and a heap that respects the shapes, the environment
-   machine answers the final configuration from fuel n + m + 1 on. *)
+   machine answers the final configuration from fuel n + m + 1 on
+   (total.v). *)
 Check @exec_run_machine_total.
 Print Assumptions exec_run_machine_total.
 
@@ -344,8 +346,7 @@ Print Assumptions run_machine_never_stuck.
 Check @run_total_fn_never_stuck.
 Print Assumptions run_total_fn_never_stuck.
 (* The same of the fast machine and of the total evaluator with it
-   (fast_never_stuck.v), the evaluators rh-eval runs by default. *)
-From RevHandlers Require Import fast_never_stuck.
+   (machine_fast.v), the evaluators rh-eval runs by default. *)
 Check @run_fast_never_stuck.
 Print Assumptions run_fast_never_stuck.
 Check @run_total_fast_never_stuck.

@@ -29,7 +29,7 @@
     executable checkers compute the same set ([frontend.v]'s
     [unhandled_ops]; Python's [typecheck.unhandled_operations]). *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
-  cmd_ctx rd rh term_sem cmd_sem interp interp_facts progress machine instance total.
+  cmd_ctx rd rh term_sem cmd_sem interp interp_facts progress machine instance.
 
 Section effects.
 Context {Srt : sorts} {Σ : signature}.
@@ -246,22 +246,3 @@ Theorem run_machine_not_stuck_op fuel n hp P :
 Proof. rewrite run_machine_correct. apply run_not_stuck_op. Qed.
 
 End effects.
-
-(** ** The total evaluator of the executable instance *)
-Section exec.
-Context {Vec : Type} (vo : vec_ops Vec).
-#[local] Instance effects_sorts : sorts := exec_sorts Vec.
-Context (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance effects_signature : signature := exec_signature vo decls locs.
-#[local] Instance effects_evaluator : evaluator := exec_evaluator vo.
-
-(** Its answer, for a program without unhandled operations, is never
-    "stuck on an operation". *)
-Theorem run_total_fn_not_stuck_op small hp P F r :
-  unhandled P = [] -> run_total_fn vo decls locs small hp P = Some (F, r) ->
-  match r with RStuckOp _ _ _ _ _ => False | _ => True end.
-Proof.
-  intros Hno Ht. destruct (run_total_fn_correct vo decls locs small hp P F r Ht F (le_n F)) as [_ Hr].
-  rewrite <- Hr. apply run_not_stuck_op. exact Hno.
-Qed.
-End exec.

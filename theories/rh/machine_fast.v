@@ -23,10 +23,12 @@
     - [run_total_fast_eq] (the executable instance): the total evaluator
       with this machine ([run_total_fast]) answers exactly what
       [total.v]'s [run_total_fn] answers, so [run_total_fn_correct] and
-      every other theorem of [total.v] hold of it. *)
+      every other theorem of [total.v] hold of it;
+    - [run_fast_never_stuck], [run_total_fast_never_stuck]: both are
+      never stuck on a program [never_stuck.v]'s theorems cover. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts complete machine run_ctx tape
-  instance total.
+  instance shapes total effects never_stuck.
 
 Section fast.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
@@ -184,4 +186,37 @@ Proof.
   destruct (heap_ok_dec hp) as [Hhp|Hn]; [|reflexivity].
   f_equal. apply search_agree. apply fast_ev_agree.
 Qed.
+
+(** ** Never stuck either
+
+    [never_stuck.v] proves of [run] and the total evaluator [run_total_fn]
+    that a program the checker accepts, within the [rd] orders of the
+    instance, with every operation handled, never gets stuck
+    ([run_never_stuck], [run_total_fn_never_stuck]); by [run_fast_correct]
+    and [run_total_fast_eq] the same holds of [run_fast] and
+    [run_total_fast], the evaluators [rh-eval] runs by default. *)
+Hypothesis HS : vec_shapes vo.
+
+Theorem run_fast_never_stuck hp P A :
+  typed_cmd [] P A -> order_ok vo P -> unhandled P = [] -> heap_ok hp -> heap_fits vo hp ->
+  runs_to_value run_fast hp P.
+Proof.
+  intros HP Hok Hno Hhp Hfit.
+  apply (runs_to_value_ext run); [intros fuel; apply run_fast_correct|].
+  exact (run_never_stuck vo decls locs HS hp P A HP Hok Hno Hhp Hfit).
+Qed.
+
+Theorem run_total_fast_never_stuck hp P A :
+  check_cmd [] P = Ok A -> order_ok vo P -> unhandled P = [] -> heap_ok hp -> heap_fits vo hp ->
+  exists F hp' V n, run_total_fast hp P = Some (F, RDone hp' V n) /\ value V.
+Proof.
+  intros Hc Hok Hno Hhp Hfit. rewrite run_total_fast_eq.
+  exact (run_total_fn_never_stuck vo decls locs HS false hp P A Hc Hok Hno Hhp Hfit).
+Qed.
 End exec.
+
+(** The names the instances of this section had in [fast_never_stuck.v],
+    where the last two theorems above were proved. *)
+Notation fast_ns_sorts := fast_sorts (only parsing).
+Notation fast_ns_signature := fast_signature (only parsing).
+Notation fast_ns_evaluator := fast_evaluator (only parsing).

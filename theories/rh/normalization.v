@@ -40,6 +40,19 @@ From RevHandlers Require Import prelude signature syntax subst typing typing_lem
   rd rd_bound term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts progress machine instance
   complete tactics.
 
+(** [answers_from run hp P]: from some fuel on, [run] answers the final
+    configuration that [P] reaches from [hp], with the number [n] of steps
+    to it: from fuel [n + m + 1] on, [m] being a fuel with which
+    [step_conf_fn] computes every step on the way.  The conclusion of
+    [run_total], [run_machine_total] and [total.v]'s
+    [exec_run_machine_total], written once; parsing only, so that the
+    statements are the same terms and print as before. *)
+Notation answers_from run hp P :=
+  (exists n m hp' P' r,
+    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
+    forall fuel, n + m < fuel -> run fuel 0 hp P = r)
+  (only parsing).
+
 Section normalize.
 Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 
@@ -219,7 +232,6 @@ Proof.
   rewrite !map_app, !list_max'_app. cbn [map]. unfold list_max'. simpl. lia.
 Qed.
 
-(** [tdec M' M]: [M'] is smaller than [M] in the measure of terms. *)
 (** The lexicographic part of [tdec] and [cdec] below survives adding
     the same counts [c] and the same number [k] on both sides, as a frame
     or a context does. *)
@@ -237,10 +249,19 @@ Proof.
   - right. split; [intros e; rewrite Hr, Hr', Heq; reflexivity|lia].
 Qed.
 
-Definition tdec (M' M : tm) : Prop :=
-  rd_depth M' <= rd_depth M /\
-  ((exists e, rdcnt e M' < rdcnt e M /\ forall e', e < e' -> rdcnt e' M' <= rdcnt e' M) \/
-   ((forall e, rdcnt e M' = rdcnt e M) /\ opc M' < opc M)).
+(** [measure_lt depth cnt ops x' x]: [x'] is smaller than [x] in the
+    measure "[depth], then the counts [cnt e] from [e = depth] down, then
+    [ops]", the order of [tdec] (terms) and [cdec] (the spine of a
+    command), written once.  Parsing only: the two definitions are the
+    same terms as when each wrote it out. *)
+Notation measure_lt depth cnt ops x' x :=
+  (depth x' <= depth x /\
+   ((exists e, cnt e x' < cnt e x /\ forall e', e < e' -> cnt e' x' <= cnt e' x) \/
+    ((forall e, cnt e x' = cnt e x) /\ ops x' < ops x)))
+  (only parsing, cnt in scope function_scope).
+
+(** [tdec M' M]: [M'] is smaller than [M] in the measure of terms. *)
+Definition tdec (M' M : tm) : Prop := measure_lt rd_depth rdcnt opc M' M.
 
 Lemma tdec_frame F M M' : tdec M' M -> tdec (fill_frame F M') (fill_frame F M).
 Proof.
@@ -376,10 +397,7 @@ Qed.
 
 (** [cdec P' P]: [P'] is smaller than [P] in the measure of the spine
     terms. *)
-Definition cdec (P' P : cmd) : Prop :=
-  srd P' <= srd P /\
-  ((exists e, srdcnt e P' < srdcnt e P /\ forall e', e < e' -> srdcnt e' P' <= srdcnt e' P) \/
-   ((forall e, srdcnt e P' = srdcnt e P) /\ sop P' < sop P)).
+Definition cdec (P' P : cmd) : Prop := measure_lt srd srdcnt sop P' P.
 
 Lemma cdec_fill_c K P P' : cdec P' P -> cdec (fill_c K P') (fill_c K P).
 Proof.
@@ -583,11 +601,7 @@ Proof. intros Hhp HP. eapply normalization_depth; [apply le_n|exact Hhp|exact HP
     takes, never "out of fuel": from fuel [n + m + 1] on, [m] being a fuel
     with which [step_conf_fn] computes every step on the way (it bounds the
     [RH] rewritings only). *)
-Lemma run_total hp P A :
-  heap_ok hp -> typed_cmd [] P A ->
-  exists n m hp' P' r,
-    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, n + m < fuel -> run fuel 0 hp P = r.
+Lemma run_total hp P A : heap_ok hp -> typed_cmd [] P A -> answers_from run hp P.
 Proof.
   intros Hhp HP. destruct (normalization hp P A Hhp HP) as [n [hp' [P' [Hn Hfin]]]].
   destruct (final_conf_result hp' P' n Hfin) as [r Hr].
@@ -601,11 +615,7 @@ Proof. intros [[? [? [? ->]]]|[[? [? [? ->]]]|[? [? [? ->]]]]]; simpl; tauto. Qe
 
 (** The same for the environment machine that the drivers run: it gives
     [run]'s answer ([run_machine_correct]), so the same number of steps. *)
-Lemma run_machine_total hp P A :
-  heap_ok hp -> typed_cmd [] P A ->
-  exists n m hp' P' r,
-    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, n + m < fuel -> run_machine fuel 0 hp P = r.
+Lemma run_machine_total hp P A : heap_ok hp -> typed_cmd [] P A -> answers_from run_machine hp P.
 Proof.
   intros Hhp HP. destruct (run_total hp P A Hhp HP) as [n [m [hp' [P' [r [Hn [Hr Hrun]]]]]]].
   exists n, m, hp', P', r. split; [exact Hn|split; [exact Hr|]].
@@ -633,29 +643,3 @@ Proof. rewrite run_machine_correct. apply run_answer_typed. Qed.
 
 End decrease.
 End normalize.
-
-(** ** What the driver runs
-
-    [rh-eval] checks a program with [check_cmd] and runs it on the
-    environment machine in the executable instance ([exec_check] and
-    [exec_run_machine] of [extraction.v] are these functions at
-    [exec_signature] and [exec_evaluator]).  For every program the checker
-    accepts, with a heap that respects the shapes, the machine answers the
-    final configuration from fuel [n + m + 1] on. *)
-Section exec.
-Context {Vec : Type} (vo : vec_ops Vec).
-#[local] Instance exec_total_sorts : sorts := exec_sorts Vec.
-Context (decls : list (ty * ty)) (locs : list nat).
-#[local] Instance exec_total_signature : signature := exec_signature vo decls locs.
-#[local] Instance exec_total_evaluator : evaluator := exec_evaluator vo.
-
-Lemma exec_run_machine_total hp P A :
-  check_cmd [] P = Ok A -> heap_ok hp ->
-  exists n m hp' P' r,
-    nsteps_fuel m n hp P hp' P' /\ final_result hp' P' n r /\
-    forall fuel, n + m < fuel -> run_machine fuel 0 hp P = r.
-Proof.
-  intros Hc Hhp. apply check_cmd_correct in Hc.
-  exact (@run_machine_total _ _ _ (exec_evaluator_ok vo decls locs) hp P A Hhp Hc).
-Qed.
-End exec.

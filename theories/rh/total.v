@@ -44,7 +44,7 @@
       whenever the checker accepts the program. *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp interp_facts progress machine instance
-  complete normalization frontend.
+  complete normalization frontend effects.
 
 (** ** The search, for any function from fuels to answers *)
 Section search.
@@ -200,13 +200,31 @@ Definition check_dec (P : cmd) : {A : ty | check_cmd [] P = Ok A} + {forall A, c
   end.
 End decide.
 
-(** ** The total evaluator of the executable instance *)
+(** ** The total evaluator of the executable instance
+
+    The theorems of the executable instance that [normalization.v] and
+    [effects.v] lead to are here too, in this one section
+    ([exec_run_machine_total], [run_total_fn_not_stuck_op]). *)
 Section exec.
 Context {Vec : Type} (vo : vec_ops Vec).
 #[local] Instance total_sorts : sorts := exec_sorts Vec.
 Context (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance total_signature : signature := exec_signature vo decls locs.
 #[local] Instance total_evaluator : evaluator := exec_evaluator vo.
+
+(** What the driver runs: [rh-eval] checks a program with [check_cmd]
+    and runs it on the environment machine in the executable instance
+    ([exec_check] and [exec_run_machine] of [extraction.v] are these
+    functions at [exec_signature] and [exec_evaluator]).  For every
+    program the checker accepts, with a heap that respects the shapes, the
+    machine answers the final configuration from fuel [n + m + 1] on
+    ([normalization.v]'s [run_machine_total]). *)
+Lemma exec_run_machine_total hp P A :
+  check_cmd [] P = Ok A -> heap_ok hp -> answers_from run_machine hp P.
+Proof.
+  intros Hc Hhp. apply check_cmd_correct in Hc.
+  exact (@run_machine_total _ _ _ (exec_evaluator_ok vo decls locs) hp P A Hhp Hc).
+Qed.
 
 (** The run with fuel [f]: the small-step evaluator with [small], the
     environment machine without its fallback on fuel otherwise. *)
@@ -237,7 +255,7 @@ Lemma total_enough small hp P A :
   check_cmd [] P = Ok A -> heap_ok hp -> enough (total_ev small hp P) first_fuel.
 Proof.
   intros Hc Hhp.
-  destruct (exec_run_machine_total vo decls locs hp P A Hc Hhp) as [n [m [hp' [P' [r [_ [Hr Hrun]]]]]]].
+  destruct (exec_run_machine_total hp P A Hc Hhp) as [n [m [hp' [P' [r [_ [Hr Hrun]]]]]]].
   apply (enough_from _ (n + m)); [|unfold first_fuel; lia]. intros f Hf.
   assert (Hf' : run_machine f 0 hp P = r) by exact (Hrun f Hf).
   apply total_ev_answers. rewrite <- run_machine_correct, Hf'.
@@ -350,7 +368,26 @@ Proof.
   destruct Hfin as [[V' [_ [_ Heq]]]|[[f [V' [_ Heq]]]|[o [V' [_ Heq]]]]]; [|discriminate..].
   injection Heq as -> _ _. exact Hhp1.
 Qed.
+
+(** Its answer, for a program without unhandled operations ([effects.v]),
+    is never "stuck on an operation". *)
+Theorem run_total_fn_not_stuck_op small hp P F r :
+  unhandled P = [] -> run_total_fn small hp P = Some (F, r) ->
+  match r with RStuckOp _ _ _ _ _ => False | _ => True end.
+Proof.
+  intros Hno Ht. destruct (run_total_fn_correct small hp P F r Ht F (le_n F)) as [_ Hr].
+  rewrite <- Hr. apply run_not_stuck_op. exact Hno.
+Qed.
 End exec.
+
+(** The names the instances of this section had in [normalization.v] and
+    [effects.v], where the first two theorems above were proved. *)
+Notation exec_total_sorts := total_sorts (only parsing).
+Notation exec_total_signature := total_signature (only parsing).
+Notation exec_total_evaluator := total_evaluator (only parsing).
+Notation effects_sorts := total_sorts (only parsing).
+Notation effects_signature := total_signature (only parsing).
+Notation effects_evaluator := total_evaluator (only parsing).
 
 (** From a program's initial heap it answers whenever the checker accepts
     the program. *)
