@@ -13,8 +13,8 @@
 
     Not proved here (docs/decisions.md, "rd of every order over ℝ,
     operation by operation"): [cop_deriv] for each operation. *)
-From RevHandlers.Analysis Require Import base vec templates prims level2 ev rdcore_real rdcore_sound rdcore_chain rdcore_fwd rdcore_prog rdcore_prune.
-From RevHandlers Require Import shapes rdcore core_dims.
+From RevHandlers.Analysis Require Import base vec sums templates prims level2 ev rdcore_real rdcore_sound rdcore_chain rdcore_fwd rdcore_prog rdcore_prune.
+From RevHandlers Require Import shapes rdcore core_dims prune_dims.
 Open Scope R_scope.
 
 (** [cop_tan o xs] is the Fréchet derivative at [xs] of [o] as a map of
@@ -172,3 +172,121 @@ Proof.
     + intros h Hh. cbv beta. rewrite HLcat by exact Hh. symmetry. apply HT, Hh.
 Qed.
 End var_deriv.
+
+(** ** The program: [rd_core P] is the reverse derivative of [P] *)
+
+Lemma split_at_app c D O (v : vec) : split_at c (D ++ O) v = split_at c D v ++ split_at (c + dsum D) O v.
+Proof.
+  revert c. induction D as [|d D IH]; intros c; cbn [app split_at]; [cbn; rewrite Nat.add_0_r; reflexivity|].
+  rewrite IH, dsum_cons, Nat.add_assoc. reflexivity.
+Qed.
+
+Lemma split_at_app_l c D (u w : vec) : (c + dsum D <= length u)%nat -> split_at c D (u ++ w) = split_at c D u.
+Proof.
+  revert c. induction D as [|d D IH]; intros c Hc; [reflexivity|]. rewrite dsum_cons in Hc. cbn [split_at].
+  rewrite proj_app_l, IH by lia. reflexivity.
+Qed.
+
+Lemma split_at_app_r c D (u w : vec) : split_at (length u + c) D (u ++ w) = split_at c D w.
+Proof.
+  revert c. induction D as [|d D IH]; intros c; [reflexivity|]. cbn [split_at].
+  rewrite proj_app_r' by lia. replace (length u + c - length u)%nat with c by lia.
+  rewrite <- Nat.add_assoc, IH. reflexivity.
+Qed.
+
+Lemma concat_split_at_from c D (v : vec) : concat (split_at c D v) ++ skipn (c + dsum D) v = skipn c v.
+Proof.
+  revert c. induction D as [|d D IH]; intros c; cbn [split_at concat].
+  - change (dsum []) with 0%nat. rewrite Nat.add_0_r. reflexivity.
+  - rewrite <- app_assoc, dsum_cons, Nat.add_assoc, IH. unfold proj. rewrite <- skipn_skipn_gen. apply firstn_skipn.
+Qed.
+
+Lemma concat_split_at D (v : vec) : length v = dsum D -> concat (split_at 0 D v) = v.
+Proof.
+  intros Hv. pose proof (concat_split_at_from 0 D v) as H.
+  rewrite skipn_all2, app_nil_r in H by (cbn; lia). exact H.
+Qed.
+
+Lemma concat_length_fits D (ls : list vec) : Forall2 (fun d (v : vec) => length v = d) D ls -> length (concat ls) = dsum D.
+Proof. induction 1 as [|d l D ls Hl _ IH]; [reflexivity|]. cbn [concat]. rewrite app_length, Hl, IH. reflexivity. Qed.
+
+Lemma dot_concat_nth (A B : list vec) : map (@length R) A = map (@length R) B ->
+  dot (concat A) (concat B) = sumn (length A) (fun i => dot (nth i A []) (nth i B [])).
+Proof.
+  revert B. induction A as [|a A IH]; intros [|b B] HAB; try discriminate; [reflexivity|].
+  injection HAB as Hab HAB. cbn [concat length]. rewrite dot_app by exact Hab. rewrite sumn_shift, IH by exact HAB.
+  reflexivity.
+Qed.
+
+Lemma fits_map_length D (ls : list vec) : Forall2 (fun d (v : vec) => length v = d) D ls -> map (@length R) ls = D.
+Proof. induction 1 as [|d l D ls Hl _ IH]; [reflexivity|]. cbn [map]. rewrite Hl, IH. reflexivity. Qed.
+
+Lemma rd_prog_dims P : cp_dims (rd_prog P) = cp_dims P ++ out_dims P.
+Proof.
+  unfold rd_prog. destruct (seed _ _ _ _ _) as [adj1 s1]. destruct (back _ _ _ _ _ _) as [adj2 s2].
+  destruct (finals _ _ _ _) as [outs s3]. reflexivity.
+Qed.
+
+(** The values of a program's variables, [ceval] read in [vals]. *)
+Lemma ceval_vals P xs : Forall (fun o => o < length xs + length (cp_body P))%nat (cp_out P) ->
+  ceval P xs = map (fun o => nth o (vals xs (cp_body P)) []) (cp_out P).
+Proof. intros Ho. unfold ceval. rewrite (eval_cprog_gv _ _ P xs Ho). reflexivity. Qed.
+
+(** Informal proof: the derivative is [h ↦ concat (T(outₚ))], the
+    forward tangents at the outputs, which is the Fréchet derivative by
+    [var_deriv] and [has_deriv_concat]; its transpose is [rd_prog P]
+    by [rd_prog_adjoint] (pairings of concatenations are sums of the
+    blocks' pairings, [dot_concat_nth]), and [rd_core P] computes what
+    [rd_prog P] computes ([core_fun_rd_core]). *)
+Theorem rd_core_rev_deriv P x :
+  wd_prog P -> length x = dsum (cp_dims P) ->
+  (forall j, (j < length (cp_body P))%nat ->
+     let ins := nth j (cp_body P) (OZero 0, []) in
+     let xs := map (fun k => nth k (vals (split_at 0 (cp_dims P) x) (cp_body P)) []) (snd ins) in
+     cop_deriv (fst ins) xs /\ op_diff (fst ins) xs) ->
+  is_rev_deriv (dsum (cp_dims P)) (dsum (out_dims P)) (core_fun P) x (fun y => core_fun (rd_core P) (x ++ y)).
+Proof.
+  intros HP Hx Hd. pose proof HP as [Hwd Hout].
+  set (D := cp_dims P) in *. set (body := cp_body P) in *. set (outs := cp_out P) in *.
+  set (xs := split_at 0 D x).
+  assert (Hfx : fit_dims Rvo D xs) by (apply split_at_fits; lia).
+  assert (Hlxs : length xs = length D) by apply split_at_length.
+  assert (Hout' : Forall (fun o => o < length xs + length body)%nat outs) by (rewrite Hlxs; exact Hout).
+  set (T := fun h o => nth o (tvals xs (split_at 0 D h) body) []).
+  exists (fun h => concat (map (T h) outs)). split; [|split].
+  - (* the derivative *)
+    refine (has_deriv_ext _ _ (fun v => concat (map (fun o => nth o (vals (split_at 0 D v) body) []) outs)) _ _ _ _ _ _ _).
+    + intros v Hv. unfold core_fun. fold D. rewrite ceval_vals; [reflexivity|]. rewrite split_at_length. exact Hout.
+    + intros h _. reflexivity.
+    + unfold out_dims. fold D body outs. apply has_deriv_concat; [exact Hx|].
+      rewrite Forall_forall in Hout |- *. intros o Ho.
+      exact (var_deriv D body x Hwd Hx (fun j Hj => proj1 (Hd j Hj)) o (Hout o Ho)).
+  - (* the lengths of [rd_core P]'s results *)
+    intros y Hy. destruct (rd_core_wd P HP) as [HR HRout]. unfold core_fun.
+    apply concat_length_fits. fold D in HRout. rewrite <- HRout. apply (eval_cprog_fits Rvo (list_vec_shapes Rsc)); [exact HR|].
+    apply split_at_fits. rewrite app_length, rd_core_dims, dsum_app'. fold D. lia.
+  - (* the transpose *)
+    intros h y Hh Hy. rewrite core_fun_rd_core by exact HP.
+    set (hs := split_at 0 D h). set (ws := split_at 0 (out_dims P) y).
+    assert (Hfh : fit_dims Rvo D hs) by (apply split_at_fits; lia).
+    assert (Hfw : fit_dims Rvo (out_dims P) ws) by (apply split_at_fits; lia).
+    assert (Hsplit : split_at 0 (cp_dims (rd_prog P)) (x ++ y) = xs ++ ws).
+    { rewrite rd_prog_dims, split_at_app, split_at_app_l by (fold D; lia). fold D xs. f_equal.
+      rewrite Nat.add_0_l, <- Hx, <- (Nat.add_0_r (length x)), split_at_app_r. reflexivity. }
+    destruct (rd_prog_wd P HP) as [HR HRout].
+    pose proof (eval_cprog_fits Rvo (list_vec_shapes Rsc) (rd_prog P) (xs ++ ws) HR
+                  ltac:(rewrite rd_prog_dims; apply Forall2_app; assumption)) as HfR.
+    rewrite HRout in HfR. fold D in HfR.
+    unfold core_fun. rewrite Hsplit.
+    rewrite <- (concat_split_at (out_dims P) y Hy) at 1. fold ws.
+    rewrite <- (concat_split_at D h Hh) at 2. fold hs.
+    rewrite !dot_concat_nth.
+    + symmetry. rewrite map_length.
+      replace (length hs) with (length xs) by (unfold hs, xs; rewrite !split_at_length; reflexivity).
+      etransitivity; [exact (rd_prog_adjoint P xs ws hs HP Hfx Hfh Hfw (fun j Hj => proj2 (Hd j Hj)))|].
+      apply sumn_ext. intros p Hp. rewrite (nth_map_lt _ _ _ 0%nat) by exact Hp. reflexivity.
+    + rewrite (fits_map_length _ _ Hfh). symmetry. exact (fits_map_length _ _ HfR).
+    + rewrite (fits_map_length _ _ Hfw), map_map. unfold out_dims. apply map_ext_in. intros o Ho.
+      rewrite Forall_forall in Hout. specialize (Hout o Ho). unfold T. fold hs.
+      rewrite (T_len D xs hs body Hwd Hfx Hfh o Hout). apply (xv_len D xs body Hwd Hfx o Hout).
+Qed.
