@@ -78,26 +78,33 @@ Proof.
   apply has_deriv_lin; [apply lin_vs|reflexivity].
 Qed.
 
+(** An operation of two arguments of one length, linear in both together. *)
+Lemma cop_deriv_linear2 o x0 x1 (B : vec -> vec -> vec) :
+  length x0 = length x1 -> cop_dim o [length x0; length x1] = length x0 ->
+  (forall u v, length u = length v -> cop_eval Rvo o [u; v] = B u v) ->
+  (forall u v, cop_tan o [x0; x1] [u; v] = B u v) ->
+  lin (length x0 + length x0) (length x0) (fun w => B (firstn (length x0) w) (skipn (length x0) w)) ->
+  cop_deriv o [x0; x1].
+Proof.
+  intros Hl Hd Ee Et HB. set (n := length x0) in *.
+  apply (cop_deriv_binary _ _ _ n (fun w => B (firstn n w) (skipn n w)) (fun w => B (firstn n w) (skipn n w))).
+  - symmetry. exact Hd.
+  - intros w Hw. apply Ee. rewrite firstn_length, skipn_length. lia.
+  - intros h _. apply Et.
+  - rewrite <- Hl. apply has_deriv_lin; [exact HB|rewrite app_length; lia].
+Qed.
+
 Lemma cop_deriv_add x0 x1 : length x0 = length x1 -> cop_deriv OAdd [x0; x1].
 Proof.
-  intros Hl. set (n := length x0).
-  apply (cop_deriv_binary _ _ _ n (fun w => vp (firstn n w) (skipn n w)) (fun w => vp (firstn n w) (skipn n w))).
-  - reflexivity.
-  - intros w Hw. apply ce_add. rewrite firstn_length, skipn_length. lia.
-  - intros h _. reflexivity.
-  - rewrite <- Hl. fold n. apply has_deriv_lin; [apply lin_vp; [apply lin_firstn|apply lin_skipn]|].
-    rewrite app_length. lia.
+  intros Hl. apply (cop_deriv_linear2 OAdd x0 x1 vp Hl eq_refl ce_add (fun u v => eq_refl)).
+  apply lin_vp; [apply lin_firstn|apply lin_skipn].
 Qed.
 
 Lemma cop_deriv_sub x0 x1 : length x0 = length x1 -> cop_deriv OSub [x0; x1].
 Proof.
-  intros Hl. set (n := length x0).
-  apply (cop_deriv_binary _ _ _ n (fun w => vm (firstn n w) (skipn n w)) (fun w => vm (firstn n w) (skipn n w))).
-  - reflexivity.
-  - intros w Hw. apply ce_sub. rewrite firstn_length, skipn_length. lia.
-  - intros h _. reflexivity.
-  - rewrite <- Hl. fold n. apply has_deriv_lin; [|rewrite app_length; lia]. unfold vm.
-    apply lin_vp; [apply lin_firstn|]. apply (lin_comp (n + n) n n (vs (-1)) (skipn n)); [apply lin_skipn|apply lin_vs].
+  intros Hl. apply (cop_deriv_linear2 OSub x0 x1 vm Hl eq_refl ce_sub (fun u v => eq_refl)). unfold vm.
+  apply lin_vp; [apply lin_firstn|].
+  apply (lin_comp (length x0 + length x0) (length x0) (length x0) (vs (-1)) (skipn (length x0))); [apply lin_skipn|apply lin_vs].
 Qed.
 
 Lemma cop_deriv_append x0 x1 : cop_deriv OAppend [x0; x1].
