@@ -13,7 +13,7 @@
     prune and the derivative of a program"): [zero], [scale], [dot],
     [bcast], [firstn], [skipn], [matmul], [transpose], [pad], [upscale]
     and its adjoint, the three convolutions, and the [maxpool] family. *)
-From RevHandlers.Analysis Require Import base vec sums templates prims sce rdcore_real rdcore_sound rdcore_deriv.
+From RevHandlers.Analysis Require Import base vec sums templates prims sce round rdcore_real rdcore_sound rdcore_chain rdcore_prog rdcore_deriv.
 From RevHandlers Require Import rdcore core_dims.
 Open Scope R_scope.
 
@@ -159,4 +159,90 @@ Proof.
   - intros w _. change (cop_eval Rvo OLse [w]) with [logsumexp Rsc w]. rewrite logsumexp_unshifted. reflexivity.
   - intros h _. cbn [cop_tan nth]. rewrite ce_softmax. reflexivity.
   - apply has_deriv_lse. reflexivity.
+Qed.
+
+Lemma cop_deriv_zero n : cop_deriv (OZero n) [].
+Proof.
+  unfold cop_deriv. cbn [map concat split_at]. change (dsum []) with 0%nat.
+  apply (has_deriv_ext _ _ (fun _ => zeros n) _ _ (fun _ => zeros n)); [intros v _; reflexivity|intros h _; reflexivity|].
+  apply has_deriv_lin; [apply lin_zero|reflexivity].
+Qed.
+
+Lemma cop_deriv_dot x0 x1 : length x0 = length x1 -> cop_deriv ODot [x0; x1].
+Proof.
+  intros Hl. set (n := length x0).
+  apply (cop_deriv_binary _ _ _ 1 (fun w => [dot (firstn n w) (skipn n w)])
+           (fun h => vp [dot (firstn n h) (skipn n (x0 ++ x1))] [dot (firstn n (x0 ++ x1)) (skipn n h)])).
+  - reflexivity.
+  - intros w _. apply ce_dot.
+  - intros h _. cbn [cop_tan nth]. unfold n. rewrite firstn_app_exact, skipn_app_exact by reflexivity. reflexivity.
+  - rewrite <- Hl. fold n. apply (has_deriv_bilin n n 1 (fun a b => [dot a b])); [|rewrite app_length; lia].
+    constructor.
+    + intros b Hb. apply (lin_ext _ _ (fun h => [dot b h])); [intros h _; rewrite dot_comm; reflexivity|]. apply lin_dot.
+    + intros a Ha. apply lin_dot.
+Qed.
+
+(** [firstn k] and [skipn k] of an argument of length [n ≥ k]. *)
+Lemma cop_deriv_firstn k x0 : (k <= length x0)%nat -> cop_deriv (OFirstn k) [x0].
+Proof.
+  intros Hk. apply (cop_deriv_unary _ _ k (firstn k) (firstn k)); [reflexivity|intros w _; apply ce_firstn|intros h _; reflexivity|].
+  apply has_deriv_lin; [|reflexivity].
+  replace (length x0) with (k + (length x0 - k))%nat by lia. apply lin_firstn.
+Qed.
+
+Lemma cop_deriv_skipn k x0 : (k <= length x0)%nat -> cop_deriv (OSkipn k) [x0].
+Proof.
+  intros Hk. apply (cop_deriv_unary _ _ (length x0 - k) (skipn k) (skipn k)); [reflexivity|intros w _; apply ce_skipn|intros h _; reflexivity|].
+  apply has_deriv_lin; [|reflexivity].
+  pose proof (lin_skipn k (length x0 - k)) as H. replace (k + (length x0 - k))%nat with (length x0) in H by lia. exact H.
+Qed.
+
+(** ** The operations covered, and programs of them *)
+
+(** The operations whose [cop_deriv] is proved here. *)
+Definition deriv_cop (o : cop) : bool :=
+  match o with
+  | OZero _ | OAdd | OSub | OMul | ONeg | ODot | OMap _ | OSum | OSoftmax | OLse
+  | OAppend | OFirstn _ | OSkipn _ => true
+  | _ => false
+  end.
+
+Lemma cop_deriv_covered o xs :
+  deriv_cop o = true -> cop_ok o (map (@length R) xs) -> op_diff o xs -> cop_deriv o xs.
+Proof.
+  intros Ho Hok Hd. destruct o; try discriminate;
+    (destruct xs as [|x0 [|x1 [|x2 xs]]]; cbn in Hok; try contradiction).
+  - apply cop_deriv_zero.
+  - apply cop_deriv_add, Hok.
+  - apply cop_deriv_sub, Hok.
+  - apply cop_deriv_mul, Hok.
+  - apply cop_deriv_neg.
+  - apply cop_deriv_dot, Hok.
+  - apply cop_deriv_map, Hd.
+  - apply cop_deriv_sum.
+  - apply cop_deriv_softmax.
+  - apply cop_deriv_lse.
+  - apply cop_deriv_append.
+  - apply cop_deriv_firstn, Hok.
+  - apply cop_deriv_skipn, Hok.
+Qed.
+
+(** For a judged program of the operations covered, [rd_core P] is the
+    reverse derivative of [P] at every point where its elementwise maps
+    satisfy [op_diff]. *)
+Theorem rd_core_rev_deriv_covered P x :
+  wd_prog P -> length x = dsum (cp_dims P) ->
+  Forall (fun ins => deriv_cop (fst ins) = true) (cp_body P) ->
+  (forall j, (j < length (cp_body P))%nat ->
+     op_diff (fst (nth j (cp_body P) (OZero 0, [])))
+             (map (fun k => nth k (vals (split_at 0 (cp_dims P) x) (cp_body P)) []) (snd (nth j (cp_body P) (OZero 0, []))))) ->
+  is_rev_deriv (dsum (cp_dims P)) (dsum (out_dims P)) (core_fun P) x (fun y => core_fun (rd_core P) (x ++ y)).
+Proof.
+  intros HP Hx Hc Hd. apply rd_core_rev_deriv; [exact HP|exact Hx|]. intros j Hj. cbv zeta.
+  split; [|exact (Hd j Hj)].
+  destruct HP as [Hwd _]. destruct (wd_nth _ _ j Hwd Hj) as [Hargs Hok].
+  apply cop_deriv_covered; [rewrite Forall_forall in Hc; apply Hc, nth_In, Hj| |exact (Hd j Hj)].
+  rewrite map_map. erewrite map_ext_in; [exact Hok|]. intros a Ha. cbv beta.
+  rewrite Forall_forall in Hargs. specialize (Hargs a Ha).
+  apply (xv_len (cp_dims P) _ (cp_body P) Hwd (split_at_fits 0 (cp_dims P) x ltac:(lia))). lia.
 Qed.
