@@ -5,14 +5,19 @@
     concatenated.  Here, for the operations of one or two arguments,
     the statement is brought to a map of [ℝⁿ] ([cop_deriv_unary]) or of
     [ℝ^{p+q}] read as [(firstn p, skipn p)] ([cop_deriv_binary]), and
-    proved for the elementwise maps (from [op_diff]), [neg], [add],
-    [sub], [mul], [append], [sum], [softmax] and [logsumexp] at arguments
-    of the lengths [cop_ok] asks ([cop_deriv_map] …).
+    proved at arguments of the lengths [cop_ok] asks for the elementwise
+    maps (from [op_diff]), [zero], [add], [sub], [mul], [neg], [dot],
+    [sum], [softmax], [logsumexp], [matmul], [transpose], [pad],
+    [upscale], the three convolutions, [append], [firstn] and [skipn]
+    ([cop_deriv_covered], the operations [deriv_cop] lists); hence
+    [rd_core P] is the reverse derivative of every judged program of
+    those operations where its elementwise maps satisfy [op_diff]
+    ([rd_core_rev_deriv_covered]).
 
     Not proved here (docs/decisions.md, "rd of every order over ℝ:
-    prune and the derivative of a program"): [zero], [scale], [dot],
-    [bcast], [firstn], [skipn], [matmul], [transpose], [pad], [upscale]
-    and its adjoint, the three convolutions, and the [maxpool] family. *)
+    prune and the derivative of a program"): [scale], [bcast],
+    [upscale]'s adjoint, and the [maxpool] family (differentiable only
+    where every window has a strict maximum). *)
 From RevHandlers.Analysis Require Import base vec sums templates prims sce round rdcore_real rdcore_sound rdcore_chain rdcore_prog rdcore_deriv.
 From RevHandlers Require Import rdcore core_dims.
 Open Scope R_scope.
@@ -197,12 +202,110 @@ Proof.
   pose proof (lin_skipn k (length x0 - k)) as H. replace (k + (length x0 - k))%nat with (length x0) in H by lia. exact H.
 Qed.
 
+(** ** Linear and bilinear operations of the tensor layouts *)
+
+(** An operation of one argument, linear. *)
+Lemma cop_deriv_linear1 o x0 m (Lf : vec -> vec) :
+  m = cop_dim o [length x0] -> lin (length x0) m Lf ->
+  (forall u, length u = length x0 -> cop_eval Rvo o [u] = Lf u) ->
+  (forall u, length u = length x0 -> cop_tan o [x0] [u] = Lf u) ->
+  cop_deriv o [x0].
+Proof.
+  intros Hm HL Ee Et. apply (cop_deriv_unary _ _ m Lf Lf Hm Ee Et). apply has_deriv_lin; [exact HL|reflexivity].
+Qed.
+
+(** An operation of two arguments, bilinear, whose [cop_tan] is the sum
+    of the two partial applications. *)
+Lemma cop_deriv_bilinear o x0 x1 p q r (B : vec -> vec -> vec) :
+  length x0 = p -> length x1 = q -> r = cop_dim o [p; q] -> bilin p q r B ->
+  (forall u v, length u = p -> length v = q -> cop_eval Rvo o [u; v] = B u v) ->
+  (forall u v, length u = p -> length v = q -> cop_tan o [x0; x1] [u; v] = vp (B u x1) (B x0 v)) ->
+  cop_deriv o [x0; x1].
+Proof.
+  intros H0 H1 Hr HB Ee Et. subst p q.
+  apply (cop_deriv_binary _ _ _ r (fun w => B (firstn (length x0) w) (skipn (length x0) w))
+           (fun h => vp (B (firstn (length x0) h) (skipn (length x0) (x0 ++ x1)))
+                        (B (firstn (length x0) (x0 ++ x1)) (skipn (length x0) h)))).
+  - exact Hr.
+  - intros w Hw. apply Ee; [rewrite firstn_length|rewrite skipn_length]; lia.
+  - intros h Hh. rewrite firstn_app_exact, skipn_app_exact by reflexivity.
+    apply Et; [rewrite firstn_length|rewrite skipn_length]; lia.
+  - apply has_deriv_bilin; [exact HB|rewrite app_length; reflexivity].
+Qed.
+
+(** [cop_tan] of a bilinear operation, read through [B]. *)
+Ltac bilin_tan Ee :=
+  intros u v Hu Hv; cbn [cop_tan nth]; rewrite !Ee by assumption; reflexivity.
+
+Lemma cop_deriv_matmul m n k x0 x1 : length x0 = (m * n)%nat -> length x1 = (n * k)%nat ->
+  cop_deriv (OMatmul m n k) [x0; x1].
+Proof.
+  intros H0 H1. assert (Ee : forall u v, length u = (m * n)%nat -> length v = (n * k)%nat ->
+                              cop_eval Rvo (OMatmul m n k) [u; v] = mm_B m n k u v).
+  { intros u v Hu Hv. rewrite ce_matmul. apply mm_B_eq; assumption. }
+  apply (cop_deriv_bilinear (OMatmul m n k) x0 x1 _ _ _ (mm_B m n k) H0 H1 eq_refl (mm_bilin m n k) Ee).
+  bilin_tan Ee.
+Qed.
+
+Lemma cop_deriv_conv c c' n m x0 x1 : (0 < m)%nat -> (m <= n)%nat ->
+  length x0 = (c' * c * m)%nat -> length x1 = (c * n)%nat -> cop_deriv (OConv c c' n m) [x0; x1].
+Proof.
+  intros Hm Hmn H0 H1. assert (Ee : forall u v, length u = (c' * c * m)%nat -> length v = (c * n)%nat ->
+                              cop_eval Rvo (OConv c c' n m) [u; v] = cv_B c c' n m u v).
+  { intros u v Hu Hv. rewrite ce_conv. apply cv_B_eq; assumption. }
+  apply (cop_deriv_bilinear (OConv c c' n m) x0 x1 _ _ _ (cv_B c c' n m) H0 H1 eq_refl (cv_B_bilin c c' n m) Ee).
+  bilin_tan Ee.
+Qed.
+
+Lemma cop_deriv_convdk c c' n m x0 x1 : (0 < m)%nat -> (m <= n)%nat ->
+  length x0 = (c' * (n - m + 1))%nat -> length x1 = (c * n)%nat -> cop_deriv (OConvDK c c' n m) [x0; x1].
+Proof.
+  intros Hm Hmn H0 H1. assert (Ee : forall u v, length u = (c' * (n - m + 1))%nat -> length v = (c * n)%nat ->
+                              cop_eval Rvo (OConvDK c c' n m) [u; v] = cv_P c c' n m u v).
+  { intros u v Hu Hv. rewrite ce_convdk. apply cv_P_eq; assumption. }
+  apply (cop_deriv_bilinear (OConvDK c c' n m) x0 x1 _ _ _ (cv_P c c' n m) H0 H1 eq_refl (cv_P_bilin c c' n m) Ee).
+  bilin_tan Ee.
+Qed.
+
+Lemma cop_deriv_convdx c c' n m x0 x1 : (0 < m)%nat -> (m <= n)%nat ->
+  length x0 = (c' * c * m)%nat -> length x1 = (c' * (n - m + 1))%nat -> cop_deriv (OConvDx c c' n m) [x0; x1].
+Proof.
+  intros Hm Hmn H0 H1. assert (Ee : forall u v, length u = (c' * c * m)%nat -> length v = (c' * (n - m + 1))%nat ->
+                              cop_eval Rvo (OConvDx c c' n m) [u; v] = cv_Q c c' n m u v).
+  { intros u v Hu Hv. rewrite ce_convdx. apply cv_Q_eq; assumption. }
+  apply (cop_deriv_bilinear (OConvDx c c' n m) x0 x1 _ _ _ (cv_Q c c' n m) H0 H1 eq_refl (cv_Q_bilin c c' n m) Ee).
+  bilin_tan Ee.
+Qed.
+
+Lemma cop_deriv_transpose m n x0 : length x0 = (m * n)%nat -> cop_deriv (OTranspose m n) [x0].
+Proof.
+  intros H0. apply (cop_deriv_linear1 (OTranspose m n) x0 _ (tr_L m n) eq_refl); [apply lin_tab2_w| |].
+  - intros u Hu. rewrite ce_transpose. apply tr_L_eq. lia.
+  - intros u Hu. cbn [cop_tan nth]. rewrite ce_transpose. apply tr_L_eq. lia.
+Qed.
+
+Lemma cop_deriv_pad c n m x0 : length x0 = (c * n)%nat -> cop_deriv (OPad c n m) [x0].
+Proof.
+  intros H0. apply (cop_deriv_linear1 (OPad c n m) x0 _ (pad_L c n m) eq_refl); [apply lin_tab2_w| |].
+  - intros u Hu. rewrite ce_pad. apply pad_L_eq. lia.
+  - intros u Hu. cbn [cop_tan nth]. rewrite ce_pad. apply pad_L_eq. lia.
+Qed.
+
+Lemma cop_deriv_upscale c n m x0 : length x0 = (c * n)%nat -> cop_deriv (OUpscale c n m) [x0].
+Proof.
+  intros H0. apply (cop_deriv_linear1 (OUpscale c n m) x0 _ (up_L c n m) eq_refl); [apply lin_tab2_w| |].
+  - intros u Hu. rewrite ce_upscale. apply up_L_eq. lia.
+  - intros u Hu. cbn [cop_tan nth]. rewrite ce_upscale. apply up_L_eq. lia.
+Qed.
+
 (** ** The operations covered, and programs of them *)
 
 (** The operations whose [cop_deriv] is proved here. *)
 Definition deriv_cop (o : cop) : bool :=
   match o with
   | OZero _ | OAdd | OSub | OMul | ONeg | ODot | OMap _ | OSum | OSoftmax | OLse
+  | OMatmul _ _ _ | OTranspose _ _ | OPad _ _ _ | OUpscale _ _ _
+  | OConv _ _ _ _ | OConvDK _ _ _ _ | OConvDx _ _ _ _
   | OAppend | OFirstn _ | OSkipn _ => true
   | _ => false
   end.
@@ -222,6 +325,13 @@ Proof.
   - apply cop_deriv_sum.
   - apply cop_deriv_softmax.
   - apply cop_deriv_lse.
+  - apply cop_deriv_matmul; apply Hok.
+  - apply cop_deriv_transpose, Hok.
+  - apply cop_deriv_pad, Hok.
+  - apply cop_deriv_upscale, Hok.
+  - destruct Hok as (Hm & Hmn & H0 & H1). apply cop_deriv_conv; assumption.
+  - destruct Hok as (Hm & Hmn & H0 & H1). apply cop_deriv_convdk; assumption.
+  - destruct Hok as (Hm & Hmn & H0 & H1). apply cop_deriv_convdx; assumption.
   - apply cop_deriv_append.
   - apply cop_deriv_firstn, Hok.
   - apply cop_deriv_skipn, Hok.
