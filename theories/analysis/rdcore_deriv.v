@@ -11,8 +11,8 @@
     (a linear map), an instruction the composite of its operation with
     the concatenation of its arguments (the chain rule).
 
-    Not proved here (docs/decisions.md, "rd of every order over ℝ,
-    operation by operation"): [cop_deriv] for each operation. *)
+    [cop_deriv] for each operation is rdcore_opderiv.v (every operation
+    but the [maxpool] family). *)
 From RevHandlers.Analysis Require Import base vec sums templates prims level2 ev rdcore_real rdcore_sound rdcore_chain rdcore_fwd rdcore_prog rdcore_prune.
 From RevHandlers Require Import shapes rdcore core_dims prune_dims.
 Open Scope R_scope.

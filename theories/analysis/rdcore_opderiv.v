@@ -6,18 +6,21 @@
     the statement is brought to a map of [ℝⁿ] ([cop_deriv_unary]) or of
     [ℝ^{p+q}] read as [(firstn p, skipn p)] ([cop_deriv_binary]), and
     proved at arguments of the lengths [cop_ok] asks for the elementwise
-    maps (from [op_diff]), [zero], [add], [sub], [mul], [neg], [dot],
-    [sum], [softmax], [logsumexp], [matmul], [transpose], [pad],
-    [upscale], the three convolutions, [append], [firstn] and [skipn]
+    maps (from [op_diff]), [zero], [add], [sub], [mul], [neg], [scale],
+    [dot], [sum], [bcast], [softmax], [logsumexp], [matmul], [transpose],
+    [pad], [upscale] and its adjoint, the three convolutions, [append],
+    [firstn] and [skipn]
     ([cop_deriv_covered], the operations [deriv_cop] lists); hence
     [rd_core P] is the reverse derivative of every judged program of
     those operations where its elementwise maps satisfy [op_diff]
     ([rd_core_rev_deriv_covered]).
 
     Not proved here (docs/decisions.md, "rd of every order over ℝ:
-    prune and the derivative of a program"): [scale], [bcast],
-    [upscale]'s adjoint, and the [maxpool] family (differentiable only
-    where every window has a strict maximum). *)
+    prune and the derivative of a program"): the [maxpool] family
+    ([maxpool], [maxpool_adj], [maxpool_gather]: differentiable only
+    where every window has a strict maximum, and [cop_tan] gives
+    [maxpool_adj] and [maxpool_gather] no derivative in their first
+    argument). *)
 From RevHandlers.Analysis Require Import base vec sums templates prims sce round rdcore_real rdcore_sound rdcore_chain rdcore_prog rdcore_deriv.
 From RevHandlers Require Import rdcore core_dims.
 Open Scope R_scope.
@@ -233,69 +236,88 @@ Proof.
   - apply has_deriv_bilin; [exact HB|rewrite app_length; reflexivity].
 Qed.
 
-(** [cop_tan] of a bilinear operation, read through [B]. *)
-Ltac bilin_tan Ee :=
-  intros u v Hu Hv; cbn [cop_tan nth]; rewrite !Ee by assumption; reflexivity.
-
-Lemma cop_deriv_matmul m n k x0 x1 : length x0 = (m * n)%nat -> length x1 = (n * k)%nat ->
-  cop_deriv (OMatmul m n k) [x0; x1].
+(** A bilinear operation whose [cop_tan] is the sum of the operation at
+    the two partial arguments, equal to [B] at arguments of its lengths. *)
+Lemma cop_deriv_bilin_self o x0 x1 p q (B : vec -> vec -> vec) :
+  bilin p q (cop_dim o [p; q]) B -> length x0 = p -> length x1 = q ->
+  (forall u v, length u = p -> length v = q -> cop_eval Rvo o [u; v] = B u v) ->
+  (forall u v, cop_tan o [x0; x1] [u; v] = vp (cop_eval Rvo o [u; x1]) (cop_eval Rvo o [x0; v])) ->
+  cop_deriv o [x0; x1].
 Proof.
-  intros H0 H1. assert (Ee : forall u v, length u = (m * n)%nat -> length v = (n * k)%nat ->
-                              cop_eval Rvo (OMatmul m n k) [u; v] = mm_B m n k u v).
-  { intros u v Hu Hv. rewrite ce_matmul. apply mm_B_eq; assumption. }
-  apply (cop_deriv_bilinear (OMatmul m n k) x0 x1 _ _ _ (mm_B m n k) H0 H1 eq_refl (mm_bilin m n k) Ee).
-  bilin_tan Ee.
+  intros HB H0 H1 Ee Et. apply (cop_deriv_bilinear o x0 x1 p q _ B H0 H1 eq_refl HB Ee).
+  intros u v Hu Hv. rewrite Et, !Ee by assumption. reflexivity.
 Qed.
 
-Lemma cop_deriv_conv c c' n m x0 x1 : (0 < m)%nat -> (m <= n)%nat ->
-  length x0 = (c' * c * m)%nat -> length x1 = (c * n)%nat -> cop_deriv (OConv c c' n m) [x0; x1].
-Proof.
-  intros Hm Hmn H0 H1. assert (Ee : forall u v, length u = (c' * c * m)%nat -> length v = (c * n)%nat ->
-                              cop_eval Rvo (OConv c c' n m) [u; v] = cv_B c c' n m u v).
-  { intros u v Hu Hv. rewrite ce_conv. apply cv_B_eq; assumption. }
-  apply (cop_deriv_bilinear (OConv c c' n m) x0 x1 _ _ _ (cv_B c c' n m) H0 H1 eq_refl (cv_B_bilin c c' n m) Ee).
-  bilin_tan Ee.
-Qed.
-
-Lemma cop_deriv_convdk c c' n m x0 x1 : (0 < m)%nat -> (m <= n)%nat ->
-  length x0 = (c' * (n - m + 1))%nat -> length x1 = (c * n)%nat -> cop_deriv (OConvDK c c' n m) [x0; x1].
-Proof.
-  intros Hm Hmn H0 H1. assert (Ee : forall u v, length u = (c' * (n - m + 1))%nat -> length v = (c * n)%nat ->
-                              cop_eval Rvo (OConvDK c c' n m) [u; v] = cv_P c c' n m u v).
-  { intros u v Hu Hv. rewrite ce_convdk. apply cv_P_eq; assumption. }
-  apply (cop_deriv_bilinear (OConvDK c c' n m) x0 x1 _ _ _ (cv_P c c' n m) H0 H1 eq_refl (cv_P_bilin c c' n m) Ee).
-  bilin_tan Ee.
-Qed.
-
-Lemma cop_deriv_convdx c c' n m x0 x1 : (0 < m)%nat -> (m <= n)%nat ->
-  length x0 = (c' * c * m)%nat -> length x1 = (c' * (n - m + 1))%nat -> cop_deriv (OConvDx c c' n m) [x0; x1].
-Proof.
-  intros Hm Hmn H0 H1. assert (Ee : forall u v, length u = (c' * c * m)%nat -> length v = (c' * (n - m + 1))%nat ->
-                              cop_eval Rvo (OConvDx c c' n m) [u; v] = cv_Q c c' n m u v).
-  { intros u v Hu Hv. rewrite ce_convdx. apply cv_Q_eq; assumption. }
-  apply (cop_deriv_bilinear (OConvDx c c' n m) x0 x1 _ _ _ (cv_Q c c' n m) H0 H1 eq_refl (cv_Q_bilin c c' n m) Ee).
-  bilin_tan Ee.
-Qed.
+(** A linear operation of one argument whose [cop_tan] is the operation
+    itself, equal to [Lf] at arguments of its length. *)
+Lemma cop_deriv_self o x0 (Lf : vec -> vec) :
+  lin (length x0) (cop_dim o [length x0]) Lf ->
+  (forall u, length u = length x0 -> cop_eval Rvo o [u] = Lf u) ->
+  (forall u, cop_tan o [x0] [u] = cop_eval Rvo o [u]) ->
+  cop_deriv o [x0].
+Proof. intros HL Ee Et. apply (cop_deriv_linear1 o x0 _ Lf eq_refl HL Ee). intros u Hu. rewrite Et. apply Ee, Hu. Qed.
 
 Lemma cop_deriv_transpose m n x0 : length x0 = (m * n)%nat -> cop_deriv (OTranspose m n) [x0].
 Proof.
-  intros H0. apply (cop_deriv_linear1 (OTranspose m n) x0 _ (tr_L m n) eq_refl); [apply lin_tab2_w| |].
-  - intros u Hu. rewrite ce_transpose. apply tr_L_eq. lia.
-  - intros u Hu. cbn [cop_tan nth]. rewrite ce_transpose. apply tr_L_eq. lia.
+  intros H0. apply (cop_deriv_self _ _ (tr_L m n)); [apply lin_tab2_w|intros u Hu; rewrite ce_transpose; apply tr_L_eq; lia|reflexivity].
 Qed.
 
 Lemma cop_deriv_pad c n m x0 : length x0 = (c * n)%nat -> cop_deriv (OPad c n m) [x0].
-Proof.
-  intros H0. apply (cop_deriv_linear1 (OPad c n m) x0 _ (pad_L c n m) eq_refl); [apply lin_tab2_w| |].
-  - intros u Hu. rewrite ce_pad. apply pad_L_eq. lia.
-  - intros u Hu. cbn [cop_tan nth]. rewrite ce_pad. apply pad_L_eq. lia.
-Qed.
+Proof. intros H0. apply (cop_deriv_self _ _ (pad_L c n m)); [apply lin_tab2_w|intros u Hu; rewrite ce_pad; apply pad_L_eq; lia|reflexivity]. Qed.
 
 Lemma cop_deriv_upscale c n m x0 : length x0 = (c * n)%nat -> cop_deriv (OUpscale c n m) [x0].
+Proof. intros H0. apply (cop_deriv_self _ _ (up_L c n m)); [apply lin_tab2_w|intros u Hu; rewrite ce_upscale; apply up_L_eq; lia|reflexivity]. Qed.
+
+Lemma cop_deriv_upscale_adj c n m x0 : length x0 = (c * m)%nat -> cop_deriv (OUpscaleAdj c n m) [x0].
 Proof.
-  intros H0. apply (cop_deriv_linear1 (OUpscale c n m) x0 _ (up_L c n m) eq_refl); [apply lin_tab2_w| |].
-  - intros u Hu. rewrite ce_upscale. apply up_L_eq. lia.
-  - intros u Hu. cbn [cop_tan nth]. rewrite ce_upscale. apply up_L_eq. lia.
+  intros H0. apply (cop_deriv_self _ _ (up_Lt c n m)); [|intros u Hu; rewrite ce_upscale_adj; apply up_Lt_eq; lia|reflexivity].
+  apply (lin_tab2_sum _ c n m (fun i s t => if Nat.eqb (t * n / m) s then 1 else 0) (fun i s t => (i * m + t)%nat)).
+Qed.
+
+Lemma nth_repeat_in {A} (a d : A) n i : (i < n)%nat -> nth i (repeat a n) d = a.
+Proof. revert i; induction n as [|n IH]; intros [|i] Hi; cbn; try lia; auto. apply IH; lia. Qed.
+
+(** [bcast n] of a scalar: linear. *)
+Lemma lin_bcast n : lin 1 n (fun a => repeat (a@@0) n).
+Proof.
+  constructor.
+  - intros v _. apply repeat_length.
+  - intros h k Hh Hk. apply vec_ext; [rewrite length_vp, !repeat_length; lia|].
+    intros i. destruct (Nat.lt_ge_cases i n) as [Hi|Hi].
+    + rewrite (nth_vp (repeat _ n)), !nth_repeat_in by exact Hi. apply nth_vp.
+    + rewrite !nth_overflow by (rewrite ?length_vp, ?repeat_length; lia). reflexivity.
+  - intros a h Hh. apply vec_ext; [rewrite length_vs, !repeat_length; lia|].
+    intros i. destruct (Nat.lt_ge_cases i n) as [Hi|Hi].
+    + rewrite (nth_vs a (repeat _ n)), !nth_repeat_in by exact Hi. apply nth_vs.
+    + rewrite !nth_overflow by (rewrite ?length_vs, ?repeat_length; lia). reflexivity.
+Qed.
+
+Lemma cop_deriv_bcast n x0 : length x0 = 1%nat -> cop_deriv (OBcast n) [x0].
+Proof.
+  intros H0. apply (cop_deriv_linear1 (OBcast n) x0 _ (fun a => repeat (a@@0) n) eq_refl).
+  - rewrite H0. apply lin_bcast.
+  - intros u _. apply ce_bcast.
+  - intros u _. reflexivity.
+Qed.
+
+(** [scale]: [(a, v) ↦ a₀·v], bilinear on [ℝ¹ × ℝⁿ]. *)
+Lemma bilin_scale n : bilin 1 n n (fun a v => vs (a@@0) v).
+Proof.
+  constructor.
+  - intros b Hb. constructor.
+    + intros v _. rewrite length_vs. exact Hb.
+    + intros h k Hh Hk. apply vec_ext; [rewrite length_vp, !length_vs; lia|].
+      intros i. rewrite nth_vs, (nth_vp (vs _ b)), !nth_vs, nth_vp. ring.
+    + intros a h Hh. apply vec_ext; [rewrite !length_vs; lia|]. intros i. rewrite !nth_vs. ring.
+  - intros a Ha. apply lin_vs.
+Qed.
+
+Lemma cop_deriv_scale x0 x1 : length x0 = 1%nat -> cop_deriv OScale [x0; x1].
+Proof.
+  intros H0. assert (Ee : forall u v, length u = 1%nat -> length v = length x1 ->
+                              cop_eval Rvo OScale [u; v] = vs (u@@0) v) by (intros u v _ _; apply ce_scale).
+  apply (cop_deriv_bilinear OScale x0 x1 _ _ _ (fun a v => vs (a@@0) v) H0 eq_refl eq_refl (bilin_scale (length x1)) Ee).
+  intros u v Hu Hv. reflexivity.
 Qed.
 
 (** ** The operations covered, and programs of them *)
@@ -303,8 +325,8 @@ Qed.
 (** The operations whose [cop_deriv] is proved here. *)
 Definition deriv_cop (o : cop) : bool :=
   match o with
-  | OZero _ | OAdd | OSub | OMul | ONeg | ODot | OMap _ | OSum | OSoftmax | OLse
-  | OMatmul _ _ _ | OTranspose _ _ | OPad _ _ _ | OUpscale _ _ _
+  | OZero _ | OAdd | OSub | OMul | ONeg | OScale | ODot | OMap _ | OSum | OBcast _ | OSoftmax | OLse
+  | OMatmul _ _ _ | OTranspose _ _ | OPad _ _ _ | OUpscale _ _ _ | OUpscaleAdj _ _ _
   | OConv _ _ _ _ | OConvDK _ _ _ _ | OConvDx _ _ _ _
   | OAppend | OFirstn _ | OSkipn _ => true
   | _ => false
@@ -320,18 +342,29 @@ Proof.
   - apply cop_deriv_sub, Hok.
   - apply cop_deriv_mul, Hok.
   - apply cop_deriv_neg.
+  - apply cop_deriv_scale, Hok.
   - apply cop_deriv_dot, Hok.
   - apply cop_deriv_map, Hd.
   - apply cop_deriv_sum.
+  - apply cop_deriv_bcast, Hok.
   - apply cop_deriv_softmax.
   - apply cop_deriv_lse.
-  - apply cop_deriv_matmul; apply Hok.
+  - (* matmul *) destruct Hok as [H0 H1].
+    apply (cop_deriv_bilin_self (OMatmul m n k) x0 x1 _ _ (mm_B m n k) (mm_bilin m n k) H0 H1); [|reflexivity].
+    intros u v Hu Hv. rewrite ce_matmul. apply mm_B_eq; assumption.
   - apply cop_deriv_transpose, Hok.
   - apply cop_deriv_pad, Hok.
   - apply cop_deriv_upscale, Hok.
-  - destruct Hok as (Hm & Hmn & H0 & H1). apply cop_deriv_conv; assumption.
-  - destruct Hok as (Hm & Hmn & H0 & H1). apply cop_deriv_convdk; assumption.
-  - destruct Hok as (Hm & Hmn & H0 & H1). apply cop_deriv_convdx; assumption.
+  - apply cop_deriv_upscale_adj, Hok.
+  - (* conv1d *) destruct Hok as (Hm & Hmn & H0 & H1).
+    apply (cop_deriv_bilin_self (OConv c c' n m) x0 x1 _ _ (cv_B c c' n m) (cv_B_bilin c c' n m) H0 H1); [|reflexivity].
+    intros u v Hu Hv. rewrite ce_conv. apply cv_B_eq; assumption.
+  - (* its adjoint in the kernel *) destruct Hok as (Hm & Hmn & H0 & H1).
+    apply (cop_deriv_bilin_self (OConvDK c c' n m) x0 x1 _ _ (cv_P c c' n m) (cv_P_bilin c c' n m) H0 H1); [|reflexivity].
+    intros u v Hu Hv. rewrite ce_convdk. apply cv_P_eq; assumption.
+  - (* its adjoint in the input *) destruct Hok as (Hm & Hmn & H0 & H1).
+    apply (cop_deriv_bilin_self (OConvDx c c' n m) x0 x1 _ _ (cv_Q c c' n m) (cv_Q_bilin c c' n m) H0 H1); [|reflexivity].
+    intros u v Hu Hv. rewrite ce_convdx. apply cv_Q_eq; assumption.
   - apply cop_deriv_append.
   - apply cop_deriv_firstn, Hok.
   - apply cop_deriv_skipn, Hok.

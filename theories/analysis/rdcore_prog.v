@@ -8,10 +8,9 @@
     [efun_d] writes ([op_diff]), where [T] are the tangents propagated
     from [hs] by the operations' derivatives [cop_tan] ([tvals]).  The
     assembly of [sweep_sound] (rdcore_chain.v) and [fwd_vals]
-    (rdcore_fwd.v).  Not proved: that [T] is the Fréchet derivative of the
-    program (the derivative of each operation and the chain rule of
-    [vec.v]) and [prune] (docs/decisions.md, "rd of every order over ℝ,
-    operation by operation"). *)
+    (rdcore_fwd.v).  That [T] is the Fréchet derivative of the program
+    (the chain rule of [vec.v]) and [prune] are rdcore_deriv.v and
+    rdcore_prune.v. *)
 From RevHandlers.Analysis Require Import base vec sums prims sce rdcore_real rdcore_sound rdcore_chain rdcore_fwd.
 From RevHandlers Require Import shapes rdcore core_dims.
 Open Scope R_scope.

@@ -24,13 +24,13 @@
       reverse derivative of [core_prog 1 p] on the primitive's domain
       ([core_rd2_correct_on]).
 
-    Not proved (docs/decisions.md, "rd of every order over ℝ"): that
     [rd_core] computes the transposed Jacobian of every judged program
-    with smooth operations, which would give the same for every [k]
-    (rdcore_sound.v, rdcore_chain.v, rdcore_prog.v prove the adjoint
-    identity of each operation's [vjp] and that [rd_prog] computes the
-    transpose of the derivative [cop_tan] propagates, [rd_prog_adjoint];
-    that this is the Fréchet derivative and [prune] remain). *)
+    without [maxpool]-family operations wherever its elementwise maps
+    satisfy [op_diff] (rdcore_opderiv.v, [rd_core_rev_deriv_covered]).
+    Not proved (docs/decisions.md, "rd of every order over ℝ: prune and
+    the derivative of a program"): [op_diff] at every point for the
+    elementwise maps of [core_prog k p], which would give [rd^k] for
+    every [k]. *)
 From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all.
 From RevHandlers Require Import rdcore.
 Open Scope R_scope.
