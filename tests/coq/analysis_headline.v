@@ -619,3 +619,44 @@ Check @core_fun_prim2_all.
 Print Assumptions core_fun_prim2_all.
 Check @core_rd2_correct_all_on.
 Print Assumptions core_rd2_correct_all_on.
+
+(* prune keeps the evaluation (rdcore_prune.v): on a judged program, for
+   every interpretation of the operations, prune P computes the outputs P
+   computes (prune_eval), so core_fun (rd_core P) = core_fun (rd_prog P)
+   (core_fun_rd_core). *)
+From RevHandlers.Analysis Require Import rdcore_prune.
+Check @prune_eval.
+Print Assumptions prune_eval.
+Check @core_fun_rd_core.
+Print Assumptions core_fun_rd_core.
+
+(* The forward tangents are the derivative, and rd_core is the reverse
+   derivative of every program (rdcore_deriv.v): where each instruction's
+   operation has cop_tan as its Frechet derivative at its arguments
+   (cop_deriv, a hypothesis per instruction), every variable's tangent is
+   the derivative of its value as a map of the flat input (var_deriv); with
+   rd_prog_adjoint and prune, rd_core P is the reverse derivative of
+   core_fun P at that point (rd_core_rev_deriv).  cop_deriv for each
+   operation, the smoothness predicate closed under rd_core, and so rd^k
+   for every k, are not proved. *)
+From RevHandlers.Analysis Require Import rdcore_deriv.
+Print cop_deriv.
+Check @var_deriv.
+Print Assumptions var_deriv.
+Check @rd_core_rev_deriv.
+Print Assumptions rd_core_rev_deriv.
+
+(* cop_tan is the Frechet derivative, operation by operation
+   (rdcore_opderiv.v): cop_deriv, at arguments of the lengths cop_ok asks,
+   for every operation but the maxpool family (the elementwise maps where
+   op_diff holds; the linear, bilinear, softmax and logsumexp operations)
+   (cop_deriv_covered); so rd_core P is the reverse derivative of every
+   judged program without maxpool-family operations where its elementwise
+   maps satisfy op_diff (rd_core_rev_deriv_covered).  op_diff at every
+   point for the elementwise maps of core_prog k p, and so rd^k[p] for
+   every k, are not proved. *)
+From RevHandlers.Analysis Require Import rdcore_opderiv.
+Check @cop_deriv_covered.
+Print Assumptions cop_deriv_covered.
+Check @rd_core_rev_deriv_covered.
+Print Assumptions rd_core_rev_deriv_covered.

@@ -569,6 +569,23 @@ Proof.
 Qed.
 End sweep.
 
+(** The sweep of the whole body, from a state that extends the one the
+    instructions are judged in. *)
+Lemma back_whole X nin q dims (xv T : nat -> vec) body s0 adj1 s1 adj2 s2 E1 :
+  st_inv X s0 -> st_inv X s1 -> sval X s1 = sval X s0 ++ E1 ->
+  (forall j, (j < length body)%nat -> instr_ok X nin q dims xv T s0 j (nth j body (OZero 0, []))) ->
+  adj_below s1 adj1 -> adj_len X s1 adj1 (fun a => length (xv a)) -> (nin + length body <= length adj1)%nat ->
+  back nin q dims (rev (combine (seq 0 (length body)) body)) adj1 s1 = (adj2, s2) ->
+  st_inv X s2 /\ adj_below s2 adj2 /\ adj_len X s2 adj2 (fun a => length (xv a)) /\
+  length adj2 = length adj1 /\ (exists E, sval X s2 = sval X s1 ++ E) /\
+  pairing X s2 adj2 T nin = pairing X s1 adj1 T (nin + length body).
+Proof.
+  intros Hs0 Hs1 HE1 Hins Hb1 Hl1 Hlen Hback.
+  pose proof (back_sound X nin q dims xv T body (length body) adj1 s1 (le_n _)
+                (fun j Hj => instr_ok_ext X nin q dims xv T s0 s1 E1 j _ Hs0 Hs1 HE1 (Hins j Hj)) Hs1 Hb1 Hl1 Hlen) as H.
+  unfold swept in H. rewrite firstn_all, Hback in H. exact H.
+Qed.
+
 (** ** The seed: each output's adjoint starts at its cotangent *)
 
 Lemma pairing_upd X s s' adj adj' T N i δ :
@@ -699,14 +716,8 @@ Proof.
               ltac:(rewrite repeat_length; lia) ltac:(intros p Hp; rewrite Nat.add_0_r; exact (Hw p Hp)))
     as (Hs1 & Hb1 & Hl1 & Hlen1 & (E1 & HE1) & Hp1).
   rewrite Hseed in Hs1, Hb1, Hl1, Hlen1, HE1, Hp1. cbn [fst snd] in *. rewrite repeat_length in Hlen1.
-  assert (Hsw : rev (combine (seq 0 (length body)) body) = swept body (length body))
-    by (unfold swept; rewrite firstn_all; reflexivity).
-  rewrite Hsw in Hback.
-  destruct (back_sound X nin q dims xv T body (length body) adj1 s1 (le_n _)
-              (fun j Hj => instr_ok_ext X nin q dims xv T s0 s1 E1 j _ Hs0 Hs1 HE1 (Hins j Hj))
-              Hs1 Hb1 Hl1 ltac:(lia))
+  destruct (back_whole X nin q dims xv T body s0 adj1 s1 adj2 s2 E1 Hs0 Hs1 HE1 Hins Hb1 Hl1 ltac:(lia) Hback)
     as (Hs2 & Hb2 & Hl2 & Hlen2 & (E2 & HE2) & Hp2).
-  rewrite Hback in Hs2, Hb2, Hl2, Hlen2, HE2, Hp2. cbn [fst snd] in *.
   destruct (finals_sound X ds 0 adj2 s2 Hs2 Hb2) as (Hs3 & _ & Hlen3 & _ & Hdot3).
   rewrite Hfin in Hs3, Hlen3, Hdot3. cbn [fst snd] in *.
   transitivity (pairing X s2 adj2 T nin).

@@ -5,9 +5,8 @@
     [fwd_vals].  The derivative of each operation has its result's
     length ([cop_tan_len]).  With these, rdcore_prog.v discharges the
     hypotheses [instr_ok] of [sweep_sound] (rdcore_chain.v).  The
-    tangents as the Fréchet derivative and [prune] are not proved
-    (docs/decisions.md, "rd of every order over ℝ, operation by
-    operation"). *)
+    tangents as the Fréchet derivative and [prune] are rdcore_deriv.v
+    and rdcore_prune.v. *)
 From RevHandlers.Analysis Require Import base vec prims sce rdcore_real rdcore_sound rdcore_chain.
 From RevHandlers Require Import shapes rdcore core_dims.
 Open Scope R_scope.

@@ -210,9 +210,4 @@ Theorem core_rd2_correct_all_on p x :
   prim_ok p = true -> length x = pdom 1 p -> prim_domain 1 p x ->
   is_rev_deriv (pdom 1 p) (pcod 1 p) (core_fun (core_prog 1 p)) x
     (fun y => core_fun (core_prog 2 p) (x ++ y)).
-Proof.
-  intros Hok Hx HD.
-  eapply is_rev_deriv_ext; [| |exact (prim_rd_correct_on p 1 Hok (Nat.le_refl 1) x Hx HD)].
-  - intros v Hv. symmetry. apply core_fun_prim1. exact Hv.
-  - intros y Hy. symmetry. apply core_fun_prim2_all. rewrite app_length, Hx, Hy, (pdom_S 1 p). reflexivity.
-Qed.
+Proof. intros Hok. exact (fun Hx HD => core_rd_of_kernels 1 p x Hok (Nat.le_refl 1) Hx HD (core_fun_prim1 p) (core_fun_prim2_all p)). Qed.

@@ -8,10 +8,9 @@
     [efun_d] writes ([op_diff]), where [T] are the tangents propagated
     from [hs] by the operations' derivatives [cop_tan] ([tvals]).  The
     assembly of [sweep_sound] (rdcore_chain.v) and [fwd_vals]
-    (rdcore_fwd.v).  Not proved: that [T] is the Fréchet derivative of the
-    program (the derivative of each operation and the chain rule of
-    [vec.v]) and [prune] (docs/decisions.md, "rd of every order over ℝ,
-    operation by operation"). *)
+    (rdcore_fwd.v).  That [T] is the Fréchet derivative of the program
+    (the chain rule of [vec.v]) and [prune] are rdcore_deriv.v and
+    rdcore_prune.v. *)
 From RevHandlers.Analysis Require Import base vec sums prims sce rdcore_real rdcore_sound rdcore_chain rdcore_fwd.
 From RevHandlers Require Import shapes rdcore core_dims.
 Open Scope R_scope.
@@ -232,14 +231,8 @@ Proof.
               ltac:(intros p Hp; rewrite Nat.add_0_r; destruct (Hw p Hp) as [H1 H2]; split; [exact H1|split; [reflexivity|exact H2]]))
     as (Hs1 & Hb1 & Hl1 & Hlen1 & (E1 & HE1) & _).
   rewrite Hseed in Hs1, Hb1, Hl1, Hlen1, HE1. cbn [fst snd] in *. rewrite repeat_length in Hlen1.
-  assert (Hsw : rev (combine (seq 0 (length body)) body) = swept body (length body))
-    by (unfold swept; rewrite firstn_all; reflexivity).
-  rewrite Hsw in Hback.
-  destruct (back_sound X nin q dims xv T body (length body) adj1 s1 (le_n _)
-              (fun j Hj => instr_ok_ext X nin q dims xv T s0 s1 E1 j _ Hs0 Hs1 HE1 (Hins j Hj))
-              Hs1 Hb1 Hl1 ltac:(lia))
-    as (Hs2 & Hb2 & Hl2 & Hlen2 & _ & _).
-  rewrite Hback in Hs2, Hb2. cbn [fst snd] in *.
+  destruct (back_whole X nin q dims xv T body s0 adj1 s1 adj2 s2 E1 Hs0 Hs1 HE1 Hins Hb1 Hl1 ltac:(lia) Hback)
+    as (Hs2 & Hb2 & _).
   destruct (finals_sound X ds 0 adj2 s2 Hs2 Hb2) as (Hs3 & _ & Hlen3 & Hall3 & _).
   rewrite Hfin in Hs3, Hlen3, Hall3. cbn [fst snd] in *.
   split; [exact Hs3|]. split; [exact Hlen3|exact Hall3].

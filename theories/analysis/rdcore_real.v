@@ -24,13 +24,13 @@
       reverse derivative of [core_prog 1 p] on the primitive's domain
       ([core_rd2_correct_on]).
 
-    Not proved (docs/decisions.md, "rd of every order over ℝ"): that
     [rd_core] computes the transposed Jacobian of every judged program
-    with smooth operations, which would give the same for every [k]
-    (rdcore_sound.v, rdcore_chain.v, rdcore_prog.v prove the adjoint
-    identity of each operation's [vjp] and that [rd_prog] computes the
-    transpose of the derivative [cop_tan] propagates, [rd_prog_adjoint];
-    that this is the Fréchet derivative and [prune] remain). *)
+    without [maxpool]-family operations wherever its elementwise maps
+    satisfy [op_diff] (rdcore_opderiv.v, [rd_core_rev_deriv_covered]).
+    Not proved (docs/decisions.md, "rd of every order over ℝ: prune and
+    the derivative of a program"): [op_diff] at every point for the
+    elementwise maps of [core_prog k p], which would give [rd^k] for
+    every [k]. *)
 From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all.
 From RevHandlers Require Import rdcore.
 Open Scope R_scope.
@@ -127,6 +127,23 @@ Proof.
   rewrite app_nil_r. apply dsum_app'.
 Qed.
 
+(** Where the core's [rd^k[p]] and [rd^{k+1}[p]] (for [k ≤ 1]) compute
+    the kernels [prim_fun] on arguments of the type's lengths, the second
+    is the reverse derivative of the first at every point of
+    [prim_domain k p] (prims_all.v's [prim_rd_correct_on]). *)
+Lemma core_rd_of_kernels k p x :
+  prim_ok p = true -> (k <= 1)%nat -> length x = pdom k p -> prim_domain k p x ->
+  (forall v, length v = pdom k p -> core_fun (core_prog k p) v = prim_fun k p v) ->
+  (forall v, length v = pdom (S k) p -> core_fun (core_prog (S k) p) v = prim_fun (S k) p v) ->
+  is_rev_deriv (pdom k p) (pcod k p) (core_fun (core_prog k p)) x
+    (fun y => core_fun (core_prog (S k) p) (x ++ y)).
+Proof.
+  intros Hok Hk Hx HD Hk0 Hk1.
+  eapply is_rev_deriv_ext; [| |exact (prim_rd_correct_on p k Hok Hk x Hx HD)].
+  - intros v Hv. symmetry. apply Hk0, Hv.
+  - intros y Hy. symmetry. apply Hk1. rewrite app_length, Hx, Hy, pdom_S. reflexivity.
+Qed.
+
 (** [core_prog 1 p] is the reverse derivative of [core_prog 0 p] at every
     point of [prim_domain 0 p] (prims_all.v: everywhere for the smooth
     primitives, off the kink for [relu], [round] and [maxpool], [x > 0]
@@ -135,12 +152,7 @@ Theorem core_rd1_correct_on p x :
   prim_ok p = true -> length x = pdom 0 p -> prim_domain 0 p x ->
   is_rev_deriv (pdom 0 p) (pcod 0 p) (core_fun (core_prog 0 p)) x
     (fun y => core_fun (core_prog 1 p) (x ++ y)).
-Proof.
-  intros Hok Hx HD.
-  eapply is_rev_deriv_ext; [| |exact (prim_rd_correct_on p 0 Hok (Nat.le_0_l 1) x Hx HD)].
-  - intros v _. symmetry. apply core_fun_prim0.
-  - intros y Hy. symmetry. apply core_fun_prim1. rewrite app_length, Hx, Hy, pdom_S. reflexivity.
-Qed.
+Proof. intros Hok Hx HD. apply (core_rd_of_kernels 0 p x Hok (Nat.le_0_l 1) Hx HD); [intros v _; apply core_fun_prim0|apply core_fun_prim1]. Qed.
 
 (** For a smooth primitive, at every point. *)
 Theorem core_rd1_correct p x :
@@ -253,8 +265,6 @@ Theorem core_rd2_correct_on p x :
   is_rev_deriv (pdom 1 p) (pcod 1 p) (core_fun (core_prog 1 p)) x
     (fun y => core_fun (core_prog 2 p) (x ++ y)).
 Proof.
-  intros Hp Hok Hx HD.
-  eapply is_rev_deriv_ext; [| |exact (prim_rd_correct_on p 1 Hok (Nat.le_refl 1) x Hx HD)].
-  - intros v Hv. symmetry. apply core_fun_prim1. exact Hv.
-  - intros y Hy. symmetry. apply core_fun_prim2; [exact Hp|]. rewrite app_length, Hx, Hy, (pdom_S 1 p). reflexivity.
+  intros Hp Hok Hx HD. apply (core_rd_of_kernels 1 p x Hok (Nat.le_refl 1) Hx HD); [apply core_fun_prim1|].
+  intros v. apply core_fun_prim2, Hp.
 Qed.

@@ -22,12 +22,12 @@
     kinks); nothing for the other operations covered here.
 
     The chain rule over a body is in rdcore_chain.v and rdcore_prog.v
-    ([rd_prog_adjoint]).  Not proved (docs/decisions.md, "rd of every
-    order over ℝ, operation by operation"): that [cop_tan] is the
-    Fréchet derivative of each operation ([has_deriv]), [prune] keeping
-    the evaluation, hence [rd_core] the reverse derivative for every
-    program and [core_prog (S k) p] that of [core_prog k p] for every
-    [k]. *)
+    ([rd_prog_adjoint]); [cop_tan] as the Fréchet derivative of each
+    operation and of a program, and [prune], in rdcore_opderiv.v,
+    rdcore_deriv.v and rdcore_prune.v.  Not proved (docs/decisions.md,
+    "rd of every order over ℝ: prune and the derivative of a program"):
+    [core_prog (S k) p] the reverse derivative of [core_prog k p] for
+    every [k]. *)
 From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce maxpool prims_all rdcore_real.
 From RevHandlers Require Import rdcore core_dims.
 Open Scope R_scope.
