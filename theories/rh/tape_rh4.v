@@ -173,7 +173,9 @@ Proof.
   exists B', Rrec. split; [reflexivity|]. split; [exact Hrh|].
   split; [|rewrite map_length, add_at_length; cbn [length] in Hlen; rewrite map_length in Hlen; lia].
   subst Bs.
-  apply (run_rh4_level zero_law fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2); try assumption.
+  apply (run_rh4_level (fun _ => True) (fun c _ => zero_law c) fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2);
+    try assumption.
+  { apply Forall_forall. intros c _. exact I. }
   apply forallb_point_okb. exact Hpok.
 Qed.
 
