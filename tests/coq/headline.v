@@ -10,7 +10,7 @@
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
   machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse tape_rh4
-  total.
+  total zero_law fast4_exec.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -137,19 +137,27 @@ Print Assumptions run_fill_c.
    with one cotangent changed; and the level's output closed and run by run,
    given the run of the rest of the chain: its value is the cotangents
    updated at one index, its step count a formula.  Under the zero law of
-   the constants, taken as a hypothesis. *)
+   the constants that fit (a predicate given with the hypothesis), asked
+   of the cotangents the level updates. *)
 Check @rd_rewrite_app_proj.
 Print Assumptions rd_rewrite_app_proj.
 Check @rh4_level_sparse.
 Print Assumptions rh4_level_sparse.
 Check @run_rh4_level.
 Print Assumptions run_rh4_level.
+(* The same level at the executable instance over the list model, for
+   cotangents no longer than their types say, under the zero law of the
+   scalars (a hypothesis: -0.0 with IEEE addition). *)
+Check @exec_run_rh4_level.
+Print Assumptions exec_run_rh4_level.
 
 (* The tape with the RH-4 levels of MLP chains (the one-hot additions of
    zeros skipped, the step count a formula): its answer is RH's output run
    by run, and the machine with it at every rev handle computes exactly what
    the evaluator computes; both under the zero law, a hypothesis.  The
-   extracted evaluator does not use this tape. *)
+   extracted evaluator's default (rh-eval) runs this machine; the zero law
+   is stated here for every constant, which the list model does not have
+   (zero_law.v), so no closed theorem covers that default yet. *)
 Check @tape4_correct.
 Print Assumptions tape4_correct.
 Check @run_fast4_correct.

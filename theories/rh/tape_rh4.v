@@ -26,6 +26,12 @@
     added, no projection walked).  [tape_lin_refines]: every answer of
     [tape_lin] is [tape4_checked]'s.
 
+    - [tape_layer_correct] (under [zero_law_fits], the law for the
+      constants satisfying a predicate [cfits]): a level is [run] on
+      [rh_term_out], given that the recursive call's answer is [run]'s
+      and that the constants it returns satisfy [cfits].  [layer_ok]
+      ([tape.v]) does not carry that invariant, so [tape_layer_ok] uses
+      [cfits := fun _ => True] and the law for every constant.
     - [tape4_correct] (under [zero_law]): an answer of [tape4] is
       [rh_fn]'s output closed by [σ] and run by [run], as [tape_correct].
     - [run_fast4_correct] (under [zero_law]): the machine with [tape4] at
@@ -131,20 +137,23 @@ Definition tape4_checked (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list 
     (m : nat) (R : cmd) : option (heap * list tm * nat) :=
   tape_with tape_layer rf fuel n hp H Bs Vs m R.
 
-Section zero_law.
-(** The zero law of the scalar model ([rh4_sparse.v]). *)
-Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+Section zero_law_fits.
+(** The zero law of the scalar model, for the constants that fit
+    ([rh4_sparse.v]). *)
+Variable cfits : const -> Prop.
+Hypothesis zero_law_fits : forall c, cfits c -> cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
 
 (** An RH-4 level of the tape is [run] on [rh_term_out] around the output
     the recursive call stands for ([rh_rec B']), closed by [σ]
-    ([run_rh4_level], whose premises are the checks [tape_layer] makes). *)
+    ([run_rh4_level], whose premises are the checks [tape_layer] makes),
+    given that the constants the recursive call returns fit. *)
 Lemma tape_layer_correct rec rh_rec fuel n hp Bs Vs σ m f k hp' vs n' :
   m = length Bs ->
   (forall B' f1 n1 hp1 G1 hp2 qs n2,
      rec B' f1 n1 hp1 (G1 :: map (subst_tm σ) Vs) = Some (hp2, qs, n2) ->
      exists Rrec, rh_rec B' = RHOk Rrec /\
        run f1 n1 hp1 (subst_cmd (fun x => subst_tm (list_subst [G1]) (up σ x)) Rrec)
-         = RDone hp2 (Tuple qs) n2 /\ length qs = S m) ->
+         = RDone hp2 (Tuple qs) n2 /\ length qs = S m /\ (forall c, In (Const c) qs -> cfits c)) ->
   tape_layer rec fuel n hp Bs (map (subst_tm σ) Vs) f k = Some (hp', vs, n') ->
   exists B' Rrec, infer_tm Bs (App f (Var k)) = Some B' /\ rh_rec B' = RHOk Rrec /\
     run fuel n hp (subst_cmd σ (rh_term_out Bs Vs (App f (Var k)) Rrec)) = RDone hp' (Tuple vs) n' /\
@@ -158,9 +167,11 @@ Proof.
   destruct (ev f (point_val (subst_tm σ Vk))) as [G1|] eqn:Hf; [|discriminate].
   destruct (is_value G1) eqn:HG1; [|discriminate].
   destruct (rec B' _ _ hp _) as [[[hp2 [|w' qs]] n2]|] eqn:Ht2; try discriminate.
-  destruct (Hrec _ _ _ _ _ _ _ _ Ht2) as [Rrec [Hrh [Hrun Hlen]]].
+  destruct (Hrec _ _ _ _ _ _ _ _ Ht2) as [Rrec [Hrh [Hrun [Hlen Hqfit]]]].
   destruct (consts_of qs) as [cs|] eqn:Hcs; [|discriminate].
   apply consts_of_ok in Hcs. subst qs.
+  assert (Hfit : Forall cfits cs).
+  { apply Forall_forall. intros c Hc. apply Hqfit. right. apply in_map, Hc. }
   destruct (infer_tm [] (Tuple (map point_val (map (subst_tm σ) Vs)))) as [A|] eqn:HA; [|discriminate].
   destruct (ev (rd f) (Tuple [point_val (subst_tm σ Vk); w'])) as [[|g| | | | | |]|] eqn:Hrd;
     try discriminate.
@@ -173,16 +184,30 @@ Proof.
   exists B', Rrec. split; [reflexivity|]. split; [exact Hrh|].
   split; [|rewrite map_length, add_at_length; cbn [length] in Hlen; rewrite map_length in Hlen; lia].
   subst Bs.
-  apply (run_rh4_level zero_law fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2); try assumption.
+  apply (run_rh4_level cfits zero_law_fits fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2); try assumption.
   apply forallb_point_okb. exact Hpok.
 Qed.
 
-(** [tape_layer] at both RH-4 levels of a chain: [tape_layer_correct],
-    then [rh_fn_layer] for [rh_fn]'s output. *)
+End zero_law_fits.
+
+Section zero_law.
+(** The zero law of the scalar model ([rh4_sparse.v]), for every constant. *)
+Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+
+(** [tape_layer] at both RH-4 levels of a chain: [tape_layer_correct]
+    (every constant fitting [fun _ => True]), then [rh_fn_layer] for
+    [rh_fn]'s output. *)
 Lemma tape_layer_ok : layer_ok tape_layer.
 Proof.
-  intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' Hm Hrec Ht.
-  destruct (tape_layer_correct rec
+  intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' Hm Hrec0 Ht.
+  assert (Hrec : forall B' f1 n1 hp1 G1 hp2 qs n2,
+             rec B' f1 n1 hp1 (G1 :: map (subst_tm σ) Vs) = Some (hp2, qs, n2) ->
+             exists Rrec, rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (snd (layer_cmds last o f k Q)) = RHOk Rrec /\
+               run f1 n1 hp1 (subst_cmd (fun x => subst_tm (list_subst [G1]) (up σ x)) Rrec)
+                 = RDone hp2 (Tuple qs) n2 /\ length qs = S m /\ (forall c, In (Const c) qs -> True)).
+  { intros B' f1 n1 hp1 G1 hp2 qs n2 Hr. destruct (Hrec0 _ _ _ _ _ _ _ _ Hr) as [Rrec [H1 [H2 H3]]].
+    exists Rrec. repeat split; assumption. }
+  destruct (tape_layer_correct (fun _ => True) (fun c _ => zero_law c) rec
               (fun B' => rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (snd (layer_cmds last o f k Q)))
               fuel n hp Bs Vs σ m f k hp' vs n' Hm Hrec Ht) as [B' [Rrec [HB' [Hrh [Hrun Hlen]]]]].
   exists (rh_term_out Bs Vs (App f (Var k)) Rrec). split; [|split; assumption].
