@@ -141,3 +141,57 @@ Qed.
 
 Theorem smooth_rd_core P : smooth_prog P -> smooth_prog (rd_core P).
 Proof. intros HP. apply smooth_prune, smooth_rd_prog, HP. Qed.
+
+(** ** [rd^k] of a smooth primitive, for every [k] *)
+
+(** The primitives whose forward map in the core is smooth. *)
+Definition smooth_core (p : prim) : bool :=
+  forallb (fun ins => smooth_op (fst ins)) (cp_body (prim_core p)).
+
+Lemma smooth_core_prog k p : smooth_core p = true -> smooth_prog (core_prog k p).
+Proof.
+  intros Hs. induction k as [|k IH].
+  - change (core_prog 0 p) with (prim_core p). unfold smooth_prog, smooth_body.
+    apply Forall_forall. intros ins Hin. exact (proj1 (forallb_forall _ _) Hs ins Hin).
+  - change (core_prog (S k) p) with (rd_core (core_prog k p)). apply smooth_rd_core, IH.
+Qed.
+
+(** A smooth operation satisfies [op_diff] at every argument. *)
+Lemma op_diff_of_smooth o xs : smooth_op o = true -> op_diff o xs.
+Proof.
+  intros Ho. destruct o; try exact I. apply op_diff_smooth.
+  unfold smooth_op in Ho. apply andb_prop in Ho. apply Ho.
+Qed.
+
+(** The headline: for every primitive whose forward map is smooth and
+    every [k], [rd^{k+1}] of the core is the reverse derivative of
+    [rd^k] at every point of [ℝ^{pdom k p}]. *)
+Theorem core_rdk_correct k p x :
+  smooth_core p = true -> prim_ok p = true -> length x = pdom k p ->
+  is_rev_deriv (pdom k p) (pcod k p) (core_fun (core_prog k p)) x
+    (fun y => core_fun (core_prog (S k) p) (x ++ y)).
+Proof.
+  intros Hs Hok Hx.
+  destruct (@core_prog_wd vec rd_core_wd k p Hok) as (Hwd & Hin & Hout).
+  pose proof (smooth_core_prog k p Hs) as Hsm. unfold smooth_prog, smooth_body in Hsm.
+  unfold pdom, pcod in *. rewrite <- Hin, <- Hout in *.
+  change (core_prog (S k) p) with (rd_core (core_prog k p)).
+  apply rd_core_rev_deriv_covered; [exact Hwd|exact Hx| |].
+  - rewrite Forall_forall in Hsm |- *. intros ins Hin'. specialize (Hsm ins Hin').
+    unfold smooth_op in Hsm. apply andb_prop in Hsm. apply Hsm.
+  - intros j Hj. apply op_diff_of_smooth. rewrite Forall_forall in Hsm. apply Hsm, nth_In, Hj.
+Qed.
+
+(** The fourteen primitives of [smooth_prim] (prims.v) and [sce] have a
+    smooth forward map. *)
+Lemma smooth_prim_core p : smooth_prim p = true -> smooth_core p = true.
+Proof. intros Hs. destruct p; try discriminate Hs; reflexivity. Qed.
+
+Lemma smooth_core_sce n : smooth_core (PSce n) = true.
+Proof. reflexivity. Qed.
+
+Corollary core_rdk_correct_smooth k p x :
+  smooth_prim p = true -> prim_ok p = true -> length x = pdom k p ->
+  is_rev_deriv (pdom k p) (pcod k p) (core_fun (core_prog k p)) x
+    (fun y => core_fun (core_prog (S k) p) (x ++ y)).
+Proof. intros Hs. apply core_rdk_correct, smooth_prim_core, Hs. Qed.
