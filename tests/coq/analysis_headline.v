@@ -660,3 +660,28 @@ Check @cop_deriv_covered.
 Print Assumptions cop_deriv_covered.
 Check @rd_core_rev_deriv_covered.
 Print Assumptions rd_core_rev_deriv_covered.
+
+(* rd of every order over R (rdcore_smooth.v, rdcore_k.v): the smooth
+   elementwise maps (swish, sigmoid, tanh, exp and the derivatives the core
+   writes for them) satisfy op_diff at every argument (op_diff_smooth); a
+   program all of whose operations are covered by cop_deriv_covered and
+   whose elementwise maps are smooth stays so under rd_core
+   (smooth_rd_core); hence, for every primitive whose forward map in the
+   core is smooth (smooth_core: the fourteen of smooth_prim and sce) and
+   every k, core_prog (S k) p is the reverse derivative of core_prog k p at
+   every point (core_rdk_correct).  Not covered: round, relu, log, maxpool
+   (not differentiable everywhere). *)
+From RevHandlers.Analysis Require Import rdcore_smooth rdcore_k.
+Print smooth_efun.
+Check @op_diff_smooth.
+Print Assumptions op_diff_smooth.
+Print smooth_op.
+Check @smooth_rd_core.
+Print Assumptions smooth_rd_core.
+Print smooth_core.
+Check @core_rdk_correct.
+Print Assumptions core_rdk_correct.
+Check @smooth_prim_core.
+Print Assumptions smooth_prim_core.
+Check @core_rdk_correct_smooth.
+Print Assumptions core_rdk_correct_smooth.
