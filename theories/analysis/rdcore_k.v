@@ -26,10 +26,10 @@ Open Scope R_scope.
 Definition smooth_op (o : cop) : bool :=
   deriv_cop o && match o with OMap f => smooth_efun f | _ => true end.
 
-Definition smooth_body (body : list (cop * list nat)) : Prop :=
+Definition smooth_instrs (body : list (cop * list nat)) : Prop :=
   Forall (fun ins => smooth_op (fst ins) = true) body.
 
-Definition smooth_prog (P : cprog) : Prop := smooth_body (cp_body P).
+Definition smooth_prog (P : cprog) : Prop := smooth_instrs (cp_body P).
 
 (** An expression all of whose operations are smooth. *)
 Fixpoint smooth_rexp (e : rexp) : Prop :=
@@ -41,7 +41,7 @@ Fixpoint smooth_rexp (e : rexp) : Prop :=
 Definition smooth_opt (c : option rexp) : Prop :=
   match c with Some e => smooth_rexp e | None => True end.
 
-Definition smooth_st (s : bstate) : Prop := smooth_body (bs_acc s).
+Definition smooth_st (s : bstate) : Prop := smooth_instrs (bs_acc s).
 
 (** [emit] of a smooth expression pushes smooth instructions. *)
 Lemma emit_smooth e : forall s, smooth_st s -> smooth_rexp e -> smooth_st (snd (emit e s)).
@@ -118,13 +118,13 @@ Proof.
   intros HP. unfold rd_prog, smooth_prog.
   set (s0 := {| bs_next := _; bs_acc := rev _ |}).
   assert (H0 : smooth_st s0).
-  { unfold smooth_st, smooth_body. cbn [bs_acc s0]. apply Forall_rev, Forall_map.
-    unfold smooth_prog, smooth_body in HP. rewrite Forall_forall in HP |- *. intros ins Hin. exact (HP ins Hin). }
+  { unfold smooth_st, smooth_instrs. cbn [bs_acc s0]. apply Forall_rev, Forall_map.
+    unfold smooth_prog, smooth_instrs in HP. rewrite Forall_forall in HP |- *. intros ins Hin. exact (HP ins Hin). }
   pose proof (seed_smooth (length (cp_dims P)) (cp_out P) 0 (repeat None (length (cp_dims P) + length (cp_body P))) s0 H0) as H1.
   destruct (seed _ _ _ _ _) as [adj1 s1]. cbn [snd] in H1.
   assert (Hi : Forall (fun ins => smooth_op (fst (snd ins)) = true) (rev (combine (seq 0 (length (cp_body P))) (cp_body P)))).
   { apply Forall_rev. rewrite Forall_forall. intros [j ins] Hin. apply in_combine_r in Hin.
-    unfold smooth_prog, smooth_body in HP. rewrite Forall_forall in HP. apply HP, Hin. }
+    unfold smooth_prog, smooth_instrs in HP. rewrite Forall_forall in HP. apply HP, Hin. }
   pose proof (back_smooth (length (cp_dims P)) (length (cp_out P)) (body_dims (cp_dims P) (cp_body P)) _ adj1 s1 Hi H1) as H2. destruct (back _ _ _ _ _ _) as [adj2 s2]. cbn [snd] in H2.
   pose proof (finals_smooth (cp_dims P) 0 adj2 s2 H2) as H3. destruct (finals _ _ _ _) as [outs s3]. cbn [snd] in H3.
   cbn [cp_body]. apply Forall_rev, H3.
@@ -133,10 +133,10 @@ Qed.
 (** [prune] keeps some of the instructions, with their operations. *)
 Lemma smooth_prune P : smooth_prog P -> smooth_prog (prune P).
 Proof.
-  intros HP. unfold prune, smooth_prog, smooth_body. cbn [cp_body].
+  intros HP. unfold prune, smooth_prog, smooth_instrs. cbn [cp_body].
   rewrite Forall_forall. intros ins Hin. apply in_map_iff in Hin as ([v ins'] & <- & Hin).
   apply filter_In in Hin as [Hin _]. apply in_combine_r in Hin.
-  unfold smooth_prog, smooth_body in HP. rewrite Forall_forall in HP. exact (HP _ Hin).
+  unfold smooth_prog, smooth_instrs in HP. rewrite Forall_forall in HP. exact (HP _ Hin).
 Qed.
 
 Theorem smooth_rd_core P : smooth_prog P -> smooth_prog (rd_core P).
@@ -151,7 +151,7 @@ Definition smooth_core (p : prim) : bool :=
 Lemma smooth_core_prog k p : smooth_core p = true -> smooth_prog (core_prog k p).
 Proof.
   intros Hs. induction k as [|k IH].
-  - change (core_prog 0 p) with (prim_core p). unfold smooth_prog, smooth_body.
+  - change (core_prog 0 p) with (prim_core p). unfold smooth_prog, smooth_instrs.
     apply Forall_forall. intros ins Hin. exact (proj1 (forallb_forall _ _) Hs ins Hin).
   - change (core_prog (S k) p) with (rd_core (core_prog k p)). apply smooth_rd_core, IH.
 Qed.
@@ -173,7 +173,7 @@ Theorem core_rdk_correct k p x :
 Proof.
   intros Hs Hok Hx.
   destruct (@core_prog_wd vec rd_core_wd k p Hok) as (Hwd & Hin & Hout).
-  pose proof (smooth_core_prog k p Hs) as Hsm. unfold smooth_prog, smooth_body in Hsm.
+  pose proof (smooth_core_prog k p Hs) as Hsm. unfold smooth_prog, smooth_instrs in Hsm.
   unfold pdom, pcod in *. rewrite <- Hin, <- Hout in *.
   change (core_prog (S k) p) with (rd_core (core_prog k p)).
   apply rd_core_rev_deriv_covered; [exact Hwd|exact Hx| |].
