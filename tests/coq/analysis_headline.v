@@ -637,8 +637,8 @@ Print Assumptions core_fun_rd_core.
    the derivative of its value as a map of the flat input (var_deriv); with
    rd_prog_adjoint and prune, rd_core P is the reverse derivative of
    core_fun P at that point (rd_core_rev_deriv).  cop_deriv for each
-   operation, the smoothness predicate closed under rd_core, and so rd^k
-   for every k, are not proved. *)
+   operation: rdcore_opderiv.v below; the smoothness predicate closed
+   under rd_core, and so rd^k for every k: rdcore_k.v below. *)
 From RevHandlers.Analysis Require Import rdcore_deriv.
 Print cop_deriv.
 Check @var_deriv.
@@ -653,8 +653,8 @@ Print Assumptions rd_core_rev_deriv.
    (cop_deriv_covered); so rd_core P is the reverse derivative of every
    judged program without maxpool-family operations where its elementwise
    maps satisfy op_diff (rd_core_rev_deriv_covered).  op_diff at every
-   point for the elementwise maps of core_prog k p, and so rd^k[p] for
-   every k, are not proved. *)
+   point for the smooth elementwise maps, and so rd^k[p] for every k:
+   rdcore_smooth.v, rdcore_k.v below. *)
 From RevHandlers.Analysis Require Import rdcore_opderiv.
 Check @cop_deriv_covered.
 Print Assumptions cop_deriv_covered.
