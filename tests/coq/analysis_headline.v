@@ -637,8 +637,8 @@ Print Assumptions core_fun_rd_core.
    the derivative of its value as a map of the flat input (var_deriv); with
    rd_prog_adjoint and prune, rd_core P is the reverse derivative of
    core_fun P at that point (rd_core_rev_deriv).  cop_deriv for each
-   operation, the smoothness predicate closed under rd_core, and so rd^k
-   for every k, are not proved. *)
+   operation: rdcore_opderiv.v below; the smoothness predicate closed
+   under rd_core, and so rd^k for every k: rdcore_k.v below. *)
 From RevHandlers.Analysis Require Import rdcore_deriv.
 Print cop_deriv.
 Check @var_deriv.
@@ -653,10 +653,35 @@ Print Assumptions rd_core_rev_deriv.
    (cop_deriv_covered); so rd_core P is the reverse derivative of every
    judged program without maxpool-family operations where its elementwise
    maps satisfy op_diff (rd_core_rev_deriv_covered).  op_diff at every
-   point for the elementwise maps of core_prog k p, and so rd^k[p] for
-   every k, are not proved. *)
+   point for the smooth elementwise maps, and so rd^k[p] for every k:
+   rdcore_smooth.v, rdcore_k.v below. *)
 From RevHandlers.Analysis Require Import rdcore_opderiv.
 Check @cop_deriv_covered.
 Print Assumptions cop_deriv_covered.
 Check @rd_core_rev_deriv_covered.
 Print Assumptions rd_core_rev_deriv_covered.
+
+(* rd of every order over R (rdcore_smooth.v, rdcore_k.v): the smooth
+   elementwise maps (swish, sigmoid, tanh, exp and the derivatives the core
+   writes for them) satisfy op_diff at every argument (op_diff_smooth); a
+   program all of whose operations are covered by cop_deriv_covered and
+   whose elementwise maps are smooth stays so under rd_core
+   (smooth_rd_core); hence, for every primitive whose forward map in the
+   core is smooth (smooth_core: the fourteen of smooth_prim and sce) and
+   every k, core_prog (S k) p is the reverse derivative of core_prog k p at
+   every point (core_rdk_correct).  Not covered: round, relu, log, maxpool
+   (not differentiable everywhere). *)
+From RevHandlers.Analysis Require Import rdcore_smooth rdcore_k.
+Print smooth_efun.
+Check @op_diff_smooth.
+Print Assumptions op_diff_smooth.
+Print smooth_op.
+Check @smooth_rd_core.
+Print Assumptions smooth_rd_core.
+Print smooth_core.
+Check @core_rdk_correct.
+Print Assumptions core_rdk_correct.
+Check @smooth_prim_core.
+Print Assumptions smooth_prim_core.
+Check @core_rdk_correct_smooth.
+Print Assumptions core_rdk_correct_smooth.
