@@ -15,9 +15,11 @@
       ([run_fast_correct]); the total evaluator's machine;
     - [exec_run_fast4]: the machine with the tape that also runs the
       RH-4 levels of MLP chains with sparse cotangents ([tape_rh4.v]),
-      equal to [exec_run] under the zero law of the constants
-      ([run_fast4_correct]; at the list model it holds for the constants
-      that fit, [zero_law.v], and for binary64 with [0_b = -0.0]:
+      the cotangents it keeps tested by [exec_cfitsb] ([zero_law.v]),
+      equal to [exec_run] under the zero law of the constants that pass
+      the test ([run_fast4_correct_fits]; at the list model under
+      [scalar_zero_law] only, [fast4_correct.v]'s
+      [exec_run_fast4_correct], and for binary64 with [0_b = -0.0]:
       extracted/TRUSTED.md); [rh-eval]'s evaluator with a fuel unless
       [--machine] or [--small-step] is given;
     - [exec_run_total]: the total evaluator (total.v): no fuel; on a
@@ -34,7 +36,7 @@
 From Coq Require Import String Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlNativeString.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem typecheck interp machine instance coverage frontend total
-  machine_fast tape_rh4.
+  machine_fast tape_rh4 zero_law.
 
 From RevHandlers Require Import rd_size effects.
 From RevHandlers Require never_stuck printer_spec.
@@ -62,12 +64,14 @@ Definition exec_run_fast (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
   @run_fast _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
 
-(** The machine with [tape4] at every [rev handle] (tape_rh4.v), equal
-    to [exec_run] under the zero law ([run_fast4_correct]); [rh-eval]'s
-    default. *)
+(** The machine with [tape4] at every [rev handle] (tape_rh4.v), the
+    cotangents tested by [exec_cfitsb vo], equal to [exec_run] under the
+    zero law of the constants that pass the test
+    ([run_fast4_correct_fits]; fast4_correct.v's [exec_run_fast4_correct]
+    at the list model); [rh-eval]'s default. *)
 Definition exec_run_fast4 (decls : list (ty * ty)) (locs : list nat) (fuel : nat)
     (hp : heap) (P : cmd) : run_result :=
-  @run_fast4 _ (exec_signature vo decls locs) (exec_evaluator vo) fuel 0 hp P.
+  @run_fast4 _ (exec_signature vo decls locs) (exec_evaluator vo) (exec_cfitsb vo) fuel 0 hp P.
 
 (** The total evaluator (total.v): [None] only if the check fails or the
     heap does not respect the shapes ([run_total_fn_none]). *)
@@ -128,7 +132,8 @@ Definition prog_run (small : bool) (p : @program Vec) (fuel : nat) (hp : heap) :
 Definition prog_run_fast4 (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   exec_run_fast4 (p_decls p) (p_dims p) fuel hp (p_main p).
 Definition prog_run_total_fast4 (p : @program Vec) (hp : heap) : nat * run_result :=
-  @run_fast4_search _ (exec_signature vo (p_decls p) (p_dims p)) (exec_evaluator vo) 20 first_fuel hp (p_main p).
+  @run_fast4_search _ (exec_signature vo (p_decls p) (p_dims p)) (exec_evaluator vo) (exec_cfitsb vo)
+    20 first_fuel hp (p_main p).
 Definition prog_run_machine (p : @program Vec) (fuel : nat) (hp : heap) : run_result :=
   exec_run_machine (p_decls p) (p_dims p) fuel hp (p_main p).
 Definition prog_run_total (small : bool) (p : @program Vec) (hp : heap) : option (nat * run_result) :=

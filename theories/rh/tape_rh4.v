@@ -52,6 +52,14 @@ Context {Srt : sorts} {Σ : signature} {E : evaluator}.
 
 Implicit Types (M N V W : tm) (P Q R : cmd) (H : handler) (σ τ : nat -> tm).
 
+(** The constants the zero law is asked of, decided: the tape checks
+    that every cotangent it keeps satisfies [cfitsb] (at RH-1a, then at
+    the component a level updates) and answers [None] when one does not,
+    so that the machine takes its ordinary path.  At the executable
+    instance it is [zero_law.v]'s [exec_cfitsb], a comparison of a
+    vector's length with its type ([fast4_correct.v]). *)
+Variable cfitsb : const -> bool.
+
 (** [point_ok], decided. *)
 Definition point_okb (M : tm) : bool :=
   is_value M || match M with
@@ -120,7 +128,7 @@ Definition tape_layer (rec : ty -> nat -> nat -> heap -> list tm -> option (heap
                   let n3 := S (S n2 + (1 + point_cost Vs + 5)) + 3 * length cs in
                   if is_value w' && Nat.ltb n3 (n + fuel) &&
                      (if list_eq_dec ty_eq_dec (A :: Bs) (TProd (map TBase (map const_ty cs)) :: map TBase (map const_ty cs))
-                      then true else false)
+                      then true else false) && forallb cfitsb cs
                   then Some (hp2, map Const (add_at k g cs), n3) else None
               | _, _, _ => None
               end
@@ -138,22 +146,23 @@ Definition tape4_checked (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list 
   tape_with tape_layer rf fuel n hp H Bs Vs m R.
 
 Section zero_law_fits.
-(** The zero law of the scalar model, for the constants that fit
-    ([rh4_sparse.v]). *)
-Variable cfits : const -> Prop.
-Hypothesis zero_law_fits : forall c, cfits c -> cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+(** The zero law of the scalar model ([rh4_sparse.v]), for the constants
+    that satisfy [cfitsb]: the only ones the tape adds a structural zero
+    to, since it checks them. *)
+Hypothesis zero_law_fits :
+  forall c, cfitsb c = true -> cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
 
 (** An RH-4 level of the tape is [run] on [rh_term_out] around the output
     the recursive call stands for ([rh_rec B']), closed by [σ]
-    ([run_rh4_level], whose premises are the checks [tape_layer] makes),
-    given that the constants the recursive call returns fit. *)
+    ([run_rh4_level], whose premises are the checks [tape_layer] makes,
+    [cfitsb] of the cotangents the level leaves unchanged among them). *)
 Lemma tape_layer_correct rec rh_rec fuel n hp Bs Vs σ m f k hp' vs n' :
   m = length Bs ->
   (forall B' f1 n1 hp1 G1 hp2 qs n2,
      rec B' f1 n1 hp1 (G1 :: map (subst_tm σ) Vs) = Some (hp2, qs, n2) ->
      exists Rrec, rh_rec B' = RHOk Rrec /\
        run f1 n1 hp1 (subst_cmd (fun x => subst_tm (list_subst [G1]) (up σ x)) Rrec)
-         = RDone hp2 (Tuple qs) n2 /\ length qs = S m /\ (forall c, In (Const c) qs -> cfits c)) ->
+         = RDone hp2 (Tuple qs) n2 /\ length qs = S m) ->
   tape_layer rec fuel n hp Bs (map (subst_tm σ) Vs) f k = Some (hp', vs, n') ->
   exists B' Rrec, infer_tm Bs (App f (Var k)) = Some B' /\ rh_rec B' = RHOk Rrec /\
     run fuel n hp (subst_cmd σ (rh_term_out Bs Vs (App f (Var k)) Rrec)) = RDone hp' (Tuple vs) n' /\
@@ -167,11 +176,9 @@ Proof.
   destruct (ev f (point_val (subst_tm σ Vk))) as [G1|] eqn:Hf; [|discriminate].
   destruct (is_value G1) eqn:HG1; [|discriminate].
   destruct (rec B' _ _ hp _) as [[[hp2 [|w' qs]] n2]|] eqn:Ht2; try discriminate.
-  destruct (Hrec _ _ _ _ _ _ _ _ Ht2) as [Rrec [Hrh [Hrun [Hlen Hqfit]]]].
+  destruct (Hrec _ _ _ _ _ _ _ _ Ht2) as [Rrec [Hrh [Hrun Hlen]]].
   destruct (consts_of qs) as [cs|] eqn:Hcs; [|discriminate].
   apply consts_of_ok in Hcs. subst qs.
-  assert (Hfit : Forall cfits cs).
-  { apply Forall_forall. intros c Hc. apply Hqfit. right. apply in_map, Hc. }
   destruct (infer_tm [] (Tuple (map point_val (map (subst_tm σ) Vs)))) as [A|] eqn:HA; [|discriminate].
   destruct (ev (rd f) (Tuple [point_val (subst_tm σ Vk); w'])) as [[|g| | | | | |]|] eqn:Hrd;
     try discriminate.
@@ -180,34 +187,23 @@ Proof.
               (n + fuel)) as [Hfuel|]; [|discriminate].
   destruct (list_eq_dec ty_eq_dec _ _) as [Heq|]; [|discriminate].
   injection Heq as -> HBs.
+  destruct (forallb cfitsb cs) eqn:Hfb; [|discriminate].
+  assert (Hfit : Forall (fun c => cfitsb c = true) cs).
+  { apply Forall_forall. intros c Hc. rewrite forallb_forall in Hfb. apply Hfb, Hc. }
   injection Ht as <- <- <-.
   exists B', Rrec. split; [reflexivity|]. split; [exact Hrh|].
   split; [|rewrite map_length, add_at_length; cbn [length] in Hlen; rewrite map_length in Hlen; lia].
   subst Bs.
-  apply (run_rh4_level cfits zero_law_fits fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2); try assumption.
+  apply (run_rh4_level (fun c => cfitsb c = true) zero_law_fits fuel n hp σ cs Vs k Vk f g G1 Rrec hp2 w' n2); try assumption.
   apply forallb_point_okb. exact Hpok.
 Qed.
 
-End zero_law_fits.
-
-Section zero_law.
-(** The zero law of the scalar model ([rh4_sparse.v]), for every constant. *)
-Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
-
-(** [tape_layer] at both RH-4 levels of a chain: [tape_layer_correct]
-    (every constant fitting [fun _ => True]), then [rh_fn_layer] for
-    [rh_fn]'s output. *)
+(** [tape_layer] at both RH-4 levels of a chain: [tape_layer_correct],
+    then [rh_fn_layer] for [rh_fn]'s output. *)
 Lemma tape_layer_ok : layer_ok tape_layer.
 Proof.
-  intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' Hm Hrec0 Ht.
-  assert (Hrec : forall B' f1 n1 hp1 G1 hp2 qs n2,
-             rec B' f1 n1 hp1 (G1 :: map (subst_tm σ) Vs) = Some (hp2, qs, n2) ->
-             exists Rrec, rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (snd (layer_cmds last o f k Q)) = RHOk Rrec /\
-               run f1 n1 hp1 (subst_cmd (fun x => subst_tm (list_subst [G1]) (up σ x)) Rrec)
-                 = RDone hp2 (Tuple qs) n2 /\ length qs = S m /\ (forall c, In (Const c) qs -> True)).
-  { intros B' f1 n1 hp1 G1 hp2 qs n2 Hr. destruct (Hrec0 _ _ _ _ _ _ _ _ Hr) as [Rrec [H1 [H2 H3]]].
-    exists Rrec. repeat split; assumption. }
-  destruct (tape_layer_correct (fun _ => True) (fun c _ => zero_law c) rec
+  intros rec rf H Bs Vs σ m last o f k Q fuel n hp hp' vs n' Hm Hrec Ht.
+  destruct (tape_layer_correct rec
               (fun B' => rh_fn rf H (B' :: Bs) (Var 0 :: map shift Vs) (snd (layer_cmds last o f k Q)))
               fuel n hp Bs Vs σ m f k hp' vs n' Hm Hrec Ht) as [B' [Rrec [HB' [Hrh [Hrun Hlen]]]]].
   exists (rh_term_out Bs Vs (App f (Var k)) Rrec). split; [|split; assumption].
@@ -237,19 +233,21 @@ Qed.
     [tape_lin_refines]: every answer of [tape_lin] is [tape4_checked]'s,
     so [tape4_correct] follows from [tape_with_correct]. *)
 
-(** A cotangent that is a constant of the type in scope. *)
-Definition ctyped (q : tm) (B : ty) : Prop := exists c, q = Const c /\ B = TBase (const_ty c).
+(** A cotangent that is a constant of the type in scope, one the zero
+    law is asked of ([cfitsb]). *)
+Definition ctyped (q : tm) (B : ty) : Prop := exists c, q = Const c /\ B = TBase (const_ty c) /\ cfitsb c = true.
 
 Definition ctypedb (q : tm) (B : ty) : bool :=
   match q with
-  | Const c => if ty_eq_dec B (TBase (const_ty c)) then true else false
+  | Const c => if ty_eq_dec B (TBase (const_ty c)) then cfitsb c else false
   | _ => false
   end.
 
 Lemma ctypedb_ok q B : ctypedb q B = true -> ctyped q B.
 Proof.
   destruct q as [|c| | | | | |]; cbn; try discriminate.
-  destruct (ty_eq_dec B (TBase (const_ty c))) as [->|]; [|discriminate]. intros _. exists c. split; reflexivity.
+  destruct (ty_eq_dec B (TBase (const_ty c))) as [->|]; [|discriminate]. intros Hc. exists c.
+  split; [reflexivity|split; [reflexivity|exact Hc]].
 Qed.
 
 Fixpoint ctypedb_all (qs : list tm) (Bs : list ty) : bool :=
@@ -265,10 +263,13 @@ Proof.
   apply Bool.andb_true_iff in Hb as [H1 H2]. constructor; [apply ctypedb_ok, H1|apply IH, H2].
 Qed.
 
-Lemma ctyped_consts qs Bs : Forall2 ctyped qs Bs -> exists cs, qs = map Const cs /\ Bs = map TBase (map const_ty cs).
+Lemma ctyped_consts qs Bs :
+  Forall2 ctyped qs Bs ->
+  exists cs, qs = map Const cs /\ Bs = map TBase (map const_ty cs) /\ forallb cfitsb cs = true.
 Proof.
-  induction 1 as [|q B qs Bs [c [-> ->]] _ [cs [-> ->]]]; [exists []; split; reflexivity|].
-  exists (c :: cs). split; reflexivity.
+  induction 1 as [|q B qs Bs [c [-> [-> Hc]]] _ [cs [-> [-> Hcs]]]];
+    [exists []; split; [reflexivity|split; reflexivity]|].
+  exists (c :: cs). cbn [map forallb]. rewrite Hc, Hcs. split; [reflexivity|split; reflexivity].
 Qed.
 
 (** The component [k] of [vs] is a constant of the type at [k]. *)
@@ -415,7 +416,11 @@ Definition tape_layer_lin (rec : ty -> nat -> nat -> heap -> list tm -> option (
               | true, Some (Const c), Some (Const g) =>
                   let n3 := S (S n2 + (1 + pc + 5)) + 3 * m in
                   if base_eq_dec (const_ty c) (const_ty g) then
-                    if Nat.ltb n3 (n + fuel) then Some (hp2, set_nth k (Const (cadd c g)) qs, n3) else None
+                    (* the updated cotangent, checked: the zero law is
+                       asked of it at the levels above *)
+                    let c' := cadd c g in
+                    if Nat.ltb n3 (n + fuel) && cfitsb c' then Some (hp2, set_nth k (Const c') qs, n3)
+                    else None
                   else None
               | _, _, _ => None
               end
@@ -445,7 +450,7 @@ Proof.
   destruct (Hrec _ _ _ _ _ _ HG1 HB' Heq) as [-> Hpost]. cbn [fst snd] in Hpost.
   assert (Hqs : Forall2 ctyped qs Bs) by (inversion Hpost; assumption). clear Hpost.
   subst pc m.
-  destruct (ctyped_consts _ _ Hqs) as [cs [-> ->]].
+  destruct (ctyped_consts _ _ Hqs) as [cs [-> [-> Hfb]]].
   rewrite consts_of_map, HA. destruct (is_value w'); [|discriminate].
   rewrite nth_error_map in Ht. destruct (nth_error cs k) as [c|] eqn:Hck; [|discriminate].
   cbn [option_map] in Ht.
@@ -453,12 +458,14 @@ Proof.
   destruct (base_eq_dec (const_ty c) (const_ty g)) as [Hcg|]; [|discriminate].
   rewrite !map_length in Ht.
   destruct (Nat.ltb _ _); [|discriminate].
+  destruct (cfitsb (cadd c g)) eqn:Hcf; [|discriminate].
   destruct (list_eq_dec ty_eq_dec _ _) as [_|Hne]; [|contradiction Hne; reflexivity]. cbn [andb].
+  rewrite Hfb.
   injection Ht as <- <- <-. rewrite (add_at_set_nth k g cs c Hck). split; [reflexivity|].
   apply (Forall2_set_nth k _ _ _ (Const c)); [exact Hqs|rewrite nth_error_map, Hck; reflexivity|].
   unfold check_at. rewrite (nth_error_set_nth k _ _ (Const c)) by (rewrite nth_error_map, Hck; reflexivity).
   rewrite !nth_error_map, Hck. cbn [option_map ctypedb].
-  rewrite (cadd_ty c g Hcg). destruct (ty_eq_dec _ _) as [_|Hne]; [reflexivity|contradiction Hne; reflexivity].
+  rewrite (cadd_ty c g Hcg). destruct (ty_eq_dec _ _) as [_|Hne]; [exact Hcf|contradiction Hne; reflexivity].
 Qed.
 
 (** The renamings [tape_lin] keeps pending instead of applying them. *)
@@ -702,8 +709,9 @@ Proof.
 Qed.
 
 (** The machine with [tape4] computes exactly what [run] computes, for
-    every command, heap and fuel, under the zero law. *)
-Theorem run_fast4_correct fuel n hp P : run_fast4 fuel n hp P = run fuel n hp P.
+    every command, heap and fuel, under the zero law of the constants
+    that satisfy [cfitsb]. *)
+Theorem run_fast4_correct_fits fuel n hp P : run_fast4 fuel n hp P = run fuel n hp P.
 Proof.
   unfold run_fast4.
   pose proof (mloop_hook_agrees eq fast_hook4 mfallback (S fuel) fuel n hp [] [] P
@@ -721,6 +729,17 @@ Proof.
   unfold assemble in Hr. cbn [map fill_c fold_left] in Hr. rewrite subst_cmd_nil in Hr. exact Hr.
 Qed.
 
+End zero_law_fits.
+
+Section zero_law.
+(** The zero law of the scalar model ([rh4_sparse.v]), for every
+    constant: then [cfitsb] is any test. *)
+Hypothesis zero_law : forall c, cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+
+(** [run_fast4_correct_fits], the law asked of every constant. *)
+Theorem run_fast4_correct fuel n hp P : run_fast4 fuel n hp P = run fuel n hp P.
+Proof. exact (run_fast4_correct_fits (fun c _ => zero_law c) fuel n hp P). Qed.
+
 End zero_law.
 
 (** [run_fast4_search tries f hp P]: [run_fast4_nf] with the fuel [f],
@@ -733,4 +752,19 @@ Fixpoint run_fast4_search (tries f : nat) (hp : heap) (P : cmd) : nat * run_resu
   | 0 => (f, r)
   | S t => if out_of_fuel_dec r then run_fast4_search t (f + f) hp P else (f, r)
   end.
+
+Section search.
+Hypothesis zero_law_fits :
+  forall c, cfitsb c = true -> cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+
+(** The search's answer is [run]'s with the fuel it returns, or both
+    "out of fuel" ([run_fast4_nf_agree] at that fuel). *)
+Lemma run_fast4_search_agree tries f hp P :
+  agree (snd (run_fast4_search tries f hp P)) (run (fst (run_fast4_search tries f hp P)) 0 hp P).
+Proof.
+  revert f. induction tries as [|t IH]; intros f; cbn [run_fast4_search].
+  - exact (run_fast4_nf_agree zero_law_fits f hp P).
+  - destruct (out_of_fuel_dec (run_fast4_nf f hp P)); [apply IH|exact (run_fast4_nf_agree zero_law_fits f hp P)].
+Qed.
+End search.
 End tape_rh4.

@@ -23,6 +23,13 @@
       is the law at the constants a run meets, which fit. *)
 From RevHandlers Require Import prelude signature syntax instance.
 
+(** A constant fits when its vector is no longer than its type says,
+    decided at any vectors: the test [tape_rh4.v]'s tape makes before it
+    relies on the zero law ([v_len] is [length] at the list model,
+    [Array.length] for the float arrays). *)
+Definition exec_cfitsb {Vec : Type} (vo : vec_ops Vec) (c : nat * Vec) : bool :=
+  Nat.leb (v_len vo (snd c)) (fst c).
+
 Section zero_law.
 Context {R : Type} (sc : scalar_ops R).
 
@@ -60,6 +67,12 @@ Proof.
   destruct c as [n v]. cbn [const_ty fst snd]. intros Hn.
   split; cbn; f_equal; [apply vadd_vczero_r|apply vadd_vczero_l]; exact Hn.
 Qed.
+
+(** The zero law at every constant [exec_cfitsb] accepts. *)
+Lemma exec_zero_law_cfitsb c :
+  exec_cfitsb (list_vec_ops sc) c = true ->
+  cadd c (czero (const_ty c)) = c /\ cadd (czero (const_ty c)) c = c.
+Proof. intros Hc. apply exec_zero_law_fits. apply Nat.leb_le in Hc. exact Hc. Qed.
 
 End zero_law.
 
