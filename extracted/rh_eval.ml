@@ -25,8 +25,8 @@ open Driver_io
    rh_embed.ml's run_session finds it. *)
 let small_step = ref false
 let machine = ref false
-(* --tape4: the default machine (tape4 at every rev handle, tape_rh4.v: run_fast4_correct, under the
-   zero law of the constants); without a fuel, run_fast4_search instead of the total evaluator. *)
+(* --tape4: the default machine (tape4 at every rev handle; fast4_correct.v: exec_run_fast4_correct);
+   without a fuel, run_fast4_search instead of the total evaluator. *)
 let tape4 = ref false
 let list_vectors = ref false
 let user_fuel = ref None
@@ -341,8 +341,12 @@ let usage =
    of a well-typed program, 2 bad input.  By default the environment machine with the tape of rev\n\
    handle over chains of layers Op(f(y)) (tape_rh4.v, run_fast4; its zero cotangent -0.0 is an exact\n\
    identity of addition).  --small-step: the small-step evaluator (--trace and --coverage always use\n\
-   it); --machine: the environment machine without the tape (machine.v); --tape4: the default machine,\n\
-   and without --fuel its fuel doubled from 2^40 instead of the total evaluator's fallback;\n\
+   it); --machine: the environment machine without the tape (machine.v).  --tape4: with a fuel (--fuel N\n\
+   or the program's (fuel N)), the default's run (run_fast4, equal to run at that fuel:\n\
+   fast4_correct.v, exec_run_fast4_correct); without one, where the default runs run_fast4 with 2^40\n\
+   steps and, if they are not enough, the total evaluator (machine_fast.v's tape, without the RH-4\n\
+   levels; total.v), --tape4 runs run_fast4 without its fallback on fuel (run_fast4_nf) from 2^40\n\
+   steps, the fuel doubled while out of fuel, at most 20 times (2^60; run_fast4_search_agree).\n\
    --list-vectors: the list model of vectors extracted\n\
    from Coq, not float arrays; --fuel N: stop after N steps (out-of-fuel), without it a checked program\n\
    runs to its end (total.v); --timeout (default 60 s; 0: none); --max-rd-size N (default 2^45): refuse\n\

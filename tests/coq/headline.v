@@ -10,7 +10,7 @@
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd rd_bound rdr_rel term_sem cmd_ctx rh cmd_sem examples typecheck interp interp_facts progress
   machine instance mlp_run complete normalization frontend run_ctx tape machine_fast rh4_sparse tape_rh4
-  total zero_law fast4_exec.
+  total zero_law fast4_exec fast4_correct.
 
 (* Renaming (weakening) and substitution, for terms and commands. *)
 Check @typed_tm_ren.
@@ -154,14 +154,28 @@ Print Assumptions exec_run_rh4_level.
 (* The tape with the RH-4 levels of MLP chains (the one-hot additions of
    zeros skipped, the step count a formula): its answer is RH's output run
    by run, and the machine with it at every rev handle computes exactly what
-   the evaluator computes; both under the zero law, a hypothesis.  The
-   extracted evaluator's default (rh-eval) runs this machine; the zero law
-   is stated here for every constant, which the list model does not have
-   (zero_law.v), so no closed theorem covers that default yet. *)
+   the evaluator computes; under the zero law of the constants that pass the
+   tape's test cfitsb, a hypothesis (run_fast4_correct: the law for every
+   constant). *)
 Check @tape4_correct.
 Print Assumptions tape4_correct.
+Check @run_fast4_correct_fits.
+Print Assumptions run_fast4_correct_fits.
 Check @run_fast4_correct.
 Print Assumptions run_fast4_correct.
+
+(* The extracted evaluator's default (rh-eval) at the executable instance,
+   the list model of vectors: its machine computes exactly what the
+   evaluator computes for every command, heap and fuel, and without the
+   fallback on fuel (rh-eval --tape4's search) the same answer or both out
+   of fuel; under scalar_zero_law only (the structural zero an identity of
+   the scalars' addition: -0.0 with IEEE addition). *)
+Check @exec_run_fast4_correct.
+Print Assumptions exec_run_fast4_correct.
+Check @exec_run_fast4_nf_agree.
+Print Assumptions exec_run_fast4_nf_agree.
+Check @exec_run_fast4_search_agree.
+Print Assumptions exec_run_fast4_search_agree.
 
 (* The evaluator is complete: more fuel never changes an answer other than
    "out of fuel", and a value or stuck form reached in n steps is what run
