@@ -10,14 +10,13 @@
     - [exec_run_rh4_level]: [run_rh4_level] at [exec_signature] over
       [list_vec_ops sc], for cotangents that fit ([exec_cfits]).
 
-    What is still missing for [run_fast4_correct] at the instance
-    (docs/decisions.md, "The structural zero cotangent is -0.0"): that
-    every cotangent the tape passes to a level fits.  They come from runs
-    of the handler's clauses and of the rest of the chain, so the tape's
-    correctness ([tape.v]'s [layer_ok], [tape_with_correct]) and the
-    machine's hook ([machine.v]'s [hook_ok]) would carry
-    [never_stuck.v]'s invariant of a run ([steps_conf_inv] with
-    [const_fits]) from the configuration the hook is called at. *)
+    The whole machine at the instance is [fast4_correct.v]'s
+    [exec_run_fast4_correct]: rather than carry the invariant that every
+    cotangent the tape passes to a level fits from the configuration the
+    hook is called at, the tape tests it ([zero_law.v]'s [exec_cfitsb],
+    the decided [exec_cfits]) on every cotangent it keeps and leaves a
+    [rev handle] whose cotangents do not fit to the machine's ordinary
+    path (docs/decisions.md, "The structural zero cotangent is -0.0"). *)
 From RevHandlers Require Import prelude signature syntax subst typing rd term_sem cmd_ctx rh
   interp interp_facts machine instance rh4_sparse zero_law.
 

@@ -30,15 +30,15 @@
       on the left, as RH-1a's return tuple meets a first addition).  For
       the executable instance (binary64) the law holds with [0_A = −0.0]
       and fails with [+0.0] ([tests/test_structural_zero.py]); the
-      instance's [czero] is still [+0.0] (docs/decisions.md).
+      instance's [czero] is [-0.0] (docs/decisions.md, "The structural
+      zero cotangent is -0.0").
     - [tstar_point]: the point [<V⃗>] takes one step per component that is
       a projection out of a value ([point_cost]).
     - [rh_fn_layer]: what [rh_fn] yields for a layer, inside the chain or last.
     - [run_rh4_level]: the level's output closed by [σ] and run by [run],
       given the run of the rest of the chain: the cotangents updated at
       [k] only ([add_at]), the step count a formula; under the zero law.
-      This is the RH-4 case a tape would need; the tape itself
-      ([tape.v]) is not extended. *)
+      This is the RH-4 case of [tape_rh4.v]'s tape. *)
 From RevHandlers Require Import prelude signature syntax subst typing rd term_sem cmd_ctx rh interp interp_facts
   machine run_ctx tape.
 

@@ -37,7 +37,7 @@
     [tape] is [tape_with no_layer]: [tape_with layer] is the tape with
     [layer] at the RH-4 levels [let x ⇐ Op(f(y_k)) in R] and [Op(f(y_k))]
     ([no_layer] answers [None]; [tape_rh4.v]'s [tape4_checked] is [tape_with
-    tape_layer]), proved once for every [layer] with [layer_ok]
+    (tape_layer cfitsb)]), proved once for every [layer] with [layer_ok]
     ([tape_with_correct]), as is the hook running it ([tape_hook_ok]).
 
     Theorem: [tape_correct]: an answer of [tape] is [rh_fn]'s output run
@@ -645,7 +645,7 @@ Proof. exact (tape_with_correct no_layer no_layer_ok rf). Qed.
 
 (** The hook that runs [tape_with layer] at a [rev handle] whose body
     has the [shape] ([machine_fast.v]'s [fast_hook]; [tape_rh4.v]'s
-    [fast_hook4] answers only what [tape_hook tape_layer] answers). *)
+    [fast_hook4] answers only what [tape_hook (tape_layer cfitsb)] answers). *)
 Definition tape_hook (layer : layer_fn) (shape : cmd -> bool) : mhook := fun fuel k n hp H Bs Vs R =>
   if shape R then tape_with layer (fuel - k) (fuel - S k) (S (n + k)) hp H Bs Vs (length Bs) R
   else None.

@@ -12,33 +12,44 @@
     cotangent only ([add_at]), with the step count of the semantics given
     by [run_rh4_level]'s formula instead of taken.  The additions of the
     [m − 1] zeros of the one-hot tuple are skipped, which is the semantics
-    bit for bit only under the zero law
-    [forall c, c + 0 = c /\ 0 + c = c], a hypothesis of the theorems.
+    bit for bit only under the zero law [c + 0 = c /\ 0 + c = c] of those
+    [m − 1] cotangents.  The tape is given a test [cfitsb] of the constants
+    and asks the law only of the constants that pass it
+    ([zero_law_fits], a hypothesis of the theorems): it tests every
+    cotangent it keeps and answers [None] (the machine then takes its
+    ordinary path) when one fails.  At the executable instance the law
+    holds only for the constants that fit ([zero_law.v]), and the test is
+    [exec_cfitsb] ([fast4_correct.v]).
 
     [tape4_checked] still checks at each RH-4 level, in Θ(m) each, what
     [run_rh4_level] assumes (the points [point_okb], their type, their
-    cost [point_cost], the cotangents' types) and renames the rest of the
-    body as [RH] does.  [tape4] is linear in the size of the run: it
-    checks the points once ([lin_entry]) and runs [tape_lin], which keeps
-    these as invariants ([lin_inv]; the cotangents' types checked at the
-    component updated only), keeps the renaming pending (an environment)
-    and updates one cotangent per level ([set_nth]: no structural zero is
-    added, no projection walked).  [tape_lin_refines]: every answer of
-    [tape_lin] is [tape4_checked]'s.
+    cost [point_cost], the cotangents' types, [cfitsb] of the cotangents)
+    and renames the rest of the body as [RH] does.  [tape4] is linear in
+    the size of the run: it checks the points once ([lin_entry]) and runs
+    [tape_lin], which keeps these as invariants ([lin_inv]; the
+    cotangents' types and [cfitsb] checked in full at RH-1a, then at the
+    component a level updates only: [ctypedb] in [check_at], and
+    [cfitsb (c + g)] at an RH-4 level), keeps the renaming pending (an
+    environment) and updates one cotangent per level ([set_nth]: no
+    structural zero is added, no projection walked).  [tape_lin_refines]:
+    every answer of [tape_lin] is [tape4_checked]'s.  The tests cost one
+    per cotangent kept; at the instance a test compares a vector's length
+    ([v_len]: time 1 for the float arrays) with its type.
 
-    - [tape_layer_correct] (under [zero_law_fits], the law for the
-      constants satisfying a predicate [cfits]): a level is [run] on
-      [rh_term_out], given that the recursive call's answer is [run]'s
-      and that the constants it returns satisfy [cfits].  [layer_ok]
-      ([tape.v]) does not carry that invariant, so [tape_layer_ok] uses
-      [cfits := fun _ => True] and the law for every constant.
-    - [tape4_correct] (under [zero_law]): an answer of [tape4] is
-      [rh_fn]'s output closed by [σ] and run by [run], as [tape_correct].
-    - [run_fast4_correct] (under [zero_law]): the machine with [tape4] at
-      every [rev handle] computes exactly what [run] computes.
-    - [run_fast4_nf_agree] (under [zero_law]): without the fallback on
-      fuel, the same answer or both "out of fuel"; [run_fast4_search] is
-      [rh-eval --tape4]'s search of the fuel.
+    Under [zero_law_fits] (the law of the constants that pass [cfitsb]):
+    - [tape_layer_correct]: a level is [run] on [rh_term_out], given that
+      the recursive call's answer is [run]'s ([run_rh4_level], whose
+      premises are [tape_layer]'s checks); [tape_layer_ok]: [layer_ok].
+    - [tape4_correct]: an answer of [tape4] is [rh_fn]'s output closed by
+      [σ] and run by [run], as [tape_correct].
+    - [run_fast4_correct_fits]: the machine with [tape4] at every
+      [rev handle] computes exactly what [run] computes, for every
+      command, heap and fuel.
+    - [run_fast4_nf_agree]: without the fallback on fuel, the same answer
+      or both "out of fuel"; [run_fast4_search] is [rh-eval --tape4]'s
+      search of the fuel, [run_fast4_search_agree] its answer.
+    - [run_fast4_correct] (under [zero_law], the law for every constant):
+      [run_fast4_correct_fits], whatever the test.
 
     What stays paid by an index: the signature's [ar o]/[coar o], the
     handler's [clause_of H o] and the heap's locations are lists
@@ -140,7 +151,8 @@ Definition tape_layer (rec : ty -> nat -> nat -> heap -> list tm -> option (heap
   end.
 
 (** [tape_with] with [tape_layer], which checks at every level what
-    [run_rh4_level] assumes; [tape4] refines it ([tape4_refines]). *)
+    [run_rh4_level] assumes, [cfitsb] of the cotangents included; [tape4]
+    refines it ([tape4_refines]). *)
 Definition tape4_checked (rf fuel n : nat) (hp : heap) (H : handler) (Bs : list ty) (Vs : list tm)
     (m : nat) (R : cmd) : option (heap * list tm * nat) :=
   tape_with tape_layer rf fuel n hp H Bs Vs m R.
@@ -219,15 +231,16 @@ Qed.
     [run_rh4_level] assumes of the m components in scope: that they are
     points ([point_okb]), their type ([infer_tm]), their cost
     ([point_cost]), and that the cotangents returned are constants of the
-    types in scope; and it adds the [m − 1] zeros of the one-hot tuple by
+    types in scope that pass [cfitsb]; and it adds the [m − 1] zeros of the one-hot tuple by
     rebuilding the tuple ([add_at]).  [tape4] checks the points once, at
     the [rev handle], and keeps the rest as invariants:
     - [lin_inv Bs Vs pc]: the points, their types [Bs] and [pc] their
       cost, extended at each level by a check of the new point only
       ([lin_next]: time its size);
-    - what a level returns is constants of the types [Bs]
-      ([Forall2 ctyped]), checked once at RH-1a ([ctypedb_all]) and, after
-      an update, at the component updated only ([check_at]: time [k]);
+    - what a level returns is constants of the types [Bs] that pass
+      [cfitsb] ([Forall2 ctyped]), checked once at RH-1a ([ctypedb_all])
+      and, after an update, at the component updated only ([check_at]:
+      time [k]; at an RH-4 level, [cfitsb (c + g)] in [tape_layer_lin]);
     - the cotangent of an RH-4 level is updated at [k] only ([set_nth]),
       as [tape_op] does: a structural zero is never added.
     [tape_lin_refines]: every answer of [tape_lin] is [tape4_checked]'s,
@@ -699,7 +712,7 @@ Definition run_fast4_nf (fuel : nat) (hp : heap) (P : cmd) : run_result :=
   mloop_hook fast_hook4 out_of_fuel_now (S fuel) fuel 0 (MConf hp [] [] P).
 
 (** [tape4] answers only what [run] computes ([tape_hook_ok] with
-    [tape_layer_ok]). *)
+    [tape_layer_ok]), under [zero_law_fits]. *)
 Lemma fast_hook4_ok : hook_ok fast_hook4.
 Proof.
   intros fuel k n hp H Bs Vs R hp' vs n' Hlt Ht. unfold fast_hook4 in Ht.

@@ -18,9 +18,12 @@
       says (so for every constant that fits, [shapes.v]'s [const_fits]).
     - [exec_zero_law_not_all]: the law cannot hold for every constant:
       [(0, [x])] plus [0_{Real(0)}] is [(0, [])], whatever the scalars.
-      So [tape4_correct] and [run_fast4_correct], whose hypothesis is
-      stated for every constant, are not instantiated here; what they need
-      is the law at the constants a run meets, which fit. *)
+      So [run_fast4_correct], whose hypothesis is stated for every
+      constant, is not instantiated here.
+    - [exec_cfitsb] (at any vectors) decides that a constant fits, and
+      [exec_zero_law_cfitsb] is the law at the constants it accepts: the
+      test and the hypothesis with which [fast4_correct.v] instantiates
+      [tape_rh4.v]'s [run_fast4_correct_fits]. *)
 From RevHandlers Require Import prelude signature syntax instance.
 
 (** A constant fits when its vector is no longer than its type says,
