@@ -26,11 +26,11 @@
 From RevHandlers Require Import prelude signature syntax interp machine_fast instance tape_rh4 zero_law.
 
 Section fast4_correct.
-Context {R : Type} (sc : scalar_ops R).
-Hypothesis Hz : scalar_zero_law sc.
+(** The scalars, with their zero law (a hypothesis), then the program's
+    declarations; the list model of vectors. *)
+Context {R : Type} (sc : scalar_ops R) (Hz : scalar_zero_law sc).
 #[local] Instance fc_sorts : sorts := exec_sorts (list R).
-Variable decls : list (ty * ty).
-Variable locs : list nat.
+Context (decls : list (ty * ty)) (locs : list nat).
 #[local] Instance fc_signature : signature := exec_signature (list_vec_ops sc) decls locs.
 #[local] Instance fc_evaluator : evaluator := exec_evaluator (list_vec_ops sc).
 
