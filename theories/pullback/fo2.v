@@ -26,7 +26,7 @@
     syntactic value), and under [ztyped] on the fragment: [zfo2_progress],
     [zfo2_safety], [zfo2_svalue_norm], [exec_zfo2_safety]. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
-  progress decide step_fn reverse_phase wf progress_typed exec_sig fo norm_fo fo_progress
+  progress decide step_fn reverse_phase wf progress_typed exec_sig fo norm_fo fo_progress fo_grad
   ztyped ztyped_pres ztyped_progress.
 
 Section fo2.
@@ -389,4 +389,163 @@ Qed.
 Lemma fq2_sn t : fq2 t -> Acc (fun u t => step t u) t.
 Proof. intros H. destruct (fq2_norm t H) as (v & Hs & Hv & _). exact (steps_value_acc t v Hs Hv). Qed.
 
+(** ** Syntactic values under [ztyped] *)
+
+(** No pullback of [t] outside the binders has an application as its
+    body: the stuck pullbacks of Remark 3.6 are such pullbacks applied. *)
+Fixpoint pb_noapp (t : tm) : Prop :=
+  match t with
+  | Pb (App _ _) _ => False
+  | Pb _ a | Proj _ a | Fun _ a | Jac _ a | Dual _ a => pb_noapp a
+  | App a b | Pair a b | Plus a b => pb_noapp a /\ pb_noapp b
+  | _ => True
+  end.
+
+(** For the whole language: a closed [ztyped] normal form none of whose
+    pullbacks has an application as its body is a syntactic value.
+
+    Informal proof: by induction on [t].  A variable is not closed.  An
+    application in normal form would have a function that is, by
+    induction, a syntactic value of an arrow type: an abstraction ((1)
+    applies), [J f · V] at a numeral applied to a numeral ([zcanon_gty]:
+    (4) applies), or a chain [(Ω λy.E) · ω] whose application is a redex
+    unless [E] is an application (Remark 3.6), which [pb_noapp] excludes.
+    A projection of a syntactic value of a product is one of a pair
+    ([zcanon_prod]), and [f(V)] one of a numeral: both redexes.  Every
+    other normal form is a syntactic value when its parts in evaluation
+    positions are. *)
+Lemma zvalue_svalue t A : ztyped [] t A -> value t -> pb_noapp t -> svalue t.
+Proof.
+  revert A.
+  induction t as [n|b _|a IHa d IHd|i a IHa|a IHa d IHd|r|f a IHa|f a IHa|s _ a IHa|p _ w IHw|r| |a IHa d IHd|a _ d _];
+    intros A Ht Hv Hn; cbn [svalue]; try exact I.
+  - inv Ht. destruct n; discriminate.
+  - (* an application is no normal form *)
+    exfalso. destruct Hv as [Hh [Va Vd]].
+    assert (Hna : pb_noapp a /\ pb_noapp d) by (destruct a; try destruct a1; simpl in Hn |- *; tauto).
+    inv Ht. rename H2 into Ta, H4 into Td.
+    pose proof (IHa _ Ta Va (proj1 Hna)) as Sa.
+    destruct a as [| | | | | |f a'|f a'| |p w| | | |]; cbn [svalue] in Sa; try contradiction; try (inv Ta; fail).
+    + inv Ta. destruct (zcanon_gty a' _ Sa ltac:(eassumption) (gty_Rn _)) as (r & Dr & ->).
+      destruct (zcanon_gty d _ (IHd _ Td Vd (proj2 Hna)) Td (gty_Rn _)) as (r' & Dr' & ->).
+      apply Hh. simpl. eauto 6.
+    + apply Hh. cbn [head_redex]. split; [tauto|].
+      intros [(a0 & q0 & _ & _ & ->)|(p1 & q0 & -> & _)]; simpl in Hn; tauto.
+  - (* a projection is no normal form *)
+    exfalso. destruct Hv as [Hh Va].
+    inv Ht; match goal with H : ztyped [] a _ |- _ =>
+      destruct (zcanon_prod a _ _ (IHa _ H Va Hn) H) as (a1 & a2 & -> & _) end; apply Hh; exact I.
+  - destruct Hv as [_ [Va Vd]]. destruct Hn as [Na Nd]. inv Ht. split; eauto.
+  - (* [f(V)] is no normal form *)
+    exfalso. destruct Hv as [Hh Va]. inv Ht.
+    destruct (zcanon_gty a _ (IHa _ ltac:(eassumption) Va Hn) ltac:(eassumption) (gty_Rn _)) as (r & Dr & ->).
+    apply Hh. simpl. eauto.
+  - destruct Hv as [_ Va]. inv Ht. eauto.
+  - destruct Hv as [Hh [Vs Va]]. inv Ht. split; [exact Vs|split; [eauto|exact Hh]].
+  - destruct Hv as [_ [Hc Vw]]. assert (Nw : pb_noapp w) by (destruct p; simpl in Hn; tauto).
+    inv Ht. split; [exact Hc|eauto].
+  - destruct Hv as [_ [Va Vd]]. destruct Hn as [Na Nd]. inv Ht. split; eauto.
+  - destruct Hv as [_ []].
+Qed.
+
+Lemma flat_pb_noapp t : flat t -> pb_noapp t.
+Proof. induction t; simpl; tauto. Qed.
+
+Lemma fq2_pb_noapp t : fq2 t -> pb_noapp t.
+Proof.
+  assert (Hw : forall w, form2 w -> pb_noapp w) by (induction w; simpl; intuition; destruct w1; simpl in *; tauto).
+  induction t; intros H; apply fq2_inv in H;
+    destruct H as [Hf|[Hf|[(w0 & v0 & E & Hf & Hv)|(s0 & q0 & E & Hs & Hq)]]];
+    auto using flat_pb_noapp; try discriminate E; injection E as <- <-; simpl; auto using flat_pb_noapp.
+Qed.
+
+(** ** Progress, type safety, normalization to a syntactic value on [fq2] *)
+
+(** [fq2_norm] reduces [t] to a normal form; if that takes no step, [t]
+    is one, a syntactic value ([zvalue_svalue]); otherwise [t] steps. *)
+Lemma zfo2_progress t A : ztyped [] t A -> fq2 t -> svalue t \/ exists t', step t t'.
+Proof.
+  intros Ht Hq. destruct (fq2_norm t Hq) as (v & Hs & Hv & _).
+  destruct Hs as [t|t t' v H1 _]; [left; exact (zvalue_svalue t A Ht Hv (fq2_pb_noapp t Hq))|right; eauto].
+Qed.
+
+Section dense.
+Hypothesis fsem_dense : forall f x, dense x -> dense (fsem f x).
+Hypothesis fjac_dense : forall f x v, dense x -> dense v -> dense (fjac f x v).
+
+(** Type safety from progress on any fragment the steps keep. *)
+Lemma zsafety_by (P : tm -> Prop) (HP : forall t t', steps t t' -> P t -> P t')
+  (Hp : forall t A, ztyped [] t A -> P t -> svalue t \/ exists t', step t t') t u A :
+  ztyped [] t A -> P t -> steps t u -> svalue u \/ exists u', step u u'.
+Proof. intros Ht Hq Hs. exact (Hp u A (ztyped_steps fsem_dense fjac_dense t u A Ht Hs) (HP t u Hs Hq)). Qed.
+
+Lemma zfo2_safety t u A : ztyped [] t A -> fq2 t -> steps t u -> svalue u \/ exists u', step u u'.
+Proof. exact (zsafety_by fq2 fq2_steps zfo2_progress t u A). Qed.
+
+(** Corollary 5.2 with the values of the grammar, on [fq2] under
+    [ztyped]. *)
+Lemma zfo2_svalue_norm t A :
+  ztyped [] t A -> fq2 t -> exists v, steps t v /\ svalue v /\ ztyped [] v A.
+Proof.
+  intros Ht Hq. destruct (fq2_norm t Hq) as (v & Hs & Hv & Hqv).
+  pose proof (ztyped_steps fsem_dense fjac_dense t v A Ht Hs) as Htv.
+  exists v. split; [exact Hs|split; [exact (zvalue_svalue v A Htv Hv (fq2_pb_noapp v Hqv))|exact Htv]].
+Qed.
+End dense.
+
+(** ** Beyond [fq]: a Jacobian bound in a pullback's body, and a [let]
+    that is not a let series *)
+Example fq2_beyond_fq f :
+  let t := Pb (Let (Jac f (Var 0)) (Let (Fun f (Var 1)) (Pair (Var 0) (Var 1)))) (Lam Zero) in
+  fq2 t /\ ~ fq t.
+Proof. simpl. unfold fo_body. simpl. tauto. Qed.
+
+(** ** Where progress fails under [ztyped]: a Jacobian in the point,
+    applied by the body
+
+    [((Ω λy. π1(y) π2(y)) · λu.0) ⟨J f · x, x⟩] is closed, [ztyped] (the
+    [0] stands at a dual type), well formed by the checkers' judgment (no
+    Jacobian is applied in the body as written), and a normal form that
+    is not a syntactic value: Remark 3.6's value 2 at a Jacobian.  So
+    progress with syntactic values does not hold for every closed
+    [ztyped] term; [pb_noapp] is what [zvalue_svalue] excludes. *)
+Section stuck_jac.
+Variables (f : fsym) (x : num scalar).
+Hypothesis Dx : dense x.
+Hypothesis Hx : num_ty x (Rn (fdom f)).
+
+Definition jac_point : tm :=
+  App (Pb (App (Proj false (Var 0)) (Proj true (Var 0))) (Lam Zero)) (Pair (Jac f (num_tm x)) (num_tm x)).
+
+Lemma zstuck_jac_point :
+  ztyped [] jac_point (TDual (TProd (TArr (Rn (fdom f)) (Rn (fcod f))) (Rn (fdom f)))) /\
+  wf_query jac_point /\ value jac_point /\ ~ svalue jac_point /\ forall t', ~ step jac_point t'.
+Proof.
+  assert (Hv : value jac_point).
+  { unfold jac_point. cbn [value head_redex]. split; [|split; [|split]].
+    - intros [_ Hns]. apply Hns. right. exists [false], [true]. split; [reflexivity|]. discriminate.
+    - assert (Hc : chain_body (App (Proj false (Var 0)) (Proj true (Var 0))))
+        by (left; apply elem_app; repeat constructor).
+      split; [intros Hl; exact (chain_body_not_lets _ Hc Hl)|split; [exact Hc|split; [intros []|exact I]]].
+    - intros [].
+    - split; [split; [intros []|apply value_num]|apply value_num]. }
+  split; [|split; [|split; [exact Hv|split; [unfold jac_point; simpl; tauto|]]]].
+  - unfold jac_point. eapply zt_app; [apply (zt_pb _ _ _ _ (Rn (fcod f)))|].
+    + eapply zt_app; [eapply zt_proj1|eapply zt_proj2]; constructor; reflexivity.
+    + repeat constructor.
+    + constructor; [constructor|]; apply ztyped_num; assumption.
+  - assert (Hn : forall r : num scalar, pb_lets_ok (num_tm r) /\ pb_jac_ok (num_tm r) /\ pb_param_ok (num_tm r))
+      by (induction r; simpl; tauto).
+    destruct (Hn x) as (H1 & H2 & H3). unfold jac_point, wf_query, wf_tm. simpl.
+    repeat split; auto. intros n E. injection E as <-. discriminate.
+  - intros t' Hs. exact (value_not_step _ _ Hs Hv).
+Qed.
+End stuck_jac.
+
 End fo2.
+
+(** At [pullback-eval]'s signature ([exec_sig.v]) without hypotheses. *)
+Lemma exec_zfo2_safety {K} (o : scalar_ops K) t u A :
+  @ztyped (exec_sig o) [] t A -> @fq2 (exec_sig o) t -> @steps (exec_sig o) t u ->
+  @svalue (exec_sig o) u \/ exists u', @step (exec_sig o) u u'.
+Proof. apply zfo2_safety; [exact (exec_fsem_dense o)|exact (exec_fjac_dense o)]. Qed.
