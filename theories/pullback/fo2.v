@@ -389,6 +389,36 @@ Qed.
 Lemma fq2_sn t : fq2 t -> Acc (fun u t => step t u) t.
 Proof. intros H. destruct (fq2_norm t H) as (v & Hs & Hv & _). exact (steps_value_acc t v Hs Hv). Qed.
 
+(** ** The normaliser without fuel on [fq2]
+
+    As [fo_normalize] on [fq]: [eval_fn] at the fuel [2^k] for the least
+    [k] at which it gives a value ([pow2_search], well-founded search),
+    which exists by [fq2_norm] and [eval_fn_complete]. *)
+Lemma fq2_fuel t : fq2 t -> exists k, is_val (eval_fn (2 ^ k) t) = true.
+Proof.
+  intros H. destruct (fq2_norm t H) as (v & Hs & Hv & _).
+  destruct (eval_fn_complete t v Hs Hv) as [N HN].
+  apply (pow2_exists (fun n => is_val (eval_fn n t)) N). intros n Hn. now rewrite (HN n Hn).
+Qed.
+
+Definition fo2_normalize (t : tm) (H : fq2 t) : tm :=
+  let n := 2 ^ pow2_search (fun n => is_val (eval_fn n t)) (fq2_fuel t H) in
+  match eval_fn n t with EVal v => v | _ => t end.
+
+Lemma fo2_normalize_sound t H : steps t (fo2_normalize t H) /\ value (fo2_normalize t H).
+Proof.
+  pose proof (pow2_search_spec (fun n => is_val (eval_fn n t)) (fq2_fuel t H)) as Hk.
+  cbv beta in Hk. unfold fo2_normalize. cbv zeta. revert Hk.
+  destruct (eval_fn (2 ^ pow2_search _ (fq2_fuel t H)) t) eqn:E; intros Hk; try discriminate.
+  exact (eval_fn_sound _ _ _ E).
+Qed.
+
+(** It returns the value [→*] reaches. *)
+Lemma fo2_normalize_steps t H v : steps t v -> value v -> fo2_normalize t H = v.
+Proof.
+  destruct (fo2_normalize_sound t H) as [Hs Hv]. intros Hs' Hv'. exact (steps_value_det _ _ _ Hs Hv Hs' Hv').
+Qed.
+
 (** ** Syntactic values under [ztyped] *)
 
 (** No pullback of [t] outside the binders has an application as its
