@@ -390,7 +390,9 @@ Print Assumptions exec_zfo_safety.
    syntactic value; so on fq2 under ztyped: progress, type safety and
    normalization to a syntactic value.  A closed ztyped, well-formed query
    whose body applies a Jacobian of its point is a normal form that is not
-   a syntactic value. *)
+   a syntactic value; a closed ztyped, well-formed query whose body is an
+   abstraction is no normal form and has no step (rule 18's premise ends in
+   a dual map along 0). *)
 From Pullback Require Import fo2.
 Check @fq2_step.
 Print Assumptions fq2_step.
@@ -412,3 +414,5 @@ Check @exec_zfo2_safety.
 Print Assumptions exec_zfo2_safety.
 Check @zstuck_jac_point.
 Print Assumptions zstuck_jac_point.
+Check @zstuck_pb_lam.
+Print Assumptions zstuck_pb_lam.

@@ -16,7 +16,10 @@
     Applications stay out of the bodies: applied in a body, a Jacobian
     (or any path of the point) needs rule 19, whose premise asks for an
     abstraction at that path; [zstuck_jac_point] is a closed, [ztyped],
-    well-formed normal form that is not a syntactic value.
+    well-formed normal form that is not a syntactic value.  Abstractions
+    stay out too: rule 18 leaves [zstuck_pb_lam] (closed, [ztyped], well
+    formed) with no step, though it is no normal form, since its premise
+    ends in [(λv.S)* · 0].
 
     Results: [fq2_step] (the fragment is closed under [→]), [fq2_norm]
     (every term of it reduces to a normal form, typed or not, closed or
@@ -24,7 +27,8 @@
     [zvalue_svalue] (for the whole language: a closed [ztyped] normal form
     none of whose pullbacks has an application as its body is a
     syntactic value), and under [ztyped] on the fragment: [zfo2_progress],
-    [zfo2_safety], [zfo2_svalue_norm], [exec_zfo2_safety]. *)
+    [zfo2_safety], [zfo2_svalue_norm], [exec_zfo2_safety]; the
+    normaliser without fuel [fo2_normalize]. *)
 From Pullback Require Import syntax typing anf anf_termination backprop reduction preservation
   progress decide step_fn reverse_phase wf progress_typed exec_sig fo norm_fo fo_progress fo_grad
   ztyped ztyped_pres ztyped_progress.
@@ -571,6 +575,101 @@ Proof.
   - intros t' Hs. exact (value_not_step _ _ Hs Hv).
 Qed.
 End stuck_jac.
+
+(** ** Where normalization fails: rule 18's premise ending in [(λv.S)* · 0]
+
+    [((Ω λy. λx. let a = f(y) in let b = r in b) · λg.0) x0] is closed,
+    [ztyped] and well formed; it is no normal form (a chain applied to a
+    value), and it has no step: rule 18 asks its premise, the body run
+    along a variable 1-form [ω'] at the point, to end in
+    [(λv.S)* · (ω' V')], and it ends in [(λv.⟨v, (J f · v) x0⟩)* · 0]
+    (rule 20a on [f(y)], then rule 9 on the constant [r]).  So Corollary
+    5.2 ("every reduction sequence ends in a value") does not hold of
+    every closed [ztyped] well-formed term in this reconstruction. *)
+Section stuck_lam.
+Variables (f : fsym) (x : num scalar) (r : scalar).
+Hypothesis Dx : dense x.
+Hypothesis Hx : num_ty x (Rn (fdom f)).
+
+(** [let a = f(y) in let b = r in b] in [x :: y :: Γ]. *)
+Definition lam_body : tm := Let (Fun f (Var 1)) (Let (Real r) (Var 0)).
+
+Definition lam_query : tm := App (Pb (Lam lam_body) (Lam Zero)) (num_tm x).
+
+Definition lam_premise_end : tm := Dual (Pair (Var 0) (App (Jac f (Var 0)) (num_tm x))) Zero.
+
+Lemma lam_premise :
+  steps (App (Pb (ren swap lam_body) (Var 1)) (ren (fun n => S (S n)) (num_tm x))) lam_premise_end /\
+  value lam_premise_end.
+Proof.
+  assert (Vw : value (Pb (Real r) (Var 1))) by (apply value_pb; [left; apply elem_real|split; [intros []|exact I]]).
+  assert (Vx : value (num_tm x)) by apply value_num.
+  assert (Ef : elem (Fun f (Var 0))) by (apply elem_fun; constructor).
+  split.
+  - change (ren swap lam_body) with (Let (Fun f (Var 0)) (Let (Real r) (Var 0))). rewrite ren_num.
+    (* (8) *)
+    eapply steps_cons; [apply (step_ctx (EAppL (num_tm x))); [exact I|];
+      apply step_pb_let; [exact Ef|apply lets_last, elem_real]|]. simpl.
+    (* (7) *)
+    eapply steps_cons; [apply (step_ctx (EAppL (num_tm x))); [exact I|];
+      apply (step_ctx (EPbR (Pair (Var 0) (Fun f (Var 0))))); [right; exists (Fun f (Var 0)); split; [reflexivity|exact Ef]|];
+      apply step_pb_ret, elem_real|]. simpl.
+    (* (20a), its premise (15) *)
+    pose proof (step_pb_fun f [] (Var 0) (num_tm x) ltac:(split; [intros []|exact I]) Vx) as H15.
+    unfold yp, shift, out, subst1 in H15. simpl in H15. rewrite ren_num in H15.
+    eapply steps_cons; [apply (step_pb_pair_step (Fun f (Var 0)) (App (Jac f (Var 0)) (num_tm x)) (Fun f (num_tm x)));
+      [exact Vw|exact Vx|exact Ef|simpl; unfold is0; tauto|]|].
+    { unfold shift. cbn [ren up_ren]. rewrite !ren_num. exact H15. }
+    unfold out, subst1. simpl.
+    (* (3) in the next point *)
+    eapply steps_cons; [apply (step_ctx (EDualR _)); [exact I|]; apply (step_ctx (EAppR _)); [exact Vw|];
+      apply (step_ctx (EPairR _)); [exact Vx|]; apply step_fun, Dx|]. simpl.
+    (* (9) *)
+    eapply steps_cons; [apply (step_ctx (EDualR _)); [exact I|]; apply step_pb_const;
+      [split; [intros []|exact I]|split; [intros []|split; [exact Vx|apply value_num]]|apply elem_real|exact I]|].
+    apply steps_refl.
+  - unfold lam_premise_end. cbn [value head_redex].
+    repeat split; try (intros []; fail); try exact Vx.
+    intros (r1 & r2 & _ & _ & E & _). destruct r1; discriminate.
+Qed.
+
+Lemma ppath_not_lam p : forall t, (forall b, t <> Lam b) -> forall b, ppath p t <> Lam b.
+Proof. induction p as [|i p IH]; intros t Ht; simpl; [exact Ht|apply IH; discriminate]. Qed.
+
+Lemma zstuck_pb_lam :
+  ztyped [] lam_query (TDual (Rn (fdom f))) /\ wf_query lam_query /\ ~ value lam_query /\
+  forall t', ~ step lam_query t'.
+Proof.
+  assert (Hl : lets lam_body) by (apply lets_cons; [apply elem_fun; constructor|apply lets_last, elem_real]).
+  assert (Hc : chain_body (Lam lam_body)) by (left; apply elem_lam, Hl).
+  split; [|split; [|split]].
+  - unfold lam_query. apply (zt_app _ _ _ (Rn (fdom f))); [|apply ztyped_num; assumption].
+    apply (zt_pb _ _ _ _ (TArr TR TR)); [|repeat constructor].
+    apply zt_lam. unfold lam_body. apply (zt_let _ _ _ (Rn (fcod f)));
+      [apply zt_fun; constructor; reflexivity|apply (zt_let _ _ _ TR); [constructor|constructor; reflexivity]].
+  - assert (Hn : forall r0 : num scalar, pb_lets_ok (num_tm r0) /\ pb_jac_ok (num_tm r0) /\ pb_param_ok (num_tm r0))
+      by (induction r0; simpl; tauto).
+    destruct (Hn x) as (H1 & H2 & H3). unfold lam_query, wf_query, wf_tm. simpl. tauto.
+  - intros [Hh _]. apply Hh. cbn [head_redex]. split; [exact Hc|].
+    intros [(a & q & _ & _ & E)|(p1 & q & E & _)]; discriminate.
+  - intros t' Hs. unfold lam_query in Hs. inversion Hs; subst.
+    + (* (9): [y] is free in the body *)
+      match goal with H : nocc is0 (Lam _) |- _ => simpl in H; unfold is0 in H; tauto end.
+    + (* no linear shape is an abstraction *)
+      match goal with H : lin_shape (Lam _) |- _ => inversion H; subst end.
+      match goal with H : yp _ = Lam _ |- _ => exact (ppath_not_lam _ (Var 0) ltac:(discriminate) _ H) end.
+    + (* (18): its premise ends in a dual map along [0] *)
+      destruct lam_premise as [Hp Hv].
+      match goal with H : steps _ (Dual _ (App (Var 1) _)), H' : value (Dual _ (App (Var 1) _)) |- _ =>
+        pose proof (steps_value_det _ _ _ Hp Hv H H') as E end.
+      discriminate E.
+    + (* a step inside: the chain and the point are values *)
+      match goal with H : efill ?F _ = _ |- _ => destruct F; simpl in H; try discriminate H; injection H; intros; subst end;
+        (eapply value_not_step; [eassumption|]).
+      * apply value_pb; [exact Hc|split; [intros []|exact I]].
+      * apply value_num.
+Qed.
+End stuck_lam.
 
 End fo2.
 
