@@ -380,3 +380,39 @@ Check @zfo_svalue_norm.
 Print Assumptions zfo_svalue_norm.
 Check @exec_zfo_safety.
 Print Assumptions exec_zfo_safety.
+
+(* Beyond fq (fo2.v): the fragment fq2, whose pullback bodies may hold any
+   let (A-normalised in the body) and Jacobians and numeric duals, is closed
+   under the steps; every term of it reduces to a normal form and every
+   reduction sequence from it is finite (Corollary 5.2 on fq2), with a
+   normaliser without fuel.  For the whole language, a closed ztyped normal
+   form none of whose pullbacks has an application as its body is a
+   syntactic value; so on fq2 under ztyped: progress, type safety and
+   normalization to a syntactic value.  A closed ztyped, well-formed query
+   whose body applies a Jacobian of its point is a normal form that is not
+   a syntactic value; a closed ztyped, well-formed query whose body is an
+   abstraction is no normal form and has no step (rule 18's premise ends in
+   a dual map along 0). *)
+From Pullback Require Import fo2.
+Check @fq2_step.
+Print Assumptions fq2_step.
+Check @fq2_norm.
+Print Assumptions fq2_norm.
+Check @fq2_sn.
+Print Assumptions fq2_sn.
+Check @fo2_normalize_sound.
+Print Assumptions fo2_normalize_sound.
+Check @zvalue_svalue.
+Print Assumptions zvalue_svalue.
+Check @zfo2_progress.
+Print Assumptions zfo2_progress.
+Check @zfo2_safety.
+Print Assumptions zfo2_safety.
+Check @zfo2_svalue_norm.
+Print Assumptions zfo2_svalue_norm.
+Check @exec_zfo2_safety.
+Print Assumptions exec_zfo2_safety.
+Check @zstuck_jac_point.
+Print Assumptions zstuck_jac_point.
+Check @zstuck_pb_lam.
+Print Assumptions zstuck_pb_lam.

@@ -30,13 +30,28 @@
       [fq] in [ztyped] is a syntactic value), since [0] and sums at dual
       types never block a rule.
 
-    Open: terms with pullbacks outside [fq].  Rules 16b-20a reduce a
+    Beyond [fq]: fo2.v extends the result to [fq2], whose pullback
+    bodies may hold any [let] and Jacobians and numeric duals
+    ([zfo2_progress], [zfo2_safety], [zfo2_svalue_norm],
+    [exec_zfo2_safety]), from its normalization ([fq2_norm]) and a lemma
+    for the whole language: a closed [ztyped] normal form none of whose
+    pullbacks has an application as its body is a syntactic value
+    ([zvalue_svalue]).
+
+    Open: terms with pullbacks outside [fq2].  Rules 16b-19b reduce a
     pullback applied to a point only once a premise, the body run on the
-    point, ends in a dual map or [0]; progress for them needs the
-    normalization of those premises, proved on [fq] only ([norm_fo.v]; not
-    for Jacobians applied and other lets in pullback bodies, higher-order
-    bodies, dual maps and pullbacks in bodies).  Both fragments here contain terms [fo_progress] does not
-    cover ([nzq] excludes [r* + s*] and [⟨0, r⟩ : R* × R]). *)
+    point along a variable 1-form, ends in a dual map or [0]; progress for
+    them needs the normalization of those premises, proved for no
+    higher-order body, dual map or pullback in a body.  An application in
+    a body is not only open: a Jacobian of the point applied in the body
+    leaves a closed, [ztyped], well-formed normal form that is not a
+    syntactic value ([zstuck_jac_point], fo2.v), so progress with
+    syntactic values does not hold of every closed [ztyped] term; and a
+    body [λx.L] whose last [let] does not depend on [y] while an earlier
+    one does leaves rule 18's premise in a dual map along [0], so the
+    query has no step and is no normal form ([zstuck_pb_lam], fo2.v).  Both
+    fragments here contain terms [fo_progress] does not cover ([nzq]
+    excludes [r* + s*] and [⟨0, r⟩ : R* × R]). *)
 From Pullback Require Import syntax typing reduction preservation progress progress_typed exec_sig
   fo norm_fo fo_progress fo_grad ztyped ztyped_pres.
 
