@@ -379,17 +379,8 @@ Example rd_eval_den_depth3 ρ (v w : vec) M' :
   den ρ M' = den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
   intros Hv Hw N Hs.
-  apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat) (b := 3%nat); auto.
-  - constructor.
-  - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
-    + constructor. reflexivity.
-    + apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
-      * constructor. reflexivity.
-      * typed_app. constructor. reflexivity.
-      * constructor. reflexivity.
-    + constructor. reflexivity.
-  - constructor.
-  - unfold N. cbn [okg pred]. repeat split; cbn; lia.
+  apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat) (b := 3%nat);
+    [constructor|unfold N; typed_body|constructor|unfold N; cbn [okg pred]; repeat split; cbn; lia|..]; auto.
 Qed.
 End eval.
 
