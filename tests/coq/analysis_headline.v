@@ -238,18 +238,31 @@ Check @step_tm_den_lin.
 Print Assumptions step_tm_den_lin.
 
 (* Every rd-depth, function symbols included (rdsound_all.v; okg b: every
-   primitive rd^k[p] under j enclosing rds has k + j < b and is good, so the
-   rewriting applies rd^{k+j+1}[p] with k + j + 1 <= 2, the derivatives Ev
-   has): the rewriting of an okg b body is okg (b + 1) (okg_rdr); by
-   induction on the level d the rewriting denotes a reverse derivative of the
-   body (rdr_sound_all), so [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] for every
-   okg 2 body (rd_step_sound_all), also with syntactic hypotheses only
-   (smooth_g, rd_step_sound_smooth_all), and every step keeps the
-   denotation when its rd redex has an okg 2 body (step_tm_den_all).  The
-   earlier bodies are okg bodies: okt_okg, okn_okg, oklin_okg.  The smooth
-   primitives of good and smooth_g include sce (smooth_all_prim,
-   prim_rd_correct_all, sce_prim_fits), with two instances. *)
+   primitive rd^k[p] under j enclosing rds has k + j < b and is goodg:
+   smooth or sce and prim_ok, every k; the rewriting applies
+   rd^{k+j+1}[p], which Ev computes with the core beyond rd², and Ev of
+   rd^{k+1}[p] is the reverse derivative of Ev of rd^k[p] for every k
+   (rd_correct_all, from rdcore_ev.v) with the shapes of its type
+   (prim_fits_all)): the rewriting of an okg b body is okg (b + 1)
+   (okg_rdr, lift_budget at every b); by induction on the level d the
+   rewriting denotes a reverse derivative of the body (rdr_sound_all), so
+   [[W.R_V(x.N)]] = [[W.rd(x.N)(V)]] for every okg b body, every b
+   (rd_step_sound_all), also with syntactic hypotheses only (smooth_g,
+   rd_step_sound_smooth_all), and every step keeps the denotation when its
+   rd redex has an okg body (step_tm_den_all).  The earlier bodies are okg
+   bodies: okt_okg, okn_okg, oklin_okg.  The smooth primitives of good and
+   smooth_g include sce (smooth_all_prim, prim_rd_correct_all,
+   sce_prim_fits), with two instances. *)
 From RevHandlers.Analysis Require Import rdsound_all.
+Print goodg.
+Check @prim_fits_all.
+Print Assumptions prim_fits_all.
+Check @rd_correct_all.
+Print Assumptions rd_correct_all.
+Check @goodg_good_at.
+Print Assumptions goodg_good_at.
+Check @lift_budget.
+Print Assumptions lift_budget.
 Print okg.
 Print smooth_g.
 Check @okg_rdr.
@@ -280,15 +293,16 @@ Check @oklin_okg.
 
 (* Evaluation at every rd-depth (rdsound_eval.v): the rewriting is not
    rd-free (R-Fun and R-Let copy forward subterms, which may contain rds), so
-   the invariant okp (every rd of the term has an okg 2 body, the primitives
-   keep the shapes, constants have their lengths) is kept by every step
+   the invariant okp (every rd of the term has an okg b body for some b, the
+   primitives keep the shapes, constants have their lengths) is kept by every step
    (step_tm_okp, with okp_rdr for the rd step); every evaluation of a closed
    okp term keeps its denotation (steps_den_all); whatever W.R_V(x.N)
    evaluates to denotes [[W.rd(x.N)(V)]] (rd_eval_den_all, and from
    W.rd(x.N)(V) itself: rd_eval_den_all'), and is r [[W]] for every reverse
-   derivative r of the body at [[V]] (rd_eval_rev_deriv); an instance of
-   rd-depth two with a primitive.  rd^k for k >= 3 is the core's
-   (ev_total.v: eval_prim_rd3_core), not covered here. *)
+   derivative r of the body at [[V]] (rd_eval_rev_deriv), for okg b bodies
+   at every b; an instance of rd-depth two with a primitive, and one whose
+   rewriting applies rd³[swish] (rd^k for k >= 3 is the core's, ev_total.v:
+   eval_prim_rd3_core, and over R the reverse derivative: rdcore_ev.v). *)
 From RevHandlers.Analysis Require Import rdsound_eval.
 Print okp.
 Check @okp_rdr.
@@ -305,6 +319,8 @@ Check @rd_eval_rev_deriv.
 Print Assumptions rd_eval_rev_deriv.
 Check @rd_eval_den_depth2.
 Print Assumptions rd_eval_den_depth2.
+Check @rd_eval_den_depth3.
+Print Assumptions rd_eval_den_depth3.
 
 (* The core's programs over R (rdcore_real.v): core_fun P is the instance's
    evaluation of the core program P (theories/rh/rdcore.v) at the real
@@ -685,3 +701,28 @@ Check @smooth_prim_core.
 Print Assumptions smooth_prim_core.
 Check @core_rdk_correct_smooth.
 Print Assumptions core_rdk_correct_smooth.
+
+(* Ev of rd^k[p] over R for every k (rdcore_ev.v): Ev computes the
+   hand-written kernels for k <= 2 and the core's core_prog k p beyond;
+   over R both are core_fun (core_prog k p) on every argument of the type's
+   lengths (core_fun_prim_k), so Ev answers the core's value on every
+   well-shaped argument (ev_core, ev_core_all) and every rd^k[p] has the
+   shapes of its type (eval_prim_shapes).  With core_rdk_correct: for every
+   primitive whose forward map is smooth (smooth_core: the fourteen of
+   smooth_prim and sce) and every k, Ev of rd^{k+1}[p] is the reverse
+   derivative of Ev of rd^k[p] at every point (ev_rdk_correct, stated as
+   rd_correct_at k p), and what Ev answers at <V, W> is that reverse
+   derivative at V applied to W (ev_rdk_value). *)
+From RevHandlers.Analysis Require Import rdcore_ev.
+Check @core_fun_prim_k.
+Print Assumptions core_fun_prim_k.
+Check @ev_core.
+Print Assumptions ev_core.
+Check @ev_core_all.
+Print Assumptions ev_core_all.
+Check @eval_prim_shapes.
+Print Assumptions eval_prim_shapes.
+Check @ev_rdk_correct.
+Print Assumptions ev_rdk_correct.
+Check @ev_rdk_value.
+Print Assumptions ev_rdk_value.

@@ -56,7 +56,7 @@ Proof.
   - (* rh_ret *)
     unfold rh_ret_out. cbn [okr]. split.
     + apply okr_subst; [|apply okrh_ret; exact HoH]. exact (okg0_subst_nth _ _ _ HVs Hk).
-    + eapply okg_okp with 0%nat; [lia|]. apply okg_onehot. exact I.
+    + eapply okg_okp with 0%nat. apply okg_onehot. exact I.
   - (* rh_let_var *)
     rh_let_var_case z IH Hvb chaing_fill_c chaing_subst.
   - (* rh_op *)
@@ -65,7 +65,7 @@ Proof.
     + apply okr_subst; [|exact HoQf]. exact (okg0_subst_nth _ _ _ HVs Hk).
     + rh_op_ih IH HVs Hvb chaing_fill_c chaing_shift_frames.
     + apply okr_subst; [|exact HoQb]. apply okg0_list_subst. repeat constructor.
-    + eapply okg_okp with 0%nat; [lia|]. apply okg_rh_op_result.
+    + eapply okg_okp with 0%nat. apply okg_rh_op_result.
   - (* rh_rev *)
     apply IH2; auto. apply chaing_fill_c in Hvb. destruct Hvb as [[_ [Hc1 HcH1]] HcK].
     apply chaing_fill_c. split; [|exact HcK].
@@ -74,16 +74,16 @@ Proof.
     unfold fill_t in Hvb. apply chaing_fill_c in Hvb. destruct Hvb as [HcF HcK].
     assert (Hc : okg 2 M) by (destruct F as [|o'|R0 H0]; cbn [plug_t chaing] in HcF; tauto).
     unfold rh_term_out. cbn [okr okp okg]. split; [|split; [|split]].
-    + eapply okg_okp with 2%nat; [lia|]. apply okg_subst; [|exact Hc]. apply okg0_list_subst. exact HVs.
+    + eapply okg_okp with 2%nat. apply okg_subst; [|exact Hc]. apply okg0_list_subst. exact HVs.
     + apply IH; auto.
       * constructor; [exact I|]. apply okg_map_ren. exact HVs.
       * unfold fill_t. apply chaing_fill_c. split; [|apply chaing_shift_frames; exact HcK].
         destruct F; cbn [plug_t chaing okg] in HcF |- *; tauto.
     + split; [exact I|]. split.
-      * apply okg_subst; [|exact Hc]. intros x. exact I.
+      * exists 2%nat. apply okg_subst; [|exact Hc]. intros x. exact I.
       * apply okp_tuple. apply Forall_map. eapply Forall_impl; [|exact HVs].
-        intros V HV. eapply okg_okp with 0%nat; [lia|]. apply okg_ren. exact HV.
-    + eapply okg_okp with 0%nat; [lia|]. rewrite rh_term_result_nth. apply okg_tuple.
+        intros V HV. eapply okg_okp with 0%nat. apply okg_ren. exact HV.
+    + eapply okg_okp with 0%nat. rewrite rh_term_result_nth. apply okg_tuple.
       apply Forall_forall. intros N HN. apply in_map_iff in HN. destruct HN as [i [<- _]].
       apply okg_plus; exact I.
 Qed.

@@ -538,7 +538,7 @@ Ltac handler_clause_ok :=
   intros [_ Hcls]; apply clause_of_all;
   [ clear P; induction cls; simpl in *; tauto
   | simpl; split; [exact I|]; split; [exact I|]; split; [reflexivity|exact I]
-  | simpl; eapply okg_okp with 0%nat; [lia|]; apply okg_zero ].
+  | simpl; eapply okg_okp with 0%nat; apply okg_zero ].
 
 Lemma okh_clause H o D Qf Qb : okh H -> clause_of H o = (D, Qf, Qb) -> okc Qf /\ okc Qb.
 Proof. handler_clause_ok. Qed.
@@ -1001,7 +1001,7 @@ Proof.
   split; [rewrite Eu, EB; exact HB|].
   destruct (fits_prod_inv _ _ Hu) as [us [Eus HF]]. subst u.
   assert (Hl : length us = length Bs) by (symmetry; eapply Forall2_length'; eauto).
-  destruct (rdr_sound_all decls locs (rd_depth M) 2 Bs M B (le_n _) HM Ho (le_n _) Bs [] (eq_sym (app_nil_r Bs))
+  destruct (rdr_sound_all decls locs (rd_depth M) 2 Bs M B HM Ho (le_n _) Bs [] (eq_sym (app_nil_r Bs))
               Var (zero B) (envof (RNode us)) (env_fits_envof Bs _ Hu) (proj1 (den_zero decls locs _ _))) as [_ [r [Hr _]]].
   exists r.
   assert (Ept : pt (length Bs) (fun x => den (envof (RNode us)) (Var x)) = RNode us).
@@ -1094,9 +1094,9 @@ Lemma chaing_okc_all :
   (forall R, chaing R -> okc R) /\ (forall H, chaingh H -> okh H) /\ (forall cls, chaingcls cls -> okcls cls).
 Proof.
   apply cmd_mutind; cbn [chaing chaingh chaingcls okc okh okcls]; intros; try tauto.
-  - eapply okg_okp with 2%nat; [lia|exact H].
-  - eapply okg_okp with 2%nat; [lia|exact H].
-  - destruct H2 as [HM [HR HH]]. split; [eapply okg_okp with 2%nat; [lia|exact HM]|].
+  - eapply okg_okp with 2%nat; exact H.
+  - eapply okg_okp with 2%nat; exact H.
+  - destruct H2 as [HM [HR HH]]. split; [eapply okg_okp with 2%nat; exact HM|].
     split; [apply H, chain1_chaing, HR|auto].
 Qed.
 

@@ -56,7 +56,7 @@ Lemma prim_fits_mlp p : smooth_prim p = true -> prim_ok p = true -> prim_fits (0
 Proof. intros Hs Hok. apply smooth_prim_fits; auto. Qed.
 
 Lemma swish_okg n x : okg 2 (App (swish_f n) (Var x)).
-Proof. cbn [okg]. split; [split; [apply good_mlp; reflexivity|cbn; lia]|exact I]. Qed.
+Proof. cbn [okg]. split; [split; [apply good_goodg, good_mlp; reflexivity|cbn; lia]|exact I]. Qed.
 
 Lemma rest_gen_chaing shape FC ls : chaing (rest_gen swish_f shape FC ls).
 Proof.

@@ -27,10 +27,10 @@
     [rd_core] computes the transposed Jacobian of every judged program
     without [maxpool]-family operations wherever its elementwise maps
     satisfy [op_diff] (rdcore_opderiv.v, [rd_core_rev_deriv_covered]).
-    Not proved (docs/decisions.md, "rd of every order over ℝ: prune and
-    the derivative of a program"): [op_diff] at every point for the
-    elementwise maps of [core_prog k p], which would give [rd^k] for
-    every [k]. *)
+    [op_diff] at every point for the smooth elementwise maps, and so
+    [rd^k] of the core for every [k], is rdcore_smooth.v and rdcore_k.v;
+    that [Ev] of [rd^k[p]] is [core_prog k p] over ℝ for every [k] is
+    rdcore_ev.v. *)
 From RevHandlers.Analysis Require Import base vec templates sums prims prims_more sce prims_all.
 From RevHandlers Require Import rdcore.
 Open Scope R_scope.

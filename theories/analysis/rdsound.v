@@ -32,11 +32,10 @@
     [smooth0]): the inner rewriting then applies [rd[p]] only and satisfies
     [okt] ([okt_rdr0]), denotes the inner [rd] in every environment
     ([rd_core]), and the R-Rd case follows ([rdr_sound_depth1],
-    [rd_step_sound_depth1]).  Every depth, function symbols included, as
-    long as the rewriting applies at most [rd²[p]]: [rdsound_all.v]
-    (linear bodies: [rdsound_lin.v]); the evaluation at every depth:
-    [rdsound_eval.v].  Not proved: bodies whose rewriting applies
-    [rd³[p]], which the instance's [Ev] does not have. *)
+    [rd_step_sound_depth1]).  Every depth, function symbols included,
+    the rewriting applying [rd^k[p]] for every [k] (the core's beyond
+    [rd²], rdcore_ev.v): [rdsound_all.v] (linear bodies:
+    [rdsound_lin.v]); the evaluation at every depth: [rdsound_eval.v]. *)
 From Coq Require Import Reals Lra List Lia.
 From Coquelicot Require Import Coquelicot.
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rd rdr_rel rd_bound term_sem instance normalization tactics.

@@ -1,34 +1,73 @@
 (** * Soundness of the [rd] step at every [rd]-depth, function symbols included
 
-    A body may apply a primitive [rd^k[p]] under [j] enclosing [rd]s as
-    long as its rewriting, which applies [rd] once per enclosing [rd] and
-    once for the [rd] being stepped, stays at [rd^{k+j+1}[p]] with
-    [k + j ≤ 1]: the derivatives the instance's [Ev] has and that
-    [prims.v] and [sce.v] prove ([rd[p]] is the reverse derivative of [p],
-    [rd²[p]] that of [rd[p]]).  A body whose rewriting would apply [rd³[p]] gets
-    stuck at run time ([Ev] has no [rd³]), and is not covered.
+    A body may apply a primitive [rd^k[p]] under [j] enclosing [rd]s for
+    every [k] and [j]: its rewriting, which applies [rd] once per
+    enclosing [rd] and once for the [rd] being stepped, applies
+    [rd^{k+j+1}[p]], which the instance's [Ev] computes with the
+    hand-written kernels up to [rd²] and with the core of rdcore.v
+    beyond; over ℝ [Ev] of [rd^{k+1}[p]] is the reverse derivative of
+    [Ev] of [rd^k[p]] at every point, for every [k], for the primitives
+    differentiable everywhere (the fourteen smooth ones of [prims.v] and
+    [sce]: [rd_correct_all], from [ev_rdk_correct] of rdcore_ev.v), and
+    [Ev] of [rd^k[p]] has the shapes of its type ([prim_fits_all]).
 
     [okg b M]: every primitive [rd^k[p]] of [M] under [j] enclosing [rd]s
-    of [M] is [good] (smooth or [sce], [prim_ok], [k ≤ 1]) with [k + j < b]; the
-    constants have the length of their type.  [okg 0] is the linear
-    bodies of [rdsound_lin.v]; [okg 2] contains the [okt] and [okn]
-    bodies of [rdsound.v] ([okt_okg], [okn_okg]; [oklin_okg] in
-    [rdsound_lin.v]).
+    of [M] is [goodg] (smooth or [sce], [prim_ok]; no bound on [k]) with
+    [k + j < b]; the constants have the length of their type.  Every
+    body whose primitives are smooth or [sce] with [prim_ok] and whose
+    constants have their lengths is [okg b] for [b] large enough ([b]
+    above every [k + j]).  [okg 0] is the linear bodies of
+    [rdsound_lin.v]; [okg 2] contains the [okt] and [okn] bodies of
+    [rdsound.v] ([okt_okg], [okn_okg]; [oklin_okg] in [rdsound_lin.v]).
 
     - [okg_rdr]: the rewriting of an [okg b] body applies primitives one
-      level up, so it is [okg (b + 1)] (for [b ≤ 1]).
+      level up, so it is [okg (b + 1)] ([lift_budget], every [b]).
     - [rdr_sound_all]: by induction on the level [d], the rewriting at the
-      level [d] of an [okg b] body ([b ≤ 2]) of [rd]-depth at most [d]
+      level [d] of an [okg b] body (every [b]) of [rd]-depth at most [d]
       denotes a reverse derivative of the body.  The R-Rd case at [d + 1]
       is the one of [rdr_sound_lin], with the inner body at the budget
       [b - 1] and the term [let l ← L in let u ← M in u.R_l(y.N)] back at
       the budget [b] ([okg_rdr]).
     - [rd_step_sound_all], [step_tm_den_all]: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
-      for every [okg 2] body [N], whatever its [rd]-depth, and every step
-      of a closed well-typed term whose [rd] redexes have such bodies keeps
-      its denotation. *)
-From RevHandlers.Analysis Require Import base_rd.
+      for every [okg b] body [N], every [b], whatever its [rd]-depth, and
+      every step of a closed well-typed term whose [rd] redexes have such
+      bodies keeps its denotation.
+
+    Not covered: bodies with [round], [maxpool], [relu] or [log] under an
+    [rd] (rdsound_on.v treats [rd]-free bodies with them, in the sets
+    where they are differentiable). *)
+From RevHandlers.Analysis Require Import base_rd rdcore_ev.
 Open Scope R_scope.
+
+(** ** The primitives of every order
+
+    [goodg f]: [f = rd^k[p]] with [p] smooth or [sce] ([smooth_all_prim])
+    and [prim_ok p], for every [k].  Over ℝ, [Ev] of [rd^k[p]] has the
+    shapes of its type ([prim_fits_all], from [eval_prim_shapes]) and
+    [rd^{k+1}[p]] is the reverse derivative of [rd^k[p]] at every point
+    ([rd_correct_all]: the core's [rd^{k+1}] is the reverse derivative of
+    its [rd^k], [core_rdk_correct] of rdcore_k.v, and [Ev] is the core's,
+    [ev_rdk_correct] of rdcore_ev.v), so [goodg f] gives [good_at f t]
+    at every tree [t] ([goodg_good_at]) and [goodg] is kept by [rd]. *)
+Definition goodg (f : nat * prim) : Prop :=
+  smooth_all_prim (snd f) = true /\ prim_ok (snd f) = true.
+
+Lemma good_goodg f : good f -> goodg f.
+Proof. intros [Hs [Hok _]]. split; assumption. Qed.
+
+Lemma prim_fits_all k p : prim_ok p = true -> prim_fits (k, p).
+Proof. intros Hok. apply prim_fits_gen. intros xs HF. exact (eval_prim_shapes k p xs Hok HF). Qed.
+
+Theorem rd_correct_all k p : smooth_all_prim p = true -> prim_ok p = true -> rd_correct_at k p.
+Proof. intros Hs Hok. apply ev_rdk_correct; [apply smooth_core_of_cases, smooth_all_prim_cases, Hs|exact Hok]. Qed.
+
+Lemma goodg_good_at f t : goodg f -> good_at f t.
+Proof.
+  destruct f as [k p]. intros [Hs Hok]. simpl in *.
+  split; [apply prim_fits_all, Hok|]. split; [apply prim_fits_all, Hok|].
+  intros Ht. apply (rd_correct_all k p Hs Hok). apply fits_len in Ht.
+  rewrite Ht. unfold pdom, dim. reflexivity.
+Qed.
 
 (** ** Cases shared by the inductions on terms here and in [rdsound_eval.v]
 
@@ -108,7 +147,7 @@ Ltac rd_const_side :=
 Ltac rd_example lemma T :=
   intros;
   lazymatch goal with |- _ /\ _ => split; [reflexivity|] | _ => idtac end;
-  apply lemma with (B := T);
+  first [apply lemma with (B := T) | apply lemma with (B := T) (b := 2%nat)];
   [ match goal with N := _ |- _ => unfold N end; typed_body
   | simpl; repeat split; auto; lia
   | rd_const_side | rd_const_side | rd_const_side ].
@@ -122,7 +161,7 @@ Fixpoint okg (b : nat) (M : tm) : Prop :=
   match M with
   | Var _ => True
   | Const c => length (snd c) = fst c
-  | App f M => (good f /\ (fst f < b)%nat) /\ okg b M
+  | App f M => (goodg f /\ (fst f < b)%nat) /\ okg b M
   | Add M1 M2 => okg b M1 /\ okg b M2
   | Tuple Ms => fold_right and True (map (okg b) Ms)
   | Proj _ M => okg b M
@@ -190,22 +229,19 @@ Proof. apply closed_rdr_tuple. intros j M H. exact H. Qed.
 
 (** ** The rewriting moves the primitives one level up *)
 (** What the rewriting asks of the budgets [c] of the body and [c'] of the
-    result: a good primitive allowed at [c] stays good one level up, and
-    both levels are allowed at [c']. *)
+    result: a [goodg] primitive allowed at [c] stays [goodg] one level up,
+    and both levels are allowed at [c']. *)
 Definition lift (c c' : nat) : Prop :=
-  forall f, good f -> (fst f < c)%nat -> good (rd f) /\ (S (fst f) < c')%nat /\ (fst f < c')%nat.
+  forall f, goodg f -> (fst f < c)%nat -> goodg (rd f) /\ (S (fst f) < c')%nat /\ (fst f < c')%nat.
 
 Lemma lift_pred c c' : lift c c' -> lift (pred c) c.
 Proof.
   intros H f Hg Hf. destruct (H f Hg ltac:(lia)) as [H1 [H2 H3]]. split; [exact H1|]. lia.
 Qed.
 
-Lemma lift_budget b : (b <= 2)%nat -> lift (pred b) b.
-Proof.
-  intros Hb [k p] [Hs [Hok [Hk [Hf0 Hf1]]]] Hl. simpl in *.
-  assert (k = 0%nat) by lia. subst k. split; [|lia].
-  repeat split; auto; simpl. apply smooth_all_prim_fits2; auto.
-Qed.
+(** [goodg] has no bound on the order, so every budget lifts. *)
+Lemma lift_budget b : lift (pred b) b.
+Proof. intros [k p] [Hs Hok] Hl. simpl in *. split; [split; assumption|]. lia. Qed.
 
 (** The rewriting at the level [d] of an [okg c] body of [rd]-depth at
     most [d], with linear point substitution and cotangent, is [okg c']. *)
@@ -247,7 +283,7 @@ Qed.
 Lemma okg_sub_env b val M : okg b M -> ok_step_env (fun _ M => okg b M) val M.
 Proof.
   destruct M; cbn [okg ok_step_env]; intros H; try tauto.
-  - destruct H as [[Hg _] HM]. split; [apply good_good_at; exact Hg|exact HM].
+  - destruct H as [[Hg _] HM]. split; [apply goodg_good_at; exact Hg|exact HM].
   - apply okg_tuple. exact H.
 Qed.
 
@@ -261,12 +297,12 @@ Qed.
 (** The bodies of the level [d] at the budget [b]. *)
 Definition okgd (b d : nat) (M : tm) : Prop := okg b M /\ (rd_depth M <= d)%nat.
 
-Lemma okgd_sub b d M : okgd b d M -> ok_step (okgd b d) M.
+Lemma okgd_sub b d val M : okgd b d M -> ok_step_env (fun _ => okgd b d) val M.
 Proof.
-  destruct M as [x|c|f M|M1 M2|Ms|i M|M N|M N L]; intros [Ho Hd]; cbn [ok_step okg rd_depth] in *; unfold okgd.
+  destruct M as [x|c|f M|M1 M2|Ms|i M|M N|M N L]; intros [Ho Hd]; cbn [ok_step_env okg rd_depth] in *; unfold okgd.
   - exact I.
   - exact Ho.
-  - destruct Ho as [[Hg _] Ho]. split; auto.
+  - destruct Ho as [[Hg _] Ho]. split; [apply goodg_good_at, Hg|]. split; auto.
   - destruct Ho. split; split; auto; lia.
   - apply okg_tuple in Ho. rewrite Forall_forall in Ho |- *. intros M HM. split; auto.
     pose proof (list_max'_in rd_depth Ms M HM). lia.
@@ -275,33 +311,37 @@ Proof.
   - exact I.
 Qed.
 
-Lemma okgd_fits b d Γ M A : typed_tm Γ M A -> okgd b d M -> forall ρ, env_fits Γ ρ -> fits A (den ρ M).
-Proof. intros HM [Ho _]. eapply den_fits_g; eauto. Qed.
+Lemma okgd_fits b d Γ M A : typed_tm Γ M A -> (exists val : nat -> rv, okgd b d M) ->
+  forall ρ, env_fits Γ ρ -> fits A (den ρ M).
+Proof. intros HM [_ [Ho _]]. eapply den_fits_g; eauto. Qed.
 
 (** ** Soundness of the rewriting at every level *)
-Theorem rdr_sound_all d : forall b Γf N B, (b <= 2)%nat -> typed_tm Γf N B -> okg b N -> (rd_depth N <= d)%nat ->
+Theorem rdr_sound_all d : forall b Γf N B, typed_tm Γf N B -> okg b N -> (rd_depth N <= d)%nat ->
   forall As Γ0, Γf = As ++ Γ0 -> forall θ W ρ,
   env_fits Γf (fun x => den ρ (θ x)) -> fits B (den ρ W) ->
   rd_ok As B (fun x => den ρ (θ x)) N (den ρ (rdr d Γ0 As θ W N)) (den ρ W).
-(** Informal proof: by induction on [d], [rdr_sound_gen] at the level [d]
-    for [okgd b d] ([okgd_sub], [den_fits_g]).  At the level 0 there is
+(** Informal proof: by induction on [d], [rdr_sound_env] at the level [d]
+    for [okgd b d] ([okgd_sub]: a [goodg] primitive is [good_at] every
+    tree, [goodg_good_at]; [den_fits_g]).  At the level 0 there is
     no R-Rd case.  At the level [d + 1] ([rd_case_from]):
     [W.R_θ(x⃗. M.rd(y.N)(L))] is [W.R_θ(x⃗.T)] at the level [d] for
     [T := let l ← L in let u ← M in u.R_l(y.N)].  The inner body [N] is
     [okg (b - 1)], so its rewriting is [okg b] ([okg_rdr] with
-    [lift_budget]) and [T] is [okg b], of depth at most [d]
+    [lift_budget], every budget) and [T] is [okg b], of depth at most [d]
     ([rd_depth_rd_body]): the hypothesis at [d] gives a reverse
     derivative of [T]; and [T] denotes [M.rd(y.N)(L)] in every
     environment ([rd_core] with the hypothesis at [d] for [N] at the
     budget [b - 1]). *)
 Proof.
-  induction d as [|d IHd]; intros b Γf N B Hb HN Ho Hd.
-  - refine (rdr_sound_gen decls locs 0 (okgd b 0) (okgd_sub b 0) (okgd_fits b 0) _ Γf N B HN (conj Ho Hd)).
-    intros Γf' M N' L A B' _ _ _ [_ HdR]. simpl in HdR. lia.
-  - refine (rdr_sound_gen decls locs (S d) (okgd b (S d)) (okgd_sub b (S d)) (okgd_fits b (S d)) _ Γf N B HN (conj Ho Hd)).
-    clear Γf N B HN Ho Hd.
+  induction d as [|d IHd]; intros b Γf N B HN Ho Hd As Γ0 E θ W ρ Hv HW.
+  - refine (rdr_sound_env decls locs 0 (fun _ => okgd b 0) (fun _ _ _ _ H => H) (okgd_sub b 0) (okgd_fits b 0) _
+              Γf N B HN As Γ0 E θ W ρ Hv HW (conj Ho Hd)).
+    intros Γf' M N' L A B' _ _ _ As' Γ0' _ θ' W' ρ' _ _ [_ HdR]. simpl in HdR. lia.
+  - refine (rdr_sound_env decls locs (S d) (fun _ => okgd b (S d)) (fun _ _ _ _ H => H) (okgd_sub b (S d)) (okgd_fits b (S d)) _
+              Γf N B HN As Γ0 E θ W ρ Hv HW (conj Ho Hd)).
+    clear Γf N B HN Ho Hd As Γ0 E θ W ρ Hv HW.
     (* R-Rd *)
-    intros Γf M N' L A B HM HN HL [[HoM [HoN HoL]] HdR] As Γ0 -> θ W ρ Hv HW.
+    intros Γf M N' L A B HM HN HL As Γ0 -> θ W ρ Hv HW [[HoM [HoN HoL]] HdR].
     unfold okgd in *. simpl rd_depth in HdR.
     assert (HdM : (rd_depth M <= d)%nat) by lia.
     assert (HdN : (rd_depth N' <= d)%nat) by lia.
@@ -310,31 +350,31 @@ Proof.
     assert (HT : typed_tm (As ++ Γ0) T A) by (apply rd_body_typed with B; auto).
     assert (HoT : okg b T).
     { unfold T. cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; exact HoM|].
-      apply okg_rdr with (c := pred b); auto; [apply lift_budget; exact Hb|lia|intros [|x]; exact I|exact I]. }
+      apply okg_rdr with (c := pred b); auto; [apply lift_budget|lia|intros [|x]; exact I|exact I]. }
     assert (HdT : (rd_depth T <= d)%nat) by (apply rd_depth_rd_body; auto).
     apply (rd_case_from decls locs d _ M N' L A B As Γ0 θ W ρ HM HN HL eq_refl Hv).
     + intros e He. split; eapply den_fits_g; eauto.
-    + intros ρ' Hv' Hu. apply (IHd (pred b) _ N' B ltac:(lia) HN HoN HdN [A] (As ++ Γ0) eq_refl); auto.
-    + exact (IHd b _ T A Hb HT HoT HdT As Γ0 eq_refl θ W ρ Hv HW).
+    + intros ρ' Hv' Hu. apply (IHd (pred b) _ N' B HN HoN HdN [A] (As ++ Γ0) eq_refl); auto.
+    + exact (IHd b _ T A HT HoT HdT As Γ0 eq_refl θ W ρ Hv HW).
 Qed.
 
 (** ** Soundness of the [rd] step, at every depth *)
-Theorem rd_step_sound_all Γ ρ A B W V N :
-  typed_tm (A :: Γ) N B -> okg 2 N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+Theorem rd_step_sound_all Γ ρ A B W V N b :
+  typed_tm (A :: Γ) N B -> okg b N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
 (** Informal proof: [rd_rewrite] is the rewriting at the level
-    [rd_depth N]; [rdr_sound_all] there with [b = 2], [As = [A]],
+    [rd_depth N]; [rdr_sound_all] there at the budget [b], [As = [A]],
     [θ = V/x], and [rd_step_from]. *)
 Proof.
   intros HN Ho Hρ HV HW. unfold rd_rewrite. apply rd_step_from with B; auto.
-  exact (rdr_sound_all (rd_depth N) 2 _ N B ltac:(lia) HN Ho (le_n _) [A] Γ eq_refl _ W ρ (env_fits_point Γ ρ A V Hρ HV) HW).
+  exact (rdr_sound_all (rd_depth N) b _ N B HN Ho (le_n _) [A] Γ eq_refl _ W ρ (env_fits_point Γ ρ A V Hρ HV) HW).
 Qed.
 
 (** ** The earlier bodies are [okg] bodies *)
 Lemma okt_okg M : okt M -> okg 2 M.
 Proof.
   tm_induction M; cbn [okt okg]; intros H; auto; try tauto.
-  - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
+  - destruct H as [Hg HM]. split; auto. split; [apply good_goodg, Hg|]. destruct Hg as [_ [_ [Hk _]]]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.
 
@@ -342,14 +382,14 @@ Lemma smooth0_okg M : smooth0 M -> okg 1 M.
 Proof.
   tm_induction M; cbn [smooth0 okg]; intros H; auto; try tauto.
   - destruct f as [k p]. simpl in H |- *. destruct H as [-> [Hs [Hok HM]]].
-    split; auto. split; [apply good_smooth; auto|lia].
+    split; auto. split; [apply good_goodg, good_smooth; auto|lia].
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
 Qed.
 
 Lemma okn_okg M : okn M -> okg 2 M.
 Proof.
   tm_induction M; cbn [okn okg]; intros H; auto; try tauto.
-  - destruct H as [Hg HM]. split; auto. split; auto. destruct Hg as [_ [_ [Hk _]]]. lia.
+  - destruct H as [Hg HM]. split; auto. split; [apply good_goodg, Hg|]. destruct Hg as [_ [_ [Hk _]]]. lia.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
   - destruct H as [H1 [H2 H3]]. split; [apply okt_okg; auto|split; [apply smooth0_okg; auto|apply okt_okg; auto]].
 Qed.
@@ -358,13 +398,13 @@ Qed.
 (** ** Bodies of smooth primitives, with no hypothesis left on them *)
 (** [smooth_g b M]: every primitive [rd^k[p]] of [M] under [j] enclosing
     [rd]s has [p] smooth or [sce] ([smooth_all_prim]), [prim_ok p] and
-    [k + j < b], [k ≤ 1]; the constants have the length of their type.
+    [k + j < b]; the constants have the length of their type.
     Decidable, syntactic. *)
 Fixpoint smooth_g (b : nat) (M : tm) : Prop :=
   match M with
   | Var _ => True
   | Const c => length (snd c) = fst c
-  | App f M => ((fst f < b)%nat /\ (fst f <= 1)%nat /\ smooth_all_prim (snd f) = true /\ prim_ok (snd f) = true) /\ smooth_g b M
+  | App f M => ((fst f < b)%nat /\ smooth_all_prim (snd f) = true /\ prim_ok (snd f) = true) /\ smooth_g b M
   | Add M1 M2 => smooth_g b M1 /\ smooth_g b M2
   | Tuple Ms => fold_right and True (map (smooth_g b) Ms)
   | Proj _ M => smooth_g b M
@@ -375,18 +415,18 @@ Fixpoint smooth_g (b : nat) (M : tm) : Prop :=
 Lemma smooth_g_okg M : forall b, smooth_g b M -> okg b M.
 Proof.
   tm_induction M; intros b; cbn [smooth_g okg]; intros H; auto; try tauto.
-  - destruct f as [k p]. simpl in H |- *. destruct H as [[Hb [Hk [Hs Hok]]] HM].
-    split; auto. split; [apply good_smooth_all; auto|exact Hb].
+  - destruct f as [k p]. simpl in H |- *. destruct H as [[Hb [Hs Hok]] HM].
+    split; auto. split; [split; assumption|exact Hb].
   - destruct H. split; auto.
   - induction IH as [|M Ms HM HMs IHl]; simpl in *; auto. destruct H. split; auto.
   - destruct H. split; auto.
   - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
 Qed.
 
-Corollary rd_step_sound_smooth_all Γ ρ A B W V N :
-  typed_tm (A :: Γ) N B -> smooth_g 2 N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
+Corollary rd_step_sound_smooth_all Γ ρ A B W V N b :
+  typed_tm (A :: Γ) N B -> smooth_g b N -> env_fits Γ ρ -> fits A (den ρ V) -> fits B (den ρ W) ->
   den ρ (rd_rewrite Γ A W V N) = den ρ (Rd W N V).
-Proof. intros HN Hs. apply rd_step_sound_all; auto. apply smooth_g_okg. exact Hs. Qed.
+Proof. intros HN Hs. apply (rd_step_sound_all Γ ρ A B W V N b); auto. apply smooth_g_okg. exact Hs. Qed.
 
 (** The hypotheses are met by a body of [rd]-depth two that applies a
     primitive under one [rd] and has a linear [rd] under two: for
@@ -430,15 +470,15 @@ Proof. rd_example rd_step_sound_smooth_all (@TBase Rsorts4 3%nat). Qed.
 #[local] Instance Ega : evaluator := exec_evaluator Rvo.
 
 (** Every step of a well-typed closed term keeps its denotation, the [rd]
-    step included when the body of the [rd] redex is [okg 2], of any
-    [rd]-depth, and its point and cotangent are [okg] terms. *)
+    step included when the body of the [rd] redex is [okg b] for some
+    [b], of any [rd]-depth, and its point and cotangent are [okg] terms. *)
 Theorem step_tm_den_all ρ K M0 M0' C :
   typed_tm [] (fill_ectx K M0) C -> head_step_tm M0 M0' ->
-  (forall W N V, M0 = Rd W N V -> okg 2 N /\ (exists b, okg b V) /\ (exists b, okg b W)) ->
+  (forall W N V, M0 = Rd W N V -> (exists b, okg b N) /\ (exists b, okg b V) /\ (exists b, okg b W)) ->
   den ρ (fill_ectx K M0) = den ρ (fill_ectx K M0').
 (** Informal proof: [step_tm_den_via] with [rd_step_sound_all]. *)
 Proof.
-  apply step_tm_den_via; [apply rd_step_sound_all|].
+  apply step_tm_den_via; [intros Γ ρ' A B W V N HN [b Ho]; apply (rd_step_sound_all Γ ρ' A B W V N b HN Ho)|].
   intros M A HM [b Ho]. eapply den_fits_g; eauto. intros x D Hx. destruct x; discriminate.
 Qed.
 End all.

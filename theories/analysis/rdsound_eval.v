@@ -1,8 +1,10 @@
 (** * The evaluation of [W.rd(x.N)(V)] at every [rd]-depth
 
     Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], the real
-    reverse derivative of the body, for every [okg 2] body [N]
-    ([rdsound_all.v]) whatever its [rd]-depth.  The rewriting is not
+    reverse derivative of the body, for every [okg b] body [N], every [b]
+    ([rdsound_all.v]), whatever its [rd]-depth: the rewriting may apply
+    [rd^k[p]] for every [k], which [Ev] computes with the core beyond
+    [rd²] (rdcore_ev.v).  The rewriting is not
     [rd]-free in general: R-Fun and R-Let copy forward subterms [M[θ]] of
     the body, which may contain [rd]s, so later steps fire more [rd]
     redexes, and [rdsound.v]'s argument ([rd]-freeness kept by the steps)
@@ -11,13 +13,14 @@
     [okp M]: every primitive [rd^k[p]] of [M] sends trees of the shape of
     its domain to trees of the shape of its codomain ([prim_fits]), the
     constants have the length of their type, and every [rd] of [M] has an
-    [okg 2] body ([okg_okp]: [okg b] terms are [okp] for [b ≤ 3]).
+    [okg b] body for some [b] ([okg_okp]: [okg b] terms are [okp], every
+    [b]; [prim_fits] holds for every [rd^k[p]], [prim_fits_all]).
 
     - [okp_rdr]: the rewriting at the level [d] of an [okg c] body
-      ([c ≤ 2]) of [rd]-depth at most [d], with [okg 0] point substitution
-      and cotangent, is [okp]: it applies [rd[f]] for the primitives [f]
-      of the body ([prim_fits] of [rd[f]] is part of [good f]), and the
-      subterms it copies and the inner rewritings of R-Rd are [okg 2]
+      (every [c]) of [rd]-depth at most [d], with [okg 0] point
+      substitution and cotangent, is [okp]: it applies [rd[f]] for the
+      primitives [f] of the body ([prim_fits_all]), and the subterms it
+      copies and the inner rewritings of R-Rd are [okg c]
       ([okg_subst], [okg_rdr]).
     - [head_step_okp], [step_tm_okp]: every step of a closed well-typed
       [okp] term gives an [okp] term: [f(V)] and [c1 + c2] give closed
@@ -34,12 +37,14 @@
       lengths of their types are, [okp_value_okg]).  [rd_eval_den_all']:
       the same for the whole evaluation of [W.rd(x.N)(V)] from any closed
       [okp] [W] and [V] (which may apply any fitting primitive, or contain
-      [rd]s with [okg 2] bodies).
-    - [rd_eval_den_depth2]: the hypotheses are met by a body of
-      [rd]-depth two applying [swish].
+      [rd]s with [okg] bodies).
+    - [rd_eval_den_depth2], [rd_eval_den_depth3]: the hypotheses are met
+      by a body of [rd]-depth two applying [swish], and by one whose
+      rewriting applies [rd³[swish]].
 
-    Not covered, as in [rdsound_all.v]: bodies whose rewriting would apply
-    [rd³[p]] (not [okg 2]), and non-smooth primitives. *)
+    Not covered, as in [rdsound_all.v]: primitives that are not
+    differentiable everywhere ([round], [maxpool], [relu], [log]) in
+    bodies with [rd]s. *)
 From Coq Require Import Relation_Operators.
 From RevHandlers.Analysis Require Import base_rd rdsound_all.
 Open Scope R_scope.
@@ -60,18 +65,18 @@ Fixpoint okp (M : tm) : Prop :=
   | Tuple Ms => fold_right and True (map okp Ms)
   | Proj _ M => okp M
   | Let M N => okp M /\ okp N
-  | Rd M N L => okp M /\ okg 2 N /\ okp L
+  | Rd M N L => okp M /\ (exists b, okg b N) /\ okp L
   end.
 
 Lemma okp_tuple Ms : okp (Tuple Ms) <-> Forall okp Ms.
 Proof. apply fold_and_Forall. Qed.
 
-Lemma okg_okp M : forall b, (b <= 3)%nat -> okg b M -> okp M.
+Lemma okg_okp M : forall b, okg b M -> okp M.
 Proof.
-  tm_induction M; intros b Hb H; cbn [okg okp] in *; auto.
+  tm_induction M; intros b H; cbn [okg okp] in *; auto.
   2-5: tm_cong okg_tuple okp_tuple.
-  - destruct H as [[[_ [_ [_ [Hf _]]]] _] HM]. split; [exact Hf|]. eapply IH; eauto.
-  - destruct H as [H1 [H2 H3]]. split; [eauto|split; [|eauto]]. eapply okg_mono; [|exact H2]. lia.
+  - destruct f as [k p]. destruct H as [[[_ Hok] _] HM]. split; [exact (prim_fits_all k p Hok)|]. eapply IH; eauto.
+  - destruct H as [H1 [H2 H3]]. split; [eauto|split; [exists (pred b); exact H2|eauto]].
 Qed.
 
 Lemma okp_value_okg V : value V -> okp V -> okg 0 V.
@@ -90,7 +95,7 @@ Proof.
   - apply okp_tuple in H. apply okp_tuple. rewrite Forall_forall in H, IH |- *. intros M' HM'.
     apply in_map_iff in HM'. destruct HM' as [M [<- HM]]. apply IH; auto.
   - destruct H. split; auto.
-  - destruct H as [H1 [H2 H3]]. split; [|split]; auto. apply okg_ren. exact H2.
+  - destruct H as [H1 [[b H2] H3]]. split; [|split]; auto. exists b. apply okg_ren. exact H2.
 Qed.
 
 (** Substitution of terms that are [okg 0]: closed values of [okp], and
@@ -101,7 +106,7 @@ Proof.
   3-7: tm_subst_cong okp_tuple okg_ren.
   - apply okg_okp with 0%nat; auto.
   - exact H.
-  - destruct H as [H1 [H2 H3]]. split; [|split]; auto.
+  - destruct H as [H1 [[b H2] H3]]. split; [|split]; auto. exists b.
     apply okg_subst; auto. intros [|x]; simpl; auto. apply okg_ren. auto.
 Qed.
 
@@ -123,16 +128,16 @@ Lemma okp_rdr_tuple (r : tm -> tm -> tm) W i Ms :
   Forall (fun M => forall W, okg 0 W -> okp (r W M)) Ms -> okg 0 W -> Forall okp (rdr_tuple r W i Ms).
 Proof. apply closed_rdr_tuple. intros j M H. exact H. Qed.
 
-(** ** The rewriting of an [okg 2] body *)
-(** Its primitives are one level up ([prim_fits] of [rd f] is part of
-    [good f]), and the subterms it copies and the inner rewritings are
-    [okg 2]. *)
-Lemma okp_rdr d : forall N Γ0 As θ W c, (c <= 2)%nat ->
+(** ** The rewriting of an [okg c] body *)
+(** Its primitives are one level up ([prim_fits] of [rd f]:
+    [prim_fits_all]), and the subterms it copies and the inner rewritings
+    are [okg c]. *)
+Lemma okp_rdr d : forall N Γ0 As θ W c,
   okg c N -> (rd_depth N <= d)%nat -> (forall x, okg 0 (θ x)) -> okg 0 W ->
   okp (rdr d Γ0 As θ W N).
 (** Informal proof: by induction on [d], then on [N], as [okg_rdr].
     R-Var and R-Const give [onehot] and [0], which are [okg 0].  R-Fun
-    gives [let u ← rd[f](<M[θ], W>) in …]: [rd[f]] fits ([good f]) and
+    gives [let u ← rd[f](<M[θ], W>) in …]: [rd[f]] fits ([prim_fits_all]) and
     [M[θ]] is [okg c] ([okg_subst]), so [okp].  R-Let copies [M[θ]]
     likewise.  R-Rd at [d + 1] is the rewriting at [d] of
     [T := let l ← L in let u ← M in u.R_l(y.N')]: the inner body [N'] is
@@ -142,34 +147,34 @@ Lemma okp_rdr d : forall N Γ0 As θ W c, (c <= 2)%nat ->
 Proof.
   induction d as [|d IHd]; intros N;
   induction N as [x|c0|f M IH|M1 M2 IH1 IH2|Ms IH|i M IH|M N IHM IHN|M N L IHM IHN IHL]
-    using tm_ind'; intros Γ0 As θ W c Hc Ho Hd Hθ HW.
-  all: try (rewrite rdr_Var; apply okg_okp with 0%nat; [lia|]; destruct (Nat.ltb x (length As));
+    using tm_ind'; intros Γ0 As θ W c Ho Hd Hθ HW.
+  all: try (rewrite rdr_Var; apply okg_okp with 0%nat; destruct (Nat.ltb x (length As));
             [apply okg_onehot; exact HW|apply okg_zero]).
-  all: try (rewrite rdr_Const; apply okg_okp with 0%nat; [lia|apply okg_zero]).
+  all: try (rewrite rdr_Const; apply okg_okp with 0%nat; apply okg_zero).
   all: try (rewrite rdr_App; destruct Ho as [[Hg Hf] HoM];
             cbn [okp]; split;
-            [split; [exact (proj2 (proj2 (proj2 (proj2 Hg))))|]; apply okp_tuple; constructor;
-               [apply okg_okp with c; [lia|]; apply okg_subst; auto
-               |constructor; [apply okg_okp with 0%nat; [lia|exact HW]|constructor]]
+            [split; [exact (prim_fits_all (S (fst f)) (snd f) (proj2 Hg))|]; apply okp_tuple; constructor;
+               [apply okg_okp with c; apply okg_subst; auto
+               |constructor; [apply okg_okp with 0%nat; exact HW|constructor]]
             |apply IH with (c := c); auto; [intros x; apply okg_ren; auto|exact I]]).
   all: try rdr_case_add okp_plus IH1 IH2 Ho Hd c.
   all: try rdr_case_tuple okp_sum_tms okp_rdr_tuple okg_tuple IH Ho Hd Ms c.
   all: try (rewrite rdr_Proj; destruct (infer_tm (As ++ Γ0) M) as [[n|Bs]|];
-            try (apply okg_okp with 0%nat; [lia|apply okg_zero]);
+            try (apply okg_okp with 0%nat; apply okg_zero);
             apply IH with (c := c); auto; apply okg_onehot; auto).
   all: try (rewrite rdr_Let; destruct Ho as [HoM HoN]; cbn [rd_depth] in Hd;
-            destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]];
-            cbn [okp]; split; [apply okg_okp with c; [lia|]; apply okg_subst; auto|];
+            destruct (infer_tm (As ++ Γ0) M) as [A'|]; [|apply okg_okp with 0%nat; apply okg_zero];
+            cbn [okp]; split; [apply okg_okp with c; apply okg_subst; auto|];
             rdr_case_let_end okp_plus okp_tuple okg_ren IHM IHN c).
   - (* Rd, level 0: excluded by the depth *)
     cbn [rd_depth] in Hd. lia.
   - (* Rd, level d + 1 *)
     rewrite rdr_Rd. destruct Ho as [HoM [HoN HoL]]. cbn [rd_depth] in Hd.
-    destruct (infer_tm (As ++ Γ0) L) as [Ay|]; [|apply okg_okp with 0%nat; [lia|apply okg_zero]].
+    destruct (infer_tm (As ++ Γ0) L) as [Ay|]; [|apply okg_okp with 0%nat; apply okg_zero].
     apply IHd with (c := c); auto; [|apply rd_depth_rd_body; lia].
     cbn [okg]. split; [exact HoL|]. split; [apply okg_ren; auto|].
     apply (okg_rdr decls locs) with (c := pred c); auto;
-      [apply lift_budget; exact Hc|lia|lia|intros [|x]; exact I|exact I].
+      [apply lift_budget|lia|lia|intros [|x]; exact I|exact I].
 Qed.
 
 (** ** The steps keep the invariant *)
@@ -244,8 +249,8 @@ Proof.
   - cbn [okp] in Ho. apply okp_tuple in Ho. rewrite Forall_forall in Ho. apply Ho.
     eapply nth_error_In; eauto.
   - destruct Ho as [HoV HoN]. apply okp_subst; auto. apply okp_list_subst; auto.
-  - destruct Ho as [HoW [HoN HoV]]. unfold rd_rewrite. cbn [okp].
-    apply okp_rdr with 2%nat; auto. apply okp_list_subst; auto. apply okp_value_okg; auto.
+  - destruct Ho as [HoW [[b HoN] HoV]]. unfold rd_rewrite. cbn [okp].
+    apply okp_rdr with b; auto. apply okp_list_subst; auto. apply okp_value_okg; auto.
 Qed.
 
 (** Every step of a closed well-typed [okp] term gives an [okp] term. *)
@@ -267,7 +272,7 @@ Theorem steps_den_all ρ M M' A :
 (** Informal proof: by induction on the evaluation; each step keeps the
     type ([step_tm_preservation]) and [okp] ([step_tm_okp]); the redex of
     a step of an [okp] term is [okp] ([okp_fill_ectx]), so an [rd] redex
-    [W.rd(x.N)(V)] has an [okg 2] body and values [V], [W] that are
+    [W.rd(x.N)(V)] has an [okg b] body and values [V], [W] that are
     [okg 0] ([okp_value_okg]), and the step keeps the denotation
     ([step_tm_den_all] of [rdsound_all.v]). *)
 Proof.
@@ -282,10 +287,10 @@ Proof.
 Qed.
 
 (** Whatever [W.R_V(x.N)] evaluates to denotes [⟦W.rd(x.N)(V)⟧], for a
-    closed [W.rd(x.N)(V)] with an [okg 2] body, of any [rd]-depth, and a
+    closed [W.rd(x.N)(V)] with an [okg b] body, every [b], of any [rd]-depth, and a
     point and a cotangent that are [okg 0]. *)
-Theorem rd_eval_den_all ρ W N V A B M' :
-  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okg 0 V -> okg 0 W ->
+Theorem rd_eval_den_all ρ W N V A B M' b :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg b N -> okg 0 V -> okg 0 W ->
   clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
   den ρ M' = den ρ (Rd W N V).
 (** Informal proof: [⟦W.R_V(x.N)⟧ = ⟦W.rd(x.N)(V)⟧]
@@ -295,33 +300,33 @@ Theorem rd_eval_den_all ρ W N V A B M' :
 Proof.
   intros HW HN HV HoN HoV HoW Hs.
   transitivity (den ρ (rd_rewrite [] A W V N)).
-  2: { apply (rd_step_sound_all decls locs [] ρ A B W V N HN HoN (env_fits_nil ρ));
+  2: { apply (rd_step_sound_all decls locs [] ρ A B W V N b HN HoN (env_fits_nil ρ));
        eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil. }
   symmetry. apply (steps_den_all ρ _ _ A); auto.
   - apply rd_rewrite_typed with B; auto.
-  - unfold rd_rewrite. cbn [okp]. apply okp_rdr with 2%nat; auto.
+  - unfold rd_rewrite. cbn [okp]. apply okp_rdr with b; auto.
     intros [|x]; unfold list_subst; simpl; auto. destruct x; exact I.
 Qed.
 
 (** The same from [W.rd(x.N)(V)] itself, for [W] and [V] any [okp] terms:
     whatever it evaluates to (first [W], then [V], then the [rd] step,
     then the rewriting) denotes [⟦W.rd(x.N)(V)⟧]. *)
-Corollary rd_eval_den_all' ρ W N V A B M' :
-  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okp V -> okp W ->
+Corollary rd_eval_den_all' ρ W N V A B M' b :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg b N -> okp V -> okp W ->
   clos_refl_trans_1n tm step_tm (Rd W N V) M' ->
   den ρ M' = den ρ (Rd W N V).
 (** Informal proof: [W.rd(x.N)(V)] is well typed and [okp]: [steps_den_all]. *)
 Proof.
   intros HW HN HV HoN HoV HoW Hs. symmetry. apply (steps_den_all ρ _ _ A); auto.
   - econstructor; eauto.
-  - cbn [okp]. auto.
+  - cbn [okp]. split; [exact HoW|split; [exists b; exact HoN|exact HoV]].
 Qed.
 
 (** Whatever [W.R_V(x.N)] evaluates to is the real reverse derivative:
     flattened, it is [r ⟦W⟧] for every reverse derivative [r] at [⟦V⟧]
     of the body read as a map of flat vectors. *)
-Corollary rd_eval_rev_deriv ρ W N V A B M' r :
-  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg 2 N -> okg 0 V -> okg 0 W ->
+Corollary rd_eval_rev_deriv ρ W N V A B M' b r :
+  typed_tm [] W B -> typed_tm [A] N B -> typed_tm [] V A -> okg b N -> okg 0 V -> okg 0 W ->
   clos_refl_trans_1n tm step_tm (rd_rewrite [] A W V N) M' ->
   is_rev_deriv (dim A) (dim B) (fun y => rflat (den (scons (reshape (den ρ V) y) ρ) N)) (rflat (den ρ V)) r ->
   rflat (den ρ M') = r (rflat (den ρ W)).
@@ -330,7 +335,7 @@ Corollary rd_eval_rev_deriv ρ W N V A B M' r :
     ([fits_len], [den_fits_g]). *)
 Proof.
   intros HW HN HV HoN HoV HoW Hs Hr.
-  rewrite (rd_eval_den_all ρ W N V A B M' HW HN HV HoN HoV HoW Hs), den_Rd.
+  rewrite (rd_eval_den_all ρ W N V A B M' b HW HN HV HoN HoV HoW Hs), den_Rd.
   assert (HlV : length (rflat (den ρ V)) = dim A)
     by (apply fits_len; eapply (den_fits_g decls locs 0); eauto; apply env_fits_nil).
   assert (HlW : length (rflat (den ρ W)) = dim B)
@@ -349,7 +354,8 @@ Example rd_eval_den_depth2 ρ (v w : vec) M' :
   clos_refl_trans_1n tm step_tm (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) M' ->
   den ρ M' = den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
 Proof.
-  intros Hv Hw N Hs. apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat); auto.
+  intros Hv Hw N Hs.
+  apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat) (b := 2%nat); auto.
   - constructor.
   - unfold N. apply typed_tm_rd with (B := @TBase Rsorts4 3%nat).
     + constructor. reflexivity.
@@ -358,15 +364,31 @@ Proof.
       constructor. reflexivity.
   - constructor.
   - unfold N. cbn [okg pred]. refine (conj I (conj (conj I (conj I I)) (conj (conj _ _) I))).
-    + apply good_smooth; auto.
+    + split; reflexivity.
     + simpl. lia.
+Qed.
+
+(** And by a body whose rewriting applies [rd³[swish]], which [Ev]
+    computes with the core (rdcore.v): [swish] under two [rd]s, for
+    [N = x.rd(y. y.rd(z. swish_3(z))(y))(x)] (the budget [3]), every point
+    and cotangent of [Real(3)] and whatever [W.R_V(x.N)] evaluates to. *)
+Example rd_eval_den_depth3 ρ (v w : vec) M' :
+  length v = 3%nat -> length w = 3%nat ->
+  let N := Rd (Var 0) (Rd (Var 0) (App (0%nat, PSwish 3%nat) (Var 0)) (Var 0)) (Var 0) in
+  clos_refl_trans_1n tm step_tm (rd_rewrite [] (TBase 3%nat) (Const (3%nat, w)) (Const (3%nat, v)) N) M' ->
+  den ρ M' = den ρ (Rd (Const (3%nat, w)) N (Const (3%nat, v))).
+Proof.
+  intros Hv Hw N Hs.
+  apply rd_eval_den_all with (B := @TBase Rsorts4 3%nat) (A := @TBase Rsorts4 3%nat) (b := 3%nat);
+    [constructor|unfold N; typed_body|constructor|unfold N; cbn [okg pred]; repeat split; cbn; lia|..]; auto.
 Qed.
 End eval.
 
-(** ** What is not covered: [rd³]
+(** ** What is not covered
 
-    A body whose rewriting applies [rd³[p]] (a primitive [rd^k[p]] under
-    [j] enclosing [rd]s with [k + j ≥ 2]) is not [okg 2].  The instance's
-    [rd^k[p]] for [k ≥ 3] is the core's (rdcore.v, [eval_prim_rd3_core] of
-    ev_total.v), whose meaning over ℝ is not related here to the
-    derivative of [rd^{k-1}[p]] (docs/decisions.md, "rd of every order"). *)
+    Primitives that are not differentiable everywhere ([round],
+    [maxpool], [relu], [log]) in a body with [rd]s: [goodg] asks
+    [smooth_all_prim].  [rd^k[p]] for [k ≥ 3], the core's (rdcore.v,
+    [eval_prim_rd3_core] of ev_total.v), is covered for the others:
+    [rd_correct_all] ([rdsound_all.v]) with [ev_rdk_correct]
+    (rdcore_ev.v). *)
