@@ -46,6 +46,7 @@ import gc
 import hashlib
 import itertools
 import re
+import threading
 import time
 import zlib
 from collections import Counter
@@ -557,15 +558,29 @@ def _collector() -> Iterator[None]:
     generation is collected after :data:`GC_THRESHOLD` net allocations
     instead of 700: the cycles are still collected, a few times per
     thousand programs (docs/decisions.md, "The campaign's rate: the
-    remainder outside the phases")."""
-    old = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(GC_THRESHOLD, *old[1:])
+    remainder outside the phases").  Campaigns running at once in threads
+    of one process (a Dask worker with several threads) share the
+    settings: the first to start sets them, the last to end restores them."""
+    with _COLLECTOR_LOCK:
+        if not _COLLECTOR_USERS:
+            _COLLECTOR_SAVED[:] = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(GC_THRESHOLD, *_COLLECTOR_SAVED[1:])
+        _COLLECTOR_USERS.append(None)
     try:
         yield
     finally:
-        gc.set_threshold(*old)
-        gc.unfreeze()
+        with _COLLECTOR_LOCK:
+            _COLLECTOR_USERS.pop()
+            if not _COLLECTOR_USERS:
+                gc.set_threshold(*_COLLECTOR_SAVED)
+                gc.unfreeze()
+
+
+_COLLECTOR_LOCK = threading.Lock()
+#: one entry per campaign inside :func:`_collector`; the thresholds it replaced
+_COLLECTOR_USERS: list[None] = []
+_COLLECTOR_SAVED: list[int] = []
 
 
 def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
