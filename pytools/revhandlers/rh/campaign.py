@@ -551,7 +551,7 @@ def _collector() -> Iterator[None]:
     A campaign's objects are freed by their reference counts (the programs,
     the reference's graphs) except a few cycles per program (some backward
     closures of :mod:`revhandlers.rh.autodiff`); with Python's defaults the
-    collector ran about once per 18 programs and its full collections went
+    collector ran about once per 11 programs and its full collections went
     through every object the imports had made, about 0.1 ms per program, a
     tenth of the campaign's Python time.  Here the objects alive at the start
     are frozen (never scanned again; :func:`gc.freeze`) and the first
