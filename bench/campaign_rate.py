@@ -29,7 +29,9 @@ three passes of each phase): generating the programs, printing them, the
 Python checker, each kind of request in ``rh-eval`` (the children's CPU),
 the comparison with the reference and its finite differences; then a
 one-job campaign over the same programs with its CPU and the time it
-waits for the evaluators' answers.  CPU times hold on a loaded machine;
+waits for the evaluators' answers, each Python phase timed again where
+the campaign runs it (the main thread's CPU), and the remainder outside
+every phase (the campaign's own code).  CPU times hold on a loaded machine;
 the projected rate of two jobs on two idle cores is two over the CPU per
 program of all processes.
 
@@ -121,17 +123,82 @@ def one_at_a_time(n: int, seed: int) -> tuple[float, float, float]:
     return wall, c, k
 
 
+class _Attribution:
+    """The main thread's CPU seconds spent in each phase of a one-job
+    campaign (``time.thread_time`` around the functions the campaign
+    module calls: the writer threads of the pipes are not in it), and in
+    the cyclic garbage collector."""
+
+    def __init__(self) -> None:
+        import gc
+        import time
+
+        from revhandlers import pipe
+
+        self.clock = time.thread_time
+        self.seconds: dict[str, float] = {}
+        self.gc = 0.0
+        self.waited = 0.0
+        self._inside = False
+        self._gc_start = 0.0
+        self._saved: list[tuple[object, str, object]] = []
+        for owner, name, label in ((fuzz, "seeded_program", "generation"), (fuzz, "program_sexp", "printing"),
+                                   (fuzz, "check_program", "Python checker"),
+                                   (fuzz, "compare", "comparison: reference, finite differences"),
+                                   (pipe.Pipe, "send", "pipes: sending"), (pipe.Pipe, "receive", "pipes: receiving")):
+            self._wrap(owner, name, label)
+        self._gc_callback = self._on_gc
+        gc.callbacks.append(self._gc_callback)
+
+    def _wrap(self, owner, name: str, label: str) -> None:
+        import time
+
+        inner = getattr(owner, name)
+        self._saved.append((owner, name, inner))
+        self.seconds[label] = 0.0
+
+        def timed_call(*args, **kwargs):
+            if self._inside:                    # a phase inside another counts in the outer one
+                return inner(*args, **kwargs)
+            self._inside = True
+            t, w = self.clock(), time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.seconds[label] += self.clock() - t
+                if name == "receive":
+                    self.waited += time.perf_counter() - w
+                self._inside = False
+
+        setattr(owner, name, timed_call)
+
+    def _on_gc(self, phase: str, _info: dict) -> None:
+        if phase == "start":
+            self._gc_start = self.clock()
+        else:
+            self.gc += self.clock() - self._gc_start
+
+    def close(self) -> None:
+        import gc
+
+        for owner, name, inner in reversed(self._saved):
+            setattr(owner, name, inner)
+        gc.callbacks.remove(self._gc_callback)
+
+
 def phases(n: int, seed: int) -> None:
     """The phase profile (``--phases``)."""
+    import gc
     import time
 
-    from revhandlers import pipe
     from revhandlers.rh.typecheck import check_program
 
     clock = time.process_time
     best: dict[str, float] = {}
+    first: dict[str, float] = {}
 
     def keep(name: str, seconds: float) -> None:
+        first.setdefault(name, seconds)
         best[name] = min(best.get(name, float("inf")), seconds)
 
     for _ in range(3):
@@ -169,29 +236,35 @@ def phases(n: int, seed: int) -> None:
             fuzz.compare(p, tys[j], answers["check"][j], answers["coverage"][j], answers["run"][j], checked=True)
         keep("comparison: reference, finite differences", clock() - t)
     total = sum(best.values())
-    for name, seconds in best.items():
-        print(f"  {name:44s} {seconds * 1e3 / n:7.3f} ms/program")
-    print(f"  {'sum of the phases':44s} {total * 1e3 / n:7.3f} ms/program; two jobs on two idle cores: "
-          f"at most {2 * n / total:,.0f} programs/s")
-    waited = [0.0]
-    receive = pipe.Pipe.receive
+    gc.collect()
 
-    def timed_receive(self, count=None):
-        t = time.perf_counter()
-        try:
-            return receive(self, count)
-        finally:
-            waited[0] += time.perf_counter() - t
-
-    pipe.Pipe.receive = timed_receive           # type: ignore[method-assign]
+    # the same programs in a one-job campaign, each phase timed where the
+    # campaign runs it (the main thread's CPU)
+    attribution = _Attribution()
     try:
         report, wall, c, k = timed(lambda: fuzz.campaign(n, seed))
     finally:
-        pipe.Pipe.receive = receive             # type: ignore[method-assign]
+        attribution.close()
+    inside = attribution.seconds
+    print(f"  {'ms/program (CPU)':44s} {'alone, best of 3':>17s} {'alone, 1st pass':>16s} {'in the campaign':>16s}")
+    for name, seconds in best.items():
+        there = f"{inside[name] * 1e3 / n:16.3f}" if name in inside else f"{'(rh-eval)':>16s}"
+        print(f"  {name:44s} {seconds * 1e3 / n:17.3f} {first[name] * 1e3 / n:16.3f} {there}")
+    for name in ("pipes: sending", "pipes: receiving"):
+        print(f"  {name:44s} {'':17s} {'':16s} {inside[name] * 1e3 / n:16.3f}")
+    python_alone = sum(v for name, v in best.items() if not name.startswith("rh-eval"))
+    phases_inside = sum(inside.values())
+    outside = c - phases_inside
+    print(f"  {'sum of the phases':44s} {total * 1e3 / n:17.3f}; two jobs on two idle cores: at most "
+          f"{2 * n / total:,.0f} programs/s")
     print(f"  campaign, 1 job: {(c + k) * 1e3 / n:.3f} ms/program of CPU ({c * 1e3 / n:.3f} Python + "
           f"{k * 1e3 / n:.3f} rh-eval), {wall * 1e3 / n:.3f} ms/program wall, of which "
-          f"{waited[0] * 1e3 / n:.3f} waiting for answers; two jobs on two idle cores: at most "
+          f"{attribution.waited * 1e3 / n:.3f} waiting for answers; two jobs on two idle cores: at most "
           f"{2 * n / (c + k):,.0f} programs/s")
+    print(f"  its Python over the phases alone (best of 3): {(c - python_alone) * 1e3 / n:+.3f} ms/program: the "
+          f"phases cost {(phases_inside - python_alone) * 1e3 / n:+.3f} more in the campaign (the pipes "
+          f"included), {outside * 1e3 / n:.3f} is outside every phase (the campaign's own code and the pipes' "
+          f"writer threads); the cyclic collector, inside these, {attribution.gc * 1e3 / n:.3f}")
     if report.divergence:
         raise SystemExit(f"divergence: {report.divergence}")
 

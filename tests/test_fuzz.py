@@ -407,3 +407,29 @@ def test_values_agree_within_the_largest_magnitude_of_each_vector():
     assert agree(np.array([np.inf, np.nan]), np.array([np.inf, np.nan]))
     assert not agree(np.array([np.nan, 1.0]), np.array([2.0, 1.0]))
     assert not agree((np.array([1.0]),), (np.array([1.0]), np.array([2.0])))
+
+
+def test_a_campaign_leaves_its_programs_to_reference_counting_and_the_collector_as_it_was():
+    """The programs of a campaign, and the batches around them, are freed by
+    their reference counts, not by the cyclic collector: an error answer
+    (out of fuel) kept with its traceback was a cycle through the frames
+    that hold the batch (docs/decisions.md, "The campaign's rate: the
+    remainder outside the phases").  The collector's settings are restored."""
+    import gc
+
+    from revhandlers.rh.syntax import Program
+    before = gc.get_threshold(), gc.get_freeze_count()
+    gc.collect()
+    gc.disable()
+    try:
+        report = fuzz.campaign(1000, seed=5, max_size=10)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = sum(isinstance(o, Program) for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert report.divergence is None and report.outcomes["skipped (out-of-fuel)"] > 0, report.outcomes
+    assert left == 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before

@@ -42,12 +42,16 @@ no divergence, but a rule never fired in a campaign of at least
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import re
+import threading
 import time
 import zlib
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,12 +173,14 @@ def _flat(v) -> np.ndarray:
 
 
 def _rebuild(like, flat):
-    it = iter(flat)
+    return _refill(like, iter(flat))
 
-    def go(s):
-        return ad.Node(next(it)) if isinstance(s, ad.Node) else tuple(go(x) for x in s)
 
-    return go(like)
+def _refill(s, it):
+    """``s`` with new leaves made of the arrays of ``it`` in order (not a
+    nested function that calls itself: that is a reference cycle, left to
+    the cyclic collector)."""
+    return ad.Node(next(it)) if isinstance(s, ad.Node) else tuple([_refill(x, it) for x in s])
 
 
 #: directions of the finite differences: fixed standard normal numbers, a
@@ -281,7 +287,9 @@ def _answer(line: str):
     try:
         return read_answer(line)
     except RevHandlersError as e:
-        return e
+        # without its traceback: kept by the caller, whose frame the
+        # traceback holds, it would be a reference cycle holding the batch
+        return e.with_traceback(None)
 
 
 def _ask(ev, line: str) -> str:
@@ -531,6 +539,50 @@ def shrink(seed: int, index: int, max_size: int, model: Pipe, fast: Pipe, messag
     return found.get(tuple(best), (prog, message))
 
 
+#: the cyclic collector's first threshold during a campaign (Python's
+#: default is 700): see :func:`_collector`
+GC_THRESHOLD = 20_000
+
+
+@contextmanager
+def _collector() -> Iterator[None]:
+    """The cyclic garbage collector set for a campaign, as it was afterwards.
+
+    A campaign's objects are freed by their reference counts (the programs,
+    the reference's graphs) except a few cycles per program (some backward
+    closures of :mod:`revhandlers.rh.autodiff`); with Python's defaults the
+    collector ran about once per 11 programs and its full collections went
+    through every object the imports had made, about 0.1 ms per program, a
+    tenth of the campaign's Python time.  Here the objects alive at the start
+    are frozen (never scanned again; :func:`gc.freeze`) and the first
+    generation is collected after :data:`GC_THRESHOLD` net allocations
+    instead of 700: the cycles are still collected, a few times per
+    thousand programs (docs/decisions.md, "The campaign's rate: the
+    remainder outside the phases").  Campaigns running at once in threads
+    of one process (a Dask worker with several threads) share the
+    settings: the first to start sets them, the last to end restores them."""
+    with _COLLECTOR_LOCK:
+        if not _COLLECTOR_USERS:
+            _COLLECTOR_SAVED[:] = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(GC_THRESHOLD, *_COLLECTOR_SAVED[1:])
+        _COLLECTOR_USERS.append(None)
+    try:
+        yield
+    finally:
+        with _COLLECTOR_LOCK:
+            _COLLECTOR_USERS.pop()
+            if not _COLLECTOR_USERS:
+                gc.set_threshold(*_COLLECTOR_SAVED)
+                gc.unfreeze()
+
+
+_COLLECTOR_LOCK = threading.Lock()
+#: one entry per campaign inside :func:`_collector`; the thresholds it replaced
+_COLLECTOR_USERS: list[None] = []
+_COLLECTOR_SAVED: list[int] = []
+
+
 def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
              progress=None, timeout: float = TIMEOUT, batch: int = BATCH, check_rd: bool = True,
              start: int = 0, shrink_divergence: bool = True, pipes: tuple | None = None) -> Report:
@@ -601,19 +653,20 @@ def campaign(n: int, seed: int, max_size: int = 10, corpus: Path | None = None,
         return bool(report.divergence)
 
     try:
-        # one batch ahead: batch k+1 is generated and sent before batch k is
-        # checked, so the evaluators work while this process compares
-        ahead: tuple[int, range, list[Program]] | None = None
-        for b0 in range(first, n, batch):
-            idx = range(b0, min(n, b0 + batch))
-            progs = [seeded_program(seed, i, max_size) for i in idx]
-            send_batch(progs, model, fast)
-            if ahead is not None and finish(*ahead):
-                ahead = None
-                break
-            ahead = (b0, idx, progs)
-        if ahead is not None:
-            finish(*ahead)
+        with _collector():
+            # one batch ahead: batch k+1 is generated and sent before batch k is
+            # checked, so the evaluators work while this process compares
+            ahead: tuple[int, range, list[Program]] | None = None
+            for b0 in range(first, n, batch):
+                idx = range(b0, min(n, b0 + batch))
+                progs = [seeded_program(seed, i, max_size) for i in idx]
+                send_batch(progs, model, fast)
+                if ahead is not None and finish(*ahead):
+                    ahead = None
+                    break
+                ahead = (b0, idx, progs)
+            if ahead is not None:
+                finish(*ahead)
     finally:
         if pipes is None:
             model.close()

@@ -56,14 +56,16 @@ def leaves(v) -> list[ad.Node]:
 
 
 def rebuild(like, flat: list[ad.Node]):
-    it = iter(flat)
+    return _refill(like, iter(flat))
 
-    def go(s):
-        if isinstance(s, ad.Node):
-            return next(it)
-        return tuple(go(x) for x in s)
 
-    return go(like)
+def _refill(s, it):
+    """``s`` with its leaves taken from ``it`` in order (a module-level
+    function: a nested one that calls itself is a reference cycle, and its
+    nodes would wait for the cyclic collector instead of being freed)."""
+    if isinstance(s, ad.Node):
+        return next(it)
+    return tuple([_refill(x, it) for x in s])
 
 
 def cut_value(v, level: int):
