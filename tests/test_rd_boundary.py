@@ -1,12 +1,14 @@
-"""Where the soundness of the `rd` step stops (theories/analysis/rdsound_all.v).
+"""The `rd` step on both sides of `rd²` (theories/analysis/rdsound_all.v).
 
 `rd_step_sound_all` covers every body in which a primitive `rd^k[p]` under
-`j` enclosing `rd`s has `k + j ≤ 1`: stepping the outer `rd` then applies
-at most `rd²[p]`.  Past that the rewriting applies `rd³[p]`, which the
-instance's `Ev` computes with the core (theories/rh/rdcore.v: the forward
-map differentiated three times), outside what `theories/analysis` proves.
-Here both sides of that line are run through `rh-eval`; the values on both
-sides are compared with sympy's exact derivative of the body.
+`j` enclosing `rd`s has `k + j < b`, for every budget `b`.  Within `rd²`
+(`k + j ≤ 1`) the instance's `Ev` runs the hand-written kernels; past it the
+rewriting applies `rd³[p]`, which `Ev` computes with the core
+(theories/rh/rdcore.v: the forward map differentiated three times; over ℝ
+`ev_core` and `ev_rdk_correct` in theories/analysis/rdcore_ev.v, and the
+instance `rd_eval_den_depth3`).  Here both sides are run through
+`rh-eval` on binary64; the values on both sides are compared with sympy's
+exact derivative of the body.
 """
 
 from __future__ import annotations
