@@ -29,7 +29,7 @@
     [core_rdk_correct] is a special case) and, for [relu] at every [k],
     at every point whose first block has no coordinate [0]
     ([relu_smooth_at]). *)
-From RevHandlers.Analysis Require Import base vec sums templates prims prims_more round maxpool rdcore_real rdcore_sound rdcore_chain rdcore_prog rdcore_deriv rdcore_opderiv rdcore_smooth rdcore_k.
+From RevHandlers.Analysis Require Import base vec sums templates prims prims_more round maxpool rdcore_real rdcore_sound rdcore_chain rdcore_fwd rdcore_prog rdcore_prune rdcore_deriv rdcore_opderiv rdcore_smooth rdcore_k.
 From RevHandlers Require Import rdcore core_dims prune_dims.
 Open Scope R_scope.
 
@@ -257,3 +257,301 @@ Proof.
   intros Hs Hok Hx. apply core_rdk_correct_at; [exact Hok|exact Hx|].
   apply smooth_prog_smooth_at, smooth_core_prog, Hs.
 Qed.
+
+(** ** The premise is decidable
+
+    With the decisions of Coq's reals ([Req_EM_T], [Rlt_dec]): an
+    elementwise condition coordinate by coordinate, a strict maximum in
+    each of the finitely many windows, every instruction of the body. *)
+
+Lemma forall_lt_dec (P : nat -> Prop) n : (forall j, {P j} + {~ P j}) ->
+  {forall j, (j < n)%nat -> P j} + {~ forall j, (j < n)%nat -> P j}.
+Proof.
+  intros Pd. induction n as [|n IH]; [left; intros j Hj; lia|].
+  destruct IH as [H|H]; [destruct (Pd n) as [Hn|Hn]|].
+  - left. intros j Hj. destruct (Nat.eq_dec j n) as [->|Hne]; [exact Hn|apply H; lia].
+  - right. intros H'. apply Hn, H'. lia.
+  - right. intros H'. apply H. intros j Hj. apply H'. lia.
+Qed.
+
+Lemma exists_lt_dec (P : nat -> Prop) n : (forall j, {P j} + {~ P j}) ->
+  {exists j, (j < n)%nat /\ P j} + {~ exists j, (j < n)%nat /\ P j}.
+Proof.
+  intros Pd. induction n as [|n IH]; [right; intros (j & Hj & _); lia|].
+  destruct IH as [H|H]; [left; destruct H as (j & Hj & Pj); exists j; split; [lia|exact Pj]|].
+  destruct (Pd n) as [Hn|Hn]; [left; exists n; split; [lia|exact Hn]|].
+  right. intros (j & Hj & Pj). destruct (Nat.eq_dec j n) as [->|Hne]; [exact (Hn Pj)|].
+  apply H. exists j. split; [lia|exact Pj].
+Qed.
+
+Lemma half_int_dec a : {forall z : Z, a + / 2 <> IZR z} + {~ forall z : Z, a + / 2 <> IZR z}.
+Proof.
+  destruct (Req_EM_T (a + / 2) (IZR (up (a + / 2) - 1))) as [E|E].
+  - right. intros H. exact (H _ E).
+  - left. intros z Hz. apply E. rewrite Hz.
+    assert (Hu : z = (up (IZR z) - 1)%Z).
+    { assert (Hz1 : (z + 1)%Z = up (IZR z)) by (apply tech_up; rewrite plus_IZR; lra). lia. }
+    rewrite <- Hu. reflexivity.
+Qed.
+
+Lemma efun_smooth_at_dec f a : {efun_smooth_at f a} + {~ efun_smooth_at f a}.
+Proof.
+  destruct f; cbn [efun_smooth_at]; try (left; exact I);
+    try (destruct (Req_EM_T a 0) as [E|E]; [right; intros H; exact (H E)|left; exact E]).
+  - apply half_int_dec.
+  - apply Rlt_dec.
+Qed.
+
+Lemma strict_max_dec w j : {strict_max w j} + {~ strict_max w j}.
+Proof.
+  unfold strict_max. destruct (lt_dec j (length w)) as [Hj|Hj]; [|right; intros [H _]; exact (Hj H)].
+  destruct (forall_lt_dec (fun i => i <> j -> w@@i < w@@j) (length w)) as [H|H].
+  - intros i. destruct (Nat.eq_dec i j) as [->|Hne]; [left; intros H; contradiction|].
+    destruct (Rlt_dec (w@@i) (w@@j)) as [Hl|Hl]; [left; intros _; exact Hl|right; intros H; exact (Hl (H Hne))].
+  - left. split; assumption.
+  - right. intros [_ H']. exact (H H').
+Qed.
+
+Lemma windows_strict_dec c n m x : {windows_strict c n m x} + {~ windows_strict c n m x}.
+Proof.
+  unfold windows_strict. induction (concat (map (chunks m) (rows c n x))) as [|w ws IH].
+  - left. intros w [].
+  - destruct (exists_lt_dec (strict_max w) (length w) (strict_max_dec w)) as [Hw|Hw].
+    + destruct IH as [H|H].
+      * left. intros v [<-|Hv]; [destruct Hw as (j & _ & Hj); exists j; exact Hj|exact (H v Hv)].
+      * right. intros H'. apply H. intros v Hv. apply H'. right. exact Hv.
+    + right. intros H'. destruct (H' w (or_introl eq_refl)) as [j Hj]. apply Hw. exists j.
+      split; [exact (proj1 Hj)|exact Hj].
+Qed.
+
+Lemma cop_smooth_at_dec o xs : {cop_smooth_at o xs} + {~ cop_smooth_at o xs}.
+Proof.
+  destruct o; cbn [cop_smooth_at]; try (left; exact I); try apply windows_strict_dec.
+  apply forall_lt_dec. intros i. apply efun_smooth_at_dec.
+Qed.
+
+Theorem prog_smooth_at_dec P x : {prog_smooth_at P x} + {~ prog_smooth_at P x}.
+Proof. apply forall_lt_dec. intros j. apply cop_smooth_at_dec. Qed.
+
+(** ** [relu]: the premise at every order
+
+    Every elementwise map in [core_prog k (PRelu n)] is [relu] or its
+    step applied to the input variable [0] ([relu_prog]: kept by
+    [rd_prog], whose backward sweep emits [g·relu'(x)] for [relu] and
+    nothing for the step, and by [prune], which keeps the inputs' indices).
+    So the premise of [core_rdk_correct_at] holds, for every [k], at every
+    point whose first block (the primitive's own input) has no
+    coordinate [0] ([relu_smooth_at]). *)
+
+Definition relu_op_ok (o : cop) (args : list nat) : Prop :=
+  match o with
+  | OMap ERelu | OMap ERelu1 => args = [0%nat]
+  | OMap _ | OMaxpool _ _ _ | OMaxpoolAdj _ _ _ | OMaxpoolGather _ _ _ => False
+  | _ => True
+  end.
+
+Definition relu_instrs (body : list (cop * list nat)) : Prop :=
+  Forall (fun ins => relu_op_ok (fst ins) (snd ins)) body.
+
+Definition relu_prog (P : cprog) : Prop := relu_instrs (cp_body P) /\ (0 < length (cp_dims P))%nat.
+
+Definition relu_top (o : cop) (es : list rexp) : Prop :=
+  match o with
+  | OMap ERelu | OMap ERelu1 => es = [RV 0]
+  | OMap _ | OMaxpool _ _ _ | OMaxpoolAdj _ _ _ | OMaxpoolGather _ _ _ => False
+  | _ => True
+  end.
+
+Fixpoint relu_rexp (e : rexp) : Prop :=
+  match e with
+  | RV _ => True
+  | RO o es => fold_right and (relu_top o es) (map relu_rexp es)
+  end.
+
+Definition relu_opt (c : option rexp) : Prop :=
+  match c with Some e => relu_rexp e | None => True end.
+
+Definition relu_st (s : bstate) : Prop := relu_instrs (bs_acc s).
+
+Lemma emit_relu e : forall s, relu_st s -> relu_rexp e -> relu_st (snd (emit e s)).
+Proof.
+  induction e as [i|o es IH] using rexp_ind'; intros s Hs He; [exact Hs|].
+  cbn [emit]. cbn [relu_rexp] in He. apply fold_right_and_map in He as [Hes Ho].
+  match goal with |- context [?F es s] => pose (go := F); change (F es s) with (go es s) end.
+  assert (Hgo : forall l s, Forall (fun e => forall s, relu_st s -> relu_rexp e -> relu_st (snd (emit e s))) l ->
+            Forall relu_rexp l -> relu_st s -> relu_st (snd (go l s))).
+  { clear. induction l as [|e l IHl]; intros s IH Hl Hs; [exact Hs|].
+    inversion IH as [|? ? He IH']; subst. inversion Hl as [|? ? Hle Hl']; subst.
+    change (go (e :: l) s) with (let '(i, s1) := emit e s in let '(is, s2) := go l s1 in (i :: is, s2)).
+    pose proof (He s Hs Hle) as Hs1. destruct (emit e s) as [i s1]. cbn [snd] in Hs1.
+    pose proof (IHl s1 IH' Hl' Hs1) as Hs2. destruct (go l s1) as [is s2]. exact Hs2. }
+  assert (Hop : relu_op_ok o (fst (go es s))).
+  { destruct o; try exact I; try contradiction. destruct f; try contradiction; cbn [relu_top] in Ho; subst es; reflexivity. }
+  pose proof (Hgo es s IH Hes Hs) as Hs1. destruct (go es s) as [is s1]. cbn [snd fst] in *.
+  constructor; [exact Hop|exact Hs1].
+Qed.
+
+Lemma accum_relu adj i c s : relu_st s -> relu_st (snd (accum adj i c s)).
+Proof.
+  intros Hs. unfold accum. destruct (nth i adj None) as [old|]; [|exact Hs].
+  pose proof (emit_relu (radd (RV old) (RV c)) s Hs ltac:(cbn; auto)) as H.
+  destruct (emit _ s). exact H.
+Qed.
+
+Lemma contribs_relu args : forall cs adj s, Forall relu_opt cs -> relu_st s ->
+  relu_st (snd (contribs args cs adj s)).
+Proof.
+  induction args as [|a args IH]; intros cs adj s Hcs Hs; [destruct cs; exact Hs|].
+  destruct cs as [|[e|] cs]; [exact Hs| |]; inversion Hcs as [|? ? He Hcs']; subst; cbn [contribs].
+  - pose proof (emit_relu e s Hs He) as H1. destruct (emit e s) as [c s1]. cbn [snd] in H1.
+    pose proof (accum_relu adj a c s1 H1) as H2. destruct (accum adj a c s1) as [adj1 s2].
+    apply IH; assumption.
+  - apply IH; assumption.
+Qed.
+
+Lemma ren_0 nin q : (0 < nin)%nat -> ren nin q 0 = 0%nat.
+Proof. intros H. unfold ren. destruct (Nat.ltb_spec 0 nin); lia. Qed.
+
+Lemma relu_op_ok_ren nin q o args : (0 < nin)%nat -> relu_op_ok o args -> relu_op_ok o (map (ren nin q) args).
+Proof.
+  intros Hn Ho. destruct o; try exact I; try contradiction.
+  destruct f; try contradiction; cbn [relu_op_ok] in *; subst args; cbn [map]; rewrite ren_0 by exact Hn; reflexivity.
+Qed.
+
+(** The vector–Jacobian products of these instructions. *)
+Lemma vjp_relu nin q o args ds y g : (0 < nin)%nat -> relu_op_ok o args ->
+  Forall relu_opt (vjp o (map (ren nin q) args) ds y g).
+Proof.
+  intros Hn Ho. pose proof (relu_op_ok_ren nin q o args Hn Ho) as Hr.
+  destruct o; try contradiction; try (cbn; repeat constructor; fail).
+  destruct f; try contradiction; cbn [relu_op_ok] in Hr; rewrite Hr; cbn; repeat constructor.
+Qed.
+
+Lemma back_relu nin q dims instrs : (0 < nin)%nat -> forall adj s,
+  Forall (fun ins => relu_op_ok (fst (snd ins)) (snd (snd ins))) instrs -> relu_st s ->
+  relu_st (snd (back nin q dims instrs adj s)).
+Proof.
+  intros Hn. induction instrs as [|[j [o args]] instrs IH]; intros adj s Hi Hs; [exact Hs|].
+  inversion Hi as [|? ? Ho Hi']; subst. cbn [back].
+  destruct (nth (nin + j) adj None) as [g|]; [|apply IH; assumption].
+  pose proof (contribs_relu args _ adj s
+    (vjp_relu nin q o args (map (fun i => nth i dims 0%nat) args) (ren nin q (nin + j)) g Hn Ho) Hs) as H1.
+  destruct (contribs _ _ _ _) as [adj1 s1]. apply IH; assumption.
+Qed.
+
+Lemma seed_relu nin outs : forall r adj s, relu_st s -> relu_st (snd (seed nin outs r adj s)).
+Proof.
+  induction outs as [|o outs IH]; intros r adj s Hs; [exact Hs|]. cbn [seed].
+  pose proof (accum_relu adj o (nin + r) s Hs) as H1. destruct (accum _ _ _ _) as [adj1 s1]. apply IH, H1.
+Qed.
+
+Lemma finals_relu ds : forall i adj s, relu_st s -> relu_st (snd (finals i ds adj s)).
+Proof.
+  induction ds as [|d ds IH]; intros i adj s Hs; [exact Hs|]. cbn [finals].
+  assert (H1 : relu_st (snd (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end))).
+  { destruct (nth i adj None); [exact Hs|]. apply emit_relu; [exact Hs|]. cbn. exact I. }
+  destruct (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end) as [x s1].
+  pose proof (IH (S i) adj s1 H1) as H2. destruct (finals _ _ _ _) as [xs s2]. exact H2.
+Qed.
+
+Lemma relu_rd_prog P : relu_prog P -> relu_prog (rd_prog P).
+Proof.
+  intros [HP Hn]. split; [|rewrite rd_prog_dims, app_length; lia].
+  unfold rd_prog.
+  set (s0 := {| bs_next := _; bs_acc := rev _ |}).
+  assert (H0 : relu_st s0).
+  { unfold relu_st, relu_instrs. cbn [bs_acc s0]. apply Forall_rev, Forall_map.
+    unfold relu_instrs in HP. rewrite Forall_forall in HP |- *. intros ins Hin.
+    apply relu_op_ok_ren; [exact Hn|exact (HP ins Hin)]. }
+  pose proof (seed_relu (length (cp_dims P)) (cp_out P) 0 (repeat None (length (cp_dims P) + length (cp_body P))) s0 H0) as H1.
+  destruct (seed _ _ _ _ _) as [adj1 s1]. cbn [snd] in H1.
+  assert (Hi : Forall (fun ins => relu_op_ok (fst (snd ins)) (snd (snd ins))) (rev (combine (seq 0 (length (cp_body P))) (cp_body P)))).
+  { apply Forall_rev. rewrite Forall_forall. intros [j ins] Hin. apply in_combine_r in Hin.
+    unfold relu_instrs in HP. rewrite Forall_forall in HP. apply HP, Hin. }
+  pose proof (back_relu (length (cp_dims P)) (length (cp_out P)) (body_dims (cp_dims P) (cp_body P)) _ Hn adj1 s1 Hi H1) as H2.
+  destruct (back _ _ _ _ _ _) as [adj2 s2]. cbn [snd] in H2.
+  pose proof (finals_relu (cp_dims P) 0 adj2 s2 H2) as H3. destruct (finals _ _ _ _) as [outs s3]. cbn [snd] in H3.
+  cbn [cp_body]. apply Forall_rev, H3.
+Qed.
+
+Lemma fold_left_snd_prefix (F : nat * list nat -> bool -> nat * list nat) :
+  (forall st b, exists t, snd (F st b) = snd st ++ t) ->
+  forall l st, exists t, snd (fold_left F l st) = snd st ++ t.
+Proof.
+  intros HF l. induction l as [|b l IH]; intros st; [exists []; rewrite app_nil_r; reflexivity|].
+  cbn [fold_left]. destruct (IH (F st b)) as [t1 E1]. destruct (HF st b) as [t2 E2].
+  exists (t2 ++ t1). rewrite E1, E2, app_assoc. reflexivity.
+Qed.
+
+(** [prune] keeps the inputs' indices. *)
+Lemma relu_prune P : relu_prog P -> relu_prog (prune P).
+Proof.
+  intros [HP Hn]. split; [|exact Hn]. unfold prune, relu_instrs. cbn [cp_body].
+  match goal with |- context [nth _ (snd (fold_left ?F ?l ?st)) 0%nat] =>
+    destruct (fold_left_snd_prefix F ltac:(intros st' b; eexists; reflexivity) l st) as [t Et]; rewrite Et end.
+  cbn [snd]. rewrite Forall_forall. intros ins Hin. apply in_map_iff in Hin as ([v ins'] & <- & Hin).
+  apply filter_In in Hin as [Hin _]. apply in_combine_r in Hin.
+  unfold relu_instrs in HP. rewrite Forall_forall in HP. pose proof (HP _ Hin) as Ho. cbn [fst snd].
+  destruct ins' as [o args]. cbn [fst snd] in *. destruct o; try exact I; try contradiction.
+  destruct f; try contradiction; cbn [relu_op_ok] in *; subst args; cbn [map];
+    rewrite app_nth1 by (rewrite seq_length; exact Hn); rewrite seq_nth by exact Hn; reflexivity.
+Qed.
+
+Lemma relu_core_prog k n : relu_prog (core_prog k (PRelu n)) /\ nth 0 (cp_dims (core_prog k (PRelu n))) 0%nat = n.
+Proof.
+  induction k as [|k [IH Hd]]; [split; [split; [repeat constructor|cbn; lia]|reflexivity]|].
+  change (core_prog (S k) (PRelu n)) with (rd_core (core_prog k (PRelu n))). split.
+  - apply relu_prune, relu_rd_prog, IH.
+  - rewrite rd_core_dims, app_nth1 by exact (proj2 IH). exact Hd.
+Qed.
+
+Lemma vals_input0 D body (x : vec) : (0 < length D)%nat ->
+  nth 0 (vals (split_at 0 D x) body) [] = firstn (nth 0 D 0%nat) x.
+Proof.
+  intros Hn. rewrite (vals_nth_prefix _ _ 0); [|lia|rewrite split_at_length; lia].
+  cbn [firstn]. rewrite vals_nil, split_at_nth by exact Hn. reflexivity.
+Qed.
+
+(** The premise of [core_rdk_correct_at] for [relu], at every [k]: every
+    point whose first [n] coordinates are nonzero. *)
+Theorem relu_smooth_at k n x : (forall i, (i < n)%nat -> x@@i <> 0) -> prog_smooth_at (core_prog k (PRelu n)) x.
+Proof.
+  intros Hx j Hj. destruct (relu_core_prog k n) as [[HP Hn] Hd].
+  set (P := core_prog k (PRelu n)) in *. unfold instr_args.
+  unfold relu_instrs in HP. rewrite Forall_forall in HP. pose proof (HP _ (nth_In _ (OZero 0, []) Hj)) as Ho.
+  destruct (nth j (cp_body P) (OZero 0, [])) as [o args]. cbn [fst snd] in *.
+  destruct o; try exact I; try contradiction.
+  destruct f; try contradiction; cbn [relu_op_ok] in Ho; subst args; cbn [map nth cop_smooth_at efun_smooth_at];
+    intros i Hi; rewrite vals_input0, Hd in Hi |- * by exact Hn; rewrite firstn_length in Hi;
+    rewrite nth_firstn_lt by lia; apply Hx; lia.
+Qed.
+
+Corollary core_rdk_correct_relu k n x :
+  length x = pdom k (PRelu n) -> (forall i, (i < n)%nat -> x@@i <> 0) ->
+  is_rev_deriv (pdom k (PRelu n)) (pcod k (PRelu n)) (core_fun (core_prog k (PRelu n))) x
+    (fun y => core_fun (core_prog (S k) (PRelu n)) (x ++ y)).
+Proof. intros Hl Hx. apply core_rdk_correct_at; [reflexivity|exact Hl|apply relu_smooth_at, Hx]. Qed.
+
+(** An illustration at [k = 2], [n = 1]: [rd²[relu]] of the core reads
+    the step [relu'] at the input ([relu'(x)·w], and a zero adjoint for
+    the cotangent), so the premise is [x₀ ≠ 0]: it holds at [(1, 1, 1)]
+    and fails at [(0, 1, 1)]. *)
+Example relu_k2_body :
+  cp_body (core_prog 2 (PRelu 1)) = [(OMap ERelu1, [0%nat]); (OMul, [2%nat; 3%nat]); (OZero 1, [])].
+Proof. vm_compute. reflexivity. Qed.
+
+Example relu_k2_smooth : prog_smooth_at (core_prog 2 (PRelu 1)) [1; 1; 1].
+Proof. apply relu_smooth_at. intros i Hi. destruct i as [|i]; [cbn; lra|lia]. Qed.
+
+Example relu_k2_kink : ~ prog_smooth_at (core_prog 2 (PRelu 1)) [0; 1; 1].
+Proof.
+  intros H. assert (Hd : cp_dims (core_prog 2 (PRelu 1)) = [1; 1; 1]%nat) by (vm_compute; reflexivity).
+  specialize (H 0%nat ltac:(rewrite relu_k2_body; cbn; lia)). unfold instr_args in H.
+  rewrite relu_k2_body in H. cbn [nth fst snd map cop_smooth_at efun_smooth_at] in H.
+  rewrite vals_input0, Hd in H by (rewrite Hd; cbn; lia). cbn in H. apply (H 0%nat); [lia|reflexivity].
+Qed.
+
+Example relu_k2_rev_deriv :
+  is_rev_deriv (pdom 2 (PRelu 1)) (pcod 2 (PRelu 1)) (core_fun (core_prog 2 (PRelu 1))) [1; 1; 1]
+    (fun y => core_fun (core_prog 3 (PRelu 1)) ([1; 1; 1] ++ y)).
+Proof. apply core_rdk_correct_at; [reflexivity|reflexivity|exact relu_k2_smooth]. Qed.
