@@ -26,9 +26,22 @@
     [log], themselves with kinks.  The premise is decidable
     ([prog_smooth_at_dec], with the decisions of Coq's reals); it holds
     everywhere for a smooth program ([smooth_prog_smooth_at], so
-    [core_rdk_correct] is a special case) and, for [relu] at every [k],
-    at every point whose first block has no coordinate [0]
-    ([relu_smooth_at]). *)
+    [core_rdk_correct] is a special case).  For [relu], [round], [log]
+    and [maxpool], every kink of [core_prog k p] is read at the
+    primitive's own input, for every [k]: the premise holds at every
+    point whose first block has no coordinate [0] ([relu_smooth_at]), no
+    half-integer ([round_smooth_at]), only positive coordinates
+    ([log_smooth_at]), a strict maximum in every window
+    ([maxpool_smooth_at]); hence [core_rdk_correct_relu],
+    [core_rdk_correct_round], [core_rdk_correct_log],
+    [core_rdk_correct_maxpool].  At [k = 2] for [relu] of length [1] the
+    premise is [x₀ ≠ 0] ([relu_k2_smooth], [relu_k2_kink]).
+
+    The premise is sufficient, not claimed necessary: it asks each
+    instruction's operation to be differentiable at its arguments with
+    the derivative the core writes ([Derive] for [relu'] at [0] would
+    give no derivative; Coq's [ln] is [0] on [x ≤ 0], where [1/x] is not
+    its derivative). *)
 From RevHandlers.Analysis Require Import base vec sums templates prims prims_more round maxpool rdcore_real rdcore_sound rdcore_chain rdcore_fwd rdcore_prog rdcore_prune rdcore_deriv rdcore_opderiv rdcore_smooth rdcore_k.
 From RevHandlers Require Import rdcore core_dims prune_dims.
 Open Scope R_scope.
@@ -333,78 +346,95 @@ Qed.
 Theorem prog_smooth_at_dec P x : {prog_smooth_at P x} + {~ prog_smooth_at P x}.
 Proof. apply forall_lt_dec. intros j. apply cop_smooth_at_dec. Qed.
 
-(** ** [relu]: the premise at every order
+(** ** [relu], [round], [log]: the premise at every order
 
-    Every elementwise map in [core_prog k (PRelu n)] is [relu] or its
-    step applied to the input variable [0] ([relu_prog]: kept by
-    [rd_prog], whose backward sweep emits [g·relu'(x)] for [relu] and
-    nothing for the step, and by [prune], which keeps the inputs' indices).
-    So the premise of [core_rdk_correct_at] holds, for every [k], at every
-    point whose first block (the primitive's own input) has no
-    coordinate [0] ([relu_smooth_at]). *)
+    For a set [F] of elementwise maps closed under [efun_d] (the
+    derivative of a map of [F] at the variable [0] is written with maps
+    of [F] at the variable [0]: [relu] and its step; [round]; [log],
+    [1/x], [-1/x²]), a program whose elementwise maps are all maps of
+    [F] applied to the input variable [0], with no [maxpool]-family
+    operation ([kprog F]), stays so under [rd_prog] (the forward copy
+    keeps the inputs' indices, the backward sweep emits [g·f'(x)]) and
+    under [prune] (which keeps the inputs' indices).  So, for [relu],
+    [round] and [log], every elementwise map of [core_prog k p] reads the
+    primitive's own input, for every [k], and the premise of
+    [core_rdk_correct_at] holds at every point whose first block has its
+    coordinates where every map of [F] is smooth ([kinks_smooth_at]):
+    no coordinate [0] for [relu] ([relu_smooth_at]), no half-integer for
+    [round] ([round_smooth_at]), every coordinate positive for [log]
+    ([log_smooth_at]). *)
 
-Definition relu_op_ok (o : cop) (args : list nat) : Prop :=
+Section kinks.
+Variable F : efun -> bool.
+Variable MP : nat -> nat -> nat -> Prop.
+
+Definition kop_ok (o : cop) (args : list nat) : Prop :=
   match o with
-  | OMap ERelu | OMap ERelu1 => args = [0%nat]
-  | OMap _ | OMaxpool _ _ _ | OMaxpoolAdj _ _ _ | OMaxpoolGather _ _ _ => False
+  | OMap f => F f = true /\ args = [0%nat]
+  | OMaxpool c n m | OMaxpoolAdj c n m | OMaxpoolGather c n m => MP c n m /\ hd_error args = Some 0%nat
   | _ => True
   end.
 
-Definition relu_instrs (body : list (cop * list nat)) : Prop :=
-  Forall (fun ins => relu_op_ok (fst ins) (snd ins)) body.
+Definition kinstrs (body : list (cop * list nat)) : Prop :=
+  Forall (fun ins => kop_ok (fst ins) (snd ins)) body.
 
-Definition relu_prog (P : cprog) : Prop := relu_instrs (cp_body P) /\ (0 < length (cp_dims P))%nat.
+Definition kprog (P : cprog) : Prop := kinstrs (cp_body P) /\ (0 < length (cp_dims P))%nat.
 
-Definition relu_top (o : cop) (es : list rexp) : Prop :=
+Definition ktop (o : cop) (es : list rexp) : Prop :=
   match o with
-  | OMap ERelu | OMap ERelu1 => es = [RV 0]
-  | OMap _ | OMaxpool _ _ _ | OMaxpoolAdj _ _ _ | OMaxpoolGather _ _ _ => False
+  | OMap f => F f = true /\ es = [RV 0]
+  | OMaxpool c n m | OMaxpoolAdj c n m | OMaxpoolGather c n m => MP c n m /\ hd_error es = Some (RV 0)
   | _ => True
   end.
 
-Fixpoint relu_rexp (e : rexp) : Prop :=
+Fixpoint krexp (e : rexp) : Prop :=
   match e with
   | RV _ => True
-  | RO o es => fold_right and (relu_top o es) (map relu_rexp es)
+  | RO o es => fold_right and (ktop o es) (map krexp es)
   end.
 
-Definition relu_opt (c : option rexp) : Prop :=
-  match c with Some e => relu_rexp e | None => True end.
+Definition kopt (c : option rexp) : Prop :=
+  match c with Some e => krexp e | None => True end.
 
-Definition relu_st (s : bstate) : Prop := relu_instrs (bs_acc s).
+(** [F] is closed under [efun_d]. *)
+Hypothesis HF : forall f y, F f = true -> kopt (efun_d f (RV 0) (RV y)).
 
-Lemma emit_relu e : forall s, relu_st s -> relu_rexp e -> relu_st (snd (emit e s)).
+Definition kst (s : bstate) : Prop := kinstrs (bs_acc s).
+
+Lemma emit_k e : forall s, kst s -> krexp e -> kst (snd (emit e s)).
 Proof.
   induction e as [i|o es IH] using rexp_ind'; intros s Hs He; [exact Hs|].
-  cbn [emit]. cbn [relu_rexp] in He. apply fold_right_and_map in He as [Hes Ho].
-  match goal with |- context [?F es s] => pose (go := F); change (F es s) with (go es s) end.
-  assert (Hgo : forall l s, Forall (fun e => forall s, relu_st s -> relu_rexp e -> relu_st (snd (emit e s))) l ->
-            Forall relu_rexp l -> relu_st s -> relu_st (snd (go l s))).
+  cbn [emit]. cbn [krexp] in He. apply fold_right_and_map in He as [Hes Ho].
+  match goal with |- context [?G es s] => pose (go := G); change (G es s) with (go es s) end.
+  assert (Hgo : forall l s, Forall (fun e => forall s, kst s -> krexp e -> kst (snd (emit e s))) l ->
+            Forall krexp l -> kst s -> kst (snd (go l s))).
   { clear. induction l as [|e l IHl]; intros s IH Hl Hs; [exact Hs|].
     inversion IH as [|? ? He IH']; subst. inversion Hl as [|? ? Hle Hl']; subst.
     change (go (e :: l) s) with (let '(i, s1) := emit e s in let '(is, s2) := go l s1 in (i :: is, s2)).
     pose proof (He s Hs Hle) as Hs1. destruct (emit e s) as [i s1]. cbn [snd] in Hs1.
     pose proof (IHl s1 IH' Hl' Hs1) as Hs2. destruct (go l s1) as [is s2]. exact Hs2. }
-  assert (Hop : relu_op_ok o (fst (go es s))).
-  { destruct o; try exact I; try contradiction. destruct f; try contradiction; cbn [relu_top] in Ho; subst es; reflexivity. }
+  assert (Hop : kop_ok o (fst (go es s))).
+  { destruct o; try exact I; [destruct Ho as [Hf ->]; split; [exact Hf|reflexivity]|..];
+      (destruct Ho as [HM Hes0]; split; [exact HM|]; destruct es as [|e0 es]; [discriminate|];
+       injection Hes0 as ->; change (go (RV 0 :: es) s) with (let '(is, s2) := go es s in (0%nat :: is, s2));
+       destruct (go es s); reflexivity). }
   pose proof (Hgo es s IH Hes Hs) as Hs1. destruct (go es s) as [is s1]. cbn [snd fst] in *.
   constructor; [exact Hop|exact Hs1].
 Qed.
 
-Lemma accum_relu adj i c s : relu_st s -> relu_st (snd (accum adj i c s)).
+Lemma accum_k adj i c s : kst s -> kst (snd (accum adj i c s)).
 Proof.
   intros Hs. unfold accum. destruct (nth i adj None) as [old|]; [|exact Hs].
-  pose proof (emit_relu (radd (RV old) (RV c)) s Hs ltac:(cbn; auto)) as H.
+  pose proof (emit_k (radd (RV old) (RV c)) s Hs ltac:(cbn; auto)) as H.
   destruct (emit _ s). exact H.
 Qed.
 
-Lemma contribs_relu args : forall cs adj s, Forall relu_opt cs -> relu_st s ->
-  relu_st (snd (contribs args cs adj s)).
+Lemma contribs_k args : forall cs adj s, Forall kopt cs -> kst s -> kst (snd (contribs args cs adj s)).
 Proof.
   induction args as [|a args IH]; intros cs adj s Hcs Hs; [destruct cs; exact Hs|].
   destruct cs as [|[e|] cs]; [exact Hs| |]; inversion Hcs as [|? ? He Hcs']; subst; cbn [contribs].
-  - pose proof (emit_relu e s Hs He) as H1. destruct (emit e s) as [c s1]. cbn [snd] in H1.
-    pose proof (accum_relu adj a c s1 H1) as H2. destruct (accum adj a c s1) as [adj1 s2].
+  - pose proof (emit_k e s Hs He) as H1. destruct (emit e s) as [c s1]. cbn [snd] in H1.
+    pose proof (accum_k adj a c s1 H1) as H2. destruct (accum adj a c s1) as [adj1 s2].
     apply IH; assumption.
   - apply IH; assumption.
 Qed.
@@ -412,96 +442,106 @@ Qed.
 Lemma ren_0 nin q : (0 < nin)%nat -> ren nin q 0 = 0%nat.
 Proof. intros H. unfold ren. destruct (Nat.ltb_spec 0 nin); lia. Qed.
 
-Lemma relu_op_ok_ren nin q o args : (0 < nin)%nat -> relu_op_ok o args -> relu_op_ok o (map (ren nin q) args).
+Lemma kop_ok_ren nin q o args : (0 < nin)%nat -> kop_ok o args -> kop_ok o (map (ren nin q) args).
 Proof.
-  intros Hn Ho. destruct o; try exact I; try contradiction.
-  destruct f; try contradiction; cbn [relu_op_ok] in *; subst args; cbn [map]; rewrite ren_0 by exact Hn; reflexivity.
+  intros Hn Ho. destruct o; try exact I; [destruct Ho as [Hf ->]; cbn [map]; rewrite ren_0 by exact Hn; split; [exact Hf|reflexivity]|..];
+    (destruct Ho as [HM Ha]; split; [exact HM|]; destruct args as [|a args]; [discriminate|];
+     injection Ha as ->; cbn [map hd_error]; rewrite ren_0 by exact Hn; reflexivity).
 Qed.
 
 (** The vector–Jacobian products of these instructions. *)
-Lemma vjp_relu nin q o args ds y g : (0 < nin)%nat -> relu_op_ok o args ->
-  Forall relu_opt (vjp o (map (ren nin q) args) ds y g).
+Lemma vjp_k nin q o args ds y g : (0 < nin)%nat -> kop_ok o args ->
+  Forall kopt (vjp o (map (ren nin q) args) ds y g).
 Proof.
-  intros Hn Ho. pose proof (relu_op_ok_ren nin q o args Hn Ho) as Hr.
-  destruct o; try contradiction; try (cbn; repeat constructor; fail).
-  destruct f; try contradiction; cbn [relu_op_ok] in Hr; rewrite Hr; cbn; repeat constructor.
+  intros Hn Ho. pose proof (kop_ok_ren nin q o args Hn Ho) as Hr.
+  destruct o; try (cbn; repeat constructor; fail);
+    [|(destruct Hr as [HM Ha]; destruct (map (ren nin q) args) as [|a0 ?]; [discriminate|];
+       injection Ha as ->; cbn; repeat constructor; exact HM)..].
+  destruct Hr as [Hf Hr]. cbn [vjp]. rewrite Hr. cbn [nth].
+  pose proof (HF f y Hf) as Hd. constructor; [|constructor].
+  destruct (efun_d f (RV 0) (RV y)) as [d|]; [|exact I].
+  cbn [option_map kopt krexp map fold_right ktop]. cbn [kopt] in Hd. repeat split; exact Hd.
 Qed.
 
-Lemma back_relu nin q dims instrs : (0 < nin)%nat -> forall adj s,
-  Forall (fun ins => relu_op_ok (fst (snd ins)) (snd (snd ins))) instrs -> relu_st s ->
-  relu_st (snd (back nin q dims instrs adj s)).
+Lemma back_k nin q dims instrs : (0 < nin)%nat -> forall adj s,
+  Forall (fun ins => kop_ok (fst (snd ins)) (snd (snd ins))) instrs -> kst s ->
+  kst (snd (back nin q dims instrs adj s)).
 Proof.
   intros Hn. induction instrs as [|[j [o args]] instrs IH]; intros adj s Hi Hs; [exact Hs|].
   inversion Hi as [|? ? Ho Hi']; subst. cbn [back].
   destruct (nth (nin + j) adj None) as [g|]; [|apply IH; assumption].
-  pose proof (contribs_relu args _ adj s
-    (vjp_relu nin q o args (map (fun i => nth i dims 0%nat) args) (ren nin q (nin + j)) g Hn Ho) Hs) as H1.
+  pose proof (contribs_k args _ adj s
+    (vjp_k nin q o args (map (fun i => nth i dims 0%nat) args) (ren nin q (nin + j)) g Hn Ho) Hs) as H1.
   destruct (contribs _ _ _ _) as [adj1 s1]. apply IH; assumption.
 Qed.
 
-Lemma seed_relu nin outs : forall r adj s, relu_st s -> relu_st (snd (seed nin outs r adj s)).
+Lemma seed_k nin outs : forall r adj s, kst s -> kst (snd (seed nin outs r adj s)).
 Proof.
   induction outs as [|o outs IH]; intros r adj s Hs; [exact Hs|]. cbn [seed].
-  pose proof (accum_relu adj o (nin + r) s Hs) as H1. destruct (accum _ _ _ _) as [adj1 s1]. apply IH, H1.
+  pose proof (accum_k adj o (nin + r) s Hs) as H1. destruct (accum _ _ _ _) as [adj1 s1]. apply IH, H1.
 Qed.
 
-Lemma finals_relu ds : forall i adj s, relu_st s -> relu_st (snd (finals i ds adj s)).
+Lemma finals_k ds : forall i adj s, kst s -> kst (snd (finals i ds adj s)).
 Proof.
   induction ds as [|d ds IH]; intros i adj s Hs; [exact Hs|]. cbn [finals].
-  assert (H1 : relu_st (snd (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end))).
-  { destruct (nth i adj None); [exact Hs|]. apply emit_relu; [exact Hs|]. cbn. exact I. }
+  assert (H1 : kst (snd (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end))).
+  { destruct (nth i adj None); [exact Hs|]. apply emit_k; [exact Hs|]. cbn. exact I. }
   destruct (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end) as [x s1].
   pose proof (IH (S i) adj s1 H1) as H2. destruct (finals _ _ _ _) as [xs s2]. exact H2.
 Qed.
 
-Lemma relu_rd_prog P : relu_prog P -> relu_prog (rd_prog P).
+Lemma k_rd_prog P : kprog P -> kprog (rd_prog P).
 Proof.
   intros [HP Hn]. split; [|rewrite rd_prog_dims, app_length; lia].
   unfold rd_prog.
   set (s0 := {| bs_next := _; bs_acc := rev _ |}).
-  assert (H0 : relu_st s0).
-  { unfold relu_st, relu_instrs. cbn [bs_acc s0]. apply Forall_rev, Forall_map.
-    unfold relu_instrs in HP. rewrite Forall_forall in HP |- *. intros ins Hin.
-    apply relu_op_ok_ren; [exact Hn|exact (HP ins Hin)]. }
-  pose proof (seed_relu (length (cp_dims P)) (cp_out P) 0 (repeat None (length (cp_dims P) + length (cp_body P))) s0 H0) as H1.
+  assert (H0 : kst s0).
+  { unfold kst, kinstrs. cbn [bs_acc s0]. apply Forall_rev, Forall_map.
+    unfold kinstrs in HP. rewrite Forall_forall in HP |- *. intros ins Hin.
+    apply kop_ok_ren; [exact Hn|exact (HP ins Hin)]. }
+  pose proof (seed_k (length (cp_dims P)) (cp_out P) 0 (repeat None (length (cp_dims P) + length (cp_body P))) s0 H0) as H1.
   destruct (seed _ _ _ _ _) as [adj1 s1]. cbn [snd] in H1.
-  assert (Hi : Forall (fun ins => relu_op_ok (fst (snd ins)) (snd (snd ins))) (rev (combine (seq 0 (length (cp_body P))) (cp_body P)))).
+  assert (Hi : Forall (fun ins => kop_ok (fst (snd ins)) (snd (snd ins))) (rev (combine (seq 0 (length (cp_body P))) (cp_body P)))).
   { apply Forall_rev. rewrite Forall_forall. intros [j ins] Hin. apply in_combine_r in Hin.
-    unfold relu_instrs in HP. rewrite Forall_forall in HP. apply HP, Hin. }
-  pose proof (back_relu (length (cp_dims P)) (length (cp_out P)) (body_dims (cp_dims P) (cp_body P)) _ Hn adj1 s1 Hi H1) as H2.
+    unfold kinstrs in HP. rewrite Forall_forall in HP. apply HP, Hin. }
+  pose proof (back_k (length (cp_dims P)) (length (cp_out P)) (body_dims (cp_dims P) (cp_body P)) _ Hn adj1 s1 Hi H1) as H2.
   destruct (back _ _ _ _ _ _) as [adj2 s2]. cbn [snd] in H2.
-  pose proof (finals_relu (cp_dims P) 0 adj2 s2 H2) as H3. destruct (finals _ _ _ _) as [outs s3]. cbn [snd] in H3.
+  pose proof (finals_k (cp_dims P) 0 adj2 s2 H2) as H3. destruct (finals _ _ _ _) as [outs s3]. cbn [snd] in H3.
   cbn [cp_body]. apply Forall_rev, H3.
 Qed.
 
-Lemma fold_left_snd_prefix (F : nat * list nat -> bool -> nat * list nat) :
-  (forall st b, exists t, snd (F st b) = snd st ++ t) ->
-  forall l st, exists t, snd (fold_left F l st) = snd st ++ t.
+Lemma fold_left_snd_prefix (G : nat * list nat -> bool -> nat * list nat) :
+  (forall st b, exists t, snd (G st b) = snd st ++ t) ->
+  forall l st, exists t, snd (fold_left G l st) = snd st ++ t.
 Proof.
-  intros HF l. induction l as [|b l IH]; intros st; [exists []; rewrite app_nil_r; reflexivity|].
-  cbn [fold_left]. destruct (IH (F st b)) as [t1 E1]. destruct (HF st b) as [t2 E2].
+  intros HG l. induction l as [|b l IH]; intros st; [exists []; rewrite app_nil_r; reflexivity|].
+  cbn [fold_left]. destruct (IH (G st b)) as [t1 E1]. destruct (HG st b) as [t2 E2].
   exists (t2 ++ t1). rewrite E1, E2, app_assoc. reflexivity.
 Qed.
 
 (** [prune] keeps the inputs' indices. *)
-Lemma relu_prune P : relu_prog P -> relu_prog (prune P).
+Lemma k_prune P : kprog P -> kprog (prune P).
 Proof.
-  intros [HP Hn]. split; [|exact Hn]. unfold prune, relu_instrs. cbn [cp_body].
-  match goal with |- context [nth _ (snd (fold_left ?F ?l ?st)) 0%nat] =>
-    destruct (fold_left_snd_prefix F ltac:(intros st' b; eexists; reflexivity) l st) as [t Et]; rewrite Et end.
+  intros [HP Hn]. split; [|exact Hn]. unfold prune, kinstrs. cbn [cp_body].
+  match goal with |- context [nth _ (snd (fold_left ?G ?l ?st)) 0%nat] =>
+    destruct (fold_left_snd_prefix G ltac:(intros st' b; eexists; reflexivity) l st) as [t Et]; rewrite Et end.
   cbn [snd]. rewrite Forall_forall. intros ins Hin. apply in_map_iff in Hin as ([v ins'] & <- & Hin).
   apply filter_In in Hin as [Hin _]. apply in_combine_r in Hin.
-  unfold relu_instrs in HP. rewrite Forall_forall in HP. pose proof (HP _ Hin) as Ho. cbn [fst snd].
-  destruct ins' as [o args]. cbn [fst snd] in *. destruct o; try exact I; try contradiction.
-  destruct f; try contradiction; cbn [relu_op_ok] in *; subst args; cbn [map];
-    rewrite app_nth1 by (rewrite seq_length; exact Hn); rewrite seq_nth by exact Hn; reflexivity.
+  unfold kinstrs in HP. rewrite Forall_forall in HP. pose proof (HP _ Hin) as Ho. cbn [fst snd].
+  destruct ins' as [o args]. cbn [fst snd] in *.
+  assert (H0 : nth 0 (seq 0 (length (cp_dims P)) ++ t) 0%nat = 0%nat).
+  { rewrite app_nth1 by (rewrite seq_length; exact Hn). rewrite seq_nth by exact Hn. reflexivity. }
+  destruct o; try exact I; [destruct Ho as [Hf ->]; split; [exact Hf|]; cbn [map]; rewrite H0; reflexivity|..];
+    (destruct Ho as [HM Ha]; split; [exact HM|]; destruct args as [|a args]; [discriminate|];
+     injection Ha as ->; cbn [map hd_error]; rewrite H0; reflexivity).
 Qed.
 
-Lemma relu_core_prog k n : relu_prog (core_prog k (PRelu n)) /\ nth 0 (cp_dims (core_prog k (PRelu n))) 0%nat = n.
+Lemma k_core_prog k p : kprog (prim_core p) ->
+  kprog (core_prog k p) /\ nth 0 (cp_dims (core_prog k p)) 0%nat = nth 0 (cp_dims (prim_core p)) 0%nat.
 Proof.
-  induction k as [|k [IH Hd]]; [split; [split; [repeat constructor|cbn; lia]|reflexivity]|].
-  change (core_prog (S k) (PRelu n)) with (rd_core (core_prog k (PRelu n))). split.
-  - apply relu_prune, relu_rd_prog, IH.
+  intros H0. induction k as [|k [IH Hd]]; [split; [exact H0|reflexivity]|].
+  change (core_prog (S k) p) with (rd_core (core_prog k p)). split.
+  - apply k_prune, k_rd_prog, IH.
   - rewrite rd_core_dims, app_nth1 by exact (proj2 IH). exact Hd.
 Qed.
 
@@ -512,18 +552,71 @@ Proof.
   cbn [firstn]. rewrite vals_nil, split_at_nth by exact Hn. reflexivity.
 Qed.
 
-(** The premise of [core_rdk_correct_at] for [relu], at every [k]: every
-    point whose first [n] coordinates are nonzero. *)
+(** The premise of [core_rdk_correct_at] at every [k]: every point whose
+    first block has its coordinates where every map of [F] is smooth. *)
+Theorem kinks_smooth_at k p x : kprog (prim_core p) ->
+  (forall f i, F f = true -> (i < nth 0 (cp_dims (prim_core p)) 0)%nat -> efun_smooth_at f (x@@i)) ->
+  (forall c n m, MP c n m -> windows_strict c n m (firstn (nth 0 (cp_dims (prim_core p)) 0%nat) x)) ->
+  prog_smooth_at (core_prog k p) x.
+Proof.
+  intros H0 Hx Hw j Hj. destruct (k_core_prog k p H0) as [[HP Hn] Hd].
+  set (P := core_prog k p) in *. unfold instr_args.
+  unfold kinstrs in HP. rewrite Forall_forall in HP. pose proof (HP _ (nth_In _ (OZero 0, []) Hj)) as Ho.
+  destruct (nth j (cp_body P) (OZero 0, [])) as [o args]. cbn [fst snd] in *.
+  destruct o; try exact I;
+    [|(destruct Ho as [HM Ha]; destruct args as [|a args]; [discriminate|]; injection Ha as ->;
+       cbn [map nth cop_smooth_at]; rewrite vals_input0, Hd by exact Hn; apply Hw, HM)..].
+  destruct Ho as [Hf ->]. cbn [map nth cop_smooth_at].
+  intros i Hi. rewrite vals_input0, Hd in Hi |- * by exact Hn. rewrite firstn_length in Hi.
+  rewrite nth_firstn_lt by lia. apply Hx; [exact Hf|lia].
+Qed.
+End kinks.
+
+(** The instances: [relu], [round], [log] (no [maxpool]-family
+    operation), [maxpool] (no elementwise map). *)
+Definition relu_efun (f : efun) : bool := match f with ERelu | ERelu1 => true | _ => false end.
+Definition round_efun (f : efun) : bool := match f with ERound => true | _ => false end.
+Definition log_efun (f : efun) : bool := match f with ELog | ELog1 | ELog2 => true | _ => false end.
+Definition no_efun (f : efun) : bool := false.
+Definition no_mp (c n m : nat) : Prop := False.
+
+Ltac closed_solve := intros f y Hf; destruct f; try discriminate Hf; cbn; repeat split.
+Lemma relu_closed : forall f y, relu_efun f = true -> kopt relu_efun no_mp (efun_d f (RV 0) (RV y)).
+Proof. closed_solve. Qed.
+Lemma round_closed : forall f y, round_efun f = true -> kopt round_efun no_mp (efun_d f (RV 0) (RV y)).
+Proof. closed_solve. Qed.
+Lemma log_closed : forall f y, log_efun f = true -> kopt log_efun no_mp (efun_d f (RV 0) (RV y)).
+Proof. closed_solve. Qed.
+
+Ltac core_k_solve := split; [repeat constructor|cbn; lia].
+
 Theorem relu_smooth_at k n x : (forall i, (i < n)%nat -> x@@i <> 0) -> prog_smooth_at (core_prog k (PRelu n)) x.
 Proof.
-  intros Hx j Hj. destruct (relu_core_prog k n) as [[HP Hn] Hd].
-  set (P := core_prog k (PRelu n)) in *. unfold instr_args.
-  unfold relu_instrs in HP. rewrite Forall_forall in HP. pose proof (HP _ (nth_In _ (OZero 0, []) Hj)) as Ho.
-  destruct (nth j (cp_body P) (OZero 0, [])) as [o args]. cbn [fst snd] in *.
-  destruct o; try exact I; try contradiction.
-  destruct f; try contradiction; cbn [relu_op_ok] in Ho; subst args; cbn [map nth cop_smooth_at efun_smooth_at];
-    intros i Hi; rewrite vals_input0, Hd in Hi |- * by exact Hn; rewrite firstn_length in Hi;
-    rewrite nth_firstn_lt by lia; apply Hx; lia.
+  intros Hx. apply (kinks_smooth_at relu_efun no_mp relu_closed); [core_k_solve| |intros ? ? ? []].
+  intros f i Hf Hi. destruct f; try discriminate Hf; apply Hx, Hi.
+Qed.
+
+Theorem round_smooth_at k n x : (forall i (z : Z), (i < n)%nat -> x@@i + / 2 <> IZR z) ->
+  prog_smooth_at (core_prog k (PRound n)) x.
+Proof.
+  intros Hx. apply (kinks_smooth_at round_efun no_mp round_closed); [core_k_solve| |intros ? ? ? []].
+  intros f i Hf Hi. destruct f; try discriminate Hf. intros z. apply Hx, Hi.
+Qed.
+
+Theorem log_smooth_at k n x : (forall i, (i < n)%nat -> 0 < x@@i) -> prog_smooth_at (core_prog k (PLog n)) x.
+Proof.
+  intros Hx. apply (kinks_smooth_at log_efun no_mp log_closed); [core_k_solve| |intros ? ? ? []].
+  intros f i Hf Hi. specialize (Hx i Hi). destruct f; try discriminate Hf; cbn; lra.
+Qed.
+
+Theorem maxpool_smooth_at k c n m x : windows_strict c n m (firstn (c * n) x) ->
+  prog_smooth_at (core_prog k (PMaxpool c n m)) x.
+Proof.
+  intros Hx. apply (kinks_smooth_at no_efun (fun c' n' m' => c' = c /\ n' = n /\ m' = m)).
+  - intros f y Hf. discriminate Hf.
+  - split; [repeat constructor|cbn; lia].
+  - intros f i Hf. discriminate Hf.
+  - intros c' n' m' (-> & -> & ->). exact Hx.
 Qed.
 
 Corollary core_rdk_correct_relu k n x :
@@ -531,6 +624,26 @@ Corollary core_rdk_correct_relu k n x :
   is_rev_deriv (pdom k (PRelu n)) (pcod k (PRelu n)) (core_fun (core_prog k (PRelu n))) x
     (fun y => core_fun (core_prog (S k) (PRelu n)) (x ++ y)).
 Proof. intros Hl Hx. apply core_rdk_correct_at; [reflexivity|exact Hl|apply relu_smooth_at, Hx]. Qed.
+
+Corollary core_rdk_correct_round k n x :
+  length x = pdom k (PRound n) -> (forall i (z : Z), (i < n)%nat -> x@@i + / 2 <> IZR z) ->
+  is_rev_deriv (pdom k (PRound n)) (pcod k (PRound n)) (core_fun (core_prog k (PRound n))) x
+    (fun y => core_fun (core_prog (S k) (PRound n)) (x ++ y)).
+Proof. intros Hl Hx. apply core_rdk_correct_at; [reflexivity|exact Hl|apply round_smooth_at, Hx]. Qed.
+
+Corollary core_rdk_correct_log k n x :
+  length x = pdom k (PLog n) -> (forall i, (i < n)%nat -> 0 < x@@i) ->
+  is_rev_deriv (pdom k (PLog n)) (pcod k (PLog n)) (core_fun (core_prog k (PLog n))) x
+    (fun y => core_fun (core_prog (S k) (PLog n)) (x ++ y)).
+Proof. intros Hl Hx. apply core_rdk_correct_at; [reflexivity|exact Hl|apply log_smooth_at, Hx]. Qed.
+
+Corollary core_rdk_correct_maxpool k c n m x :
+  (0 < m)%nat -> length x = pdom k (PMaxpool c n m) -> windows_strict c n m (firstn (c * n) x) ->
+  is_rev_deriv (pdom k (PMaxpool c n m)) (pcod k (PMaxpool c n m)) (core_fun (core_prog k (PMaxpool c n m))) x
+    (fun y => core_fun (core_prog (S k) (PMaxpool c n m)) (x ++ y)).
+Proof.
+  intros Hm Hl Hx. apply core_rdk_correct_at; [destruct m; [lia|reflexivity]|exact Hl|apply maxpool_smooth_at, Hx].
+Qed.
 
 (** An illustration at [k = 2], [n = 1]: [rd²[relu]] of the core reads
     the step [relu'] at the input ([relu'(x)·w], and a zero adjoint for
