@@ -39,9 +39,9 @@
 
     The premise is sufficient, not claimed necessary: it asks each
     instruction's operation to be differentiable at its arguments with
-    the derivative the core writes ([Derive] for [relu'] at [0] would
-    give no derivative; Coq's [ln] is [0] on [x ≤ 0], where [1/x] is not
-    its derivative). *)
+    the derivative the core writes ([relu] has no derivative at [0],
+    [relu_not_derivable_0]; Coq's [ln] is [0] on [x ≤ 0], where [1/x] is
+    not its derivative). *)
 From RevHandlers.Analysis Require Import base vec sums templates prims prims_more round maxpool rdcore_real rdcore_sound rdcore_chain rdcore_fwd rdcore_prog rdcore_prune rdcore_deriv rdcore_opderiv rdcore_smooth rdcore_k.
 From RevHandlers Require Import rdcore core_dims prune_dims.
 Open Scope R_scope.
@@ -260,15 +260,6 @@ Lemma smooth_prog_smooth_at P x : smooth_prog P -> prog_smooth_at P x.
 Proof.
   intros HP j Hj. apply smooth_op_smooth_at. unfold smooth_prog, smooth_instrs in HP.
   rewrite Forall_forall in HP. apply HP, nth_In, Hj.
-Qed.
-
-Corollary core_rdk_correct_smooth_core k p x :
-  smooth_core p = true -> prim_ok p = true -> length x = pdom k p ->
-  is_rev_deriv (pdom k p) (pcod k p) (core_fun (core_prog k p)) x
-    (fun y => core_fun (core_prog (S k) p) (x ++ y)).
-Proof.
-  intros Hs Hok Hx. apply core_rdk_correct_at; [exact Hok|exact Hx|].
-  apply smooth_prog_smooth_at, smooth_core_prog, Hs.
 Qed.
 
 (** ** The premise is decidable
