@@ -355,6 +355,85 @@ Proof. apply forall_lt_dec. intros j. apply cop_smooth_at_dec. Qed.
     [round] ([round_smooth_at]), every coordinate positive for [log]
     ([log_smooth_at]). *)
 
+(** *** What [rd_prog] emits, for an invariant of the instructions
+
+    [Q] an invariant of instructions, [E] one of expressions that [emit]
+    turns into [Q]-instructions; sums of two variables and zeros are
+    [E]-expressions.  If [P]'s instructions renumbered are [Q] and their
+    vector–Jacobian products [E], every instruction of [rd_prog P] is
+    [Q] ([rd_prog_keeps]). *)
+Section keep.
+Variables (Q : cop * list nat -> Prop) (E : rexp -> Prop).
+
+Definition qst (s : bstate) : Prop := Forall Q (bs_acc s).
+Definition qopt (c : option rexp) : Prop := match c with Some e => E e | None => True end.
+
+Hypothesis Hemit : forall e s, qst s -> E e -> qst (snd (emit e s)).
+Hypothesis Hadd : forall i j, E (radd (RV i) (RV j)).
+Hypothesis Hzero : forall d, E (RO (OZero d) []).
+
+Lemma accum_keeps adj i c s : qst s -> qst (snd (accum adj i c s)).
+Proof.
+  intros Hs. unfold accum. destruct (nth i adj None) as [old|]; [|exact Hs].
+  generalize (Hemit _ s Hs (Hadd old c)). destruct (emit _ s). exact (fun h => h).
+Qed.
+
+Lemma contribs_keeps args : forall cs adj s, Forall qopt cs -> qst s -> qst (snd (contribs args cs adj s)).
+Proof.
+  induction args as [|a args IH]; intros [|[e|] cs] adj s Hcs Hs; cbn [contribs]; try exact Hs;
+    inversion Hcs as [|? ? He Hcs']; subst; [|auto].
+  generalize (Hemit e s Hs He). destruct (emit e s) as [c s1]. intros H1.
+  generalize (accum_keeps adj a c s1 H1). destruct (accum adj a c s1). auto.
+Qed.
+
+Lemma back_keeps nin q dims : forall instrs adj s,
+  Forall (fun ins => forall ds y g, Forall qopt (vjp (fst (snd ins)) (map (ren nin q) (snd (snd ins))) ds y g)) instrs ->
+  qst s -> qst (snd (back nin q dims instrs adj s)).
+Proof.
+  induction instrs as [|[j [o args]] instrs IH]; intros adj s Hi Hs; [exact Hs|].
+  inversion Hi as [|? ? Ho Hi']; subst. cbn [back]. destruct (nth (nin + j) adj None) as [g|]; [|auto].
+  generalize (contribs_keeps args _ adj s (Ho (map (fun i => nth i dims 0%nat) args) (ren nin q (nin + j)) g) Hs).
+  destruct (contribs _ _ _ _). auto.
+Qed.
+
+Lemma seed_keeps nin outs : forall r adj s, qst s -> qst (snd (seed nin outs r adj s)).
+Proof.
+  induction outs as [|o outs IH]; intros r adj s Hs; [exact Hs|]. cbn [seed].
+  generalize (accum_keeps adj o (nin + r) s Hs). destruct (accum _ _ _ _). auto.
+Qed.
+
+Lemma finals_keeps ds : forall i adj s, qst s -> qst (snd (finals i ds adj s)).
+Proof.
+  induction ds as [|d ds IH]; intros i adj s Hs; [exact Hs|]. cbn [finals].
+  generalize (match nth i adj None as o return qst (snd (match o with Some x => (x, s) | None => emit (RO (OZero d) []) s end))
+              with Some x => Hs | None => Hemit _ s Hs (Hzero d) end).
+  destruct (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end) as [x s1]. intros H1.
+  generalize (IH (S i) adj s1 H1). destruct (finals _ _ _ _). exact (fun h => h).
+Qed.
+
+Lemma forall_rev_combine {A} (R : A -> Prop) (l : list A) k :
+  Forall R l -> Forall (fun ins => R (snd ins)) (rev (combine (seq k (length l)) l)).
+Proof.
+  intros Hl. apply Forall_rev. rewrite Forall_forall in Hl |- *. intros [j a] Hin. exact (Hl a (in_combine_r _ _ _ _ Hin)).
+Qed.
+
+Theorem rd_prog_keeps P :
+  Forall (fun ins => Q (fst ins, map (ren (length (cp_dims P)) (length (cp_out P))) (snd ins))) (cp_body P) ->
+  Forall (fun ins => forall ds y g, Forall qopt (vjp (fst ins) (map (ren (length (cp_dims P)) (length (cp_out P))) (snd ins)) ds y g))
+    (cp_body P) ->
+  Forall Q (cp_body (rd_prog P)).
+Proof.
+  intros Hf Hv. unfold rd_prog. set (s0 := {| bs_next := _; bs_acc := rev _ |}).
+  assert (H0 : qst s0) by (apply Forall_rev, Forall_map, Hf).
+  generalize (seed_keeps (length (cp_dims P)) (cp_out P) 0 (repeat None (length (cp_dims P) + length (cp_body P))) s0 H0).
+  destruct (seed _ _ _ _ _) as [adj1 s1]. intros H1.
+  generalize (back_keeps _ _ (body_dims (cp_dims P) (cp_body P)) _ adj1 s1 (forall_rev_combine _ _ 0 Hv) H1).
+  destruct (back _ _ _ _ _ _) as [adj2 s2]. intros H2.
+  generalize (finals_keeps (cp_dims P) 0 adj2 s2 H2). destruct (finals _ _ _ _) as [outs s3]. intros H3.
+  apply Forall_rev, H3.
+Qed.
+End keep.
+
 Section kinks.
 Variable F : efun -> bool.
 Variable MP : nat -> nat -> nat -> Prop.
@@ -390,44 +469,29 @@ Definition kopt (c : option rexp) : Prop :=
 (** [F] is closed under [efun_d]. *)
 Hypothesis HF : forall f y, F f = true -> kopt (efun_d f (RV 0) (RV y)).
 
-Definition kst (s : bstate) : Prop := kinstrs (bs_acc s).
+Definition kq (ins : cop * list nat) : Prop := kop_ok (fst ins) (snd ins).
 
-Lemma emit_k e : forall s, kst s -> krexp e -> kst (snd (emit e s)).
+Lemma emit_k e : forall s, qst kq s -> krexp e ->
+  qst kq (snd (emit e s)).
 Proof.
   induction e as [i|o es IH] using rexp_ind'; intros s Hs He; [exact Hs|].
   cbn [emit]. cbn [krexp] in He. apply fold_right_and_map in He as [Hes Ho].
   match goal with |- context [?G es s] => pose (go := G); change (G es s) with (go es s) end.
-  assert (Hgo : forall l s, Forall (fun e => forall s, kst s -> krexp e -> kst (snd (emit e s))) l ->
-            Forall krexp l -> kst s -> kst (snd (go l s))).
+  assert (Hgo : forall l s, Forall (fun e => forall s, qst kq s -> krexp e -> qst kq (snd (emit e s))) l ->
+            Forall krexp l -> qst kq s ->
+            qst kq (snd (go l s))).
   { clear. induction l as [|e l IHl]; intros s IH Hl Hs; [exact Hs|].
-    inversion IH as [|? ? He IH']; subst. inversion Hl as [|? ? Hle Hl']; subst.
+    apply Forall_cons_iff in IH as [He IH]. apply Forall_cons_iff in Hl as [Hle Hl].
     change (go (e :: l) s) with (let '(i, s1) := emit e s in let '(is, s2) := go l s1 in (i :: is, s2)).
-    pose proof (He s Hs Hle) as Hs1. destruct (emit e s) as [i s1]. cbn [snd] in Hs1.
-    pose proof (IHl s1 IH' Hl' Hs1) as Hs2. destruct (go l s1) as [is s2]. exact Hs2. }
+    generalize (He s Hs Hle). destruct (emit e s) as [i s1]. intros Hs1.
+    generalize (IHl s1 IH Hl Hs1). destruct (go l s1). exact (fun h => h). }
   assert (Hop : kop_ok o (fst (go es s))).
   { destruct o; try exact I; [destruct Ho as [Hf ->]; split; [exact Hf|reflexivity]|..];
       (destruct Ho as [HM Hes0]; split; [exact HM|]; destruct es as [|e0 es]; [discriminate|];
        injection Hes0 as ->; change (go (RV 0 :: es) s) with (let '(is, s2) := go es s in (0%nat :: is, s2));
        destruct (go es s); reflexivity). }
-  pose proof (Hgo es s IH Hes Hs) as Hs1. destruct (go es s) as [is s1]. cbn [snd fst] in *.
+  generalize (Hgo es s IH Hes Hs). destruct (go es s) as [is s1]. cbn [snd fst] in *. intros Hs1.
   constructor; [exact Hop|exact Hs1].
-Qed.
-
-Lemma accum_k adj i c s : kst s -> kst (snd (accum adj i c s)).
-Proof.
-  intros Hs. unfold accum. destruct (nth i adj None) as [old|]; [|exact Hs].
-  pose proof (emit_k (radd (RV old) (RV c)) s Hs ltac:(cbn; auto)) as H.
-  destruct (emit _ s). exact H.
-Qed.
-
-Lemma contribs_k args : forall cs adj s, Forall kopt cs -> kst s -> kst (snd (contribs args cs adj s)).
-Proof.
-  induction args as [|a args IH]; intros cs adj s Hcs Hs; [destruct cs; exact Hs|].
-  destruct cs as [|[e|] cs]; [exact Hs| |]; inversion Hcs as [|? ? He Hcs']; subst; cbn [contribs].
-  - pose proof (emit_k e s Hs He) as H1. destruct (emit e s) as [c s1]. cbn [snd] in H1.
-    pose proof (accum_k adj a c s1 H1) as H2. destruct (accum adj a c s1) as [adj1 s2].
-    apply IH; assumption.
-  - apply IH; assumption.
 Qed.
 
 Lemma ren_0 nin q : (0 < nin)%nat -> ren nin q 0 = 0%nat.
@@ -442,7 +506,7 @@ Qed.
 
 (** The vector–Jacobian products of these instructions. *)
 Lemma vjp_k nin q o args ds y g : (0 < nin)%nat -> kop_ok o args ->
-  Forall kopt (vjp o (map (ren nin q) args) ds y g).
+  Forall (qopt krexp) (vjp o (map (ren nin q) args) ds y g).
 Proof.
   intros Hn Ho. pose proof (kop_ok_ren nin q o args Hn Ho) as Hr.
   destruct o; try (cbn; repeat constructor; fail);
@@ -451,54 +515,14 @@ Proof.
   destruct Hr as [Hf Hr]. cbn [vjp]. rewrite Hr. cbn [nth].
   pose proof (HF f y Hf) as Hd. constructor; [|constructor].
   destruct (efun_d f (RV 0) (RV y)) as [d|]; [|exact I].
-  cbn [option_map kopt krexp map fold_right ktop]. cbn [kopt] in Hd. repeat split; exact Hd.
-Qed.
-
-Lemma back_k nin q dims instrs : (0 < nin)%nat -> forall adj s,
-  Forall (fun ins => kop_ok (fst (snd ins)) (snd (snd ins))) instrs -> kst s ->
-  kst (snd (back nin q dims instrs adj s)).
-Proof.
-  intros Hn. induction instrs as [|[j [o args]] instrs IH]; intros adj s Hi Hs; [exact Hs|].
-  inversion Hi as [|? ? Ho Hi']; subst. cbn [back].
-  destruct (nth (nin + j) adj None) as [g|]; [|apply IH; assumption].
-  pose proof (contribs_k args _ adj s
-    (vjp_k nin q o args (map (fun i => nth i dims 0%nat) args) (ren nin q (nin + j)) g Hn Ho) Hs) as H1.
-  destruct (contribs _ _ _ _) as [adj1 s1]. apply IH; assumption.
-Qed.
-
-Lemma seed_k nin outs : forall r adj s, kst s -> kst (snd (seed nin outs r adj s)).
-Proof.
-  induction outs as [|o outs IH]; intros r adj s Hs; [exact Hs|]. cbn [seed].
-  pose proof (accum_k adj o (nin + r) s Hs) as H1. destruct (accum _ _ _ _) as [adj1 s1]. apply IH, H1.
-Qed.
-
-Lemma finals_k ds : forall i adj s, kst s -> kst (snd (finals i ds adj s)).
-Proof.
-  induction ds as [|d ds IH]; intros i adj s Hs; [exact Hs|]. cbn [finals].
-  assert (H1 : kst (snd (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end))).
-  { destruct (nth i adj None); [exact Hs|]. apply emit_k; [exact Hs|]. cbn. exact I. }
-  destruct (match nth i adj None with Some x => (x, s) | None => emit (RO (OZero d) []) s end) as [x s1].
-  pose proof (IH (S i) adj s1 H1) as H2. destruct (finals _ _ _ _) as [xs s2]. exact H2.
+  cbn [option_map qopt kopt krexp map fold_right ktop]. cbn [kopt] in Hd. repeat split; exact Hd.
 Qed.
 
 Lemma k_rd_prog P : kprog P -> kprog (rd_prog P).
 Proof.
-  intros [HP Hn]. split; [|rewrite rd_prog_dims, app_length; lia].
-  unfold rd_prog.
-  set (s0 := {| bs_next := _; bs_acc := rev _ |}).
-  assert (H0 : kst s0).
-  { unfold kst, kinstrs. cbn [bs_acc s0]. apply Forall_rev, Forall_map.
-    unfold kinstrs in HP. rewrite Forall_forall in HP |- *. intros ins Hin.
-    apply kop_ok_ren; [exact Hn|exact (HP ins Hin)]. }
-  pose proof (seed_k (length (cp_dims P)) (cp_out P) 0 (repeat None (length (cp_dims P) + length (cp_body P))) s0 H0) as H1.
-  destruct (seed _ _ _ _ _) as [adj1 s1]. cbn [snd] in H1.
-  assert (Hi : Forall (fun ins => kop_ok (fst (snd ins)) (snd (snd ins))) (rev (combine (seq 0 (length (cp_body P))) (cp_body P)))).
-  { apply Forall_rev. rewrite Forall_forall. intros [j ins] Hin. apply in_combine_r in Hin.
-    unfold kinstrs in HP. rewrite Forall_forall in HP. apply HP, Hin. }
-  pose proof (back_k (length (cp_dims P)) (length (cp_out P)) (body_dims (cp_dims P) (cp_body P)) _ Hn adj1 s1 Hi H1) as H2.
-  destruct (back _ _ _ _ _ _) as [adj2 s2]. cbn [snd] in H2.
-  pose proof (finals_k (cp_dims P) 0 adj2 s2 H2) as H3. destruct (finals _ _ _ _) as [outs s3]. cbn [snd] in H3.
-  cbn [cp_body]. apply Forall_rev, H3.
+  intros [HP Hn]. split; [|rewrite rd_prog_dims, app_length; lia]. unfold kinstrs in HP.
+  apply (rd_prog_keeps _ krexp emit_k (fun i j => conj I (conj I I)) (fun d => I)); rewrite Forall_forall in HP |- *;
+    intros [o args] Hin; cbn [fst snd]; [apply kop_ok_ren|intros ds y g; apply vjp_k]; try exact Hn; exact (HP _ Hin).
 Qed.
 
 Lemma fold_left_snd_prefix (G : nat * list nat -> bool -> nat * list nat) :
