@@ -337,23 +337,26 @@ Qed.
 Theorem prog_smooth_at_dec P x : {prog_smooth_at P x} + {~ prog_smooth_at P x}.
 Proof. apply forall_lt_dec. intros j. apply cop_smooth_at_dec. Qed.
 
-(** ** [relu], [round], [log]: the premise at every order
+(** ** [relu], [round], [log], [maxpool]: the premise at every order
 
     For a set [F] of elementwise maps closed under [efun_d] (the
     derivative of a map of [F] at the variable [0] is written with maps
     of [F] at the variable [0]: [relu] and its step; [round]; [log],
-    [1/x], [-1/x²]), a program whose elementwise maps are all maps of
-    [F] applied to the input variable [0], with no [maxpool]-family
-    operation ([kprog F]), stays so under [rd_prog] (the forward copy
-    keeps the inputs' indices, the backward sweep emits [g·f'(x)]) and
-    under [prune] (which keeps the inputs' indices).  So, for [relu],
-    [round] and [log], every elementwise map of [core_prog k p] reads the
+    [1/x], [-1/x²]) and a set [MP] of [maxpool] parameters, a program
+    whose elementwise maps are maps of [F] applied to the input variable
+    [0] and whose [maxpool]-family operations have parameters in [MP] and
+    the input variable [0] as first argument ([kprog F MP]) stays so under
+    [rd_prog] (the forward copy keeps the inputs' indices; the backward
+    sweep emits [g·f'(x)] for a map and the other two of the family at
+    [x] for a [maxpool]-family operation; [rd_prog_keeps]) and under
+    [prune] (which keeps the inputs' indices).  So, for [relu], [round],
+    [log] and [maxpool], every kink of [core_prog k p] is read at the
     primitive's own input, for every [k], and the premise of
-    [core_rdk_correct_at] holds at every point whose first block has its
-    coordinates where every map of [F] is smooth ([kinks_smooth_at]):
-    no coordinate [0] for [relu] ([relu_smooth_at]), no half-integer for
-    [round] ([round_smooth_at]), every coordinate positive for [log]
-    ([log_smooth_at]). *)
+    [core_rdk_correct_at] holds at every point whose first block avoids
+    the kinks ([kinks_smooth_at]): no coordinate [0] for [relu]
+    ([relu_smooth_at]), no half-integer for [round] ([round_smooth_at]),
+    every coordinate positive for [log] ([log_smooth_at]), a strict
+    maximum in every window for [maxpool] ([maxpool_smooth_at]). *)
 
 (** *** What [rd_prog] emits, for an invariant of the instructions
 
