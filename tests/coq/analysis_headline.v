@@ -726,3 +726,55 @@ Check @ev_rdk_correct.
 Print Assumptions ev_rdk_correct.
 Check @ev_rdk_value.
 Print Assumptions ev_rdk_value.
+
+
+(* rd of every order off the kinks (rdcore_kinks.v): cop_smooth_at o xs,
+   the points where an operation is differentiable with the derivative the
+   core writes (relu and its step: every coordinate nonzero; round: no
+   half-integer; log: every coordinate positive, 1/x and -1/x^2 nonzero; the
+   maxpool family: every window of its first argument has a strict maximum;
+   the other operations: everywhere); cop_tan is the Frechet derivative there,
+   for every operation of the core (cop_deriv_at).  prog_smooth_at P x: every
+   instruction of P evaluated at x is at a smooth point of its operation
+   (decidable, prog_smooth_at_dec).  For every primitive and every k,
+   core_prog (S k) p is the reverse derivative of core_prog k p at every point
+   where core_prog k p is smooth (core_rdk_correct_at); the premise holds at
+   every k where the primitive's own input avoids the kinks, for relu, round,
+   log and maxpool (relu_smooth_at, round_smooth_at, log_smooth_at,
+   maxpool_smooth_at); at k = 2 for relu of length 1 it holds at (1, 1, 1)
+   and fails at (0, 1, 1). *)
+From RevHandlers.Analysis Require Import rdcore_kinks.
+Print efun_smooth_at.
+Print cop_smooth_at.
+Check @cop_deriv_at.
+Print Assumptions cop_deriv_at.
+Print instr_args.
+Print prog_smooth_at.
+Check @prog_smooth_at_dec.
+Print Assumptions prog_smooth_at_dec.
+Check @rd_core_rev_deriv_at.
+Print Assumptions rd_core_rev_deriv_at.
+Check @core_rdk_correct_at.
+Print Assumptions core_rdk_correct_at.
+Check @smooth_prog_smooth_at.
+Print Assumptions smooth_prog_smooth_at.
+Check @relu_smooth_at.
+Print Assumptions relu_smooth_at.
+Check @round_smooth_at.
+Print Assumptions round_smooth_at.
+Check @log_smooth_at.
+Print Assumptions log_smooth_at.
+Check @maxpool_smooth_at.
+Print Assumptions maxpool_smooth_at.
+Check @core_rdk_correct_relu.
+Print Assumptions core_rdk_correct_relu.
+Check @core_rdk_correct_round.
+Print Assumptions core_rdk_correct_round.
+Check @core_rdk_correct_log.
+Print Assumptions core_rdk_correct_log.
+Check @core_rdk_correct_maxpool.
+Print Assumptions core_rdk_correct_maxpool.
+Check relu_k2_smooth.
+Print Assumptions relu_k2_smooth.
+Check relu_k2_kink.
+Print Assumptions relu_k2_kink.
