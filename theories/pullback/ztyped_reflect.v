@@ -85,23 +85,27 @@ Qed.
 
 (** ** Soundness on annotated terms, without premise *)
 
+(** A checker sound for [R] answer by answer, in checking mode as a
+    boolean ([checked_sound], infer.v, for relations on annotated terms). *)
+Lemma checked_asound (c : list ty -> atm -> option ty -> option ty) (R : list ty -> atm -> ty -> Prop) :
+  (forall a Γ exp B, c Γ a exp = Some B -> R Γ a B /\ (forall A, exp = Some A -> B = A)) ->
+  forall Γ a A, match c Γ a (Some A) with Some _ => true | None => false end = true -> R Γ a A.
+Proof.
+  intros Hc Γ a A. destruct (c Γ a (Some A)) as [B|] eqn:E; [intros _|discriminate].
+  destruct (Hc a Γ (Some A) B E) as [H He]. rewrite <- (He A eq_refl). exact H.
+Qed.
+
 Theorem zinfer_aztyped Γ a A : zinfer Γ a = Some A -> aztyped Γ a A.
 Proof. intros H. exact (proj1 (ztc_asound a Γ None A H)). Qed.
 
 Theorem zcheck_aztyped Γ a A : zcheck Γ a A = true -> aztyped Γ a A.
-Proof.
-  unfold zcheck. destruct (ztc Γ a (Some A)) as [B|] eqn:E; [intros _|discriminate].
-  destruct (ztc_asound a Γ (Some A) B E) as [H He]. rewrite <- (He A eq_refl). exact H.
-Qed.
+Proof. exact (checked_asound ztc aztyped ztc_asound Γ a A). Qed.
 
 Theorem infer_atyped Γ a A : infer Γ a = Some A -> atyped Γ a A.
 Proof. intros H. exact (proj1 (tc_asound a Γ None A H)). Qed.
 
 Theorem check_atyped Γ a A : check Γ a A = true -> atyped Γ a A.
-Proof.
-  unfold check. destruct (tc Γ a (Some A)) as [B|] eqn:E; [intros _|discriminate].
-  destruct (tc_asound a Γ (Some A) B E) as [H He]. rewrite <- (He A eq_refl). exact H.
-Qed.
+Proof. exact (checked_asound tc atyped tc_asound Γ a A). Qed.
 
 (** ** Reflection on the fragment the annotations determine *)
 
