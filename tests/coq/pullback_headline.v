@@ -416,3 +416,27 @@ Check @zstuck_jac_point.
 Print Assumptions zstuck_jac_point.
 Check @zstuck_pb_lam.
 Print Assumptions zstuck_pb_lam.
+
+(* The checkers reflect the annotated typings (ztyped_reflect.v): sound for
+   aztyped (atyped) on every annotated term; on the fragment the
+   annotations determine, zcheck reflects aztyped (chk), zinfer finds
+   exactly the unique type (syn); check and infer alike for atyped. *)
+From Pullback Require Import ztyped_reflect.
+Check @zcheck_aztyped.
+Print Assumptions zcheck_aztyped.
+Check @zinfer_aztyped.
+Print Assumptions zinfer_aztyped.
+Check @zcheck_reflect.
+Print Assumptions zcheck_reflect.
+Check @zinfer_iff.
+Print Assumptions zinfer_iff.
+Check @aztyped_syn_unique.
+Print Assumptions aztyped_syn_unique.
+Check @zinfer_none.
+Print Assumptions zinfer_none.
+Check @check_reflect.
+Print Assumptions check_reflect.
+Check @infer_iff.
+Print Assumptions infer_iff.
+Check @zcheck_reflect_needs_chk.
+Print Assumptions zcheck_reflect_needs_chk.

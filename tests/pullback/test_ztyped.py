@@ -159,3 +159,62 @@ def test_campaign_counts_queries_outside_ztyped(ev):
     C.check(from_sexp(query(f"(fun sq (fun mul (pair {X} {Y})))")), ev, steps=steps, machine=False)
     assert steps["outside ztyped: zt_plus"] == 1
     assert C.ztyped_line(steps) == "outside ztyped (well-formed queries): 1 (zt_plus 1)"
+
+
+def test_the_campaign_counts_without_the_twin_where_zcheck_accepts(ev, monkeypatch):
+    """The campaign takes the verdict of the extracted ``zcheck`` and asks
+    the Python twin only to name the rule of a query it refuses: on a query
+    in ``ztyped`` the twin is not called, on one outside it once.  The
+    verdicts are read off the rules of ``ztyped`` by hand: the running
+    example has no 0 and no sum; ``sin(x + y)`` puts a sum at ``R``."""
+    from collections import Counter
+    calls: list = []
+
+    def twin(t, ctx=()):
+        calls.append(t)
+        return outside_ztyped(t, ctx)
+
+    monkeypatch.setattr(C, "outside_ztyped", twin)
+    inside = from_sexp(query(f"(fun sq (fun mul (pair {X} {Y})))"))
+    outside = from_sexp(query(f"(fun sin (+ {X} {Y}))"))
+    steps: Counter = Counter()
+    for t in (inside, outside):
+        answers = tuple(ev.request(f"({kind} {to_sexp(t)})") for kind in C.KINDS) + (None,)
+        C.check(t, ev, steps=steps, machine=False, answers=answers)
+    assert calls == [outside]
+    assert C.counted_rule(inside, ev) is None and C.counted_rule(outside, ev) == "zt_plus"
+    assert calls == [outside, outside]
+    assert C.ztyped_line(steps) == "outside ztyped (well-formed queries): 1 (zt_plus 1)"
+    # a refusal for another reason (an error answer) is named by the twin too
+    assert C.counted_rule(outside, ev, "(error (kind timeout) (rule none) (message \"late\"))") == "zt_plus"
+
+
+def test_counted_rule_counts_as_the_twin_alone():
+    """Counting by ``zcheck``'s verdict first counts what the twin alone
+    counted (the campaign's counts do not change): on 600 generated
+    well-formed queries, ``zcheck`` accepts no query the twin blames, and a
+    query it refuses is counted by the twin's rule.  The twin (a most
+    general typing, then each 0 and sum unified with a dual type) and the
+    extracted checker (``ztc``, with its guesses) are computed
+    independently."""
+    from revhandlers.pipe import Pipe
+    from revhandlers.pullback.direct import draw_case
+    from revhandlers.pullback.typecheck import ill_formed
+    strategy = C.direct_cases()
+    terms = [t for t in (C.term_of(draw_case(strategy, 29, i)) for i in range(900)) if ill_formed(t) is None][:600]
+    texts = [to_sexp(t) for t in terms]
+    pipe = Pipe(("--fuel", str(C.FUEL)), 30, path=pullback_eval_path())
+    try:
+        pipe.send([f"(zcheck {x})" for x in texts])
+        lines = pipe.receive(len(texts))
+    finally:
+        pipe.close()
+    counts: dict = {"accepted": 0, "blamed": 0}
+    for t, line in zip(terms, lines):
+        where = outside_ztyped(t)
+        if line.startswith("(ok "):
+            counts["accepted"] += 1
+            assert where is None, to_sexp(t)
+        counts["blamed"] += where is not None
+        assert C.counted_rule(t, None, line) == (None if where is None else where[0])
+    assert len(terms) == 600 and counts["accepted"] >= 100 and counts["blamed"] >= 100, counts

@@ -39,7 +39,10 @@ forward mode, which never uses the pullback reductions), and compared:
   of a query outside ``ztyped`` is the outcome ``outside ztyped``, with the
   rule that excludes it (``zt_zero``, ``zt_plus``: :func:`ztyped_rule`),
   and the well-formed queries outside ``ztyped`` are counted by that rule
-  whatever their run (:func:`ztyped_line`); no class is excluded
+  whatever their run (:func:`ztyped_line`, :func:`counted_rule`: the
+  extracted ``zcheck`` gives the verdict, the Python twin
+  :func:`.typecheck.outside_ztyped` names the rule of the queries it
+  refuses only); no class is excluded
   otherwise (:data:`EXCLUDED`, ``docs/decisions-pullback.md``, "Stuck
   queries"); with ``allow_stuck`` (``--allow-stuck``) every stuck class is
   an outcome;
@@ -88,7 +91,7 @@ from . import reference
 from .direct import draw_case, gen, one_of
 from .engine import PullbackEvaluator, pullback_eval_path, read_last, result_of, same_run
 from .premise import progress_rule
-from .sexp import read_term_or_request, to_sexp
+from .sexp import read_answer, read_term_or_request, to_sexp
 from .surface import pretty_type
 from .syntax import (App, Dual, Jac, Lam, Let, NDual, Pair, Pb, Proj, Real, TArr, TDual, Tm, TProd, Var, Zero,
                      children, is_ground)
@@ -164,12 +167,19 @@ def run_direct(strategy, check, n: int, seed: int, save=None, progress=None) -> 
 BATCH = 100
 
 
+#: the requests sent for every query of a batch (:func:`run_batched`), in
+#: the order of the answers ``check`` is given
+KINDS = ("run", "cps", "zcheck")
+
+
 def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pipe=None,
                 coverage=None) -> Report:
-    """:func:`run_direct`, the ``(run Q)`` and ``(cps Q)`` requests of
-    :data:`BATCH` queries sent to ``pipe`` (a :class:`revhandlers.pipe.Pipe`
-    on pullback-eval) in one write, then the ``(last Q)`` requests of the
-    stuck runs, and their answers passed to ``check(case, answers)``.  The
+    """:func:`run_direct`, the ``(run Q)``, ``(cps Q)`` and ``(zcheck Q)``
+    requests (:data:`KINDS`) of :data:`BATCH` queries sent to ``pipe`` (a
+    :class:`revhandlers.pipe.Pipe` on pullback-eval) in one write, then the
+    ``(last Q)`` requests of the stuck runs, and their answers passed to
+    ``check(case, answers)`` (``answers``: one line per kind, then the
+    ``last`` line or ``None``).  The
     batches overlap: the next batch is drawn while pullback-eval answers
     this one, and sent (after this one's ``last`` requests) before this one
     is checked, so that pullback-eval and the checks run at once.
@@ -189,7 +199,7 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
         return batch, [to_sexp(term_of(c)) for c in batch]
 
     def requests(texts: list[str]) -> list[str]:
-        return [f"({kind} {text})" for text in texts for kind in ("run", "cps")]
+        return [f"({kind} {text})" for text in texts for kind in KINDS]
 
     try:
         starts = range(ledger.skip, n, BATCH)
@@ -199,12 +209,13 @@ def run_batched(strategy, check, n: int, seed: int, save=None, progress=None, pi
         pipe.send(requests(texts))
         for b0 in starts:
             following = drawn(b0 + BATCH) if b0 + BATCH < n else None    # while pullback-eval answers
-            got = pipe.receive(2 * len(batch))
-            answers = [(got[2 * j], got[2 * j + 1]) for j in range(len(batch))]
-            stuck = [j for j, (run, _) in enumerate(answers) if run.startswith("(error (kind stuck)")]
+            k = len(KINDS)
+            got = pipe.receive(k * len(batch))
+            answers = [tuple(got[k * j:k * (j + 1)]) + (None,) for j in range(len(batch))]
+            stuck = [j for j, lines in enumerate(answers) if lines[0].startswith("(error (kind stuck)")]
             pipe.send([f"(last {texts[j]})" for j in stuck] + (requests(following[1]) if following else []))
             for j, last in zip(stuck, pipe.receive(len(stuck))):
-                answers[j] += (last,)
+                answers[j] = answers[j][:k] + (last,)
             for j, case in enumerate(batch):
                 try:
                     outcome = check(case, answers[j])
@@ -305,20 +316,44 @@ EXCLUDED: frozenset[str] = frozenset()
 OUTSIDE_ZTYPED = "outside ztyped"
 
 
-def ztyped_rule(t: Tm, evaluator: PullbackEvaluator) -> str | None:
+def ztyped_rule(t: Tm, evaluator: PullbackEvaluator, answer: str | None = None) -> str | None:
     """``None`` when pullback-eval's extracted ``zcheck`` accepts ``t`` (the
     typed premise ``ztyped`` holds), else the rule that excludes it: the
     ``0`` (``zt_zero``) or the sum (``zt_plus``) at a type that is not
     dual, by :func:`.typecheck.outside_ztyped`, or ``ztyped`` when no
-    single one is to blame."""
+    single one is to blame.  ``answer``: pullback-eval's answer line to
+    ``(zcheck t)``, already asked (else it is asked)."""
     try:
-        evaluator.zcheck(t)
+        if answer is None:
+            evaluator.zcheck(t)
+        else:
+            read_answer(answer)
     except BadInput as e:
         if e.rule != "ztyped":
             raise
         where = outside_ztyped(t)
         return "ztyped" if where is None else where[0]
     return None
+
+
+def counted_rule(t: Tm, evaluator: PullbackEvaluator, answer: str | None = None) -> str | None:
+    """The rule by which the campaign counts a well-formed query outside
+    ``ztyped`` (:func:`ztyped_line`), ``None`` for one it does not count.
+    The verdict is the extracted ``zcheck``'s (``answer``: its answer line
+    to ``(zcheck t)``, already asked, else it is asked): a query it accepts
+    is not counted, without the Python twin; a query it refuses (for any
+    reason) is counted by the rule :func:`.typecheck.outside_ztyped` names,
+    and not counted when that names none."""
+    if answer is None:
+        try:
+            evaluator.zcheck(t)
+            return None
+        except RevHandlersError:
+            pass
+    elif answer.startswith("(ok "):
+        return None
+    where = outside_ztyped(t)
+    return None if where is None else where[0]
 
 
 def _subterms(t: Tm):
@@ -530,8 +565,9 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
     name, or :class:`Divergence`.  ``reference_run`` replaces the reference
     (to test the check itself); ``steps`` counts the steps to each value,
     ``rules`` the rules the machine fired; ``answers``: pullback-eval's
-    answer lines to ``(run Q)`` and ``(cps Q)`` (and to ``(last Q)`` when
-    the run is stuck), already asked (:func:`run_batched`)."""
+    answer lines to ``(run Q)``, ``(cps Q)`` and ``(zcheck Q)``, and to
+    ``(last Q)`` when the run is stuck (else ``None``), already asked
+    (:func:`run_batched`)."""
     t = term_of(case)
     order = order_of(t)
     text = _Sexp(t)
@@ -540,8 +576,9 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
     except RevHandlersError as e:
         raise Divergence(f"the Python checker rejects a generated query: {e}: {text}") from None
     bad = ill_formed(t)
-    if steps is not None and bad is None and (where := outside_ztyped(t)) is not None:
-        steps[f"{OUTSIDE_ZTYPED}: {where[0]}"] += 1
+    zline = answers[2] if answers is not None else None
+    if steps is not None and bad is None and (counted := counted_rule(t, evaluator, zline)) is not None:
+        steps[f"{OUTSIDE_ZTYPED}: {counted}"] += 1
     try:
         if answers is None:
             r, answer = evaluator.result_line(t)
@@ -567,10 +604,10 @@ def check(case, evaluator: PullbackEvaluator, reference_run=reference.run, steps
                 _machine(evaluator, t, text, e, None, answers)
             if e.kind != "stuck":
                 return f"{e.kind} ({order}, {'pb_wf' if pb_wf(t) else 'not pb_wf'})"
-            what = stuck_class(t, evaluator, answers[2] if answers is not None and len(answers) > 2 else None)
+            what = stuck_class(t, evaluator, answers[3] if answers is not None else None)
             if what in EXCLUDED:
                 return f"excluded ({order}, stuck: {what})"
-            outside = ztyped_rule(t, evaluator)
+            outside = ztyped_rule(t, evaluator, zline)
             if outside is not None:
                 return f"{OUTSIDE_ZTYPED} ({order}, stuck, {outside})"
             if allow_stuck:
@@ -690,7 +727,7 @@ def _job(args):
 
 def ztyped_line(coverage: Counter) -> str:
     """How many well-formed queries are outside the typed premise
-    ``ztyped``, by the rule that excludes them (:func:`.typecheck.outside_ztyped`)."""
+    ``ztyped``, by the rule that excludes them (:func:`counted_rule`)."""
     rules = sorted(k for k in coverage if k.startswith(OUTSIDE_ZTYPED + ": "))
     counts = ", ".join(f"{k[len(OUTSIDE_ZTYPED) + 2:]} {coverage[k]}" for k in rules)
     return f"{OUTSIDE_ZTYPED} (well-formed queries): {sum(coverage[k] for k in rules)}" + (f" ({counts})" if counts else "")
