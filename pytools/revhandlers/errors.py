@@ -70,6 +70,12 @@ class RevHandlersError(Exception):
     def __hash__(self) -> int:
         return hash((self.kind, self.rule))
 
+    def __reduce__(self) -> tuple[Any, tuple[type[RevHandlersError], tuple[Any, ...], dict[str, Any]]]:
+        """Pickled by its fields, not by its constructor's arguments (a
+        subclass's differ): an error raised in a campaign's worker process
+        reaches the parent whole, with its class, kind, rule and message."""
+        return (_rebuilt, (type(self), self.args, dict(self.__dict__)))
+
     def relocated(self, message: str | None = None, *, pos: Pos | None = None, checker: str | None = None,
                   notes: tuple[str, ...] | None = None) -> "RevHandlersError":
         """The same error (same class, kind and rule) with a new message,
@@ -80,6 +86,13 @@ class RevHandlersError(Exception):
                                   checker=self.checker if checker is None else checker,
                                   notes=self.notes if notes is None else notes)
         return e
+
+
+def _rebuilt(cls: type[RevHandlersError], args: tuple[Any, ...], state: dict[str, Any]) -> RevHandlersError:
+    e = cls.__new__(cls)
+    e.args = args
+    e.__dict__.update(state)
+    return e
 
 
 class BadInput(RevHandlersError):
