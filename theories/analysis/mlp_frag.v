@@ -144,12 +144,14 @@ Proof.
 Qed.
 
 Lemma mlp_inst_FC_coar (Hne : ns <> []) l : op_coar (mlp_inst_FC l) = R (fun n => n) (fst (mlp_inst_shape l)).
-Proof. change (op_coar (mlp_inst_FC l)) with (fst (nth (mlp_inst_FC l) mlp_inst_decls (TProd [], TProd []))).
-  rewrite (mlp_inst_FC_decl l Hne). reflexivity. Qed.
+Proof. pose proof (exec_op_coar Rvo mlp_inst_decls mlp_inst_locs (mlp_inst_FC l)) as E.
+  change (op_coar (mlp_inst_FC l) = fst (nth (mlp_inst_FC l) mlp_inst_decls (TProd [], TProd []))) in E.
+  rewrite E, (mlp_inst_FC_decl l Hne). reflexivity. Qed.
 
 Lemma mlp_inst_FC_ar (Hne : ns <> []) l : op_ar (mlp_inst_FC l) = R (fun n => n) (snd (mlp_inst_shape l)).
-Proof. change (op_ar (mlp_inst_FC l)) with (snd (nth (mlp_inst_FC l) mlp_inst_decls (TProd [], TProd []))).
-  rewrite (mlp_inst_FC_decl l Hne). reflexivity. Qed.
+Proof. pose proof (exec_op_ar Rvo mlp_inst_decls mlp_inst_locs (mlp_inst_FC l)) as E.
+  change (op_ar (mlp_inst_FC l) = snd (nth (mlp_inst_FC l) mlp_inst_decls (TProd [], TProd []))) in E.
+  rewrite E, (mlp_inst_FC_decl l Hne). reflexivity. Qed.
 
 (** The layers [0 … L−1] form a chain of shapes from [n_0] to [n_L]. *)
 Lemma mlp_inst_chained : forall k, (k <= mlp_nlayers)%nat ->

@@ -68,6 +68,24 @@ Fixpoint heap_lookup (hp : heap) (l : loc) : const :=
 Definition heap_update (hp : heap) (l : loc) (c : const) : heap :=
   (l, c) :: filter (fun lc => if loc_eq_dec l (fst lc) then false else true) hp.
 
+(** [heap_update] as one pass of its own over the heap, without the
+    closure [filter] calls at every binding: what the machines run
+    ([heap_put_update]: the same heap). *)
+Fixpoint heap_drop (l : loc) (hp : heap) : heap :=
+  match hp with
+  | [] => []
+  | lc :: hp' => if loc_eq_dec l (fst lc) then heap_drop l hp' else lc :: heap_drop l hp'
+  end.
+
+Definition heap_put (hp : heap) (l : loc) (c : const) : heap := (l, c) :: heap_drop l hp.
+
+Lemma heap_put_update hp l c : heap_put hp l c = heap_update hp l c.
+Proof.
+  unfold heap_put, heap_update. f_equal.
+  induction hp as [|lc hp IH]; cbn [heap_drop filter]; [reflexivity|].
+  destruct (loc_eq_dec l (fst lc)); [exact IH|f_equal; exact IH].
+Qed.
+
 (** A heap respects the shapes of the locations. *)
 Definition heap_ok (hp : heap) : Prop :=
   Forall (fun lc => const_ty (snd lc) = loc_base (fst lc)) hp.

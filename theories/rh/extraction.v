@@ -174,6 +174,11 @@ End entry.
     [Nat.max] and [Nat.div] from running in unary. *)
 Extract Inlined Constant Nat.max => "Stdlib.max".
 Extract Inlined Constant Nat.div => "(fun n m -> if m = 0 then 0 else n / m)".
+(** [ExtrOcamlNatInt] realizes [Nat.eq_dec] by OCaml's polymorphic [(=)];
+    typed at [int] it is the machine comparison of two integers instead
+    of a call into the runtime's structural comparison (the sorts'
+    [op_eq_dec], [loc_eq_dec] and [base_eq_dec] of the instance). *)
+Extract Inlined Constant Nat.eq_dec => "(fun (n : int) (m : int) -> n = m)".
 
 (** The error monad of the front end is inlined (a match, not a closure). *)
 Extraction Inline rbind.

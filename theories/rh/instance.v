@@ -24,7 +24,7 @@
     - Operation symbols and locations are those declared by the program:
       [o] is an index into [decls] (coarity, arity), [ℓ] into [locs] (the
       dimension of the stored vector). *)
-From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rdcore.
+From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas rdcore braun.
 
 (** The records of this file have their type parameter implicit (and
     maximally inserted) in every projection, which their record argument
@@ -738,7 +738,11 @@ Section declarations.
 Variable decls : list (ty * ty).
 Variable locs : list nat.
 
-Definition exec_signature : signature := {|
+(** The declarations are read through a Braun tree built once per
+    signature ([braun.v]): [op_coar o] and [op_ar o] cost [log o] steps
+    instead of [o] ([exec_op_coar], [exec_op_ar]: they are [nth o decls]). *)
+Definition exec_signature : signature :=
+  let dt := bbuild decls in {|
   unit_base := 0;
   const_ty := fst;
   czero := fun n => (n, v_czero vo n);
@@ -750,11 +754,17 @@ Definition exec_signature : signature := {|
   rd := fun f => (S (fst f), snd f);
   rd_dom := fun _ => eq_refl;
   rd_cod := fun _ => eq_refl;
-  op_coar := fun o => fst (nth o decls (TProd [], TProd []));
-  op_ar := fun o => snd (nth o decls (TProd [], TProd []));
+  op_coar := fun o => fst (bget (TProd [], TProd []) dt o);
+  op_ar := fun o => snd (bget (TProd [], TProd []) dt o);
   loc_base := fun l => nth l locs 0;
 |}.
 #[local] Existing Instance exec_signature.
+
+Lemma exec_op_coar o : op_coar o = fst (nth o decls (TProd [], TProd [])).
+Proof. cbn [op_coar exec_signature]. rewrite bget_bbuild. reflexivity. Qed.
+
+Lemma exec_op_ar o : op_ar o = snd (nth o decls (TProd [], TProd [])).
+Proof. cbn [op_ar exec_signature]. rewrite bget_bbuild. reflexivity. Qed.
 
 Lemma encode_typed A xs : value (fst (encode A xs)) /\ typed_tm [] (fst (encode A xs)) A.
 Proof.

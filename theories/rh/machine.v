@@ -817,7 +817,7 @@ Fixpoint mloop_hook (hook : mhook)
                     match V with
                     | Const c =>
                         mloop_hook hook short gas' (fuel - S k) (S (n + k))
-                          (MConf (heap_update hp l c) K1 [] (Ret (Const (czero unit_base))))
+                          (MConf (heap_put hp l c) K1 [] (Ret (Const (czero unit_base))))
                     | _ => mfallback fuel n hp K1 ρ P0
                     end
                 | OpUser _ => RStuckOp hp (fill_c (map close_frame K1) (Op o V)) o V (n + k)
@@ -958,7 +958,7 @@ Proof.
     destruct o as [o|l|l].
     + apply Hrefl.
     + apply IH; [apply Forall_nil|exact HK1].
-    + destruct V; try apply Hrefl. apply IH; [apply Forall_nil|exact HK1].
+    + destruct V; try apply Hrefl. rewrite heap_put_update. apply IH; [apply Forall_nil|exact HK1].
   - (* rev handle(M) *)
     change (assemble K1 ρ (RevHandle M R H)) with (assemble K1 ρ (plug_t (TRev R H) M)).
     destruct V as [| | | |Vs| | |]; try apply Hrefl.

@@ -51,10 +51,11 @@
     - [run_fast4_correct] (under [zero_law], the law for every constant):
       [run_fast4_correct_fits], whatever the test.
 
-    What stays paid by an index: the signature's [ar o]/[coar o], the
-    handler's [clause_of H o] and the heap's locations are lists
-    ([instance.v], [machine.v]), looked up in time the index of the
-    operation or location (docs/decisions.md, "tape4: linear"). *)
+    What stays paid by an index: the handler's [clause_of H o] and the
+    heap's locations are lists ([typing.v], [cmd_sem.v]), looked up in
+    time the index of the operation or location; the signature's
+    [ar o]/[coar o] take its logarithm ([braun.v], [instance.v])
+    (docs/decisions.md, "tape4: linear"). *)
 From RevHandlers Require Import prelude signature syntax subst typing typing_lemmas
   rd term_sem cmd_ctx rh cmd_sem interp interp_facts complete machine run_ctx tape rh4_sparse total machine_fast.
 
