@@ -18,8 +18,8 @@ module S = Sexplib.Sexp
 open Driver_io
 
 (* The machine with the tape at every rev handle, the RH-4 levels of MLP chains included
-   (tape_rh4.v: run_fast4_correct, under the zero law of the constants, which binary64 with
-   0_b = -0.0 meets: TRUSTED.md), the environment machine (--machine; machine.v:
+   (fast4_correct.v: exec_run_fast4_correct, for every program under the scalars' zero law,
+   which binary64 with 0_b = -0.0 meets: TRUSTED.md), the environment machine (--machine; machine.v:
    run_machine_correct) or the small-step evaluator; without a user's fuel (--fuel, (fuel N)),
    the total evaluator's answer (total.v, machine_fast.v: run_total_fast_eq), found as
    rh_embed.ml's run_session finds it. *)
