@@ -62,6 +62,8 @@ Check @pb_param_okb_spec.
 Print Assumptions pb_param_okb_spec.
 Check @wf_queryb_spec.
 Print Assumptions wf_queryb_spec.
+Check @pb_point_okb_spec.
+Print Assumptions pb_point_okb_spec.
 
 (* Values by their syntax; progress with typing and type safety for the
    numeric fragment without pullbacks;

@@ -68,3 +68,40 @@ def test_point_substituted_into_a_let_series():
     # the point substituted by 18 into λx. let z = x + y in z, then stuck at the top before
     _zero_functional("(app (pullback (-> R (dual R)) (pullback R (+ (app (lam (-> R R) 0.5) (lam R (let (+ (var 0) "
                      "(var 1)) (var 0)))) 1.25) (var 0)) (lam (-> R (dual R)) zero)) (lam R (ndual 1.0)))")
+
+
+# ------------------------------------------- stuck classes excluded by the judgment (wf.v)
+
+#: fo2.v's jac_point at sin: ((Ω λy. π1 y π2 y) · λu.0) ⟨J sin · 0.5, 0.5⟩, a
+#: body applying a path of its variable whose value at the point is a
+#: Jacobian (Remark 3.6, value 2): refused by pb_point_ok
+_JAC_POINT = ("(app (pullback (* (-> R R) R) (app (proj 1 (var 0)) (proj 2 (var 0))) "
+              "(lam R zero)) (pair (jac sin 0.5) 0.5))")
+
+
+def test_jac_point_refused(tmp_path, capsys):
+    from revhandlers.cli import main
+    import io
+    f = tmp_path / "jac_point.sexp"
+    f.write_text(_JAC_POINT)
+    code = main(["pullback", "check", str(f)], out=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "pb_point_ok" in err and "Traceback" not in err, err
+
+
+def test_point_rule_cases():
+    """The condition read off wf.v's pb_point_ok: it needs both an applied
+    path in the body and a Jacobian or a pullback in the point."""
+    from revhandlers.pullback.sexp import from_sexp
+    from revhandlers.pullback.typecheck import ill_formed
+    assert ill_formed(from_sexp(_JAC_POINT)) == "pb_point_ok"
+    # the body only projects: the Jacobian is data
+    assert ill_formed(from_sexp("(app (pullback (* (-> R R) R) (proj 2 (var 0)) (lam R zero)) "
+                                "(pair (jac sin 0.5) 0.5))")) is None
+    # an abstraction at the applied path (19b): accepted
+    assert ill_formed(from_sexp("(app (pullback (* (-> R R) R) (app (proj 1 (var 0)) (proj 2 (var 0))) "
+                                "(lam R zero)) (pair (lam R (fun sin (var 0))) 0.5))")) is None
+    # a pullback (a 1-form) at the applied path: refused too
+    assert ill_formed(from_sexp("(app (pullback (* (-> R (dual R)) R) (app (proj 1 (var 0)) (proj 2 (var 0))) "
+                                "(lam (dual R) zero)) "
+                                "(pair (pullback R (var 0) (lam R (ndual 1.0))) 0.5))")) == "pb_point_ok"

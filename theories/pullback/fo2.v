@@ -15,8 +15,12 @@
       point by (8) it is data, a [flat] term, like a scalar.
     Applications stay out of the bodies: applied in a body, a Jacobian
     (or any path of the point) needs rule 19, whose premise asks for an
-    abstraction at that path; [zstuck_jac_point] is a closed, [ztyped],
-    well-formed normal form that is not a syntactic value.  Abstractions
+    abstraction at that path; [zstuck_jac_point] is a closed, [ztyped]
+    normal form that is not a syntactic value, well formed ([wf_tm],
+    [pb_param_ok]) but refused by the checkers' judgment [wf_query]
+    since [pb_point_ok] (wf.v: no Jacobian or pullback in the point of a
+    pullback whose body applies a path; Remark 3.6's value 2, which the
+    paper calls an "inappropriate" value).  Abstractions
     stay out too: rule 18 leaves [zstuck_pb_lam] (closed, [ztyped], well
     formed) with no step, though it is no normal form, since its premise
     ends in [(λv.S)* · 0].
@@ -538,11 +542,13 @@ Proof. simpl. unfold fo_body. simpl. tauto. Qed.
     applied by the body
 
     [((Ω λy. π1(y) π2(y)) · λu.0) ⟨J f · x, x⟩] is closed, [ztyped] (the
-    [0] stands at a dual type), well formed by the checkers' judgment (no
+    [0] stands at a dual type), well formed ([wf_tm], [pb_param_ok]: no
     Jacobian is applied in the body as written), and a normal form that
     is not a syntactic value: Remark 3.6's value 2 at a Jacobian.  So
     progress with syntactic values does not hold for every closed
-    [ztyped] term; [pb_noapp] is what [zvalue_svalue] excludes. *)
+    [ztyped] term; [pb_noapp] is what [zvalue_svalue] excludes.  The
+    checkers' judgment refuses it: [pb_point_ok] (wf.v) fails, the body
+    applying a path and the point holding a Jacobian, so [~ wf_query]. *)
 Section stuck_jac.
 Variables (f : fsym) (x : num scalar).
 Hypothesis Dx : dense x.
@@ -553,7 +559,8 @@ Definition jac_point : tm :=
 
 Lemma zstuck_jac_point :
   ztyped [] jac_point (TDual (TProd (TArr (Rn (fdom f)) (Rn (fcod f))) (Rn (fdom f)))) /\
-  wf_query jac_point /\ value jac_point /\ ~ svalue jac_point /\ forall t', ~ step jac_point t'.
+  wf_tm jac_point /\ pb_param_ok jac_point /\ ~ wf_query jac_point /\
+  value jac_point /\ ~ svalue jac_point /\ forall t', ~ step jac_point t'.
 Proof.
   assert (Hv : value jac_point).
   { unfold jac_point. cbn [value head_redex]. split; [|split; [|split]].
@@ -563,15 +570,18 @@ Proof.
       split; [intros Hl; exact (chain_body_not_lets _ Hc Hl)|split; [exact Hc|split; [intros []|exact I]]].
     - intros [].
     - split; [split; [intros []|apply value_num]|apply value_num]. }
-  split; [|split; [|split; [exact Hv|split; [unfold jac_point; simpl; tauto|]]]].
+  assert (Hn : forall r : num scalar, pb_lets_ok (num_tm r) /\ pb_jac_ok (num_tm r) /\ pb_param_ok (num_tm r))
+    by (induction r; simpl; tauto).
+  destruct (Hn x) as (H1 & H2 & H3).
+  split; [|split; [|split; [|split; [|split; [exact Hv|split; [unfold jac_point; simpl; tauto|]]]]]].
   - unfold jac_point. eapply zt_app; [apply (zt_pb _ _ _ _ (Rn (fcod f)))|].
     + eapply zt_app; [eapply zt_proj1|eapply zt_proj2]; constructor; reflexivity.
     + repeat constructor.
     + constructor; [constructor|]; apply ztyped_num; assumption.
-  - assert (Hn : forall r : num scalar, pb_lets_ok (num_tm r) /\ pb_jac_ok (num_tm r) /\ pb_param_ok (num_tm r))
-      by (induction r; simpl; tauto).
-    destruct (Hn x) as (H1 & H2 & H3). unfold jac_point, wf_query, wf_tm. simpl.
-    repeat split; auto. intros n E. injection E as <-. discriminate.
+  - unfold jac_point, wf_tm. simpl. tauto.
+  - unfold jac_point. simpl. repeat split; auto. intros n E. injection E as <-. discriminate.
+  - (* [pb_point_ok]: the body applies a path, the point holds a Jacobian *)
+    unfold jac_point, wf_query. simpl. intros (_ & _ & Hp). exact (proj1 (proj1 Hp eq_refl)).
   - intros t' Hs. exact (value_not_step _ _ Hs Hv).
 Qed.
 End stuck_jac.
@@ -649,7 +659,9 @@ Proof.
       [apply zt_fun; constructor; reflexivity|apply (zt_let _ _ _ TR); [constructor|constructor; reflexivity]].
   - assert (Hn : forall r0 : num scalar, pb_lets_ok (num_tm r0) /\ pb_jac_ok (num_tm r0) /\ pb_param_ok (num_tm r0))
       by (induction r0; simpl; tauto).
-    destruct (Hn x) as (H1 & H2 & H3). unfold lam_query, wf_query, wf_tm. simpl. tauto.
+    destruct (Hn x) as (H1 & H2 & H3).
+    assert (H4 : pb_point_ok (num_tm x)) by (clear; induction x; simpl; tauto).
+    unfold lam_query, wf_query, wf_tm. simpl. repeat split; try tauto; discriminate.
   - intros [Hh _]. apply Hh. cbn [head_redex]. split; [exact Hc|].
     intros [(a & q & _ & _ & E)|(p1 & q & E & _)]; discriminate.
   - intros t' Hs. unfold lam_query in Hs. inversion Hs; subst.

@@ -46,7 +46,9 @@
     a body is not only open: a Jacobian of the point applied in the body
     leaves a closed, [ztyped], well-formed normal form that is not a
     syntactic value ([zstuck_jac_point], fo2.v), so progress with
-    syntactic values does not hold of every closed [ztyped] term; and a
+    syntactic values does not hold of every closed [ztyped] term (the
+    checkers' judgment [wf_query] now refuses that query: [pb_point_ok],
+    wf.v); and a
     body [λx.L] whose last [let] does not depend on [y] while an earlier
     one does leaves rule 18's premise in a dual map along [0], so the
     query has no step and is no normal form ([zstuck_pb_lam], fo2.v).  Both
