@@ -416,5 +416,5 @@ Check @exec_zfo2_safety.
 Print Assumptions exec_zfo2_safety.
 Check @zstuck_jac_point.
 Print Assumptions zstuck_jac_point.
-Check @zstuck_pb_lam.
-Print Assumptions zstuck_pb_lam.
+Check @zpb_lam_value.
+Print Assumptions zpb_lam_value.

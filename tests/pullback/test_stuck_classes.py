@@ -105,3 +105,20 @@ def test_point_rule_cases():
     assert ill_formed(from_sexp("(app (pullback (* (-> R (dual R)) R) (app (proj 1 (var 0)) (proj 2 (var 0))) "
                                 "(lam (dual R) zero)) "
                                 "(pair (pullback R (var 0) (lam R (ndual 1.0))) 0.5))")) == "pb_point_ok"
+
+
+# ------------------------------------------- rule 18 with its premise ending in a dual map along 0
+
+def test_18_premise_along_zero_reaches_the_zero_functional():
+    # fo2.v's lam_query at sin: ((Ω λy:R. λx:R. let a = sin(y) in let b = 3 in b) · λg.0) 2,
+    # stuck before (18's premise ends in (λv.⟨v, (J sin · v) 2⟩)* · 0).  By hand:
+    # λy. λx. 3 does not depend on y, so its Jacobian is λv. λx. 0, and the
+    # 1-form λg.0 gives the cotangent 0: (λv. λx. 0)* · 0, in 2 steps
+    # (18 with its zero variant, then β on λg.0).
+    value, ty, steps = result("(app (pullback R (lam R (let (fun sin (var 1)) (let 3.0 (var 0)))) "
+                              "(lam (-> R R) zero)) 2.0)")
+    assert ty == ["dual", "R"]
+    assert value[0] == "dual-map" and value[-1] == "zero", value
+    body = value[-2]
+    assert body[0] == "lam" and body[-1] == "zero", value
+    assert steps == 2

@@ -21,9 +21,11 @@
     since [pb_point_ok] (wf.v: no Jacobian or pullback in the point of a
     pullback whose body applies a path; Remark 3.6's value 2, which the
     paper calls an "inappropriate" value).  Abstractions
-    stay out too: rule 18 leaves [zstuck_pb_lam] (closed, [ztyped], well
-    formed) with no step, though it is no normal form, since its premise
-    ends in [(λv.S)* · 0].
+    stay out too; rule 18's premise may end in [(λv.S)* · 0], read as the
+    dual map [(λv.0)* · (ω′ V′)] by the zero variant [step_pb_lam_zero]
+    (reduction.v), so the closed, [ztyped], well-formed query [lam_query]
+    reaches the value [(λv. λx.0)* · 0] ([zpb_lam_value]; it had no step
+    before the zero variant).
 
     Results: [fq2_step] (the fragment is closed under [→]), [fq2_norm]
     (every term of it reduces to a normal form, typed or not, closed or
@@ -586,7 +588,7 @@ Proof.
 Qed.
 End stuck_jac.
 
-(** ** Where normalization fails: rule 18's premise ending in [(λv.S)* · 0]
+(** ** Rule 18's premise ending in [(λv.S)* · 0]
 
     [((Ω λy. λx. let a = f(y) in let b = r in b) · λg.0) x0] is closed,
     [ztyped] and well formed; it is no normal form (a chain applied to a
@@ -646,17 +648,32 @@ Qed.
 Lemma ppath_not_lam p : forall t, (forall b, t <> Lam b) -> forall b, ppath p t <> Lam b.
 Proof. induction p as [|i p IH]; intros t Ht; simpl; [exact Ht|apply IH; discriminate]. Qed.
 
-Lemma zstuck_pb_lam :
+(** With the zero variant of 18 ([step_pb_lam_zero], reduction.v), the
+    query steps: [(λv. λx.0)* · ((λg.0) (λx. L[x0/y]))], then β in the
+    dual map's argument, to the value [(λv. λx.0)* · 0], the zero
+    functional (the body's value [r] does not depend on [y]). *)
+Definition lam_value : tm := Dual (Lam Zero) Zero.
+
+Lemma zpb_lam_value :
   ztyped [] lam_query (TDual (Rn (fdom f))) /\ wf_query lam_query /\ ~ value lam_query /\
-  forall t', ~ step lam_query t'.
+  steps lam_query lam_value /\ value lam_value /\ ztyped [] lam_value (TDual (Rn (fdom f))).
 Proof.
   assert (Hl : lets lam_body) by (apply lets_cons; [apply elem_fun; constructor|apply lets_last, elem_real]).
   assert (Hc : chain_body (Lam lam_body)) by (left; apply elem_lam, Hl).
-  split; [|split; [|split]].
-  - unfold lam_query. apply (zt_app _ _ _ (Rn (fdom f))); [|apply ztyped_num; assumption].
+  assert (Hz : ztyped [] lam_query (TDual (Rn (fdom f)))).
+  { unfold lam_query. apply (zt_app _ _ _ (Rn (fdom f))); [|apply ztyped_num; assumption].
     apply (zt_pb _ _ _ _ (TArr TR TR)); [|repeat constructor].
     apply zt_lam. unfold lam_body. apply (zt_let _ _ _ (Rn (fcod f)));
-      [apply zt_fun; constructor; reflexivity|apply (zt_let _ _ _ TR); [constructor|constructor; reflexivity]].
+      [apply zt_fun; constructor; reflexivity|apply (zt_let _ _ _ TR); [constructor|constructor; reflexivity]]. }
+  assert (Hs : steps lam_query lam_value).
+  { destruct lam_premise as [Hp Hv].
+    eapply steps_cons.
+    - unfold lam_query. apply (step_pb_lam_zero lam_body (Pair (Var 0) (App (Jac f (Var 0)) (num_tm x))));
+        [apply value_lam|apply value_num|exact Hl| |exact Hv|exact Hp].
+      simpl. unfold is0. tauto.
+    - unfold out. eapply steps_cons; [apply (step_ctx (EDualR _)); [exact I|]; apply step_beta, value_lam|].
+      simpl. apply steps_refl. }
+  split; [exact Hz|split; [|split; [|split; [exact Hs|split]]]].
   - assert (Hn : forall r0 : num scalar, pb_lets_ok (num_tm r0) /\ pb_jac_ok (num_tm r0) /\ pb_param_ok (num_tm r0))
       by (induction r0; simpl; tauto).
     destruct (Hn x) as (H1 & H2 & H3).
@@ -664,22 +681,9 @@ Proof.
     unfold lam_query, wf_query, wf_tm. simpl. repeat split; try tauto; discriminate.
   - intros [Hh _]. apply Hh. cbn [head_redex]. split; [exact Hc|].
     intros [(a & q & _ & _ & E)|(p1 & q & E & _)]; discriminate.
-  - intros t' Hs. unfold lam_query in Hs. inversion Hs; subst.
-    + (* (9): [y] is free in the body *)
-      match goal with H : nocc is0 (Lam _) |- _ => simpl in H; unfold is0 in H; tauto end.
-    + (* no linear shape is an abstraction *)
-      match goal with H : lin_shape (Lam _) |- _ => inversion H; subst end.
-      match goal with H : yp _ = Lam _ |- _ => exact (ppath_not_lam _ (Var 0) ltac:(discriminate) _ H) end.
-    + (* (18): its premise ends in a dual map along [0] *)
-      destruct lam_premise as [Hp Hv].
-      match goal with H : steps _ (Dual _ (App (Var 1) _)), H' : value (Dual _ (App (Var 1) _)) |- _ =>
-        pose proof (steps_value_det _ _ _ Hp Hv H H') as E end.
-      discriminate E.
-    + (* a step inside: the chain and the point are values *)
-      match goal with H : efill ?F _ = _ |- _ => destruct F; simpl in H; try discriminate H; injection H; intros; subst end;
-        (eapply value_not_step; [eassumption|]).
-      * apply value_pb; [exact Hc|split; [intros []|exact I]].
-      * apply value_num.
+  - unfold lam_value. cbn [value head_redex].
+    repeat split; try (intros []; fail).
+  - unfold lam_value. apply (zt_dual _ _ _ _ (TArr TR TR)); repeat constructor.
 Qed.
 End stuck_lam.
 

@@ -437,6 +437,13 @@ Proof.
       * exact Hl.
     + intros X H. apply nocc_out; auto. simpl in H |- *. destruct H as [[Hl Hw] Hv].
       eapply premise_swap_nocc; eauto.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v _ _ _ _ _ _ _. apply preserves_pbapp.
+    + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
+      inv He. eapply typed_out; [constructor; eassumption|eassumption|eassumption| |].
+      * repeat constructor.
+      * exact I.
+    + intros X H. apply nocc_out; auto. exact I.
   - (* (19b) *)
     intros p q p' vq s0 u w v _ _ Hp Hq _ _ IH. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).

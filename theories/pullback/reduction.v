@@ -318,6 +318,19 @@ Inductive step : tm -> tm -> Prop :=
     step (App (Pb (Lam l) w) v) (Dual (Lam s') (out w v (Lam l)))
 (**
 <<
+    ((Ω λy.L) · ω′) V →* (λv.S)* · 0          y ∈ FV(λx.L)
+    ─────────────────────────────────────────────────────────────────  (18, 0)
+    ((Ω λy. λx.L) · ω) V  →  (λv. λx.0)* · (ω (λx. L[V/y]))
+>>
+    The premise of 18 ends in a dual map along [0] when the last [let] of
+    [L] does not depend on its variables (rule 9): [(λv.S)* · 0] is the
+    dual map [(λv.0)* · (ω′ V′)], as 17's zero variant reads [0]. *)
+| step_pb_lam_zero l s0 w v : value w -> value v -> lets l -> ~ nocc (lift is0) l ->
+    value (Dual s0 Zero) ->
+    steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v)) (Dual s0 Zero) ->
+    step (App (Pb (Lam l) w) v) (Dual (Lam Zero) (out w v (Lam l)))
+(**
+<<
     V^p ≡ λz.P′    ((Ω λz.P′) · ω′) V^q →* (λv′.S′)* · (ω′ W)
     ─────────────────────────────────────────────────────────────────  (19b)
     ((Ω λy. y^p y^q) · ω) V  →  (λv. v^p V^q + S′[v^q/v′])* · (ω (V^p V^q))

@@ -131,9 +131,13 @@ Definition pb_head (e w v : tm) : sres :=
   | Lam l =>
       if is_lets l && negb (noccb (liftb is0b) l) then
         from_ev (ev (App (Pb (ren swap l) (Var 1)) (premise_pt v)))
-          (fun V => match dual_out swap_inv 1 V with
-                    | Some (s', _) => Stepped (Dual (Lam s') (out w v e))
-                    | None => Stuck
+          (fun V => match V with
+                    | Dual _ Zero => Stepped (Dual (Lam Zero) (out w v e))
+                    | _ =>
+                        match dual_out swap_inv 1 V with
+                        | Some (s', _) => Stepped (Dual (Lam s') (out w v e))
+                        | None => Stuck
+                        end
                     end)
       else Stuck
   | Pb l z =>
@@ -347,9 +351,19 @@ Proof.
   - (* λx.L: (18) *)
     destruct (is_lets l && negb (noccb (liftb is0b) l)) eqn:E; [|discriminate]. bools.
     apply from_ev_inv in H as (V & HV & Hk). destruct (ev_sound _ _ HV) as [Hs Hval].
-    destruct (dual_out swap_inv 1 V) as [[s' u]|] eqn:Ed; [|discriminate]. bools.
-    apply (dual_out_sound swap) in Ed; [|apply swap_inv_r]. subst V.
-    eapply step_pb_lam; eauto using noccb_false_lift, noccb_false_is0.
+    assert (Hz : (exists s0, V = Dual s0 Zero) \/
+                 (match dual_out swap_inv 1 V with
+                  | Some (s', _) => Stepped (Dual (Lam s') (out w v (Lam l)))
+                  | None => Stuck
+                  end = Stepped t')).
+    { destruct V as [| | | | | | | |s0 v2| | | | |]; try (right; exact Hk).
+      destruct v2; try (right; exact Hk). left; eauto. }
+    destruct Hz as [[s0 ->]|Hk'].
+    + simpl in Hk. injection Hk as <-.
+      eapply step_pb_lam_zero; eauto using noccb_false_lift, noccb_false_is0.
+    + destruct (dual_out swap_inv 1 V) as [[s' u]|] eqn:Ed; [|discriminate]. bools.
+      apply (dual_out_sound swap) in Ed; [|apply swap_inv_r]. subst V.
+      eapply step_pb_lam; eauto using noccb_false_lift, noccb_false_is0.
   - (* a1 a2 *)
     destruct (as_path a1) as [p|] eqn:E1; [|discriminate].
     destruct (as_path a2) as [q|] eqn:E2.
@@ -1041,6 +1055,13 @@ Proof.
     facts. comp. reflexivity.
   - (* (18) *)
     intros l s' u w v Hw Hv Hl Hnl Hval _ IH Hst.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
+    pb_at Hst.
+    unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp.
+    destruct (ren swap s'); reflexivity.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v Hw Hv Hl Hnl Hval _ IH Hst.
     destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
     pb_at Hst.
     unfold pb_head, premise_pt.

@@ -240,6 +240,10 @@ Proof.
       inv He; destruct (premise_swap _ _ _ _ _ _ _ _ ltac:(eassumption) Hv IH) as [Ht Hl].
     + constructor. exact Ht.
     + exact Hl.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v _ _ _ _ _ _ _ Γ A H. zpb H; inv He.
+    + repeat constructor.
+    + exact I.
   - (* (19b) *)
     intros p q p' vq s0 u w v _ _ Hp Hq _ Hst _ Γ A H.
     pose proof (proj2 step_steps_preserve _ _ Hst) as IH. zpb H;
