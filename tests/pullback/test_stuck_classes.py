@@ -122,3 +122,16 @@ def test_18_premise_along_zero_reaches_the_zero_functional():
     body = value[-2]
     assert body[0] == "lam" and body[-1] == "zero", value
     assert steps == 2
+
+
+def test_19b_premise_along_zero():
+    # ((Ω λy:(R⇒R)×R. π1 y π2 y) · λu.[1]*) ⟨λz. let a = sin(z) in let b = 3 in b, 2⟩:
+    # 19b's premise on the abstraction ends in (λv′.S′)* · 0 (stuck before).  By
+    # hand (D-eval): the derivative of y ↦ (π1 y)(π2 y) at ⟨g, 2⟩ along v is
+    # (π1 v)(2) + g′(2)·(π2 v), and g = λz.3 is constant, so the answer is the
+    # functional v ↦ (π1 v) 2 against the cotangent [1]: (λv. π1(v) 2)* · [1]*.
+    value, ty, _ = result("(app (pullback (* (-> R R) R) (app (proj 1 (var 0)) (proj 2 (var 0))) "
+                          "(lam R (ndual 1.0))) (pair (lam R (let (fun sin (var 0)) (let 3.0 (var 0)))) 2.0))")
+    assert ty == ["dual", ["*", ["->", "R", "R"], "R"]]
+    assert value[0] == "dual-map" and value[-1] == ["ndual", "1.0"], value
+    assert value[-2] == ["app", ["proj", "1", ["var", "0"]], "2.0"], value

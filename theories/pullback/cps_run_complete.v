@@ -655,6 +655,11 @@ Proof.
     destruct (cps_eval_of_steps _ _ IH value_zero) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst. unfold pb_head.
     nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (19b), its premise ending in a dual map along 0 *)
+    intros p q p' vq s0 w v Hw Hv Hp Hq Hval _ IH Hst.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (20a) *)
     intros e s0 u w v Hw Hv He Hn Hst0 IH Hst.
     assert (Hc : chain_body (Pair (Var 0) e)) by (right; eauto).

@@ -162,6 +162,8 @@ Proof.
       exact (proj_val_flat _ _ _ Fv H) end.
   - (* 19c *) exfalso. match goal with H : proj_val _ _ = Some (Lam _) |- _ =>
       exact (proj_val_flat _ _ _ Fv H) end.
+  - (* 19b along 0 *) exfalso. match goal with H : proj_val _ _ = Some (Lam _) |- _ =>
+      exact (proj_val_flat _ _ _ Fv H) end.
   - split; [exact I|]. eapply flat_ren_inv, IHstep; try reflexivity; [apply flat_ren; tauto|apply flat_ren, Fv].
 Qed.
 

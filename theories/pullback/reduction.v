@@ -356,6 +356,21 @@ Inductive step : tm -> tm -> Prop :=
          (Dual (App (yp p) (shift vq)) (out w v (App (yp p) (yp q))))
 (**
 <<
+    V^p ≡ λz.P′    ((Ω λz.P′) · ω′) V^q →* (λv′.S′)* · 0
+    ─────────────────────────────────────────────────────────────────  (19b, 0)
+    ((Ω λy. y^p y^q) · ω) V  →  (λv. v^p V^q)* · (ω (V^p V^q))
+>>
+    The premise of 19b ending in a dual map along [0] is read as 17's
+    zero variant reads [0]: [(λv′.0)* · (ω′ W)], [S′ = 0], the conclusion
+    of 19c. *)
+| step_pb_app_lam_zero p q p' vq s0 w v : value w -> value v ->
+    proj_val p v = Some (Lam p') -> proj_val q v = Some vq ->
+    value (Dual s0 Zero) ->
+    steps (App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)) (Dual s0 Zero) ->
+    step (App (Pb (App (yp p) (yp q)) w) v)
+         (Dual (App (yp p) (shift vq)) (out w v (App (yp p) (yp q))))
+(**
+<<
     ((Ω λy.E) · ω′) V → (λv.S)* · (ω′ W)       y ∈ FV(E)
     ─────────────────────────────────────────────────────────────────  (20a)
     ((Ω λy. ⟨y, E⟩) · ω) V  →  (λv. ⟨v, S⟩)* · (ω ⟨V, E[V/y]⟩)

@@ -268,6 +268,13 @@ Proof.
       pose proof (proj_val_typed _ _ _ _ _ _ Hv Hqt Hq) as Hvq.
     + econstructor; [eassumption|]. apply typed_shift. exact Hvq.
     + simpl. split; [apply lin_yp|apply nocc_shift_is0].
+  - (* (19b), its premise ending in a dual map along 0 *)
+    intros p q p' vq s0 w v _ _ Hp Hq _ _ _ Γ A H. zpb H;
+      inv He;
+      match goal with H2 : typed _ (yp q) _ |- _ => pose proof (yp_typed _ _ _ _ H2) as Hqt end;
+      pose proof (proj_val_typed _ _ _ _ _ _ Hv Hqt Hq) as Hvq.
+    + econstructor; [eassumption|]. apply typed_shift. exact Hvq.
+    + simpl. split; [apply lin_yp|apply nocc_shift_is0].
   - (* (20a) *)
     intros e s0 u w v _ _ _ _ Hst _ Γ A H.
     pose proof (proj1 step_steps_preserve _ _ Hst) as IH. zpb H;

@@ -52,7 +52,8 @@
     body [λx.L] whose last [let] does not depend on [y] while an earlier
     one does leaves rule 18's premise in a dual map along [0], which the
     zero variant of 18 ([step_pb_lam_zero], reduction.v) reduces
-    ([zpb_lam_value], fo2.v; 16b, 16c and 19b have no such variant).  Both
+    ([zpb_lam_value], fo2.v; 19b has the same variant,
+    [step_pb_app_lam_zero]; 16b and 16c have none).  Both
     fragments here contain terms [fo_progress] does not cover ([nzq]
     excludes [r* + s*] and [⟨0, r⟩ : R* × R]). *)
 From Pullback Require Import syntax typing reduction preservation progress progress_typed exec_sig
