@@ -62,6 +62,8 @@ Check @pb_param_okb_spec.
 Print Assumptions pb_param_okb_spec.
 Check @wf_queryb_spec.
 Print Assumptions wf_queryb_spec.
+Check @pb_point_okb_spec.
+Print Assumptions pb_point_okb_spec.
 
 (* Values by their syntax; progress with typing and type safety for the
    numeric fragment without pullbacks;
@@ -414,8 +416,8 @@ Check @exec_zfo2_safety.
 Print Assumptions exec_zfo2_safety.
 Check @zstuck_jac_point.
 Print Assumptions zstuck_jac_point.
-Check @zstuck_pb_lam.
-Print Assumptions zstuck_pb_lam.
+Check @zpb_lam_value.
+Print Assumptions zpb_lam_value.
 
 (* The checkers reflect the annotated typings (ztyped_reflect.v): sound for
    aztyped (atyped) on every annotated term; on the fragment the

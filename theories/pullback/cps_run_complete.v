@@ -637,6 +637,13 @@ Proof.
     destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst.
     unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp.
+    destruct (ren swap s'); reflexivity.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v Hw Hv Hl Hnl Hval _ IH Hst.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst.
+    unfold pb_head, premise_pt.
     assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp. reflexivity.
   - (* (19b) *)
     intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH Hst.
@@ -646,6 +653,11 @@ Proof.
   - (* (19c) *)
     intros p q p' vq w v Hw Hv Hp Hq _ IH Hst.
     destruct (cps_eval_of_steps _ _ IH value_zero) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
+    pb_at Hst. unfold pb_head.
+    nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (19b), its premise ending in a dual map along 0 *)
+    intros p q p' vq s0 w v Hw Hv Hp Hq Hval _ IH Hst.
+    destruct (cps_eval_of_steps _ _ IH Hval) as (d & m & Hn). exists (S d), m. rewrite cps_step_S.
     pb_at Hst. unfold pb_head.
     nnocc (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (20a) *)

@@ -15,11 +15,17 @@
       point by (8) it is data, a [flat] term, like a scalar.
     Applications stay out of the bodies: applied in a body, a Jacobian
     (or any path of the point) needs rule 19, whose premise asks for an
-    abstraction at that path; [zstuck_jac_point] is a closed, [ztyped],
-    well-formed normal form that is not a syntactic value.  Abstractions
-    stay out too: rule 18 leaves [zstuck_pb_lam] (closed, [ztyped], well
-    formed) with no step, though it is no normal form, since its premise
-    ends in [(λv.S)* · 0].
+    abstraction at that path; [zstuck_jac_point] is a closed, [ztyped]
+    normal form that is not a syntactic value, well formed ([wf_tm],
+    [pb_param_ok]) but refused by the checkers' judgment [wf_query]
+    since [pb_point_ok] (wf.v: no Jacobian or pullback in the point of a
+    pullback whose body applies a path; Remark 3.6's value 2, which the
+    paper calls an "inappropriate" value).  Abstractions
+    stay out too; rule 18's premise may end in [(λv.S)* · 0], read as the
+    dual map [(λv.0)* · (ω′ V′)] by the zero variant [step_pb_lam_zero]
+    (reduction.v), so the closed, [ztyped], well-formed query [lam_query]
+    reaches the value [(λv. λx.0)* · 0] ([zpb_lam_value]; it had no step
+    before the zero variant).
 
     Results: [fq2_step] (the fragment is closed under [→]), [fq2_norm]
     (every term of it reduces to a normal form, typed or not, closed or
@@ -155,6 +161,8 @@ Proof.
   - (* 19b *) exfalso. match goal with H : proj_val _ _ = Some (Lam _) |- _ =>
       exact (proj_val_flat _ _ _ Fv H) end.
   - (* 19c *) exfalso. match goal with H : proj_val _ _ = Some (Lam _) |- _ =>
+      exact (proj_val_flat _ _ _ Fv H) end.
+  - (* 19b along 0 *) exfalso. match goal with H : proj_val _ _ = Some (Lam _) |- _ =>
       exact (proj_val_flat _ _ _ Fv H) end.
   - split; [exact I|]. eapply flat_ren_inv, IHstep; try reflexivity; [apply flat_ren; tauto|apply flat_ren, Fv].
 Qed.
@@ -538,11 +546,13 @@ Proof. simpl. unfold fo_body. simpl. tauto. Qed.
     applied by the body
 
     [((Ω λy. π1(y) π2(y)) · λu.0) ⟨J f · x, x⟩] is closed, [ztyped] (the
-    [0] stands at a dual type), well formed by the checkers' judgment (no
+    [0] stands at a dual type), well formed ([wf_tm], [pb_param_ok]: no
     Jacobian is applied in the body as written), and a normal form that
     is not a syntactic value: Remark 3.6's value 2 at a Jacobian.  So
     progress with syntactic values does not hold for every closed
-    [ztyped] term; [pb_noapp] is what [zvalue_svalue] excludes. *)
+    [ztyped] term; [pb_noapp] is what [zvalue_svalue] excludes.  The
+    checkers' judgment refuses it: [pb_point_ok] (wf.v) fails, the body
+    applying a path and the point holding a Jacobian, so [~ wf_query]. *)
 Section stuck_jac.
 Variables (f : fsym) (x : num scalar).
 Hypothesis Dx : dense x.
@@ -553,7 +563,8 @@ Definition jac_point : tm :=
 
 Lemma zstuck_jac_point :
   ztyped [] jac_point (TDual (TProd (TArr (Rn (fdom f)) (Rn (fcod f))) (Rn (fdom f)))) /\
-  wf_query jac_point /\ value jac_point /\ ~ svalue jac_point /\ forall t', ~ step jac_point t'.
+  wf_tm jac_point /\ pb_param_ok jac_point /\ ~ wf_query jac_point /\
+  value jac_point /\ ~ svalue jac_point /\ forall t', ~ step jac_point t'.
 Proof.
   assert (Hv : value jac_point).
   { unfold jac_point. cbn [value head_redex]. split; [|split; [|split]].
@@ -563,20 +574,23 @@ Proof.
       split; [intros Hl; exact (chain_body_not_lets _ Hc Hl)|split; [exact Hc|split; [intros []|exact I]]].
     - intros [].
     - split; [split; [intros []|apply value_num]|apply value_num]. }
-  split; [|split; [|split; [exact Hv|split; [unfold jac_point; simpl; tauto|]]]].
+  assert (Hn : forall r : num scalar, pb_lets_ok (num_tm r) /\ pb_jac_ok (num_tm r) /\ pb_param_ok (num_tm r))
+    by (induction r; simpl; tauto).
+  destruct (Hn x) as (H1 & H2 & H3).
+  split; [|split; [|split; [|split; [|split; [exact Hv|split; [unfold jac_point; simpl; tauto|]]]]]].
   - unfold jac_point. eapply zt_app; [apply (zt_pb _ _ _ _ (Rn (fcod f)))|].
     + eapply zt_app; [eapply zt_proj1|eapply zt_proj2]; constructor; reflexivity.
     + repeat constructor.
     + constructor; [constructor|]; apply ztyped_num; assumption.
-  - assert (Hn : forall r : num scalar, pb_lets_ok (num_tm r) /\ pb_jac_ok (num_tm r) /\ pb_param_ok (num_tm r))
-      by (induction r; simpl; tauto).
-    destruct (Hn x) as (H1 & H2 & H3). unfold jac_point, wf_query, wf_tm. simpl.
-    repeat split; auto. intros n E. injection E as <-. discriminate.
+  - unfold jac_point, wf_tm. simpl. tauto.
+  - unfold jac_point. simpl. repeat split; auto. intros n E. injection E as <-. discriminate.
+  - (* [pb_point_ok]: the body applies a path, the point holds a Jacobian *)
+    unfold jac_point, wf_query. simpl. intros (_ & _ & Hp). exact (proj1 (proj1 Hp eq_refl)).
   - intros t' Hs. exact (value_not_step _ _ Hs Hv).
 Qed.
 End stuck_jac.
 
-(** ** Where normalization fails: rule 18's premise ending in [(λv.S)* · 0]
+(** ** Rule 18's premise ending in [(λv.S)* · 0]
 
     [((Ω λy. λx. let a = f(y) in let b = r in b) · λg.0) x0] is closed,
     [ztyped] and well formed; it is no normal form (a chain applied to a
@@ -636,38 +650,42 @@ Qed.
 Lemma ppath_not_lam p : forall t, (forall b, t <> Lam b) -> forall b, ppath p t <> Lam b.
 Proof. induction p as [|i p IH]; intros t Ht; simpl; [exact Ht|apply IH; discriminate]. Qed.
 
-Lemma zstuck_pb_lam :
+(** With the zero variant of 18 ([step_pb_lam_zero], reduction.v), the
+    query steps: [(λv. λx.0)* · ((λg.0) (λx. L[x0/y]))], then β in the
+    dual map's argument, to the value [(λv. λx.0)* · 0], the zero
+    functional (the body's value [r] does not depend on [y]). *)
+Definition lam_value : tm := Dual (Lam Zero) Zero.
+
+Lemma zpb_lam_value :
   ztyped [] lam_query (TDual (Rn (fdom f))) /\ wf_query lam_query /\ ~ value lam_query /\
-  forall t', ~ step lam_query t'.
+  steps lam_query lam_value /\ value lam_value /\ ztyped [] lam_value (TDual (Rn (fdom f))).
 Proof.
   assert (Hl : lets lam_body) by (apply lets_cons; [apply elem_fun; constructor|apply lets_last, elem_real]).
   assert (Hc : chain_body (Lam lam_body)) by (left; apply elem_lam, Hl).
-  split; [|split; [|split]].
-  - unfold lam_query. apply (zt_app _ _ _ (Rn (fdom f))); [|apply ztyped_num; assumption].
+  assert (Hz : ztyped [] lam_query (TDual (Rn (fdom f)))).
+  { unfold lam_query. apply (zt_app _ _ _ (Rn (fdom f))); [|apply ztyped_num; assumption].
     apply (zt_pb _ _ _ _ (TArr TR TR)); [|repeat constructor].
     apply zt_lam. unfold lam_body. apply (zt_let _ _ _ (Rn (fcod f)));
-      [apply zt_fun; constructor; reflexivity|apply (zt_let _ _ _ TR); [constructor|constructor; reflexivity]].
+      [apply zt_fun; constructor; reflexivity|apply (zt_let _ _ _ TR); [constructor|constructor; reflexivity]]. }
+  assert (Hs : steps lam_query lam_value).
+  { destruct lam_premise as [Hp Hv].
+    eapply steps_cons.
+    - unfold lam_query. apply (step_pb_lam_zero lam_body (Pair (Var 0) (App (Jac f (Var 0)) (num_tm x))));
+        [apply value_lam|apply value_num|exact Hl| |exact Hv|exact Hp].
+      simpl. unfold is0. tauto.
+    - unfold out. eapply steps_cons; [apply (step_ctx (EDualR _)); [exact I|]; apply step_beta, value_lam|].
+      simpl. apply steps_refl. }
+  split; [exact Hz|split; [|split; [|split; [exact Hs|split]]]].
   - assert (Hn : forall r0 : num scalar, pb_lets_ok (num_tm r0) /\ pb_jac_ok (num_tm r0) /\ pb_param_ok (num_tm r0))
       by (induction r0; simpl; tauto).
-    destruct (Hn x) as (H1 & H2 & H3). unfold lam_query, wf_query, wf_tm. simpl. tauto.
+    destruct (Hn x) as (H1 & H2 & H3).
+    assert (H4 : pb_point_ok (num_tm x)) by (clear; induction x; simpl; tauto).
+    unfold lam_query, wf_query, wf_tm. simpl. repeat split; try tauto; discriminate.
   - intros [Hh _]. apply Hh. cbn [head_redex]. split; [exact Hc|].
     intros [(a & q & _ & _ & E)|(p1 & q & E & _)]; discriminate.
-  - intros t' Hs. unfold lam_query in Hs. inversion Hs; subst.
-    + (* (9): [y] is free in the body *)
-      match goal with H : nocc is0 (Lam _) |- _ => simpl in H; unfold is0 in H; tauto end.
-    + (* no linear shape is an abstraction *)
-      match goal with H : lin_shape (Lam _) |- _ => inversion H; subst end.
-      match goal with H : yp _ = Lam _ |- _ => exact (ppath_not_lam _ (Var 0) ltac:(discriminate) _ H) end.
-    + (* (18): its premise ends in a dual map along [0] *)
-      destruct lam_premise as [Hp Hv].
-      match goal with H : steps _ (Dual _ (App (Var 1) _)), H' : value (Dual _ (App (Var 1) _)) |- _ =>
-        pose proof (steps_value_det _ _ _ Hp Hv H H') as E end.
-      discriminate E.
-    + (* a step inside: the chain and the point are values *)
-      match goal with H : efill ?F _ = _ |- _ => destruct F; simpl in H; try discriminate H; injection H; intros; subst end;
-        (eapply value_not_step; [eassumption|]).
-      * apply value_pb; [exact Hc|split; [intros []|exact I]].
-      * apply value_num.
+  - unfold lam_value. cbn [value head_redex].
+    repeat split; try (intros []; fail).
+  - unfold lam_value. apply (zt_dual _ _ _ _ (TArr TR TR)); repeat constructor.
 Qed.
 End stuck_lam.
 

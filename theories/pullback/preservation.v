@@ -437,6 +437,13 @@ Proof.
       * exact Hl.
     + intros X H. apply nocc_out; auto. simpl in H |- *. destruct H as [[Hl Hw] Hv].
       eapply premise_swap_nocc; eauto.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v _ _ _ _ _ _ _. apply preserves_pbapp.
+    + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
+      inv He. eapply typed_out; [constructor; eassumption|eassumption|eassumption| |].
+      * repeat constructor.
+      * exact I.
+    + intros X H. apply nocc_out; auto. exact I.
   - (* (19b) *)
     intros p q p' vq s0 u w v _ _ Hp Hq _ _ IH. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
@@ -464,6 +471,17 @@ Proof.
         intros [|n] Hn; simpl in *; auto.
   - (* (19c) *)
     intros p q p' vq w v _ _ Hp Hq _ _. apply preserves_pbapp.
+    + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
+      inv He.
+      match goal with H2 : typed _ (yp q) _ |- _ => pose proof (yp_typed _ _ _ _ H2) as Hqt end.
+      pose proof (proj_val_typed _ _ _ _ _ _ Hv Hqt Hq) as Hvq.
+      eapply typed_out; eauto.
+      * econstructor; [eassumption|]. apply typed_shift. exact Hvq.
+      * simpl. split; [apply lin_yp|apply nocc_shift_is0].
+    + intros X H. apply nocc_out; auto. simpl in H |- *. destruct H as [[[Hp' Hq'] Hw] Hv].
+      split; auto. apply nocc_shift. eapply proj_val_nocc; eauto.
+  - (* (19b), its premise ending in a dual map along 0: the conclusion of 19c *)
+    intros p q p' vq s0 w v _ _ Hp Hq _ _ _. apply preserves_pbapp.
     + intros Γ A H. apply typed_pbapp_inv in H as (σ & τ & -> & He & Hw & Hv).
       inv He.
       match goal with H2 : typed _ (yp q) _ |- _ => pose proof (yp_typed _ _ _ _ H2) as Hqt end.

@@ -531,8 +531,8 @@ Ltac not_stuck :=
 Lemma value_not_step t t' : step t t' -> ~ value t.
 Proof.
   induction 1 as [| | | | | | | | | | |e w v Hw Hv He Hn|e w v Hw Hv Hel Hs|
-                  | | | | | | | | | |p q p' vq s0 u w v Hw Hv Hp Hq _ _
-                  |p q p' vq w v Hw Hv Hp Hq _|e s0 u w v Hw Hv He Hn _ _| |F t t' HF _ IH];
+                  | | | | | | | | | | |p q p' vq s0 u w v Hw Hv Hp Hq _ _
+                  |p q p' vq w v Hw Hv Hp Hq _|p q p' vq s0 w v Hw Hv Hp Hq _ _|e s0 u w v Hw Hv He Hn _ _| |F t t' HF _ IH];
     intros Hval.
   all: try (exact (IH (value_efill F t Hval))).
   all: simpl in Hval; destruct Hval as [Hh Hr].

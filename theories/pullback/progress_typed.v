@@ -358,17 +358,23 @@ Qed.
 (** Both satisfy the checkers' whole judgment ([wf_query], wf.v): the
     rule [param_app_free] does not exclude them (no parameter is applied
     in [remark36]'s body, which applies a path of the pullback's own
-    variable; [fun_sum] has no pullback). *)
+    variable; [fun_sum] has no pullback), nor does [pb_point_ok]
+    ([remark36]'s point has a [0], no Jacobian or pullback, at the applied
+    path; [ztyped] excludes it). *)
 Lemma stuck_wf_query : wf_query fun_sum /\ wf_query remark36.
 Proof.
-  split; split.
+  split; split; [|split| |split].
   - exact (proj1 (proj2 stuck_fun_sum)).
   - unfold fun_sum. simpl.
     assert (forall r0 : num scalar, pb_param_ok (num_tm r0)) by (induction r0; simpl; tauto).
     split; auto.
+  - unfold fun_sum. simpl.
+    assert (forall r0 : num scalar, pb_point_ok (num_tm r0)) by (induction r0; simpl; tauto).
+    split; auto.
   - exact (proj1 (proj2 stuck_remark36)).
   - unfold remark36. simpl. split; [|tauto].
     repeat split. intros n E. injection E as <-. discriminate.
+  - unfold remark36. simpl. repeat split.
 Qed.
 End stuck.
 

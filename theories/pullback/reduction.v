@@ -318,6 +318,19 @@ Inductive step : tm -> tm -> Prop :=
     step (App (Pb (Lam l) w) v) (Dual (Lam s') (out w v (Lam l)))
 (**
 <<
+    ((Ω λy.L) · ω′) V →* (λv.S)* · 0          y ∈ FV(λx.L)
+    ─────────────────────────────────────────────────────────────────  (18, 0)
+    ((Ω λy. λx.L) · ω) V  →  (λv. λx.0)* · (ω (λx. L[V/y]))
+>>
+    The premise of 18 ends in a dual map along [0] when the last [let] of
+    [L] does not depend on its variables (rule 9): [(λv.S)* · 0] is the
+    dual map [(λv.0)* · (ω′ V′)], as 17's zero variant reads [0]. *)
+| step_pb_lam_zero l s0 w v : value w -> value v -> lets l -> ~ nocc (lift is0) l ->
+    value (Dual s0 Zero) ->
+    steps (App (Pb (ren swap l) (Var 1)) (ren (fun n => S (S n)) v)) (Dual s0 Zero) ->
+    step (App (Pb (Lam l) w) v) (Dual (Lam Zero) (out w v (Lam l)))
+(**
+<<
     V^p ≡ λz.P′    ((Ω λz.P′) · ω′) V^q →* (λv′.S′)* · (ω′ W)
     ─────────────────────────────────────────────────────────────────  (19b)
     ((Ω λy. y^p y^q) · ω) V  →  (λv. v^p V^q + S′[v^q/v′])* · (ω (V^p V^q))
@@ -339,6 +352,21 @@ Inductive step : tm -> tm -> Prop :=
 | step_pb_app_zero p q p' vq w v : value w -> value v ->
     proj_val p v = Some (Lam p') -> proj_val q v = Some vq ->
     steps (App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)) Zero ->
+    step (App (Pb (App (yp p) (yp q)) w) v)
+         (Dual (App (yp p) (shift vq)) (out w v (App (yp p) (yp q))))
+(**
+<<
+    V^p ≡ λz.P′    ((Ω λz.P′) · ω′) V^q →* (λv′.S′)* · 0
+    ─────────────────────────────────────────────────────────────────  (19b, 0)
+    ((Ω λy. y^p y^q) · ω) V  →  (λv. v^p V^q)* · (ω (V^p V^q))
+>>
+    The premise of 19b ending in a dual map along [0] is read as 17's
+    zero variant reads [0]: [(λv′.0)* · (ω′ W)], [S′ = 0], the conclusion
+    of 19c. *)
+| step_pb_app_lam_zero p q p' vq s0 w v : value w -> value v ->
+    proj_val p v = Some (Lam p') -> proj_val q v = Some vq ->
+    value (Dual s0 Zero) ->
+    steps (App (Pb (ren (up_ren S) p') (Var 0)) (shift vq)) (Dual s0 Zero) ->
     step (App (Pb (App (yp p) (yp q)) w) v)
          (Dual (App (yp p) (shift vq)) (out w v (App (yp p) (yp q))))
 (**

@@ -54,6 +54,14 @@ Definition premise_pt (v : tm) : tm := ren (fun n => S (S n)) v.
 (** The reduct of the linear rules: [(λv.E[v/y])* · (ω E[V/y])]. *)
 Definition lin_red (e w v : tm) : sres := Stepped (Dual e (out w v e)).
 
+(** A dual map along [0], [(λv.S)* · 0]. *)
+Definition is_dual_zero (t : tm) : bool := match t with Dual _ Zero => true | _ => false end.
+
+Lemma is_dual_zero_true t : is_dual_zero t = true -> exists s0, t = Dual s0 Zero.
+Proof.
+  destruct t as [| | | | | | | |s0 t2| | | | |]; try discriminate. destruct t2; try discriminate. eauto.
+Qed.
+
 Section heads.
 (** [stp]: one step (premise of 20a); [ev]: evaluation to a value
     (premises of 16b-19c). *)
@@ -131,9 +139,13 @@ Definition pb_head (e w v : tm) : sres :=
   | Lam l =>
       if is_lets l && negb (noccb (liftb is0b) l) then
         from_ev (ev (App (Pb (ren swap l) (Var 1)) (premise_pt v)))
-          (fun V => match dual_out swap_inv 1 V with
-                    | Some (s', _) => Stepped (Dual (Lam s') (out w v e))
-                    | None => Stuck
+          (fun V => match V with
+                    | Dual _ Zero => Stepped (Dual (Lam Zero) (out w v e))
+                    | _ =>
+                        match dual_out swap_inv 1 V with
+                        | Some (s', _) => Stepped (Dual (Lam s') (out w v e))
+                        | None => Stuck
+                        end
                     end)
       else Stuck
   | Pb l z =>
@@ -158,6 +170,7 @@ Definition pb_head (e w v : tm) : sres :=
                 (fun V => match V with
                           | Zero => Stepped (Dual (App (yp p) (shift vq)) (out w v e))
                           | _ =>
+                              if is_dual_zero V then Stepped (Dual (App (yp p) (shift vq)) (out w v e)) else
                               match dual_out upS_inv 0 V with
                               | Some (s0, _) =>
                                   Stepped (Dual (Plus (App (yp p) (shift vq)) (subst (vsub q) s0))
@@ -347,9 +360,19 @@ Proof.
   - (* λx.L: (18) *)
     destruct (is_lets l && negb (noccb (liftb is0b) l)) eqn:E; [|discriminate]. bools.
     apply from_ev_inv in H as (V & HV & Hk). destruct (ev_sound _ _ HV) as [Hs Hval].
-    destruct (dual_out swap_inv 1 V) as [[s' u]|] eqn:Ed; [|discriminate]. bools.
-    apply (dual_out_sound swap) in Ed; [|apply swap_inv_r]. subst V.
-    eapply step_pb_lam; eauto using noccb_false_lift, noccb_false_is0.
+    assert (Hz : (exists s0, V = Dual s0 Zero) \/
+                 (match dual_out swap_inv 1 V with
+                  | Some (s', _) => Stepped (Dual (Lam s') (out w v (Lam l)))
+                  | None => Stuck
+                  end = Stepped t')).
+    { destruct V as [| | | | | | | |s0 v2| | | | |]; try (right; exact Hk).
+      destruct v2; try (right; exact Hk). left; eauto. }
+    destruct Hz as [[s0 ->]|Hk'].
+    + simpl in Hk. injection Hk as <-.
+      eapply step_pb_lam_zero; eauto using noccb_false_lift, noccb_false_is0.
+    + destruct (dual_out swap_inv 1 V) as [[s' u]|] eqn:Ed; [|discriminate]. bools.
+      apply (dual_out_sound swap) in Ed; [|apply swap_inv_r]. subst V.
+      eapply step_pb_lam; eauto using noccb_false_lift, noccb_false_is0.
   - (* a1 a2 *)
     destruct (as_path a1) as [p|] eqn:E1; [|discriminate].
     destruct (as_path a2) as [q|] eqn:E2.
@@ -359,6 +382,9 @@ Proof.
       bools.
       destruct V eqn:EV; try (simpl in Hk; discriminate).
       * rewrite <- EV in Hk, Hs, Hval.
+        destruct (is_dual_zero V) eqn:Ez.
+        { apply is_dual_zero_true in Ez as [s0 Ez]. rewrite Ez in Hs, Hval.
+          injection Hk as <-. eapply step_pb_app_lam_zero; eauto. }
         destruct (dual_out upS_inv 0 V) as [[s0 u]|] eqn:Ed; [|discriminate].
         bools. apply (dual_out_sound (up_ren S)) in Ed; [|apply upS_inv_r].
         rewrite Ed in Hs, Hval. eapply step_pb_app_lam; eauto.
@@ -1044,6 +1070,13 @@ Proof.
     destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
     pb_at Hst.
     unfold pb_head, premise_pt.
+    assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp.
+    destruct (ren swap s'); reflexivity.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v Hw Hv Hl Hnl Hval _ IH Hst.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
+    pb_at Hst.
+    unfold pb_head, premise_pt.
     assert (~ nocc is0 (Lam l)) by (simpl; tauto). facts. comp. reflexivity.
   - (* (19b) *)
     intros p q p' vq s0 u w v Hw Hv Hp Hq Hval _ IH Hst.
@@ -1053,6 +1086,11 @@ Proof.
   - (* (19c) *)
     intros p q p' vq w v Hw Hv Hp Hq _ IH Hst.
     destruct (IH (value_zero)) as [n Hn]. exists (S n). cbn [step_fn].
+    pb_at Hst. unfold pb_head.
+    nn (App (yp p) (yp q)). facts. comp. reflexivity.
+  - (* (19b), its premise ending in a dual map along 0 *)
+    intros p q p' vq s0 w v Hw Hv Hp Hq Hval _ IH Hst.
+    destruct (IH Hval) as [n Hn]. exists (S n). cbn [step_fn].
     pb_at Hst. unfold pb_head.
     nn (App (yp p) (yp q)). facts. comp. reflexivity.
   - (* (20a) *)

@@ -110,9 +110,50 @@ Fixpoint pb_param_ok (t : tm) : Prop :=
   | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_param_ok a /\ pb_param_ok b
   end.
 
-(** The judgment of the checkers: well formed, and no parameter applied to
-    data bound in a pullback's body. *)
-Definition wf_query (t : tm) : Prop := wf_tm t /\ pb_param_ok t.
+(** [var_app t]: [t] has an application whose head is a path [z^{π…}]
+    of a variable. *)
+Fixpoint var_app (t : tm) : bool :=
+  match t with
+  | App a b => match hd_var a with Some _ => true | None => var_app a || var_app b end
+  | Var _ | Real _ | NDual _ | Zero => false
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => var_app s
+  | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => var_app a || var_app b
+  end.
+
+(** No Jacobian and no pullback in [t]. *)
+Fixpoint jac_pb_free (t : tm) : Prop :=
+  match t with
+  | Jac _ _ | Pb _ _ => False
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s => jac_pb_free s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => jac_pb_free a /\ jac_pb_free b
+  end.
+
+(** No function at a path of the point that is not an abstraction
+    (Remark 3.6, value 2): a pullback applied to a point, [((Ω λy.P) · S) V],
+    whose body [P] applies a path of a variable ([var_app]), has a point
+    with no Jacobian and no pullback in it.  Rule 19b differentiates
+    [y^p y^q] only when [V^p] is an abstraction; at a closed point the other
+    values of a function type are Jacobians [J f · r] and pullbacks (1-forms),
+    and a point without either reduces to a term without either (only the
+    rules of pullbacks make Jacobians).  The rule is syntactic and
+    conservative: it looks at the point as written
+    (docs/decisions-pullback.md, "A Jacobian or a pullback at an applied
+    path of the point"). *)
+Fixpoint pb_point_ok (t : tm) : Prop :=
+  match t with
+  | App a b =>
+      (match a with Pb p _ => var_app p = true -> jac_pb_free b | _ => True end) /\
+      pb_point_ok a /\ pb_point_ok b
+  | Var _ | Real _ | NDual _ | Zero => True
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_point_ok s
+  | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => pb_point_ok a /\ pb_point_ok b
+  end.
+
+(** The judgment of the checkers: well formed, no parameter applied to
+    data bound in a pullback's body, and no Jacobian or pullback in the
+    point of a pullback whose body applies a path. *)
+Definition wf_query (t : tm) : Prop := wf_tm t /\ pb_param_ok t /\ pb_point_ok t.
 
 (** ** Deciders *)
 Fixpoint wf_letb (t : tm) : bool :=
@@ -181,7 +222,26 @@ Fixpoint pb_param_okb (t : tm) : bool :=
   | App a b | Pair a b | Plus a b | Dual a b | Let a b => pb_param_okb a && pb_param_okb b
   end.
 
-Definition wf_queryb (t : tm) : bool := wf_tmb t && pb_param_okb t.
+Fixpoint jac_pb_freeb (t : tm) : bool :=
+  match t with
+  | Jac _ _ | Pb _ _ => false
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s => jac_pb_freeb s
+  | App a b | Pair a b | Plus a b | Dual a b | Let a b => jac_pb_freeb a && jac_pb_freeb b
+  end.
+
+Definition point_okb (a b : tm) : bool :=
+  match a with Pb p _ => negb (var_app p) || jac_pb_freeb b | _ => true end.
+
+Fixpoint pb_point_okb (t : tm) : bool :=
+  match t with
+  | App a b => point_okb a b && pb_point_okb a && pb_point_okb b
+  | Var _ | Real _ | NDual _ | Zero => true
+  | Lam s | Proj _ s | Fun _ s | Jac _ s => pb_point_okb s
+  | Pair a b | Plus a b | Dual a b | Pb a b | Let a b => pb_point_okb a && pb_point_okb b
+  end.
+
+Definition wf_queryb (t : tm) : bool := wf_tmb t && pb_param_okb t && pb_point_okb t.
 
 Ltac bspec :=
   repeat match goal with
@@ -238,9 +298,32 @@ Qed.
 Lemma pb_param_okb_spec t : pb_param_okb t = true <-> pb_param_ok t.
 Proof. bspec_ind param_app_freeb_spec. Qed.
 
+Lemma jac_pb_freeb_spec t : jac_pb_freeb t = true <-> jac_pb_free t.
+Proof. induction t; simpl; bspec; try tauto; split; intros H; (discriminate H || destruct H). Qed.
+
+Lemma point_okb_spec a b :
+  point_okb a b = true <->
+  (match a with Pb p _ => var_app p = true -> jac_pb_free b | _ => True end).
+Proof.
+  destruct a; simpl; try tauto.
+  rewrite Bool.orb_true_iff, Bool.negb_true_iff, jac_pb_freeb_spec.
+  destruct (var_app a1); split; intros H.
+  - intros _. destruct H as [H|H]; [discriminate|exact H].
+  - right. apply H. reflexivity.
+  - intros E; discriminate.
+  - left. reflexivity.
+Qed.
+
+Lemma pb_point_okb_spec t : pb_point_okb t = true <-> pb_point_ok t.
+Proof.
+  induction t; simpl; rewrite ?Bool.andb_true_iff; try tauto.
+  rewrite point_okb_spec, IHt1, IHt2. tauto.
+Qed.
+
 Lemma wf_queryb_spec t : wf_queryb t = true <-> wf_query t.
 Proof.
-  unfold wf_queryb, wf_query. rewrite Bool.andb_true_iff, wf_tmb_spec, pb_param_okb_spec. tauto.
+  unfold wf_queryb, wf_query.
+  rewrite !Bool.andb_true_iff, wf_tmb_spec, pb_param_okb_spec, pb_point_okb_spec. tauto.
 Qed.
 
 (** ** A well-formed term satisfies the hypothesis of [progress] *)

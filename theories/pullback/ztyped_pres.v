@@ -240,6 +240,10 @@ Proof.
       inv He; destruct (premise_swap _ _ _ _ _ _ _ _ ltac:(eassumption) Hv IH) as [Ht Hl].
     + constructor. exact Ht.
     + exact Hl.
+  - (* (18), its premise ending in a dual map along 0 *)
+    intros l s0 w v _ _ _ _ _ _ _ Γ A H. zpb H; inv He.
+    + repeat constructor.
+    + exact I.
   - (* (19b) *)
     intros p q p' vq s0 u w v _ _ Hp Hq _ Hst _ Γ A H.
     pose proof (proj2 step_steps_preserve _ _ Hst) as IH. zpb H;
@@ -259,6 +263,13 @@ Proof.
         try discriminate; [apply lin_yp|congruence].
   - (* (19c) *)
     intros p q p' vq w v _ _ Hp Hq _ _ Γ A H. zpb H;
+      inv He;
+      match goal with H2 : typed _ (yp q) _ |- _ => pose proof (yp_typed _ _ _ _ H2) as Hqt end;
+      pose proof (proj_val_typed _ _ _ _ _ _ Hv Hqt Hq) as Hvq.
+    + econstructor; [eassumption|]. apply typed_shift. exact Hvq.
+    + simpl. split; [apply lin_yp|apply nocc_shift_is0].
+  - (* (19b), its premise ending in a dual map along 0 *)
+    intros p q p' vq s0 w v _ _ Hp Hq _ _ _ Γ A H. zpb H;
       inv He;
       match goal with H2 : typed _ (yp q) _ |- _ => pose proof (yp_typed _ _ _ _ H2) as Hqt end;
       pose proof (proj_val_typed _ _ _ _ _ _ Hv Hqt Hq) as Hvq.

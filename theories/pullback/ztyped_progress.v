@@ -46,10 +46,14 @@
     a body is not only open: a Jacobian of the point applied in the body
     leaves a closed, [ztyped], well-formed normal form that is not a
     syntactic value ([zstuck_jac_point], fo2.v), so progress with
-    syntactic values does not hold of every closed [ztyped] term; and a
+    syntactic values does not hold of every closed [ztyped] term (the
+    checkers' judgment [wf_query] now refuses that query: [pb_point_ok],
+    wf.v); and a
     body [λx.L] whose last [let] does not depend on [y] while an earlier
-    one does leaves rule 18's premise in a dual map along [0], so the
-    query has no step and is no normal form ([zstuck_pb_lam], fo2.v).  Both
+    one does leaves rule 18's premise in a dual map along [0], which the
+    zero variant of 18 ([step_pb_lam_zero], reduction.v) reduces
+    ([zpb_lam_value], fo2.v; 19b has the same variant,
+    [step_pb_app_lam_zero]; 16b and 16c have none).  Both
     fragments here contain terms [fo_progress] does not cover ([nzq]
     excludes [r* + s*] and [⟨0, r⟩ : R* × R]). *)
 From Pullback Require Import syntax typing reduction preservation progress progress_typed exec_sig

@@ -462,7 +462,14 @@ _WF_MESSAGES = {
     "param_app_free": "a parameter of an abstraction (or of a dual map) in the body of a pullback is applied to "
                       "data bound in that body (theories/pullback/wf.v, pb_param_ok): Remark 3.6 leaves it stuck, "
                       "the derivative of an unknown function is not known",
+    "pb_point_ok": "a pullback whose body applies a path of a variable is applied to a point holding a Jacobian "
+                   "or a pullback (theories/pullback/wf.v, pb_point_ok): Remark 3.6 (value 2) leaves it stuck, "
+                   "rule 19b differentiates an applied path of the point only when it is an abstraction",
 }
+
+#: the condition of the checkers' judgment ``wf_query`` (wf.v) beyond
+#: :data:`WF_RULES`, checked after them by :func:`ill_formed`
+QUERY_RULES = ("pb_point_ok",)
 
 
 def _subterms(t: Tm) -> Iterator[Tm]:
@@ -555,11 +562,32 @@ def _param_app(t: Tm, binders: tuple) -> bool:
     return False
 
 
+def _head_is_var(t: Tm) -> bool:
+    """wf.v ``hd_var t <> None``: ``t`` is a path ``z^{π…}`` of a variable."""
+    while isinstance(t, Proj):
+        t = t.s
+    return isinstance(t, Var)
+
+
+def _point_bad(t: Tm) -> bool:
+    """``pb_point_ok t`` (wf.v) fails: some ``((Ω λy.P) · S) V`` in ``t``
+    whose body ``P`` applies a path of a variable (``var_app``) has a
+    Jacobian or a pullback in its point ``V`` (``jac_pb_free``)."""
+    for u in _subterms(t):
+        if (isinstance(u, App) and isinstance(u.s, Pb)
+                and any(isinstance(w, App) and _head_is_var(w.s) for w in _subterms(u.s.p))
+                and any(isinstance(w, (Jac, Pb)) for w in _subterms(u.p))):
+            return True
+    return False
+
+
 def ill_formed(t: Tm) -> str | None:
     """The condition of ``wf_tm`` (wf.v) that ``t`` fails, by its rule name
     (:data:`WF_RULES`: every let in a pullback's body a let series, then no
     Jacobian applied in a pullback's body, then no parameter applied to data
-    bound in a pullback's body, ``pb_param_ok``), or ``None`` when ``t`` is well
+    bound in a pullback's body, ``pb_param_ok``, then :data:`QUERY_RULES`: no
+    Jacobian or pullback in the point of a pullback whose body applies a
+    path, ``pb_point_ok``), or ``None`` when ``t`` is well
     formed.  Every ``let`` inside a let series is one, so "every let of the
     body is a let series" is ``wf_let``."""
     bodies = [u.p for u in _subterms(t) if isinstance(u, Pb)]
@@ -569,6 +597,8 @@ def ill_formed(t: Tm) -> str | None:
         return "jac_app_free"
     if any(_param_app(p, (False,)) for p in bodies):
         return "param_app_free"
+    if _point_bad(t):
+        return "pb_point_ok"
     return None
 
 
